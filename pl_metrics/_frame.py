@@ -1,0 +1,324 @@
+"""Column handling, options and lazy data checks shared by every metric family.
+
+Every metric is a lazy plan over a long table, one row per ``(by..., id, class)``. Checks of
+the schema run when the metric is called; checks of the data are counted inside the plan, as
+columns of the small aggregated result, and raised by one last step on those few rows, so a
+``LazyFrame`` stays lazy and the input is read once.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import polars as pl
+
+__all__ = [
+    "CHECK_PREFIX",
+    "N_IDS",
+    "Columns",
+    "FrameT",
+    "MetricsInputError",
+    "Problem",
+    "aggregate",
+    "as_like",
+    "check_option",
+    "id_problems",
+    "join_on",
+    "normalize_by",
+    "ragged_problem",
+    "raise_on_problems",
+    "resolve_columns",
+    "row_problems",
+]
+
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+
+#: Prefix of internal columns; chosen so that it cannot clash with a user's column by accident.
+INTERNAL = "__plm_"
+CHECK_PREFIX = f"{INTERNAL}check_"
+#: Number of ids in a group's state; zero (or no group at all) means the table was empty.
+N_IDS = f"{INTERNAL}ids"
+
+
+class MetricsInputError(ValueError):
+    """Bad input to a metric: a missing column, bad values in the data, or an unknown option.
+
+    The message names the column, the problem and how many rows (or ids, or groups) it touches.
+    """
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The resolved column names of a long prediction table."""
+
+    id: str
+    cls: str
+    score: str | None
+    truth: str
+    weight: str | None
+    by: tuple[str, ...]
+    truth_is_bool: bool
+    score_is_float: bool
+
+    @property
+    def truth_expr(self) -> pl.Expr:
+        """Truth as a boolean (integer 0/1 is cast; other values are caught by a check)."""
+        t = pl.col(self.truth)
+        return t if self.truth_is_bool else t.cast(pl.Boolean)
+
+    @property
+    def weight_expr(self) -> pl.Expr:
+        """The per-id weight as Float64 (1.0 when there is no weight column)."""
+        if self.weight is None:
+            return pl.lit(1.0, dtype=pl.Float64)
+        return pl.col(self.weight).cast(pl.Float64)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A data check: a count expression at some stage of a plan and how to describe it.
+
+    ``count`` is evaluated in the aggregation that makes the check's column; later stages sum
+    it. The error reads ``column 'score': 3 rows are NaN or infinite``.
+    """
+
+    key: str
+    column: str
+    unit: str
+    text: str
+    hint: str = ""
+
+    @property
+    def name(self) -> str:
+        return f"{CHECK_PREFIX}{self.key}"
+
+    def message(self, count: int, where: str) -> str:
+        hint = f"; {self.hint}" if self.hint else ""
+        return f"column {self.column!r}: {count:,} {self.unit} {self.text}{where}{hint}"
+
+
+def normalize_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
+    """Turn the ``by`` option (None, one name or several) into a tuple of names."""
+    if by is None:
+        return ()
+    if isinstance(by, str):
+        return (by,)
+    names = tuple(by)
+    if not all(isinstance(name, str) for name in names):
+        raise MetricsInputError(f"option 'by': expected column names, got {list(names)!r}")
+    return names
+
+
+def check_option(name: str, value: object, allowed: Iterable[object]) -> None:
+    """Raise a `MetricsInputError` if ``value`` is not one of ``allowed``."""
+    allowed = list(allowed)
+    if value not in allowed:
+        raise MetricsInputError(
+            f"option {name!r}: unknown value {value!r}; expected one of "
+            + ", ".join(repr(a) for a in allowed)
+        )
+
+
+def _missing_column(schema: pl.Schema, option: str, name: str) -> MetricsInputError:
+    close = difflib.get_close_matches(name, list(schema), n=3, cutoff=0.5)
+    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return MetricsInputError(
+        f"column {name!r} (option {option!r}) is not in the table; its columns are "
+        f"{list(schema)}{hint}"
+    )
+
+
+def resolve_columns(
+    frame: pl.DataFrame | pl.LazyFrame,
+    *,
+    id_col: str,
+    class_col: str,
+    score_col: str | None,
+    truth_col: str,
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+) -> Columns:
+    """Check that the columns exist and have usable types; only the schema is read.
+
+    ``score_col=None`` is for metrics that take their predictions from another column.
+    """
+    if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
+        raise TypeError(f"expected a polars DataFrame or LazyFrame, got {type(frame).__name__}")
+    schema = frame.collect_schema()
+    by_names = normalize_by(by)
+    options = {"id_col": id_col, "class_col": class_col, "truth_col": truth_col}
+    if score_col is not None:
+        options["score_col"] = score_col
+    if weight_col is not None:
+        options["weight_col"] = weight_col
+    for option, name in [*options.items(), *(("by", b) for b in by_names)]:
+        if name not in schema:
+            raise _missing_column(schema, option, name)
+    clash = sorted(set(by_names) & set(options.values()))
+    if clash:
+        raise MetricsInputError(f"option 'by': {clash} are already used as metric columns")
+    if len(set(options.values())) < len(options):
+        raise MetricsInputError(f"the column options name the same column twice: {options}")
+
+    truth_dtype = schema[truth_col]
+    if not (truth_dtype == pl.Boolean or truth_dtype.is_integer()):
+        raise MetricsInputError(
+            f"column {truth_col!r}: truth must be boolean or integer 0/1, not {truth_dtype}"
+        )
+    score_is_float = False
+    if score_col is not None:
+        score_dtype = schema[score_col]
+        if not (score_dtype.is_float() or score_dtype.is_integer()):
+            raise MetricsInputError(
+                f"column {score_col!r}: scores must be numeric (float or integer), "
+                f"not {score_dtype}"
+            )
+        score_is_float = score_dtype.is_float()
+    if weight_col is not None:
+        weight_dtype = schema[weight_col]
+        if not (weight_dtype.is_float() or weight_dtype.is_integer()):
+            raise MetricsInputError(
+                f"column {weight_col!r}: weights must be numeric, not {weight_dtype}"
+            )
+    return Columns(
+        id=id_col,
+        cls=class_col,
+        score=score_col,
+        truth=truth_col,
+        weight=weight_col,
+        by=by_names,
+        truth_is_bool=truth_dtype == pl.Boolean,
+        score_is_float=score_is_float,
+    )
+
+
+def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
+    """Row-level checks: nulls, NaN/inf scores and weights, truth outside 0/1."""
+    checks: list[tuple[Problem, pl.Expr]] = []
+    names = [cols.id, cols.cls, cols.truth, *cols.by]
+    names += [c for c in (cols.score, cols.weight) if c is not None]
+    for name in names:
+        checks.append(
+            (Problem(f"null_{name}", name, "rows", "are null"), pl.col(name).is_null().sum())
+        )
+    if cols.score is not None and cols.score_is_float:
+        checks.append(
+            (
+                Problem("nonfinite_score", cols.score, "rows", "are NaN or infinite"),
+                (~pl.col(cols.score).is_finite()).sum(),
+            )
+        )
+    if cols.weight is not None:
+        checks.append(
+            (
+                Problem("nonfinite_weight", cols.weight, "rows", "are NaN or infinite"),
+                (~pl.col(cols.weight).cast(pl.Float64).is_finite()).sum(),
+            )
+        )
+    if not cols.truth_is_bool:
+        checks.append(
+            (
+                Problem("truth_not_01", cols.truth, "rows", "are neither 0 nor 1"),
+                (~pl.col(cols.truth).is_in([0, 1])).sum(),
+            )
+        )
+    return checks
+
+
+def id_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
+    """Checks inside one id's rows: duplicate classes, weights that vary."""
+    checks = [
+        (
+            Problem(
+                "duplicate",
+                cols.cls,
+                "rows",
+                f"repeat a ({', '.join([*cols.by, cols.id, cols.cls])}) already present",
+                "each id needs one row per class",
+            ),
+            (pl.len() - pl.col(cols.cls).n_unique()).cast(pl.Int64),
+        )
+    ]
+    if cols.weight is not None:
+        checks.append(
+            (
+                Problem(
+                    "weight_varies",
+                    cols.weight,
+                    "ids",
+                    "have weights that vary between their rows",
+                    "weights are per id",
+                ),
+                (pl.col(cols.weight).max() != pl.col(cols.weight).min()).cast(pl.Int64),
+            )
+        )
+    return checks
+
+
+def ragged_problem(cols: Columns) -> Problem:
+    """Ids that lack a class other ids of the same group have."""
+    return Problem(
+        "ragged",
+        cols.cls,
+        "ids",
+        "lack a class that other ids of their group have (ragged input)",
+        "pass ragged='allow' to rank each id over the rows it has",
+    )
+
+
+def aggregate(lf: pl.LazyFrame, by: Sequence[str], exprs: Sequence[pl.Expr]) -> pl.LazyFrame:
+    """``group_by(by).agg(exprs)``, or one row of ``exprs`` when there is no ``by``."""
+    if by:
+        return lf.group_by(list(by)).agg(exprs)
+    return lf.select(exprs)
+
+
+def join_on(left: pl.LazyFrame, right: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
+    """Join per-group columns onto ``left``; a cross join when there is no grouping."""
+    if by:
+        return left.join(right, on=list(by), how="left", nulls_equal=True)
+    return left.join(right, how="cross")
+
+
+def raise_on_problems(
+    lf: pl.LazyFrame, problems: Sequence[Problem], by: Sequence[str]
+) -> pl.LazyFrame:
+    """Append the step that raises on counted problems, then drops their columns.
+
+    It runs on the final aggregated rows only (one per group, or per group and class), so it
+    costs nothing and keeps the plan over the input rows free of Python.
+    """
+    by = list(by)
+    names = [p.name for p in problems]
+
+    def check(df: pl.DataFrame) -> pl.DataFrame:
+        if df.height == 0 or (N_IDS in df.columns and df[N_IDS].sum() == 0):
+            raise MetricsInputError("the table is empty: there are no rows to score")
+        per_group = df.select([*by, *names]).unique() if by else df.select(names).head(1)
+        for problem in problems:
+            bad = per_group.filter(pl.col(problem.name) > 0)
+            if bad.height:
+                total = int(bad[problem.name].sum())
+                where = ""
+                if by:
+                    first = ", ".join(
+                        f"{k}={v!r}" for k, v in bad.row(0, named=True).items() if k in by
+                    )
+                    where = f" (in {bad.height:,} groups, e.g. {first})"
+                raise MetricsInputError(problem.message(total, where))
+        return df
+
+    checked = lf.map_batches(
+        check, predicate_pushdown=False, projection_pushdown=False, slice_pushdown=False
+    )
+    return checked.drop([*names, N_IDS], strict=False)
+
+
+def as_like(frame: FrameT, result: pl.LazyFrame) -> FrameT:
+    """Return ``result`` collected if ``frame`` is eager, else lazy: the type in is the type out."""
+    if isinstance(frame, pl.DataFrame):
+        return result.collect()
+    return result

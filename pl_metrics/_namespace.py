@@ -1,0 +1,38 @@
+"""The ``.metrics`` namespace on DataFrame and LazyFrame: forwards to the plain functions."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, Generic
+
+import polars as pl
+
+from pl_metrics import _ranking
+from pl_metrics._frame import FrameT
+
+__all__ = ["MetricsNamespace"]
+
+
+def _method(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Make ``function(frame, **options)`` a namespace method ``frame.metrics.function``."""
+
+    @functools.wraps(function)
+    def method(self: MetricsNamespace[Any], **options: Any) -> Any:
+        return function(self._frame, **options)
+
+    return method
+
+
+@pl.api.register_dataframe_namespace("metrics")
+@pl.api.register_lazyframe_namespace("metrics")
+class MetricsNamespace(Generic[FrameT]):
+    """Metrics of a long prediction table; a LazyFrame in gives a LazyFrame out."""
+
+    def __init__(self, frame: FrameT) -> None:
+        self._frame: FrameT = frame
+
+    lwlrap = _method(_ranking.lwlrap)
+    lrap = _method(_ranking.lrap)
+    coverage_error = _method(_ranking.coverage_error)
+    label_ranking_loss = _method(_ranking.label_ranking_loss)

@@ -1,0 +1,584 @@
+"""The label-ranking family: lwlrap, LRAP, coverage error and label ranking loss.
+
+All four come from the same two ranks of each positive row ``j`` of an id, counted over the
+id's rows with ties taking the worst ('max') rank, as scikit-learn does:
+
+* ``R_j``: how many of the id's labels score at least as high as ``j``;
+* ``P_j``: how many of the id's *positive* labels score at least as high as ``j``.
+
+Then, per id, LRAP is ``mean(P_j / R_j)``, the coverage error is ``max(R_j)`` and the ranking
+loss is ``sum(R_j - P_j) / (n_pos * n_neg)`` (``R_j - P_j`` negatives score at least as high
+as ``j``: each is a mis-ordered pair, ties included). The plan is one aggregation per id
+followed by sums per group, so the sums of id-disjoint parts add up to the sums of the whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import polars as pl
+
+from pl_metrics._frame import (
+    INTERNAL,
+    N_IDS,
+    Columns,
+    FrameT,
+    Problem,
+    aggregate,
+    as_like,
+    check_option,
+    id_problems,
+    join_on,
+    ragged_problem,
+    raise_on_problems,
+    resolve_columns,
+    row_problems,
+)
+
+__all__ = ["coverage_error", "label_ranking_loss", "lrap", "lwlrap"]
+
+Ragged = Literal["error", "allow"]
+RANKING_METRICS = ("lwlrap", "lrap", "coverage_error", "label_ranking_loss")
+
+# Per-id columns.
+_N = f"{INTERNAL}n"
+_N_CLASSES = f"{INTERNAL}n_classes"
+_NPOS = f"{INTERNAL}npos"
+_PREC = f"{INTERNAL}prec"
+_NEG_ABOVE = f"{INTERNAL}neg_above"
+_MAX_RANK = f"{INTERNAL}max_rank"
+_W = f"{INTERNAL}w"
+_POS_CLASS = f"{INTERNAL}pos_class"
+_POS_PREC = f"{INTERNAL}pos_prec"
+_GROUP_CLASSES = f"{INTERNAL}group_classes"
+# Per-group state: weighted sums over ids.
+_W_SUM = f"{INTERNAL}w_sum"
+_LRAP_SUM = f"{INTERNAL}lrap_sum"
+_COV_SUM = f"{INTERNAL}cov_sum"
+_LOSS_SUM = f"{INTERNAL}loss_sum"
+_LW_SUM = f"{INTERNAL}lw_sum"
+_LW_DEN = f"{INTERNAL}lw_den"
+_MAX_CLASSES = f"{INTERNAL}max_classes"
+
+
+def _per_id(
+    lf: pl.LazyFrame, cols: Columns, *, validate: bool, ragged: Ragged, per_class: bool
+) -> tuple[pl.LazyFrame, list[Problem]]:
+    """One row per ``(by..., id)`` with the sums every ranking metric needs."""
+    assert cols.score is not None
+    score, truth = pl.col(cols.score), cols.truth_expr
+    rank_all = score.rank("max", descending=True).filter(truth)  # R_j
+    rank_pos = score.filter(truth).rank("max", descending=True)  # P_j
+    exprs = [
+        pl.len().alias(_N),
+        truth.sum().cast(pl.Int64).alias(_NPOS),
+        (rank_pos / rank_all).sum().alias(_PREC),
+        (rank_all - rank_pos).sum().cast(pl.Float64).alias(_NEG_ABOVE),
+        rank_all.max().cast(pl.Float64).alias(_MAX_RANK),
+        cols.weight_expr.first().alias(_W),
+    ]
+    if per_class:
+        exprs += [
+            pl.col(cols.cls).filter(truth).alias(_POS_CLASS),
+            (rank_pos / rank_all).alias(_POS_PREC),
+        ]
+    problems: list[Problem] = []
+    if validate:
+        checks = row_problems(cols) + id_problems(cols)
+        exprs += [expr.alias(p.name) for p, expr in checks]
+        exprs.append(pl.col(cols.cls).n_unique().alias(_N_CLASSES))
+        problems = [p for p, _ in checks]
+    per_id = lf.group_by([*cols.by, cols.id]).agg(exprs)
+    if validate and ragged == "error":
+        classes = aggregate(lf, cols.by, [pl.col(cols.cls).n_unique().alias(_GROUP_CLASSES)])
+        problem = ragged_problem(cols)
+        per_id = join_on(per_id, classes, cols.by).with_columns(
+            (pl.col(_N_CLASSES) < pl.col(_GROUP_CLASSES)).cast(pl.Int64).alias(problem.name)
+        )
+        problems.append(problem)
+    return per_id, problems
+
+
+def ranking_state(
+    lf: pl.LazyFrame, cols: Columns, *, validate: bool = True, ragged: Ragged = "error"
+) -> tuple[pl.LazyFrame, list[Problem]]:
+    """Per-group weighted sums from which each ranking metric is finalized.
+
+    Every column is a sum over ids except ``max_classes`` (a max), so states of id-disjoint
+    parts of a table merge exactly.
+    """
+    per_id, problems = _per_id(lf, cols, validate=validate, ragged=ragged, per_class=False)
+    n, npos, w = pl.col(_N), pl.col(_NPOS), pl.col(_W)
+    # An id whose labels are all positive or all negative carries no ranking: sklearn scores
+    # it 1 for LRAP and 0 for the ranking loss.
+    degenerate = (npos == 0) | (npos == n)
+    lrap_id = pl.when(degenerate).then(1.0).otherwise(pl.col(_PREC) / npos)
+    loss_id = (
+        pl.when(degenerate)
+        .then(0.0)
+        .otherwise(pl.col(_NEG_ABOVE) / (npos * (n - npos)).cast(pl.Float64))
+    )
+    exprs = [
+        pl.len().alias(N_IDS),
+        w.sum().alias(_W_SUM),
+        (w * lrap_id).sum().alias(_LRAP_SUM),
+        (w * pl.col(_MAX_RANK).fill_null(0.0)).sum().alias(_COV_SUM),
+        (w * loss_id).sum().alias(_LOSS_SUM),
+        (w * pl.col(_PREC)).sum().alias(_LW_SUM),
+        (w * npos).sum().alias(_LW_DEN),
+        n.max().alias(_MAX_CLASSES),
+        *(pl.col(p.name).sum() for p in problems),
+    ]
+    return aggregate(per_id, cols.by, exprs), problems
+
+
+def _group_problems(metric: str, cols: Columns) -> list[tuple[Problem, pl.Expr]]:
+    """Checks on a group's state: what scikit-learn refuses for coverage and ranking loss."""
+    if metric not in ("coverage_error", "label_ranking_loss"):
+        return []
+    return [
+        (
+            Problem(
+                "single_class",
+                cols.cls,
+                "groups",
+                "have a single class",
+                f"{metric} needs at least two classes per id",
+            ),
+            (pl.col(_MAX_CLASSES) < 2).cast(pl.Int64),
+        ),
+        (
+            Problem(
+                "zero_weight",
+                cols.weight or cols.id,
+                "groups",
+                "have weights that sum to zero",
+                f"{metric} is undefined there",
+            ),
+            (pl.col(_W_SUM) == 0).cast(pl.Int64),
+        ),
+    ]
+
+
+def finalize_expr(metric: str) -> pl.Expr:
+    """The metric's value from a group's state."""
+    w_sum = pl.col(_W_SUM)
+    if metric == "lwlrap":
+        value = pl.col(_LW_SUM) / pl.col(_LW_DEN)  # NaN when the group has no positive label
+    else:
+        total = {"lrap": _LRAP_SUM, "coverage_error": _COV_SUM, "label_ranking_loss": _LOSS_SUM}[
+            metric
+        ]
+        # Seed 001: zero total weight gives NaN (sklearn would give +-inf or NaN).
+        value = pl.when(w_sum == 0).then(float("nan")).otherwise(pl.col(total) / w_sum)
+    return value.cast(pl.Float64).alias(metric)
+
+
+def finalize(
+    state: pl.LazyFrame, metrics: Sequence[str], cols: Columns, problems: Sequence[Problem]
+) -> pl.LazyFrame:
+    """Turn a ranking state into one row per group with one column per metric."""
+    group_checks = {p.key: (p, e) for m in metrics for p, e in _group_problems(m, cols)}
+    all_problems = [*problems, *(p for p, _ in group_checks.values())]
+    state = state.with_columns([e.alias(p.name) for p, e in group_checks.values()])
+    checked = raise_on_problems(state, all_problems, cols.by)
+    out = checked.select([*cols.by, *(finalize_expr(m) for m in metrics)])
+    return out.sort(list(cols.by)) if cols.by else out
+
+
+def _lwlrap_per_class(
+    lf: pl.LazyFrame, cols: Columns, *, validate: bool, ragged: Ragged
+) -> pl.LazyFrame:
+    per_id, problems = _per_id(lf, cols, validate=validate, ragged=ragged, per_class=True)
+    w = pl.col(_W)
+    positives = (
+        per_id.select([*cols.by, _POS_CLASS, _POS_PREC, _W])
+        .explode([_POS_CLASS, _POS_PREC])
+        .rename({_POS_CLASS: cols.cls})
+    )
+    sums = aggregate(
+        positives,
+        [*cols.by, cols.cls],
+        [
+            (w * pl.col(_POS_PREC)).sum().alias(_LW_SUM),
+            w.sum().alias(_LW_DEN),
+            pl.len().alias(_NPOS),
+        ],
+    )
+    # Every class of the group gets a row, also those that are never positive.
+    classes = lf.select([*cols.by, cols.cls]).unique()
+    per_class = classes.join(sums, on=[*cols.by, cols.cls], how="left", nulls_equal=True)
+    den = pl.col(_LW_DEN).fill_null(0.0)
+    group_den = den.sum().over(list(cols.by)) if cols.by else den.sum()
+    per_class = per_class.select(
+        *cols.by,
+        cols.cls,
+        # A class never positive in its group has no precision to average: null, weight 0.
+        pl.when(pl.col(_NPOS).is_not_null())
+        .then(pl.col(_LW_SUM) / den)
+        .cast(pl.Float64)
+        .alias("lwlrap"),
+        (den / group_den).cast(pl.Float64).alias("weight"),
+    )
+    state_exprs = [pl.len().alias(N_IDS), *(pl.col(p.name).sum() for p in problems)]
+    checks = aggregate(per_id, cols.by, state_exprs)
+    checked = raise_on_problems(join_on(per_class, checks, cols.by), problems, cols.by)
+    return checked.sort([*cols.by, cols.cls])
+
+
+def _ranking(
+    frame: FrameT,
+    metric: str,
+    *,
+    id_col: str,
+    class_col: str,
+    score_col: str,
+    truth_col: str,
+    weight_col: str | None,
+    by: str | Sequence[str] | None,
+    ragged: Ragged,
+    validate: bool,
+    per_class: bool = False,
+) -> FrameT:
+    cols = resolve_columns(
+        frame,
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+    )
+    check_option("ragged", ragged, ("error", "allow"))
+    check_option("validate", validate, (True, False))
+    lf = frame.lazy()
+    if per_class:
+        return as_like(frame, _lwlrap_per_class(lf, cols, validate=validate, ragged=ragged))
+    state, problems = ranking_state(lf, cols, validate=validate, ragged=ragged)
+    return as_like(frame, finalize(state, [metric], cols, problems))
+
+
+def lwlrap(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    per_class: bool = False,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Label-weighted label-ranking average precision (lwlrap), as in DCASE 2019 task 2.
+
+    Every positive label ``j`` of an id gets the precision of the id's ranking cut at ``j``:
+    the share of positive labels among those scoring at least as high. lwlrap is the mean of
+    these precisions over all positive labels of the group, so each *label* counts once.
+    It equals LRAP weighted by each id's number of positive labels (`lrap` weighs each *id*
+    once), and it ignores ids without positives.
+
+    Parameters
+    ----------
+    frame
+        Long table: one row per ``(by..., id, class)``.
+    id_col, class_col, score_col, truth_col
+        Column names. Truth is boolean or integer 0/1; scores are any numbers.
+    weight_col
+        Optional per-id weight: each of an id's positive labels counts with the id's weight.
+    by
+        Column name(s) to group by: one result row per group.
+    per_class
+        If true, return rows ``(by..., class, lwlrap, weight)``: each class's mean precision
+        and its share of the group's positive labels, so that ``sum(lwlrap * weight)`` is the
+        overall value. A class that is never positive in its group gets a null lwlrap and
+        weight 0 (the DCASE code reports 0 there; it carries no weight either way).
+    ragged
+        ``"error"`` (default): every id must have a row for every class of its group.
+        ``"allow"``: rank each id over the rows it has.
+    validate
+        Check the data (nulls, NaN/inf, truth outside 0/1, duplicates, ragged ids). Turning
+        checks off saves one aggregation per id; bad data then gives meaningless numbers.
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns then a Float64 ``lwlrap`` column; NaN for a group without any
+        positive label.
+
+    Notes
+    -----
+    Tied scores take the worst rank of their tie, as in scikit-learn. The DCASE reference code
+    breaks ties by sort order instead, so its result depends on the order of the classes: with
+    two labels tied and only the second one positive, it gives 1.0 where this gives 0.5.
+
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> tied = pl.DataFrame({"id": [0, 0], "class": ["a", "b"],
+    ...                      "score": [0.5, 0.5], "truth": [False, True]})
+    >>> tied.metrics.lwlrap().item()
+    0.5
+
+    Examples
+    --------
+    The worked example of the DCASE 2019 notebook (seed 000):
+
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({
+    ...     "id": [1, 1, 1, 2, 2, 2],
+    ...     "class": ["A", "B", "C"] * 2,
+    ...     "score": [0.1, 0.7, 0.2] * 2,
+    ...     "truth": [1, 0, 1, 0, 1, 1],
+    ... })
+    >>> df.metrics.lwlrap()
+    shape: (1, 1)
+    ┌──────────┐
+    │ lwlrap   │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.791667 │
+    └──────────┘
+    >>> df.metrics.lwlrap(per_class=True)
+    shape: (3, 3)
+    ┌───────┬──────────┬────────┐
+    │ class ┆ lwlrap   ┆ weight │
+    │ ---   ┆ ---      ┆ ---    │
+    │ str   ┆ f64      ┆ f64    │
+    ╞═══════╪══════════╪════════╡
+    │ A     ┆ 0.666667 ┆ 0.25   │
+    │ B     ┆ 1.0      ┆ 0.25   │
+    │ C     ┆ 0.75     ┆ 0.5    │
+    └───────┴──────────┴────────┘
+    """
+    return _ranking(
+        frame,
+        "lwlrap",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        ragged=ragged,
+        validate=validate,
+        per_class=per_class,
+    )
+
+
+def lrap(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Label-ranking average precision: `sklearn.metrics.label_ranking_average_precision_score`.
+
+    For each positive label of an id: the share of positives among the labels scoring at least
+    as high (ties take the worst rank); averaged over the id's positives, then over ids.
+
+    Parameters
+    ----------
+    frame
+        Long table: one row per ``(by..., id, class)``.
+    id_col, class_col, score_col, truth_col
+        Column names. Truth is boolean or integer 0/1; scores are any numbers.
+    weight_col
+        Optional per-id sample weight (constant within an id). Negative weights are accepted:
+        the result is the plain weighted mean.
+    by
+        Column name(s) to group by: one result row per group.
+    ragged
+        ``"error"`` (default) or ``"allow"`` (rank each id over the rows it has).
+    validate
+        Check the data first (see `lwlrap`).
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns then a Float64 ``lrap`` column.
+
+    Notes
+    -----
+    An id whose labels are all positive or all negative scores 1, so a table with one class
+    scores 1. Weights summing to zero give NaN (scikit-learn divides anyway and gives +-inf
+    or NaN).
+
+    Examples
+    --------
+    Seed 001's example: the first id's positive label ranks second of three, the second id's
+    ranks last.
+
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({
+    ...     "id": [0, 0, 0, 1, 1, 1],
+    ...     "class": [0, 1, 2] * 2,
+    ...     "score": [0.75, 0.5, 1.0, 1.0, 0.2, 0.1],
+    ...     "truth": [True, False, False, False, False, True],
+    ... })
+    >>> df.metrics.lrap()
+    shape: (1, 1)
+    ┌──────────┐
+    │ lrap     │
+    │ ---      │
+    │ f64      │
+    ╞══════════╡
+    │ 0.416667 │
+    └──────────┘
+    >>> df.with_columns(w=pl.when(pl.col("id") == 0).then(-1).otherwise(2)).metrics.lrap(
+    ...     weight_col="w").item()
+    0.1666...
+    """
+    return _ranking(
+        frame,
+        "lrap",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def coverage_error(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Coverage error: `sklearn.metrics.coverage_error`.
+
+    How far down an id's ranking one must go to cover all its positive labels: the number of
+    labels scoring at least as high as its lowest-scored positive (ties count against). An id
+    without positives counts 0. Averaged over ids, with optional per-id weights.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
+        As in `lrap`.
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns then a Float64 ``coverage_error`` column.
+
+    Raises
+    ------
+    MetricsInputError
+        When the result is computed, for a group with a single class or with weights summing
+        to zero (scikit-learn refuses both).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({
+    ...     "id": [0, 0, 0, 1, 1, 1],
+    ...     "class": [0, 1, 2] * 2,
+    ...     "score": [0.75, 0.5, 1.0, 1.0, 0.2, 0.1],
+    ...     "truth": [True, False, False, False, False, True],
+    ... })
+    >>> df.metrics.coverage_error().item()
+    2.5
+    """
+    return _ranking(
+        frame,
+        "coverage_error",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def label_ranking_loss(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Label ranking loss: `sklearn.metrics.label_ranking_loss`.
+
+    Per id, the share of (positive, negative) label pairs in the wrong order; a tie counts as
+    wrong. Ids with no positives or no negatives count 0. Averaged over ids, with optional
+    per-id weights.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
+        As in `lrap`.
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns then a Float64 ``label_ranking_loss`` column.
+
+    Raises
+    ------
+    MetricsInputError
+        When the result is computed, for a group with a single class or with weights summing
+        to zero (scikit-learn refuses both).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({
+    ...     "model": ["a"] * 6 + ["b"] * 6,
+    ...     "id": [0, 0, 0, 1, 1, 1] * 2,
+    ...     "class": [0, 1, 2] * 4,
+    ...     "score": [0.75, 0.5, 1.0, 1.0, 0.2, 0.1] + [0.9, 0.1, 0.1, 0.1, 0.1, 0.9],
+    ...     "truth": [True, False, False, False, False, True] * 2,
+    ... })
+    >>> df.lazy().metrics.label_ranking_loss(by="model").collect()
+    shape: (2, 2)
+    ┌───────┬────────────────────┐
+    │ model ┆ label_ranking_loss │
+    │ ---   ┆ ---                │
+    │ str   ┆ f64                │
+    ╞═══════╪════════════════════╡
+    │ a     ┆ 0.75               │
+    │ b     ┆ 0.0                │
+    └───────┴────────────────────┘
+    """
+    return _ranking(
+        frame,
+        "label_ranking_loss",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        ragged=ragged,
+        validate=validate,
+    )

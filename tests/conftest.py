@@ -1,0 +1,89 @@
+"""Shared helpers: long tables made from dense matrices, and eager/lazy parametrisation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import strategies as st
+
+import pl_metrics  # noqa: F401  (registers .metrics)
+
+
+@pytest.fixture(params=["eager", "lazy"])
+def kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def run(df: pl.DataFrame, kind: str, metric: Callable[..., Any], **options: Any) -> pl.DataFrame:
+    """Call ``metric`` on ``df`` eagerly or lazily; check the type in is the type out."""
+    if kind == "eager":
+        out = metric(df, **options)
+        assert isinstance(out, pl.DataFrame)
+        return out
+    out = metric(df.lazy(), **options)
+    assert isinstance(out, pl.LazyFrame)
+    return out.collect()
+
+
+def long_table(
+    truth: np.ndarray,
+    score: np.ndarray,
+    *,
+    weight: np.ndarray | None = None,
+    group: Any = None,
+    rng: np.random.Generator | None = None,
+    class_names: list[Any] | None = None,
+) -> pl.DataFrame:
+    """The long table of a dense ``(n_ids, n_classes)`` problem, rows shuffled."""
+    n_ids, n_classes = truth.shape
+    names = class_names if class_names is not None else list(range(n_classes))
+    data: dict[str, Any] = {
+        "id": np.repeat(np.arange(n_ids), n_classes),
+        "class": np.tile(np.array(names, dtype=object), n_ids).tolist(),
+        "score": score.reshape(-1).astype(float),
+        "truth": truth.reshape(-1).astype(bool),
+    }
+    if weight is not None:
+        data["w"] = np.repeat(weight, n_classes).astype(float)
+    df = pl.DataFrame(data)
+    if group is not None:
+        df = df.with_columns(pl.lit(group).alias("g"))
+    if rng is not None:
+        df = df[rng.permutation(df.height)]
+    return df
+
+
+@st.composite
+def dense_problems(
+    draw: st.DrawFn, *, min_classes: int = 1, weights: bool = False, max_groups: int = 3
+) -> list[dict[str, np.ndarray]]:
+    """Several groups of dense multilabel problems with many ties and degenerate rows."""
+    n_groups = draw(st.integers(1, max_groups))
+    problems = []
+    for _ in range(n_groups):
+        n_ids = draw(st.integers(1, 8))
+        n_classes = draw(st.integers(min_classes, 6))
+        seed = draw(st.integers(0, 2**32 - 1))
+        rng = np.random.default_rng(seed)
+        # Few distinct scores: ties are common. Some rows all positive or all negative.
+        score = rng.integers(0, draw(st.integers(1, 5)), size=(n_ids, n_classes)) / 4
+        truth = rng.random((n_ids, n_classes)) < draw(st.sampled_from([0.0, 0.2, 0.5, 1.0]))
+        truth[rng.random(n_ids) < 0.2] = True
+        problem = {"truth": truth, "score": score}
+        if weights:
+            problem["weight"] = rng.choice([0.5, 1.0, 2.0, 3.0, -1.0], size=n_ids)
+        problems.append(problem)
+    return problems
+
+
+def grouped_table(problems: list[dict[str, np.ndarray]], seed: int = 0) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    frames = [
+        long_table(p["truth"], p["score"], weight=p.get("weight"), group=g, rng=rng)
+        for g, p in enumerate(problems)
+    ]
+    return pl.concat(frames).sample(fraction=1.0, shuffle=True, seed=seed)

@@ -1,0 +1,133 @@
+"""Bad input: one exception type, a message naming the column, the problem and the count."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+
+import pl_metrics
+from pl_metrics import MetricsInputError
+from tests.conftest import long_table
+
+RANKING = [
+    pl_metrics.lwlrap,
+    pl_metrics.lrap,
+    pl_metrics.coverage_error,
+    pl_metrics.label_ranking_loss,
+]
+
+
+@pytest.fixture
+def good() -> pl.DataFrame:
+    rng = np.random.default_rng(0)
+    return long_table(rng.random((6, 4)) < 0.5, rng.random((6, 4))).with_columns(
+        model=pl.lit("m"), w=pl.lit(1.0)
+    )
+
+
+def with_value(df: pl.DataFrame, column: str, value: object, rows: list[int]) -> pl.DataFrame:
+    mask = pl.int_range(pl.len()).is_in(rows)
+    return df.with_columns(
+        pl.when(mask).then(pl.lit(value)).otherwise(pl.col(column)).alias(column)
+    )
+
+
+@pytest.mark.parametrize("metric", RANKING)
+def test_missing_column_suggests_close_names(good: pl.DataFrame, metric) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(MetricsInputError, match=r"'scores'.*did you mean 'score'"):
+        metric(good, score_col="scores")
+    with pytest.raises(MetricsInputError, match=r"'modl' \(option 'by'\)"):
+        metric(good.lazy(), by="modl")
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "pattern"),
+    [
+        ("score", None, r"column 'score': 2 rows are null"),
+        ("score", float("nan"), r"column 'score': 2 rows are NaN or infinite"),
+        ("score", float("inf"), r"column 'score': 2 rows are NaN or infinite"),
+        ("truth", None, r"column 'truth': 2 rows are null"),
+        ("id", None, r"column 'id': 2 rows are null"),
+        ("class", None, r"column 'class': 2 rows are null"),
+        ("model", None, r"column 'model': 2 rows are null"),
+    ],
+)
+@pytest.mark.parametrize("metric", RANKING)
+def test_bad_values_are_counted(
+    good: pl.DataFrame,
+    metric,
+    column: str,
+    value: object,  # type: ignore[no-untyped-def]
+    pattern: str,
+) -> None:
+    bad = with_value(good, column, value, [1, 5])
+    # The lazy call reads nothing: the error comes when the result is collected.
+    lazy = metric(bad.lazy(), by="model")
+    with pytest.raises(MetricsInputError, match=pattern):
+        lazy.collect()
+    with pytest.raises(MetricsInputError, match=pattern):
+        metric(bad, by="model")
+
+
+def test_truth_not_binary(good: pl.DataFrame) -> None:
+    bad = with_value(good.with_columns(pl.col("truth").cast(pl.Int64)), "truth", 2, [0, 3, 4])
+    with pytest.raises(MetricsInputError, match=r"column 'truth': 3 rows are neither 0 nor 1"):
+        pl_metrics.lrap(bad)
+    with pytest.raises(MetricsInputError, match=r"truth must be boolean or integer"):
+        pl_metrics.lrap(good.with_columns(pl.col("truth").cast(pl.Float64)))
+
+
+def test_duplicates(good: pl.DataFrame) -> None:
+    bad = pl.concat([good, good.head(3)])
+    with pytest.raises(MetricsInputError, match=r"column 'class': 3 rows repeat a \(id, class\)"):
+        pl_metrics.lwlrap(bad)
+    with pytest.raises(MetricsInputError, match=r"3 rows repeat a \(model, id, class\).*model='m'"):
+        pl_metrics.lwlrap(bad, by="model", per_class=True)
+
+
+def test_ragged(good: pl.DataFrame) -> None:
+    bad = good.filter(~((pl.col("id") < 2) & (pl.col("class") == 3)))
+    pattern = r"column 'class': 2 ids lack a class.*ragged='allow'"
+    with pytest.raises(MetricsInputError, match=pattern):
+        pl_metrics.lrap(bad)
+    assert 0 <= pl_metrics.lrap(bad, ragged="allow").item() <= 1
+
+
+def test_empty(good: pl.DataFrame) -> None:
+    for by in (None, "model"):
+        with pytest.raises(MetricsInputError, match="empty"):
+            pl_metrics.lrap(good.clear(), by=by)
+        with pytest.raises(MetricsInputError, match="empty"):
+            pl_metrics.lwlrap(good.clear().lazy(), by=by, per_class=True).collect()
+
+
+def test_weights(good: pl.DataFrame) -> None:
+    varies = with_value(good, "w", 2.0, [0])
+    with pytest.raises(MetricsInputError, match=r"column 'w': 1 ids have weights that vary"):
+        pl_metrics.lrap(varies, weight_col="w")
+    with pytest.raises(MetricsInputError, match=r"column 'w': 4 rows are NaN or infinite"):
+        pl_metrics.coverage_error(good.with_columns(w=pl.lit(float("nan"))).head(4), weight_col="w")
+    with pytest.raises(MetricsInputError, match=r"weights must be numeric"):
+        pl_metrics.lrap(good.with_columns(w=pl.lit("a")), weight_col="w")
+
+
+def test_options(good: pl.DataFrame) -> None:
+    with pytest.raises(MetricsInputError, match=r"option 'ragged': unknown value 'sometimes'"):
+        pl_metrics.lrap(good, ragged="sometimes")  # type: ignore[arg-type]
+    with pytest.raises(MetricsInputError, match=r"scores must be numeric"):
+        pl_metrics.lrap(good.with_columns(pl.col("score").cast(pl.String)))
+    with pytest.raises(MetricsInputError, match=r"already used as metric columns"):
+        pl_metrics.lrap(good, by="id")
+    with pytest.raises(TypeError):
+        pl_metrics.lrap(good, threshold=0.5)  # type: ignore[call-arg]
+
+
+def test_validate_false_skips_checks(good: pl.DataFrame) -> None:
+    bad = pl.concat([good, good.head(3)])
+    assert pl_metrics.lrap(bad, validate=False).height == 1
+    assert pl_metrics.lrap(good, validate=False).item() == pl_metrics.lrap(good).item()
+
+
+def test_errors_are_value_errors() -> None:
+    assert issubclass(MetricsInputError, ValueError)

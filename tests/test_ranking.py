@@ -1,0 +1,302 @@
+"""The ranking family against scikit-learn and the DCASE reference code."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from scipy.stats import rankdata
+from sklearn.metrics import (
+    coverage_error,
+    label_ranking_average_precision_score,
+    label_ranking_loss,
+)
+
+import pl_metrics
+from tests.conftest import dense_problems, grouped_table, long_table, run
+
+SETTINGS = settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def lwlrap_reference(
+    truth: np.ndarray, score: np.ndarray, weight: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Seed 000's per-class lwlrap with ties at the worst rank and per-id weights."""
+    n_ids, n_classes = truth.shape
+    weight = np.ones(n_ids) if weight is None else weight
+    precisions = np.zeros((n_ids, n_classes))
+    for i in range(n_ids):
+        ranks = rankdata(-score[i], method="max")
+        for j in np.flatnonzero(truth[i]):
+            hits = np.sum(truth[i] & (score[i] >= score[i, j]))
+            precisions[i, j] = hits / ranks[j]
+    labels = (truth * weight[:, None]).sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        per_class = (precisions * weight[:, None]).sum(axis=0) / labels
+        class_weight = labels / labels.sum()
+    per_class[truth.sum(axis=0) == 0] = np.nan
+    return per_class, class_weight
+
+
+SKLEARN = {
+    "lrap": label_ranking_average_precision_score,
+    "coverage_error": coverage_error,
+    "label_ranking_loss": label_ranking_loss,
+}
+FUNCTIONS = {
+    "lrap": pl_metrics.lrap,
+    "coverage_error": pl_metrics.coverage_error,
+    "label_ranking_loss": pl_metrics.label_ranking_loss,
+    "lwlrap": pl_metrics.lwlrap,
+}
+
+
+def expected(metric: str, p: dict[str, np.ndarray]) -> float:
+    weight = p.get("weight")
+    if metric == "lwlrap":  # LRAP with each id weighted by its (weighted) positive labels
+        labels = p["truth"].sum(axis=1) * (1.0 if weight is None else weight)
+        if labels.sum() == 0:  # no positive label, or weights that cancel: NaN, as for LRAP
+            return float("nan")
+        return float(
+            label_ranking_average_precision_score(p["truth"], p["score"], sample_weight=labels)
+        )
+    return float(SKLEARN[metric](p["truth"], p["score"], sample_weight=weight))
+
+
+@pytest.mark.parametrize("metric", ["lrap", "coverage_error", "label_ranking_loss", "lwlrap"])
+@given(data=st.data())
+@SETTINGS
+def test_matches_reference_by_group(kind: str, metric: str, data: st.DataObject) -> None:
+    min_classes = 2 if metric in ("coverage_error", "label_ranking_loss") else 1
+    problems = data.draw(dense_problems(min_classes=min_classes))
+    df = grouped_table(problems)
+    out = run(df, kind, FUNCTIONS[metric], by="g")
+    assert out.columns == ["g", metric]
+    assert out.schema[metric] == pl.Float64
+    assert out["g"].to_list() == list(range(len(problems)))
+    want = [expected(metric, p) for p in problems]
+    np.testing.assert_allclose(out[metric].to_numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["lrap", "coverage_error", "label_ranking_loss", "lwlrap"])
+@given(data=st.data())
+@SETTINGS
+def test_matches_reference_with_weights(kind: str, metric: str, data: st.DataObject) -> None:
+    min_classes = 2 if metric in ("coverage_error", "label_ranking_loss") else 1
+    problems = data.draw(dense_problems(min_classes=min_classes, weights=True, max_groups=2))
+    for p in problems:  # sklearn's np.average refuses a zero sum: tested separately
+        if p["weight"].sum() == 0:
+            p["weight"][0] += 1.0
+    df = grouped_table(problems)
+    out = run(df, kind, FUNCTIONS[metric], by="g", weight_col="w")
+    want = [expected(metric, p) for p in problems]
+    np.testing.assert_allclose(out[metric].to_numpy(), want, rtol=1e-12, atol=1e-12)
+
+
+@given(problems=dense_problems(min_classes=1, weights=True))
+@SETTINGS
+def test_lwlrap_per_class_matches_reference(problems: list[dict[str, np.ndarray]]) -> None:
+    for p in problems:  # class shares are meant for non-negative weights
+        p["weight"] = np.abs(p["weight"])
+    df = grouped_table(problems)
+    out = pl_metrics.lwlrap(df, by="g", per_class=True, weight_col="w")
+    overall = pl_metrics.lwlrap(df, by="g", weight_col="w")
+    assert out.columns == ["g", "class", "lwlrap", "weight"]
+    for g, p in enumerate(problems):
+        rows = out.filter(pl.col("g") == g).sort("class")
+        per_class, class_weight = lwlrap_reference(p["truth"], p["score"], p["weight"])
+        assert rows["class"].to_list() == list(range(p["truth"].shape[1]))
+        np.testing.assert_allclose(
+            rows["lwlrap"].fill_null(np.nan).to_numpy(), per_class, rtol=1e-12, atol=1e-12
+        )
+        np.testing.assert_allclose(rows["weight"].to_numpy(), class_weight, rtol=1e-12)
+        total = (rows["lwlrap"] * rows["weight"]).sum()
+        if p["truth"].sum() and np.isfinite(overall.filter(pl.col("g") == g)["lwlrap"][0]):
+            assert total == pytest.approx(
+                overall.filter(pl.col("g") == g)["lwlrap"][0], rel=1e-9, abs=1e-12
+            )
+
+
+def test_lwlrap_equals_lrap_weighted_by_positives() -> None:
+    rng = np.random.default_rng(1)
+    truth = rng.random((50, 7)) < 0.3
+    score = rng.integers(0, 4, size=(50, 7)) / 3
+    df = long_table(truth, score).with_columns(
+        npos=pl.col("truth").sum().over("id").cast(pl.Float64)
+    )
+    lw = pl_metrics.lwlrap(df).item()
+    weighted = pl_metrics.lrap(df, weight_col="npos").item()
+    assert lw == pytest.approx(weighted, rel=1e-12)
+
+
+def test_lwlrap_matches_dcase_code_without_ties() -> None:
+    """On tie-free scores our ranks equal the reference code's sort positions."""
+    rng = np.random.default_rng(2)
+    truth = rng.random((40, 9)) < 0.25
+    score = rng.random((40, 9))
+    per_class_dcase = _dcase_per_class(truth, score)
+    out = pl_metrics.lwlrap(long_table(truth, score), per_class=True)
+    has_pos = truth.sum(axis=0) > 0
+    np.testing.assert_allclose(
+        out["lwlrap"].to_numpy()[has_pos], per_class_dcase[has_pos], rtol=1e-12
+    )
+
+
+def _dcase_per_class(truth: np.ndarray, scores: np.ndarray) -> np.ndarray:
+    """Seed 000's official code (np.int/np.float spelled for numpy 2)."""
+    num_samples, num_classes = scores.shape
+    precisions = np.zeros((num_samples, num_classes))
+    for i in range(num_samples):
+        pos = np.flatnonzero(truth[i] > 0)
+        if not len(pos):
+            continue
+        retrieved = np.argsort(scores[i])[::-1]
+        rankings = np.zeros(num_classes, dtype=int)
+        rankings[retrieved] = range(num_classes)
+        retrieved_true = np.zeros(num_classes, dtype=bool)
+        retrieved_true[rankings[pos]] = True
+        hits = np.cumsum(retrieved_true)
+        precisions[i, pos] = hits[rankings[pos]] / (1 + rankings[pos].astype(float))
+    labels = np.sum(truth > 0, axis=0)
+    return np.sum(precisions, axis=0) / np.maximum(1, labels)
+
+
+def test_ties_differ_from_dcase_code_as_documented() -> None:
+    truth = np.array([[False, True]])
+    score = np.array([[0.5, 0.5]])
+    assert _dcase_per_class(truth, score)[1] == 1.0
+    assert pl_metrics.lwlrap(long_table(truth, score)).item() == 0.5
+
+
+def test_seed_000_worked_example(kind: str) -> None:
+    df = long_table(
+        np.array([[1, 0, 1], [0, 1, 1]]),
+        np.array([[0.1, 0.7, 0.2]] * 2),
+        class_names=["A", "B", "C"],
+    )
+    assert run(df, kind, pl_metrics.lwlrap).item() == pytest.approx(0.7916666666666666)
+    per_class = run(df, kind, pl_metrics.lwlrap, per_class=True)
+    assert per_class["class"].to_list() == ["A", "B", "C"]
+    assert per_class["lwlrap"].to_list() == pytest.approx([2 / 3, 1.0, 0.75])
+    assert per_class["weight"].to_list() == pytest.approx([0.25, 0.25, 0.5])
+
+
+SEED_001 = (
+    np.array([[1, 0, 0], [0, 0, 1]], dtype=bool),
+    np.array([[0.75, 0.5, 1.0], [1.0, 0.2, 0.1]]),
+)
+
+
+def test_seed_001_worked_example(kind: str) -> None:
+    df = long_table(*SEED_001)
+    assert run(df, kind, pl_metrics.lrap).item() == pytest.approx(5 / 12)
+    single = long_table(np.array([[True]]), np.array([[0.7]]))
+    assert run(single, kind, pl_metrics.lrap).item() == 1.0
+
+
+def test_seed_001_weights() -> None:
+    df = long_table(*SEED_001, weight=np.array([-1.0, 2.0]))
+    # Seed 001 prints -0.3333 here; the weighted mean (-1/2 + 2/3) / 1 is 1/6, as sklearn says.
+    assert pl_metrics.lrap(df, weight_col="w").item() == pytest.approx(1 / 6, rel=1e-12)
+    assert label_ranking_average_precision_score(
+        *SEED_001, sample_weight=[-1.0, 2.0]
+    ) == pytest.approx(1 / 6)
+    zero = long_table(*SEED_001, weight=np.array([0.0, 0.0]))
+    assert np.isnan(pl_metrics.lrap(zero, weight_col="w").item())
+
+
+@pytest.mark.parametrize("metric", ["coverage_error", "label_ranking_loss"])
+def test_zero_weight_sum_and_single_class_are_errors(metric: str) -> None:
+    zero = long_table(*SEED_001, weight=np.array([1.0, -1.0]))
+    with pytest.raises(pl_metrics.MetricsInputError, match="sum to zero"):
+        FUNCTIONS[metric](zero, weight_col="w")
+    single = long_table(np.array([[True], [False]]), np.array([[0.7], [0.1]]))
+    with pytest.raises(pl_metrics.MetricsInputError, match="single class"):
+        FUNCTIONS[metric](single)
+
+
+def test_single_class_lwlrap_and_lrap_are_one() -> None:
+    single = long_table(np.array([[True], [False]]), np.array([[0.7], [0.1]]))
+    assert pl_metrics.lrap(single).item() == 1.0
+    assert pl_metrics.lwlrap(single).item() == 1.0
+
+
+def test_lwlrap_without_positives_is_nan() -> None:
+    df = long_table(np.zeros((2, 3), dtype=bool), np.ones((2, 3)))
+    assert np.isnan(pl_metrics.lwlrap(df).item())
+
+
+@pytest.mark.parametrize("metric", list(FUNCTIONS))
+def test_dtypes_are_accepted(metric: str) -> None:
+    """Ids as strings, classes as categorical/enum/int, integer scores, integer truth."""
+    rng = np.random.default_rng(3)
+    truth = rng.random((20, 4)) < 0.4
+    score = rng.integers(0, 5, size=(20, 4))
+    base = long_table(truth, score.astype(float))
+    want = FUNCTIONS[metric](base).item()
+    variants = [
+        base.with_columns(pl.col("id").cast(pl.String)),
+        base.with_columns(pl.col("class").cast(pl.String).cast(pl.Categorical)),
+        base.with_columns(pl.col("class").cast(pl.String).cast(pl.Enum(["0", "1", "2", "3"]))),
+        base.with_columns(pl.col("score").cast(pl.Int32), pl.col("truth").cast(pl.UInt8)),
+        base.with_columns(pl.col("score").cast(pl.Float32), pl.col("truth").cast(pl.Int64)),
+    ]
+    for df in variants:
+        assert FUNCTIONS[metric](df).item() == pytest.approx(want, rel=1e-12)
+
+
+def test_column_names_and_multiple_by() -> None:
+    rng = np.random.default_rng(4)
+    parts = []
+    for model in ["m1", "m2"]:
+        for fold in range(3):
+            truth = rng.random((10, 5)) < 0.3
+            score = rng.random((10, 5)).round(1)
+            part = long_table(truth, score).with_columns(model=pl.lit(model), fold=pl.lit(fold))
+            parts.append((model, fold, truth, score, part))
+    df = pl.concat([p[-1] for p in parts]).rename(
+        {"id": "sample", "class": "label", "score": "p", "truth": "y"}
+    )
+    out = pl_metrics.lrap(
+        df, id_col="sample", class_col="label", score_col="p", truth_col="y", by=["model", "fold"]
+    )
+    assert out.columns == ["model", "fold", "lrap"]
+    assert out.select("model", "fold").rows() == [(m, f) for m, f, *_ in parts]
+    want = [label_ranking_average_precision_score(t, s) for *_, t, s, _ in parts]
+    np.testing.assert_allclose(out["lrap"].to_numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["lrap", "coverage_error", "label_ranking_loss", "lwlrap"])
+def test_ragged_allow_ranks_each_id_over_its_rows(metric: str) -> None:
+    rng = np.random.default_rng(5)
+    truth = rng.random((30, 6)) < 0.4
+    score = rng.integers(0, 4, size=(30, 6)) / 3
+    full = long_table(truth, score)
+    keep = rng.random(full.height) < 0.8
+    ragged = full.filter(pl.Series(keep) | (pl.col("class") < 2))
+    with pytest.raises(pl_metrics.MetricsInputError, match="ragged"):
+        FUNCTIONS[metric](ragged)
+    got = FUNCTIONS[metric](ragged, ragged="allow").item()
+    # Reference: score each id on its own rows, then average as the metric does.
+    values, weights = [], []
+    for _, rows in ragged.group_by("id"):
+        t = rows["truth"].to_numpy()[None, :]
+        s = rows["score"].to_numpy()[None, :]
+        if metric == "lwlrap":
+            if t.sum():
+                values.append(label_ranking_average_precision_score(t, s))
+                weights.append(t.sum())
+        elif metric == "lrap":
+            values.append(label_ranking_average_precision_score(t, s))
+            weights.append(1)
+        elif t.shape[1] < 2:
+            values.append(float(t.sum()) if metric == "coverage_error" else 0.0)
+            weights.append(1)
+        else:
+            values.append(SKLEARN[metric](t, s))
+            weights.append(1)
+    assert got == pytest.approx(np.average(values, weights=weights), rel=1e-12)
