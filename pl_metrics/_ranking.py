@@ -163,15 +163,16 @@ def _group_problems(metric: str, cols: Columns) -> list[tuple[Problem, pl.Expr]]
 
 def finalize_expr(metric: str) -> pl.Expr:
     """The metric's value from a group's state."""
-    w_sum = pl.col(_W_SUM)
-    if metric == "lwlrap":
-        value = pl.col(_LW_SUM) / pl.col(_LW_DEN)  # NaN when the group has no positive label
-    else:
-        total = {"lrap": _LRAP_SUM, "coverage_error": _COV_SUM, "label_ranking_loss": _LOSS_SUM}[
-            metric
-        ]
-        # Seed 001: zero total weight gives NaN (sklearn would give +-inf or NaN).
-        value = pl.when(w_sum == 0).then(float("nan")).otherwise(pl.col(total) / w_sum)
+    # A zero denominator gives NaN: no positive label for lwlrap, weights summing to zero for
+    # the others (seed 001; scikit-learn would give +-inf or NaN there).
+    numerator, denominator = {
+        "lwlrap": (_LW_SUM, _LW_DEN),
+        "lrap": (_LRAP_SUM, _W_SUM),
+        "coverage_error": (_COV_SUM, _W_SUM),
+        "label_ranking_loss": (_LOSS_SUM, _W_SUM),
+    }[metric]
+    den = pl.col(denominator)
+    value = pl.when(den == 0).then(float("nan")).otherwise(pl.col(numerator) / den)
     return value.cast(pl.Float64).alias(metric)
 
 

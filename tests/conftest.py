@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import pl_metrics  # noqa: F401  (registers .metrics)
+
+# CI runs the same examples every time; local runs explore new ones.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture(params=["eager", "lazy"])
