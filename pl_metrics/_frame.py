@@ -25,9 +25,11 @@ __all__ = [
     "aggregate",
     "as_like",
     "check_option",
+    "check_state",
     "id_problems",
     "join_on",
     "normalize_by",
+    "per_id_checked",
     "ragged_problem",
     "raise_on_problems",
     "resolve_columns",
@@ -39,6 +41,8 @@ FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 #: Prefix of internal columns; chosen so that it cannot clash with a user's column by accident.
 INTERNAL = "__plm_"
 CHECK_PREFIX = f"{INTERNAL}check_"
+_N_CLASSES = f"{INTERNAL}n_classes"
+_GROUP_CLASSES = f"{INTERNAL}group_classes"
 #: Number of ids in a group's state; zero (or no group at all) means the table was empty.
 N_IDS = f"{INTERNAL}ids"
 
@@ -62,12 +66,21 @@ class Columns:
     by: tuple[str, ...]
     truth_is_bool: bool
     score_is_float: bool
+    pred: str | None = None
+    pred_is_bool: bool = True
 
     @property
     def truth_expr(self) -> pl.Expr:
         """Truth as a boolean (integer 0/1 is cast; other values are caught by a check)."""
         t = pl.col(self.truth)
         return t if self.truth_is_bool else t.cast(pl.Boolean)
+
+    @property
+    def pred_expr(self) -> pl.Expr:
+        """The ``pred`` column as a boolean (integer 0/1 is cast)."""
+        assert self.pred is not None
+        p = pl.col(self.pred)
+        return p if self.pred_is_bool else p.cast(pl.Boolean)
 
     @property
     def weight_expr(self) -> pl.Expr:
@@ -140,10 +153,11 @@ def resolve_columns(
     truth_col: str,
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
+    pred_col: str | None = None,
 ) -> Columns:
     """Check that the columns exist and have usable types; only the schema is read.
 
-    ``score_col=None`` is for metrics that take their predictions from another column.
+    ``score_col=None`` is for metrics that take their predictions from ``pred_col``.
     """
     if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
         raise TypeError(f"expected a polars DataFrame or LazyFrame, got {type(frame).__name__}")
@@ -154,6 +168,8 @@ def resolve_columns(
         options["score_col"] = score_col
     if weight_col is not None:
         options["weight_col"] = weight_col
+    if pred_col is not None:
+        options["pred"] = pred_col
     for option, name in [*options.items(), *(("by", b) for b in by_names)]:
         if name not in schema:
             raise _missing_column(schema, option, name)
@@ -163,11 +179,11 @@ def resolve_columns(
     if len(set(options.values())) < len(options):
         raise MetricsInputError(f"the column options name the same column twice: {options}")
 
-    truth_dtype = schema[truth_col]
-    if not (truth_dtype == pl.Boolean or truth_dtype.is_integer()):
-        raise MetricsInputError(
-            f"column {truth_col!r}: truth must be boolean or integer 0/1, not {truth_dtype}"
-        )
+    for binary in (truth_col, pred_col):
+        if binary is not None and not (schema[binary] == pl.Boolean or schema[binary].is_integer()):
+            raise MetricsInputError(
+                f"column {binary!r}: must be boolean or integer 0/1, not {schema[binary]}"
+            )
     score_is_float = False
     if score_col is not None:
         score_dtype = schema[score_col]
@@ -190,8 +206,10 @@ def resolve_columns(
         truth=truth_col,
         weight=weight_col,
         by=by_names,
-        truth_is_bool=truth_dtype == pl.Boolean,
+        truth_is_bool=schema[truth_col] == pl.Boolean,
         score_is_float=score_is_float,
+        pred=pred_col,
+        pred_is_bool=pred_col is None or schema[pred_col] == pl.Boolean,
     )
 
 
@@ -199,7 +217,7 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
     """Row-level checks: nulls, NaN/inf scores and weights, truth outside 0/1."""
     checks: list[tuple[Problem, pl.Expr]] = []
     names = [cols.id, cols.cls, cols.truth, *cols.by]
-    names += [c for c in (cols.score, cols.weight) if c is not None]
+    names += [c for c in (cols.score, cols.weight, cols.pred) if c is not None]
     for name in names:
         checks.append(
             (Problem(f"null_{name}", name, "rows", "are null"), pl.col(name).is_null().sum())
@@ -218,13 +236,14 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
                 (~pl.col(cols.weight).cast(pl.Float64).is_finite()).sum(),
             )
         )
-    if not cols.truth_is_bool:
-        checks.append(
-            (
-                Problem("truth_not_01", cols.truth, "rows", "are neither 0 nor 1"),
-                (~pl.col(cols.truth).is_in([0, 1])).sum(),
+    for binary, is_bool in ((cols.truth, cols.truth_is_bool), (cols.pred, cols.pred_is_bool)):
+        if binary is not None and not is_bool:
+            checks.append(
+                (
+                    Problem(f"not_01_{binary}", binary, "rows", "are neither 0 nor 1"),
+                    (~pl.col(binary).is_in([0, 1])).sum(),
+                )
             )
-        )
     return checks
 
 
@@ -267,6 +286,41 @@ def ragged_problem(cols: Columns) -> Problem:
         "lack a class that other ids of their group have (ragged input)",
         "pass ragged='allow' to rank each id over the rows it has",
     )
+
+
+def per_id_checked(
+    lf: pl.LazyFrame, cols: Columns, exprs: Sequence[pl.Expr], *, validate: bool, ragged: str
+) -> tuple[pl.LazyFrame, list[Problem]]:
+    """One row per ``(by..., id)`` with ``exprs`` and, if ``validate``, the data checks.
+
+    The checks ride along in the aggregation the metric needs anyway, so validating costs
+    a few more expressions, not another pass over the rows.
+    """
+    problems: list[Problem] = []
+    exprs = list(exprs)
+    if validate:
+        checks = row_problems(cols) + id_problems(cols)
+        exprs += [expr.alias(p.name) for p, expr in checks]
+        exprs.append(pl.col(cols.cls).n_unique().alias(_N_CLASSES))
+        problems = [p for p, _ in checks]
+    per_id = lf.group_by([*cols.by, cols.id]).agg(exprs)
+    if validate and ragged == "error":
+        classes = aggregate(lf, cols.by, [pl.col(cols.cls).n_unique().alias(_GROUP_CLASSES)])
+        problem = ragged_problem(cols)
+        per_id = join_on(per_id, classes, cols.by).with_columns(
+            (pl.col(_N_CLASSES) < pl.col(_GROUP_CLASSES)).cast(pl.Int64).alias(problem.name)
+        )
+        problems.append(problem)
+    return per_id, problems
+
+
+def check_state(
+    lf: pl.LazyFrame, cols: Columns, *, validate: bool, ragged: str
+) -> tuple[pl.LazyFrame, list[Problem]]:
+    """Per-group counts of ids and of each problem, for metrics that aggregate rows directly."""
+    per_id, problems = per_id_checked(lf, cols, [], validate=validate, ragged=ragged)
+    exprs = [pl.len().alias(N_IDS), *(pl.col(p.name).sum() for p in problems)]
+    return aggregate(per_id, cols.by, exprs), problems
 
 
 def aggregate(lf: pl.LazyFrame, by: Sequence[str], exprs: Sequence[pl.Expr]) -> pl.LazyFrame:

@@ -28,12 +28,10 @@ from pl_metrics._frame import (
     aggregate,
     as_like,
     check_option,
-    id_problems,
     join_on,
-    ragged_problem,
+    per_id_checked,
     raise_on_problems,
     resolve_columns,
-    row_problems,
 )
 
 __all__ = ["coverage_error", "label_ranking_loss", "lrap", "lwlrap"]
@@ -43,7 +41,6 @@ RANKING_METRICS = ("lwlrap", "lrap", "coverage_error", "label_ranking_loss")
 
 # Per-id columns.
 _N = f"{INTERNAL}n"
-_N_CLASSES = f"{INTERNAL}n_classes"
 _NPOS = f"{INTERNAL}npos"
 _PREC = f"{INTERNAL}prec"
 _NEG_ABOVE = f"{INTERNAL}neg_above"
@@ -51,7 +48,6 @@ _MAX_RANK = f"{INTERNAL}max_rank"
 _W = f"{INTERNAL}w"
 _POS_CLASS = f"{INTERNAL}pos_class"
 _POS_PREC = f"{INTERNAL}pos_prec"
-_GROUP_CLASSES = f"{INTERNAL}group_classes"
 # Per-group state: weighted sums over ids.
 _W_SUM = f"{INTERNAL}w_sum"
 _LRAP_SUM = f"{INTERNAL}lrap_sum"
@@ -83,21 +79,7 @@ def _per_id(
             pl.col(cols.cls).filter(truth).alias(_POS_CLASS),
             (rank_pos / rank_all).alias(_POS_PREC),
         ]
-    problems: list[Problem] = []
-    if validate:
-        checks = row_problems(cols) + id_problems(cols)
-        exprs += [expr.alias(p.name) for p, expr in checks]
-        exprs.append(pl.col(cols.cls).n_unique().alias(_N_CLASSES))
-        problems = [p for p, _ in checks]
-    per_id = lf.group_by([*cols.by, cols.id]).agg(exprs)
-    if validate and ragged == "error":
-        classes = aggregate(lf, cols.by, [pl.col(cols.cls).n_unique().alias(_GROUP_CLASSES)])
-        problem = ragged_problem(cols)
-        per_id = join_on(per_id, classes, cols.by).with_columns(
-            (pl.col(_N_CLASSES) < pl.col(_GROUP_CLASSES)).cast(pl.Int64).alias(problem.name)
-        )
-        problems.append(problem)
-    return per_id, problems
+    return per_id_checked(lf, cols, exprs, validate=validate, ragged=ragged)
 
 
 def ranking_state(
