@@ -5,15 +5,32 @@ Importing the package registers the ``.metrics`` namespace on DataFrame and Lazy
 
 from __future__ import annotations
 
-from pl_metrics import _namespace  # noqa: F401  (registers the .metrics namespace)
+from pl_metrics import _namespace, expr  # noqa: F401  (_namespace registers .metrics)
 from pl_metrics._frame import MetricsInputError
 from pl_metrics._ranking import coverage_error, label_ranking_loss, lrap, lwlrap
+from pl_metrics._thresholded import (
+    balanced_accuracy,
+    balanced_f1,
+    confusion,
+    f1,
+    mfif,
+    precision,
+    recall,
+)
 
 __all__ = [
     "MetricsInputError",
+    "balanced_accuracy",
+    "balanced_f1",
+    "confusion",
     "coverage_error",
+    "expr",
+    "f1",
     "label_ranking_loss",
     "lrap",
     "lwlrap",
+    "mfif",
+    "precision",
+    "recall",
 ]
 __version__ = "0.1.0"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 import polars as pl
 
@@ -22,6 +22,7 @@ __all__ = [
     "FrameT",
     "MetricsInputError",
     "Problem",
+    "Ragged",
     "aggregate",
     "as_like",
     "check_option",
@@ -37,6 +38,8 @@ __all__ = [
 ]
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+#: ``"error"``: every id must have every class of its group; ``"allow"``: rank what is there.
+Ragged = Literal["error", "allow"]
 
 #: Prefix of internal columns; chosen so that it cannot clash with a user's column by accident.
 INTERNAL = "__plm_"

@@ -8,7 +8,7 @@ from typing import Any, Generic
 
 import polars as pl
 
-from pl_metrics import _ranking
+from pl_metrics import _ranking, _thresholded
 from pl_metrics._frame import FrameT
 
 __all__ = ["MetricsNamespace"]
@@ -36,3 +36,10 @@ class MetricsNamespace(Generic[FrameT]):
     lrap = _method(_ranking.lrap)
     coverage_error = _method(_ranking.coverage_error)
     label_ranking_loss = _method(_ranking.label_ranking_loss)
+    confusion = _method(_thresholded.confusion)
+    f1 = _method(_thresholded.f1)
+    precision = _method(_thresholded.precision)
+    recall = _method(_thresholded.recall)
+    balanced_accuracy = _method(_thresholded.balanced_accuracy)
+    balanced_f1 = _method(_thresholded.balanced_f1)
+    mfif = _method(_thresholded.mfif)

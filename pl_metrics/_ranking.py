@@ -15,7 +15,6 @@ followed by sums per group, so the sums of id-disjoint parts add up to the sums 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 import polars as pl
 
@@ -25,6 +24,7 @@ from pl_metrics._frame import (
     Columns,
     FrameT,
     Problem,
+    Ragged,
     aggregate,
     as_like,
     check_option,
@@ -36,7 +36,6 @@ from pl_metrics._frame import (
 
 __all__ = ["coverage_error", "label_ranking_loss", "lrap", "lwlrap"]
 
-Ragged = Literal["error", "allow"]
 RANKING_METRICS = ("lwlrap", "lrap", "coverage_error", "label_ranking_loss")
 
 # Per-id columns.

@@ -1,0 +1,87 @@
+"""Metrics of a binary confusion matrix, as polars expressions over count expressions.
+
+Shared by the table functions (per class, micro, per id) and the `pl_metrics.expr` builders,
+so each formula and its zero-division rule is written once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from pl_metrics._frame import MetricsInputError
+
+__all__ = ["THRESHOLDED_METRICS", "check_zero_division", "from_counts", "nanaverage"]
+
+THRESHOLDED_METRICS = ("f1", "precision", "recall", "balanced_accuracy", "balanced_f1", "mfif")
+
+
+def check_zero_division(zero_division: float) -> float:
+    """Accept 0, 1 or NaN (as scikit-learn does); return it as a float."""
+    if isinstance(zero_division, (int, float)) and (
+        zero_division in (0, 1) or math.isnan(zero_division)
+    ):
+        return float(zero_division)
+    raise MetricsInputError(
+        f"option 'zero_division': unknown value {zero_division!r}; expected 0, 1 or NaN"
+    )
+
+
+def _divide(numerator: pl.Expr, denominator: pl.Expr, zero_division: float) -> pl.Expr:
+    return pl.when(denominator == 0).then(zero_division).otherwise(numerator / denominator)
+
+
+def _nanmean2(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+    """Mean of two values ignoring NaN, as scikit-learn's macro average does."""
+    return pl.when(a.is_nan()).then(b).when(b.is_nan()).then(a).otherwise((a + b) / 2)
+
+
+def from_counts(
+    metric: str, tp: pl.Expr, fp: pl.Expr, fn: pl.Expr, tn: pl.Expr, zero_division: float
+) -> pl.Expr:
+    """The metric of a binary confusion matrix; a zero denominator gives ``zero_division``.
+
+    F1 is ``2tp / (2tp + fp + fn)`` as in scikit-learn (not the harmonic mean of two rates
+    that each fell back to ``zero_division``).
+    """
+    tp, fp, fn, tn = (c.cast(pl.Float64) for c in (tp, fp, fn, tn))
+    tpr = _divide(tp, tp + fn, zero_division)
+    tnr = _divide(tn, tn + fp, zero_division)
+    if metric == "precision":
+        value = _divide(tp, tp + fp, zero_division)
+    elif metric == "recall":
+        value = tpr
+    elif metric == "f1":
+        value = _divide(2 * tp, 2 * tp + fp + fn, zero_division)
+    elif metric == "balanced_accuracy":
+        value = (tpr + tnr) / 2
+    elif metric == "balanced_f1":
+        # Both rates zero: the harmonic mean's limit, 0 (seed 004's eps gives the same).
+        value = pl.when(tpr + tnr == 0).then(0.0).otherwise(2 * tpr * tnr / (tpr + tnr))
+    elif metric == "mfif":
+        inverted_f1 = _divide(2 * tn, 2 * tn + fp + fn, zero_division)
+        value = _nanmean2(_divide(2 * tp, 2 * tp + fp + fn, zero_division), inverted_f1)
+    else:
+        raise MetricsInputError(f"unknown metric {metric!r}")
+    return value.cast(pl.Float64)
+
+
+def nanaverage(value: pl.Expr, weight: pl.Expr | None = None) -> pl.Expr:
+    """scikit-learn's ``_nanaverage`` as an aggregation.
+
+    NaN values are left out with their weights; all NaN gives NaN; weights that sum to zero
+    fall back to the plain mean.
+    """
+    valid = value.is_not_nan()
+    kept = value.filter(valid)
+    if weight is None:
+        average = kept.mean()
+    else:
+        kept_weight = weight.filter(valid)
+        average = (
+            pl.when(kept_weight.sum() == 0)
+            .then(kept.mean())
+            .otherwise((kept * kept_weight).sum() / kept_weight.sum())
+        )
+    return pl.when(valid.sum() == 0).then(float("nan")).otherwise(average).cast(pl.Float64)
