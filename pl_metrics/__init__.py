@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pl_metrics import _namespace, expr  # noqa: F401  (_namespace registers .metrics)
 from pl_metrics._frame import MetricsInputError
+from pl_metrics._logloss import log_loss, weighted_log_loss
 from pl_metrics._ranking import coverage_error, label_ranking_loss, lrap, lwlrap
 from pl_metrics._thresholded import (
     balanced_accuracy,
@@ -27,10 +28,12 @@ __all__ = [
     "expr",
     "f1",
     "label_ranking_loss",
+    "log_loss",
     "lrap",
     "lwlrap",
     "mfif",
     "precision",
     "recall",
+    "weighted_log_loss",
 ]
 __version__ = "0.1.0"

@@ -8,7 +8,7 @@ from typing import Any, Generic
 
 import polars as pl
 
-from pl_metrics import _ranking, _thresholded
+from pl_metrics import _logloss, _ranking, _thresholded
 from pl_metrics._frame import FrameT
 
 __all__ = ["MetricsNamespace"]
@@ -43,3 +43,5 @@ class MetricsNamespace(Generic[FrameT]):
     balanced_accuracy = _method(_thresholded.balanced_accuracy)
     balanced_f1 = _method(_thresholded.balanced_f1)
     mfif = _method(_thresholded.mfif)
+    log_loss = _method(_logloss.log_loss)
+    weighted_log_loss = _method(_logloss.weighted_log_loss)

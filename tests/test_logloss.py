@@ -1,0 +1,149 @@
+"""Log losses against scikit-learn and seed 002's own implementation."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import log_loss
+
+import pl_metrics
+from tests.conftest import long_table, run
+
+SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def multiclass_problem(rng: np.random.Generator, n_ids: int, n_classes: int, normalize: bool):
+    y = rng.integers(0, n_classes, n_ids)
+    p = rng.random((n_ids, n_classes)) + 0.01
+    p[rng.random((n_ids, n_classes)) < 0.1] = 0.0  # some exact zeros: clipped
+    p[np.arange(n_ids), rng.integers(0, n_classes, n_ids)] += 0.5  # no all-zero rows
+    if normalize:
+        p = p / p.sum(axis=1, keepdims=True)
+    return y, p, np.eye(n_classes, dtype=bool)[y]
+
+
+@given(seed=st.integers(0, 2**32 - 1), weights=st.booleans())
+@SETTINGS
+def test_log_loss_matches_sklearn_by_group(kind: str, seed: int, weights: bool) -> None:
+    rng = np.random.default_rng(seed)
+    frames, want = [], []
+    for g in range(int(rng.integers(1, 4))):
+        n_ids, n_classes = int(rng.integers(1, 12)), int(rng.integers(2, 6))
+        y, p, onehot = multiclass_problem(rng, n_ids, n_classes, normalize=True)
+        w = rng.choice([0.5, 1.0, 3.0], n_ids) if weights else None
+        frames.append(long_table(onehot, p, weight=w, group=g, rng=rng))
+        want.append(log_loss(y, p, labels=range(n_classes), sample_weight=w))
+    df = pl.concat(frames)
+    out = run(
+        df,
+        kind,
+        pl_metrics.log_loss,
+        by="g",
+        weight_col="w" if weights else None,
+        eps=np.finfo(float).eps,
+    )
+    np.testing.assert_allclose(out["log_loss"].to_numpy(), want, rtol=1e-12)
+
+
+def seed_002_loss(y_true: np.ndarray, p: np.ndarray, w: np.ndarray) -> float:
+    """Seed 002's formula, written out per class as its notebook does."""
+    p = p / p.sum(axis=1, keepdims=True)
+    p = np.clip(p, 1e-15, 1 - 1e-15)
+    total = 0.0
+    for k in range(p.shape[1]):
+        members = y_true == k
+        if members.any():
+            total += w[k] * np.log(p[members, k]).sum() / members.sum()
+    present = [k for k in range(p.shape[1]) if (y_true == k).any()]
+    return -total / w[present].sum()
+
+
+@given(seed=st.integers(0, 2**32 - 1))
+@SETTINGS
+def test_weighted_log_loss_matches_seed_formula(kind: str, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    n_ids, n_classes = int(rng.integers(1, 15)), int(rng.integers(2, 5))
+    y, p, onehot = multiclass_problem(rng, n_ids, n_classes, normalize=False)
+    names = [f"c{k}" for k in range(n_classes)]
+    w = rng.integers(1, 5, n_classes).astype(float)
+    df = long_table(onehot, p, class_names=names, rng=rng)
+    mapping = dict(zip(names, w, strict=True))
+    got = run(df, kind, pl_metrics.weighted_log_loss, class_weights=mapping).item()
+    assert got == pytest.approx(seed_002_loss(y, p, w), rel=1e-12)
+    equal = run(df, kind, pl_metrics.weighted_log_loss).item()
+    assert equal == pytest.approx(seed_002_loss(y, p, np.ones(n_classes)), rel=1e-12)
+
+
+def seed_002_frame() -> pl.DataFrame:
+    p_a = [0.90, 0.11, 0.21, 0.48, 0.18]
+    p_b = [0.20, 0.80, 0.23, 0.42, 0.10]
+    truth = ["A", "A", "B", "B", "B"]
+    return pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(5), 2),
+            "class": ["A", "B"] * 5,
+            "score": [v for pair in zip(p_a, p_b, strict=True) for v in pair],
+            "truth": [c == t for t in truth for c in ("A", "B")],
+        }
+    )
+
+
+def test_seed_002_worked_example() -> None:
+    df = seed_002_frame()
+    assert pl_metrics.weighted_log_loss(df).item() == pytest.approx(0.98515, abs=5e-6)
+    # The notebook's one-image figure 0.05016 is one term: 0.5 * ln(0.9/1.1) / 2 classes-A.
+    one_term = -(0.5 * np.log(0.9 / 1.1) * (1 / 2)) / 1
+    assert one_term == pytest.approx(0.05016, abs=1e-5)
+    weighted = pl_metrics.weighted_log_loss(df, class_weights={"A": 1, "B": 3}).item()
+    assert weighted == pytest.approx(
+        seed_002_loss(
+            np.array([0, 0, 1, 1, 1]), df["score"].to_numpy().reshape(5, 2), np.array([1.0, 3.0])
+        )
+    )
+
+
+def test_log_loss_errors() -> None:
+    df = seed_002_frame()
+    two_true = df.with_columns(truth=pl.when(pl.col("id") == 0).then(True).otherwise("truth"))
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match="column 'truth': 1 ids do not have exactly one true class",
+    ):
+        pl_metrics.log_loss(two_true)
+    no_true = df.with_columns(truth=pl.when(pl.col("id") < 2).then(False).otherwise("truth"))
+    with pytest.raises(pl_metrics.MetricsInputError, match="2 ids do not have exactly one"):
+        pl_metrics.weighted_log_loss(no_true.lazy()).collect()
+    negative = df.with_columns(score=pl.when(pl.col("id") == 1).then(-0.1).otherwise("score"))
+    with pytest.raises(pl_metrics.MetricsInputError, match="2 rows are negative probabilities"):
+        pl_metrics.weighted_log_loss(negative)
+    with pytest.raises(pl_metrics.MetricsInputError, match="rows are probabilities above 1"):
+        pl_metrics.log_loss(df.with_columns(score=pl.col("score") * 2))
+    zero = df.with_columns(score=pl.when(pl.col("id") == 3).then(0.0).otherwise("score"))
+    with pytest.raises(pl_metrics.MetricsInputError, match="1 ids have probabilities summing"):
+        pl_metrics.weighted_log_loss(zero)
+    with pytest.raises(pl_metrics.MetricsInputError, match="NaN or infinite"):
+        pl_metrics.log_loss(df.with_columns(score=pl.lit(float("inf"))))
+
+
+def test_class_weights_must_match_classes() -> None:
+    df = seed_002_frame()
+    with pytest.raises(pl_metrics.MetricsInputError, match="1 classes have no weight"):
+        pl_metrics.weighted_log_loss(df, class_weights={"A": 1.0})
+    with pytest.raises(pl_metrics.MetricsInputError, match="1 classes of class_weights are not"):
+        pl_metrics.weighted_log_loss(df, class_weights={"A": 1.0, "B": 1.0, "C": 2.0})
+    with pytest.raises(pl_metrics.MetricsInputError, match="finite and non-negative"):
+        pl_metrics.weighted_log_loss(df, class_weights={"A": -1.0, "B": 1.0})
+    with pytest.raises(pl_metrics.MetricsInputError, match="option 'eps'"):
+        pl_metrics.log_loss(df, eps=0.7)
+
+
+def test_weighted_log_loss_by_group_and_categorical_class() -> None:
+    df = pl.concat([seed_002_frame().with_columns(fold=pl.lit(f)) for f in (0, 1)])
+    df = df.with_columns(pl.col("class").cast(pl.Categorical))
+    out = pl_metrics.weighted_log_loss(df, by="fold", class_weights={"A": 0.5, "B": 0.5})
+    assert out["weighted_log_loss"].to_list() == pytest.approx([0.985151] * 2, abs=1e-6)
