@@ -17,6 +17,7 @@ import polars as pl
 
 __all__ = [
     "CHECK_PREFIX",
+    "INTERNAL",
     "N_IDS",
     "Columns",
     "FrameT",
@@ -26,12 +27,9 @@ __all__ = [
     "aggregate",
     "as_like",
     "check_option",
-    "check_state",
     "id_problems",
     "join_on",
     "normalize_by",
-    "per_id_checked",
-    "ragged_problem",
     "raise_on_problems",
     "resolve_columns",
     "row_problems",
@@ -44,8 +42,6 @@ Ragged = Literal["error", "allow"]
 #: Prefix of internal columns; chosen so that it cannot clash with a user's column by accident.
 INTERNAL = "__plm_"
 CHECK_PREFIX = f"{INTERNAL}check_"
-_N_CLASSES = f"{INTERNAL}n_classes"
-_GROUP_CLASSES = f"{INTERNAL}group_classes"
 #: Number of ids in a group's state; zero (or no group at all) means the table was empty.
 N_IDS = f"{INTERNAL}ids"
 
@@ -278,52 +274,6 @@ def id_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
             )
         )
     return checks
-
-
-def ragged_problem(cols: Columns) -> Problem:
-    """Ids that lack a class other ids of the same group have."""
-    return Problem(
-        "ragged",
-        cols.cls,
-        "ids",
-        "lack a class that other ids of their group have (ragged input)",
-        "pass ragged='allow' to rank each id over the rows it has",
-    )
-
-
-def per_id_checked(
-    lf: pl.LazyFrame, cols: Columns, exprs: Sequence[pl.Expr], *, validate: bool, ragged: str
-) -> tuple[pl.LazyFrame, list[Problem]]:
-    """One row per ``(by..., id)`` with ``exprs`` and, if ``validate``, the data checks.
-
-    The checks ride along in the aggregation the metric needs anyway, so validating costs
-    a few more expressions, not another pass over the rows.
-    """
-    problems: list[Problem] = []
-    exprs = list(exprs)
-    if validate:
-        checks = row_problems(cols) + id_problems(cols)
-        exprs += [expr.alias(p.name) for p, expr in checks]
-        exprs.append(pl.col(cols.cls).n_unique().alias(_N_CLASSES))
-        problems = [p for p, _ in checks]
-    per_id = lf.group_by([*cols.by, cols.id]).agg(exprs)
-    if validate and ragged == "error":
-        classes = aggregate(lf, cols.by, [pl.col(cols.cls).n_unique().alias(_GROUP_CLASSES)])
-        problem = ragged_problem(cols)
-        per_id = join_on(per_id, classes, cols.by).with_columns(
-            (pl.col(_N_CLASSES) < pl.col(_GROUP_CLASSES)).cast(pl.Int64).alias(problem.name)
-        )
-        problems.append(problem)
-    return per_id, problems
-
-
-def check_state(
-    lf: pl.LazyFrame, cols: Columns, *, validate: bool, ragged: str
-) -> tuple[pl.LazyFrame, list[Problem]]:
-    """Per-group counts of ids and of each problem, for metrics that aggregate rows directly."""
-    per_id, problems = per_id_checked(lf, cols, [], validate=validate, ragged=ragged)
-    exprs = [pl.len().alias(N_IDS), *(pl.col(p.name).sum() for p in problems)]
-    return aggregate(per_id, cols.by, exprs), problems
 
 
 def aggregate(lf: pl.LazyFrame, by: Sequence[str], exprs: Sequence[pl.Expr]) -> pl.LazyFrame:

@@ -7,27 +7,12 @@ class) for the class-weighted loss.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics._frame import (
-    INTERNAL,
-    N_IDS,
-    Columns,
-    FrameT,
-    MetricsInputError,
-    Problem,
-    Ragged,
-    aggregate,
-    as_like,
-    check_option,
-    join_on,
-    per_id_checked,
-    raise_on_problems,
-    resolve_columns,
-)
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, as_like, resolve_columns
+from pl_metrics._state import CLASS_ROWS, Options, Parts, build_state, make_options, register
 
 __all__ = ["log_loss", "weighted_log_loss"]
 
@@ -35,55 +20,146 @@ _P_TRUE = f"{INTERNAL}p_true"
 _ROW_SUM = f"{INTERNAL}row_sum"
 _TRUE_CLASS = f"{INTERNAL}true_class"
 _W = f"{INTERNAL}w"
-_LOSS_SUM = f"{INTERNAL}loss_sum"
 _W_SUM = f"{INTERNAL}w_sum"
-_MEAN_LOG = f"{INTERNAL}mean_log"
-_CLASS_WEIGHT = f"{INTERNAL}class_weight"
+_LL_SUM = f"{INTERNAL}ll_sum"
+_CLASS_LOG_SUM = f"{INTERNAL}class_log_sum"
+_CLASS_IDS = f"{INTERNAL}class_true_ids"
 _KEY = f"{INTERNAL}key"
+_CLASS_WEIGHT = f"{INTERNAL}class_weight"
 
 
-def _check_eps(eps: float) -> None:
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps < 0.5:
-        raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {eps!r}")
+class _LogLoss:
+    """One aggregation per id picks the true class's probability and the row sum."""
 
-
-def _per_id(
-    lf: pl.LazyFrame, cols: Columns, *, validate: bool, ragged: Ragged, max_one: bool
-) -> tuple[pl.LazyFrame, list[Problem]]:
-    """Per id: the true class's probability, the row sum and the weight, plus checks."""
-    assert cols.score is not None
-    score, truth = pl.col(cols.score).cast(pl.Float64), cols.truth_expr
-    exprs = [
-        score.filter(truth).first().alias(_P_TRUE),
-        score.sum().alias(_ROW_SUM),
-        pl.col(cols.cls).filter(truth).first().alias(_TRUE_CLASS),
-        cols.weight_expr.first().alias(_W),
-    ]
-    checks = [
-        (
-            Problem("true_count", cols.truth, "ids", "do not have exactly one true class"),
-            (truth.sum() != 1).cast(pl.Int64),
-        ),
-        (
-            Problem("negative", cols.score, "rows", "are negative probabilities"),
-            (score < 0).sum().cast(pl.Int64),
-        ),
-        (
-            Problem("zero_row", cols.score, "ids", "have probabilities summing to zero"),
-            (score.sum() == 0).cast(pl.Int64),
-        ),
-    ]
-    if max_one:
-        checks.append(
-            (
-                Problem("above_one", cols.score, "rows", "are probabilities above 1"),
-                (score > 1).sum().cast(pl.Int64),
-            )
+    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
+        assert cols.score is not None
+        score, truth = pl.col(cols.score).cast(pl.Float64), cols.truth_expr
+        parts = Parts(
+            id_exprs=[
+                score.filter(truth).first().alias(_P_TRUE),
+                score.sum().alias(_ROW_SUM),
+                pl.col(cols.cls).filter(truth).first().alias(_TRUE_CLASS),
+                cols.weight_expr.first().alias(_W),
+            ],
+            id_checks=[
+                (
+                    Problem("true_count", cols.truth, "ids", "do not have exactly one true class"),
+                    (truth.sum() != 1).cast(pl.Int64),
+                ),
+                (
+                    Problem("negative", cols.score, "rows", "are negative probabilities"),
+                    (score < 0).sum().cast(pl.Int64),
+                ),
+                (
+                    Problem("zero_row", cols.score, "ids", "have probabilities summing to zero"),
+                    (score.sum() == 0).cast(pl.Int64),
+                ),
+            ],
         )
-    if validate:
-        exprs += [e.alias(p.name) for p, e in checks]
-    per_id, problems = per_id_checked(lf, cols, exprs, validate=validate, ragged=ragged)
-    return per_id, problems + ([p for p, _ in checks] if validate else [])
+        eps = opts.eps
+        if "log_loss" in metrics:
+            # As scikit-learn: probabilities used as given, so above 1 is an error.
+            parts.id_checks.append(
+                (
+                    Problem("above_one", cols.score, "rows", "are probabilities above 1"),
+                    (score > 1).sum().cast(pl.Int64),
+                )
+            )
+            loss = -pl.col(_P_TRUE).clip(eps, 1 - eps).log()
+            w = pl.col(_W)
+            parts.group_exprs += [(w * loss).sum().alias(_LL_SUM), w.sum().alias(_W_SUM)]
+        if "weighted_log_loss" in metrics:
+            log_p = (pl.col(_P_TRUE) / pl.col(_ROW_SUM)).clip(eps, 1 - eps).log()
+
+            def by_true_class(per_id: pl.LazyFrame) -> pl.LazyFrame:
+                return (
+                    per_id.drop_nulls(_TRUE_CLASS)
+                    .group_by([*cols.by, _TRUE_CLASS])
+                    .agg(
+                        log_p.sum().alias(_CLASS_LOG_SUM), pl.len().cast(pl.Int64).alias(_CLASS_IDS)
+                    )
+                    .rename({_TRUE_CLASS: cols.cls})
+                )
+
+            parts.class_from_ids.append(by_true_class)
+        return parts
+
+    def group_checks(
+        self, metric: str, cols: Columns, opts: Options
+    ) -> list[tuple[Problem, pl.Expr]]:
+        if metric != "log_loss":
+            return []
+        problem = Problem(
+            "zero_weight",
+            cols.weight or cols.id,
+            "groups",
+            "have weights that sum to zero",
+            "log_loss is undefined there",
+        )
+        return [(problem, (pl.col(_W_SUM) == 0).cast(pl.Int64))]
+
+    def table_checks(
+        self, metric: str, classes: pl.LazyFrame, cols: Columns, opts: Options
+    ) -> list[tuple[Problem, pl.LazyFrame]]:
+        """``class_weights`` must name exactly the classes of the table."""
+        if metric != "weighted_log_loss" or opts.class_weights is None:
+            return []
+        weights = _weights_frame(opts.class_weights)
+        present = (
+            classes.filter(pl.col(CLASS_ROWS) > 0)
+            .select(pl.col(cols.cls).cast(pl.String).alias(_KEY))
+            .unique()
+        )
+        return [
+            (
+                Problem("unweighted", cols.cls, "classes", "have no weight in class_weights"),
+                present.join(weights, on=_KEY, how="anti").select(pl.len().cast(pl.Int64)),
+            ),
+            (
+                Problem(
+                    "unknown_weight", cols.cls, "classes", "of class_weights are not in the table"
+                ),
+                weights.join(present, on=_KEY, how="anti").select(pl.len().cast(pl.Int64)),
+            ),
+        ]
+
+    def per_class(self, metric: str, opts: Options) -> bool:
+        return False
+
+    def finalize(
+        self,
+        metric: str,
+        groups: pl.LazyFrame,
+        classes: pl.LazyFrame | None,
+        cols: Columns,
+        opts: Options,
+    ) -> pl.LazyFrame:
+        by = list(cols.by)
+        if metric == "log_loss":
+            value = (pl.col(_LL_SUM) / pl.col(_W_SUM)).cast(pl.Float64)
+            return groups.select(*by, value.alias(metric))
+        assert classes is not None
+        # Classes that are the true class of no id have no mean: left out, with their weight.
+        per_class = classes.filter(pl.col(_CLASS_IDS) > 0).with_columns(
+            pl.col(cols.cls).cast(pl.String).alias(_KEY)
+        )
+        if opts.class_weights is None:
+            per_class = per_class.with_columns(pl.lit(1.0).alias(_CLASS_WEIGHT))
+        else:
+            per_class = per_class.join(_weights_frame(opts.class_weights), on=_KEY, how="left")
+        cw, mean_log = pl.col(_CLASS_WEIGHT), pl.col(_CLASS_LOG_SUM) / pl.col(_CLASS_IDS)
+        loss = (-(cw * mean_log).sum() / cw.sum()).cast(pl.Float64).alias(metric)
+        out = per_class.group_by(by).agg(loss) if by else per_class.select(loss)
+        # Every group gets a row (NaN if none of its ids has a usable true class).
+        return groups.select(by).join(out, on=by, how="left", nulls_equal=True) if by else out
+
+
+def _weights_frame(class_weights: tuple[tuple[str, float], ...]) -> pl.LazyFrame:
+    keys, values = zip(*class_weights, strict=True)
+    return pl.LazyFrame({_KEY: list(keys), _CLASS_WEIGHT: list(values)})
+
+
+register(("log_loss", "weighted_log_loss"), _LogLoss())
 
 
 def _resolve(
@@ -95,11 +171,8 @@ def _resolve(
     truth_col: str,
     weight_col: str | None,
     by: str | Sequence[str] | None,
-    eps: float,
-    ragged: Ragged,
-    validate: bool,
 ) -> Columns:
-    cols = resolve_columns(
+    return resolve_columns(
         frame,
         id_col=id_col,
         class_col=class_col,
@@ -108,10 +181,6 @@ def _resolve(
         weight_col=weight_col,
         by=by,
     )
-    _check_eps(eps)
-    check_option("ragged", ragged, ("error", "allow"))
-    check_option("validate", validate, (True, False))
-    return cols
 
 
 def log_loss(
@@ -173,11 +242,8 @@ def log_loss(
     >>> round(df.metrics.log_loss().item(), 5)
     0.21616
     """
-    cols: Columns = _resolve(
+    cols = _resolve(
         frame,
-        eps=eps,
-        ragged=ragged,
-        validate=validate,
         id_col=id_col,
         class_col=class_col,
         score_col=score_col,
@@ -185,54 +251,8 @@ def log_loss(
         weight_col=weight_col,
         by=by,
     )
-    problems: list[Problem]
-    per_id, problems = _per_id(frame.lazy(), cols, validate=validate, ragged=ragged, max_one=True)
-    w = pl.col(_W)
-    loss = -pl.col(_P_TRUE).clip(eps, 1 - eps).log()
-    state = aggregate(
-        per_id,
-        cols.by,
-        [
-            pl.len().alias(N_IDS),
-            (w * loss).sum().alias(_LOSS_SUM),
-            w.sum().alias(_W_SUM),
-            *(pl.col(p.name).sum() for p in problems),
-        ],
-    )
-    zero = Problem(
-        "zero_weight",
-        cols.weight or cols.id,
-        "groups",
-        "have weights that sum to zero",
-        "log_loss is undefined there",
-    )
-    state = state.with_columns((pl.col(_W_SUM) == 0).cast(pl.Int64).alias(zero.name))
-    out = raise_on_problems(state, [*problems, zero], cols.by).select(
-        *cols.by, (pl.col(_LOSS_SUM) / pl.col(_W_SUM)).alias("log_loss")
-    )
-    return as_like(frame, out.sort(list(cols.by)) if cols.by else out)
-
-
-def _class_weights_frame(class_weights: Mapping[object, float] | None) -> pl.LazyFrame | None:
-    if class_weights is None:
-        return None
-    if not isinstance(class_weights, Mapping) or not class_weights:
-        raise MetricsInputError("option 'class_weights': expected a non-empty mapping")
-    values = list(class_weights.values())
-    bad = [
-        v
-        for v in values
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0
-    ]
-    if bad:
-        raise MetricsInputError(
-            f"option 'class_weights': weights must be finite and non-negative, got {bad}"
-        )
-    if sum(values) == 0:
-        raise MetricsInputError("option 'class_weights': the weights sum to zero")
-    return pl.LazyFrame(
-        {_KEY: [str(k) for k in class_weights], _CLASS_WEIGHT: [float(v) for v in values]}
-    )
+    opts = make_options(eps=eps, ragged=ragged, validate=validate)
+    return as_like(frame, build_state(frame, ["log_loss"], cols, opts).finalize())
 
 
 def weighted_log_loss(
@@ -294,11 +314,8 @@ def weighted_log_loss(
     >>> round(df.metrics.weighted_log_loss(class_weights={"A": 0.8, "B": 0.2}).item(), 5)
     1.08815
     """
-    cols: Columns = _resolve(
+    cols = _resolve(
         frame,
-        eps=eps,
-        ragged=ragged,
-        validate=validate,
         id_col=id_col,
         class_col=class_col,
         score_col=score_col,
@@ -306,39 +323,5 @@ def weighted_log_loss(
         weight_col=None,
         by=by,
     )
-    weights = _class_weights_frame(class_weights)
-    lf = frame.lazy()
-    problems: list[Problem]
-    per_id, problems = _per_id(lf, cols, validate=validate, ragged=ragged, max_one=False)
-    log_p = (pl.col(_P_TRUE) / pl.col(_ROW_SUM)).clip(eps, 1 - eps).log()
-    per_class = aggregate(per_id, [*cols.by, _TRUE_CLASS], [log_p.mean().alias(_MEAN_LOG)])
-    per_class = per_class.with_columns(pl.col(_TRUE_CLASS).cast(pl.String).alias(_KEY))
-    if weights is None:
-        per_class = per_class.with_columns(pl.lit(1.0).alias(_CLASS_WEIGHT))
-    else:
-        per_class = per_class.join(weights, on=_KEY, how="left")
-    cw = pl.col(_CLASS_WEIGHT)
-    loss = (-(cw * pl.col(_MEAN_LOG)).sum() / cw.sum()).alias("weighted_log_loss")
-    out = aggregate(per_class, cols.by, [loss])
-    checks = aggregate(
-        per_id, cols.by, [pl.len().alias(N_IDS), *(pl.col(p.name).sum() for p in problems)]
-    )
-    if weights is not None:
-        present = lf.select(pl.col(cols.cls).cast(pl.String).alias(_KEY)).unique()
-        coverage = [
-            (
-                Problem("unweighted", cols.cls, "classes", "have no weight in class_weights"),
-                present.join(weights, on=_KEY, how="anti"),
-            ),
-            (
-                Problem(
-                    "unknown_weight", cols.cls, "classes", "of class_weights are not in the table"
-                ),
-                weights.join(present, on=_KEY, how="anti"),
-            ),
-        ]
-        for problem, extra in coverage:
-            checks = join_on(checks, extra.select(pl.len().cast(pl.Int64).alias(problem.name)), [])
-            problems.append(problem)
-    out = raise_on_problems(join_on(out, checks, cols.by), problems, cols.by)
-    return as_like(frame, out.sort(list(cols.by)) if cols.by else out)
+    opts = make_options(eps=eps, class_weights=class_weights, ragged=ragged, validate=validate)
+    return as_like(frame, build_state(frame, ["weighted_log_loss"], cols, opts).finalize())

@@ -18,20 +18,15 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from pl_metrics._frame import (
-    INTERNAL,
-    N_IDS,
-    Columns,
-    FrameT,
-    Problem,
-    Ragged,
-    aggregate,
-    as_like,
-    check_option,
-    join_on,
-    per_id_checked,
-    raise_on_problems,
-    resolve_columns,
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, as_like, resolve_columns
+from pl_metrics._state import (
+    MAX_ROWS,
+    N_ROWS,
+    Options,
+    Parts,
+    build_state,
+    make_options,
+    register,
 )
 
 __all__ = ["coverage_error", "label_ranking_loss", "lrap", "lwlrap"]
@@ -39,7 +34,6 @@ __all__ = ["coverage_error", "label_ranking_loss", "lrap", "lwlrap"]
 RANKING_METRICS = ("lwlrap", "lrap", "coverage_error", "label_ranking_loss")
 
 # Per-id columns.
-_N = f"{INTERNAL}n"
 _NPOS = f"{INTERNAL}npos"
 _PREC = f"{INTERNAL}prec"
 _NEG_ABOVE = f"{INTERNAL}neg_above"
@@ -47,26 +41,26 @@ _MAX_RANK = f"{INTERNAL}max_rank"
 _W = f"{INTERNAL}w"
 _POS_CLASS = f"{INTERNAL}pos_class"
 _POS_PREC = f"{INTERNAL}pos_prec"
-# Per-group state: weighted sums over ids.
+# Per-group sums.
 _W_SUM = f"{INTERNAL}w_sum"
 _LRAP_SUM = f"{INTERNAL}lrap_sum"
 _COV_SUM = f"{INTERNAL}cov_sum"
 _LOSS_SUM = f"{INTERNAL}loss_sum"
 _LW_SUM = f"{INTERNAL}lw_sum"
 _LW_DEN = f"{INTERNAL}lw_den"
-_MAX_CLASSES = f"{INTERNAL}max_classes"
+# Per-(group, class) sums for lwlrap per class.
+_CLASS_LW_SUM = f"{INTERNAL}class_lw_sum"
+_CLASS_LW_DEN = f"{INTERNAL}class_lw_den"
+_CLASS_NPOS = f"{INTERNAL}class_npos"
 
 
-def _per_id(
-    lf: pl.LazyFrame, cols: Columns, *, validate: bool, ragged: Ragged, per_class: bool
-) -> tuple[pl.LazyFrame, list[Problem]]:
-    """One row per ``(by..., id)`` with the sums every ranking metric needs."""
+def _id_exprs(cols: Columns, per_class: bool) -> list[pl.Expr]:
+    """Per id: the sums of the two max-ranks of its positive labels."""
     assert cols.score is not None
     score, truth = pl.col(cols.score), cols.truth_expr
     rank_all = score.rank("max", descending=True).filter(truth)  # R_j
     rank_pos = score.filter(truth).rank("max", descending=True)  # P_j
     exprs = [
-        pl.len().alias(_N),
         truth.sum().cast(pl.Int64).alias(_NPOS),
         (rank_pos / rank_all).sum().alias(_PREC),
         (rank_all - rank_pos).sum().cast(pl.Float64).alias(_NEG_ABOVE),
@@ -78,19 +72,12 @@ def _per_id(
             pl.col(cols.cls).filter(truth).alias(_POS_CLASS),
             (rank_pos / rank_all).alias(_POS_PREC),
         ]
-    return per_id_checked(lf, cols, exprs, validate=validate, ragged=ragged)
+    return exprs
 
 
-def ranking_state(
-    lf: pl.LazyFrame, cols: Columns, *, validate: bool = True, ragged: Ragged = "error"
-) -> tuple[pl.LazyFrame, list[Problem]]:
-    """Per-group weighted sums from which each ranking metric is finalized.
-
-    Every column is a sum over ids except ``max_classes`` (a max), so states of id-disjoint
-    parts of a table merge exactly.
-    """
-    per_id, problems = _per_id(lf, cols, validate=validate, ragged=ragged, per_class=False)
-    n, npos, w = pl.col(_N), pl.col(_NPOS), pl.col(_W)
+def _group_exprs() -> list[pl.Expr]:
+    """Weighted sums over a group's ids."""
+    n, npos, w = pl.col(N_ROWS), pl.col(_NPOS), pl.col(_W)
     # An id whose labels are all positive or all negative carries no ranking: sklearn scores
     # it 1 for LRAP and 0 for the ranking loss.
     degenerate = (npos == 0) | (npos == n)
@@ -100,113 +87,118 @@ def ranking_state(
         .then(0.0)
         .otherwise(pl.col(_NEG_ABOVE) / (npos * (n - npos)).cast(pl.Float64))
     )
-    exprs = [
-        pl.len().alias(N_IDS),
+    return [
         w.sum().alias(_W_SUM),
         (w * lrap_id).sum().alias(_LRAP_SUM),
         (w * pl.col(_MAX_RANK).fill_null(0.0)).sum().alias(_COV_SUM),
         (w * loss_id).sum().alias(_LOSS_SUM),
         (w * pl.col(_PREC)).sum().alias(_LW_SUM),
         (w * npos).sum().alias(_LW_DEN),
-        n.max().alias(_MAX_CLASSES),
-        *(pl.col(p.name).sum() for p in problems),
     ]
-    return aggregate(per_id, cols.by, exprs), problems
 
 
-def _group_problems(metric: str, cols: Columns) -> list[tuple[Problem, pl.Expr]]:
-    """Checks on a group's state: what scikit-learn refuses for coverage and ranking loss."""
-    if metric not in ("coverage_error", "label_ranking_loss"):
+class _Ranking:
+    """The label-ranking family: per-id ranks, then sums per group."""
+
+    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
+        per_class = opts.per_class and "lwlrap" in metrics
+        parts = Parts(id_exprs=_id_exprs(cols, per_class), group_exprs=_group_exprs())
+        if per_class:
+
+            def positives_by_class(per_id: pl.LazyFrame) -> pl.LazyFrame:
+                w = pl.col(_W)
+                exploded = (
+                    per_id.select([*cols.by, _POS_CLASS, _POS_PREC, _W])
+                    .explode([_POS_CLASS, _POS_PREC])
+                    .rename({_POS_CLASS: cols.cls})
+                    .drop_nulls(cols.cls)
+                )
+                return exploded.group_by([*cols.by, cols.cls]).agg(
+                    (w * pl.col(_POS_PREC)).sum().alias(_CLASS_LW_SUM),
+                    w.sum().alias(_CLASS_LW_DEN),
+                    pl.len().cast(pl.Int64).alias(_CLASS_NPOS),
+                )
+
+            parts.class_from_ids.append(positives_by_class)
+        return parts
+
+    def group_checks(
+        self, metric: str, cols: Columns, opts: Options
+    ) -> list[tuple[Problem, pl.Expr]]:
+        """What scikit-learn refuses for coverage and ranking loss."""
+        if metric not in ("coverage_error", "label_ranking_loss"):
+            return []
+        return [
+            (
+                Problem(
+                    "single_class",
+                    cols.cls,
+                    "groups",
+                    "have a single class",
+                    f"{metric} needs at least two classes per id",
+                ),
+                (pl.col(MAX_ROWS) < 2).cast(pl.Int64),
+            ),
+            (
+                Problem(
+                    "zero_weight",
+                    cols.weight or cols.id,
+                    "groups",
+                    "have weights that sum to zero",
+                    f"{metric} is undefined there",
+                ),
+                (pl.col(_W_SUM) == 0).cast(pl.Int64),
+            ),
+        ]
+
+    def table_checks(
+        self, metric: str, classes: pl.LazyFrame, cols: Columns, opts: Options
+    ) -> list[tuple[Problem, pl.LazyFrame]]:
         return []
-    return [
-        (
-            Problem(
-                "single_class",
-                cols.cls,
-                "groups",
-                "have a single class",
-                f"{metric} needs at least two classes per id",
-            ),
-            (pl.col(_MAX_CLASSES) < 2).cast(pl.Int64),
-        ),
-        (
-            Problem(
-                "zero_weight",
-                cols.weight or cols.id,
-                "groups",
-                "have weights that sum to zero",
-                f"{metric} is undefined there",
-            ),
-            (pl.col(_W_SUM) == 0).cast(pl.Int64),
-        ),
-    ]
+
+    def per_class(self, metric: str, opts: Options) -> bool:
+        return metric == "lwlrap" and opts.per_class
+
+    def finalize(
+        self,
+        metric: str,
+        groups: pl.LazyFrame,
+        classes: pl.LazyFrame | None,
+        cols: Columns,
+        opts: Options,
+    ) -> pl.LazyFrame:
+        if self.per_class(metric, opts):
+            assert classes is not None
+            return _lwlrap_per_class(classes, cols)
+        # A zero denominator gives NaN: no positive label for lwlrap, weights summing to zero
+        # for the others (seed 001; scikit-learn would give +-inf or NaN there).
+        numerator, denominator = {
+            "lwlrap": (_LW_SUM, _LW_DEN),
+            "lrap": (_LRAP_SUM, _W_SUM),
+            "coverage_error": (_COV_SUM, _W_SUM),
+            "label_ranking_loss": (_LOSS_SUM, _W_SUM),
+        }[metric]
+        den = pl.col(denominator)
+        value = pl.when(den == 0).then(float("nan")).otherwise(pl.col(numerator) / den)
+        return groups.select(*cols.by, value.cast(pl.Float64).alias(metric))
 
 
-def finalize_expr(metric: str) -> pl.Expr:
-    """The metric's value from a group's state."""
-    # A zero denominator gives NaN: no positive label for lwlrap, weights summing to zero for
-    # the others (seed 001; scikit-learn would give +-inf or NaN there).
-    numerator, denominator = {
-        "lwlrap": (_LW_SUM, _LW_DEN),
-        "lrap": (_LRAP_SUM, _W_SUM),
-        "coverage_error": (_COV_SUM, _W_SUM),
-        "label_ranking_loss": (_LOSS_SUM, _W_SUM),
-    }[metric]
-    den = pl.col(denominator)
-    value = pl.when(den == 0).then(float("nan")).otherwise(pl.col(numerator) / den)
-    return value.cast(pl.Float64).alias(metric)
-
-
-def finalize(
-    state: pl.LazyFrame, metrics: Sequence[str], cols: Columns, problems: Sequence[Problem]
-) -> pl.LazyFrame:
-    """Turn a ranking state into one row per group with one column per metric."""
-    group_checks = {p.key: (p, e) for m in metrics for p, e in _group_problems(m, cols)}
-    all_problems = [*problems, *(p for p, _ in group_checks.values())]
-    state = state.with_columns([e.alias(p.name) for p, e in group_checks.values()])
-    checked = raise_on_problems(state, all_problems, cols.by)
-    out = checked.select([*cols.by, *(finalize_expr(m) for m in metrics)])
-    return out.sort(list(cols.by)) if cols.by else out
-
-
-def _lwlrap_per_class(
-    lf: pl.LazyFrame, cols: Columns, *, validate: bool, ragged: Ragged
-) -> pl.LazyFrame:
-    per_id, problems = _per_id(lf, cols, validate=validate, ragged=ragged, per_class=True)
-    w = pl.col(_W)
-    positives = (
-        per_id.select([*cols.by, _POS_CLASS, _POS_PREC, _W])
-        .explode([_POS_CLASS, _POS_PREC])
-        .rename({_POS_CLASS: cols.cls})
-    )
-    sums = aggregate(
-        positives,
-        [*cols.by, cols.cls],
-        [
-            (w * pl.col(_POS_PREC)).sum().alias(_LW_SUM),
-            w.sum().alias(_LW_DEN),
-            pl.len().alias(_NPOS),
-        ],
-    )
-    # Every class of the group gets a row, also those that are never positive.
-    classes = lf.select([*cols.by, cols.cls]).unique()
-    per_class = classes.join(sums, on=[*cols.by, cols.cls], how="left", nulls_equal=True)
-    den = pl.col(_LW_DEN).fill_null(0.0)
+def _lwlrap_per_class(classes: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    den = pl.col(_CLASS_LW_DEN)
     group_den = den.sum().over(list(cols.by)) if cols.by else den.sum()
-    per_class = per_class.select(
+    return classes.select(
         *cols.by,
         cols.cls,
         # A class never positive in its group has no precision to average: null, weight 0.
-        pl.when(pl.col(_NPOS).is_not_null())
-        .then(pl.col(_LW_SUM) / den)
+        pl.when(pl.col(_CLASS_NPOS) > 0)
+        .then(pl.col(_CLASS_LW_SUM) / den)
         .cast(pl.Float64)
         .alias("lwlrap"),
         (den / group_den).cast(pl.Float64).alias("weight"),
     )
-    state_exprs = [pl.len().alias(N_IDS), *(pl.col(p.name).sum() for p in problems)]
-    checks = aggregate(per_id, cols.by, state_exprs)
-    checked = raise_on_problems(join_on(per_class, checks, cols.by), problems, cols.by)
-    return checked.sort([*cols.by, cols.cls])
+
+
+register(RANKING_METRICS, _Ranking())
 
 
 def _ranking(
@@ -232,13 +224,8 @@ def _ranking(
         weight_col=weight_col,
         by=by,
     )
-    check_option("ragged", ragged, ("error", "allow"))
-    check_option("validate", validate, (True, False))
-    lf = frame.lazy()
-    if per_class:
-        return as_like(frame, _lwlrap_per_class(lf, cols, validate=validate, ragged=ragged))
-    state, problems = ranking_state(lf, cols, validate=validate, ragged=ragged)
-    return as_like(frame, finalize(state, [metric], cols, problems))
+    opts = make_options(per_class=per_class, ragged=ragged, validate=validate)
+    return as_like(frame, build_state(frame, [metric], cols, opts).finalize())
 
 
 def lwlrap(

@@ -8,27 +8,23 @@ of a table add up.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Literal
 
 import polars as pl
 
-from pl_metrics._counts import check_zero_division, from_counts, nanaverage
+from pl_metrics._counts import THRESHOLDED_METRICS, from_counts, nanaverage
 from pl_metrics._frame import (
     INTERNAL,
     Columns,
     FrameT,
     MetricsInputError,
+    Problem,
     Ragged,
-    aggregate,
     as_like,
-    check_option,
-    check_state,
-    join_on,
-    raise_on_problems,
     resolve_columns,
 )
+from pl_metrics._state import Average, Options, Parts, build_state, make_options, register
 
 __all__ = [
     "balanced_accuracy",
@@ -40,10 +36,9 @@ __all__ = [
     "recall",
 ]
 
-Average = Literal["macro", "micro", "weighted", "samples"] | None
-_AVERAGES = (None, "macro", "micro", "weighted", "samples")
 _SAMPLES_METRICS = ("f1", "precision", "recall")
 _COUNTS = tuple(f"{INTERNAL}{name}" for name in ("tp", "fp", "fn", "tn"))
+_ID_COUNTS = tuple(f"{INTERNAL}id_{name}" for name in ("tp", "fp", "fn", "tn"))
 _W = f"{INTERNAL}w"
 
 
@@ -54,14 +49,100 @@ def _pred_expr(cols: Columns, threshold: float) -> pl.Expr:
     return pl.col(cols.score) >= threshold
 
 
-def _count_exprs(cols: Columns, pred: pl.Expr) -> list[pl.Expr]:
+def _count_exprs(cols: Columns, threshold: float, names: Sequence[str]) -> list[pl.Expr]:
     """tp, fp, fn, tn as (weighted) sums over rows; integers without weights."""
-    truth = cols.truth_expr
+    pred, truth = _pred_expr(cols, threshold), cols.truth_expr
     cells = (pred & truth, pred & ~truth, ~pred & truth, ~pred & ~truth)
     if cols.weight is None:
-        return [c.sum().cast(pl.Int64).alias(n) for c, n in zip(cells, _COUNTS, strict=True)]
+        return [c.sum().cast(pl.Int64).alias(n) for c, n in zip(cells, names, strict=True)]
     weight = cols.weight_expr
-    return [weight.filter(c).sum().alias(n) for c, n in zip(cells, _COUNTS, strict=True)]
+    return [weight.filter(c).sum().alias(n) for c, n in zip(cells, names, strict=True)]
+
+
+def _samples_names(metric: str) -> tuple[str, str, str, str]:
+    """Sums that make scikit-learn's NaN-ignoring weighted mean of per-id values mergeable."""
+    base = f"{INTERNAL}samples_{metric}_"
+    return base + "n", base + "v", base + "wv", base + "w"
+
+
+class _Thresholded:
+    """Each class a binary problem: confusion counts per (group, class)."""
+
+    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
+        parts = Parts()
+        if opts.average != "samples" or "confusion" in metrics:
+            parts.class_exprs = _count_exprs(cols, opts.threshold, _COUNTS)
+        if opts.average == "samples":
+            # scikit-learn's 'samples' average: each id's metric, averaged over ids.
+            parts.id_exprs = [
+                *_count_exprs(cols, opts.threshold, _ID_COUNTS),
+                cols.weight_expr.first().alias(_W),
+            ]
+            tp, fp, fn, tn = (pl.col(c) for c in _ID_COUNTS)
+            for metric in metrics:
+                if metric == "confusion":
+                    continue
+                value = from_counts(metric, tp, fp, fn, tn, opts.zero_division)
+                valid, w = value.is_not_nan(), pl.col(_W)
+                n, v, wv, ws = _samples_names(metric)
+                parts.group_exprs += [
+                    valid.sum().cast(pl.Int64).alias(n),
+                    value.filter(valid).sum().alias(v),
+                    (value * w).filter(valid).sum().alias(wv),
+                    w.filter(valid).sum().alias(ws),
+                ]
+        return parts
+
+    def group_checks(
+        self, metric: str, cols: Columns, opts: Options
+    ) -> list[tuple[Problem, pl.Expr]]:
+        return []
+
+    def table_checks(
+        self, metric: str, classes: pl.LazyFrame, cols: Columns, opts: Options
+    ) -> list[tuple[Problem, pl.LazyFrame]]:
+        return []
+
+    def per_class(self, metric: str, opts: Options) -> bool:
+        return metric == "confusion" or opts.average is None
+
+    def finalize(
+        self,
+        metric: str,
+        groups: pl.LazyFrame,
+        classes: pl.LazyFrame | None,
+        cols: Columns,
+        opts: Options,
+    ) -> pl.LazyFrame:
+        by = list(cols.by)
+        if metric == "confusion":
+            assert classes is not None
+            names = {c: c.removeprefix(INTERNAL) for c in _COUNTS}
+            return classes.select([*by, cols.cls, *_COUNTS]).rename(names)
+        if opts.average == "samples":
+            n, v, wv, ws = (pl.col(c) for c in _samples_names(metric))
+            # scikit-learn's _nanaverage: NaN left out; weights summing to zero: plain mean.
+            value = pl.when(n == 0).then(float("nan")).when(ws == 0).then(v / n).otherwise(wv / ws)
+            return groups.select(*by, value.cast(pl.Float64).alias(metric))
+        assert classes is not None
+        tp, fp, fn, tn = (pl.col(c) for c in _COUNTS)
+        zd = opts.zero_division
+        if opts.average is None:
+            value = from_counts(metric, tp, fp, fn, tn, zd).alias(metric)
+            return classes.select([*by, cols.cls, value])
+        if opts.average == "micro":
+            pooled = from_counts(metric, tp.sum(), fp.sum(), fn.sum(), tn.sum(), zd)
+            return _aggregate(classes, by, pooled.alias(metric))
+        per_class = from_counts(metric, tp, fp, fn, tn, zd)
+        support = (tp + fn).cast(pl.Float64) if opts.average == "weighted" else None
+        return _aggregate(classes, by, nanaverage(per_class, support).alias(metric))
+
+
+def _aggregate(lf: pl.LazyFrame, by: list[str], expr: pl.Expr) -> pl.LazyFrame:
+    return lf.group_by(by).agg(expr) if by else lf.select(expr)
+
+
+register(("confusion", *THRESHOLDED_METRICS), _Thresholded())
 
 
 def _resolve(
@@ -73,12 +154,9 @@ def _resolve(
     truth_col: str,
     weight_col: str | None,
     by: str | Sequence[str] | None,
-    threshold: float,
     pred: str | None,
-    ragged: Ragged,
-    validate: bool,
 ) -> Columns:
-    cols = resolve_columns(
+    return resolve_columns(
         frame,
         id_col=id_col,
         class_col=class_col,
@@ -88,49 +166,15 @@ def _resolve(
         by=by,
         pred_col=pred,
     )
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-        raise MetricsInputError(f"option 'threshold': expected a number, got {threshold!r}")
-    if not math.isfinite(threshold):
-        raise MetricsInputError(f"option 'threshold': expected a finite number, got {threshold}")
-    check_option("ragged", ragged, ("error", "allow"))
-    check_option("validate", validate, (True, False))
-    return cols
 
 
-def confusion_state(
-    lf: pl.LazyFrame, cols: Columns, *, threshold: float, validate: bool, ragged: Ragged
-) -> pl.LazyFrame:
-    """Checked confusion counts, one row per ``(by..., class)``."""
-    counts = aggregate(lf, [*cols.by, cols.cls], _count_exprs(cols, _pred_expr(cols, threshold)))
-    if not validate:
-        return raise_on_problems(counts, [], cols.by)  # still refuses an empty table
-    checks, problems = check_state(lf, cols, validate=True, ragged=ragged)
-    return raise_on_problems(join_on(counts, checks, cols.by), problems, cols.by)
-
-
-def _samples(
-    lf: pl.LazyFrame,
-    metric: str,
-    cols: Columns,
-    *,
-    threshold: float,
-    zero_division: float,
-    validate: bool,
-    ragged: Ragged,
-) -> pl.LazyFrame:
-    """scikit-learn's 'samples' average: the metric of each id, averaged over ids."""
-    exprs = [*_count_exprs(cols, _pred_expr(cols, threshold)), cols.weight_expr.first().alias(_W)]
-    per_id = lf.group_by([*cols.by, cols.id]).agg(exprs)
-    tp, fp, fn, tn = (pl.col(c) for c in _COUNTS)
-    value = from_counts(metric, tp, fp, fn, tn, zero_division)
-    weight = pl.col(_W) if cols.weight is not None else None
-    out = aggregate(per_id, cols.by, [nanaverage(value, weight).alias(metric)])
-    if validate:
-        checks, problems = check_state(lf, cols, validate=True, ragged=ragged)
-        out = raise_on_problems(join_on(out, checks, cols.by), problems, cols.by)
-    else:
-        out = raise_on_problems(out, [], cols.by)
-    return out.sort(list(cols.by)) if cols.by else out
+def check_average(metric: str, average: Average) -> None:
+    """'samples' exists for F1, precision and recall only, as in scikit-learn."""
+    if average == "samples" and metric not in _SAMPLES_METRICS:
+        raise MetricsInputError(
+            f"option 'average': 'samples' is defined for {', '.join(_SAMPLES_METRICS)}, "
+            f"not {metric}"
+        )
 
 
 def _metric(
@@ -150,14 +194,15 @@ def _metric(
     ragged: Ragged,
     validate: bool,
 ) -> FrameT:
-    check_option("average", average, _AVERAGES)
-    zero_division = check_zero_division(zero_division)
-    if average == "samples" and metric not in _SAMPLES_METRICS:
-        raise MetricsInputError(
-            f"option 'average': 'samples' is defined for {', '.join(_SAMPLES_METRICS)}, "
-            f"not {metric}"
-        )
-    cols: Columns = _resolve(
+    opts = make_options(
+        threshold=threshold,
+        average=average,
+        zero_division=zero_division,
+        ragged=ragged,
+        validate=validate,
+    )
+    check_average(metric, average)
+    cols = _resolve(
         frame,
         id_col=id_col,
         class_col=class_col,
@@ -165,52 +210,9 @@ def _metric(
         truth_col=truth_col,
         weight_col=weight_col,
         by=by,
-        threshold=threshold,
         pred=pred,
-        ragged=ragged,
-        validate=validate,
     )
-    lf = frame.lazy()
-    if average == "samples":
-        return as_like(
-            frame,
-            _samples(
-                lf,
-                metric,
-                cols,
-                threshold=threshold,
-                zero_division=zero_division,
-                validate=validate,
-                ragged=ragged,
-            ),
-        )
-    state = confusion_state(lf, cols, threshold=threshold, validate=validate, ragged=ragged)
-    return as_like(frame, finalize(state, metric, cols.by, cols.cls, average, zero_division))
-
-
-def finalize(
-    state: pl.LazyFrame,
-    metric: str,
-    by: Sequence[str],
-    class_col: str,
-    average: Average,
-    zero_division: float,
-) -> pl.LazyFrame:
-    """The metric from confusion counts per ``(by..., class)``."""
-    tp, fp, fn, tn = (pl.col(c) for c in _COUNTS)
-    by = list(by)
-    if average is None:
-        value = from_counts(metric, tp, fp, fn, tn, zero_division).alias(metric)
-        return state.select([*by, class_col, value]).sort([*by, class_col])
-    if average == "micro":
-        pooled = from_counts(metric, tp.sum(), fp.sum(), fn.sum(), tn.sum(), zero_division)
-        exprs = [pooled.alias(metric)]
-    else:
-        per_class = from_counts(metric, tp, fp, fn, tn, zero_division)
-        support = (tp + fn).cast(pl.Float64) if average == "weighted" else None
-        exprs = [nanaverage(per_class, support).alias(metric)]
-    out = aggregate(state, by, exprs)
-    return out.sort(by) if by else out
+    return as_like(frame, build_state(frame, [metric], cols, opts).finalize())
 
 
 def confusion(
@@ -260,7 +262,7 @@ def confusion(
     │ dog   ┆ 1   ┆ 0   ┆ 1   ┆ 1   │
     └───────┴─────┴─────┴─────┴─────┘
     """
-    cols: Columns = _resolve(
+    cols = _resolve(
         frame,
         id_col=id_col,
         class_col=class_col,
@@ -268,17 +270,10 @@ def confusion(
         truth_col=truth_col,
         weight_col=weight_col,
         by=by,
-        threshold=threshold,
         pred=pred,
-        ragged=ragged,
-        validate=validate,
     )
-    state = confusion_state(
-        frame.lazy(), cols, threshold=threshold, validate=validate, ragged=ragged
-    )
-    names = {c: c.removeprefix(INTERNAL) for c in _COUNTS}
-    out = state.select([*cols.by, cols.cls, *_COUNTS]).rename(names)
-    return as_like(frame, out.sort([*cols.by, cols.cls]))
+    opts = make_options(threshold=threshold, average=None, ragged=ragged, validate=validate)
+    return as_like(frame, build_state(frame, ["confusion"], cols, opts).finalize())
 
 
 def f1(

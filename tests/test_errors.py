@@ -88,7 +88,7 @@ def test_duplicates(good: pl.DataFrame) -> None:
 
 def test_ragged(good: pl.DataFrame) -> None:
     bad = good.filter(~((pl.col("id") < 2) & (pl.col("class") == 3)))
-    pattern = r"column 'class': 2 ids lack a class.*ragged='allow'"
+    pattern = r"column 'class': 2 \(id, class\) rows are missing.*ragged='allow'"
     with pytest.raises(MetricsInputError, match=pattern):
         pl_metrics.lrap(bad)
     assert 0 <= pl_metrics.lrap(bad, ragged="allow").item() <= 1
