@@ -325,7 +325,11 @@ def raise_on_problems(
 
 
 def as_like(frame: FrameT, result: pl.LazyFrame) -> FrameT:
-    """Return ``result`` collected if ``frame`` is eager, else lazy: the type in is the type out."""
+    """Return ``result`` collected if ``frame`` is eager, else lazy: the type in is the type out.
+
+    Eager results are collected with the streaming engine, which runs these plans (joins,
+    filters and sums) several times faster than the in-memory engine and in bounded memory.
+    """
     if isinstance(frame, pl.DataFrame):
-        return result.collect()
+        return result.collect(engine="streaming")
     return result

@@ -71,7 +71,7 @@ class _LogLoss:
         if "weighted_log_loss" in metrics:
             log_p = (pl.col(_P_TRUE) / pl.col(_ROW_SUM)).clip(eps, 1 - eps).log()
 
-            def by_true_class(per_id: pl.LazyFrame) -> pl.LazyFrame:
+            def by_true_class(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
                 return (
                     per_id.drop_nulls(_TRUE_CLASS)
                     .group_by([*cols.by, _TRUE_CLASS])

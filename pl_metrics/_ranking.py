@@ -14,7 +14,7 @@ followed by sums per group, so the sums of id-disjoint parts add up to the sums 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import polars as pl
 
@@ -39,8 +39,12 @@ _PREC = f"{INTERNAL}prec"
 _NEG_ABOVE = f"{INTERNAL}neg_above"
 _MAX_RANK = f"{INTERNAL}max_rank"
 _W = f"{INTERNAL}w"
+_MIN_POS = f"{INTERNAL}min_pos"
 _POS_CLASS = f"{INTERNAL}pos_class"
-_POS_PREC = f"{INTERNAL}pos_prec"
+_POS_SCORE = f"{INTERNAL}pos_score"
+_TRUTH = f"{INTERNAL}truth"
+_R = f"{INTERNAL}r"
+_P = f"{INTERNAL}p"
 # Per-group sums.
 _W_SUM = f"{INTERNAL}w_sum"
 _LRAP_SUM = f"{INTERNAL}lrap_sum"
@@ -54,25 +58,82 @@ _CLASS_LW_DEN = f"{INTERNAL}class_lw_den"
 _CLASS_NPOS = f"{INTERNAL}class_npos"
 
 
-def _id_exprs(cols: Columns, per_class: bool) -> list[pl.Expr]:
-    """Per id: the sums of the two max-ranks of its positive labels."""
+def _id_exprs(cols: Columns) -> list[pl.Expr]:
+    """Per id: positives, the lowest positive score, the weight."""
     assert cols.score is not None
     score, truth = pl.col(cols.score), cols.truth_expr
-    rank_all = score.rank("max", descending=True).filter(truth)  # R_j
-    rank_pos = score.filter(truth).rank("max", descending=True)  # P_j
-    exprs = [
+    return [
         truth.sum().cast(pl.Int64).alias(_NPOS),
-        (rank_pos / rank_all).sum().alias(_PREC),
-        (rank_all - rank_pos).sum().cast(pl.Float64).alias(_NEG_ABOVE),
-        rank_all.max().cast(pl.Float64).alias(_MAX_RANK),
+        score.filter(truth).min().alias(_MIN_POS),
         cols.weight_expr.first().alias(_W),
     ]
-    if per_class:
-        exprs += [
-            pl.col(cols.cls).filter(truth).alias(_POS_CLASS),
-            (rank_pos / rank_all).alias(_POS_PREC),
-        ]
-    return exprs
+
+
+def _per_positive(rows: pl.LazyFrame, per_id: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    """``R_j`` and ``P_j`` of every positive row, by counting instead of ranking.
+
+    Each positive is joined to the rows of its id that score at least as high, and the
+    pairs are counted. Rows below the id's lowest positive score can never count, so they are
+    dropped first: for a good model that leaves little more than the positives. Joins,
+    filters and sums run in the streaming engine; a per-id rank would not.
+    """
+    assert cols.score is not None
+    keys = [*cols.by, cols.id]
+    score, truth = pl.col(cols.score), cols.truth_expr
+    positives = rows.filter(truth).select(
+        *keys, pl.col(cols.cls).alias(_POS_CLASS), score.alias(_POS_SCORE)
+    )
+    candidates = (
+        rows.select(*keys, score, truth.alias(_TRUTH))
+        .join(per_id.select(*keys, _MIN_POS), on=keys, nulls_equal=True)
+        .filter(score >= pl.col(_MIN_POS))
+    )
+    return (
+        candidates.join(positives, on=keys, nulls_equal=True)
+        .filter(score >= pl.col(_POS_SCORE))
+        .group_by([*keys, _POS_CLASS])
+        .agg(pl.len().alias(_R), pl.col(_TRUTH).sum().alias(_P))
+    )
+
+
+def _with_rank_sums(cols: Columns) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
+    def extend(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
+        keys = [*cols.by, cols.id]
+        r, p = pl.col(_R), pl.col(_P)
+        sums = (
+            _per_positive(rows, per_id, cols)
+            .group_by(keys)
+            .agg(
+                (p / r).sum().alias(_PREC),
+                (r - p).sum().cast(pl.Float64).alias(_NEG_ABOVE),
+                r.max().cast(pl.Float64).alias(_MAX_RANK),
+            )
+        )
+        # Ids without positives have no pairs: zero sums (coverage 0, as in sklearn).
+        return per_id.join(sums, on=keys, how="left", nulls_equal=True).with_columns(
+            pl.col(_PREC, _NEG_ABOVE, _MAX_RANK).fill_null(0.0)
+        )
+
+    return extend
+
+
+def _by_positive_class(cols: Columns) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
+    def per_class(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
+        keys = [*cols.by, cols.id]
+        w = pl.col(_W)
+        return (
+            _per_positive(rows, per_id, cols)
+            .join(per_id.select(*keys, _W), on=keys, nulls_equal=True)
+            .group_by([*cols.by, _POS_CLASS])
+            .agg(
+                (w * pl.col(_P) / pl.col(_R)).sum().alias(_CLASS_LW_SUM),
+                w.sum().alias(_CLASS_LW_DEN),
+                pl.len().cast(pl.Int64).alias(_CLASS_NPOS),
+            )
+            .rename({_POS_CLASS: cols.cls})
+        )
+
+    return per_class
 
 
 def _group_exprs() -> list[pl.Expr]:
@@ -90,7 +151,7 @@ def _group_exprs() -> list[pl.Expr]:
     return [
         w.sum().alias(_W_SUM),
         (w * lrap_id).sum().alias(_LRAP_SUM),
-        (w * pl.col(_MAX_RANK).fill_null(0.0)).sum().alias(_COV_SUM),
+        (w * pl.col(_MAX_RANK)).sum().alias(_COV_SUM),
         (w * loss_id).sum().alias(_LOSS_SUM),
         (w * pl.col(_PREC)).sum().alias(_LW_SUM),
         (w * npos).sum().alias(_LW_DEN),
@@ -98,28 +159,16 @@ def _group_exprs() -> list[pl.Expr]:
 
 
 class _Ranking:
-    """The label-ranking family: per-id ranks, then sums per group."""
+    """The label-ranking family: pair counts per positive, then sums per id and group."""
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
-        per_class = opts.per_class and "lwlrap" in metrics
-        parts = Parts(id_exprs=_id_exprs(cols, per_class), group_exprs=_group_exprs())
-        if per_class:
-
-            def positives_by_class(per_id: pl.LazyFrame) -> pl.LazyFrame:
-                w = pl.col(_W)
-                exploded = (
-                    per_id.select([*cols.by, _POS_CLASS, _POS_PREC, _W])
-                    .explode([_POS_CLASS, _POS_PREC])
-                    .rename({_POS_CLASS: cols.cls})
-                    .drop_nulls(cols.cls)
-                )
-                return exploded.group_by([*cols.by, cols.cls]).agg(
-                    (w * pl.col(_POS_PREC)).sum().alias(_CLASS_LW_SUM),
-                    w.sum().alias(_CLASS_LW_DEN),
-                    pl.len().cast(pl.Int64).alias(_CLASS_NPOS),
-                )
-
-            parts.class_from_ids.append(positives_by_class)
+        parts = Parts(
+            id_exprs=_id_exprs(cols),
+            extend_ids=[_with_rank_sums(cols)],
+            group_exprs=_group_exprs(),
+        )
+        if opts.per_class and "lwlrap" in metrics:
+            parts.class_from_ids.append(_by_positive_class(cols))
         return parts
 
     def group_checks(

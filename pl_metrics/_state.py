@@ -74,6 +74,9 @@ class Options:
     validate: bool = True
 
 
+IdsHook = Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]
+
+
 @dataclass
 class Parts:
     """What one metric family adds to the aggregations of a state."""
@@ -82,7 +85,10 @@ class Parts:
     id_checks: list[tuple[Problem, pl.Expr]] = field(default_factory=list)
     group_exprs: list[pl.Expr] = field(default_factory=list)
     class_exprs: list[pl.Expr] = field(default_factory=list)
-    class_from_ids: list[Callable[[pl.LazyFrame], pl.LazyFrame]] = field(default_factory=list)
+    #: ``(rows, per_id) -> per_id`` with more columns, before the per-group sums.
+    extend_ids: list[IdsHook] = field(default_factory=list)
+    #: ``(rows, per_id) -> (by..., class, sums)``, joined onto the per-class table.
+    class_from_ids: list[IdsHook] = field(default_factory=list)
 
 
 class Family(Protocol):
@@ -167,7 +173,7 @@ class MetricState:
     def collect(self) -> MetricState:
         """Compute the state's tables (one pass over the input)."""
         lazy = [t.lazy() for t in (self.groups, self.classes) if t is not None]
-        done = pl.collect_all(lazy)
+        done = pl.collect_all(lazy, engine="streaming")
         classes = done[1] if self.classes is not None else None
         return replace(self, groups=done[0], classes=classes)
 
@@ -219,7 +225,7 @@ def merge_states(states: Sequence[MetricState]) -> MetricState:
         classes = merged(class_tables, [*by, first.columns.cls])
     if eager:
         lazy = [t.lazy() for t in (groups, classes) if t is not None]
-        done = pl.collect_all(lazy)
+        done = pl.collect_all(lazy, engine="streaming")
         groups, classes = done[0], (done[1] if classes is not None else None)
     return replace(first, groups=groups, classes=classes)
 
@@ -244,6 +250,8 @@ def build_state(
     id_exprs = [pl.len().alias(N_ROWS), *(e for p in parts for e in p.id_exprs)]
     id_exprs += [expr.alias(problem.name) for problem, expr in checks]
     per_id = lf.group_by([*by, cols.id]).agg(_unique_by_name(id_exprs))
+    for extend in (f for p in parts for f in p.extend_ids):
+        per_id = extend(lf, per_id)
 
     group_exprs = [
         pl.len().alias(N_IDS),
@@ -261,7 +269,7 @@ def build_state(
         keys = [*by, cols.cls]
         classes = lf.group_by(keys).agg(pl.len().alias(CLASS_ROWS), *class_exprs)
         for make in from_ids:
-            extra = make(per_id)
+            extra = make(lf, per_id)
             added = [c for c in extra.collect_schema() if c not in keys]
             classes = classes.join(extra, on=keys, how="left", nulls_equal=True).with_columns(
                 pl.col(added).fill_null(0)

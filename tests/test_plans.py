@@ -1,0 +1,70 @@
+"""Every metric's state plan runs in the streaming engine: no in-memory map over the rows.
+
+The only Python step is the check on the final few aggregated rows (`finalize`), which is
+not part of the state plan.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import pl_metrics  # noqa: F401  (registers .metrics)
+from pl_metrics._frame import resolve_columns
+from pl_metrics._state import build_state, make_options
+
+DATA = Path(__file__).parent.parent / "data" / "digits_oof.parquet"
+FALLBACK = 'fillcolor="0.0 0.3 1.0"'  # the legend's colour of an in-memory engine fallback
+
+CASES = [
+    (["lwlrap", "lrap", "coverage_error", "label_ranking_loss"], {}),
+    (["lwlrap"], {"per_class": True}),
+    (["f1", "precision", "recall", "balanced_accuracy", "balanced_f1", "mfif"], {}),
+    (["f1", "precision", "recall"], {"average": "samples"}),
+    (["confusion"], {"average": None}),
+    (["log_loss", "weighted_log_loss"], {}),
+    (["weighted_log_loss"], {"class_weights": {str(k): 1.0 for k in range(10)}}),
+]
+
+
+def physical_plan(lf: pl.LazyFrame) -> str:
+    return str(lf.show_graph(engine="streaming", plan_stage="physical", raw_output=True))
+
+
+@pytest.mark.parametrize(("metrics", "options"), CASES)
+@pytest.mark.parametrize("validate", [True, False])
+def test_state_plans_stream(metrics: list[str], options: dict, validate: bool) -> None:  # type: ignore[type-arg]
+    lf = pl.scan_parquet(DATA)
+    cols = resolve_columns(
+        lf,
+        id_col="id",
+        class_col="class",
+        score_col="score",
+        truth_col="truth",
+        by=["model", "fold"],
+    )
+    state = build_state(lf, metrics, cols, make_options(validate=validate, **options))
+    for table in (state.groups, state.classes):
+        if table is None:
+            continue
+        plan = physical_plan(table.lazy())
+        assert "multi-scan" in plan  # the plan really reads the file
+        fallbacks = [line for line in plan.splitlines() if FALLBACK in line]
+        assert fallbacks == [], fallbacks
+
+
+def test_lazy_metric_reads_nothing_until_collected(tmp_path: Path) -> None:
+    path = tmp_path / "dump.parquet"
+    pl.read_parquet(DATA).write_parquet(path)
+    lazy = pl.scan_parquet(path).metrics.lrap(by="model")
+    path.unlink()  # the plan must not have read the rows: collecting now fails to find them
+    with pytest.raises((FileNotFoundError, OSError, pl.exceptions.ComputeError)):
+        lazy.collect()
+
+
+def test_the_check_sees_a_fallback() -> None:
+    """A per-id rank does fall back: the test above would catch it."""
+    lf = pl.scan_parquet(DATA).group_by("id").agg(pl.col("score").rank().sum())
+    assert FALLBACK in physical_plan(lf)
