@@ -9,6 +9,8 @@ from pl_metrics import _namespace, expr  # noqa: F401  (_namespace registers .me
 from pl_metrics._frame import MetricsInputError
 from pl_metrics._logloss import log_loss, weighted_log_loss
 from pl_metrics._ranking import coverage_error, label_ranking_loss, lrap, lwlrap
+from pl_metrics._report import chunk_key, merge_states, report, state
+from pl_metrics._state import MetricState
 from pl_metrics._thresholded import (
     balanced_accuracy,
     balanced_f1,
@@ -20,9 +22,11 @@ from pl_metrics._thresholded import (
 )
 
 __all__ = [
+    "MetricState",
     "MetricsInputError",
     "balanced_accuracy",
     "balanced_f1",
+    "chunk_key",
     "confusion",
     "coverage_error",
     "expr",
@@ -31,9 +35,12 @@ __all__ = [
     "log_loss",
     "lrap",
     "lwlrap",
+    "merge_states",
     "mfif",
     "precision",
     "recall",
+    "report",
+    "state",
     "weighted_log_loss",
 ]
 __version__ = "0.1.0"

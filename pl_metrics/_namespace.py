@@ -8,7 +8,7 @@ from typing import Any, Generic
 
 import polars as pl
 
-from pl_metrics import _logloss, _ranking, _thresholded
+from pl_metrics import _logloss, _ranking, _report, _thresholded
 from pl_metrics._frame import FrameT
 
 __all__ = ["MetricsNamespace"]
@@ -18,8 +18,8 @@ def _method(function: Callable[..., Any]) -> Callable[..., Any]:
     """Make ``function(frame, **options)`` a namespace method ``frame.metrics.function``."""
 
     @functools.wraps(function)
-    def method(self: MetricsNamespace[Any], **options: Any) -> Any:
-        return function(self._frame, **options)
+    def method(self: MetricsNamespace[Any], *args: Any, **options: Any) -> Any:
+        return function(self._frame, *args, **options)
 
     return method
 
@@ -45,3 +45,5 @@ class MetricsNamespace(Generic[FrameT]):
     mfif = _method(_thresholded.mfif)
     log_loss = _method(_logloss.log_loss)
     weighted_log_loss = _method(_logloss.weighted_log_loss)
+    report = _method(_report.report)
+    state = _method(_report.state)

@@ -249,7 +249,9 @@ def build_state(
         checks += [c for p in parts for c in p.id_checks]
     id_exprs = [pl.len().alias(N_ROWS), *(e for p in parts for e in p.id_exprs)]
     id_exprs += [expr.alias(problem.name) for problem, expr in checks]
-    per_id = lf.group_by([*by, cols.id]).agg(_unique_by_name(id_exprs))
+    # Cached: the ranking family reads it twice (before and after joining pair counts), and
+    # it must be computed once. It is small: one row per id.
+    per_id = lf.group_by([*by, cols.id]).agg(_unique_by_name(id_exprs)).cache()
     for extend in (f for p in parts for f in p.extend_ids):
         per_id = extend(lf, per_id)
 

@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 _SAMPLES_METRICS = ("f1", "precision", "recall")
+THRESHOLDED = ("confusion", *THRESHOLDED_METRICS)
 _COUNTS = tuple(f"{INTERNAL}{name}" for name in ("tp", "fp", "fn", "tn"))
 _ID_COUNTS = tuple(f"{INTERNAL}id_{name}" for name in ("tp", "fp", "fn", "tn"))
 _W = f"{INTERNAL}w"
@@ -142,7 +143,7 @@ def _aggregate(lf: pl.LazyFrame, by: list[str], expr: pl.Expr) -> pl.LazyFrame:
     return lf.group_by(by).agg(expr) if by else lf.select(expr)
 
 
-register(("confusion", *THRESHOLDED_METRICS), _Thresholded())
+register(THRESHOLDED, _Thresholded())
 
 
 def _resolve(

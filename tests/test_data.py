@@ -20,6 +20,12 @@ EXPECTED_LRAP = {
     ("digits_properties_oof", "forest"): 0.990713,
     ("digits_properties_oof", "logreg"): 0.963679,
 }
+EXPECTED_LOG_LOSS = {
+    "forest": 0.307146,
+    "knn": 0.116101,
+    "logreg": 0.162747,
+    "naive_bayes": 2.791046,
+}
 
 
 @pytest.mark.parametrize("name", ["digits_oof", "digits_properties_oof"])
@@ -38,3 +44,9 @@ def test_shipped_data_lrap(name: str) -> None:
         )
         assert value == pytest.approx(want, rel=1e-12)
     assert np.isfinite(per_fold["lrap"].to_numpy()).all()
+
+
+def test_shipped_data_log_loss() -> None:
+    lf = pl.scan_parquet(DATA / "digits_oof.parquet")
+    out = lf.metrics.log_loss(by="model", eps=np.finfo(float).eps).collect()
+    assert dict(out.rows()) == pytest.approx(EXPECTED_LOG_LOSS, abs=5e-7)

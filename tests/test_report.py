@@ -1,0 +1,185 @@
+"""report() equals the single-metric functions; states merge exactly."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+import pl_metrics
+from tests.conftest import dense_problems, grouped_table, long_table, run
+
+SETTINGS = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+RANKING = ["lwlrap", "lrap", "coverage_error", "label_ranking_loss"]
+THRESHOLDED = ["f1", "precision", "recall", "balanced_accuracy", "balanced_f1", "mfif"]
+
+
+def multiclass_table(seed: int, n_ids: int = 40, n_classes: int = 4) -> pl.DataFrame:
+    """Probabilities with one true class per id, for reports that include the log losses."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for model in ("a", "b"):
+        y = rng.integers(0, n_classes, n_ids)
+        p = rng.dirichlet(np.ones(n_classes), n_ids).round(2) + 0.01
+        p = p / p.sum(axis=1, keepdims=True)
+        frames.append(
+            long_table(np.eye(n_classes, dtype=bool)[y], p, rng=rng).with_columns(
+                model=pl.lit(model), fold=(pl.col("id") % 3)
+            )
+        )
+    return pl.concat(frames)
+
+
+@pytest.mark.parametrize("average", ["macro", "micro", "weighted"])
+def test_report_equals_each_metric(kind: str, average: str) -> None:
+    df = multiclass_table(0)
+    metrics = [*RANKING, *THRESHOLDED, "log_loss", "weighted_log_loss"]
+    out = run(
+        df,
+        kind,
+        pl_metrics.report,
+        metrics=metrics,
+        by=["model", "fold"],
+        average=average,
+        threshold=0.3,
+    )
+    assert out.columns == ["model", "fold", *metrics]
+    for metric in metrics:
+        options = {"average": average, "threshold": 0.3} if metric in THRESHOLDED else {}
+        alone = getattr(pl_metrics, metric)(df, by=["model", "fold"], **options)
+        np.testing.assert_allclose(
+            out[metric].to_numpy(), alone[metric].to_numpy(), rtol=1e-12, atol=1e-15
+        )
+
+
+def test_report_samples_and_weights() -> None:
+    rng = np.random.default_rng(1)
+    df = long_table(
+        rng.random((30, 5)) < 0.4, rng.random((30, 5)).round(1), weight=rng.choice([1.0, 2.0], 30)
+    )
+    out = pl_metrics.report(df, ["f1", "recall", "lrap"], average="samples", weight_col="w")
+    f1 = pl_metrics.f1(df, average="samples", weight_col="w").item()
+    assert out["f1"].item() == pytest.approx(f1, rel=1e-12)
+    assert out["lrap"].item() == pytest.approx(pl_metrics.lrap(df, weight_col="w").item())
+
+
+def test_per_class_report(kind: str) -> None:
+    df = multiclass_table(2)
+    out = run(
+        df,
+        kind,
+        pl_metrics.report,
+        metrics=["lwlrap", "f1", "confusion"],
+        by="model",
+        per_class=True,
+    )
+    assert out.columns == ["model", "class", "lwlrap", "weight", "f1", "tp", "fp", "fn", "tn"]
+    lw = pl_metrics.lwlrap(df, by="model", per_class=True)
+    f1 = pl_metrics.f1(df, by="model", average=None)
+    assert_frame_equal(out.select(lw.columns), lw, rel_tol=1e-12, abs_tol=1e-15)
+    assert_frame_equal(out.select(f1.columns), f1, rel_tol=1e-12, abs_tol=1e-15)
+    with pytest.raises(pl_metrics.MetricsInputError, match="per-class report cannot include"):
+        pl_metrics.report(df, ["lwlrap", "lrap"], per_class=True)
+    with pytest.raises(pl_metrics.MetricsInputError, match="per-class report cannot include"):
+        pl_metrics.report(df, ["confusion", "lrap"])
+
+
+def test_report_options_are_checked() -> None:
+    df = multiclass_table(3)
+    with pytest.raises(pl_metrics.MetricsInputError, match="unknown metric 'auc'"):
+        pl_metrics.report(df, ["lrap", "auc"])
+    with pytest.raises(pl_metrics.MetricsInputError, match="'samples' is defined for"):
+        pl_metrics.report(df, ["mfif"], average="samples")
+    with pytest.raises(pl_metrics.MetricsInputError, match="at least one metric"):
+        pl_metrics.report(df, [])
+    with pytest.raises(pl_metrics.MetricsInputError, match="weighs classes"):
+        pl_metrics.report(df.with_columns(w=pl.lit(1.0)), ["weighted_log_loss"], weight_col="w")
+
+
+def test_four_ranking_metrics_share_one_per_id_pass() -> None:
+    """The plan of a four-metric report has as many row aggregations as one metric's."""
+    lf = multiclass_table(4).lazy()
+
+    def aggregations(q: pl.LazyFrame) -> int:
+        return q.explain().count("AGGREGATE")
+
+    one = aggregations(pl_metrics.lrap(lf, by="model"))
+    four = aggregations(pl_metrics.report(lf, RANKING, by="model"))
+    assert four == one
+
+
+STATE_CASES = [
+    (RANKING, {}),
+    (["lwlrap"], {"per_class": True}),
+    (THRESHOLDED, {"average": "macro"}),
+    (THRESHOLDED, {"average": "weighted", "zero_division": float("nan")}),
+    (["f1", "precision", "recall"], {"average": "samples"}),
+    (["f1", "confusion"], {"per_class": True}),
+]
+
+
+@pytest.mark.parametrize(("metrics", "options"), STATE_CASES)
+@given(
+    problems=dense_problems(min_classes=2, weights=True),
+    parts=st.integers(1, 4),
+    seed=st.integers(0, 1000),
+)
+@SETTINGS
+def test_states_of_id_disjoint_parts_merge_exactly(metrics, options, problems, parts, seed):  # type: ignore[no-untyped-def]
+    for p in problems:
+        p["weight"] = np.abs(p["weight"]) + 0.5
+    df = grouped_table(problems, seed=seed)
+    whole = pl_metrics.report(df, metrics, by="g", weight_col="w", **options)
+    part_of_id = np.random.default_rng(seed).integers(0, parts, df["id"].max() + 1)
+    df = df.with_columns(part=pl.Series(part_of_id[df["id"].to_numpy()]))
+    states = [
+        pl_metrics.state(
+            df.filter(pl.col("part") == k), metrics, by="g", weight_col="w", **options
+        ).collect()
+        for k in range(parts)
+        if df.filter(pl.col("part") == k).height
+    ]
+    merged = pl_metrics.merge_states(states).finalize().collect()
+    assert merged.columns == whole.columns
+    for column in whole.columns:
+        if whole.schema[column].is_float():
+            np.testing.assert_allclose(
+                merged[column].fill_null(-1.0).to_numpy(),
+                whole[column].fill_null(-1.0).to_numpy(),
+                rtol=1e-12,
+                atol=1e-12,
+            )
+        else:
+            assert merged[column].to_list() == whole[column].to_list()
+
+
+def test_merged_states_see_ragged_input_across_parts() -> None:
+    rng = np.random.default_rng(5)
+    a = long_table(rng.random((4, 2)) < 0.5, rng.random((4, 2)))
+    b = long_table(rng.random((4, 3)) < 0.5, rng.random((4, 3))).with_columns(pl.col("id") + 100)
+    states = [pl_metrics.state(part, "lrap").collect() for part in (a, b)]
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"4 \(id, class\) rows are missing"):
+        pl_metrics.merge_states(states).finalize().collect()
+
+
+def test_merge_refuses_different_states() -> None:
+    df = multiclass_table(6)
+    with pytest.raises(pl_metrics.MetricsInputError, match="differ"):
+        pl_metrics.merge_states([pl_metrics.state(df, "lrap"), pl_metrics.state(df, "f1")])
+    with pytest.raises(pl_metrics.MetricsInputError, match="no states"):
+        pl_metrics.merge_states([])
+
+
+def test_chunk_keys() -> None:
+    assert {pl_metrics.chunk_key(m) for m in [*RANKING, *THRESHOLDED, "log_loss"]} == {"id"}
+    assert pl_metrics.state(multiclass_table(7), ["lrap", "f1"]).chunk_keys == {
+        "lrap": "id",
+        "f1": "id",
+    }
+    with pytest.raises(pl_metrics.MetricsInputError, match="unknown metric"):
+        pl_metrics.chunk_key("roc_auc")
