@@ -6,6 +6,8 @@ Importing the package registers the ``.metrics`` namespace on DataFrame and Lazy
 from __future__ import annotations
 
 from pl_metrics import _namespace, expr  # noqa: F401  (_namespace registers .metrics)
+from pl_metrics._adapters import from_numpy, from_wide
+from pl_metrics._driver import cluster_by_id, scan, score
 from pl_metrics._frame import MetricsInputError
 from pl_metrics._logloss import log_loss, weighted_log_loss
 from pl_metrics._ranking import coverage_error, label_ranking_loss, lrap, lwlrap
@@ -27,10 +29,13 @@ __all__ = [
     "balanced_accuracy",
     "balanced_f1",
     "chunk_key",
+    "cluster_by_id",
     "confusion",
     "coverage_error",
     "expr",
     "f1",
+    "from_numpy",
+    "from_wide",
     "label_ranking_loss",
     "log_loss",
     "lrap",
@@ -40,6 +45,8 @@ __all__ = [
     "precision",
     "recall",
     "report",
+    "scan",
+    "score",
     "state",
     "weighted_log_loss",
 ]

@@ -46,6 +46,7 @@ __all__ = [
     "chunk_key",
     "make_options",
     "merge_states",
+    "metric_names",
     "register",
 ]
 
@@ -125,6 +126,11 @@ def register(metrics: Sequence[str], family: Family, chunk: str = "id") -> None:
     for metric in metrics:
         _FAMILIES[metric] = family
         _CHUNK_KEYS[metric] = chunk
+
+
+def metric_names() -> list[str]:
+    """The names of every metric that `report`, `state` and `score` accept."""
+    return sorted(_FAMILIES)
 
 
 def chunk_key(metric: str) -> str:

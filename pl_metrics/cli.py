@@ -1,0 +1,169 @@
+"""The ``pl-metrics`` command line: score prediction dumps without writing code."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pl_metrics._driver import score
+from pl_metrics._frame import MetricsInputError
+from pl_metrics._state import metric_names
+
+__all__ = ["main"]
+
+_EXAMPLES = """\
+examples:
+  # lwlrap and LRAP of every model and fold of a dump
+  pl-metrics score oof.parquet --metric lwlrap --metric lrap --by model,fold
+
+  # a hive-partitioned folder (oof/model=a/fold=0/...), F1 at threshold 0.3, as CSV
+  pl-metrics score oof/ --metric f1,precision,recall --threshold 0.3 --by model --format csv
+
+  # other column names, per-class lwlrap, into a parquet file
+  pl-metrics score 'dumps/*.parquet' --metric lwlrap --per-class --id-col clip \\
+      --class-col species --score-col prob --truth-col label --output per_class.parquet
+"""
+
+_SCORE_HELP = """\
+Score long prediction dumps: one row per (id, class) with a score and a 0/1 truth.
+Prints one row per group (--by) and one column per metric. Files larger than memory are
+scored in id-disjoint chunks (--memory-budget).
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="pl-metrics",
+        description="Evaluation metrics of prediction dumps, computed with polars.",
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sc = commands.add_parser(
+        "score",
+        help="score files, folders or globs",
+        description=_SCORE_HELP,
+        epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sc.add_argument("paths", nargs="+", metavar="PATH", help="parquet/IPC/CSV file, folder, glob")
+    sc.add_argument(
+        "--metric",
+        "-m",
+        action="append",
+        metavar="NAME",
+        help=f"metric to compute, repeatable or comma-separated (default lwlrap,lrap); "
+        f"one of: {', '.join(metric_names())}",
+    )
+    sc.add_argument("--by", default="", metavar="COLS", help="group by these columns: model,fold")
+    for name, default in (("id", "id"), ("class", "class"), ("score", "score"), ("truth", "truth")):
+        sc.add_argument(f"--{name}-col", default=default, metavar="COL", help=f"default {default}")
+    sc.add_argument("--weight-col", metavar="COL", help="per-id sample weight column")
+    sc.add_argument("--threshold", type=float, default=0.5, help="pred = score >= threshold")
+    sc.add_argument("--pred", metavar="COL", help="column of 0/1 predictions (no threshold)")
+    sc.add_argument(
+        "--average",
+        default="macro",
+        choices=["macro", "micro", "weighted", "samples"],
+        help="average of the thresholded metrics (default macro)",
+    )
+    sc.add_argument("--zero-division", type=float, default=0.0, help="0, 1 or nan")
+    sc.add_argument("--eps", type=float, default=1e-15, help="log-loss clipping")
+    sc.add_argument("--per-class", action="store_true", help="one row per group and class")
+    sc.add_argument("--allow-ragged", action="store_true", help="rank each id over the rows it has")
+    sc.add_argument("--no-validate", action="store_true", help="skip the data checks")
+    sc.add_argument("--memory-budget", default="2GB", help="memory for the states (2GB)")
+    sc.add_argument("--chunks", type=int, metavar="N", help="force N id-disjoint chunks")
+    sc.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "parquet"],
+        help="output format (default: table, or from --output's extension)",
+    )
+    sc.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+    sc.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    return parser
+
+
+def _metrics(values: Sequence[str] | None) -> list[str]:
+    names = [n.strip() for v in (values or ["lwlrap,lrap"]) for n in v.split(",") if n.strip()]
+    return list(dict.fromkeys(names))
+
+
+def _write(df: pl.DataFrame, fmt: str | None, output: str | None) -> None:
+    if fmt is None:
+        suffix = Path(output).suffix.lower().lstrip(".") if output else ""
+        fmt = suffix if suffix in ("csv", "json", "parquet") else "table"
+    if fmt == "parquet":
+        if output is None:
+            raise MetricsInputError("--format parquet needs --output FILE")
+        df.write_parquet(output)
+        return
+    if fmt == "csv":
+        text = df.write_csv()
+    elif fmt == "json":
+        text = df.write_json() + "\n"
+    else:
+        with pl.Config(
+            tbl_rows=-1,
+            tbl_cols=-1,
+            tbl_hide_dataframe_shape=True,
+            tbl_hide_column_data_types=True,
+            tbl_width_chars=200,
+            float_precision=6,
+        ):
+            text = f"{df}\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        Path(output).write_text(text)
+
+
+def _run(args: argparse.Namespace) -> None:
+    options: dict[str, Any] = {
+        "id_col": args.id_col,
+        "class_col": args.class_col,
+        "score_col": args.score_col,
+        "truth_col": args.truth_col,
+        "weight_col": args.weight_col,
+        "by": [c.strip() for c in args.by.split(",") if c.strip()] or None,
+        "threshold": args.threshold,
+        "pred": args.pred,
+        "average": args.average,
+        "zero_division": args.zero_division,
+        "eps": args.eps,
+        "per_class": args.per_class,
+        "ragged": "allow" if args.allow_ragged else "error",
+        "validate": not args.no_validate,
+    }
+    result = score(
+        args.paths,
+        _metrics(args.metric),
+        memory_budget=args.memory_budget,
+        n_chunks=args.chunks,
+        progress=False if args.quiet else None,
+        **options,
+    )
+    _write(result, args.format, args.output)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; user errors print one line and return status 2."""
+    args = _parser().parse_args(argv)
+    try:
+        _run(args)
+    except (MetricsInputError, OSError, pl.exceptions.ComputeError) as error:
+        message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        print(f"pl-metrics: error: {message}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `pl-metrics ... | head`
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
