@@ -98,9 +98,7 @@ def _write(df: pl.DataFrame, fmt: str | None, output: str | None) -> None:
     if fmt is None:
         suffix = Path(output).suffix.lower().lstrip(".") if output else ""
         fmt = suffix if suffix in ("csv", "json", "parquet") else "table"
-    if fmt == "parquet":
-        if output is None:
-            raise MetricsInputError("--format parquet needs --output FILE")
+    if fmt == "parquet" and output is not None:
         df.write_parquet(output)
         return
     if fmt == "csv":
@@ -124,6 +122,8 @@ def _write(df: pl.DataFrame, fmt: str | None, output: str | None) -> None:
 
 
 def _run(args: argparse.Namespace) -> None:
+    if args.format == "parquet" and args.output is None:
+        raise MetricsInputError("--format parquet needs --output FILE")
     options: dict[str, Any] = {
         "id_col": args.id_col,
         "class_col": args.class_col,

@@ -1,0 +1,122 @@
+"""Chunked scoring of files equals in-memory scoring; layouts, chunk plans, progress."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import pl_metrics
+from pl_metrics._driver import _Progress, plan_chunks
+from tests.conftest import long_table
+
+DATA = Path(__file__).parent.parent / "data"
+METRICS = ["lwlrap", "lrap", "coverage_error", "label_ranking_loss", "f1", "log_loss"]
+
+
+def close(a: pl.DataFrame, b: pl.DataFrame) -> None:
+    assert a.columns == b.columns
+    for column in a.columns:
+        if a.schema[column].is_float():
+            np.testing.assert_allclose(a[column].to_numpy(), b[column].to_numpy(), rtol=1e-12)
+        else:
+            assert a[column].cast(pl.String).to_list() == b[column].cast(pl.String).to_list()
+
+
+@pytest.fixture(scope="module")
+def digits() -> pl.DataFrame:
+    return pl.read_parquet(DATA / "digits_oof.parquet")
+
+
+@pytest.fixture(scope="module")
+def hive_dump(tmp_path_factory: pytest.TempPathFactory, digits: pl.DataFrame) -> Path:
+    root = tmp_path_factory.mktemp("oof")
+    for (model, fold), part in digits.group_by("model", "fold"):
+        folder = root / f"model={model}" / f"fold={fold}"
+        folder.mkdir(parents=True)
+        part.drop("model", "fold").sort("id").write_parquet(
+            folder / "part.parquet", row_group_size=1000
+        )
+    return root
+
+
+@pytest.mark.parametrize("n_chunks", [1, 2, 5, 13])
+def test_chunked_equals_in_memory(hive_dump: Path, digits: pl.DataFrame, n_chunks: int) -> None:
+    whole = pl_metrics.report(digits, METRICS, by=["model", "fold"])
+    out = pl_metrics.score(hive_dump, METRICS, by=["model", "fold"], n_chunks=n_chunks)
+    close(out, whole)
+
+
+def test_chunk_strategies(hive_dump: Path, tmp_path: Path, digits: pl.DataFrame) -> None:
+    files = sorted(hive_dump.rglob("*.parquet"))
+    lf = pl_metrics.scan(hive_dump)
+    assert plan_chunks(lf, files=files, n_chunks=4).strategy == "id ranges"
+    assert plan_chunks(lf, n_chunks=4).strategy == "hash buckets"
+    assert plan_chunks(lf, files=files, memory_budget="1TB").strategy == "single"
+    n = len(plan_chunks(lf, files=files, memory_budget=digits.height * 40 // 3))
+    assert 2 <= n <= 4
+    # String ids have statistics too; CSV has none: hash buckets, same answer.
+    csv = tmp_path / "dump.csv"
+    digits.with_columns(pl.col("id").cast(pl.String)).write_csv(csv)
+    whole = pl_metrics.report(
+        digits.with_columns(pl.col("id").cast(pl.String)), METRICS, by=["model", "fold"]
+    )
+    close(pl_metrics.score(csv, METRICS, by=["model", "fold"], n_chunks=3), whole)
+
+
+def test_clustered_rewrite(tmp_path: Path, digits: pl.DataFrame) -> None:
+    shuffled = tmp_path / "shuffled.parquet"
+    digits.sample(fraction=1.0, shuffle=True, seed=1).write_parquet(shuffled, row_group_size=5000)
+    parts = pl_metrics.cluster_by_id(
+        shuffled, tmp_path / "clustered", n_parts=4, row_group_size=5000
+    )
+    assert len(parts) == 4
+    ranges = [
+        pl.read_parquet(p).select(lo=pl.col("id").min(), hi=pl.col("id").max()).row(0)
+        for p in parts
+    ]
+    assert all(ranges[k][1] < ranges[k + 1][0] for k in range(3))  # disjoint, in order
+    for part in parts:
+        ids = pl.read_parquet(part)["id"]
+        assert ids.is_sorted()
+    whole = pl_metrics.report(digits, METRICS, by="model")
+    close(pl_metrics.score(tmp_path / "clustered", METRICS, by="model", n_chunks=4), whole)
+
+
+def test_null_ids_are_not_lost_in_chunks(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    df = long_table(rng.random((50, 3)) < 0.4, rng.random((50, 3))).sort("id")
+    df = df.with_columns(pl.when(pl.col("id") == 7).then(None).otherwise("id").alias("id"))
+    path = tmp_path / "nulls.parquet"
+    df.write_parquet(path, row_group_size=20)
+    with pytest.raises(pl_metrics.MetricsInputError, match="column 'id': 3 rows are null"):
+        pl_metrics.score(path, "lrap", n_chunks=4)
+
+
+def test_input_errors(tmp_path: Path) -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match="file not found"):
+        pl_metrics.score(tmp_path / "missing.parquet", "lrap")
+    with pytest.raises(pl_metrics.MetricsInputError, match="no file matches"):
+        pl_metrics.score(str(tmp_path / "*.parquet"), "lrap")
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(pl_metrics.MetricsInputError, match="unsupported file type"):
+        pl_metrics.score(tmp_path / "notes.txt", "lrap")
+    with pytest.raises(pl_metrics.MetricsInputError, match="memory_budget"):
+        pl_metrics.score(DATA / "digits_oof.parquet", "lrap", memory_budget="lots")
+
+
+def test_progress_bar_writes_to_its_stream() -> None:
+    stream = io.StringIO()
+    bar = _Progress(total=4, rows=4_000_000, stream=stream)
+    for done in range(1, 5):
+        bar.update(done)
+    text = stream.getvalue()
+    assert "chunk 4/4" in text
+    assert "rows/s" in text
+    assert "ETA" in text
+    assert text.endswith("\n")
+    quiet = _Progress(total=2, rows=10, stream=None)
+    quiet.update(1)  # nothing to write to: no error
