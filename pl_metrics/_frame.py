@@ -27,6 +27,7 @@ __all__ = [
     "aggregate",
     "as_like",
     "check_option",
+    "duplicate_problem",
     "id_problems",
     "join_on",
     "normalize_by",
@@ -67,6 +68,7 @@ class Columns:
     score_is_float: bool
     pred: str | None = None
     pred_is_bool: bool = True
+    class_is_categorical: bool = False
 
     @property
     def truth_expr(self) -> pl.Expr:
@@ -209,6 +211,7 @@ def resolve_columns(
         score_is_float=score_is_float,
         pred=pred_col,
         pred_is_bool=pred_col is None or schema[pred_col] == pl.Boolean,
+        class_is_categorical=isinstance(schema[class_col], (pl.Categorical, pl.Enum)),
     )
 
 
@@ -246,20 +249,27 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
     return checks
 
 
-def id_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
-    """Checks inside one id's rows: duplicate classes, weights that vary."""
-    checks = [
-        (
-            Problem(
-                "duplicate",
-                cols.cls,
-                "rows",
-                f"repeat a ({', '.join([*cols.by, cols.id, cols.cls])}) already present",
-                "each id needs one row per class",
-            ),
-            (pl.len() - pl.col(cols.cls).n_unique()).cast(pl.Int64),
-        )
-    ]
+def duplicate_problem(cols: Columns) -> Problem:
+    """Rows that repeat an ``(by..., id, class)``."""
+    return Problem(
+        "duplicate",
+        cols.cls,
+        "rows",
+        f"repeat a ({', '.join([*cols.by, cols.id, cols.cls])}) already present",
+        "each id needs one row per class",
+    )
+
+
+def id_problems(cols: Columns, *, count_duplicates: bool) -> list[tuple[Problem, pl.Expr]]:
+    """Checks inside one id's rows: weights that vary, and (if asked) duplicate classes.
+
+    Duplicates cost a distinct count per id; when every id must have every class, the
+    state finds them more cheaply from class hashes (see `pl_metrics._state`).
+    """
+    checks = []
+    if count_duplicates:
+        duplicates = (pl.len() - pl.col(cols.cls).n_unique()).cast(pl.Int64)
+        checks.append((duplicate_problem(cols), duplicates))
     if cols.weight is not None:
         checks.append(
             (

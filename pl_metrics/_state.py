@@ -31,6 +31,7 @@ from pl_metrics._frame import (
     Ragged,
     aggregate,
     check_option,
+    duplicate_problem,
     id_problems,
     join_on,
     raise_on_problems,
@@ -52,11 +53,20 @@ __all__ = [
 
 #: State columns merged by maximum; every other state column is merged by sum.
 MAX_PREFIX = f"{INTERNAL}max_"
+#: State columns merged by minimum.
+MIN_PREFIX = f"{INTERNAL}min_"
 N_ROWS = f"{INTERNAL}n"  # rows of an id (per-id frame)
 MAX_ROWS = f"{MAX_PREFIX}rows"  # most rows of any id in the group
 CLASS_ROWS = f"{INTERNAL}class_rows"  # rows of a class in the group
 _N_CLASSES = f"{INTERNAL}n_classes"
 _TOTAL_ROWS = f"{INTERNAL}total_rows"
+# Class-set checks: an id has exactly the classes of its group iff it has as many rows and
+# the same (wrapping) sum of class hashes. Exact up to 64-bit hash collisions.
+_ID_HASH = f"{INTERNAL}id_hash"
+_MIN_ROWS = f"{MIN_PREFIX}rows"
+_MIN_HASH = f"{MIN_PREFIX}hash"
+_MAX_HASH = f"{MAX_PREFIX}hash"
+_GROUP_HASH = f"{INTERNAL}group_hash"
 
 Average = Literal["macro", "micro", "weighted", "samples"] | None
 
@@ -221,7 +231,14 @@ def merge_states(states: Sequence[MetricState]) -> MetricState:
     def merged(tables: list[pl.LazyFrame | pl.DataFrame], keys: list[str]) -> pl.LazyFrame:
         stacked = pl.concat([t.lazy() for t in tables], how="vertical_relaxed")
         values = [c for c in stacked.collect_schema() if c not in keys]
-        exprs = [pl.col(c).max() if c.startswith(MAX_PREFIX) else pl.col(c).sum() for c in values]
+        exprs = [
+            pl.col(c).max()
+            if c.startswith(MAX_PREFIX)
+            else pl.col(c).min()
+            if c.startswith(MIN_PREFIX)
+            else pl.col(c).sum()
+            for c in values
+        ]
         return aggregate(stacked, keys, exprs)
 
     groups: pl.LazyFrame | pl.DataFrame = merged([s.groups for s in states], by)
@@ -250,11 +267,16 @@ def build_state(
     parts = [family.parts(ms, cols, opts) for family, ms in families.values()]
 
     checks: list[tuple[Problem, pl.Expr]] = []
+    # Every id must have every class: duplicates show in the class hashes, which cost much
+    # less than a distinct count per id. Ragged input allowed: count distinct classes.
+    hashed = opts.validate and opts.ragged == "error"
     if opts.validate:
-        checks = row_problems(cols) + id_problems(cols)
+        checks = row_problems(cols) + id_problems(cols, count_duplicates=not hashed)
         checks += [c for p in parts for c in p.id_checks]
     id_exprs = [pl.len().alias(N_ROWS), *(e for p in parts for e in p.id_exprs)]
     id_exprs += [expr.alias(problem.name) for problem, expr in checks]
+    if hashed:
+        id_exprs.append(_class_hash(cols).sum().alias(_ID_HASH))
     # Cached: the ranking family reads it twice (before and after joining pair counts), and
     # it must be computed once. It is small: one row per id.
     per_id = lf.group_by([*by, cols.id]).agg(_unique_by_name(id_exprs)).cache()
@@ -267,11 +289,19 @@ def build_state(
         *(pl.col(problem.name).sum() for problem, _ in checks),
         *(e for p in parts for e in p.group_exprs),
     ]
+    class_exprs = [e for p in parts for e in p.class_exprs]
+    # Ragged input and duplicates are found from the per-class row counts.
+    need_classes = bool(class_exprs) or hashed
+    if hashed:
+        group_exprs += [
+            pl.col(N_ROWS).min().alias(_MIN_ROWS),
+            pl.col(_ID_HASH).min().alias(_MIN_HASH),
+            pl.col(_ID_HASH).max().alias(_MAX_HASH),
+        ]
     groups = aggregate(per_id, by, _unique_by_name(group_exprs))
-
-    class_exprs = _unique_by_name([e for p in parts for e in p.class_exprs])
+    class_exprs = _unique_by_name(class_exprs)
     from_ids = [f for p in parts for f in p.class_from_ids]
-    need_classes = class_exprs or from_ids or (opts.validate and opts.ragged == "error")
+    need_classes = need_classes or bool(from_ids)
     classes = None
     if need_classes:
         keys = [*by, cols.cls]
@@ -292,21 +322,45 @@ def build_state(
     )
 
 
-def _ragged_check(cols: Columns, classes: pl.LazyFrame) -> tuple[Problem, pl.LazyFrame]:
-    """Missing (id, class) rows per group: ids x classes of the group, minus rows present."""
-    problem = Problem(
+def _class_hash(cols: Columns) -> pl.Expr:
+    """A hash of the class value that is the same in every chunk and process.
+
+    Categorical codes can differ between files and processes: those hash their strings.
+    """
+    cls = pl.col(cols.cls)
+    return (cls.cast(pl.String) if cols.class_is_categorical else cls).hash(seed=0)
+
+
+def _class_set_checks(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
+    """Duplicate and missing ``(id, class)`` rows, from the group's sums over classes."""
+    # Counts are unsigned: subtract as signed integers.
+    expected = pl.col(N_IDS).cast(pl.Int64) * pl.col(_N_CLASSES).cast(pl.Int64)
+    total = pl.col(_TOTAL_ROWS).cast(pl.Int64)
+    same_sets = (
+        (pl.col(_MIN_ROWS) == pl.col(_N_CLASSES))
+        & (pl.col(MAX_ROWS) == pl.col(_N_CLASSES))
+        & (pl.col(_MIN_HASH) == pl.col(_GROUP_HASH))
+        & (pl.col(_MAX_HASH) == pl.col(_GROUP_HASH))
+    )
+    ragged = Problem(
         "ragged",
         cols.cls,
         "(id, class) rows",
         "are missing: some ids lack a class that other ids of their group have (ragged input)",
         "pass ragged='allow' to rank each id over the rows it has",
     )
-    stats = aggregate(
-        classes,
-        cols.by,
-        [pl.len().alias(_N_CLASSES), pl.col(CLASS_ROWS).sum().alias(_TOTAL_ROWS)],
+    mixed = Problem(
+        "class_sets",
+        cols.cls,
+        "groups",
+        "have ids that repeat a class and lack another",
+        "each id needs one row per class",
     )
-    return problem, stats
+    return [
+        (duplicate_problem(cols), (total - expected).clip(lower_bound=0).cast(pl.Int64)),
+        (ragged, (expected - total).clip(lower_bound=0).cast(pl.Int64)),
+        (mixed, ((total == expected) & ~same_sets).cast(pl.Int64)),
+    ]
 
 
 def _finalize(state: MetricState) -> pl.LazyFrame:
@@ -315,13 +369,20 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
     classes = state.classes.lazy() if state.classes is not None else None
     problems = list(state.problems)
 
-    if opts.validate and opts.ragged == "error" and classes is not None:
-        ragged, stats = _ragged_check(cols, classes)
-        missing = pl.col(N_IDS) * pl.col(_N_CLASSES) - pl.col(_TOTAL_ROWS)
-        groups = join_on(groups, stats, by).with_columns(
-            missing.clip(lower_bound=0).cast(pl.Int64).alias(ragged.name)
+    if opts.validate and opts.ragged == "error":
+        assert classes is not None
+        stats = aggregate(
+            classes,
+            by,
+            [
+                pl.len().alias(_N_CLASSES),
+                pl.col(CLASS_ROWS).sum().alias(_TOTAL_ROWS),
+                _class_hash(cols).sum().alias(_GROUP_HASH),  # wraps around, as the ids' do
+            ],
         )
-        problems.append(ragged)
+        class_sets = _class_set_checks(cols)
+        groups = join_on(groups, stats, by).with_columns([e.alias(p.name) for p, e in class_sets])
+        problems += [p for p, _ in class_sets]
     group_checks = {
         p.key: (p, e) for m in state.metrics for p, e in _family(m).group_checks(m, cols, opts)
     }

@@ -133,3 +133,32 @@ def test_validate_false_skips_checks(good: pl.DataFrame) -> None:
 
 def test_errors_are_value_errors() -> None:
     assert issubclass(MetricsInputError, ValueError)
+
+
+def test_repeated_and_missing_class_in_one_id() -> None:
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 0, 1, 1, 1],
+            "class": ["a", "b", "b", "a", "b", "c"],
+            "score": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+            "truth": [True, False, False, False, True, False],
+        }
+    )
+    with pytest.raises(MetricsInputError, match="1 groups have ids that repeat a class and lack"):
+        pl_metrics.lrap(df)
+    with pytest.raises(MetricsInputError, match=r"1 rows repeat a \(id, class\)"):
+        pl_metrics.lrap(df, ragged="allow")  # the distinct count per id finds it
+
+
+@pytest.mark.parametrize("dtype", [pl.String, pl.Categorical, pl.Int64])
+def test_class_hash_check_across_dtypes(good: pl.DataFrame, dtype: pl.DataType) -> None:
+    typed = good.with_columns(pl.col("class").cast(pl.String).cast(dtype))
+    assert pl_metrics.lrap(typed).item() == pytest.approx(pl_metrics.lrap(good).item())
+    swapped = typed.with_columns(  # id 0 repeats class 1 in place of class 2
+        pl.when((pl.col("id") == 0) & (pl.col("class").cast(pl.String) == "2"))
+        .then(pl.lit("1").cast(dtype))
+        .otherwise(pl.col("class"))
+        .alias("class")
+    )
+    with pytest.raises(MetricsInputError, match="repeat a class and lack another"):
+        pl_metrics.f1(swapped)

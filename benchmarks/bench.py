@@ -1,0 +1,434 @@
+"""Benchmark pl_metrics against its peers on generated long-format prediction dumps.
+
+Run by hand (not part of the test suite), from the repository root:
+
+    pip install -e ".[bench]"
+    python benchmarks/bench.py            # peers, scaling, grouped F1 (about 15 minutes)
+    python benchmarks/bench.py --large    # also 100M and 400M rows, chunked (about 1 hour)
+    python benchmarks/bench.py --quick    # small sizes, to check the script
+
+Every measurement runs in a fresh process, so its peak memory (max RSS) is its own. Each
+system's value is checked against pl_metrics (1e-9). Results go to BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+HERE = Path(__file__).parent
+OUT = HERE / "out"
+
+
+# --- data -------------------------------------------------------------------------------------
+def make_dump(
+    path: Path, n_ids: int, n_classes: int, *, groups: int = 1, layout: str = "id", seed: int = 0
+) -> Path:
+    """Write a long dump: 2% positives, a useful but imperfect model, ties from rounding.
+
+    ``layout="id"`` writes rows id by id (clustered by id); ``"class"`` writes them class by
+    class, so every row group spans every id (what unpivoting a wide table gives).
+    """
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    block = max(1, 4_000_000 // n_classes)  # ids per written batch
+    schema = pa.schema(
+        [
+            ("model", pa.string()),
+            ("fold", pa.int8()),
+            ("id", pa.int32()),
+            ("class", pa.int16()),
+            ("score", pa.float32()),
+            ("truth", pa.bool_()),
+        ]
+    )
+    with pq.ParquetWriter(path, schema) as writer:
+        for g in range(groups):
+            model, fold = f"m{g // 5}", g % 5
+            starts = range(0, n_ids, block)
+            if layout == "class":
+                # Class by class: each batch holds one class for every id.
+                for c in range(n_classes):
+                    truth = rng.random(n_ids) < 0.02
+                    score = np.round(0.35 * truth + 0.65 * rng.random(n_ids), 3)
+                    writer.write_table(
+                        _table(
+                            schema, model, fold, np.arange(n_ids), np.full(n_ids, c), score, truth
+                        ),
+                        row_group_size=1_000_000,
+                    )
+                continue
+            for start in starts:
+                ids = np.arange(start, min(n_ids, start + block))
+                k = len(ids) * n_classes
+                truth = rng.random(k) < 0.02
+                score = np.round(0.35 * truth + 0.65 * rng.random(k), 3)
+                writer.write_table(
+                    _table(
+                        schema,
+                        model,
+                        fold,
+                        np.repeat(ids, n_classes),
+                        np.tile(np.arange(n_classes), len(ids)),
+                        score,
+                        truth,
+                    ),
+                    row_group_size=1_000_000,
+                )
+    return path
+
+
+def _table(
+    schema: pa.Schema,
+    model: str,
+    fold: int,
+    ids: np.ndarray,
+    classes: np.ndarray,
+    score: np.ndarray,
+    truth: np.ndarray,
+) -> pa.Table:
+    n = len(ids)
+    return pa.table(
+        [
+            pa.array([model] * n),
+            pa.array(np.full(n, fold, np.int8)),
+            pa.array(ids.astype(np.int32)),
+            pa.array(classes.astype(np.int16)),
+            pa.array(score.astype(np.float32)),
+            pa.array(truth),
+        ],
+        schema=schema,
+    )
+
+
+def dense(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    df = pl.read_parquet(path, columns=["id", "class", "score", "truth"]).sort("id", "class")
+    k = df["class"].n_unique()
+    return df["truth"].to_numpy().reshape(-1, k), df["score"].to_numpy().reshape(-1, k)
+
+
+# --- systems ----------------------------------------------------------------------------------
+def lrap_numpy(truth: np.ndarray, score: np.ndarray) -> float:
+    """The best numpy/scipy formulation: two max-ranks per row on the dense matrix."""
+    from scipy.stats import rankdata
+
+    r = rankdata(-score, axis=1, method="max")
+    p = rankdata(np.where(truth, -score, np.inf), axis=1, method="max")
+    npos = truth.sum(axis=1)
+    per_row = np.where(truth, p / r, 0.0).sum(axis=1) / np.maximum(npos, 1)
+    per_row[(npos == 0) | (npos == truth.shape[1])] = 1.0
+    return float(per_row.mean())
+
+
+def lrap_polars_window(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """The plain polars query a user would write: two window ranks, then means."""
+    rank = pl.col("score").rank("max", descending=True)
+    per_id = (
+        lf.with_columns(r=rank.over("id"), p=rank.over("id", "truth"))
+        .group_by("id")
+        .agg(
+            n=pl.len(),
+            npos=pl.col("truth").sum(),
+            s=(pl.col("p") / pl.col("r")).filter(pl.col("truth")).sum(),
+        )
+    )
+    degenerate = (pl.col("npos") == 0) | (pl.col("npos") == pl.col("n"))
+    return per_id.select(
+        pl.when(degenerate).then(1.0).otherwise(pl.col("s") / pl.col("npos")).mean()
+    )
+
+
+DUCKDB_LRAP = """
+WITH ranked AS (
+  SELECT id, truth,
+    COUNT(*) OVER w AS r,
+    SUM(truth::INT) OVER w AS p
+  FROM read_parquet('{path}')
+  WINDOW w AS (PARTITION BY id ORDER BY score DESC
+               RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+), per_id AS (
+  SELECT id, COUNT(*) AS n, SUM(truth::INT) AS npos,
+         SUM(CASE WHEN truth THEN p / r ELSE 0 END) AS s
+  FROM ranked GROUP BY id
+)
+SELECT AVG(CASE WHEN npos = 0 OR npos = n THEN 1.0 ELSE s / npos END) FROM per_id
+"""
+
+
+def run_system(system: str, metric: str, path: Path, repeats: int) -> dict[str, object]:
+    """Time one system (median of ``repeats``) in this process; return value and peak RSS."""
+
+    if system in ("sklearn", "numpy", "sklearn-grouped"):
+        import scipy.stats  # noqa: F401  (imported before timing)
+        import sklearn.metrics  # noqa: F401
+    if system in ("sklearn", "numpy"):
+        truth, score = dense(path)
+    if system == "duckdb":
+        import duckdb
+
+        con = duckdb.connect()
+        con.execute(f"SET threads = {os.cpu_count()}")
+    if system == "sklearn-grouped":
+        df = pl.read_parquet(path)
+        parts = []
+        for _, rows in df.sort("model", "fold", "id", "class").group_by(
+            "model", "fold", maintain_order=True
+        ):
+            k = rows["class"].n_unique()
+            parts.append(
+                (
+                    rows["truth"].to_numpy().reshape(-1, k),
+                    rows["score"].to_numpy().reshape(-1, k) >= 0.5,
+                )
+            )
+
+    def once() -> float:
+        lf = pl.scan_parquet(path)
+        if system == "pl_metrics":
+            return float(getattr(lf.metrics, metric)().collect(engine="streaming").item())
+        if system == "pl_metrics-novalidate":
+            return float(
+                getattr(lf.metrics, metric)(validate=False).collect(engine="streaming").item()
+            )
+        if system == "pl_metrics-report4":
+            out = lf.metrics.report(
+                ["lwlrap", "lrap", "coverage_error", "label_ranking_loss"]
+            ).collect(engine="streaming")
+            return float(out[metric].item())
+        if system == "pl_metrics-grouped":
+            out = lf.metrics.f1(by=["model", "fold"]).collect(engine="streaming")
+            return float(out["f1"].mean())
+        if system == "read":
+            pl.read_parquet(path, columns=["id", "class", "score", "truth"])
+            return float("nan")
+        if system == "polars-window":
+            return float(lrap_polars_window(lf).collect().item())
+        if system == "duckdb":
+            return float(con.execute(DUCKDB_LRAP.format(path=path)).fetchone()[0])
+        if system == "numpy":
+            return lrap_numpy(truth, score)
+        if system == "sklearn":
+            from sklearn.metrics import label_ranking_average_precision_score
+
+            return float(label_ranking_average_precision_score(truth, score))
+        if system == "sklearn-grouped":
+            from sklearn.metrics import f1_score
+
+            return float(
+                np.mean([f1_score(t, p, average="macro", zero_division=0) for t, p in parts])
+            )
+        raise ValueError(system)
+
+    times, value = [], float("nan")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        value = once()
+        times.append(time.perf_counter() - start)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return {"median": statistics.median(times), "times": times, "value": value, "rss": rss}
+
+
+def run_driver(path: Path, budget: str, n_chunks: int | None) -> dict[str, object]:
+    import pl_metrics
+    from pl_metrics._driver import plan_chunks
+
+    chunks = len(plan_chunks(pl.scan_parquet(path), files=[path], memory_budget=budget))
+    start = time.perf_counter()
+    out = pl_metrics.score(
+        path, ["lrap", "lwlrap"], memory_budget=budget, n_chunks=n_chunks, progress=False
+    )
+    elapsed = time.perf_counter() - start
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return {
+        "median": elapsed,
+        "times": [elapsed],
+        "value": float(out["lrap"].item()),
+        "value2": float(out["lwlrap"].item()),
+        "rss": rss,
+        "chunks": chunks,
+    }
+
+
+def in_subprocess(*args: str) -> dict[str, object]:
+    result = subprocess.run(
+        [sys.executable, __file__, "--worker", *args], capture_output=True, text=True, check=False
+    )
+    if result.returncode:
+        return {"error": result.stderr.strip().splitlines()[-1] if result.stderr else "failed"}
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+# --- report -----------------------------------------------------------------------------------
+def machine() -> str:
+    import duckdb
+    import scipy
+    import sklearn
+
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 1024**3
+    return (
+        f"{platform.machine()}, {os.cpu_count()} cores, {mem:.0f} GiB; Python "
+        f"{platform.python_version()}, polars {pl.__version__}, numpy {np.__version__}, "
+        f"scipy {scipy.__version__}, scikit-learn {sklearn.__version__}, "
+        f"duckdb {duckdb.__version__}"
+    )
+
+
+def fmt_row(name: str, r: dict[str, object], base: dict[str, object], ref: float) -> str:
+    if "error" in r:
+        return f"| {name} | failed: {r['error']} | | | |"
+    median, rss = float(r["median"]), float(r["rss"]) / 1024**3  # type: ignore[arg-type]
+    ratio = median / float(base["median"])  # type: ignore[arg-type]
+    value = float(r["value"])  # type: ignore[arg-type]
+    check = "" if np.isnan(value) else ("ok" if abs(value - ref) <= 1e-9 else f"DIFF {value}")
+    return f"| {name} | {median:.3f} | {ratio:.2f}x | {rss:.2f} | {check} |"
+
+
+def peers(size: tuple[int, int], repeats: int, lines: list[str]) -> None:
+    n_ids, n_classes = size
+    path = make_dump(OUT / f"lrap_{n_ids}x{n_classes}.parquet", n_ids, n_classes)
+    rows = n_ids * n_classes
+    for metric in ("lrap", "lwlrap"):
+        systems = ["pl_metrics", "pl_metrics-novalidate", "pl_metrics-report4", "read"]
+        if metric == "lrap":
+            systems += ["polars-window", "duckdb", "numpy", "sklearn"]
+        results = {s: in_subprocess(s, metric, str(path), str(repeats)) for s in systems}
+        base = results["pl_metrics"]
+        ref = float(base["value"])  # type: ignore[arg-type]
+        lines += [
+            f"\n### {metric}, {n_ids:,} ids x {n_classes} classes ({rows:,} rows)\n",
+            "| system | median s | / pl_metrics | peak RSS GiB | value |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [fmt_row(s, r, base, ref) for s, r in results.items()]
+        print("\n".join(lines[-len(results) - 3 :]), flush=True)
+
+
+def grouped(repeats: int, lines: list[str], n_ids: int) -> None:
+    path = make_dump(OUT / f"grouped_{n_ids}.parquet", n_ids, 50, groups=25)
+    results = {
+        s: in_subprocess(s, "f1", str(path), str(repeats))
+        for s in ("pl_metrics-grouped", "sklearn-grouped")
+    }
+    base = results["pl_metrics-grouped"]
+    lines += [
+        f"\n### macro F1 by model and fold: 5 models x 5 folds x {n_ids:,} ids x 50 "
+        f"classes ({25 * n_ids * 50:,} rows)\n",
+        "| system | median s | / pl_metrics | peak RSS GiB | value |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [
+        fmt_row(s, r, base, float(base["value"]))  # type: ignore[arg-type]
+        for s, r in results.items()
+    ]
+    print("\n".join(lines[-5:]), flush=True)
+
+
+def scaling(sizes: list[int], lines: list[str]) -> None:
+    lines += [
+        "\n### Time per row, lrap from parquet (200 classes, one query)\n",
+        "| rows | median s | ns per row | peak RSS GiB |",
+        "|---|---|---|---|",
+    ]
+    for rows in sizes:
+        path = make_dump(OUT / f"lrap_{rows // 200}x200.parquet", rows // 200, 200)
+        r = in_subprocess("pl_metrics", "lrap", str(path), "2")
+        if "error" in r:
+            lines.append(f"| {rows:,} | failed: {r['error']} | | |")
+            continue
+        median = float(r["median"])  # type: ignore[arg-type]
+        lines.append(
+            f"| {rows:,} | {median:.2f} | {median / rows * 1e9:.1f} | "
+            f"{float(r['rss']) / 1024**3:.2f} |"
+        )  # type: ignore[arg-type]
+        print(lines[-1], flush=True)
+
+
+def large(lines: list[str]) -> None:
+    lines += [
+        "\n### Larger than memory: `score()` in id-disjoint chunks (budget 1GB)\n",
+        "| rows | layout | chunks | s | M rows/s | peak RSS GiB | lrap |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for rows in (100_000_000, 400_000_000):
+        for layout in ("id", "class"):
+            path = make_dump(
+                OUT / f"large_{rows}_{layout}.parquet", rows // 200, 200, layout=layout
+            )
+            r = in_subprocess("driver", "1GB", str(path), "0")
+            if "error" in r:
+                lines.append(f"| {rows:,} | {layout} | failed: {r['error']} | | | | |")
+                continue
+            s = float(r["median"])  # type: ignore[arg-type]
+            lines.append(
+                f"| {rows:,} | {'clustered' if layout == 'id' else 'by class'} | "
+                f"{r.get('chunks', '')} | {s:.1f} | {rows / s / 1e6:.1f} | "
+                f"{float(r['rss']) / 1024**3:.2f} | {float(r['value']):.12f} |"
+            )  # type: ignore[arg-type]
+            print(lines[-1], flush=True)
+    path = OUT / "large_100000000_id.parquet"
+    whole = in_subprocess("pl_metrics", "lrap", str(path), "1")
+    lines.append(
+        f"\nIn one query (no chunks), the same 100M rows: lrap "
+        f"{float(whole.get('value', float('nan'))):.12f}, "  # type: ignore[arg-type]
+        f"{float(whole.get('median', float('nan'))):.1f} s, "  # type: ignore[arg-type]
+        f"peak RSS {float(whole.get('rss', float('nan'))) / 1024**3:.2f} GiB."
+    )  # type: ignore[arg-type]
+    print(lines[-1], flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--large", action="store_true")
+    parser.add_argument("--out", default=str(HERE.parent / "BENCHMARKS.md"))
+    args = parser.parse_args()
+    if args.worker:
+        system, metric, path, repeats = args.worker
+        if system == "driver":
+            result = run_driver(Path(path), metric, None)
+        else:
+            result = run_system(system, metric, Path(path), int(repeats))
+        print(json.dumps(result))
+        return
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Machine: {machine()}.",
+        "",
+        "Generated by `python benchmarks/bench.py` (see its docstring); medians of 3 runs,"
+        " each system in a fresh process reading the same parquet file; peak RSS is the "
+        "process's maximum resident memory, input included. pl_metrics validates the "
+        "data unless marked novalidate. `read` is reading the four columns into memory.",
+    ]
+    repeats = 1 if args.quick else 3
+    sizes = [(2_000, 20)] if args.quick else [(10_000, 50), (100_000, 200)]
+    for size in sizes:
+        peers(size, repeats, lines)
+    grouped(repeats, lines, 200 if args.quick else 4_000)
+    scaling([100_000, 1_000_000] if args.quick else [1_000_000, 10_000_000, 100_000_000], lines)
+    if args.large:
+        large(lines)
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
