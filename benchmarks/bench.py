@@ -172,6 +172,7 @@ SELECT AVG(CASE WHEN npos = 0 OR npos = n THEN 1.0 ELSE s / npos END) FROM per_i
 
 def run_system(system: str, metric: str, path: Path, repeats: int) -> dict[str, object]:
     """Time one system (median of ``repeats``) in this process; return value and peak RSS."""
+    import pl_metrics  # noqa: F401  (registers .metrics)
 
     if system in ("sklearn", "numpy", "sklearn-grouped"):
         import scipy.stats  # noqa: F401  (imported before timing)
@@ -292,7 +293,7 @@ def fmt_row(name: str, r: dict[str, object], base: dict[str, object], ref: float
     if "error" in r:
         return f"| {name} | failed: {r['error']} | | | |"
     median, rss = float(r["median"]), float(r["rss"]) / 1024**3  # type: ignore[arg-type]
-    ratio = median / float(base["median"])  # type: ignore[arg-type]
+    ratio = median / float(base.get("median", float("nan")))  # type: ignore[arg-type]
     value = float(r["value"])  # type: ignore[arg-type]
     check = "" if np.isnan(value) else ("ok" if abs(value - ref) <= 1e-9 else f"DIFF {value}")
     return f"| {name} | {median:.3f} | {ratio:.2f}x | {rss:.2f} | {check} |"
@@ -308,7 +309,7 @@ def peers(size: tuple[int, int], repeats: int, lines: list[str]) -> None:
             systems += ["polars-window", "duckdb", "numpy", "sklearn"]
         results = {s: in_subprocess(s, metric, str(path), str(repeats)) for s in systems}
         base = results["pl_metrics"]
-        ref = float(base["value"])  # type: ignore[arg-type]
+        ref = float(base.get("value", float("nan")))  # type: ignore[arg-type]
         lines += [
             f"\n### {metric}, {n_ids:,} ids x {n_classes} classes ({rows:,} rows)\n",
             "| system | median s | / pl_metrics | peak RSS GiB | value |",

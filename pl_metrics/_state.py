@@ -1,15 +1,16 @@
 """Mergeable metric states: the lazy plan every metric is computed from.
 
-A state is two small tables of sums (and a few maxima):
+A state is two small tables of sums (and a few minima and maxima):
 
 * ``groups``: one row per group (the ``by`` columns), from one aggregation per id;
 * ``classes``: one row per ``(group, class)``, from one aggregation of the rows by class
   (and, for some metrics, of the per-id rows by class).
 
 Each metric family contributes expressions to these aggregations (`Parts`), so a report of
-several metrics reads the input once and shares the per-id work. States of id-disjoint parts
-of a table merge by summing (``max_`` columns by taking the maximum), and `finalize` turns a
-state into the metric values, raising on the data problems counted inside it.
+several metrics shares them: the same two aggregations (plus the ranking family's pair
+counts) however many metrics are asked for. States of id-disjoint parts of a table merge by
+summing (``max_`` and ``min_`` columns by maximum and minimum), and `finalize` turns a state
+into the metric values, raising on the data problems counted inside it.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ __all__ = [
     "register",
 ]
 
-#: State columns merged by maximum; every other state column is merged by sum.
+#: State columns merged by maximum (``MIN_PREFIX``: minimum); all others are merged by sum.
 MAX_PREFIX = f"{INTERNAL}max_"
 #: State columns merged by minimum.
 MIN_PREFIX = f"{INTERNAL}min_"
@@ -187,7 +188,7 @@ class MetricState:
     problems: tuple[Problem, ...]
 
     def collect(self) -> MetricState:
-        """Compute the state's tables (one pass over the input)."""
+        """Compute the state's tables (runs the state plan; the result is small)."""
         lazy = [t.lazy() for t in (self.groups, self.classes) if t is not None]
         done = pl.collect_all(lazy, engine="streaming")
         classes = done[1] if self.classes is not None else None
