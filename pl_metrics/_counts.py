@@ -12,9 +12,28 @@ import polars as pl
 
 from pl_metrics._frame import MetricsInputError
 
-__all__ = ["THRESHOLDED_METRICS", "check_zero_division", "from_counts", "nanaverage"]
+__all__ = [
+    "THRESHOLDED",
+    "THRESHOLDED_METRICS",
+    "check_average",
+    "check_zero_division",
+    "from_counts",
+    "nanaverage",
+]
 
 THRESHOLDED_METRICS = ("f1", "precision", "recall", "balanced_accuracy", "balanced_f1", "mfif")
+#: Every metric of the thresholded family (confusion counts included).
+THRESHOLDED = ("confusion", *THRESHOLDED_METRICS)
+_SAMPLES_METRICS = ("f1", "precision", "recall")
+
+
+def check_average(metric: str, average: str | None) -> None:
+    """'samples' exists for F1, precision and recall only, as in scikit-learn."""
+    if average == "samples" and metric in THRESHOLDED and metric not in _SAMPLES_METRICS:
+        raise MetricsInputError(
+            f"option 'average': 'samples' is defined for {', '.join(_SAMPLES_METRICS)}, "
+            f"not {metric}"
+        )
 
 
 def check_zero_division(zero_division: float) -> float:

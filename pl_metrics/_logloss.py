@@ -11,8 +11,9 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, as_like, resolve_columns
-from pl_metrics._state import CLASS_ROWS, Options, Parts, build_state, make_options, register
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged
+from pl_metrics._report import report
+from pl_metrics._state import CLASS_ROWS, Options, Parts, register
 
 __all__ = ["log_loss", "weighted_log_loss"]
 
@@ -162,27 +163,6 @@ def _weights_frame(class_weights: tuple[tuple[str, float], ...]) -> pl.LazyFrame
 register(("log_loss", "weighted_log_loss"), _LogLoss())
 
 
-def _resolve(
-    frame: pl.DataFrame | pl.LazyFrame,
-    *,
-    id_col: str,
-    class_col: str,
-    score_col: str,
-    truth_col: str,
-    weight_col: str | None,
-    by: str | Sequence[str] | None,
-) -> Columns:
-    return resolve_columns(
-        frame,
-        id_col=id_col,
-        class_col=class_col,
-        score_col=score_col,
-        truth_col=truth_col,
-        weight_col=weight_col,
-        by=by,
-    )
-
-
 def log_loss(
     frame: FrameT,
     *,
@@ -242,17 +222,19 @@ def log_loss(
     >>> round(df.metrics.log_loss().item(), 5)
     0.21616
     """
-    cols = _resolve(
+    return report(
         frame,
+        "log_loss",
         id_col=id_col,
         class_col=class_col,
         score_col=score_col,
         truth_col=truth_col,
         weight_col=weight_col,
         by=by,
+        eps=eps,
+        ragged=ragged,
+        validate=validate,
     )
-    opts = make_options(eps=eps, ragged=ragged, validate=validate)
-    return as_like(frame, build_state(frame, ["log_loss"], cols, opts).finalize())
 
 
 def weighted_log_loss(
@@ -314,14 +296,16 @@ def weighted_log_loss(
     >>> round(df.metrics.weighted_log_loss(class_weights={"A": 0.8, "B": 0.2}).item(), 5)
     1.08815
     """
-    cols = _resolve(
+    return report(
         frame,
+        "weighted_log_loss",
         id_col=id_col,
         class_col=class_col,
         score_col=score_col,
         truth_col=truth_col,
-        weight_col=None,
         by=by,
+        eps=eps,
+        class_weights=class_weights,
+        ragged=ragged,
+        validate=validate,
     )
-    opts = make_options(eps=eps, class_weights=class_weights, ragged=ragged, validate=validate)
-    return as_like(frame, build_state(frame, ["weighted_log_loss"], cols, opts).finalize())

@@ -18,14 +18,13 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, as_like, resolve_columns
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged
+from pl_metrics._report import report
 from pl_metrics._state import (
     MAX_ROWS,
     N_ROWS,
     Options,
     Parts,
-    build_state,
-    make_options,
     register,
 )
 
@@ -250,33 +249,6 @@ def _lwlrap_per_class(classes: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
 register(RANKING_METRICS, _Ranking())
 
 
-def _ranking(
-    frame: FrameT,
-    metric: str,
-    *,
-    id_col: str,
-    class_col: str,
-    score_col: str,
-    truth_col: str,
-    weight_col: str | None,
-    by: str | Sequence[str] | None,
-    ragged: Ragged,
-    validate: bool,
-    per_class: bool = False,
-) -> FrameT:
-    cols = resolve_columns(
-        frame,
-        id_col=id_col,
-        class_col=class_col,
-        score_col=score_col,
-        truth_col=truth_col,
-        weight_col=weight_col,
-        by=by,
-    )
-    opts = make_options(per_class=per_class, ragged=ragged, validate=validate)
-    return as_like(frame, build_state(frame, [metric], cols, opts).finalize())
-
-
 def lwlrap(
     frame: FrameT,
     *,
@@ -372,7 +344,7 @@ def lwlrap(
     │ C     ┆ 0.75     ┆ 0.5    │
     └───────┴──────────┴────────┘
     """
-    return _ranking(
+    return report(
         frame,
         "lwlrap",
         id_col=id_col,
@@ -457,7 +429,7 @@ def lrap(
     ...     weight_col="w").item()
     0.1666...
     """
-    return _ranking(
+    return report(
         frame,
         "lrap",
         id_col=id_col,
@@ -518,7 +490,7 @@ def coverage_error(
     >>> df.metrics.coverage_error().item()
     2.5
     """
-    return _ranking(
+    return report(
         frame,
         "coverage_error",
         id_col=id_col,
@@ -588,7 +560,7 @@ def label_ranking_loss(
     │ b     ┆ 0.0                │
     └───────┴────────────────────┘
     """
-    return _ranking(
+    return report(
         frame,
         "label_ranking_loss",
         id_col=id_col,

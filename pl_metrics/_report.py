@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
+from pl_metrics._counts import THRESHOLDED, check_average
 from pl_metrics._frame import FrameT, MetricsInputError, Ragged, as_like, resolve_columns
 from pl_metrics._state import (
     Average,
@@ -15,7 +16,6 @@ from pl_metrics._state import (
     make_options,
     merge_states,
 )
-from pl_metrics._thresholded import THRESHOLDED, check_average
 
 __all__ = ["chunk_key", "merge_states", "report", "state"]
 
@@ -76,8 +76,7 @@ def state(
     )
     for metric in metric_list:
         chunk_key(metric)  # unknown metric names fail here, before any work
-        if metric in THRESHOLDED:
-            check_average(metric, opts.average)
+        check_average(metric, opts.average)
     if weight_col is not None and "weighted_log_loss" in metric_list:
         raise MetricsInputError(
             "option 'weight_col': weighted_log_loss weighs classes (class_weights), not ids"

@@ -13,18 +13,16 @@ from typing import Literal
 
 import polars as pl
 
-from pl_metrics._counts import THRESHOLDED_METRICS, from_counts, nanaverage
+from pl_metrics._counts import THRESHOLDED, from_counts, nanaverage
 from pl_metrics._frame import (
     INTERNAL,
     Columns,
     FrameT,
-    MetricsInputError,
     Problem,
     Ragged,
-    as_like,
-    resolve_columns,
 )
-from pl_metrics._state import Average, Options, Parts, build_state, make_options, register
+from pl_metrics._report import report
+from pl_metrics._state import Average, Options, Parts, register
 
 __all__ = [
     "balanced_accuracy",
@@ -36,8 +34,6 @@ __all__ = [
     "recall",
 ]
 
-_SAMPLES_METRICS = ("f1", "precision", "recall")
-THRESHOLDED = ("confusion", *THRESHOLDED_METRICS)
 _COUNTS = tuple(f"{INTERNAL}{name}" for name in ("tp", "fp", "fn", "tn"))
 _ID_COUNTS = tuple(f"{INTERNAL}id_{name}" for name in ("tp", "fp", "fn", "tn"))
 _W = f"{INTERNAL}w"
@@ -146,76 +142,6 @@ def _aggregate(lf: pl.LazyFrame, by: list[str], expr: pl.Expr) -> pl.LazyFrame:
 register(THRESHOLDED, _Thresholded())
 
 
-def _resolve(
-    frame: pl.DataFrame | pl.LazyFrame,
-    *,
-    id_col: str,
-    class_col: str,
-    score_col: str,
-    truth_col: str,
-    weight_col: str | None,
-    by: str | Sequence[str] | None,
-    pred: str | None,
-) -> Columns:
-    return resolve_columns(
-        frame,
-        id_col=id_col,
-        class_col=class_col,
-        score_col=None if pred is not None else score_col,
-        truth_col=truth_col,
-        weight_col=weight_col,
-        by=by,
-        pred_col=pred,
-    )
-
-
-def check_average(metric: str, average: Average) -> None:
-    """'samples' exists for F1, precision and recall only, as in scikit-learn."""
-    if average == "samples" and metric not in _SAMPLES_METRICS:
-        raise MetricsInputError(
-            f"option 'average': 'samples' is defined for {', '.join(_SAMPLES_METRICS)}, "
-            f"not {metric}"
-        )
-
-
-def _metric(
-    frame: FrameT,
-    metric: str,
-    *,
-    id_col: str,
-    class_col: str,
-    score_col: str,
-    truth_col: str,
-    weight_col: str | None,
-    by: str | Sequence[str] | None,
-    threshold: float,
-    pred: str | None,
-    average: Average,
-    zero_division: float,
-    ragged: Ragged,
-    validate: bool,
-) -> FrameT:
-    opts = make_options(
-        threshold=threshold,
-        average=average,
-        zero_division=zero_division,
-        ragged=ragged,
-        validate=validate,
-    )
-    check_average(metric, average)
-    cols = _resolve(
-        frame,
-        id_col=id_col,
-        class_col=class_col,
-        score_col=score_col,
-        truth_col=truth_col,
-        weight_col=weight_col,
-        by=by,
-        pred=pred,
-    )
-    return as_like(frame, build_state(frame, [metric], cols, opts).finalize())
-
-
 def confusion(
     frame: FrameT,
     *,
@@ -263,18 +189,20 @@ def confusion(
     │ dog   ┆ 1   ┆ 0   ┆ 1   ┆ 1   │
     └───────┴─────┴─────┴─────┴─────┘
     """
-    cols = _resolve(
+    return report(
         frame,
+        "confusion",
         id_col=id_col,
         class_col=class_col,
         score_col=score_col,
         truth_col=truth_col,
         weight_col=weight_col,
         by=by,
+        threshold=threshold,
         pred=pred,
+        ragged=ragged,
+        validate=validate,
     )
-    opts = make_options(threshold=threshold, average=None, ragged=ragged, validate=validate)
-    return as_like(frame, build_state(frame, ["confusion"], cols, opts).finalize())
 
 
 def f1(
@@ -351,7 +279,7 @@ def f1(
     >>> df.metrics.f1(average="micro", threshold=0.3).item()
     0.857142...
     """
-    return _metric(
+    return report(
         frame,
         "f1",
         id_col=id_col,
@@ -403,7 +331,7 @@ def precision(
     >>> df.metrics.precision().item()
     0.3333...
     """
-    return _metric(
+    return report(
         frame,
         "precision",
         id_col=id_col,
@@ -455,7 +383,7 @@ def recall(
     >>> df.metrics.recall().item()
     0.5
     """
-    return _metric(
+    return report(
         frame,
         "recall",
         id_col=id_col,
@@ -513,7 +441,7 @@ def balanced_accuracy(
     >>> df.metrics.balanced_accuracy().item()
     0.25
     """
-    return _metric(
+    return report(
         frame,
         "balanced_accuracy",
         id_col=id_col,
@@ -568,7 +496,7 @@ def balanced_f1(
     >>> df.metrics.balanced_f1().item()
     0.5
     """
-    return _metric(
+    return report(
         frame,
         "balanced_f1",
         id_col=id_col,
@@ -623,7 +551,7 @@ def mfif(
     >>> df.metrics.mfif(pred="pred").item()
     0.5
     """
-    return _metric(
+    return report(
         frame,
         "mfif",
         id_col=id_col,
