@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pl_metrics import _namespace, expr  # noqa: F401  (_namespace registers .metrics)
 from pl_metrics._adapters import from_numpy, from_wide
+from pl_metrics._curves import average_precision, padded_cmap, roc_auc, top_k_accuracy
 from pl_metrics._driver import cluster_by_id, scan, score
 from pl_metrics._frame import MetricsInputError
 from pl_metrics._logloss import log_loss, weighted_log_loss
@@ -26,6 +27,7 @@ from pl_metrics._thresholded import (
 __all__ = [
     "MetricState",
     "MetricsInputError",
+    "average_precision",
     "balanced_accuracy",
     "balanced_f1",
     "chunk_key",
@@ -42,12 +44,15 @@ __all__ = [
     "lwlrap",
     "merge_states",
     "mfif",
+    "padded_cmap",
     "precision",
     "recall",
     "report",
+    "roc_auc",
     "scan",
     "score",
     "state",
+    "top_k_accuracy",
     "weighted_log_loss",
 ]
 __version__ = "0.1.0"

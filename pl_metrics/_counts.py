@@ -28,8 +28,9 @@ _SAMPLES_METRICS = ("f1", "precision", "recall")
 
 
 def check_average(metric: str, average: str | None) -> None:
-    """'samples' exists for F1, precision and recall only, as in scikit-learn."""
-    if average == "samples" and metric in THRESHOLDED and metric not in _SAMPLES_METRICS:
+    """'samples' exists for F1, precision and recall only (of the metrics that average)."""
+    averaged = (*THRESHOLDED, "roc_auc", "average_precision")
+    if average == "samples" and metric in averaged and metric not in _SAMPLES_METRICS:
         raise MetricsInputError(
             f"option 'average': 'samples' is defined for {', '.join(_SAMPLES_METRICS)}, "
             f"not {metric}"

@@ -26,9 +26,10 @@ from typing import Any, TextIO
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, Ragged
+from pl_metrics._curves import average_classes, curve_positives
+from pl_metrics._frame import N_IDS, MetricsInputError, Ragged
 from pl_metrics._report import state
-from pl_metrics._state import Average, MetricState, chunk_key, merge_states
+from pl_metrics._state import Average, MetricState, Undefined, chunk_key, merge_states
 
 __all__ = ["Chunks", "cluster_by_id", "plan_chunks", "scan", "score"]
 
@@ -306,6 +307,9 @@ def score(
     eps: float = 1e-15,
     class_weights: Mapping[object, float] | None = None,
     per_class: bool = False,
+    k: int = 1,
+    padding: int = 5,
+    undefined: Undefined = "error",
     ragged: Ragged = "error",
     validate: bool = True,
     memory_budget: int | str | None = None,
@@ -322,6 +326,8 @@ def score(
         As in `report`.
     threshold, pred, average, zero_division, eps, class_weights, per_class, ragged, validate
         As in `report`.
+    k, padding, undefined
+        As in `report`.
     memory_budget
         Bytes (or a size such as ``"2GB"``) the states may use; decides the number of chunks
         (about 40 bytes per row). Default 2 GB.
@@ -333,7 +339,9 @@ def score(
     Returns
     -------
     DataFrame
-        What `report` returns, equal to it to rounding (1e-12).
+        What `report` returns, equal to it to rounding (1e-12). Metrics that rank ids within
+        a class (ROC AUC, average precision, padded cmAP) are scored in class-disjoint chunks
+        (hash buckets of the class), each holding one row per class and distinct score.
 
     Examples
     --------
@@ -354,9 +362,6 @@ def score(
     └─────────────┴──────────┘
     """
     metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
-    keys = {chunk_key(m) for m in metric_list}
-    if keys != {"id"}:
-        raise MetricsInputError(f"metrics {metric_list} need chunks split by {keys}")
     files: list[Path] | None = None
     if isinstance(source, pl.LazyFrame):
         lf = source
@@ -377,25 +382,133 @@ def score(
         "eps": eps,
         "class_weights": class_weights,
         "per_class": per_class,
+        "k": k,
+        "padding": padding,
+        "undefined": undefined,
         "ragged": ragged,
         "validate": validate,
     }
-    state(lf, metric_list, **options)  # checks columns and options before any data is read
-    chunks = plan_chunks(
-        lf, id_col=id_col, memory_budget=memory_budget, files=files, n_chunks=n_chunks
-    )
+    checked = state(lf, metric_list, **options)  # checks columns and options, reads nothing
+    # Metrics that rank ids within a class are scored in class-disjoint chunks, so each
+    # chunk's curves hold only its classes; micro averages pool the classes and cannot be.
+    by_class = [m for m in metric_list if chunk_key(m) == "class" and average != "micro"]
+    by_id = [m for m in metric_list if m not in by_class]
     show = sys.stderr.isatty() if progress is None else progress
-    bar = _Progress(len(chunks), chunks.rows, sys.stderr if show else None)
+    stream = sys.stderr if show else None
+    results = []
+    if by_id:
+        chunks = plan_chunks(
+            lf, id_col=id_col, memory_budget=memory_budget, files=files, n_chunks=n_chunks
+        )
+        results.append(_score_in_chunks(lf, by_id, chunks, options, stream))
+    if by_class:
+        rows = int(lf.select(pl.len()).collect().item())
+        count = n_chunks or max(
+            1, math.ceil(rows * BYTES_PER_ROW_SCATTERED / _budget_bytes(memory_budget))
+        )
+        cls = pl.col(class_col)
+        if checked.columns.class_is_categorical:
+            cls = cls.cast(pl.String)
+        bucket = cls.hash(seed=0) % count
+        filters = tuple(bucket == k for k in range(count)) if count > 1 else (pl.lit(True),)
+        chunks = Chunks(filters, "class buckets", rows)
+        results.append(_score_class_chunks(lf, by_class, chunks, checked, options, stream))
+    keys = list(checked.columns.by)
+    if per_class or average is None:
+        keys.append(class_col)
+    out = results[0]
+    for extra in results[1:]:
+        out = (
+            out.join(extra, on=keys, how="left", nulls_equal=True)
+            if keys
+            else pl.concat([out, extra], how="horizontal")
+        )
+    return out.select(checked.finalize().collect_schema().names())  # report's column order
+
+
+def _score_in_chunks(
+    lf: pl.LazyFrame,
+    metrics: list[str],
+    chunks: Chunks,
+    options: dict[str, Any],
+    stream: TextIO | None,
+) -> pl.DataFrame:
+    """Id-disjoint chunks: one state each, merged, then finalized."""
+    bar = _Progress(len(chunks), chunks.rows, stream)
     states: list[MetricState] = []
     for done, keep in enumerate(chunks.filters, start=1):
-        part = lf if chunks.strategy == "single" else lf.filter(keep)
-        part_state = state(part, metric_list, **options).collect()
+        part = lf if len(chunks) == 1 else lf.filter(keep)
+        part_state = state(part, metrics, **options).collect()
         if part_state.groups.lazy().select(pl.len()).collect().item():  # empty chunks add nothing
             states.append(part_state)
         bar.update(done)
     if not states:
         raise MetricsInputError("the table is empty: there are no rows to score")
     return merge_states(states).finalize().collect()
+
+
+def _score_class_chunks(
+    lf: pl.LazyFrame,
+    metrics: list[str],
+    chunks: Chunks,
+    checked: MetricState,
+    options: dict[str, Any],
+    stream: TextIO | None,
+) -> pl.DataFrame:
+    """Class-disjoint chunks: each gives its classes' values; they are averaged at the end.
+
+    Every id of a group must appear in every chunk that holds the group (each id has every
+    class): a group whose id count differs between chunks has ids lacking classes.
+    """
+    cols = checked.columns
+    by = list(cols.by)
+    per_class_options = {**options, "average": None, "per_class": False}
+    bar = _Progress(len(chunks), chunks.rows, stream)
+    values, positives, ids = [], [], []
+    for done, keep in enumerate(chunks.filters, start=1):
+        part = lf if len(chunks) == 1 else lf.filter(keep)
+        part_state = state(part, metrics, **per_class_options).collect()
+        bar.update(done)
+        if not part_state.groups.lazy().select(pl.col(N_IDS).sum()).collect().item():
+            continue  # a bucket that no class hashed to
+        values.append(part_state.finalize().collect())
+        positives.append(curve_positives(part_state))
+        ids.append(part_state.groups.lazy().select(*by, pl.col(N_IDS)).collect())
+    if not values:
+        raise MetricsInputError("the table is empty: there are no rows to score")
+    table = pl.concat(values, how="vertical_relaxed")
+    id_counts = pl.concat(ids).filter(pl.col(N_IDS) > 0)
+    spread = (
+        id_counts.group_by(by).agg(pl.col(N_IDS).min().alias("lo"), pl.col(N_IDS).max().alias("hi"))
+        if by
+        else id_counts.select(pl.col(N_IDS).min().alias("lo"), pl.col(N_IDS).max().alias("hi"))
+    )
+    if options["validate"] and options["ragged"] == "error":
+        bad = spread.filter(pl.col("lo") != pl.col("hi"))
+        if bad.height:
+            raise MetricsInputError(
+                f"column {cols.cls!r}: {bad.height:,} groups have ids that lack whole sets of "
+                "classes (ragged input); pass ragged='allow' to rank each id over its rows"
+            )
+    if options["average"] is None:
+        return table.sort([*by, cols.cls])
+    table = table.join(pl.concat(positives), on=[*by, cols.cls], how="left", nulls_equal=True)
+    out = None
+    for metric in metrics:
+        average = "macro" if metric == "padded_cmap" else str(options["average"])
+        one = average_classes(table.lazy(), metric, by, average).collect()
+        out = (
+            one
+            if out is None
+            else (
+                out.join(one, on=by, how="left", nulls_equal=True)
+                if by
+                else pl.concat([out, one], how="horizontal")
+            )
+        )
+    assert out is not None
+    out = out.with_columns(pl.col(metrics).fill_null(float("nan")))
+    return out.sort(by) if by else out
 
 
 def cluster_by_id(

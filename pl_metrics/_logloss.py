@@ -132,6 +132,7 @@ class _LogLoss:
         metric: str,
         groups: pl.LazyFrame,
         classes: pl.LazyFrame | None,
+        curves: pl.LazyFrame | None,
         cols: Columns,
         opts: Options,
     ) -> pl.LazyFrame:

@@ -8,7 +8,7 @@ from typing import Any, Generic
 
 import polars as pl
 
-from pl_metrics import _logloss, _ranking, _report, _thresholded
+from pl_metrics import _curves, _logloss, _ranking, _report, _thresholded
 from pl_metrics._frame import FrameT
 
 __all__ = ["MetricsNamespace"]
@@ -47,3 +47,7 @@ class MetricsNamespace(Generic[FrameT]):
     weighted_log_loss = _method(_logloss.weighted_log_loss)
     report = _method(_report.report)
     state = _method(_report.state)
+    roc_auc = _method(_curves.roc_auc)
+    average_precision = _method(_curves.average_precision)
+    padded_cmap = _method(_curves.padded_cmap)
+    top_k_accuracy = _method(_curves.top_k_accuracy)

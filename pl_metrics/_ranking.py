@@ -212,6 +212,7 @@ class _Ranking:
         metric: str,
         groups: pl.LazyFrame,
         classes: pl.LazyFrame | None,
+        curves: pl.LazyFrame | None,
         cols: Columns,
         opts: Options,
     ) -> pl.LazyFrame:

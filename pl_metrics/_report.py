@@ -11,6 +11,7 @@ from pl_metrics._frame import FrameT, MetricsInputError, Ragged, as_like, resolv
 from pl_metrics._state import (
     Average,
     MetricState,
+    Undefined,
     build_state,
     chunk_key,
     make_options,
@@ -37,6 +38,9 @@ def state(
     eps: float = 1e-15,
     class_weights: Mapping[object, float] | None = None,
     per_class: bool = False,
+    k: int = 1,
+    padding: int = 5,
+    undefined: Undefined = "error",
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> MetricState:
@@ -73,6 +77,9 @@ def state(
         per_class=per_class,
         ragged=ragged,
         validate=validate,
+        k=k,
+        padding=padding,
+        undefined=undefined,
     )
     for metric in metric_list:
         chunk_key(metric)  # unknown metric names fail here, before any work
@@ -112,6 +119,9 @@ def report(
     eps: float = 1e-15,
     class_weights: Mapping[object, float] | None = None,
     per_class: bool = False,
+    k: int = 1,
+    padding: int = 5,
+    undefined: Undefined = "error",
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -127,7 +137,8 @@ def report(
     metrics
         Metric names: ``lwlrap``, ``lrap``, ``coverage_error``, ``label_ranking_loss``,
         ``f1``, ``precision``, ``recall``, ``balanced_accuracy``, ``balanced_f1``, ``mfif``,
-        ``confusion`` (per class only), ``log_loss``, ``weighted_log_loss``.
+        ``confusion`` (per class only), ``log_loss``, ``weighted_log_loss``, ``roc_auc``,
+        ``average_precision``, ``padded_cmap``, ``top_k_accuracy``.
     id_col, class_col, score_col, truth_col, weight_col, by
         As in `lrap`.
     threshold, pred, average, zero_division
@@ -136,7 +147,10 @@ def report(
         For the log losses, as in `log_loss` and `weighted_log_loss`.
     per_class
         Report per class instead: one row per ``(by..., class)``, for the metrics that have
-        per-class values (lwlrap, the thresholded family with ``average=None``, confusion).
+        per-class values (lwlrap, confusion, the thresholded family, ROC AUC and average
+        precision).
+    k, padding, undefined
+        For `top_k_accuracy`, `padded_cmap` and `roc_auc`.
     ragged, validate
         As in `lrap`.
 
@@ -178,6 +192,9 @@ def report(
         eps=eps,
         class_weights=class_weights,
         per_class=per_class,
+        k=k,
+        padding=padding,
+        undefined=undefined,
         ragged=ragged,
         validate=validate,
     )

@@ -40,6 +40,7 @@ from pl_metrics._frame import (
 )
 
 __all__ = [
+    "CURVE_SCORE",
     "MAX_PREFIX",
     "MetricState",
     "Options",
@@ -59,6 +60,7 @@ MIN_PREFIX = f"{INTERNAL}min_"
 N_ROWS = f"{INTERNAL}n"  # rows of an id (per-id frame)
 MAX_ROWS = f"{MAX_PREFIX}rows"  # most rows of any id in the group
 CLASS_ROWS = f"{INTERNAL}class_rows"  # rows of a class in the group
+CURVE_SCORE = f"{INTERNAL}score"  # the score key of the curves table
 _N_CLASSES = f"{INTERNAL}n_classes"
 _TOTAL_ROWS = f"{INTERNAL}total_rows"
 # Class-set checks: an id has exactly the classes of its group iff it has as many rows and
@@ -70,6 +72,8 @@ _MAX_HASH = f"{MAX_PREFIX}hash"
 _GROUP_HASH = f"{INTERNAL}group_hash"
 
 Average = Literal["macro", "micro", "weighted", "samples"] | None
+#: ROC AUC of a class without positives or negatives: refuse, or leave it out.
+Undefined = Literal["error", "skip"]
 
 
 @dataclass(frozen=True)
@@ -84,6 +88,9 @@ class Options:
     per_class: bool = False
     ragged: Ragged = "error"
     validate: bool = True
+    top_k: int = 1
+    padding: int = 5
+    undefined: Undefined = "error"
 
 
 IdsHook = Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]
@@ -101,6 +108,8 @@ class Parts:
     extend_ids: list[IdsHook] = field(default_factory=list)
     #: ``(rows, per_id) -> (by..., class, sums)``, joined onto the per-class table.
     class_from_ids: list[IdsHook] = field(default_factory=list)
+    #: Aggregations of the rows by ``(by..., class, score)``: the curves table.
+    curve_exprs: list[pl.Expr] = field(default_factory=list)
 
 
 class Family(Protocol):
@@ -121,6 +130,7 @@ class Family(Protocol):
         metric: str,
         groups: pl.LazyFrame,
         classes: pl.LazyFrame | None,
+        curves: pl.LazyFrame | None,
         cols: Columns,
         opts: Options,
     ) -> pl.LazyFrame: ...
@@ -182,6 +192,9 @@ class MetricState:
 
     groups: pl.LazyFrame | pl.DataFrame
     classes: pl.LazyFrame | pl.DataFrame | None
+    #: One row per ``(by..., class, score)``: the weights of positives and negatives at each
+    #: distinct score, for metrics that rank ids within a class (ROC AUC, AP).
+    curves: pl.LazyFrame | pl.DataFrame | None
     metrics: tuple[str, ...]
     columns: Columns
     options: Options
@@ -189,10 +202,12 @@ class MetricState:
 
     def collect(self) -> MetricState:
         """Compute the state's tables (runs the state plan; the result is small)."""
-        lazy = [t.lazy() for t in (self.groups, self.classes) if t is not None]
-        done = pl.collect_all(lazy, engine="streaming")
-        classes = done[1] if self.classes is not None else None
-        return replace(self, groups=done[0], classes=classes)
+        tables = [self.groups, self.classes, self.curves]
+        present = [t.lazy() for t in tables if t is not None]
+        done = iter(pl.collect_all(present, engine="streaming"))
+        groups, classes, curves = (next(done) if t is not None else None for t in tables)
+        assert groups is not None
+        return replace(self, groups=groups, classes=classes, curves=curves)
 
     def merge(self, *others: MetricState) -> MetricState:
         """The state of the union of id-disjoint parts: sums (and maxima) of the tables."""
@@ -242,16 +257,20 @@ def merge_states(states: Sequence[MetricState]) -> MetricState:
         ]
         return aggregate(stacked, keys, exprs)
 
-    groups: pl.LazyFrame | pl.DataFrame = merged([s.groups for s in states], by)
-    classes: pl.LazyFrame | pl.DataFrame | None = None
-    if first.classes is not None:
-        class_tables = [s.classes for s in states if s.classes is not None]
-        classes = merged(class_tables, [*by, first.columns.cls])
-    if eager:
-        lazy = [t.lazy() for t in (groups, classes) if t is not None]
-        done = pl.collect_all(lazy, engine="streaming")
-        groups, classes = done[0], (done[1] if classes is not None else None)
-    return replace(first, groups=groups, classes=classes)
+    cols = first.columns
+    merged_state = replace(
+        first,
+        groups=merged([s.groups for s in states], by),
+        classes=None
+        if first.classes is None
+        else merged([s.classes for s in states if s.classes is not None], [*by, cols.cls]),
+        curves=None
+        if first.curves is None
+        else merged(
+            [s.curves for s in states if s.curves is not None], [*by, cols.cls, CURVE_SCORE]
+        ),
+    )
+    return merged_state.collect() if eager else merged_state
 
 
 def build_state(
@@ -313,9 +332,17 @@ def build_state(
             classes = classes.join(extra, on=keys, how="left", nulls_equal=True).with_columns(
                 pl.col(added).fill_null(0)
             )
+    curves = None
+    curve_exprs = _unique_by_name([e for p in parts for e in p.curve_exprs])
+    if curve_exprs:
+        assert cols.score is not None
+        curves = lf.group_by([*by, cols.cls, pl.col(cols.score).alias(CURVE_SCORE)]).agg(
+            curve_exprs
+        )
     return MetricState(
         groups=groups,
         classes=classes,
+        curves=curves,
         metrics=metrics,
         columns=cols,
         options=opts,
@@ -403,7 +430,8 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
             f"a per-class report cannot include {names}: they have no per-class values"
         )
     keys = [*by, cols.cls] if all(per_class) else by
-    results = [_family(m).finalize(m, groups, classes, cols, opts) for m in state.metrics]
+    curves = state.curves.lazy() if state.curves is not None else None
+    results = [_family(m).finalize(m, groups, classes, curves, cols, opts) for m in state.metrics]
     out = results[0]
     for result in results[1:]:
         out = join_on(out, result, keys) if keys else out.join(result, how="cross")
@@ -443,6 +471,9 @@ def make_options(
     per_class: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
+    k: int = 1,
+    padding: int = 5,
+    undefined: Undefined = "error",
 ) -> Options:
     """Check every option once, with errors that name the option."""
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
@@ -455,6 +486,10 @@ def make_options(
     check_option("per_class", per_class, (True, False))
     check_option("ragged", ragged, ("error", "allow"))
     check_option("validate", validate, (True, False))
+    check_option("undefined", undefined, ("error", "skip"))
+    for name, value, low in (("k", k, 1), ("padding", padding, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            raise MetricsInputError(f"option {name!r}: expected an integer >= {low}, got {value!r}")
     return Options(
         threshold=float(threshold),
         average=average,
@@ -464,4 +499,7 @@ def make_options(
         per_class=bool(per_class),
         ragged=ragged,
         validate=bool(validate),
+        top_k=k,
+        padding=padding,
+        undefined=undefined,
     )

@@ -108,6 +108,7 @@ class _Thresholded:
         metric: str,
         groups: pl.LazyFrame,
         classes: pl.LazyFrame | None,
+        curves: pl.LazyFrame | None,
         cols: Columns,
         opts: Options,
     ) -> pl.LazyFrame:

@@ -126,3 +126,34 @@ def test_progress_bar_writes_to_its_stream() -> None:
     assert text.endswith("\n")
     quiet = _Progress(total=2, rows=10, stream=None)
     quiet.update(1)  # nothing to write to: no error
+
+
+@pytest.mark.parametrize("average", ["macro", "weighted", None])
+def test_class_chunks_for_metrics_that_rank_within_a_class(
+    hive_dump: Path, digits: pl.DataFrame, average: str | None
+) -> None:
+    metrics = ["roc_auc", "average_precision", "padded_cmap"]
+    whole = pl_metrics.report(digits, metrics, by=["model", "fold"], average=average)
+    for n_chunks in (1, 3):
+        out = pl_metrics.score(
+            hive_dump, metrics, by=["model", "fold"], average=average, n_chunks=n_chunks
+        )
+        close(out.sort(out.columns[: 3 if average is None else 2]), whole)
+
+
+def test_class_and_id_metrics_together(hive_dump: Path, digits: pl.DataFrame) -> None:
+    metrics = ["lrap", "roc_auc", "top_k_accuracy", "f1"]
+    whole = pl_metrics.report(digits, metrics, by=["model", "fold"], k=2)
+    close(pl_metrics.score(hive_dump, metrics, by=["model", "fold"], k=2, n_chunks=4), whole)
+    micro = pl_metrics.report(digits, ["roc_auc"], by="model", average="micro")
+    close(pl_metrics.score(hive_dump, ["roc_auc"], by="model", average="micro", n_chunks=3), micro)
+
+
+def test_class_chunks_see_ids_missing_whole_classes(tmp_path: Path) -> None:
+    rng = np.random.default_rng(1)
+    df = long_table(rng.random((30, 6)) < 0.4, rng.random((30, 6)))
+    ragged = df.filter(~((pl.col("id") < 3) & (pl.col("class") >= 2)))
+    path = tmp_path / "ragged.parquet"
+    ragged.write_parquet(path)
+    with pytest.raises(pl_metrics.MetricsInputError, match="ragged"):
+        pl_metrics.score(path, "roc_auc", n_chunks=6, undefined="skip")

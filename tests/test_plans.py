@@ -26,6 +26,8 @@ CASES = [
     (["confusion"], {"average": None}),
     (["log_loss", "weighted_log_loss"], {}),
     (["weighted_log_loss"], {"class_weights": {str(k): 1.0 for k in range(10)}}),
+    (["roc_auc", "average_precision", "padded_cmap"], {}),
+    (["top_k_accuracy"], {"k": 3}),
 ]
 
 
@@ -46,7 +48,7 @@ def test_state_plans_stream(metrics: list[str], options: dict, validate: bool) -
         by=["model", "fold"],
     )
     state = build_state(lf, metrics, cols, make_options(validate=validate, **options))
-    for table in (state.groups, state.classes):
+    for table in (state.groups, state.classes, state.curves):
         if table is None:
             continue
         plan = physical_plan(table.lazy())

@@ -182,4 +182,4 @@ def test_chunk_keys() -> None:
         "f1": "id",
     }
     with pytest.raises(pl_metrics.MetricsInputError, match="unknown metric"):
-        pl_metrics.chunk_key("roc_auc")
+        pl_metrics.chunk_key("brier")

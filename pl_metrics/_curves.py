@@ -1,0 +1,473 @@
+"""The per-class ranking family: ROC AUC, average precision, padded cmAP, top-k accuracy.
+
+ROC AUC and average precision rank the ids *within* each class. Their state is the curves
+table: for each ``(by..., class, distinct score)``, the weight of positive and negative rows
+at that score. Sorting it by score and summing cumulatively gives every threshold of the
+ROC and precision-recall curves, tied scores forming one threshold, as in scikit-learn. It
+is a sum over rows, so states of any parts of a table merge exactly; its size is the number
+of distinct scores per class (at most the rows; rounding scores bounds it).
+
+Top-k accuracy works within each id: the true class's score against the id's other scores.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Literal
+
+import polars as pl
+
+from pl_metrics._frame import (
+    INTERNAL,
+    Columns,
+    FrameT,
+    Problem,
+    Ragged,
+    raise_on_problems,
+)
+from pl_metrics._report import report
+from pl_metrics._state import CURVE_SCORE, MetricState, Options, Parts, register
+
+__all__ = [
+    "average_classes",
+    "average_precision",
+    "curve_positives",
+    "padded_cmap",
+    "roc_auc",
+    "top_k_accuracy",
+]
+
+CURVE_METRICS = ("roc_auc", "average_precision", "padded_cmap")
+_POS = f"{INTERNAL}pos_w"
+_NEG = f"{INTERNAL}neg_w"
+_W = f"{INTERNAL}w"
+_TRUE_SCORE = f"{INTERNAL}true_score"
+_TRUE_CLASS = f"{INTERNAL}true_class"
+_TOPK_HIT = f"{INTERNAL}topk_hit"
+_TOPK_SUM = f"{INTERNAL}topk_sum"
+_TOPK_W = f"{INTERNAL}topk_w"
+
+
+def _curve_exprs(cols: Columns) -> list[pl.Expr]:
+    truth, weight = cols.truth_expr, cols.weight_expr
+    return [weight.filter(truth).sum().alias(_POS), weight.filter(~truth).sum().alias(_NEG)]
+
+
+def _per_class_values(curves: pl.LazyFrame, keys: list[str], metric: str) -> pl.LazyFrame:
+    """Per ``keys`` (a class, or everything pooled): the metric and its positive weight."""
+    pooled = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
+    ordered = pooled.sort([*keys, CURVE_SCORE], descending=[False] * len(keys) + [True])
+    window: Callable[[pl.Expr], pl.Expr] = (lambda e: e.over(keys)) if keys else (lambda e: e)
+    tp = window(pl.col(_POS).cum_sum())
+    fp = window(pl.col(_NEG).cum_sum())
+    if metric == "roc_auc":
+        # Trapezoids between consecutive thresholds: width fp gained, mean height of tp.
+        area = pl.col(_NEG) * (tp + (tp - pl.col(_POS))) / 2
+        exprs = [area.sum().alias("area")]
+    else:
+        # Step-wise average precision: recall gained at a threshold times its precision.
+        gained = pl.when(pl.col(_POS) > 0).then(pl.col(_POS) * tp / (tp + fp)).otherwise(0.0)
+        exprs = [gained.sum().alias("area")]
+    exprs += [pl.col(_POS).sum().alias(_POS), pl.col(_NEG).sum().alias(_NEG)]
+    out = ordered.group_by(keys).agg(exprs) if keys else ordered.select(exprs)
+    p, n = pl.col(_POS), pl.col(_NEG)
+    if metric == "roc_auc":
+        value = pl.when((p > 0) & (n > 0)).then(pl.col("area") / (p * n)).otherwise(None)
+    else:
+        # scikit-learn: a class without positives has average precision 0.
+        value = pl.when(p > 0).then(pl.col("area") / p).otherwise(0.0)
+    return out.with_columns(value.cast(pl.Float64).alias(metric))
+
+
+class _Curves:
+    """ROC AUC and average precision from the curves table; top-k accuracy per id."""
+
+    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
+        parts = Parts()
+        if any(m in CURVE_METRICS for m in metrics):
+            parts.curve_exprs = _curve_exprs(cols)
+        if "top_k_accuracy" in metrics:
+            assert cols.score is not None
+            parts.id_exprs = [
+                pl.col(cols.score).filter(cols.truth_expr).first().alias(_TRUE_SCORE),
+                _sortable(cols).filter(cols.truth_expr).first().alias(_TRUE_CLASS),
+                cols.weight_expr.first().alias(_W),
+            ]
+            parts.id_checks = [
+                (
+                    Problem("true_count", cols.truth, "ids", "do not have exactly one true class"),
+                    (cols.truth_expr.sum() != 1).cast(pl.Int64),
+                )
+            ]
+            parts.extend_ids = [_top_k_hits(cols, opts.top_k)]
+            w = pl.col(_W)
+            parts.group_exprs = [
+                (w * pl.col(_TOPK_HIT)).sum().alias(_TOPK_SUM),
+                w.sum().alias(_TOPK_W),
+            ]
+        return parts
+
+    def group_checks(
+        self, metric: str, cols: Columns, opts: Options
+    ) -> list[tuple[Problem, pl.Expr]]:
+        return []
+
+    def table_checks(
+        self, metric: str, classes: pl.LazyFrame, cols: Columns, opts: Options
+    ) -> list[tuple[Problem, pl.LazyFrame]]:
+        return []
+
+    def per_class(self, metric: str, opts: Options) -> bool:
+        return metric in CURVE_METRICS and opts.average is None
+
+    def finalize(
+        self,
+        metric: str,
+        groups: pl.LazyFrame,
+        classes: pl.LazyFrame | None,
+        curves: pl.LazyFrame | None,
+        cols: Columns,
+        opts: Options,
+    ) -> pl.LazyFrame:
+        by = list(cols.by)
+        if metric == "top_k_accuracy":
+            value = pl.col(_TOPK_SUM) / pl.col(_TOPK_W)
+            return groups.select(*by, value.cast(pl.Float64).alias(metric))
+        assert curves is not None
+        if opts.average == "micro" and metric != "padded_cmap":
+            values = _values(metric, curves, by, cols, opts)
+            return values.select(*by, pl.col(metric).fill_null(float("nan")))
+        values = _values(metric, curves, [*by, cols.cls], cols, opts)
+        if opts.average is None:
+            return values.select(*by, cols.cls, metric)
+        average = "macro" if metric == "padded_cmap" else opts.average
+        out = average_classes(values, metric, by, average)
+        # Groups whose classes are all undefined (skipped) still get a row: NaN.
+        if by:
+            out = groups.select(by).join(out, on=by, how="left", nulls_equal=True)
+        return out.with_columns(pl.col(metric).fill_null(float("nan")))
+
+
+def _values(
+    metric: str, curves: pl.LazyFrame, keys: list[str], cols: Columns, opts: Options
+) -> pl.LazyFrame:
+    """Per ``keys``: the metric (null where undefined) and the positives' weight."""
+    if metric == "padded_cmap":
+        if opts.padding:
+            curves = _padded(curves, keys, opts.padding)
+        values = _per_class_values(curves, keys, "average_precision")
+        return values.rename({"average_precision": metric})
+    values = _per_class_values(curves, keys, metric)
+    if metric == "roc_auc" and opts.undefined == "error":
+        problem = Problem(
+            "undefined_auc",
+            cols.cls,
+            "classes" if cols.cls in keys else "groups (all classes pooled)",
+            "have no positives or no negatives: their ROC AUC is undefined",
+            "pass undefined='skip' to leave them out of the average (BirdCLEF 2024)",
+        )
+        undefined = pl.col(metric).is_null().cast(pl.Int64).alias(problem.name)
+        values = raise_on_problems(values.with_columns(undefined), [problem], keys)
+    return values
+
+
+def curve_positives(state: MetricState) -> pl.DataFrame:
+    """The positives' weight of each ``(by..., class)`` of a collected state's curves."""
+    cols = state.columns
+    assert state.curves is not None
+    keys = [*cols.by, cols.cls]
+    return state.curves.lazy().group_by(keys).agg(pl.col(_POS).sum()).collect()
+
+
+def average_classes(values: pl.LazyFrame, metric: str, by: list[str], average: str) -> pl.LazyFrame:
+    """Average per-class values (nulls, undefined classes, left out) over each group."""
+    kept = values.filter(pl.col(metric).is_not_null())
+    if average == "weighted":
+        # scikit-learn: weights (positives) summing to zero give 0.
+        weight = pl.col(_POS)
+        total = weight.sum()
+        mean = pl.when(total == 0).then(0.0).otherwise((pl.col(metric) * weight).sum() / total)
+    else:
+        mean = pl.col(metric).mean()
+    mean = mean.cast(pl.Float64).alias(metric)
+    return kept.group_by(by).agg(mean) if by else kept.select(mean)
+
+
+def _padded(curves: pl.LazyFrame, keys: list[str], padding: int) -> pl.LazyFrame:
+    """BirdCLEF 2023: ``padding`` extra rows per class, truth 1 and score 1, added as sums."""
+    schema = curves.collect_schema()
+    pad = (
+        curves.select(keys)
+        .unique()
+        .with_columns(
+            pl.lit(1.0).cast(schema[CURVE_SCORE]).alias(CURVE_SCORE),
+            pl.lit(float(padding)).cast(schema[_POS]).alias(_POS),
+            pl.lit(0.0).cast(schema[_NEG]).alias(_NEG),
+        )
+    )
+    return pl.concat([curves.select(pad.collect_schema().names()), pad], how="vertical_relaxed")
+
+
+def _sortable(cols: Columns) -> pl.Expr:
+    """The class as scikit-learn orders labels (categoricals by their strings)."""
+    cls = pl.col(cols.cls)
+    return cls.cast(pl.String) if cols.class_is_categorical else cls
+
+
+def _top_k_hits(cols: Columns, k: int) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
+    """Per id: is the true class among the ``k`` best scores, ties as scikit-learn breaks them.
+
+    scikit-learn sorts each row's scores with a stable sort and reverses it, so among tied
+    scores the class that comes later in label order ranks first.
+    """
+
+    def extend(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
+        keys = [*cols.by, cols.id]
+        assert cols.score is not None
+        score, true_score = pl.col(cols.score), pl.col(_TRUE_SCORE)
+        ahead = (score > true_score) | (
+            (score == true_score) & (_sortable(cols) > pl.col(_TRUE_CLASS))
+        )
+        counts = (
+            rows.select(*keys, cols.score, _sortable(cols).alias(cols.cls))
+            .join(per_id.select(*keys, _TRUE_SCORE, _TRUE_CLASS), on=keys, nulls_equal=True)
+            .group_by(keys)
+            .agg(ahead.sum().alias("ahead"))
+        )
+        hits = counts.select(*keys, (pl.col("ahead") < k).cast(pl.Float64).alias(_TOPK_HIT))
+        return per_id.join(hits, on=keys, how="left", nulls_equal=True).with_columns(
+            pl.col(_TOPK_HIT).fill_null(0.0)
+        )
+
+    return extend
+
+
+register(CURVE_METRICS, _Curves(), chunk="class")
+register(("top_k_accuracy",), _Curves())
+
+
+def roc_auc(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    average: Literal["macro", "micro", "weighted"] | None = "macro",
+    undefined: Literal["error", "skip"] = "error",
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """ROC AUC of each class's column: `sklearn.metrics.roc_auc_score` on the indicator matrix.
+
+    The area under the ROC curve with tied scores forming one threshold (so a tie between a
+    positive and a negative counts one half). Averages as in scikit-learn: ``None`` (one row
+    per class), ``"macro"``, ``"micro"`` (all classes pooled into one binary problem) and
+    ``"weighted"`` (by positives).
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, by, ragged, validate
+        As in `lrap`.
+    weight_col
+        Optional per-id sample weight.
+    average
+        See above.
+    undefined
+        A class without positives or without negatives has no ROC AUC. ``"error"``
+        (default): refuse, naming such a class. ``"skip"``: leave those classes out of the
+        average (the BirdCLEF 2024 rule); with ``average=None`` their rows hold null.
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+
+    Notes
+    -----
+    The state holds one row per class and distinct score: memory grows with the distinct
+    scores, not the rows. Scores rounded to a few decimals keep it small.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({
+    ...     "id": [0, 0, 1, 1, 2, 2, 3, 3],
+    ...     "class": ["bird", "frog"] * 4,
+    ...     "score": [0.9, 0.1, 0.4, 0.8, 0.4, 0.3, 0.2, 0.6],
+    ...     "truth": [1, 0, 0, 1, 1, 0, 0, 1],
+    ... })
+    >>> df.metrics.roc_auc(average=None)
+    shape: (2, 2)
+    ┌───────┬─────────┐
+    │ class ┆ roc_auc │
+    │ ---   ┆ ---     │
+    │ str   ┆ f64     │
+    ╞═══════╪═════════╡
+    │ bird  ┆ 0.875   │
+    │ frog  ┆ 1.0     │
+    └───────┴─────────┘
+    """
+    return report(
+        frame,
+        "roc_auc",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        average=average,
+        undefined=undefined,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def average_precision(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    average: Literal["macro", "micro", "weighted"] | None = "macro",
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Average precision of each class: `sklearn.metrics.average_precision_score`.
+
+    Step-wise, without interpolation: the precision at each threshold (tied scores together)
+    times the recall it adds. A class without positives scores 0, as in scikit-learn.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
+        As in `roc_auc`.
+    average
+        ``None``, ``"macro"``, ``"micro"`` or ``"weighted"``, as in `roc_auc`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 1, 2, 3], "class": "bird",
+    ...                    "score": [0.1, 0.4, 0.35, 0.8], "truth": [0, 0, 1, 1]})
+    >>> df.metrics.average_precision().item()
+    0.8333...
+    """
+    return report(
+        frame,
+        "average_precision",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        average=average,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def padded_cmap(
+    frame: FrameT,
+    *,
+    padding: int = 5,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    by: str | Sequence[str] | None = None,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Padded class-mean average precision (BirdCLEF 2023).
+
+    ``padding`` rows whose truth and scores are 1 for every class are added, then average
+    precision is averaged over classes. The padding is added to the state's sums (one
+    threshold at score 1 per class), never as rows: nothing is copied.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, by, ragged, validate
+        As in `roc_auc`.
+    padding
+        Padding rows per class (BirdCLEF 2023 used 5).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 0, 1, 1], "class": ["bird", "frog"] * 2,
+    ...                    "score": [0.9, 0.2, 0.3, 0.1], "truth": [1, 0, 0, 0]})
+    >>> df.metrics.padded_cmap(padding=1).item()
+    1.0
+    """
+    return report(
+        frame,
+        "padded_cmap",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        by=by,
+        padding=padding,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def top_k_accuracy(
+    frame: FrameT,
+    *,
+    k: int = 1,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Top-k accuracy of single-label ids: `sklearn.metrics.top_k_accuracy_score`.
+
+    The share of ids whose true class is among their ``k`` highest scores. Ties are broken
+    as scikit-learn breaks them: among tied scores, the class later in label order ranks
+    first. Each id must have exactly one true class.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
+        As in `roc_auc`.
+    k
+        How many of the best scores count.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 0, 0, 1, 1, 1], "class": [0, 1, 2] * 2,
+    ...                    "score": [0.5, 0.3, 0.2, 0.1, 0.2, 0.7], "truth": [0, 1, 0, 1, 0, 0]})
+    >>> df.metrics.top_k_accuracy(k=2).item()
+    0.5
+    """
+    return report(
+        frame,
+        "top_k_accuracy",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        k=k,
+        ragged=ragged,
+        validate=validate,
+    )

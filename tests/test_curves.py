@@ -1,0 +1,169 @@
+"""ROC AUC, average precision, padded cmAP and top-k accuracy against scikit-learn."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import average_precision_score, roc_auc_score, top_k_accuracy_score
+
+import pl_metrics
+from tests.conftest import dense_problems, grouped_table, long_table, run
+
+SETTINGS = settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+SKLEARN = {"roc_auc": roc_auc_score, "average_precision": average_precision_score}
+
+
+def defined(truth: np.ndarray) -> np.ndarray:
+    return (truth.sum(axis=0) > 0) & (truth.sum(axis=0) < truth.shape[0])
+
+
+@pytest.mark.parametrize("metric", ["roc_auc", "average_precision"])
+@given(data=st.data())
+@SETTINGS
+def test_matches_sklearn(kind: str, metric: str, data: st.DataObject) -> None:
+    problems = data.draw(dense_problems(min_classes=2, weights=data.draw(st.booleans())))
+    average = data.draw(st.sampled_from([None, "macro", "micro", "weighted"]))
+    for p in problems:
+        if "weight" in p:
+            p["weight"] = np.abs(p["weight"])
+    df = grouped_table(problems)
+    weight_col = "w" if "weight" in problems[0] else None
+    out = (
+        run(
+            df,
+            kind,
+            getattr(pl_metrics, metric),
+            by="g",
+            average=average,
+            weight_col=weight_col,
+            undefined="skip",
+        )
+        if metric == "roc_auc"
+        else run(
+            df, kind, getattr(pl_metrics, metric), by="g", average=average, weight_col=weight_col
+        )
+    )
+    for g, p in enumerate(problems):
+        truth, score, w = p["truth"], p["score"], p.get("weight")
+        rows = out.filter(pl.col("g") == g)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if metric == "roc_auc" and average in ("macro", "weighted"):
+                keep = defined(truth)  # the BirdCLEF 2024 rule: undefined classes left out
+                if not keep.any():
+                    assert np.isnan(rows[metric].item())
+                    continue
+                want = (
+                    roc_auc_score(truth[:, keep], score[:, keep], average=average, sample_weight=w)
+                    if keep.sum() > 1
+                    else roc_auc_score(truth[:, keep][:, 0], score[:, keep][:, 0], sample_weight=w)
+                )
+            elif metric == "roc_auc" and average == "micro":
+                flat_w = None if w is None else np.repeat(w, truth.shape[1])
+                if truth.all() or not truth.any():
+                    assert np.isnan(rows[metric].item())
+                    continue
+                want = roc_auc_score(truth.ravel(), score.ravel(), sample_weight=flat_w)
+            else:
+                want = SKLEARN[metric](truth, score, average=average, sample_weight=w)
+        got = rows[metric].fill_null(np.nan).to_numpy()
+        np.testing.assert_allclose(got, np.atleast_1d(want), rtol=1e-12, atol=1e-12)
+
+
+def test_undefined_roc_auc_is_an_error_naming_the_class() -> None:
+    truth = np.array([[1, 0], [0, 0], [1, 0]], dtype=bool)
+    score = np.array([[0.2, 0.5], [0.3, 0.1], [0.9, 0.4]])
+    df = long_table(truth, score, class_names=["bird", "frog"])
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"1 classes have no positives or no negatives.*class='frog'",
+    ):
+        pl_metrics.roc_auc(df)
+    per_class = pl_metrics.roc_auc(df, average=None, undefined="skip")
+    assert per_class["roc_auc"].to_list() == [0.5, None]
+    assert pl_metrics.roc_auc(df, undefined="skip").item() == 0.5
+
+
+def padded_cmap_reference(
+    solution: np.ndarray, submission: np.ndarray, padding_factor: int = 5
+) -> float:
+    """BirdCLEF 2023's metric (published with pandas: the same rows appended)."""
+    new_rows = np.ones((padding_factor, solution.shape[1]))
+    padded_solution = np.vstack([solution, new_rows])
+    padded_submission = np.vstack([submission, new_rows])
+    return float(average_precision_score(padded_solution, padded_submission, average="macro"))
+
+
+@given(problems=dense_problems(min_classes=1, max_groups=1), padding=st.integers(0, 6))
+@SETTINGS
+def test_padded_cmap_matches_birdclef_2023(problems, padding) -> None:  # type: ignore[no-untyped-def]
+    truth, score = problems[0]["truth"], problems[0]["score"]
+    df = long_table(truth, score)
+    got = pl_metrics.padded_cmap(df, padding=padding).item()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = padded_cmap_reference(truth.astype(int), score, padding)
+    assert got == pytest.approx(want, rel=1e-12, abs=1e-12)
+
+
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 4), weights=st.booleans())
+@SETTINGS
+def test_top_k_matches_sklearn_ties_included(kind: str, seed: int, k: int, weights: bool) -> None:
+    rng = np.random.default_rng(seed)
+    n_ids, n_classes = int(rng.integers(1, 30)), int(rng.integers(3, 7))
+    y = rng.integers(0, n_classes, n_ids)
+    score = rng.integers(0, 3, (n_ids, n_classes)) / 2  # many ties
+    w = rng.choice([0.5, 1.0, 2.0], n_ids) if weights else None
+    df = long_table(np.eye(n_classes, dtype=bool)[y], score, weight=w)
+    out = run(df, kind, pl_metrics.top_k_accuracy, k=k, weight_col="w" if weights else None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = top_k_accuracy_score(y, score, k=k, labels=range(n_classes), sample_weight=w)
+    assert out.item() == pytest.approx(want, rel=1e-12)
+
+
+def test_top_k_string_classes_follow_label_order() -> None:
+    # Tied scores: scikit-learn ranks the later label first ('b' before 'a').
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 0],
+            "class": ["a", "b", "c"],
+            "score": [0.5, 0.5, 0.1],
+            "truth": [True, False, False],
+        }
+    )
+    assert pl_metrics.top_k_accuracy(df).item() == 0.0
+    assert (
+        pl_metrics.top_k_accuracy(df.with_columns(pl.col("class").cast(pl.Categorical))).item()
+        == 0.0
+    )
+    assert top_k_accuracy_score(["a"], [[0.5, 0.5, 0.1]], k=1, labels=["a", "b", "c"]) == 0.0
+    with pytest.raises(pl_metrics.MetricsInputError, match="exactly one true class"):
+        pl_metrics.top_k_accuracy(df.with_columns(truth=pl.lit(True)))
+
+
+def test_curve_states_merge_and_report() -> None:
+    rng = np.random.default_rng(3)
+    df = long_table(rng.random((60, 4)) < 0.3, rng.integers(0, 10, (60, 4)) / 10)
+    metrics = ["roc_auc", "average_precision", "padded_cmap", "lrap"]
+    whole = pl_metrics.report(df, metrics, undefined="skip")
+    parts = [
+        pl_metrics.state(df.filter(pl.col("id") % 3 == r), metrics, undefined="skip").collect()
+        for r in range(3)
+    ]
+    merged = pl_metrics.merge_states(parts).finalize().collect()
+    for metric in metrics:
+        assert merged[metric].item() == pytest.approx(whole[metric].item(), rel=1e-12)
+        alone = getattr(pl_metrics, metric)
+        options = {"undefined": "skip"} if metric == "roc_auc" else {}
+        assert whole[metric].item() == pytest.approx(alone(df, **options).item(), rel=1e-12)
+    assert pl_metrics.chunk_key("roc_auc") == "class"
+    with pytest.raises(pl_metrics.MetricsInputError, match="'samples' is defined for"):
+        pl_metrics.report(df, ["roc_auc"], average="samples")
