@@ -153,6 +153,22 @@ def lrap_polars_window(lf: pl.LazyFrame) -> pl.LazyFrame:
     )
 
 
+def auc_polars_window(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """The plain polars query for macro ROC AUC: Mann-Whitney with average ranks per class."""
+    rank = pl.col("score").rank("average").over("class")
+    per_class = (
+        lf.with_columns(r=rank)
+        .group_by("class")
+        .agg(
+            npos=pl.col("truth").sum().cast(pl.Float64),
+            n=pl.len().cast(pl.Float64),
+            rsum=pl.col("r").filter(pl.col("truth")).sum(),
+        )
+    )
+    npos, n = pl.col("npos"), pl.col("n")
+    return per_class.select(((pl.col("rsum") - npos * (npos + 1) / 2) / (npos * (n - npos))).mean())
+
+
 DUCKDB_LRAP = """
 WITH ranked AS (
   SELECT id, truth,
@@ -220,15 +236,21 @@ def run_system(system: str, metric: str, path: Path, repeats: int) -> dict[str, 
             pl.read_parquet(path, columns=["id", "class", "score", "truth"])
             return float("nan")
         if system == "polars-window":
-            return float(lrap_polars_window(lf).collect().item())
+            query = auc_polars_window if metric == "roc_auc" else lrap_polars_window
+            return float(query(lf).collect().item())
         if system == "duckdb":
             return float(con.execute(DUCKDB_LRAP.format(path=path)).fetchone()[0])
         if system == "numpy":
             return lrap_numpy(truth, score)
         if system == "sklearn":
-            from sklearn.metrics import label_ranking_average_precision_score
+            from sklearn import metrics as skm
 
-            return float(label_ranking_average_precision_score(truth, score))
+            function = {
+                "lrap": skm.label_ranking_average_precision_score,
+                "roc_auc": skm.roc_auc_score,
+                "average_precision": skm.average_precision_score,
+            }[metric]
+            return float(function(truth, score))
         if system == "sklearn-grouped":
             from sklearn.metrics import f1_score
 
@@ -305,10 +327,16 @@ def peers(size: tuple[int, int], repeats: int, lines: list[str]) -> None:
     n_ids, n_classes = size
     path = make_dump(OUT / f"lrap_{n_ids}x{n_classes}.parquet", n_ids, n_classes)
     rows = n_ids * n_classes
-    for metric in ("lrap", "lwlrap"):
-        systems = ["pl_metrics", "pl_metrics-novalidate", "pl_metrics-report4", "read"]
+    for metric in ("lrap", "lwlrap", "roc_auc", "average_precision"):
+        systems = ["pl_metrics", "pl_metrics-novalidate", "read"]
+        if metric in ("lrap", "lwlrap"):
+            systems.insert(2, "pl_metrics-report4")
         if metric == "lrap":
             systems += ["polars-window", "duckdb", "numpy", "sklearn"]
+        if metric == "roc_auc":
+            systems += ["polars-window", "sklearn"]
+        if metric == "average_precision":
+            systems += ["sklearn"]
         results = {s: in_subprocess(s, metric, str(path), str(repeats)) for s in systems}
         base = results["pl_metrics"]
         ref = float(base.get("value", float("nan")))  # type: ignore[arg-type]

@@ -24,6 +24,9 @@ examples:
   # a hive-partitioned folder (oof/model=a/fold=0/...), F1 at threshold 0.3, as CSV
   pl-metrics score oof/ --metric f1,precision,recall --threshold 0.3 --by model --format csv
 
+  # BirdCLEF-style: macro ROC AUC over the classes that have positives, padded cmAP
+  pl-metrics score oof.parquet -m roc_auc,padded_cmap --skip-undefined --by model
+
   # other column names, per-class lwlrap, into a parquet file
   pl-metrics score 'dumps/*.parquet' --metric lwlrap --per-class --id-col clip \\
       --class-col species --score-col prob --truth-col label --output per_class.parquet
@@ -75,6 +78,13 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--zero-division", type=float, default=0.0, help="0, 1 or nan")
     sc.add_argument("--eps", type=float, default=1e-15, help="log-loss clipping")
     sc.add_argument("--per-class", action="store_true", help="one row per group and class")
+    sc.add_argument("--k", type=int, default=1, help="top_k_accuracy: the k best scores")
+    sc.add_argument("--padding", type=int, default=5, help="padded_cmap: padding rows (5)")
+    sc.add_argument(
+        "--skip-undefined",
+        action="store_true",
+        help="roc_auc: leave out classes without positives or negatives",
+    )
     sc.add_argument("--allow-ragged", action="store_true", help="rank each id over the rows it has")
     sc.add_argument("--no-validate", action="store_true", help="skip the data checks")
     sc.add_argument("--memory-budget", default="2GB", help="memory for the states (2GB)")
@@ -137,6 +147,9 @@ def _run(args: argparse.Namespace) -> None:
         "zero_division": args.zero_division,
         "eps": args.eps,
         "per_class": args.per_class,
+        "k": args.k,
+        "padding": args.padding,
+        "undefined": "skip" if args.skip_undefined else "error",
         "ragged": "allow" if args.allow_ragged else "error",
         "validate": not args.no_validate,
     }

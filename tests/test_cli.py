@@ -89,6 +89,36 @@ def test_user_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: 
         assert "Traceback" not in err
 
 
+def test_curve_metric_options(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [
+        "score",
+        str(DATA),
+        "-m",
+        "roc_auc,padded_cmap,top_k_accuracy",
+        "--by",
+        "model",
+        "--k",
+        "2",
+        "--padding",
+        "3",
+        "--skip-undefined",
+        "--format",
+        "csv",
+    ]
+    assert main(argv) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    want = pl_metrics.report(
+        pl.read_parquet(DATA),
+        ["roc_auc", "padded_cmap", "top_k_accuracy"],
+        by="model",
+        k=2,
+        padding=3,
+        undefined="skip",
+    )
+    for metric in ("roc_auc", "padded_cmap", "top_k_accuracy"):
+        assert got[metric].to_list() == pytest.approx(want[metric].to_list(), rel=1e-9)
+
+
 def test_help_shows_examples(capsys: pytest.CaptureFixture[str]) -> None:
     for argv in (["--help"], ["score", "--help"]):
         with pytest.raises(SystemExit) as exit_info:
