@@ -3,7 +3,7 @@
 Every metric is a lazy plan over a long table, one row per ``(by..., id, class)``. Checks of
 the schema run when the metric is called; checks of the data are counted inside the plan, as
 columns of the small aggregated result, and raised by one last step on those few rows, so a
-``LazyFrame`` stays lazy and the input is read once.
+``LazyFrame`` stays lazy and no Python runs over the input rows.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Several metrics in one pass, and the public state API for scoring parts separately."""
+"""Several metrics from one shared plan, and the public state API for scoring parts."""
 
 from __future__ import annotations
 
@@ -125,10 +125,13 @@ def report(
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
-    """Several metrics in one pass: one row per group, one column per metric.
+    """Several metrics in one query: one row per group, one column per metric.
 
-    The input is read once and the per-id work is shared: four ranking metrics cost little
-    more than one. Each column equals the metric's own function with the same options.
+    All metrics share one state: one aggregation of the rows per id, one per class (and, when
+    asked for, the ranking family's pair counts and the per-class curves), whatever the
+    number of metrics, so four ranking metrics cost what one does. Each of these reads the
+    input's rows; from a file that is a re-read, which keeps memory bounded where caching
+    the rows would not. Each column equals the metric's own function with the same options.
 
     Parameters
     ----------
