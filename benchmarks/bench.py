@@ -289,6 +289,29 @@ def run_driver(path: Path, budget: str, n_chunks: int | None) -> dict[str, objec
     }
 
 
+def run_dask(path: Path, budget: str) -> dict[str, object]:
+    """The chunked driver on a local 2-worker Dask cluster; peak memory of each worker."""
+    from dask.distributed import Client, LocalCluster
+
+    import pl_metrics.dask
+
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0") as cluster,
+        Client(cluster) as client,
+    ):
+        start = time.perf_counter()
+        out = pl_metrics.dask.score(path, ["lrap", "lwlrap"], client=client, memory_budget=budget)
+        elapsed = time.perf_counter() - start
+        peaks = client.run(lambda: resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)
+    return {
+        "median": elapsed,
+        "times": [elapsed],
+        "value": float(out["lrap"].item()),
+        "rss": max(peaks.values()),
+        "client_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+    }
+
+
 def in_subprocess(*args: str) -> dict[str, object]:
     result = subprocess.run(
         [sys.executable, __file__, "--worker", *args], capture_output=True, text=True, check=False
@@ -411,6 +434,26 @@ def large(lines: list[str]) -> None:
                 f"{float(r['rss']) / 1024**3:.2f} | {float(r['value']):.12f} |"
             )  # type: ignore[arg-type]
             print(lines[-1], flush=True)
+    path = OUT / "large_100000000_id.parquet"
+    single = in_subprocess("driver", "1GB", str(path), "0")
+    dask = in_subprocess("dask", "1GB", str(path), "0")
+    lines += [
+        "\n### 100M rows (clustered): single process vs a local 2-worker Dask cluster\n",
+        "| driver | s | peak RSS GiB | lrap |",
+        "|---|---|---|---|",
+    ]
+    for name, r in (
+        ("pl_metrics.score (one process)", single),
+        ("pl_metrics.dask.score (per worker)", dask),
+    ):
+        if "error" in r:
+            lines.append(f"| {name} | failed: {r['error']} | | |")
+            continue
+        lines.append(
+            f"| {name} | {float(r['median']):.1f} | "  # type: ignore[arg-type]
+            f"{float(r['rss']) / 1024**3:.2f} | {float(r['value']):.12f} |"
+        )  # type: ignore[arg-type]
+    print("\n".join(lines[-4:]), flush=True)
     lines.append("\nThe same 100M-row files in one query (no chunks), for comparison:\n")
     for layout in ("id", "class"):
         whole = in_subprocess(
@@ -437,6 +480,8 @@ def main() -> None:
         system, metric, path, repeats = args.worker
         if system == "driver":
             result = run_driver(Path(path), metric, None)
+        elif system == "dask":
+            result = run_dask(Path(path), metric)
         else:
             result = run_system(system, metric, Path(path), int(repeats))
         print(json.dumps(result))

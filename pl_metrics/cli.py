@@ -27,6 +27,9 @@ examples:
   # BirdCLEF-style: macro ROC AUC over the classes that have positives, padded cmAP
   pl-metrics score oof.parquet -m roc_auc,padded_cmap --skip-undefined --by model
 
+  # the same on a Dask cluster (or --dask local for two local workers)
+  pl-metrics score '/shared/oof/*.parquet' -m lwlrap --by model --dask tcp://sched:8786
+
   # other column names, per-class lwlrap, into a parquet file
   pl-metrics score 'dumps/*.parquet' --metric lwlrap --per-class --id-col clip \\
       --class-col species --score-col prob --truth-col label --output per_class.parquet
@@ -96,6 +99,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     sc.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     sc.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    sc.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="score the chunks on a Dask cluster: a scheduler address, or 'local' for two "
+        "local worker processes (needs pl_metrics[dask])",
+    )
     return parser
 
 
@@ -153,14 +162,30 @@ def _run(args: argparse.Namespace) -> None:
         "ragged": "allow" if args.allow_ragged else "error",
         "validate": not args.no_validate,
     }
-    result = score(
-        args.paths,
-        _metrics(args.metric),
-        memory_budget=args.memory_budget,
-        n_chunks=args.chunks,
-        progress=False if args.quiet else None,
-        **options,
-    )
+    if args.dask:
+        from pl_metrics import dask as on_dask
+
+        if args.per_class:
+            raise MetricsInputError("--per-class is not available with --dask")
+        for option in ("per_class", "padding", "undefined"):  # no class-keyed metrics there
+            options.pop(option)
+        result = on_dask.score(
+            args.paths,
+            _metrics(args.metric),
+            client=None if args.dask == "local" else args.dask,
+            memory_budget=args.memory_budget,
+            n_chunks=args.chunks,
+            **options,
+        )
+    else:
+        result = score(
+            args.paths,
+            _metrics(args.metric),
+            memory_budget=args.memory_budget,
+            n_chunks=args.chunks,
+            progress=False if args.quiet else None,
+            **options,
+        )
     _write(result, args.format, args.output)
 
 

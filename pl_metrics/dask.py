@@ -1,0 +1,161 @@
+"""Score a sharded dump on a Dask cluster with the same mergeable states.
+
+Install with ``pip install "pl_metrics[dask]"``. The client plans id-disjoint chunks (from
+file metadata only), each worker reads its chunk from the files itself and computes the
+chunk's small state with plain polars, and the client merges the states: no rows travel
+through the client, and the result equals single-machine scoring (to 1e-12).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from pl_metrics._driver import _files, plan_chunks, scan
+from pl_metrics._frame import MetricsInputError, Ragged
+from pl_metrics._report import state
+from pl_metrics._state import Average, MetricState, chunk_key, merge_states
+
+__all__ = ["ChunkError", "score"]
+
+
+class ChunkError(RuntimeError):
+    """A chunk's task failed on every try: the call fails rather than return a part."""
+
+
+def _chunk_state(
+    paths: list[str], keep: pl.Expr, metrics: list[str], options: dict[str, Any]
+) -> MetricState:
+    """Run on a worker: read the chunk's rows from the files, return its collected state."""
+    return state(scan(paths).filter(keep), metrics, **options).collect()
+
+
+@contextlib.contextmanager
+def _client(client: Any) -> Iterator[Any]:
+    from dask.distributed import Client, LocalCluster
+
+    if client is not None:
+        yield client if not isinstance(client, str) else Client(client)  # type: ignore[no-untyped-call]
+        return
+    with (
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,  # type: ignore[no-untyped-call]
+        Client(cluster) as local,  # type: ignore[no-untyped-call]
+    ):
+        yield local
+
+
+def score(
+    source: str | Path | Sequence[str | Path],
+    metrics: str | Sequence[str],
+    *,
+    client: Any = None,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    threshold: float = 0.5,
+    pred: str | None = None,
+    average: Average = "macro",
+    zero_division: float = 0.0,
+    eps: float = 1e-15,
+    class_weights: Mapping[object, float] | None = None,
+    k: int = 1,
+    ragged: Ragged = "error",
+    validate: bool = True,
+    memory_budget: int | str | None = None,
+    n_chunks: int | None = None,
+    retries: int = 2,
+) -> pl.DataFrame:
+    """Score files on a Dask cluster: `pl_metrics.score`, one chunk per task.
+
+    Parameters
+    ----------
+    source
+        Parquet, IPC or CSV files, folders or globs, readable at the same paths from every
+        worker (a shared or object-store file system).
+    metrics
+        Metric names whose states merge over id-disjoint chunks (see `pl_metrics.chunk_key`).
+    client
+        A ``dask.distributed.Client``, or a scheduler address. Default: a local cluster of
+        two worker processes, started and closed by this call.
+    id_col, class_col, score_col, truth_col, weight_col, by
+        As in `pl_metrics.report`.
+    threshold, pred, average, zero_division, eps, class_weights, k, ragged, validate
+        As in `pl_metrics.report`.
+    memory_budget, n_chunks
+        How to size the chunks, as in `pl_metrics.score` (the budget is per task).
+    retries
+        Extra tries of a failed chunk (Dask also reschedules the tasks of a lost worker).
+
+    Returns
+    -------
+    DataFrame
+        The same as `pl_metrics.score`.
+
+    Raises
+    ------
+    ChunkError
+        When a chunk's task fails on every try; the message names the chunk and the files.
+    """
+    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
+    keys = {chunk_key(m) for m in metric_list}
+    if keys != {"id"}:
+        raise MetricsInputError(
+            f"the Dask driver merges id-disjoint chunks; {sorted(keys - {'id'})}-keyed metrics "
+            f"({[m for m in metric_list if chunk_key(m) != 'id']}) run with pl_metrics.score"
+        )
+    files = _files(source)
+    paths = [str(p) for p in files]
+    lf = scan(files)
+    options: dict[str, Any] = {
+        "id_col": id_col,
+        "class_col": class_col,
+        "score_col": score_col,
+        "truth_col": truth_col,
+        "weight_col": weight_col,
+        "by": by,
+        "threshold": threshold,
+        "pred": pred,
+        "average": average,
+        "zero_division": zero_division,
+        "eps": eps,
+        "class_weights": class_weights,
+        "k": k,
+        "ragged": ragged,
+        "validate": validate,
+    }
+    state(lf, metric_list, **options)  # columns and options checked on the client first
+    chunks = plan_chunks(
+        lf, id_col=id_col, memory_budget=memory_budget, files=files, n_chunks=n_chunks
+    )
+    with _client(client) as dask_client:
+        futures = [
+            dask_client.submit(
+                _chunk_state, paths, keep, metric_list, options, retries=retries, pure=False
+            )
+            for keep in chunks.filters
+        ]
+        states = []
+        for number, future in enumerate(futures, start=1):
+            try:
+                states.append(future.result())
+            except Exception as error:  # the task's own error, after its retries
+                for other in futures:
+                    other.cancel()
+                raise ChunkError(
+                    f"chunk {number} of {len(futures)} ({chunks.strategy}) over "
+                    f"{', '.join(paths[:3])}{' ...' if len(paths) > 3 else ''} failed after "
+                    f"{retries + 1} tries: {type(error).__name__}: {error}"
+                ) from error
+    non_empty = [s for s in states if s.groups.lazy().select(pl.len()).collect().item()]
+    if not non_empty:
+        raise MetricsInputError("the table is empty: there are no rows to score")
+    return merge_states(non_empty).finalize().collect()

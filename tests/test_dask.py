@@ -1,0 +1,137 @@
+"""Scoring on a 2-worker Dask LocalCluster equals single-machine scoring."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+
+import pl_metrics
+import pl_metrics.dask
+from tests.test_driver import close
+
+distributed = pytest.importorskip("distributed")
+
+DATA = Path(__file__).parent.parent / "data"
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as dask_client,
+    ):
+        yield dask_client
+
+
+@pytest.fixture(scope="module")
+def dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("shards")
+    df = pl.read_parquet(DATA / "digits_oof.parquet")
+    for (model,), part in df.group_by("model"):
+        part.sort("id").write_parquet(root / f"{model}.parquet", row_group_size=2000)
+    return root
+
+
+CASES = [
+    (["lwlrap", "lrap", "coverage_error", "label_ranking_loss"], ["model", "fold"], {}),
+    (["f1", "precision", "balanced_accuracy", "mfif"], "model", {"threshold": 0.3}),
+    (["f1", "recall"], ["model"], {"average": "samples"}),
+    (["log_loss", "top_k_accuracy", "confusion"], ["model", "fold"], {"k": 2}),
+]
+
+
+@pytest.mark.parametrize(("metrics", "by", "options"), CASES)
+def test_equals_single_machine(
+    client: Any, dump: Path, metrics: list[str], by: Any, options: dict[str, Any]
+) -> None:
+    if "confusion" in metrics:
+        metrics = ["confusion"]
+    want = pl_metrics.score(dump, metrics, by=by, n_chunks=1, **options)
+    got = pl_metrics.dask.score(dump, metrics, by=by, client=client, n_chunks=5, **options)
+    close(got, want)
+
+
+def test_killed_worker_mid_run(client: Any, dump: Path) -> None:
+    metrics = ["lrap", "f1"]
+    want = pl_metrics.score(dump, metrics, by=["model", "fold"], n_chunks=1)
+    result: dict[str, pl.DataFrame] = {}
+
+    def run() -> None:
+        result["out"] = pl_metrics.dask.score(
+            dump, metrics, by=["model", "fold"], client=client, n_chunks=60
+        )
+
+    pids = client.run(os.getpid)
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 30
+    busy: list[str] = []
+    while not busy and time.monotonic() < deadline:
+        busy = [w for w, tasks in client.processing().items() if tasks]
+        time.sleep(0.005)
+    assert busy, "no task started"
+    os.kill(pids[busy[0]], signal.SIGKILL)  # kill a worker that has tasks; its nanny restarts it
+    thread.join(timeout=120)
+    assert "out" in result
+    close(result["out"], want)
+
+
+def test_errors(client: Any, dump: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match="file not found"):
+        pl_metrics.dask.score(tmp_path / "gone.parquet", "lrap", client=client)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"run with pl_metrics\.score"):
+        pl_metrics.dask.score(dump, ["roc_auc"], client=client)
+    with (
+        distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as cluster,
+        distributed.Client(cluster) as local,
+    ):
+
+        def broken(*_: Any) -> None:
+            raise OSError("disk went away")
+
+        monkeypatch.setattr(pl_metrics.dask, "_chunk_state", broken)
+        with pytest.raises(pl_metrics.dask.ChunkError, match=r"chunk 1 of 3 .*disk went away"):
+            pl_metrics.dask.score(dump, "lrap", by="model", client=local, n_chunks=3, retries=1)
+
+
+def test_default_local_cluster(dump: Path) -> None:
+    got = pl_metrics.dask.score(dump, "lrap", by="model", n_chunks=2)
+    assert np.isfinite(got["lrap"].to_numpy()).all()
+
+
+def test_command_line_dask_local(dump: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from pl_metrics.cli import main
+
+    assert (
+        main(
+            [
+                "score",
+                str(dump),
+                "-m",
+                "lrap",
+                "--by",
+                "model",
+                "--dask",
+                "local",
+                "--chunks",
+                "2",
+                "--format",
+                "csv",
+            ]
+        )
+        == 0
+    )
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    want = pl_metrics.score(dump, "lrap", by="model")
+    assert got["lrap"].to_list() == pytest.approx(want["lrap"].to_list(), rel=1e-12)
