@@ -320,11 +320,13 @@ def raise_on_problems(
             if bad.height:
                 total = int(bad[problem.name].sum())
                 where = ""
-                if by:
-                    first = ", ".join(
-                        f"{k}={v!r}" for k, v in bad.row(0, named=True).items() if k in by
+                if by:  # name up to three of the groups (or classes) concerned
+                    shown = "; ".join(
+                        ", ".join(f"{k}={row[k]!r}" for k in by)
+                        for row in bad.head(3).iter_rows(named=True)
                     )
-                    where = f" (in {bad.height:,} groups, e.g. {first})"
+                    more = "" if bad.height <= 3 else ", e.g."
+                    where = f" (in {bad.height:,} groups{more}: {shown})"
                 raise MetricsInputError(problem.message(total, where))
         return df
 
