@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pl_metrics import _namespace, expr  # noqa: F401  (_namespace registers .metrics)
 from pl_metrics._adapters import from_numpy, from_wide
+from pl_metrics._compare import bootstrap, compare, paired
 from pl_metrics._curves import average_precision, padded_cmap, roc_auc, top_k_accuracy
 from pl_metrics._driver import cluster_by_id, scan, score
 from pl_metrics._frame import MetricsInputError
@@ -30,8 +31,10 @@ __all__ = [
     "average_precision",
     "balanced_accuracy",
     "balanced_f1",
+    "bootstrap",
     "chunk_key",
     "cluster_by_id",
+    "compare",
     "confusion",
     "coverage_error",
     "expr",
@@ -45,6 +48,7 @@ __all__ = [
     "merge_states",
     "mfif",
     "padded_cmap",
+    "paired",
     "precision",
     "recall",
     "report",
