@@ -105,7 +105,78 @@ def _parser() -> argparse.ArgumentParser:
         help="score the chunks on a Dask cluster: a scheduler address, or 'local' for two "
         "local worker processes (needs pl_metrics[dask])",
     )
+    cp = commands.add_parser(
+        "compare",
+        help="compare models: per-fold means, pooled values, bootstrap intervals",
+        description="One row per model, best first: each metric pooled over folds, and its "
+        "mean and standard deviation over folds; optional bootstrap intervals and a plot.",
+        epilog="examples:\n"
+        "  pl-metrics compare data/digits_oof.parquet --metric lrap,log_loss\n"
+        "  pl-metrics compare oof/ -m lwlrap --model-col model --fold-col fold "
+        "--bootstrap 1000 --plot intervals.png\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cp.add_argument("paths", nargs="+", metavar="PATH", help="parquet/IPC/CSV file, folder, glob")
+    cp.add_argument("--metric", "-m", action="append", metavar="NAME", help="as for score")
+    cp.add_argument("--model-col", default="model", metavar="COL", help="default model")
+    cp.add_argument("--fold-col", default="fold", metavar="COL", help="default fold")
+    for name, default in (("id", "id"), ("class", "class"), ("score", "score"), ("truth", "truth")):
+        cp.add_argument(f"--{name}-col", default=default, metavar="COL", help=f"default {default}")
+    cp.add_argument("--threshold", type=float, default=0.5, help="pred = score >= threshold")
+    cp.add_argument("--bootstrap", type=int, metavar="N", help="add N-resample 95%% intervals")
+    cp.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    cp.add_argument("--plot", metavar="FILE", help="save a plot (.png or .svg)")
+    cp.add_argument("--format", choices=["table", "csv", "json", "parquet"], help="output format")
+    cp.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
     return parser
+
+
+def _compare(args: argparse.Namespace) -> None:
+    from pl_metrics._compare import HIGHER_IS_BETTER, bootstrap, compare
+    from pl_metrics._driver import scan
+
+    metrics = _metrics(args.metric)
+    options: dict[str, Any] = {
+        "id_col": args.id_col,
+        "class_col": args.class_col,
+        "score_col": args.score_col,
+        "truth_col": args.truth_col,
+        "threshold": args.threshold,
+    }
+    lf = scan(args.paths)
+    table = compare(lf, metrics, model=args.model_col, fold=args.fold_col, **options).collect()
+    intervals = None
+    if args.bootstrap:
+        intervals = bootstrap(
+            lf, metrics, by=args.model_col, n_resamples=args.bootstrap, seed=args.seed, **options
+        ).collect()
+        wide = intervals.pivot(on="metric", index=args.model_col, values=["lower", "upper"])
+        renamed = {f"{side}_{m}": f"{m}_{side}" for side in ("lower", "upper") for m in metrics}
+        table = table.join(wide.rename(renamed, strict=False), on=args.model_col)
+        order = [
+            c for m in metrics for c in (m, f"{m}_lower", f"{m}_upper", f"{m}_mean", f"{m}_std")
+        ]
+        table = table.select(args.model_col, *order).sort(
+            metrics[0], descending=HIGHER_IS_BETTER[metrics[0]]
+        )
+    if args.plot:
+        from pl_metrics import plot
+
+        if intervals is not None:
+            figure = plot.intervals(intervals)
+        else:
+            per_fold = pl_metrics_report(lf, metrics[0], args, options)
+            figure = plot.heatmap(per_fold, metrics[0], model=args.model_col, fold=args.fold_col)
+        figure.savefig(args.plot)
+    _write(table, args.format, args.output)
+
+
+def pl_metrics_report(
+    lf: pl.LazyFrame, metric: str, args: argparse.Namespace, options: dict[str, Any]
+) -> pl.DataFrame:
+    from pl_metrics._report import report
+
+    return report(lf, [metric], by=[args.model_col, args.fold_col], **options).collect()
 
 
 def _metrics(values: Sequence[str] | None) -> list[str]:
@@ -141,8 +212,6 @@ def _write(df: pl.DataFrame, fmt: str | None, output: str | None) -> None:
 
 
 def _run(args: argparse.Namespace) -> None:
-    if args.format == "parquet" and args.output is None:
-        raise MetricsInputError("--format parquet needs --output FILE")
     options: dict[str, Any] = {
         "id_col": args.id_col,
         "class_col": args.class_col,
@@ -193,7 +262,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; user errors print one line and return status 2."""
     args = _parser().parse_args(argv)
     try:
-        _run(args)
+        if args.format == "parquet" and args.output is None:
+            raise MetricsInputError("--format parquet needs --output FILE")
+        if args.command == "compare":
+            _compare(args)
+        else:
+            _run(args)
     except (MetricsInputError, OSError, pl.exceptions.ComputeError) as error:
         message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
         print(f"pl-metrics: error: {message}", file=sys.stderr)

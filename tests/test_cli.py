@@ -149,3 +149,29 @@ def test_module_and_console_script() -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("model,fold,lrap")
     assert result.stderr == ""  # not a terminal: no progress bar
+
+
+def test_compare_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    plot_file = tmp_path / "intervals.png"
+    argv = [
+        "compare",
+        str(DATA),
+        "-m",
+        "lrap,log_loss",
+        "--bootstrap",
+        "50",
+        "--plot",
+        str(plot_file),
+        "--format",
+        "csv",
+    ]
+    assert main(argv) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    assert got["model"].to_list() == ["knn", "forest", "logreg", "naive_bayes"]  # best first
+    assert (got["lrap_lower"] <= got["lrap"]).all()
+    assert (got["lrap"] <= got["lrap_upper"]).all()
+    assert plot_file.stat().st_size > 1000
+    assert main(["compare", str(DATA), "-m", "lrap", "--plot", str(tmp_path / "h.svg")]) == 0
+    assert (tmp_path / "h.svg").exists()
+    assert main(["compare", str(DATA), "--model-col", "modle"]) == 2
+    assert "did you mean 'model'" in capsys.readouterr().err
