@@ -8,7 +8,7 @@ from typing import Any, Generic
 
 import polars as pl
 
-from pl_metrics import _curves, _logloss, _ranking, _report, _thresholded
+from pl_metrics import _compare, _curves, _logloss, _ranking, _report, _thresholded
 from pl_metrics._frame import FrameT
 
 __all__ = ["MetricsNamespace"]
@@ -51,3 +51,6 @@ class MetricsNamespace(Generic[FrameT]):
     average_precision = _method(_curves.average_precision)
     padded_cmap = _method(_curves.padded_cmap)
     top_k_accuracy = _method(_curves.top_k_accuracy)
+    compare = _method(_compare.compare)
+    bootstrap = _method(_compare.bootstrap)
+    paired = _method(_compare.paired)
