@@ -26,7 +26,7 @@ from pl_metrics._frame import (
     raise_on_problems,
 )
 from pl_metrics._report import report
-from pl_metrics._state import CURVE_SCORE, MetricState, Options, Parts, register
+from pl_metrics._state import CURVE_SCORE, Family, MetricState, Options, Parts, register
 
 __all__ = [
     "average_classes",
@@ -79,7 +79,7 @@ def _per_class_values(curves: pl.LazyFrame, keys: list[str], metric: str) -> pl.
     return out.with_columns(value.cast(pl.Float64).alias(metric))
 
 
-class _Curves:
+class _Curves(Family):
     """ROC AUC and average precision from the curves table; top-k accuracy per id."""
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
@@ -106,16 +106,6 @@ class _Curves:
                 w.sum().alias(_TOPK_W),
             ]
         return parts
-
-    def group_checks(
-        self, metric: str, cols: Columns, opts: Options
-    ) -> list[tuple[Problem, pl.Expr]]:
-        return []
-
-    def table_checks(
-        self, metric: str, classes: pl.LazyFrame, cols: Columns, opts: Options
-    ) -> list[tuple[Problem, pl.LazyFrame]]:
-        return []
 
     def per_class(self, metric: str, opts: Options) -> bool:
         return metric in CURVE_METRICS and opts.average is None

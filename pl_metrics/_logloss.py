@@ -13,7 +13,7 @@ import polars as pl
 
 from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged
 from pl_metrics._report import report
-from pl_metrics._state import CLASS_ROWS, Options, Parts, register
+from pl_metrics._state import CLASS_ROWS, Family, Options, Parts, register
 
 __all__ = ["log_loss", "weighted_log_loss"]
 
@@ -29,7 +29,7 @@ _KEY = f"{INTERNAL}key"
 _CLASS_WEIGHT = f"{INTERNAL}class_weight"
 
 
-class _LogLoss:
+class _LogLoss(Family):
     """One aggregation per id picks the true class's probability and the row sum."""
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
@@ -123,9 +123,6 @@ class _LogLoss:
                 weights.join(present, on=_KEY, how="anti").select(pl.len().cast(pl.Int64)),
             ),
         ]
-
-    def per_class(self, metric: str, opts: Options) -> bool:
-        return False
 
     def finalize(
         self,

@@ -23,6 +23,7 @@ from pl_metrics._report import report
 from pl_metrics._state import (
     MAX_ROWS,
     N_ROWS,
+    Family,
     Options,
     Parts,
     register,
@@ -157,7 +158,7 @@ def _group_exprs() -> list[pl.Expr]:
     ]
 
 
-class _Ranking:
+class _Ranking(Family):
     """The label-ranking family: pair counts per positive, then sums per id and group."""
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
@@ -198,11 +199,6 @@ class _Ranking:
                 (pl.col(_W_SUM) == 0).cast(pl.Int64),
             ),
         ]
-
-    def table_checks(
-        self, metric: str, classes: pl.LazyFrame, cols: Columns, opts: Options
-    ) -> list[tuple[Problem, pl.LazyFrame]]:
-        return []
 
     def per_class(self, metric: str, opts: Options) -> bool:
         return metric == "lwlrap" and opts.per_class

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal, Protocol
+from typing import Literal
 
 import polars as pl
 
@@ -42,6 +42,7 @@ from pl_metrics._frame import (
 __all__ = [
     "CURVE_SCORE",
     "MAX_PREFIX",
+    "Family",
     "MetricState",
     "Options",
     "Parts",
@@ -112,18 +113,15 @@ class Parts:
     curve_exprs: list[pl.Expr] = field(default_factory=list)
 
 
-class Family(Protocol):
-    """A metric family: its contributions to a state and how to finalize its metrics."""
+class Family:
+    """A metric family: its contributions to a state and how to finalize its metrics.
 
-    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts: ...
+    Subclasses give `parts` and `finalize`; the checks and the per-class flag default to
+    none and no.
+    """
 
-    def group_checks(
-        self, metric: str, cols: Columns, opts: Options
-    ) -> list[tuple[Problem, pl.Expr]]: ...
-
-    def table_checks(
-        self, metric: str, classes: pl.LazyFrame, cols: Columns, opts: Options
-    ) -> list[tuple[Problem, pl.LazyFrame]]: ...
+    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
+        raise NotImplementedError
 
     def finalize(
         self,
@@ -133,9 +131,24 @@ class Family(Protocol):
         curves: pl.LazyFrame | None,
         cols: Columns,
         opts: Options,
-    ) -> pl.LazyFrame: ...
+    ) -> pl.LazyFrame:
+        raise NotImplementedError
 
-    def per_class(self, metric: str, opts: Options) -> bool: ...
+    def group_checks(
+        self, metric: str, cols: Columns, opts: Options
+    ) -> list[tuple[Problem, pl.Expr]]:
+        """Problems counted on a group's state (as expressions of its columns)."""
+        return []
+
+    def table_checks(
+        self, metric: str, classes: pl.LazyFrame, cols: Columns, opts: Options
+    ) -> list[tuple[Problem, pl.LazyFrame]]:
+        """Problems of the whole table (one-row counts), from the per-class table."""
+        return []
+
+    def per_class(self, metric: str, opts: Options) -> bool:
+        """Whether ``metric`` gives one row per class with these options."""
+        return False
 
 
 _FAMILIES: dict[str, Family] = {}

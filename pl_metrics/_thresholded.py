@@ -18,11 +18,10 @@ from pl_metrics._frame import (
     INTERNAL,
     Columns,
     FrameT,
-    Problem,
     Ragged,
 )
 from pl_metrics._report import report
-from pl_metrics._state import Average, Options, Parts, register
+from pl_metrics._state import Average, Family, Options, Parts, register
 
 __all__ = [
     "balanced_accuracy",
@@ -62,7 +61,7 @@ def _samples_names(metric: str) -> tuple[str, str, str, str]:
     return base + "n", base + "v", base + "wv", base + "w"
 
 
-class _Thresholded:
+class _Thresholded(Family):
     """Each class a binary problem: confusion counts per (group, class)."""
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
@@ -89,16 +88,6 @@ class _Thresholded:
                     w.filter(valid).sum().alias(ws),
                 ]
         return parts
-
-    def group_checks(
-        self, metric: str, cols: Columns, opts: Options
-    ) -> list[tuple[Problem, pl.Expr]]:
-        return []
-
-    def table_checks(
-        self, metric: str, classes: pl.LazyFrame, cols: Columns, opts: Options
-    ) -> list[tuple[Problem, pl.LazyFrame]]:
-        return []
 
     def per_class(self, metric: str, opts: Options) -> bool:
         return metric == "confusion" or opts.average is None
