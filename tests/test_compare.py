@@ -133,3 +133,15 @@ def test_paired_needs_the_same_ids() -> None:
     missing = df.filter(~((pl.col("model") == "knn") & (pl.col("id") < 5)))
     with pytest.raises(pl_metrics.MetricsInputError, match="5 ids are scored by only one"):
         pl_metrics.paired(missing, "lrap", "logreg", "knn", n_resamples=10)
+
+
+def test_paired_lazy_equals_eager() -> None:
+    df = pl.read_parquet(DATA).filter(pl.col("fold") < 2)
+    eager = pl_metrics.paired(df, "lrap", "logreg", "knn", by="fold", n_resamples=40, seed=2)
+    lazy = pl_metrics.paired(df.lazy(), "lrap", "logreg", "knn", by="fold", n_resamples=40, seed=2)
+    assert isinstance(lazy, pl.LazyFrame)
+    assert_frame_equal(lazy.collect(), eager, rel_tol=1e-9)
+    missing = df.lazy().filter(~((pl.col("model") == "knn") & (pl.col("id") < 5)))
+    query = pl_metrics.paired(missing, "lrap", "logreg", "knn", n_resamples=10)
+    with pytest.raises(pl_metrics.MetricsInputError, match="only one of"):
+        query.collect()
