@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, FrameT, MetricsInputError, as_like
+from pl_metrics._frame import INTERNAL, FrameT, MetricsInputError, aggregate, as_like, join_on
 from pl_metrics._report import report
 
 __all__ = ["HIGHER_IS_BETTER", "bootstrap", "compare", "paired"]
@@ -259,28 +259,18 @@ def paired(
     tail = (1 - confidence) / 2
     resampled = difference(per, [*group, _R])
     diff = pl.col("difference")
-    stats = (
-        resampled.group_by(group).agg(
+    stats = aggregate(
+        resampled,
+        group,
+        [
             diff.quantile(tail, "linear").alias("lower"),
             diff.quantile(1 - tail, "linear").alias("upper"),
             (2 * pl.min_horizontal((diff <= 0).mean(), (diff >= 0).mean()))
             .clip(upper_bound=1.0)
             .alias("p_value"),
-        )
-        if group
-        else resampled.select(
-            diff.quantile(tail, "linear").alias("lower"),
-            diff.quantile(1 - tail, "linear").alias("upper"),
-            (2 * pl.min_horizontal((diff <= 0).mean(), (diff >= 0).mean()))
-            .clip(upper_bound=1.0)
-            .alias("p_value"),
-        )
+        ],
     )
     estimate = difference(point.with_columns(pl.lit(0).alias(_R)), [*group, _R]).drop(_R)
-    out = (
-        estimate.join(stats, on=group, nulls_equal=True)
-        if group
-        else estimate.join(stats, how="cross")
-    )
+    out = join_on(estimate, stats, group)
     out = out.join(unmatched, how="cross").drop("unmatched")
     return as_like(frame, out.sort(group) if group else out)

@@ -23,6 +23,7 @@ from pl_metrics._frame import (
     FrameT,
     Problem,
     Ragged,
+    aggregate,
     raise_on_problems,
 )
 from pl_metrics._report import report
@@ -69,7 +70,7 @@ def _per_class_values(curves: pl.LazyFrame, keys: list[str], metric: str) -> pl.
         gained = pl.when(pl.col(_POS) > 0).then(pl.col(_POS) * tp / (tp + fp)).otherwise(0.0)
         exprs = [gained.sum().alias("area")]
     exprs += [pl.col(_POS).sum().alias(_POS), pl.col(_NEG).sum().alias(_NEG)]
-    out = ordered.group_by(keys).agg(exprs) if keys else ordered.select(exprs)
+    out = aggregate(ordered, keys, exprs)
     p, n = pl.col(_POS), pl.col(_NEG)
     if metric == "roc_auc":
         value = pl.when((p > 0) & (n > 0)).then(pl.col("area") / (p * n)).otherwise(None)
@@ -180,7 +181,7 @@ def average_classes(values: pl.LazyFrame, metric: str, by: list[str], average: s
     else:
         mean = pl.col(metric).mean()
     mean = mean.cast(pl.Float64).alias(metric)
-    return kept.group_by(by).agg(mean) if by else kept.select(mean)
+    return aggregate(kept, by, [mean])
 
 
 def _padded(curves: pl.LazyFrame, keys: list[str], padding: int) -> pl.LazyFrame:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, aggregate
 from pl_metrics._report import report
 from pl_metrics._state import CLASS_ROWS, Family, Options, Parts, register
 
@@ -148,7 +148,7 @@ class _LogLoss(Family):
             per_class = per_class.join(_weights_frame(opts.class_weights), on=_KEY, how="left")
         cw, mean_log = pl.col(_CLASS_WEIGHT), pl.col(_CLASS_LOG_SUM) / pl.col(_CLASS_IDS)
         loss = (-(cw * mean_log).sum() / cw.sum()).cast(pl.Float64).alias(metric)
-        out = per_class.group_by(by).agg(loss) if by else per_class.select(loss)
+        out = aggregate(per_class, by, [loss])
         # Every group gets a row (NaN if none of its ids has a usable true class).
         return groups.select(by).join(out, on=by, how="left", nulls_equal=True) if by else out
 

@@ -19,6 +19,7 @@ from pl_metrics._frame import (
     Columns,
     FrameT,
     Ragged,
+    aggregate,
 )
 from pl_metrics._report import report
 from pl_metrics._state import Average, Family, Options, Parts, register
@@ -119,14 +120,10 @@ class _Thresholded(Family):
             return classes.select([*by, cols.cls, value])
         if opts.average == "micro":
             pooled = from_counts(metric, tp.sum(), fp.sum(), fn.sum(), tn.sum(), zd)
-            return _aggregate(classes, by, pooled.alias(metric))
+            return aggregate(classes, by, [pooled.alias(metric)])
         per_class = from_counts(metric, tp, fp, fn, tn, zd)
         support = (tp + fn).cast(pl.Float64) if opts.average == "weighted" else None
-        return _aggregate(classes, by, nanaverage(per_class, support).alias(metric))
-
-
-def _aggregate(lf: pl.LazyFrame, by: list[str], expr: pl.Expr) -> pl.LazyFrame:
-    return lf.group_by(by).agg(expr) if by else lf.select(expr)
+        return aggregate(classes, by, [nanaverage(per_class, support).alias(metric)])
 
 
 register(THRESHOLDED, _Thresholded())
