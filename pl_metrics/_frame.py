@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+import numpy as np
 import polars as pl
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "aggregate",
     "as_like",
     "check_option",
+    "contiguous",
     "duplicate_problem",
     "id_problems",
     "join_on",
@@ -34,6 +36,7 @@ __all__ = [
     "raise_on_problems",
     "resolve_columns",
     "row_problems",
+    "run_starts",
 ]
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -69,6 +72,8 @@ class Columns:
     pred: str | None = None
     pred_is_bool: bool = True
     class_is_categorical: bool = False
+    #: The rows are already in memory (a DataFrame): in-memory kernels may run over them.
+    in_memory: bool = False
 
     @property
     def truth_expr(self) -> pl.Expr:
@@ -82,6 +87,12 @@ class Columns:
         assert self.pred is not None
         p = pl.col(self.pred)
         return p if self.pred_is_bool else p.cast(pl.Boolean)
+
+    @property
+    def used(self) -> list[str]:
+        """The columns the metrics read."""
+        names = [*self.by, self.id, self.cls, self.score, self.truth, self.weight, self.pred]
+        return list(dict.fromkeys(n for n in names if n is not None))
 
     @property
     def weight_expr(self) -> pl.Expr:
@@ -212,6 +223,7 @@ def resolve_columns(
         pred=pred_col,
         pred_is_bool=pred_col is None or schema[pred_col] == pl.Boolean,
         class_is_categorical=isinstance(schema[class_col], (pl.Categorical, pl.Enum)),
+        in_memory=isinstance(frame, pl.DataFrame),
     )
 
 
@@ -345,3 +357,36 @@ def as_like(frame: FrameT, result: pl.LazyFrame) -> FrameT:
     if isinstance(frame, pl.DataFrame):
         return result.collect(engine="streaming")
     return result
+
+
+def run_starts(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
+    """The rows where the keys change from the row before, then the row count (int64)."""
+    key = df[keys[0]]
+    if len(keys) == 1 and key.dtype.is_integer() and not key.null_count():
+        values = key.to_numpy()
+        changes = np.flatnonzero(values[1:] != values[:-1]) + 1
+    else:
+        changed = pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys)
+        changes = df.select(changed.arg_true()).to_series().to_numpy()
+        changes = changes[changes > 0]  # the first row compares with a null
+    return np.concatenate([[0] if df.height else [], changes, [df.height]]).astype(np.int64)
+
+
+def _is_contiguous(df: pl.DataFrame, keys: Sequence[str], starts: np.ndarray) -> bool:
+    """Whether no key comes back after another: one run per distinct key."""
+    firsts = df.select(keys)[starts[:-1]]
+    if len(keys) == 1 and firsts[keys[0]].is_sorted():  # ids in order: the usual dump
+        return True
+    return bool(firsts.n_unique() == len(starts) - 1)
+
+
+def contiguous(df: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, np.ndarray]:
+    """``df`` with each key's rows next to each other (sorted only if they were not).
+
+    Returns the frame and its `run_starts`.
+    """
+    starts = run_starts(df, keys)
+    if not _is_contiguous(df, keys, starts):
+        df = df.sort(keys)
+        starts = run_starts(df, keys)
+    return df, starts

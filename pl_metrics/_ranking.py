@@ -14,11 +14,16 @@ followed by sums per group, so the sums of id-disjoint parts add up to the sums 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from types import ModuleType
 
+import numpy as np
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, contiguous
 from pl_metrics._report import report
 from pl_metrics._state import (
     MAX_ROWS,
@@ -28,6 +33,12 @@ from pl_metrics._state import (
     Parts,
     register,
 )
+
+_kernels: ModuleType | None
+try:
+    from pl_metrics import _kernels
+except ImportError:  # installed without a C compiler: the joins count the pairs
+    _kernels = None
 
 __all__ = ["coverage_error", "label_ranking_loss", "lrap", "lwlrap"]
 
@@ -42,6 +53,7 @@ _W = f"{INTERNAL}w"
 _MIN_POS = f"{INTERNAL}min_pos"
 _POS_CLASS = f"{INTERNAL}pos_class"
 _POS_SCORE = f"{INTERNAL}pos_score"
+_SCORE = f"{INTERNAL}score"
 _TRUTH = f"{INTERNAL}truth"
 _R = f"{INTERNAL}r"
 _P = f"{INTERNAL}p"
@@ -57,35 +69,68 @@ _CLASS_LW_SUM = f"{INTERNAL}class_lw_sum"
 _CLASS_LW_DEN = f"{INTERNAL}class_lw_den"
 _CLASS_NPOS = f"{INTERNAL}class_npos"
 
+# Score types the kernel compares exactly: float32 as is, the others as float64.
+_KERNEL_SCORES = (
+    pl.Float32,
+    pl.Float64,
+    pl.Boolean,
+    pl.Int8,
+    pl.Int16,
+    pl.Int32,
+    pl.UInt8,
+    pl.UInt16,
+    pl.UInt32,
+)
+_THREADS = os.cpu_count() or 1
+
 
 def _id_exprs(cols: Columns) -> list[pl.Expr]:
-    """Per id: positives, the lowest positive score, the weight."""
+    """Per id: positives, the weight, and the lowest positive score for the joins."""
     assert cols.score is not None
     score, truth = pl.col(cols.score), cols.truth_expr
-    return [
-        truth.sum().cast(pl.Int64).alias(_NPOS),
-        score.filter(truth).min().alias(_MIN_POS),
-        cols.weight_expr.first().alias(_W),
-    ]
+    exprs = [truth.sum().cast(pl.Int64).alias(_NPOS), cols.weight_expr.first().alias(_W)]
+    if not _use_kernel(cols):
+        exprs.append(score.filter(truth).min().alias(_MIN_POS))
+    return exprs
+
+
+def _use_kernel(cols: Columns) -> bool:
+    """Rows already in memory are counted by the C kernel; a LazyFrame keeps its streaming plan."""
+    return cols.in_memory and _kernels is not None
 
 
 def _per_positive(rows: pl.LazyFrame, per_id: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
-    """``R_j`` and ``P_j`` of every positive row, by counting instead of ranking.
+    """``R_j`` and ``P_j`` of every positive row: ``(by..., id, class, R, P)``."""
+    keys = [*cols.by, cols.id]
+    assert cols.score is not None
+    pairs = rows.select(
+        *keys,
+        pl.col(cols.cls).alias(_POS_CLASS),
+        pl.col(cols.score).alias(_SCORE),
+        cols.truth_expr.alias(_TRUTH),
+    )
+    if not _use_kernel(cols):
+        return _count_pairs_joined(pairs, per_id.select(*keys, _MIN_POS), keys)
+    schema = pairs.collect_schema()
+    out = pl.Schema({k: schema[k] for k in [*keys, _POS_CLASS]} | {_R: pl.Int64, _P: pl.Int64})
+    return pairs.map_batches(partial(_count_pairs_in_memory, keys=keys, schema=out), schema=out)
+
+
+def _count_pairs_joined(
+    pairs: pl.LazyFrame, min_pos: pl.LazyFrame, keys: list[str]
+) -> pl.LazyFrame:
+    """Count the pairs with joins, which stream.
 
     Each positive is joined to the rows of its id that score at least as high, and the
     pairs are counted. Rows below the id's lowest positive score can never count, so they are
     dropped first: for a good model that leaves little more than the positives. Joins,
     filters and sums run in the streaming engine; a per-id rank would not.
     """
-    assert cols.score is not None
-    keys = [*cols.by, cols.id]
-    score, truth = pl.col(cols.score), cols.truth_expr
-    positives = rows.filter(truth).select(
-        *keys, pl.col(cols.cls).alias(_POS_CLASS), score.alias(_POS_SCORE)
-    )
+    score = pl.col(_SCORE)
+    positives = pairs.filter(_TRUTH).select(*keys, _POS_CLASS, score.alias(_POS_SCORE))
     candidates = (
-        rows.select(*keys, score, truth.alias(_TRUTH))
-        .join(per_id.select(*keys, _MIN_POS), on=keys, nulls_equal=True)
+        pairs.select(*keys, _SCORE, _TRUTH)
+        .join(min_pos, on=keys, nulls_equal=True)
         .filter(score >= pl.col(_MIN_POS))
     )
     return (
@@ -93,6 +138,48 @@ def _per_positive(rows: pl.LazyFrame, per_id: pl.LazyFrame, cols: Columns) -> pl
         .filter(score >= pl.col(_POS_SCORE))
         .group_by([*keys, _POS_CLASS])
         .agg(pl.len().alias(_R), pl.col(_TRUTH).sum().alias(_P))
+    )
+
+
+def _count_pairs_in_memory(df: pl.DataFrame, keys: list[str], schema: pl.Schema) -> pl.DataFrame:
+    """Count the pairs with the C kernel, over rows made contiguous per id.
+
+    Nulls and NaN (possible with ``validate=False``) and 64-bit integer scores (not exact as
+    float64) go to the joins instead, so that both paths give the same numbers.
+    """
+    assert _kernels is not None
+    score, truth = df[_SCORE], df[_TRUTH]
+    if (
+        score.dtype not in _KERNEL_SCORES
+        or score.null_count()
+        or truth.null_count()
+        or (score.dtype.is_float() and score.is_nan().any())
+    ):
+        min_pos = df.lazy().group_by(keys).agg(pl.col(_SCORE).filter(_TRUTH).min().alias(_MIN_POS))
+        return _count_pairs_joined(df.lazy(), min_pos, keys).collect().cast(schema)
+    df, starts = contiguous(df, keys)
+    is_f32 = score.dtype == pl.Float32
+    values = df[_SCORE].cast(pl.Float32 if is_f32 else pl.Float64).to_numpy()
+    flags = df[_TRUTH].to_numpy()
+    rank = np.empty(int(np.count_nonzero(flags)), np.int64)
+    pos_rank = np.empty_like(rank)
+    # Split the runs between threads (the kernel releases the GIL); each writes its own slice.
+    pieces = np.linspace(0, len(starts) - 1, min(_THREADS, len(starts) - 1) + 1).astype(int)
+    positives_at = [int(np.count_nonzero(flags[: starts[g]])) for g in pieces]
+
+    def count(piece: int) -> None:
+        first, last = pieces[piece], pieces[piece + 1]
+        out = slice(positives_at[piece], positives_at[piece + 1])
+        _kernels.pair_counts(
+            starts[first : last + 1], values, is_f32, flags, rank[out], pos_rank[out]
+        )
+
+    with ThreadPoolExecutor(_THREADS) as pool:
+        list(pool.map(count, range(len(pieces) - 1)))
+    return (
+        df.filter(_TRUTH)
+        .select(*keys, _POS_CLASS)
+        .with_columns(pl.Series(_R, rank), pl.Series(_P, pos_rank))
     )
 
 
@@ -202,6 +289,9 @@ class _Ranking(Family):
 
     def per_class(self, metric: str, opts: Options) -> bool:
         return metric == "lwlrap" and opts.per_class
+
+    def has_kernel(self) -> bool:
+        return _kernels is not None
 
     def finalize(
         self,

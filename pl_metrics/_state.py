@@ -150,6 +150,10 @@ class Family:
         """Whether ``metric`` gives one row per class with these options."""
         return False
 
+    def has_kernel(self) -> bool:
+        """Whether rows in memory (a DataFrame) are scored faster than by the streaming plan."""
+        return False
+
 
 _FAMILIES: dict[str, Family] = {}
 _CHUNK_KEYS: dict[str, str] = {}
@@ -175,6 +179,11 @@ def chunk_key(metric: str) -> str:
     """
     _family(metric)
     return _CHUNK_KEYS[metric]
+
+
+def has_kernel(metric: str) -> bool:
+    """Whether ``metric`` runs faster over rows read into memory first (see `Family`)."""
+    return _family(metric).has_kernel()
 
 
 def _family(metric: str) -> Family:

@@ -1,0 +1,180 @@
+"""The C kernel (DataFrame input) against the joins (LazyFrame input): the same numbers.
+
+Both paths are also checked against scikit-learn in test_ranking (its ``kind`` fixture runs
+each case eagerly, through the kernel, and lazily, through the joins). Here they meet on
+inputs made to reach every branch: few and many positives per id (direct comparison and
+sorting), ids contiguous or scattered (sorted first), float32, float64 and integer scores,
+groups, weights, ragged ids, and the inputs that go to the joins even in memory.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+import pl_metrics
+from pl_metrics import _ranking
+
+RANKING = ["lwlrap", "lrap", "coverage_error", "label_ranking_loss"]
+
+pytestmark = pytest.mark.skipif(_ranking._kernels is None, reason="C kernel not built")
+
+
+def random_dump(
+    rng: np.random.Generator,
+    *,
+    n_ids: int,
+    n_classes: int,
+    positive_rate: float,
+    levels: int,
+    groups: int,
+    contiguous: bool,
+    score_dtype: Any,
+) -> pl.DataFrame:
+    """A long dump with ties (scores on ``levels`` values), rows by id or shuffled."""
+    n = n_ids * n_classes
+    scores = rng.integers(0, levels, n) / levels
+    df = pl.DataFrame(
+        {
+            "group": np.repeat(rng.integers(0, groups, n_ids), n_classes),
+            "id": np.repeat(np.arange(n_ids), n_classes),
+            "class": np.tile(np.arange(n_classes), n_ids),
+            "score": scores * 100 if score_dtype == pl.Int32 else scores,
+            "truth": rng.random(n) < positive_rate,
+            "w": np.repeat(rng.random(n_ids) + 0.5, n_classes),
+        }
+    ).with_columns(pl.col("score").cast(score_dtype))
+    if not contiguous:
+        df = df.sample(fraction=1.0, shuffle=True, seed=int(rng.integers(1 << 31)))
+    return df
+
+
+def both_paths(df: pl.DataFrame, **options: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
+    kernel = pl_metrics.report(df, RANKING, **options)
+    joins = pl_metrics.report(df.lazy(), RANKING, **options).collect()
+    return kernel, joins
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_ids=st.integers(1, 25),
+    n_classes=st.integers(2, 45),  # one class: coverage and ranking loss refuse it
+    positive_rate=st.sampled_from([0.0, 0.03, 0.3, 0.7, 1.0]),
+    levels=st.sampled_from([2, 5, 1000]),
+    groups=st.integers(1, 3),
+    contiguous=st.booleans(),
+    score_dtype=st.sampled_from([pl.Float64, pl.Float32, pl.Int32]),
+    weighted=st.booleans(),
+)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_kernel_equals_joins(
+    seed: int,
+    n_ids: int,
+    n_classes: int,
+    positive_rate: float,
+    levels: int,
+    groups: int,
+    contiguous: bool,
+    score_dtype: Any,
+    weighted: bool,
+) -> None:
+    rng = np.random.default_rng(seed)
+    df = random_dump(
+        rng,
+        n_ids=n_ids,
+        n_classes=n_classes,
+        positive_rate=positive_rate,
+        levels=levels,
+        groups=groups,
+        contiguous=contiguous,
+        score_dtype=score_dtype,
+    )
+    options: dict[str, Any] = {"by": "group", "weight_col": "w" if weighted else None}
+    kernel, joins = both_paths(df, **options)
+    assert_frame_equal(kernel.sort("group"), joins.sort("group"), rel_tol=1e-12)
+    kernel = pl_metrics.lwlrap(df, per_class=True, **options)
+    joins = pl_metrics.lwlrap(df.lazy(), per_class=True, **options).collect()
+    assert_frame_equal(kernel.sort("group", "class"), joins.sort("group", "class"), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 7])
+def test_runs_split_between_threads(monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
+    """Each thread writes its own slice of the output: any split gives the same numbers."""
+    df = random_dump(
+        np.random.default_rng(threads),
+        n_ids=200,
+        n_classes=30,
+        positive_rate=0.3,  # about 9 positives per id: both branches of the kernel
+        levels=20,
+        groups=2,
+        contiguous=True,
+        score_dtype=pl.Float64,
+    )
+    monkeypatch.setattr(_ranking, "_THREADS", threads)
+    kernel, joins = both_paths(df, by="group")
+    assert_frame_equal(kernel.sort("group"), joins.sort("group"), rel_tol=1e-12)
+
+
+def test_ragged_ids_and_null_ids_with_checks_off() -> None:
+    df = pl.DataFrame(
+        {
+            "id": [1, 1, 1, 2, 2, None, None, None],
+            "class": [0, 1, 2, 0, 1, 0, 1, 2],
+            "score": [0.5, 0.5, 0.1, 0.2, 0.9, 0.3, 0.4, 0.3],
+            "truth": [1, 0, 1, 1, 0, 0, 1, 1],
+        }
+    )
+    kernel, joins = both_paths(df, ragged="allow", validate=False)
+    assert_frame_equal(kernel, joins, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "score",
+    [
+        pl.Series([0.5, None, 0.1, 0.2, 0.9, 0.3]),  # nulls: the joins skip them
+        pl.Series([0.5, float("nan"), 0.1, 0.2, 0.9, 0.3]),  # NaN: polars' order, not C's
+        pl.Series([2**60 + 1, 2**60, 3, 1, 2, 3], dtype=pl.Int64),  # not exact as float64
+    ],
+)
+def test_inputs_the_kernel_leaves_to_the_joins(score: pl.Series) -> None:
+    df = pl.DataFrame(
+        {
+            "id": [1, 1, 1, 2, 2, 2],
+            "class": [0, 1, 2] * 2,
+            "score": score,
+            "truth": [True, True, False, False, True, True],
+        }
+    )
+    kernel, joins = both_paths(df, validate=False)
+    assert_frame_equal(kernel, joins, rel_tol=1e-12)
+
+
+def test_dataframes_use_the_kernel_and_lazyframes_stream() -> None:
+    df = pl.DataFrame({"id": [1, 1], "class": [0, 1], "score": [0.2, 0.4], "truth": [1, 0]})
+    eager_state = pl_metrics.state(df, "lrap")
+    lazy_state = pl_metrics.state(df.lazy(), "lrap")
+    assert "PYTHON" in eager_state.groups.lazy().explain()
+    assert "PYTHON" not in lazy_state.groups.lazy().explain()
+
+
+def test_without_the_kernel_dataframes_use_the_joins(monkeypatch: pytest.MonkeyPatch) -> None:
+    df = random_dump(
+        np.random.default_rng(1),
+        n_ids=30,
+        n_classes=8,
+        positive_rate=0.3,
+        levels=4,
+        groups=2,
+        contiguous=False,
+        score_dtype=pl.Float64,
+    )
+    with_kernel = pl_metrics.report(df, RANKING, by="group")
+    monkeypatch.setattr(_ranking, "_kernels", None)
+    assert "PYTHON" not in pl_metrics.state(df, "lrap").groups.lazy().explain()
+    assert_frame_equal(pl_metrics.report(df, RANKING, by="group"), with_kernel, rel_tol=1e-12)
