@@ -29,7 +29,14 @@ import polars as pl
 from pl_metrics._curves import average_classes, curve_positives
 from pl_metrics._frame import N_IDS, MetricsInputError, Ragged
 from pl_metrics._report import state
-from pl_metrics._state import Average, MetricState, Undefined, chunk_key, merge_states
+from pl_metrics._state import (
+    Average,
+    MetricState,
+    Undefined,
+    chunk_key,
+    has_kernel,
+    merge_states,
+)
 
 __all__ = ["Chunks", "cluster_by_id", "plan_chunks", "scan", "score"]
 
@@ -426,6 +433,21 @@ def score(
     return out.select(checked.finalize().collect_schema().names())  # report's column order
 
 
+def chunk_state(
+    part: pl.LazyFrame, metrics: Sequence[str], options: Mapping[str, Any]
+) -> MetricState:
+    """One id-disjoint chunk's collected state.
+
+    Where a metric has an in-memory kernel, the chunk's columns are read into memory first:
+    a chunk fits the memory budget, and the kernel is faster than the streaming plan.
+    """
+    planned = state(part, metrics, **options)
+    if any(has_kernel(m) for m in metrics):
+        rows = part.select(planned.columns.used).collect(engine="streaming")
+        planned = state(rows, metrics, **options)
+    return planned.collect()
+
+
 def _score_in_chunks(
     lf: pl.LazyFrame,
     metrics: list[str],
@@ -438,7 +460,7 @@ def _score_in_chunks(
     states: list[MetricState] = []
     for done, keep in enumerate(chunks.filters, start=1):
         part = lf if len(chunks) == 1 else lf.filter(keep)
-        part_state = state(part, metrics, **options).collect()
+        part_state = chunk_state(part, metrics, options)
         if part_state.groups.lazy().select(pl.len()).collect().item():  # empty chunks add nothing
             states.append(part_state)
         bar.update(done)

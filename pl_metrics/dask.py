@@ -15,7 +15,7 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._driver import _files, plan_chunks, scan
+from pl_metrics._driver import _files, chunk_state, plan_chunks, scan
 from pl_metrics._frame import MetricsInputError, Ragged
 from pl_metrics._report import state
 from pl_metrics._state import Average, MetricState, chunk_key, merge_states
@@ -31,7 +31,7 @@ def _chunk_state(
     paths: list[str], keep: pl.Expr, metrics: list[str], options: dict[str, Any]
 ) -> MetricState:
     """Run on a worker: read the chunk's rows from the files, return its collected state."""
-    return state(scan(paths).filter(keep), metrics, **options).collect()
+    return chunk_state(scan(paths).filter(keep), metrics, options)
 
 
 @contextlib.contextmanager
