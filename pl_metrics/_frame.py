@@ -37,6 +37,7 @@ __all__ = [
     "resolve_columns",
     "row_problems",
     "run_starts",
+    "skip_passing",
 ]
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -259,6 +260,24 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
                 )
             )
     return checks
+
+
+def skip_passing(
+    frame: pl.DataFrame, checks: list[tuple[Problem, pl.Expr]]
+) -> list[tuple[Problem, pl.Expr]]:
+    """Row checks that find nothing anywhere in ``frame`` count a constant zero instead.
+
+    Counting a check per id costs a little in the aggregation; over a whole DataFrame it is
+    almost free (a null count is metadata). The zeros keep the state's columns the same, so
+    states of chunks with and without problems still merge.
+    """
+    if not checks:
+        return checks
+    totals = frame.select(expr.alias(problem.name) for problem, expr in checks)
+    return [
+        (problem, expr if totals[problem.name].item() else pl.lit(0, totals[problem.name].dtype))
+        for problem, expr in checks
+    ]
 
 
 def duplicate_problem(cols: Columns) -> Problem:

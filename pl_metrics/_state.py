@@ -37,6 +37,7 @@ from pl_metrics._frame import (
     join_on,
     raise_on_problems,
     row_problems,
+    skip_passing,
 )
 
 __all__ = [
@@ -313,7 +314,10 @@ def build_state(
     # less than a distinct count per id. Ragged input allowed: count distinct classes.
     hashed = opts.validate and opts.ragged == "error"
     if opts.validate:
-        checks = row_problems(cols) + id_problems(cols, count_duplicates=not hashed)
+        checks = row_problems(cols)
+        if isinstance(frame, pl.DataFrame):
+            checks = skip_passing(frame, checks)
+        checks += id_problems(cols, count_duplicates=not hashed)
         checks += [c for p in parts for c in p.id_checks]
     id_exprs = [pl.len().alias(N_ROWS), *(e for p in parts for e in p.id_exprs)]
     id_exprs += [expr.alias(problem.name) for problem, expr in checks]

@@ -167,6 +167,17 @@ def test_merged_states_see_ragged_input_across_parts() -> None:
         pl_metrics.merge_states(states).finalize().collect()
 
 
+def test_a_clean_part_merges_with_a_part_that_has_problems() -> None:
+    """A DataFrame's passing row checks are constant zeros: the states still line up."""
+    rng = np.random.default_rng(6)
+    clean = long_table(rng.random((4, 3)) < 0.5, rng.random((4, 3)))
+    bad = clean.with_columns(pl.col("id") + 100, pl.col("score").shift(1))  # one null
+    bad = bad.with_columns(pl.col("score").fill_null(float("nan")))
+    states = [pl_metrics.state(part, ["lrap", "f1"]).collect() for part in (clean, bad)]
+    with pytest.raises(pl_metrics.MetricsInputError, match="score': 1 rows are NaN"):
+        pl_metrics.merge_states(states).finalize().collect()
+
+
 def test_merge_refuses_different_states() -> None:
     df = multiclass_table(6)
     with pytest.raises(pl_metrics.MetricsInputError, match="differ"):
