@@ -9,6 +9,7 @@ groups, weights, ragged ids, and the inputs that go to the joins even in memory.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,16 @@ from pl_metrics import _ranking
 
 RANKING = ["lwlrap", "lrap", "coverage_error", "label_ranking_loss"]
 
-pytestmark = pytest.mark.skipif(_ranking._kernels is None, reason="C kernel not built")
+KERNEL_MISSING = _ranking._kernels is None
+
+
+@pytest.mark.skipif(not os.environ.get("PL_METRICS_REQUIRE_KERNEL"), reason="optional here")
+def test_the_kernel_is_built() -> None:
+    """CI has a compiler: there the kernel must build (elsewhere it may be missing)."""
+    assert not KERNEL_MISSING, "pl_metrics._kernels did not build: see pip's output"
+
+
+needs_kernel = pytest.mark.skipif(KERNEL_MISSING, reason="C kernel not built")
 
 
 def random_dump(
@@ -61,6 +71,7 @@ def both_paths(df: pl.DataFrame, **options: Any) -> tuple[pl.DataFrame, pl.DataF
     return kernel, joins
 
 
+@needs_kernel
 @given(
     seed=st.integers(0, 2**32 - 1),
     n_ids=st.integers(1, 25),
@@ -103,6 +114,7 @@ def test_kernel_equals_joins(
     assert_frame_equal(kernel.sort("group", "class"), joins.sort("group", "class"), rel_tol=1e-12)
 
 
+@needs_kernel
 @pytest.mark.parametrize("threads", [1, 2, 3, 7])
 def test_runs_split_between_threads(monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
     """Each thread writes its own slice of the output: any split gives the same numbers."""
@@ -155,6 +167,7 @@ def test_inputs_the_kernel_leaves_to_the_joins(score: pl.Series) -> None:
     assert_frame_equal(kernel, joins, rel_tol=1e-12)
 
 
+@needs_kernel
 def test_dataframes_use_the_kernel_and_lazyframes_stream() -> None:
     df = pl.DataFrame({"id": [1, 1], "class": [0, 1], "score": [0.2, 0.4], "truth": [1, 0]})
     eager_state = pl_metrics.state(df, "lrap")
