@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
 import numpy as np
@@ -116,6 +116,8 @@ class Problem:
     unit: str
     text: str
     hint: str = ""
+    #: A cheap test that a whole table passes, tried before counting (see `skip_passing`).
+    passes: pl.Expr | None = field(default=None, compare=False)
 
     @property
     def name(self) -> str:
@@ -240,7 +242,14 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
     if cols.score is not None and cols.score_is_float:
         checks.append(
             (
-                Problem("nonfinite_score", cols.score, "rows", "are NaN or infinite"),
+                Problem(
+                    "nonfinite_score",
+                    cols.score,
+                    "rows",
+                    "are NaN or infinite",
+                    # NaN and inf make the sum NaN or inf (a finite overflow only costs a count).
+                    passes=pl.col(cols.score).sum().is_finite(),
+                ),
                 (~pl.col(cols.score).is_finite()).sum(),
             )
         )
@@ -273,11 +282,12 @@ def skip_passing(
     """
     if not checks:
         return checks
-    totals = frame.select(expr.alias(problem.name) for problem, expr in checks)
-    return [
-        (problem, expr if totals[problem.name].item() else pl.lit(0, totals[problem.name].dtype))
-        for problem, expr in checks
-    ]
+    schema = frame.lazy().select(e.alias(p.name) for p, e in checks).collect_schema()
+    screens = [p.passes.alias(p.name) for p, _ in checks if p.passes is not None]
+    passed = frame.select(screens).row(0, named=True) if screens else {}
+    to_count = [e.alias(p.name) for p, e in checks if not passed.get(p.name)]
+    found = frame.select(to_count).row(0, named=True) if to_count else {}
+    return [(p, e if found.get(p.name) else pl.lit(0, schema[p.name])) for p, e in checks]
 
 
 def duplicate_problem(cols: Columns) -> Problem:
@@ -378,34 +388,31 @@ def as_like(frame: FrameT, result: pl.LazyFrame) -> FrameT:
     return result
 
 
-def run_starts(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
-    """The rows where the keys change from the row before, then the row count (int64)."""
+def _key_changes(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
+    """Per row: whether its key differs from the row before (true for the first row)."""
     key = df[keys[0]]
     if len(keys) == 1 and key.dtype.is_integer() and not key.null_count():
         values = key.to_numpy()
-        changes = np.flatnonzero(values[1:] != values[:-1]) + 1
-    else:
-        changed = pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys)
-        changes = df.select(changed.arg_true()).to_series().to_numpy()
-        changes = changes[changes > 0]  # the first row compares with a null
-    return np.concatenate([[0] if df.height else [], changes, [df.height]]).astype(np.int64)
+        return np.concatenate([[df.height > 0], values[1:] != values[:-1]])
+    first = pl.int_range(pl.len()) == 0
+    changed = pl.any_horizontal(first, *(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys))
+    return df.select(changed).to_series().to_numpy()
 
 
-def _is_contiguous(df: pl.DataFrame, keys: Sequence[str], starts: np.ndarray) -> bool:
-    """Whether no key comes back after another: one run per distinct key."""
-    firsts = df.select(keys)[starts[:-1]]
-    if len(keys) == 1 and firsts[keys[0]].is_sorted():  # ids in order: the usual dump
-        return True
-    return bool(firsts.n_unique() == len(starts) - 1)
+def run_starts(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
+    """The rows where the keys change from the row before, then the row count (int64)."""
+    return np.append(np.flatnonzero(_key_changes(df, keys)), df.height).astype(np.int64)
 
 
-def contiguous(df: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, np.ndarray]:
-    """``df`` with each key's rows next to each other (sorted only if they were not).
-
-    Returns the frame and its `run_starts`.
-    """
-    starts = run_starts(df, keys)
-    if not _is_contiguous(df, keys, starts):
-        df = df.sort(keys)
-        starts = run_starts(df, keys)
-    return df, starts
+def contiguous(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """``df`` with each key's rows next to each other: sorted only if they were not."""
+    if len(keys) == 1 and df[keys[0]].is_sorted():
+        # Ids in order, the usual dump: flag it, and polars groups them without hashing.
+        return df.with_columns(pl.col(keys[0]).set_sorted())
+    changes = _key_changes(df, keys)
+    # Runs of two rows or fewer on average: the ids are scattered, no need to check.
+    if 2 * np.count_nonzero(changes) <= df.height:
+        firsts = df.select(keys).filter(pl.Series(changes))
+        if firsts.n_unique() == firsts.height:  # no key comes back after another
+            return df
+    return df.sort(keys)

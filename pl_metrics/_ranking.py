@@ -10,6 +10,14 @@ Then, per id, LRAP is ``mean(P_j / R_j)``, the coverage error is ``max(R_j)`` an
 loss is ``sum(R_j - P_j) / (n_pos * n_neg)`` (``R_j - P_j`` negatives score at least as high
 as ``j``: each is a mis-ordered pair, ties included). The plan is one aggregation per id
 followed by sums per group, so the sums of id-disjoint parts add up to the sums of the whole.
+
+``R_j`` and ``P_j`` are counted in one of two ways, with the same comparisons:
+
+* a LazyFrame gets joins (each positive to its id's rows at least as high), which run in the
+  streaming engine and never hold the input;
+* a DataFrame, whose rows are in memory anyway (and each chunk of `score`), gets the C
+  kernel of ``_kernels.c``: one pass over each id's contiguous rows, several times faster.
+  Without a C compiler at install time the kernel is missing and the joins run everywhere.
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from types import ModuleType
 import numpy as np
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, contiguous
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, contiguous, run_starts
 from pl_metrics._report import report
 from pl_metrics._state import (
     MAX_ROWS,
@@ -157,7 +165,8 @@ def _count_pairs_in_memory(df: pl.DataFrame, keys: list[str], schema: pl.Schema)
     ):
         min_pos = df.lazy().group_by(keys).agg(pl.col(_SCORE).filter(_TRUTH).min().alias(_MIN_POS))
         return _count_pairs_joined(df.lazy(), min_pos, keys).collect().cast(schema)
-    df, starts = contiguous(df, keys)
+    df = contiguous(df, keys)
+    starts = run_starts(df, keys)
     is_f32 = score.dtype == pl.Float32
     values = df[_SCORE].cast(pl.Float32 if is_f32 else pl.Float64).to_numpy()
     flags = df[_TRUTH].to_numpy()

@@ -21,6 +21,7 @@ from polars.testing import assert_frame_equal
 
 import pl_metrics
 from pl_metrics import _ranking
+from pl_metrics._frame import contiguous, run_starts
 
 RANKING = ["lwlrap", "lrap", "coverage_error", "label_ranking_loss"]
 
@@ -191,3 +192,43 @@ def test_without_the_kernel_dataframes_use_the_joins(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(_ranking, "_kernels", None)
     assert "PYTHON" not in pl_metrics.state(df, "lrap").groups.lazy().explain()
     assert_frame_equal(pl_metrics.report(df, RANKING, by="group"), with_kernel, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("ids", "groups", "reordered"),
+    [
+        ([1, 1, 1, 2, 2, 2, 3, 3, 3], None, False),  # in order: flagged sorted, not moved
+        ([3, 3, 3, 1, 1, 1, 2, 2, 2], None, False),  # together but not in order: left so
+        ([1, 1, 1, 2, 2, 2, 1, 3, 3], None, True),  # an id comes back: sorted
+        ([1, 2, 1, 2, 1, 2, 1, 2, 1], None, True),  # scattered: sorted without checking
+        ([1] * 9, ["a"] * 3 + [None] * 3 + ["b"] * 3, False),  # groups with a null
+        ([1] * 9, ["a", "a", None, None, None, "b", "b", "b", "a"], True),
+    ],
+)
+def test_contiguous(ids: list[int], groups: list[str | None] | None, reordered: bool) -> None:
+    df = pl.DataFrame({"g": groups or [None] * len(ids), "id": ids, "row": range(len(ids))})
+    keys = ["id"] if groups is None else ["g", "id"]
+    out = contiguous(df, keys)
+    assert sorted(out["row"].to_list()) == list(range(len(ids)))
+    assert (out["row"].to_list() != list(range(len(ids)))) == reordered
+    starts = run_starts(out, keys)
+    assert out.select(keys)[starts[:-1]].n_unique() == len(starts) - 1  # one run per key
+    if groups is None and not reordered:
+        assert out["id"].flags["SORTED_ASC"] == (ids == sorted(ids))
+
+
+def test_huge_finite_scores_pass_and_nan_is_still_found() -> None:
+    """The whole-table screen (a finite sum) may fail on overflow: then rows are counted."""
+    df = pl.DataFrame(
+        {
+            "id": [1, 1, 2, 2],
+            "class": [0, 1] * 2,
+            "score": pl.Series([3e38, 3e38, 3e38, 1.0], dtype=pl.Float32),
+            "truth": [True, False, False, True],
+        }
+    )
+    assert df.select(pl.col("score").sum().is_finite()).item() is False
+    assert pl_metrics.lrap(df).item() == 0.5  # ties at 3e38: each positive ranks 2nd
+    nan = df.with_columns(score=pl.Series([float("nan"), 1.0, float("inf"), 2.0]))
+    with pytest.raises(pl_metrics.MetricsInputError, match="2 rows are NaN or infinite"):
+        pl_metrics.lrap(nan)
