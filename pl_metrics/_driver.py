@@ -40,9 +40,10 @@ from pl_metrics._state import (
 
 __all__ = ["Chunks", "cluster_by_id", "plan_chunks", "scan", "score"]
 
-#: Peak memory per row of a chunk, measured with lrap and lwlrap on 100M-400M rows: about
-#: 24 bytes when the chunk's rows are read on their own (clustered), about 73 when each chunk
-#: filters its rows out of the whole dump. Rounded up.
+#: Peak memory per row of a chunk, measured with lrap and lwlrap on 100M-400M rows (the chunk
+#: read into memory for the kernel): about 35 bytes when the chunk's rows are read on their
+#: own (clustered), about 65 when each chunk filters its rows out of the whole dump and sorts
+#: them. Rounded up.
 BYTES_PER_ROW = 40
 BYTES_PER_ROW_SCATTERED = 100
 _FORMATS = {
