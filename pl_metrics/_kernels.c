@@ -2,10 +2,11 @@
  *
  * For every positive row j of a run of rows (one id), R_j counts the run's rows scoring at
  * least as high as j and P_j the positive ones among them: the two ranks of _ranking.py
- * (ties take the worst rank, as in scikit-learn). Rows below the run's lowest positive score
- * never count. With few positives each candidate row is compared with each positive; with
- * many, the candidates are sorted and each positive is found by binary search. Both are
- * exact: the same comparisons as the polars plan, on the same float type.
+ * (ties take the worst rank, as in scikit-learn). With few positives, each positive makes
+ * one pass over the run (which vectorizes); with many, the rows at least as high as the
+ * lowest positive (the only ones that can count) are sorted and each positive is found by
+ * binary search. Both are exact: the same comparisons as the polars plan, on the same float
+ * type.
  *
  * The caller (Python) checks the buffers' types and lengths; the GIL is released while
  * counting, so runs can be split between threads.
@@ -54,9 +55,6 @@
             for (int64_t i = a; i < b; i++)                                                 \
                 if (truth[i]) buf[npos++] = score[i];                                       \
             if (npos == 0) continue;                                                        \
-            T lowest = buf[0];                                                              \
-            for (int64_t k = 1; k < npos; k++)                                              \
-                if (buf[k] < lowest) lowest = buf[k];                                       \
             int64_t *r = rank + out, *p = pos_rank + out;                                   \
             const T *pos = buf;                                                             \
             if (npos <= FEW_POSITIVES) {                                                    \
@@ -73,7 +71,9 @@
                     p[k] = pk;                                                              \
                 }                                                                           \
             } else {                                                                        \
-                T *cand = buf + npos, *sorted_pos;                                          \
+                T *cand = buf + npos, *sorted_pos, lowest = pos[0];                         \
+                for (int64_t k = 1; k < npos; k++)                                          \
+                    if (pos[k] < lowest) lowest = pos[k];                                   \
                 int64_t n = 0;                                                              \
                 for (int64_t i = a; i < b; i++)                                             \
                     if (score[i] >= lowest) cand[n++] = score[i];                           \
