@@ -2,7 +2,8 @@
  *
  * For every positive row j of a run of rows (one id), R_j counts the run's rows scoring at
  * least as high as j and P_j the positive ones among them: the two ranks of _ranking.py
- * (ties take the worst rank, as in scikit-learn). With few positives, each positive makes
+ * (ties take the worst rank, as in scikit-learn). Per run it also sums what the metrics
+ * need: P_j / R_j, R_j - P_j, and the largest R_j. With few positives, each positive makes
  * one pass over the run (which vectorizes); with many, the rows at least as high as the
  * lowest positive (the only ones that can count) are sorted and each positive is found by
  * binary search. Both are exact: the same comparisons as the polars plan, on the same float
@@ -40,11 +41,13 @@
                                                                                             \
     /* Returns 0, or -1 when out of memory. */                                              \
     static int NAME(const int64_t *starts, int64_t runs, const T *score,                    \
-                    const uint8_t *truth, int64_t *rank, int64_t *pos_rank) {               \
+                    const uint8_t *truth, int64_t *rank, int64_t *pos_rank, double *prec,   \
+                    double *neg_above, double *max_rank) {                                  \
         T *buf = NULL;                                                                      \
         int64_t cap = 0, out = 0;                                                           \
         for (int64_t g = 0; g < runs; g++) {                                                \
             int64_t a = starts[g], b = starts[g + 1], npos = 0;                             \
+            prec[g] = neg_above[g] = max_rank[g] = 0.0;                                     \
             /* buf holds the positives, then the candidates and a sorted copy of them. */   \
             if (3 * (b - a) > cap) {                                                        \
                 cap = 3 * (b - a);                                                          \
@@ -86,6 +89,12 @@
                     p[k] = NAME##_at_least(sorted_pos, npos, pos[k]);                       \
                 }                                                                           \
             }                                                                               \
+            /* The run's sums: precisions, mis-ordered pairs, the worst rank. */           \
+            for (int64_t k = 0; k < npos; k++) {                                            \
+                prec[g] += (double)p[k] / (double)r[k];                                     \
+                neg_above[g] += (double)(r[k] - p[k]);                                      \
+                if (r[k] > max_rank[g]) max_rank[g] = (double)r[k];                         \
+            }                                                                               \
             out += npos;                                                                    \
         }                                                                                   \
         free(buf);                                                                          \
@@ -96,30 +105,32 @@ DEFINE_KERNEL(pair_counts_f64, double)
 DEFINE_KERNEL(pair_counts_f32, float)
 
 static PyObject *pair_counts(PyObject *self, PyObject *args) {
-    Py_buffer starts, score, truth, rank, pos_rank;
+    Py_buffer starts, score, truth, rank, pos_rank, prec, neg_above, max_rank;
     int status, is_f32;
-    if (!PyArg_ParseTuple(args, "y*y*py*w*w*", &starts, &score, &is_f32, &truth, &rank,
-                          &pos_rank))
+    if (!PyArg_ParseTuple(args, "y*y*py*w*w*w*w*w*", &starts, &score, &is_f32, &truth, &rank,
+                          &pos_rank, &prec, &neg_above, &max_rank))
         return NULL;
     int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
     Py_BEGIN_ALLOW_THREADS
     if (is_f32)
-        status = pair_counts_f32(starts.buf, runs, score.buf, truth.buf, rank.buf, pos_rank.buf);
+        status = pair_counts_f32(starts.buf, runs, score.buf, truth.buf, rank.buf, pos_rank.buf,
+                                 prec.buf, neg_above.buf, max_rank.buf);
     else
-        status = pair_counts_f64(starts.buf, runs, score.buf, truth.buf, rank.buf, pos_rank.buf);
+        status = pair_counts_f64(starts.buf, runs, score.buf, truth.buf, rank.buf, pos_rank.buf,
+                                 prec.buf, neg_above.buf, max_rank.buf);
     Py_END_ALLOW_THREADS
-    PyBuffer_Release(&starts);
-    PyBuffer_Release(&score);
-    PyBuffer_Release(&truth);
-    PyBuffer_Release(&rank);
-    PyBuffer_Release(&pos_rank);
+    Py_buffer *buffers[] = {&starts, &score, &truth, &rank, &pos_rank, &prec, &neg_above,
+                            &max_rank};
+    for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
+        PyBuffer_Release(buffers[i]);
     if (status != 0) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
 
 static PyMethodDef methods[] = {
     {"pair_counts", pair_counts, METH_VARARGS,
-     "pair_counts(starts, score, is_f32, truth, rank, pos_rank): R and P of each positive."},
+     "pair_counts(starts, score, is_f32, truth, rank, pos_rank, prec, neg_above, max_rank):"
+     " R and P of each positive, and each run's sums."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -10,5 +10,8 @@ def pair_counts(
     truth: npt.NDArray[np.bool_],
     rank: npt.NDArray[np.int64],
     pos_rank: npt.NDArray[np.int64],
+    prec: npt.NDArray[np.float64],
+    neg_above: npt.NDArray[np.float64],
+    max_rank: npt.NDArray[np.float64],
     /,
 ) -> None: ...

@@ -90,6 +90,8 @@ _KERNEL_SCORES = (
     pl.UInt32,
 )
 _THREADS = os.cpu_count() or 1
+#: Per id: the sums of P_j / R_j and of R_j - P_j, and the largest R_j (the coverage).
+_SUMS = (_PREC, _NEG_ABOVE, _MAX_RANK)
 
 
 def _id_exprs(cols: Columns) -> list[pl.Expr]:
@@ -107,21 +109,48 @@ def _use_kernel(cols: Columns) -> bool:
     return cols.in_memory and _kernels is not None
 
 
-def _per_positive(rows: pl.LazyFrame, per_id: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
-    """``R_j`` and ``P_j`` of every positive row: ``(by..., id, class, R, P)``."""
-    keys = [*cols.by, cols.id]
+def _pair_input(rows: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
     assert cols.score is not None
-    pairs = rows.select(
-        *keys,
+    return rows.select(
+        *cols.by,
+        cols.id,
         pl.col(cols.cls).alias(_POS_CLASS),
         pl.col(cols.score).alias(_SCORE),
         cols.truth_expr.alias(_TRUTH),
     )
+
+
+def _per_positive(rows: pl.LazyFrame, per_id: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    """``R_j`` and ``P_j`` of every positive row: ``(by..., id, class, R, P)``."""
+    keys = [*cols.by, cols.id]
+    pairs = _pair_input(rows, cols)
     if not _use_kernel(cols):
         return _count_pairs_joined(pairs, per_id.select(*keys, _MIN_POS), keys)
     schema = pairs.collect_schema()
     out = pl.Schema({k: schema[k] for k in [*keys, _POS_CLASS]} | {_R: pl.Int64, _P: pl.Int64})
-    return pairs.map_batches(partial(_count_pairs_in_memory, keys=keys, schema=out), schema=out)
+    count = partial(_count_pairs_in_memory, keys=keys, schema=out, per_id=False)
+    return pairs.map_batches(count, schema=out)
+
+
+def _rank_sums(rows: pl.LazyFrame, per_id: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    """Per id with positives: the sums of ``P_j / R_j`` and ``R_j - P_j``, the largest ``R_j``."""
+    keys = [*cols.by, cols.id]
+    if not _use_kernel(cols):
+        return _sums_per_id(_per_positive(rows, per_id, cols), keys)
+    pairs = _pair_input(rows, cols)
+    schema = pairs.collect_schema()
+    out = pl.Schema({k: schema[k] for k in keys} | dict.fromkeys(_SUMS, pl.Float64))
+    count = partial(_count_pairs_in_memory, keys=keys, schema=out, per_id=True)
+    return pairs.map_batches(count, schema=out)
+
+
+def _sums_per_id(per_positive: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    r, p = pl.col(_R), pl.col(_P)
+    return per_positive.group_by(keys).agg(
+        (p / r).sum().alias(_PREC),
+        (r - p).sum().cast(pl.Float64).alias(_NEG_ABOVE),
+        r.max().cast(pl.Float64).alias(_MAX_RANK),
+    )
 
 
 def _count_pairs_joined(
@@ -149,11 +178,14 @@ def _count_pairs_joined(
     )
 
 
-def _count_pairs_in_memory(df: pl.DataFrame, keys: list[str], schema: pl.Schema) -> pl.DataFrame:
+def _count_pairs_in_memory(
+    df: pl.DataFrame, keys: list[str], schema: pl.Schema, *, per_id: bool
+) -> pl.DataFrame:
     """Count the pairs with the C kernel, over rows made contiguous per id.
 
-    Nulls and NaN (possible with ``validate=False``) and 64-bit integer scores (not exact as
-    float64) go to the joins instead, so that both paths give the same numbers.
+    Returns ``R`` and ``P`` per positive, or with ``per_id`` the id's sums of them. Nulls and
+    NaN (possible with ``validate=False``) and 64-bit integer scores (not exact as float64)
+    go to the joins instead, so that both paths give the same numbers.
     """
     assert _kernels is not None
     score, truth = df[_SCORE], df[_TRUTH]
@@ -164,7 +196,8 @@ def _count_pairs_in_memory(df: pl.DataFrame, keys: list[str], schema: pl.Schema)
         or (score.dtype.is_float() and score.is_nan().any())
     ):
         min_pos = df.lazy().group_by(keys).agg(pl.col(_SCORE).filter(_TRUTH).min().alias(_MIN_POS))
-        return _count_pairs_joined(df.lazy(), min_pos, keys).collect().cast(schema)
+        joined = _count_pairs_joined(df.lazy(), min_pos, keys)
+        return (_sums_per_id(joined, keys) if per_id else joined).collect().cast(schema)
     df = contiguous(df, keys)
     starts = run_starts(df, keys)
     is_f32 = score.dtype == pl.Float32
@@ -172,7 +205,8 @@ def _count_pairs_in_memory(df: pl.DataFrame, keys: list[str], schema: pl.Schema)
     flags = df[_TRUTH].to_numpy()
     rank = np.empty(int(np.count_nonzero(flags)), np.int64)
     pos_rank = np.empty_like(rank)
-    # Split the runs between threads (the kernel releases the GIL); each writes its own slice.
+    sums = [np.empty(len(starts) - 1) for _ in _SUMS]
+    # Split the runs between threads (the kernel releases the GIL); each writes its own slices.
     pieces = np.linspace(0, len(starts) - 1, min(_THREADS, len(starts) - 1) + 1).astype(int)
     positives_at = [int(np.count_nonzero(flags[: starts[g]])) for g in pieces]
 
@@ -180,11 +214,20 @@ def _count_pairs_in_memory(df: pl.DataFrame, keys: list[str], schema: pl.Schema)
         first, last = pieces[piece], pieces[piece + 1]
         out = slice(positives_at[piece], positives_at[piece + 1])
         _kernels.pair_counts(
-            starts[first : last + 1], values, is_f32, flags, rank[out], pos_rank[out]
+            starts[first : last + 1],
+            values,
+            is_f32,
+            flags,
+            rank[out],
+            pos_rank[out],
+            *(s[first:last] for s in sums),
         )
 
     with ThreadPoolExecutor(_THREADS) as pool:
         list(pool.map(count, range(len(pieces) - 1)))
+    if per_id:
+        firsts = df.select(keys)[starts[:-1]]
+        return firsts.with_columns(pl.Series(name, s) for name, s in zip(_SUMS, sums, strict=True))
     return (
         df.filter(_TRUTH)
         .select(*keys, _POS_CLASS)
@@ -195,19 +238,10 @@ def _count_pairs_in_memory(df: pl.DataFrame, keys: list[str], schema: pl.Schema)
 def _with_rank_sums(cols: Columns) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
     def extend(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
         keys = [*cols.by, cols.id]
-        r, p = pl.col(_R), pl.col(_P)
-        sums = (
-            _per_positive(rows, per_id, cols)
-            .group_by(keys)
-            .agg(
-                (p / r).sum().alias(_PREC),
-                (r - p).sum().cast(pl.Float64).alias(_NEG_ABOVE),
-                r.max().cast(pl.Float64).alias(_MAX_RANK),
-            )
-        )
+        sums = _rank_sums(rows, per_id, cols)
         # Ids without positives have no pairs: zero sums (coverage 0, as in sklearn).
         return per_id.join(sums, on=keys, how="left", nulls_equal=True).with_columns(
-            pl.col(_PREC, _NEG_ABOVE, _MAX_RANK).fill_null(0.0)
+            pl.col(_SUMS).fill_null(0.0)
         )
 
     return extend
