@@ -389,19 +389,22 @@ def as_like(frame: FrameT, result: pl.LazyFrame) -> FrameT:
 
 
 def _key_changes(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
-    """Per row: whether its key differs from the row before (true for the first row)."""
+    """Per row but the first: whether its key differs from the row before."""
     key = df[keys[0]]
     if len(keys) == 1 and key.dtype.is_integer() and not key.null_count():
         values = key.to_numpy()
-        return np.concatenate([[df.height > 0], values[1:] != values[:-1]])
-    first = pl.int_range(pl.len()) == 0
-    changed = pl.any_horizontal(first, *(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys))
-    return df.select(changed).to_series().to_numpy()
+        differs: np.ndarray = values[1:] != values[:-1]
+        return differs
+    changed = pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys)
+    return df.select(changed.slice(1)).to_series().to_numpy()
 
 
 def run_starts(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
     """The rows where the keys change from the row before, then the row count (int64)."""
-    return np.append(np.flatnonzero(_key_changes(df, keys)), df.height).astype(np.int64)
+    changes = np.flatnonzero(_key_changes(df, keys))
+    starts = np.empty(len(changes) + 2, np.int64)
+    starts[0], starts[1:-1], starts[-1] = 0, changes + 1, df.height
+    return starts if df.height else starts[1:]
 
 
 def contiguous(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
@@ -409,10 +412,10 @@ def contiguous(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
     if len(keys) == 1 and df[keys[0]].is_sorted():
         # Ids in order, the usual dump: flag it, and polars groups them without hashing.
         return df.with_columns(pl.col(keys[0]).set_sorted())
-    changes = _key_changes(df, keys)
+    starts = run_starts(df, keys)
     # Runs of two rows or fewer on average: the ids are scattered, no need to check.
-    if 2 * np.count_nonzero(changes) <= df.height:
-        firsts = df.select(keys).filter(pl.Series(changes))
+    if 2 * (len(starts) - 1) <= df.height:
+        firsts = df.select(keys)[starts[:-1]]
         if firsts.n_unique() == firsts.height:  # no key comes back after another
             return df
     return df.sort(keys)
