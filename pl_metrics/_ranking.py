@@ -110,6 +110,7 @@ def _use_kernel(cols: Columns) -> bool:
 
 
 def _pair_input(rows: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    """The columns both ways of counting read, under internal names."""
     assert cols.score is not None
     return rows.select(
         *cols.by,
@@ -133,7 +134,10 @@ def _per_positive(rows: pl.LazyFrame, per_id: pl.LazyFrame, cols: Columns) -> pl
 
 
 def _rank_sums(rows: pl.LazyFrame, per_id: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
-    """Per id with positives: the sums of ``P_j / R_j`` and ``R_j - P_j``, the largest ``R_j``."""
+    """Per id: the sums of ``P_j / R_j`` and ``R_j - P_j``, and the largest ``R_j``.
+
+    Ids without positives may be left out: their sums are zero.
+    """
     keys = [*cols.by, cols.id]
     if not _use_kernel(cols):
         return _sums_per_id(_per_positive(rows, per_id, cols), keys)
