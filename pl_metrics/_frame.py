@@ -29,6 +29,7 @@ __all__ = [
     "as_like",
     "check_option",
     "contiguous",
+    "contiguous_runs",
     "duplicate_problem",
     "id_problems",
     "join_on",
@@ -412,10 +413,22 @@ def contiguous(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
     if len(keys) == 1 and df[keys[0]].is_sorted():
         # Ids in order, the usual dump: flag it, and polars groups them without hashing.
         return df.with_columns(pl.col(keys[0]).set_sorted())
+    return contiguous_runs(df, keys)[0]
+
+
+def contiguous_runs(df: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, np.ndarray]:
+    """As `contiguous`, with the frame's `run_starts` (found once)."""
     starts = run_starts(df, keys)
-    # Runs of two rows or fewer on average: the ids are scattered, no need to check.
-    if 2 * (len(starts) - 1) <= df.height:
-        firsts = df.select(keys)[starts[:-1]]
-        if firsts.n_unique() == firsts.height:  # no key comes back after another
-            return df
-    return df.sort(keys)
+    if not _one_run_per_key(df, keys, starts):
+        df = df.sort(keys)
+        starts = run_starts(df, keys)
+    return df, starts
+
+
+def _one_run_per_key(df: pl.DataFrame, keys: Sequence[str], starts: np.ndarray) -> bool:
+    if len(keys) == 1 and df[keys[0]].is_sorted():  # free once flagged by `contiguous`
+        return True
+    # Runs of two rows or fewer on average: the ids are scattered, no need to count them.
+    if 2 * (len(starts) - 1) > df.height:
+        return False
+    return bool(df.select(keys)[starts[:-1]].n_unique() == len(starts) - 1)

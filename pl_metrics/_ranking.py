@@ -31,7 +31,7 @@ from types import ModuleType
 import numpy as np
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, contiguous, run_starts
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, contiguous_runs
 from pl_metrics._report import report
 from pl_metrics._state import (
     MAX_ROWS,
@@ -202,8 +202,7 @@ def _count_pairs_in_memory(
         min_pos = df.lazy().group_by(keys).agg(pl.col(_SCORE).filter(_TRUTH).min().alias(_MIN_POS))
         joined = _count_pairs_joined(df.lazy(), min_pos, keys)
         return (_sums_per_id(joined, keys) if per_id else joined).collect().cast(schema)
-    df = contiguous(df, keys)
-    starts = run_starts(df, keys)
+    df, starts = contiguous_runs(df, keys)
     is_f32 = score.dtype == pl.Float32
     values = df[_SCORE].cast(pl.Float32 if is_f32 else pl.Float64).to_numpy()
     flags = df[_TRUTH].to_numpy()

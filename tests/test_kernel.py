@@ -21,7 +21,7 @@ from polars.testing import assert_frame_equal
 
 import pl_metrics
 from pl_metrics import _ranking
-from pl_metrics._frame import contiguous, run_starts
+from pl_metrics._frame import contiguous, contiguous_runs, run_starts
 
 RANKING = ["lwlrap", "lrap", "coverage_error", "label_ranking_loss"]
 
@@ -213,6 +213,9 @@ def test_contiguous(ids: list[int], groups: list[str | None] | None, reordered: 
     assert (out["row"].to_list() != list(range(len(ids)))) == reordered
     starts = run_starts(out, keys)
     assert out.select(keys)[starts[:-1]].n_unique() == len(starts) - 1  # one run per key
+    again, again_starts = contiguous_runs(df, keys)  # the kernel's way: starts found once
+    assert again["row"].to_list() == out["row"].to_list()
+    assert again_starts.tolist() == starts.tolist()
     if groups is None and not reordered:
         assert out["id"].flags["SORTED_ASC"] == (ids == sorted(ids))
 
