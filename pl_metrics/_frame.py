@@ -92,8 +92,8 @@ class Columns:
 
     @property
     def used(self) -> list[str]:
-        """The columns the metrics read."""
-        names = [*self.by, self.id, self.cls, self.score, self.truth, self.weight, self.pred]
+        """The columns the metrics read (in the order the null checks report them)."""
+        names = [self.id, self.cls, self.truth, *self.by, self.score, self.weight, self.pred]
         return list(dict.fromkeys(n for n in names if n is not None))
 
     @property
@@ -234,9 +234,7 @@ def resolve_columns(
 def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
     """Row-level checks: nulls, NaN/inf scores and weights, truth outside 0/1."""
     checks: list[tuple[Problem, pl.Expr]] = []
-    names = [cols.id, cols.cls, cols.truth, *cols.by]
-    names += [c for c in (cols.score, cols.weight, cols.pred) if c is not None]
-    for name in names:
+    for name in cols.used:
         checks.append(
             (Problem(f"null_{name}", name, "rows", "are null"), pl.col(name).is_null().sum())
         )
