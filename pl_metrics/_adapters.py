@@ -1,15 +1,27 @@
-"""Converters to the long format from wide frames (Kaggle submissions) and numpy arrays."""
+"""Converters to the long format from wide frames (Kaggle submissions) and numpy arrays.
+
+The truth is checked as the metrics check a long table's: values other than 0 and 1 (or
+true and false) are refused, not cast to ``True``. The data checks of `from_wide` are counted
+in a small side plan and raised by one step over its single row when the result is collected,
+so a ``LazyFrame`` stays lazy; a ``DataFrame`` in raises at the call.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import polars as pl
 
-from pl_metrics._frame import FrameT, MetricsInputError
+from pl_metrics._frame import INTERNAL, FrameT, MetricsInputError
 
 __all__ = ["from_numpy", "from_wide"]
+
+#: Prefix of the columns of the side plan that counts the problems of a wide table.
+_CHECK = f"{INTERNAL}wide_"
+#: How many unknown labels or bad columns an error names.
+_SHOWN = 3
 
 
 def _class_columns(
@@ -26,6 +38,113 @@ def _class_columns(
             "no float score columns found; name the class columns with classes=[...]"
         )
     return found
+
+
+def _shown(names: Sequence[object], total: int) -> str:
+    """Up to `_SHOWN` names, quoted, with ``, ...`` when there are more."""
+    listed = ", ".join(repr(n) for n in names[:_SHOWN])
+    return listed + (", ..." if total > _SHOWN else "")
+
+
+def _raise_on_collect(
+    out: pl.LazyFrame, summary: pl.LazyFrame, check: Callable[[dict[str, Any]], None]
+) -> pl.LazyFrame:
+    """``out`` joined to a step that runs ``check`` on the one row of ``summary``.
+
+    ``summary`` aggregates the input to one row of counts (its columns start with `_CHECK`);
+    the step raises from there when ``out`` is collected, and its columns are dropped again.
+    """
+
+    def run(df: pl.DataFrame) -> pl.DataFrame:
+        check(df.row(0, named=True))
+        return df
+
+    checked = summary.map_batches(
+        run, predicate_pushdown=False, projection_pushdown=False, slice_pushdown=False
+    )
+    return out.join(checked, how="cross").drop(summary.collect_schema().names())
+
+
+def _wide_truth(
+    truth: pl.LazyFrame, id_col: str, class_cols: list[str]
+) -> tuple[pl.LazyFrame, pl.LazyFrame, Callable[[dict[str, Any]], None]]:
+    """The long truth of a wide 0/1 table, and the count of values other than 0 and 1."""
+    schema = truth.collect_schema()
+    missing = [c for c in [id_col, *class_cols] if c not in schema]
+    if missing:
+        raise MetricsInputError(f"truth: columns {missing} of the scores are not in the table")
+    numeric = []
+    for c in class_cols:
+        if not (schema[c] == pl.Boolean or schema[c].is_integer() or schema[c].is_float()):
+            raise MetricsInputError(
+                f"truth: column {c!r} must be boolean or numeric 0/1, not {schema[c]}"
+            )
+        if schema[c] != pl.Boolean:
+            numeric.append(c)
+    # Nulls are kept (the metrics refuse them); NaN is neither 0 nor 1.
+    not_01 = [
+        ((pl.col(c) != 0) & (pl.col(c) != 1)).sum().alias(f"{_CHECK}{k}")
+        for k, c in enumerate(numeric)
+    ]
+    summary = truth.select(not_01 or [pl.lit(0).alias(f"{_CHECK}none")])
+
+    def check(row: dict[str, Any]) -> None:
+        bad = {c: row[f"{_CHECK}{k}"] for k, c in enumerate(numeric) if row[f"{_CHECK}{k}"]}
+        if bad:
+            total = sum(bad.values())
+            where = ", ".join(f"column {c!r}: {n:,}" for c, n in list(bad.items())[:_SHOWN])
+            more = f", and {len(bad) - _SHOWN:,} more columns" if len(bad) > _SHOWN else ""
+            raise MetricsInputError(f"truth: {total:,} values are neither 0 nor 1 ({where}{more})")
+
+    long = truth.select(id_col, *(pl.col(c).cast(pl.Boolean) for c in class_cols)).unpivot(
+        on=class_cols, index=id_col, variable_name="class", value_name="truth"
+    )
+    return long, summary, check
+
+
+def _label_lists(table: pl.LazyFrame, labels_col: str, separator: str, where: str) -> pl.Expr:
+    """``labels_col`` as a list of strings."""
+    schema = table.collect_schema()
+    if labels_col not in schema:
+        raise MetricsInputError(f"column {labels_col!r} (option 'labels_col') is not in {where}")
+    dtype = schema[labels_col]
+    labels = pl.col(labels_col)
+    if dtype == pl.String:
+        return labels.str.split(separator)
+    if isinstance(dtype, pl.List):
+        return labels if dtype.inner == pl.String else labels.cast(pl.List(pl.String))
+    raise MetricsInputError(
+        f"column {labels_col!r}: true labels must be a list or a separated string, not {dtype}"
+    )
+
+
+def _unknown_labels(
+    table: pl.LazyFrame, id_col: str, labels_col: str, known: list[str]
+) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
+    """Count the ids whose labels (lists in ``labels_col``) are not ``known`` (and not "")."""
+    label = pl.element()
+    unknown = pl.col(labels_col).list.eval(label.filter(~label.is_in(known) & (label != "")))
+    names = pl.col(f"{_CHECK}unknown").explode()
+    summary = (
+        table.select(id_col, unknown.alias(f"{_CHECK}unknown"))
+        .filter(pl.col(f"{_CHECK}unknown").list.len() > 0)
+        .select(
+            pl.col(id_col).n_unique().alias(f"{_CHECK}ids"),
+            names.n_unique().alias(f"{_CHECK}labels"),
+            names.unique().sort().head(_SHOWN).implode().alias(f"{_CHECK}examples"),
+        )
+    )
+
+    def check(row: dict[str, Any]) -> None:
+        if row[f"{_CHECK}ids"]:
+            n_labels = row[f"{_CHECK}labels"]
+            in_all = f" ({n_labels:,} such labels)" if n_labels > _SHOWN else ""
+            raise MetricsInputError(
+                f"column {labels_col!r}: {row[f'{_CHECK}ids']:,} ids have labels that are not "
+                f"class columns: {_shown(row[f'{_CHECK}examples'], n_labels)}{in_all}"
+            )
+
+    return summary, check
 
 
 def from_wide(
@@ -45,7 +164,8 @@ def from_wide(
     * ``labels_col``, a column of true labels (a list, or a string split on ``separator``,
       as in Kaggle's ``"cat dog"``), in ``truth`` when given, else in ``scores``.
 
-    Other columns of ``scores`` (a model or fold name) are kept. Lazy in, lazy out.
+    Other columns of ``scores`` (a model or fold name) are kept. Lazy in, lazy out: the
+    truth is checked when the result is collected (at the call for a DataFrame).
 
     Parameters
     ----------
@@ -58,7 +178,8 @@ def from_wide(
     classes
         The class columns; default: every float column of ``scores``.
     labels_col
-        Column of true labels (list or separated string).
+        Column of true labels (list or separated string). Each must be a class column, or a
+        column of ``scores`` left out of ``classes``; empty labels are ignored.
     separator
         Separator of a string ``labels_col``.
 
@@ -67,6 +188,12 @@ def from_wide(
     DataFrame or LazyFrame (the type of ``scores``)
         Columns ``id_col``, the kept columns, ``class`` (String), ``score`` (Float64) and
         ``truth`` (Boolean; null where an id has no truth, which the metrics then refuse).
+
+    Raises
+    ------
+    MetricsInputError
+        A missing column; a wide truth value other than 0 and 1 (NaN included); a label
+        that is not a class column.
 
     Examples
     --------
@@ -90,6 +217,11 @@ def from_wide(
     └───────┴───────┴───────┴───────┘
     >>> long.metrics.lrap(id_col="clip").item()
     1.0
+    >>> bad = pl.DataFrame({"clip": ["a.wav", "b.wav"], "labels": ["bird cat", "frog"]})
+    >>> pl_metrics.from_wide(submission, bad, id_col="clip", labels_col="labels")
+    Traceback (most recent call last):
+    ...
+    pl_metrics._frame.MetricsInputError: column 'labels': 1 ids have ... not class columns: 'cat'
     """
     lazy = scores.lazy()
     schema = lazy.collect_schema()
@@ -99,31 +231,58 @@ def from_wide(
     skip: list[str] = [labels_col] if labels_col is not None and truth is None else []
     class_cols: list[str] = _class_columns(schema, id_col, classes, skip)
     keep: list[str] = [c for c in schema if c not in (id_col, *class_cols, *skip)]
-    long = lazy.unpivot(
-        on=class_cols, index=[id_col, *keep, *skip], variable_name="class", value_name="score"
-    ).with_columns(pl.col("score").cast(pl.Float64))
     if labels_col is not None:
-        source = long
-        if truth is not None:
-            truth_lf = truth.lazy().select(id_col, labels_col)
-            source = long.join(truth_lf, on=id_col, how="left")
-        labels = pl.col(labels_col)
-        if source.collect_schema()[labels_col] == pl.String:
-            labels = labels.str.split(separator)
-        out = source.with_columns(labels.list.contains(pl.col("class")).alias("truth")).drop(
-            labels_col
+        # Split the labels once per row of their table, before the rows are per class.
+        label_table = lazy if truth is None else truth.lazy()
+        where = "the scores" if truth is None else "the truth table"
+        if id_col not in label_table.collect_schema():
+            raise MetricsInputError(f"column {id_col!r} (option 'id_col') is not in {where}")
+        label_table = label_table.with_columns(
+            _label_lists(label_table, labels_col, separator, where)
         )
+        # Labels of score columns left out of ``classes`` on purpose are not unknown.
+        known = class_cols if classes is None else [c for c in schema if c not in (id_col, *skip)]
+        summary, check = _unknown_labels(label_table, id_col, labels_col, known)
+        if truth is None:  # the labels ride along with each row of their id
+            long = _unpivot(label_table, id_col, class_cols, [*keep, labels_col])
+        else:
+            long = _unpivot(lazy, id_col, class_cols, keep).join(
+                label_table.select(id_col, labels_col), on=id_col, how="left"
+            )
+        out = long.with_columns(
+            pl.col(labels_col).list.contains(pl.col("class")).alias("truth")
+        ).drop(labels_col)
     elif truth is not None:
-        truth_long = (
-            truth.lazy()
-            .unpivot(on=class_cols, index=id_col, variable_name="class", value_name="truth")
-            .with_columns(pl.col("truth").cast(pl.Boolean))
-        )
+        truth_long, summary, check = _wide_truth(truth.lazy(), id_col, class_cols)
+        long = _unpivot(lazy, id_col, class_cols, keep)
         out = long.join(truth_long, on=[id_col, "class"], how="left")
     else:
         raise MetricsInputError("give the truth: a wide truth table, or labels_col")
+    out = _raise_on_collect(out, summary, check)
     out = out.select(id_col, *keep, "class", "score", "truth").sort(id_col, "class")
     return out.collect() if isinstance(scores, pl.DataFrame) else out
+
+
+def _unpivot(
+    lazy: pl.LazyFrame, id_col: str, class_cols: list[str], index: list[str]
+) -> pl.LazyFrame:
+    """One row per id and class column, the score as Float64."""
+    return lazy.unpivot(
+        on=class_cols, index=[id_col, *index], variable_name="class", value_name="score"
+    ).with_columns(pl.col("score").cast(pl.Float64))
+
+
+def _check_y_true(truth: np.ndarray) -> None:
+    """Refuse an indicator matrix with values other than 0 and 1 (or true and false)."""
+    if truth.dtype == np.bool_:
+        return
+    if truth.dtype.kind not in "iuf":
+        raise MetricsInputError(f"y_true: must be boolean or numeric 0/1, not {truth.dtype}")
+    bad = int(np.count_nonzero((truth != 0) & (truth != 1)))  # NaN counts: neither 0 nor 1
+    if bad:
+        nan = int(np.count_nonzero(np.isnan(truth))) if truth.dtype.kind == "f" else 0
+        of_them = f" ({nan:,} of them NaN)" if nan else ""
+        raise MetricsInputError(f"y_true: {bad:,} values are neither 0 nor 1{of_them}")
 
 
 def from_numpy(
@@ -135,8 +294,9 @@ def from_numpy(
 ) -> pl.DataFrame:
     """Turn scikit-learn style arrays into the long format.
 
-    ``y_true`` is an ``(n_ids, n_classes)`` 0/1 indicator matrix, or ``(n_ids,)`` class
-    indices (multi-class); ``y_score`` is ``(n_ids, n_classes)``.
+    ``y_true`` is an ``(n_ids, n_classes)`` 0/1 indicator matrix (boolean, integer or float;
+    other values, NaN included, are refused), or ``(n_ids,)`` class indices (multi-class);
+    ``y_score`` is ``(n_ids, n_classes)``, finite.
 
     Examples
     --------
@@ -146,10 +306,22 @@ def from_numpy(
     >>> y_score = np.array([[0.75, 0.5, 1.0], [1.0, 0.2, 0.1]])
     >>> pl_metrics.from_numpy(y_true, y_score).metrics.lrap().item()
     0.4166...
+    >>> pl_metrics.from_numpy(y_true * 2, y_score)
+    Traceback (most recent call last):
+    ...
+    pl_metrics._frame.MetricsInputError: y_true: 2 values are neither 0 nor 1
     """
     score = np.asarray(y_score)
     if score.ndim != 2:
         raise MetricsInputError(f"y_score must be 2-D (ids, classes), got shape {score.shape}")
+    if score.dtype.kind not in "iuf":
+        raise MetricsInputError(
+            f"y_score: scores must be numeric (float or integer), not {score.dtype}"
+        )
+    if score.dtype.kind == "f":
+        nonfinite = int(np.count_nonzero(~np.isfinite(score)))
+        if nonfinite:
+            raise MetricsInputError(f"y_score: {nonfinite:,} values are NaN or infinite")
     n_ids, n_classes = score.shape
     truth = np.asarray(y_true)
     if truth.ndim == 1:
@@ -160,6 +332,7 @@ def from_numpy(
         truth = np.eye(n_classes, dtype=bool)[truth]
     if truth.shape != score.shape:
         raise MetricsInputError(f"y_true {truth.shape} and y_score {score.shape} differ in shape")
+    _check_y_true(truth)
     names = list(range(n_classes)) if class_names is None else list(class_names)
     if len(names) != n_classes:
         raise MetricsInputError(f"{len(names)} class names for {n_classes} columns")

@@ -75,3 +75,152 @@ def test_from_wide_errors(arrays: tuple[np.ndarray, np.ndarray]) -> None:
     )
     with pytest.raises(pl_metrics.MetricsInputError, match=r"column 'truth': .* rows are null"):
         pl_metrics.lrap(long)
+
+
+@pytest.mark.parametrize(
+    ("y_true", "message"),
+    [
+        ([[0.3, 1.0], [1.0, 0.0]], r"^y_true: 1 values are neither 0 nor 1$"),
+        ([[2, 1], [1, 0]], r"^y_true: 1 values are neither 0 nor 1$"),
+        ([[-1, 2], [1, 3]], r"^y_true: 3 values are neither 0 nor 1$"),
+        ([[np.nan, 1.0], [1.0, np.nan]], r"^y_true: 2 values .* \(2 of them NaN\)$"),
+        ([["1", "0"], ["0", "1"]], r"^y_true: must be boolean or numeric 0/1, not <U1$"),
+    ],
+)
+def test_from_numpy_refuses_truth_outside_0_1(y_true: list[list[object]], message: str) -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match=message):
+        pl_metrics.from_numpy(np.array(y_true), np.array([[0.2, 0.8], [0.6, 0.4]]))
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int8, np.uint8, np.int64, np.float32, np.float64])
+def test_from_numpy_takes_0_1_of_any_numeric_type(
+    arrays: tuple[np.ndarray, np.ndarray], dtype: type
+) -> None:
+    truth, score = arrays
+    long = pl_metrics.from_numpy(truth.astype(dtype), score)
+    assert long["truth"].to_list() == truth.reshape(-1).tolist()
+
+
+def test_from_numpy_refuses_nonfinite_scores(arrays: tuple[np.ndarray, np.ndarray]) -> None:
+    truth, score = arrays
+    score = score.copy()
+    score[0, 0], score[3, 1], score[5, 2] = np.nan, np.inf, -np.inf
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^y_score: 3 values are NaN or infinite$"
+    ):
+        pl_metrics.from_numpy(truth, score)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^y_score: scores must be numeric"):
+        pl_metrics.from_numpy(truth, score.astype(str))
+
+
+def lazy_noting_reads(df: pl.DataFrame, reads: list[int]) -> pl.LazyFrame:
+    """``df`` as a LazyFrame that notes in ``reads`` each time its rows are read."""
+
+    def read(batch: pl.DataFrame) -> pl.DataFrame:
+        reads.append(batch.height)
+        return batch
+
+    return df.lazy().map_batches(read)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_from_wide_refuses_wide_truth_outside_0_1(
+    arrays: tuple[np.ndarray, np.ndarray], lazy: bool
+) -> None:
+    truth, score = arrays
+    names = ["bird", "frog", "bat", "owl"]
+    truth_wide = wide(truth.astype(np.float64), names).with_columns(
+        bird=pl.Series([0.3, 2.0] + [0.0] * 18), frog=pl.Series([np.nan] + [1.0] * 19)
+    )
+    message = r"^truth: 3 values are neither 0 nor 1 \(column 'bird': 2, column 'frog': 1\)$"
+    if not lazy:
+        with pytest.raises(pl_metrics.MetricsInputError, match=message):
+            pl_metrics.from_wide(wide(score, names), truth_wide)
+        return
+    reads: list[int] = []
+    long = pl_metrics.from_wide(wide(score, names).lazy(), lazy_noting_reads(truth_wide, reads))
+    assert isinstance(long, pl.LazyFrame)
+    assert reads == [], "the truth was read before collect"
+    with pytest.raises(pl_metrics.MetricsInputError, match=message):
+        long.collect()
+    with pytest.raises(pl_metrics.MetricsInputError, match=message):
+        long.metrics.lrap().collect()
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_from_wide_takes_wide_truth_of_booleans_integers_and_floats(
+    arrays: tuple[np.ndarray, np.ndarray], lazy: bool
+) -> None:
+    truth, score = arrays
+    names = ["bird", "frog", "bat", "owl"]
+    truth_wide = wide(truth, names).with_columns(
+        pl.col("frog").cast(pl.Int64), pl.col("bat").cast(pl.Float32), pl.col("owl").cast(pl.UInt8)
+    )
+    scores = wide(score, names)
+    if lazy:
+        got = pl_metrics.from_wide(scores.lazy(), truth_wide.lazy()).collect()
+    else:
+        got = pl_metrics.from_wide(scores, truth_wide)
+    want = label_ranking_average_precision_score(truth, score)
+    assert pl_metrics.lrap(got).item() == pytest.approx(want)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize("in_truth_table", [False, True])
+def test_from_wide_refuses_labels_that_are_not_class_columns(
+    arrays: tuple[np.ndarray, np.ndarray], lazy: bool, in_truth_table: bool
+) -> None:
+    _, score = arrays
+    names = ["bird", "frog", "bat", "owl"]
+    labels = ["frog cat", "bird", "cow dog ant bird", "eel", *[""] * 16]
+    message = (
+        r"^column 'labels': 3 ids have labels that are not class columns: "
+        r"'ant', 'cat', 'cow', \.\.\. \(5 such labels\)$"
+    )
+    scores = wide(score, names)
+    label_table = pl.DataFrame({"id": range(20), "labels": labels})
+    if not in_truth_table:
+        scores, label_table = scores.join(label_table, on="id"), None
+    if not lazy:
+        with pytest.raises(pl_metrics.MetricsInputError, match=message):
+            pl_metrics.from_wide(scores, label_table, labels_col="labels")
+        return
+    reads: list[int] = []
+    long = pl_metrics.from_wide(
+        lazy_noting_reads(scores, reads),
+        None if label_table is None else lazy_noting_reads(label_table, reads),
+        labels_col="labels",
+    )
+    assert isinstance(long, pl.LazyFrame)
+    assert reads == [], "the tables were read before collect"
+    with pytest.raises(pl_metrics.MetricsInputError, match=message):
+        long.collect()
+
+
+def test_from_wide_names_one_unknown_label_and_ignores_empty_ones() -> None:
+    scores = pl.DataFrame({"id": [0, 1], "bird": [0.9, 0.2], "frog": [0.4, 0.7]})
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'labels': 1 ids have labels that are not class columns: 'cat'$",
+    ):
+        pl_metrics.from_wide(
+            scores,
+            pl.DataFrame({"id": [0, 1], "labels": [["frog", "cat"], ["frog"]]}),
+            labels_col="labels",
+        )
+    # Empty labels (no positive class; or two separators in a row) are not labels.
+    long = pl_metrics.from_wide(
+        scores, pl.DataFrame({"id": [0, 1], "labels": ["", "bird  frog"]}), labels_col="labels"
+    )
+    assert long["truth"].to_list() == [False, False, True, True]
+
+
+def test_from_wide_takes_labels_of_classes_left_out_on_purpose() -> None:
+    scores = pl.DataFrame({"id": [0, 1], "bird": [0.9, 0.2], "frog": [0.4, 0.7], "cat": 0.5})
+    labels = pl.DataFrame({"id": [0, 1], "labels": ["bird cat", "frog"]})
+    long = pl_metrics.from_wide(scores, labels, classes=["bird", "frog"], labels_col="labels")
+    assert long["truth"].to_list() == [True, False, False, True]
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"not class columns: 'cow'$"):
+        pl_metrics.from_wide(
+            scores, labels.with_columns(labels=pl.lit("cow")), classes=["bird"], labels_col="labels"
+        )
