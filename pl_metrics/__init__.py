@@ -5,6 +5,8 @@ Importing the package registers the ``.metrics`` namespace on DataFrame and Lazy
 
 from __future__ import annotations
 
+from importlib import metadata as _metadata
+
 from pl_metrics import _namespace, expr  # noqa: F401  (_namespace registers .metrics)
 from pl_metrics._adapters import from_numpy, from_wide
 from pl_metrics._compare import bootstrap, compare, paired
@@ -13,6 +15,7 @@ from pl_metrics._driver import cluster_by_id, scan, score
 from pl_metrics._frame import MetricsInputError
 from pl_metrics._logloss import log_loss, weighted_log_loss
 from pl_metrics._ranking import coverage_error, label_ranking_loss, lrap, lwlrap
+from pl_metrics._registry import metric_names
 from pl_metrics._report import chunk_key, merge_states, report, state
 from pl_metrics._state import MetricState
 from pl_metrics._thresholded import (
@@ -46,6 +49,7 @@ __all__ = [
     "lrap",
     "lwlrap",
     "merge_states",
+    "metric_names",
     "mfif",
     "padded_cmap",
     "paired",
@@ -59,4 +63,8 @@ __all__ = [
     "top_k_accuracy",
     "weighted_log_loss",
 ]
-__version__ = "0.1.0"
+
+try:
+    __version__ = _metadata.version("pl_metrics")
+except _metadata.PackageNotFoundError:  # running from a source tree that is not installed
+    __version__ = "0.0.0+unknown"

@@ -14,31 +14,20 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, FrameT, MetricsInputError, aggregate, as_like, join_on
+from pl_metrics._frame import (
+    INTERNAL,
+    FrameT,
+    MetricsInputError,
+    aggregate,
+    as_like,
+    join_on,
+    to_polars,
+)
+from pl_metrics._registry import info
 from pl_metrics._report import report
 
-__all__ = ["HIGHER_IS_BETTER", "bootstrap", "compare", "paired"]
+__all__ = ["bootstrap", "compare", "paired"]
 
-#: Scores (higher is better); the others are losses and errors (lower is better).
-HIGHER_IS_BETTER = {
-    "lwlrap": True,
-    "lrap": True,
-    "coverage_error": False,
-    "label_ranking_loss": False,
-    "f1": True,
-    "precision": True,
-    "recall": True,
-    "balanced_accuracy": True,
-    "balanced_f1": True,
-    "mfif": True,
-    "log_loss": False,
-    "weighted_log_loss": False,
-    "roc_auc": True,
-    "average_precision": True,
-    "padded_cmap": True,
-    "top_k_accuracy": True,
-}
-_UNWEIGHTABLE = ("weighted_log_loss", "padded_cmap", "confusion")
 _R = f"{INTERNAL}resample"
 _BOOT_W = f"{INTERNAL}boot_w"
 # Poisson(1) cumulative probabilities: a uniform u draws k where F(k-1) < u <= F(k).
@@ -46,29 +35,39 @@ _POISSON_CDF = [sum(math.exp(-1) / math.factorial(j) for j in range(k + 1)) for 
 
 
 def _metric_list(metrics: str | Sequence[str]) -> list[str]:
+    """Metrics that have a direction: scores and losses, not tables of counts."""
     names = [metrics] if isinstance(metrics, str) else list(metrics)
-    unknown = [m for m in names if m not in HIGHER_IS_BETTER]
-    if unknown or not names:
+    if not names:
+        raise MetricsInputError("option 'metrics': give at least one metric")
+    tables = [m for m in names if info(m).higher_is_better is None]
+    if tables:
         raise MetricsInputError(
-            f"option 'metrics': {unknown or 'none given'}; expected some of "
-            + ", ".join(HIGHER_IS_BETTER)
+            f"option 'metrics': {tables} are tables of counts, not scores to compare"
         )
-    return names
+    return list(dict.fromkeys(names))
+
+
+def _check_options(options: dict[str, Any], own: Sequence[str]) -> None:
+    clash = [o for o in own if o in options]
+    if clash:
+        raise MetricsInputError(f"option {clash[0]!r} is set by this function; do not pass it")
 
 
 def compare(
     frame: FrameT,
     metrics: str | Sequence[str],
     *,
-    model: str = "model",
-    fold: str = "fold",
+    model_col: str = "model",
+    fold_col: str = "fold",
     **options: Any,
 ) -> FrameT:
     """One row per model: each metric's mean and standard deviation over folds, and pooled.
 
-    Columns ``model``, then for each metric ``{metric}`` (all folds pooled), ``{metric}_mean``
+    Columns ``model_col``, then for each metric ``{metric}`` (all folds pooled), ``{metric}_mean``
     and ``{metric}_std`` (over folds). Sorted best first by the first metric (higher is
-    better for scores, lower for losses and errors). Other options are those of `report`.
+    better for scores, lower for losses and errors). Other options are those of `report`,
+    except per-class output (``per_class``, ``average=None``): `report` with
+    ``by=[model_col, fold_col]`` gives per-class values.
 
     Examples
     --------
@@ -89,17 +88,26 @@ def compare(
     └─────────────┴──────────┴──────────┘
     """
     names = _metric_list(metrics)
-    lf = frame.lazy()
-    per_fold = report(lf, names, by=[model, fold], **options)
-    pooled = report(lf, names, by=model, **options)
-    spread = per_fold.group_by(model).agg(
+    _check_options(options, ["by"])
+    if options.get("per_class") or ("average" in options and options["average"] is None):
+        raise MetricsInputError(
+            "compare ranks models by one value per metric; for per-class values use "
+            f"report(..., by=[{model_col!r}, {fold_col!r}], average=None)"
+        )
+    lf = to_polars(frame).lazy()
+    per_fold = report(lf, names, by=[model_col, fold_col], **options)
+    pooled = report(lf, names, by=model_col, **options)
+    spread = per_fold.group_by(model_col).agg(
         *(pl.col(m).mean().alias(f"{m}_mean") for m in names),
         *(pl.col(m).std().alias(f"{m}_std") for m in names),
     )
     columns = [c for m in names for c in (m, f"{m}_mean", f"{m}_std")]
-    out = pooled.join(spread, on=model, nulls_equal=True).select(model, *columns)
+    out = pooled.join(spread, on=model_col, nulls_equal=True).select(model_col, *columns)
     first = names[0]
-    return as_like(frame, out.sort(first, descending=HIGHER_IS_BETTER[first]))
+    best_first = out.sort(
+        first, descending=bool(info(first).higher_is_better), nulls_last=True, maintain_order=True
+    )
+    return as_like(frame, best_first)
 
 
 def _poisson_weight(id_col: str, seed: int) -> pl.Expr:
@@ -109,8 +117,30 @@ def _poisson_weight(id_col: str, seed: int) -> pl.Expr:
     return pl.sum_horizontal(*((uniform > p).cast(pl.Int32) for p in _POISSON_CDF)).alias(_BOOT_W)
 
 
+def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float, seed: int) -> None:
+    unweighted = [m for m in names if not info(m).weights]
+    if unweighted:
+        raise MetricsInputError(
+            f"the bootstrap weighs ids; {unweighted} take no per-id weights (weight_col)"
+        )
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 2:
+        raise MetricsInputError(
+            f"option 'n_resamples': expected an integer >= 2, got {n_resamples!r}"
+        )
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, (int, float))
+        or not (0 < confidence < 1)
+    ):
+        raise MetricsInputError(
+            f"option 'confidence': expected a number in (0, 1), got {confidence!r}"
+        )
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise MetricsInputError(f"option 'seed': expected an integer in [0, 2**63), got {seed!r}")
+
+
 def _resampled(
-    frame: pl.DataFrame | pl.LazyFrame,
+    frame: pl.LazyFrame,
     names: list[str],
     by: list[str],
     n_resamples: int,
@@ -118,13 +148,6 @@ def _resampled(
     options: dict[str, Any],
 ) -> pl.LazyFrame:
     """The metrics of every resample: one row per (by..., resample), one query."""
-    bad = [m for m in names if m in _UNWEIGHTABLE]
-    if bad:
-        raise MetricsInputError(f"the bootstrap weighs ids; {bad} take no id weights")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 2:
-        raise MetricsInputError(
-            f"option 'n_resamples': expected an integer >= 2, got {n_resamples!r}"
-        )
     id_col = options.get("id_col", "id")
     user_weight = options.pop("weight_col", None)
     resamples = pl.LazyFrame({_R: pl.int_range(n_resamples, eager=True, dtype=pl.Int32)})
@@ -132,13 +155,21 @@ def _resampled(
     if user_weight is not None:
         weight = weight * pl.col(user_weight).cast(pl.Float64)
     rows = (
-        frame.lazy()
-        .join(resamples, how="cross")
+        frame.join(resamples, how="cross")
         .with_columns(_poisson_weight(id_col, seed))
         .filter(pl.col(_BOOT_W) > 0)  # ids not drawn in a resample add nothing
         .with_columns(weight.alias(_BOOT_W))
     )
     return report(rows, names, by=[*by, _R], weight_col=_BOOT_W, **options)
+
+
+def _group(by: str | Sequence[str] | None) -> list[str]:
+    return [by] if isinstance(by, str) else list(by or [])
+
+
+def _class_key(table: pl.LazyFrame, names: Sequence[str], keys: Sequence[str]) -> list[str]:
+    """The class column of a per-class result (``[]`` when the result is per group)."""
+    return [c for c in table.collect_schema() if c not in (*names, *keys)]
 
 
 def bootstrap(
@@ -159,6 +190,9 @@ def bootstrap(
 
     Returns rows ``(by..., metric, estimate, lower, upper, std)``: the metric on the data,
     the ``confidence`` percentile interval of the resamples and their standard deviation.
+    With per-class output (``per_class=True`` or ``average=None``) the rows are
+    ``(by..., class, metric, ...)``: one interval per class. ``seed`` is an integer in
+    ``[0, 2**63)``.
 
     Examples
     --------
@@ -171,30 +205,28 @@ def bootstrap(
     >>> bool(ci["lower"][0] < ci["estimate"][0] < ci["upper"][0])
     True
     """
-    names = _metric_list(metrics)
-    if not 0 < confidence < 1:
-        raise MetricsInputError(
-            f"option 'confidence': expected a number in (0, 1), got {confidence}"
-        )
-    group: list[str] = [by] if isinstance(by, str) else list(by or [])
-    estimate = report(frame.lazy(), names, by=group or None, **options)
-    per_resample = _resampled(frame, names, group, n_resamples, seed, dict(options))
+    names: list[str] = _metric_list(metrics)
+    _check_resampling(names, n_resamples, confidence, seed)
+    group: list[str] = _group(by)
+    lf: pl.LazyFrame = to_polars(frame).lazy()
+    estimate: pl.LazyFrame = report(lf, names, by=group or None, **options)
+    keys: list[str] = [*group, *_class_key(estimate, names, group)]
+    per_resample = _resampled(lf, names, group, n_resamples, seed, dict(options))
     tail = (1 - confidence) / 2
     stats = (
-        per_resample.unpivot(on=names, index=group, variable_name="metric")
-        .group_by([*group, "metric"])
+        per_resample.unpivot(on=names, index=[*keys, _R], variable_name="metric")
+        .group_by([*keys, "metric"])
         .agg(
             pl.col("value").quantile(tail, "linear").alias("lower"),
             pl.col("value").quantile(1 - tail, "linear").alias("upper"),
             pl.col("value").std().alias("std"),
         )
     )
-    point = estimate.unpivot(on=names, index=group, variable_name="metric", value_name="estimate")
-    keys = [*group, "metric"]
-    out = point.join(stats, on=keys, nulls_equal=True).select(
-        *keys, "estimate", "lower", "upper", "std"
+    point = estimate.unpivot(on=names, index=keys, variable_name="metric", value_name="estimate")
+    out = point.join(stats, on=[*keys, "metric"], nulls_equal=True).select(
+        *keys, "metric", "estimate", "lower", "upper", "std"
     )
-    return as_like(frame, out.sort(keys))
+    return as_like(frame, out.sort([*keys, "metric"], nulls_last=True))
 
 
 def paired(
@@ -203,7 +235,7 @@ def paired(
     model_a: str,
     model_b: str,
     *,
-    model: str = "model",
+    model_col: str = "model",
     by: str | Sequence[str] | None = None,
     n_resamples: int = 1000,
     confidence: float = 0.95,
@@ -216,20 +248,25 @@ def paired(
     spread of the difference leaves out what the two share. Per group (``by``, for instance
     the fold) and overall: rows ``(by..., difference, lower, upper, p_value)``, where the
     p-value is the two-sided bootstrap p-value of "no difference" (twice the smaller share
-    of resampled differences on either side of 0).
+    of resampled differences on either side of 0). With per-class output (``per_class=True``
+    or ``average=None``), one row per group and class.
 
     Raises
     ------
     MetricsInputError
         When the two models do not score exactly the same ids (of each group).
     """
-    _metric_list(metric)
-    group: list[str] = [by] if isinstance(by, str) else list(by or [])
+    names: list[str] = _metric_list(metric)
+    if len(names) != 1:
+        raise MetricsInputError(f"option 'metric': paired compares one metric, got {names}")
+    metric = names[0]
+    _check_resampling(names, n_resamples, confidence, seed)
+    group: list[str] = _group(by)
     id_col = options.get("id_col", "id")
-    lf = frame.lazy().filter(pl.col(model).is_in([model_a, model_b]))
-    ids = lf.select(*group, model, id_col).unique()
-    a_ids = ids.filter(pl.col(model) == model_a).drop(model)
-    b_ids = ids.filter(pl.col(model) == model_b).drop(model)
+    lf: pl.LazyFrame = to_polars(frame).lazy().filter(pl.col(model_col).is_in([model_a, model_b]))
+    ids = lf.select(*group, model_col, id_col).unique()
+    a_ids = ids.filter(pl.col(model_col) == model_a).drop(model_col)
+    b_ids = ids.filter(pl.col(model_col) == model_b).drop(model_col)
     unmatched = pl.concat(
         [
             a_ids.join(b_ids, on=[*group, id_col], how="anti", nulls_equal=True),
@@ -246,22 +283,23 @@ def paired(
         return df
 
     unmatched = unmatched.map_batches(check)
-    per = _resampled(lf, [metric], [*group, model], n_resamples, seed, dict(options))
-    point = report(lf, [metric], by=[*group, model], **options)
+    point: pl.LazyFrame = report(lf, [metric], by=[*group, model_col], **options)
+    keys: list[str] = [*group, *_class_key(point, [metric], [*group, model_col])]
+    per = _resampled(lf, [metric], [*group, model_col], n_resamples, seed, dict(options))
 
     def difference(table: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
         wide = table.group_by(keys).agg(
-            pl.col(metric).filter(pl.col(model) == model_a).first().alias("a"),
-            pl.col(metric).filter(pl.col(model) == model_b).first().alias("b"),
+            pl.col(metric).filter(pl.col(model_col) == model_a).first().alias("a"),
+            pl.col(metric).filter(pl.col(model_col) == model_b).first().alias("b"),
         )
         return wide.select(*keys, (pl.col("b") - pl.col("a")).alias("difference"))
 
     tail = (1 - confidence) / 2
-    resampled = difference(per, [*group, _R])
+    resampled = difference(per, [*keys, _R])
     diff = pl.col("difference")
     stats = aggregate(
         resampled,
-        group,
+        keys,
         [
             diff.quantile(tail, "linear").alias("lower"),
             diff.quantile(1 - tail, "linear").alias("upper"),
@@ -270,7 +308,7 @@ def paired(
             .alias("p_value"),
         ],
     )
-    estimate = difference(point.with_columns(pl.lit(0).alias(_R)), [*group, _R]).drop(_R)
-    out = join_on(estimate, stats, group)
+    estimate = difference(point.with_columns(pl.lit(0).alias(_R)), [*keys, _R]).drop(_R)
+    out = join_on(estimate, stats, keys)
     out = out.join(unmatched, how="cross").drop("unmatched")
-    return as_like(frame, out.sort(group) if group else out)
+    return as_like(frame, out.sort(keys, nulls_last=True) if keys else out)

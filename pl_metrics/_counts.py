@@ -13,34 +13,18 @@ import polars as pl
 from pl_metrics._frame import MetricsInputError
 
 __all__ = [
-    "THRESHOLDED",
-    "THRESHOLDED_METRICS",
-    "check_average",
     "check_zero_division",
     "from_counts",
     "nanaverage",
 ]
 
-THRESHOLDED_METRICS = ("f1", "precision", "recall", "balanced_accuracy", "balanced_f1", "mfif")
-#: Every metric of the thresholded family (confusion counts included).
-THRESHOLDED = ("confusion", *THRESHOLDED_METRICS)
-_SAMPLES_METRICS = ("f1", "precision", "recall")
-
-
-def check_average(metric: str, average: str | None) -> None:
-    """'samples' exists for F1, precision and recall only (of the metrics that average)."""
-    averaged = (*THRESHOLDED, "roc_auc", "average_precision")
-    if average == "samples" and metric in averaged and metric not in _SAMPLES_METRICS:
-        raise MetricsInputError(
-            f"option 'average': 'samples' is defined for {', '.join(_SAMPLES_METRICS)}, "
-            f"not {metric}"
-        )
-
 
 def check_zero_division(zero_division: float) -> float:
     """Accept 0, 1 or NaN (as scikit-learn does); return it as a float."""
-    if isinstance(zero_division, (int, float)) and (
-        zero_division in (0, 1) or math.isnan(zero_division)
+    if (
+        not isinstance(zero_division, bool)
+        and isinstance(zero_division, (int, float))
+        and (zero_division in (0, 1) or math.isnan(zero_division))
     ):
         return float(zero_division)
     raise MetricsInputError(

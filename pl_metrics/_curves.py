@@ -24,10 +24,10 @@ from pl_metrics._frame import (
     Problem,
     Ragged,
     aggregate,
-    raise_on_problems,
 )
 from pl_metrics._report import report
-from pl_metrics._state import CURVE_SCORE, Family, MetricState, Options, Parts, register
+from pl_metrics._spec import Options
+from pl_metrics._state import CURVE_SCORE, Family, MetricState, Parts, register
 
 __all__ = [
     "average_classes",
@@ -43,7 +43,7 @@ _POS = f"{INTERNAL}pos_w"
 _NEG = f"{INTERNAL}neg_w"
 _W = f"{INTERNAL}w"
 _TRUE_SCORE = f"{INTERNAL}true_score"
-_TRUE_CLASS = f"{INTERNAL}true_class"
+_TRUE_CLASS = f"{INTERNAL}topk_true_class"  # as scikit-learn sorts it: not log loss's
 _TOPK_HIT = f"{INTERNAL}topk_hit"
 _TOPK_SUM = f"{INTERNAL}topk_sum"
 _TOPK_W = f"{INTERNAL}topk_w"
@@ -83,7 +83,7 @@ def _per_class_values(curves: pl.LazyFrame, keys: list[str], metric: str) -> pl.
 class _Curves(Family):
     """ROC AUC and average precision from the curves table; top-k accuracy per id."""
 
-    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
+    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         parts = Parts()
         if any(m in CURVE_METRICS for m in metrics):
             parts.curve_exprs = _curve_exprs(cols)
@@ -100,7 +100,7 @@ class _Curves(Family):
                     (cols.truth_expr.sum() != 1).cast(pl.Int64),
                 )
             ]
-            parts.extend_ids = [_top_k_hits(cols, opts.top_k)]
+            parts.extend_ids = [_top_k_hits(cols, opts.k)]
             w = pl.col(_W)
             parts.group_exprs = [
                 (w * pl.col(_TOPK_HIT)).sum().alias(_TOPK_SUM),
@@ -108,8 +108,10 @@ class _Curves(Family):
             ]
         return parts
 
-    def per_class(self, metric: str, opts: Options) -> bool:
-        return metric in CURVE_METRICS and opts.average is None
+    def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
+        if metric != "roc_auc" or opts.undefined != "error":
+            return []
+        return [_undefined_auc(cols, pooled=opts.average == "micro")]
 
     def finalize(
         self,
@@ -126,40 +128,71 @@ class _Curves(Family):
             return groups.select(*by, value.cast(pl.Float64).alias(metric))
         assert curves is not None
         if opts.average == "micro" and metric != "padded_cmap":
-            values = _values(metric, curves, by, cols, opts)
-            return values.select(*by, pl.col(metric).fill_null(float("nan")))
-        values = _values(metric, curves, [*by, cols.cls], cols, opts)
+            values = _values(metric, curves, by, opts)
+            out = values.select(*by, pl.col(metric).fill_null(float("nan")))
+            return _with_undefined(out, values, metric, by, cols, opts)
+        values = _values(metric, curves, [*by, cols.cls], opts)
         if opts.average is None:
-            return values.select(*by, cols.cls, metric)
+            out = values.select(*by, cols.cls, metric)
+            return _with_undefined(out, values, metric, [*by, cols.cls], cols, opts)
         average = "macro" if metric == "padded_cmap" else opts.average
         out = average_classes(values, metric, by, average)
         # Groups whose classes are all undefined (skipped) still get a row: NaN.
         if by:
             out = groups.select(by).join(out, on=by, how="left", nulls_equal=True)
-        return out.with_columns(pl.col(metric).fill_null(float("nan")))
+        out = out.with_columns(pl.col(metric).fill_null(float("nan")))
+        return _with_undefined(out, values, metric, by, cols, opts)
 
 
-def _values(
-    metric: str, curves: pl.LazyFrame, keys: list[str], cols: Columns, opts: Options
+def _undefined_auc(cols: Columns, *, pooled: bool) -> Problem:
+    return Problem(
+        "undefined_auc",
+        cols.cls,
+        "groups (all classes pooled)" if pooled else "classes",
+        "have no positives or no negatives: their ROC AUC is undefined",
+        "pass undefined='skip' to leave them out of the average (BirdCLEF 2024)",
+        examples=not pooled,
+    )
+
+
+def _with_undefined(
+    out: pl.LazyFrame,
+    values: pl.LazyFrame,
+    metric: str,
+    keys: list[str],
+    cols: Columns,
+    opts: Options,
 ) -> pl.LazyFrame:
+    """Add the count of undefined ROC AUCs (and some of their classes) to ``out``.
+
+    They are raised with the data checks, after them: a null class or a NaN score is named
+    as such rather than as an undefined AUC.
+    """
+    if metric != "roc_auc" or opts.undefined != "error":
+        return out
+    problem = _undefined_auc(cols, pooled=opts.average == "micro")
+    undefined = pl.col(metric).is_null()
+    exprs = [undefined.sum().cast(pl.Int64).alias(problem.name)]
+    if problem.examples:
+        cls = pl.col(cols.cls).cast(pl.String)
+        named = pl.concat_str(pl.lit(f"{cols.cls}='"), cls, pl.lit("'"))
+        exprs.append(named.filter(undefined).head(3).str.join(", ").alias(problem.examples_name))
+    counts = aggregate(values, keys, exprs)
+    return (
+        out.join(counts, on=keys, how="left", nulls_equal=True)
+        if keys
+        else out.join(counts, how="cross")
+    )
+
+
+def _values(metric: str, curves: pl.LazyFrame, keys: list[str], opts: Options) -> pl.LazyFrame:
     """Per ``keys``: the metric (null where undefined) and the positives' weight."""
     if metric == "padded_cmap":
         if opts.padding:
             curves = _padded(curves, keys, opts.padding)
         values = _per_class_values(curves, keys, "average_precision")
         return values.rename({"average_precision": metric})
-    values = _per_class_values(curves, keys, metric)
-    if metric == "roc_auc" and opts.undefined == "error":
-        problem = Problem(
-            "undefined_auc",
-            cols.cls,
-            "classes" if cols.cls in keys else "groups (all classes pooled)",
-            "have no positives or no negatives: their ROC AUC is undefined",
-            "pass undefined='skip' to leave them out of the average (BirdCLEF 2024)",
-        )
-        undefined = pl.col(metric).is_null().cast(pl.Int64).alias(problem.name)
-        values = raise_on_problems(values.with_columns(undefined), [problem], keys)
-    return values
+    return _per_class_values(curves, keys, metric)
 
 
 def curve_positives(state: MetricState) -> pl.DataFrame:
@@ -233,8 +266,7 @@ def _top_k_hits(cols: Columns, k: int) -> Callable[[pl.LazyFrame, pl.LazyFrame],
     return extend
 
 
-register(CURVE_METRICS, _Curves(), chunk="class")
-register(("top_k_accuracy",), _Curves())
+register("_curves", _Curves())
 
 
 def roc_auc(

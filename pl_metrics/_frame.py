@@ -13,7 +13,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
-import numpy as np
 import polars as pl
 
 __all__ = [
@@ -28,8 +27,6 @@ __all__ = [
     "aggregate",
     "as_like",
     "check_option",
-    "contiguous",
-    "contiguous_runs",
     "duplicate_problem",
     "id_problems",
     "join_on",
@@ -37,8 +34,8 @@ __all__ = [
     "raise_on_problems",
     "resolve_columns",
     "row_problems",
-    "run_starts",
     "skip_passing",
+    "to_polars",
 ]
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -74,8 +71,6 @@ class Columns:
     pred: str | None = None
     pred_is_bool: bool = True
     class_is_categorical: bool = False
-    #: The rows are already in memory (a DataFrame): in-memory kernels may run over them.
-    in_memory: bool = False
 
     @property
     def truth_expr(self) -> pl.Expr:
@@ -117,12 +112,18 @@ class Problem:
     unit: str
     text: str
     hint: str = ""
+    #: Whether a String column ``{name}_examples`` names some of the rows concerned.
+    examples: bool = False
     #: A cheap test that a whole table passes, tried before counting (see `skip_passing`).
     passes: pl.Expr | None = field(default=None, compare=False)
 
     @property
     def name(self) -> str:
         return f"{CHECK_PREFIX}{self.key}"
+
+    @property
+    def examples_name(self) -> str:
+        return f"{self.name}_examples"
 
     def message(self, count: int, where: str) -> str:
         hint = f"; {self.hint}" if self.hint else ""
@@ -175,8 +176,6 @@ def resolve_columns(
 
     ``score_col=None`` is for metrics that take their predictions from ``pred_col``.
     """
-    if not isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
-        raise TypeError(f"expected a polars DataFrame or LazyFrame, got {type(frame).__name__}")
     schema = frame.collect_schema()
     by_names = normalize_by(by)
     options = {"id_col": id_col, "class_col": class_col, "truth_col": truth_col}
@@ -185,7 +184,7 @@ def resolve_columns(
     if weight_col is not None:
         options["weight_col"] = weight_col
     if pred_col is not None:
-        options["pred"] = pred_col
+        options["pred_col"] = pred_col
     for option, name in [*options.items(), *(("by", b) for b in by_names)]:
         if name not in schema:
             raise _missing_column(schema, option, name)
@@ -227,7 +226,6 @@ def resolve_columns(
         pred=pred_col,
         pred_is_bool=pred_col is None or schema[pred_col] == pl.Boolean,
         class_is_categorical=isinstance(schema[class_col], (pl.Categorical, pl.Enum)),
-        in_memory=isinstance(frame, pl.DataFrame),
     )
 
 
@@ -354,79 +352,64 @@ def raise_on_problems(
     def check(df: pl.DataFrame) -> pl.DataFrame:
         if df.height == 0 or (N_IDS in df.columns and df[N_IDS].sum() == 0):
             raise MetricsInputError("the table is empty: there are no rows to score")
-        per_group = df.select([*by, *names]).unique() if by else df.select(names).head(1)
         for problem in problems:
-            bad = per_group.filter(pl.col(problem.name) > 0)
+            # Group-level counts repeat on each row of a group (one per class): count once.
+            shown = [problem.examples_name] if problem.examples else []
+            rows = df.select([*by, problem.name, *shown]).unique(maintain_order=True)
+            bad = rows.filter(pl.col(problem.name) > 0)
             if bad.height:
                 total = int(bad[problem.name].sum())
-                where = ""
-                if by:  # name up to three of the groups (or classes) concerned
-                    shown = "; ".join(
-                        ", ".join(f"{k}={row[k]!r}" for k in by)
-                        for row in bad.head(3).iter_rows(named=True)
-                    )
-                    more = "" if bad.height <= 3 else ", e.g."
-                    where = f" (in {bad.height:,} groups{more}: {shown})"
-                raise MetricsInputError(problem.message(total, where))
+                raise MetricsInputError(problem.message(total, _where(bad, by, shown)))
         return df
 
     checked = lf.map_batches(
         check, predicate_pushdown=False, projection_pushdown=False, slice_pushdown=False
     )
-    return checked.drop([*names, N_IDS], strict=False)
+    examples = [p.examples_name for p in problems if p.examples]
+    return checked.drop([*names, *examples, N_IDS], strict=False)
+
+
+def _where(bad: pl.DataFrame, by: Sequence[str], shown: Sequence[str]) -> str:
+    """Up to three of the groups (and examples) concerned, for an error message."""
+    if not by and not shown:
+        return ""
+    parts = []
+    for row in bad.head(3).iter_rows(named=True):
+        text = ", ".join(f"{k}={row[k]!r}" for k in by)
+        example = "; ".join(str(row[k]) for k in shown if row[k])
+        parts.append(f"{text}: {example}" if text and example else text or example)
+    if not by:
+        return f" ({'; '.join(parts)})"
+    more = "" if bad.height <= 3 else ", e.g."
+    return f" (in {bad.height:,} groups{more}: {'; '.join(parts)})"
+
+
+def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
+    """A polars frame as it is; an Arrow table or stream (PyCapsule interface) as a DataFrame.
+
+    pyarrow Tables, DuckDB relations, pandas frames and anything else that exports an Arrow
+    C stream (``__arrow_c_stream__``) are accepted; polars takes their buffers without a
+    copy where Arrow allows.
+    """
+    if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
+        return frame
+    if hasattr(frame, "__arrow_c_stream__"):
+        return pl.DataFrame(frame)
+    raise TypeError(
+        "expected a polars DataFrame or LazyFrame, or a table exporting the Arrow C stream "
+        "interface (a pyarrow Table or RecordBatchReader, a DuckDB relation, a pandas "
+        f"DataFrame); got {type(frame).__module__}.{type(frame).__name__}"
+    )
 
 
 def as_like(frame: FrameT, result: pl.LazyFrame) -> FrameT:
-    """Return ``result`` collected if ``frame`` is eager, else lazy: the type in is the type out.
+    """Return ``result`` lazy if ``frame`` is lazy, else collected: the type in is the type out.
+
+    An Arrow table in (see `to_polars`) gives a DataFrame out.
 
     Eager results are collected with the streaming engine, which runs these plans (joins,
     filters and sums) several times faster than the in-memory engine and in bounded memory.
     """
-    if isinstance(frame, pl.DataFrame):
-        return result.collect(engine="streaming")
-    return result
-
-
-def _key_changes(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
-    """Per row but the first: whether its key differs from the row before."""
-    key = df[keys[0]]
-    if len(keys) == 1 and key.dtype.is_integer() and not key.null_count():
-        values = key.to_numpy()
-        differs: np.ndarray = values[1:] != values[:-1]
-        return differs
-    changed = pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys)
-    return df.select(changed.slice(1)).to_series().to_numpy()
-
-
-def run_starts(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
-    """The rows where the keys change from the row before, then the row count (int64)."""
-    changes = np.flatnonzero(_key_changes(df, keys))
-    starts = np.empty(len(changes) + 2, np.int64)
-    starts[0], starts[1:-1], starts[-1] = 0, changes + 1, df.height
-    return starts if df.height else starts[1:]
-
-
-def contiguous(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
-    """``df`` with each key's rows next to each other: sorted only if they were not."""
-    if len(keys) == 1 and df[keys[0]].is_sorted():
-        # Ids in order, the usual dump: flag it, and polars groups them without hashing.
-        return df.with_columns(pl.col(keys[0]).set_sorted())
-    return contiguous_runs(df, keys)[0]
-
-
-def contiguous_runs(df: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, np.ndarray]:
-    """As `contiguous`, with the frame's `run_starts` (found once)."""
-    starts = run_starts(df, keys)
-    if not _one_run_per_key(df, keys, starts):
-        df = df.sort(keys)
-        starts = run_starts(df, keys)
-    return df, starts
-
-
-def _one_run_per_key(df: pl.DataFrame, keys: Sequence[str], starts: np.ndarray) -> bool:
-    if len(keys) == 1 and df[keys[0]].is_sorted():  # free once flagged by `contiguous`
-        return True
-    # Runs of two rows or fewer on average: the ids are scattered, no need to count them.
-    if 2 * (len(starts) - 1) > df.height:
-        return False
-    return bool(df.select(keys)[starts[:-1]].n_unique() == len(starts) - 1)
+    if isinstance(frame, pl.LazyFrame):
+        return result
+    return result.collect(engine="streaming")

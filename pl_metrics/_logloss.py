@@ -13,7 +13,8 @@ import polars as pl
 
 from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, aggregate
 from pl_metrics._report import report
-from pl_metrics._state import CLASS_ROWS, Family, Options, Parts, register
+from pl_metrics._spec import Options
+from pl_metrics._state import CLASS_ROWS, Family, Parts, register
 
 __all__ = ["log_loss", "weighted_log_loss"]
 
@@ -32,7 +33,7 @@ _CLASS_WEIGHT = f"{INTERNAL}class_weight"
 class _LogLoss(Family):
     """One aggregation per id picks the true class's probability and the row sum."""
 
-    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
+    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         assert cols.score is not None
         score, truth = pl.col(cols.score).cast(pl.Float64), cols.truth_expr
         parts = Parts(
@@ -158,7 +159,7 @@ def _weights_frame(class_weights: tuple[tuple[str, float], ...]) -> pl.LazyFrame
     return pl.LazyFrame({_KEY: list(keys), _CLASS_WEIGHT: list(values)})
 
 
-register(("log_loss", "weighted_log_loss"), _LogLoss())
+register("_logloss", _LogLoss())
 
 
 def log_loss(

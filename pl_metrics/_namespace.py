@@ -1,4 +1,8 @@
-"""The ``.metrics`` namespace on DataFrame and LazyFrame: forwards to the plain functions."""
+"""The ``.metrics`` namespace on DataFrame and LazyFrame: forwards to the plain functions.
+
+Its methods are made from the registry (one per metric) and the table functions, so a
+registered metric is on the namespace without anything written here.
+"""
 
 from __future__ import annotations
 
@@ -8,20 +12,21 @@ from typing import Any, Generic
 
 import polars as pl
 
-from pl_metrics import _compare, _curves, _logloss, _ranking, _report, _thresholded
+from pl_metrics import _compare, _report
 from pl_metrics._frame import FrameT
+from pl_metrics._registry import function, metric_names
 
-__all__ = ["MetricsNamespace"]
+__all__ = ["METHODS", "MetricsNamespace"]
 
-
-def _method(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Make ``function(frame, **options)`` a namespace method ``frame.metrics.function``."""
-
-    @functools.wraps(function)
-    def method(self: MetricsNamespace[Any], *args: Any, **options: Any) -> Any:
-        return function(self._frame, *args, **options)
-
-    return method
+#: Every method of the namespace and the function it forwards to.
+METHODS: dict[str, Callable[..., Any]] = {
+    **{name: function(name) for name in metric_names()},
+    "report": _report.report,
+    "state": _report.state,
+    "compare": _compare.compare,
+    "bootstrap": _compare.bootstrap,
+    "paired": _compare.paired,
+}
 
 
 @pl.api.register_dataframe_namespace("metrics")
@@ -32,25 +37,16 @@ class MetricsNamespace(Generic[FrameT]):
     def __init__(self, frame: FrameT) -> None:
         self._frame: FrameT = frame
 
-    lwlrap = _method(_ranking.lwlrap)
-    lrap = _method(_ranking.lrap)
-    coverage_error = _method(_ranking.coverage_error)
-    label_ranking_loss = _method(_ranking.label_ranking_loss)
-    confusion = _method(_thresholded.confusion)
-    f1 = _method(_thresholded.f1)
-    precision = _method(_thresholded.precision)
-    recall = _method(_thresholded.recall)
-    balanced_accuracy = _method(_thresholded.balanced_accuracy)
-    balanced_f1 = _method(_thresholded.balanced_f1)
-    mfif = _method(_thresholded.mfif)
-    log_loss = _method(_logloss.log_loss)
-    weighted_log_loss = _method(_logloss.weighted_log_loss)
-    report = _method(_report.report)
-    state = _method(_report.state)
-    roc_auc = _method(_curves.roc_auc)
-    average_precision = _method(_curves.average_precision)
-    padded_cmap = _method(_curves.padded_cmap)
-    top_k_accuracy = _method(_curves.top_k_accuracy)
-    compare = _method(_compare.compare)
-    bootstrap = _method(_compare.bootstrap)
-    paired = _method(_compare.paired)
+
+def _method(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Make ``function(frame, ...)`` the namespace method ``frame.metrics.function(...)``."""
+
+    @functools.wraps(function)
+    def method(self: MetricsNamespace[Any], *args: Any, **options: Any) -> Any:
+        return function(self._frame, *args, **options)
+
+    return method
+
+
+for _name, _function in METHODS.items():
+    setattr(MetricsNamespace, _name, _method(_function))

@@ -13,44 +13,29 @@ followed by sums per group, so the sums of id-disjoint parts add up to the sums 
 
 ``R_j`` and ``P_j`` are counted in one of two ways, with the same comparisons:
 
-* a LazyFrame gets joins (each positive to its id's rows at least as high), which run in the
-  streaming engine and never hold the input;
+* a LazyFrame gets a polars plan: rows counted per (id, distinct score), sorted by score
+  within the id and summed cumulatively. It streams and is linear in the rows after a sort;
 * a DataFrame, whose rows are in memory anyway (and each chunk of `score`), gets the C
-  kernel of ``_kernels.c``: one pass over each id's contiguous rows, several times faster.
-  Without a C compiler at install time the kernel is missing and the joins run everywhere.
+  kernel of ``_kernels.c`` (see `pl_metrics._kernel`): one pass over each id's contiguous
+  rows, several times faster. Without a C compiler at install time the kernel is missing
+  and the polars plan runs everywhere.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from functools import partial
-from types import ModuleType
 
-import numpy as np
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, contiguous_runs
+from pl_metrics import _kernel
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged
 from pl_metrics._report import report
-from pl_metrics._state import (
-    MAX_ROWS,
-    N_ROWS,
-    Family,
-    Options,
-    Parts,
-    register,
-)
-
-_kernels: ModuleType | None
-try:
-    from pl_metrics import _kernels
-except ImportError:  # installed without a C compiler: the joins count the pairs
-    _kernels = None
+from pl_metrics._spec import Options
+from pl_metrics._state import MAX_ROWS, N_ROWS, Family, Parts, register
 
 __all__ = ["coverage_error", "label_ranking_loss", "lrap", "lwlrap"]
 
-RANKING_METRICS = ("lwlrap", "lrap", "coverage_error", "label_ranking_loss")
 
 # Per-id columns.
 _NPOS = f"{INTERNAL}npos"
@@ -58,11 +43,11 @@ _PREC = f"{INTERNAL}prec"
 _NEG_ABOVE = f"{INTERNAL}neg_above"
 _MAX_RANK = f"{INTERNAL}max_rank"
 _W = f"{INTERNAL}w"
-_MIN_POS = f"{INTERNAL}min_pos"
 _POS_CLASS = f"{INTERNAL}pos_class"
-_POS_SCORE = f"{INTERNAL}pos_score"
 _SCORE = f"{INTERNAL}score"
 _TRUTH = f"{INTERNAL}truth"
+_N_AT = f"{INTERNAL}n_at"
+_P_AT = f"{INTERNAL}p_at"
 _R = f"{INTERNAL}r"
 _P = f"{INTERNAL}p"
 # Per-group sums.
@@ -77,36 +62,16 @@ _CLASS_LW_SUM = f"{INTERNAL}class_lw_sum"
 _CLASS_LW_DEN = f"{INTERNAL}class_lw_den"
 _CLASS_NPOS = f"{INTERNAL}class_npos"
 
-# Score types the kernel compares exactly: float32 as is, the others as float64.
-_KERNEL_SCORES = (
-    pl.Float32,
-    pl.Float64,
-    pl.Boolean,
-    pl.Int8,
-    pl.Int16,
-    pl.Int32,
-    pl.UInt8,
-    pl.UInt16,
-    pl.UInt32,
-)
-_THREADS = os.cpu_count() or 1
 #: Per id: the sums of P_j / R_j and of R_j - P_j, and the largest R_j (the coverage).
 _SUMS = (_PREC, _NEG_ABOVE, _MAX_RANK)
 
 
 def _id_exprs(cols: Columns) -> list[pl.Expr]:
-    """Per id: positives, the weight, and the lowest positive score for the joins."""
-    assert cols.score is not None
-    score, truth = pl.col(cols.score), cols.truth_expr
-    exprs = [truth.sum().cast(pl.Int64).alias(_NPOS), cols.weight_expr.first().alias(_W)]
-    if not _use_kernel(cols):
-        exprs.append(score.filter(truth).min().alias(_MIN_POS))
-    return exprs
-
-
-def _use_kernel(cols: Columns) -> bool:
-    """Rows already in memory are counted by the C kernel; a LazyFrame keeps its streaming plan."""
-    return cols.in_memory and _kernels is not None
+    """Per id: positives and the weight."""
+    return [
+        cols.truth_expr.sum().cast(pl.Int64).alias(_NPOS),
+        cols.weight_expr.first().alias(_W),
+    ]
 
 
 def _pair_input(rows: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
@@ -121,113 +86,75 @@ def _pair_input(rows: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
     )
 
 
-def _per_positive(rows: pl.LazyFrame, per_id: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
-    """``R_j`` and ``P_j`` of every positive row: ``(by..., id, class, R, P)``."""
-    keys = [*cols.by, cols.id]
-    pairs = _pair_input(rows, cols)
-    if not _use_kernel(cols):
-        return _count_pairs_joined(pairs, per_id.select(*keys, _MIN_POS), keys)
-    schema = pairs.collect_schema()
-    out = pl.Schema({k: schema[k] for k in [*keys, _POS_CLASS]} | {_R: pl.Int64, _P: pl.Int64})
-    count = partial(_count_pairs_in_memory, keys=keys, schema=out, per_id=False)
-    return pairs.map_batches(count, schema=out)
+def _ranked_scores(pairs: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Per id and distinct score: its positives, and the ``R`` and ``P`` of a positive there.
 
-
-def _rank_sums(rows: pl.LazyFrame, per_id: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
-    """Per id: the sums of ``P_j / R_j`` and ``R_j - P_j``, and the largest ``R_j``.
-
-    Ids without positives may be left out: their sums are zero.
+    Rows are counted per (id, score), sorted by score within each id, and summed
+    cumulatively: ``R`` counts the id's rows scoring at least as high, ``P`` the positive
+    ones, ties included (the 'max' rank). Linear in the rows after one sort, and it streams.
     """
-    keys = [*cols.by, cols.id]
-    if not _use_kernel(cols):
-        return _sums_per_id(_per_positive(rows, per_id, cols), keys)
-    pairs = _pair_input(rows, cols)
-    schema = pairs.collect_schema()
-    out = pl.Schema({k: schema[k] for k in keys} | dict.fromkeys(_SUMS, pl.Float64))
-    count = partial(_count_pairs_in_memory, keys=keys, schema=out, per_id=True)
-    return pairs.map_batches(count, schema=out)
+    counts = pairs.group_by([*keys, _SCORE]).agg(
+        pl.len().cast(pl.Int64).alias(_N_AT), pl.col(_TRUTH).sum().cast(pl.Int64).alias(_P_AT)
+    )
+    ordered = counts.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
+    return ordered.with_columns(
+        pl.col(_N_AT).cum_sum().over(keys).alias(_R),
+        pl.col(_P_AT).cum_sum().over(keys).alias(_P),
+    )
 
 
-def _sums_per_id(per_positive: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    r, p = pl.col(_R), pl.col(_P)
-    return per_positive.group_by(keys).agg(
-        (p / r).sum().alias(_PREC),
-        (r - p).sum().cast(pl.Float64).alias(_NEG_ABOVE),
+def _per_positive(pairs: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """``R_j`` and ``P_j`` of every positive row: ``(by..., id, class, R, P)``."""
+    ranks = _ranked_scores(pairs, keys).filter(pl.col(_P_AT) > 0).select(*keys, _SCORE, _R, _P)
+    positives = pairs.filter(_TRUTH).select(*keys, _POS_CLASS, _SCORE)
+    return positives.join(ranks, on=[*keys, _SCORE], nulls_equal=True).drop(_SCORE)
+
+
+def _sums_per_id(pairs: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Per id with positives: the sums of ``P_j / R_j`` and ``R_j - P_j``, and the largest R."""
+    at = _ranked_scores(pairs, keys).filter(pl.col(_P_AT) > 0)
+    r, p, positives = pl.col(_R), pl.col(_P), pl.col(_P_AT)
+    return at.group_by(keys).agg(
+        (positives * p / r).sum().alias(_PREC),
+        (positives * (r - p)).sum().cast(pl.Float64).alias(_NEG_ABOVE),
         r.max().cast(pl.Float64).alias(_MAX_RANK),
     )
 
 
-def _count_pairs_joined(
-    pairs: pl.LazyFrame, min_pos: pl.LazyFrame, keys: list[str]
-) -> pl.LazyFrame:
-    """Count the pairs with joins, which stream.
-
-    Each positive is joined to the rows of its id that score at least as high, and the
-    pairs are counted. Rows below the id's lowest positive score can never count, so they are
-    dropped first: for a good model that leaves little more than the positives. Joins,
-    filters and sums run in the streaming engine; a per-id rank would not.
-    """
-    score = pl.col(_SCORE)
-    positives = pairs.filter(_TRUTH).select(*keys, _POS_CLASS, score.alias(_POS_SCORE))
-    candidates = (
-        pairs.select(*keys, _SCORE, _TRUTH)
-        .join(min_pos, on=keys, nulls_equal=True)
-        .filter(score >= pl.col(_MIN_POS))
-    )
-    return (
-        candidates.join(positives, on=keys, nulls_equal=True)
-        .filter(score >= pl.col(_POS_SCORE))
-        .group_by([*keys, _POS_CLASS])
-        .agg(pl.len().alias(_R), pl.col(_TRUTH).sum().alias(_P))
-    )
+def _counted(rows: pl.LazyFrame, cols: Columns, in_memory: bool, *, per_id: bool) -> pl.LazyFrame:
+    """Per-id sums (``per_id``) or per-positive ranks, by the kernel where it can run."""
+    keys = [*cols.by, cols.id]
+    pairs = _pair_input(rows, cols)
+    if not (in_memory and _kernel.available()):
+        return _sums_per_id(pairs, keys) if per_id else _per_positive(pairs, keys)
+    schema = pairs.collect_schema()
+    if per_id:
+        out = pl.Schema({k: schema[k] for k in keys} | dict.fromkeys(_SUMS, pl.Float64))
+    else:
+        out = pl.Schema({k: schema[k] for k in [*keys, _POS_CLASS]} | {_R: pl.Int64, _P: pl.Int64})
+    count = partial(_count_in_memory, keys=keys, schema=out, per_id=per_id)
+    return pairs.map_batches(count, schema=out)
 
 
-def _count_pairs_in_memory(
+def _count_in_memory(
     df: pl.DataFrame, keys: list[str], schema: pl.Schema, *, per_id: bool
 ) -> pl.DataFrame:
     """Count the pairs with the C kernel, over rows made contiguous per id.
 
-    Returns ``R`` and ``P`` per positive, or with ``per_id`` the id's sums of them. Nulls and
-    NaN (possible with ``validate=False``) and 64-bit integer scores (not exact as float64)
-    go to the joins instead, so that both paths give the same numbers.
+    Nulls and NaN (possible with ``validate=False``) and 64-bit integer scores (not exact
+    as float64) go to the polars plan instead, so that both ways give the same numbers.
     """
-    assert _kernels is not None
     score, truth = df[_SCORE], df[_TRUTH]
     if (
-        score.dtype not in _KERNEL_SCORES
+        score.dtype not in _kernel.KERNEL_SCORES
         or score.null_count()
         or truth.null_count()
         or (score.dtype.is_float() and score.is_nan().any())
     ):
-        min_pos = df.lazy().group_by(keys).agg(pl.col(_SCORE).filter(_TRUTH).min().alias(_MIN_POS))
-        joined = _count_pairs_joined(df.lazy(), min_pos, keys)
-        return (_sums_per_id(joined, keys) if per_id else joined).collect().cast(schema)
-    df, starts = contiguous_runs(df, keys)
-    is_f32 = score.dtype == pl.Float32
-    values = df[_SCORE].cast(pl.Float32 if is_f32 else pl.Float64).to_numpy()
-    flags = df[_TRUTH].to_numpy()
-    rank = np.empty(int(np.count_nonzero(flags)), np.int64)
-    pos_rank = np.empty_like(rank)
-    sums = [np.empty(len(starts) - 1) for _ in _SUMS]
-    # Split the runs between threads (the kernel releases the GIL); each writes its own slices.
-    pieces = np.linspace(0, len(starts) - 1, min(_THREADS, len(starts) - 1) + 1).astype(int)
-    positives_at = [int(np.count_nonzero(flags[: starts[g]])) for g in pieces]
-
-    def count(piece: int) -> None:
-        first, last = pieces[piece], pieces[piece + 1]
-        out = slice(positives_at[piece], positives_at[piece + 1])
-        _kernels.pair_counts(
-            starts[first : last + 1],
-            values,
-            is_f32,
-            flags,
-            rank[out],
-            pos_rank[out],
-            *(s[first:last] for s in sums),
-        )
-
-    with ThreadPoolExecutor(_THREADS) as pool:
-        list(pool.map(count, range(len(pieces) - 1)))
+        plan = _sums_per_id(df.lazy(), keys) if per_id else _per_positive(df.lazy(), keys)
+        return plan.collect().cast(schema)
+    df, starts = _kernel.contiguous_runs(df, keys)
+    rank, pos_rank, sums = _kernel.pair_counts(df[_SCORE], df[_TRUTH], starts)
     if per_id:
         firsts = df.select(keys)[starts[:-1]]
         return firsts.with_columns(pl.Series(name, s) for name, s in zip(_SUMS, sums, strict=True))
@@ -238,10 +165,12 @@ def _count_pairs_in_memory(
     )
 
 
-def _with_rank_sums(cols: Columns) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
+def _with_rank_sums(
+    cols: Columns, in_memory: bool
+) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
     def extend(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
         keys = [*cols.by, cols.id]
-        sums = _rank_sums(rows, per_id, cols)
+        sums = _counted(rows, cols, in_memory, per_id=True)
         # Ids without positives have no pairs: zero sums (coverage 0, as in sklearn).
         return per_id.join(sums, on=keys, how="left", nulls_equal=True).with_columns(
             pl.col(_SUMS).fill_null(0.0)
@@ -250,12 +179,14 @@ def _with_rank_sums(cols: Columns) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.
     return extend
 
 
-def _by_positive_class(cols: Columns) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
+def _by_positive_class(
+    cols: Columns, in_memory: bool
+) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
     def per_class(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
         keys = [*cols.by, cols.id]
         w = pl.col(_W)
         return (
-            _per_positive(rows, per_id, cols)
+            _counted(rows, cols, in_memory, per_id=False)
             .join(per_id.select(*keys, _W), on=keys, nulls_equal=True)
             .group_by([*cols.by, _POS_CLASS])
             .agg(
@@ -294,14 +225,14 @@ def _group_exprs() -> list[pl.Expr]:
 class _Ranking(Family):
     """The label-ranking family: pair counts per positive, then sums per id and group."""
 
-    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
+    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         parts = Parts(
             id_exprs=_id_exprs(cols),
-            extend_ids=[_with_rank_sums(cols)],
+            extend_ids=[_with_rank_sums(cols, in_memory)],
             group_exprs=_group_exprs(),
         )
         if opts.per_class and "lwlrap" in metrics:
-            parts.class_from_ids.append(_by_positive_class(cols))
+            parts.class_from_ids.append(_by_positive_class(cols, in_memory))
         return parts
 
     def group_checks(
@@ -333,11 +264,8 @@ class _Ranking(Family):
             ),
         ]
 
-    def per_class(self, metric: str, opts: Options) -> bool:
-        return metric == "lwlrap" and opts.per_class
-
     def has_kernel(self) -> bool:
-        return _kernels is not None
+        return _kernel.available()
 
     def finalize(
         self,
@@ -348,7 +276,7 @@ class _Ranking(Family):
         cols: Columns,
         opts: Options,
     ) -> pl.LazyFrame:
-        if self.per_class(metric, opts):
+        if metric == "lwlrap" and opts.per_class:
             assert classes is not None
             return _lwlrap_per_class(classes, cols)
         # A zero denominator gives NaN: no positive label for lwlrap, weights summing to zero
@@ -379,7 +307,7 @@ def _lwlrap_per_class(classes: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
     )
 
 
-register(RANKING_METRICS, _Ranking())
+register("_ranking", _Ranking())
 
 
 def lwlrap(

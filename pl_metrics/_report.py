@@ -6,17 +6,9 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics._counts import THRESHOLDED, check_average
-from pl_metrics._frame import FrameT, MetricsInputError, Ragged, as_like, resolve_columns
-from pl_metrics._state import (
-    Average,
-    MetricState,
-    Undefined,
-    build_state,
-    chunk_key,
-    make_options,
-    merge_states,
-)
+from pl_metrics._frame import FrameT, Ragged, as_like, to_polars
+from pl_metrics._spec import Average, Undefined, resolve
+from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
 
 __all__ = ["chunk_key", "merge_states", "report", "state"]
 
@@ -32,7 +24,7 @@ def state(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     threshold: float = 0.5,
-    pred: str | None = None,
+    pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
     eps: float = 1e-15,
@@ -63,43 +55,30 @@ def state(
     >>> bool((merged["lrap"] - whole["lrap"]).abs().max() < 1e-12)
     True
     """
-    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not metric_list:
-        raise MetricsInputError("option 'metrics': give at least one metric")
-    if per_class:
-        average = None
-    opts = make_options(
+    frame = to_polars(frame)
+    spec = resolve(
+        frame,
+        metrics,
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
         threshold=threshold,
+        pred_col=pred_col,
         average=average,
         zero_division=zero_division,
         eps=eps,
         class_weights=class_weights,
         per_class=per_class,
-        ragged=ragged,
-        validate=validate,
         k=k,
         padding=padding,
         undefined=undefined,
+        ragged=ragged,
+        validate=validate,
     )
-    for metric in metric_list:
-        chunk_key(metric)  # unknown metric names fail here, before any work
-        check_average(metric, opts.average)
-    if weight_col is not None and "weighted_log_loss" in metric_list:
-        raise MetricsInputError(
-            "option 'weight_col': weighted_log_loss weighs classes (class_weights), not ids"
-        )
-    needs_score = pred is None or any(m not in THRESHOLDED for m in metric_list)
-    cols = resolve_columns(
-        frame,
-        id_col=id_col,
-        class_col=class_col,
-        score_col=score_col if needs_score else None,
-        truth_col=truth_col,
-        weight_col=weight_col,
-        by=by,
-        pred_col=pred,
-    )
-    return build_state(frame, metric_list, cols, opts)
+    return build_state(frame, spec)
 
 
 def report(
@@ -113,7 +92,7 @@ def report(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     threshold: float = 0.5,
-    pred: str | None = None,
+    pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
     eps: float = 1e-15,
@@ -138,13 +117,10 @@ def report(
     frame
         Long table: one row per ``(by..., id, class)``.
     metrics
-        Metric names: ``lwlrap``, ``lrap``, ``coverage_error``, ``label_ranking_loss``,
-        ``f1``, ``precision``, ``recall``, ``balanced_accuracy``, ``balanced_f1``, ``mfif``,
-        ``confusion`` (per class only), ``log_loss``, ``weighted_log_loss``, ``roc_auc``,
-        ``average_precision``, ``padded_cmap``, ``top_k_accuracy``.
+        Metric names, any of the README's API table (``pl-metrics score --help`` lists them).
     id_col, class_col, score_col, truth_col, weight_col, by
         As in `lrap`.
-    threshold, pred, average, zero_division
+    threshold, pred_col, average, zero_division
         For the thresholded metrics, as in `f1`.
     eps, class_weights
         For the log losses, as in `log_loss` and `weighted_log_loss`.
@@ -189,7 +165,7 @@ def report(
         weight_col=weight_col,
         by=by,
         threshold=threshold,
-        pred=pred,
+        pred_col=pred_col,
         average=average,
         zero_division=zero_division,
         eps=eps,

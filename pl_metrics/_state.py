@@ -15,24 +15,19 @@ into the metric values, raising on the data problems counted inside it.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Mapping, Sequence
+import importlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
 import polars as pl
 
-from pl_metrics._counts import check_zero_division
 from pl_metrics._frame import (
     INTERNAL,
     N_IDS,
     Columns,
     MetricsInputError,
     Problem,
-    Ragged,
     aggregate,
-    check_option,
-    contiguous,
     duplicate_problem,
     id_problems,
     join_on,
@@ -40,19 +35,20 @@ from pl_metrics._frame import (
     row_problems,
     skip_passing,
 )
+from pl_metrics._kernel import contiguous
+from pl_metrics._registry import info
+from pl_metrics._spec import Options, Spec
 
 __all__ = [
     "CURVE_SCORE",
     "MAX_PREFIX",
     "Family",
     "MetricState",
-    "Options",
     "Parts",
     "build_state",
     "chunk_key",
-    "make_options",
+    "has_kernel",
     "merge_states",
-    "metric_names",
     "register",
 ]
 
@@ -73,28 +69,6 @@ _MIN_ROWS = f"{MIN_PREFIX}rows"
 _MIN_HASH = f"{MIN_PREFIX}hash"
 _MAX_HASH = f"{MAX_PREFIX}hash"
 _GROUP_HASH = f"{INTERNAL}group_hash"
-
-Average = Literal["macro", "micro", "weighted", "samples"] | None
-#: ROC AUC of a class without positives or negatives: refuse, or leave it out.
-Undefined = Literal["error", "skip"]
-
-
-@dataclass(frozen=True)
-class Options:
-    """Metric options that shape a state (a state is only merged with an equal one)."""
-
-    threshold: float = 0.5
-    average: Average = "macro"
-    zero_division: float = 0.0
-    eps: float = 1e-15
-    class_weights: tuple[tuple[str, float], ...] | None = None
-    per_class: bool = False
-    ragged: Ragged = "error"
-    validate: bool = True
-    top_k: int = 1
-    padding: int = 5
-    undefined: Undefined = "error"
-
 
 IdsHook = Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]
 
@@ -118,11 +92,12 @@ class Parts:
 class Family:
     """A metric family: its contributions to a state and how to finalize its metrics.
 
-    Subclasses give `parts` and `finalize`; the checks and the per-class flag default to
-    none and no.
+    Subclasses give `parts` and `finalize`; the checks default to none. Which metrics a
+    family computes, and their facts, are in the registry (`pl_metrics._registry`).
     """
 
-    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
+    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
+        """What ``metrics`` add to the state; ``in_memory``: the rows are a DataFrame."""
         raise NotImplementedError
 
     def finalize(
@@ -148,9 +123,9 @@ class Family:
         """Problems of the whole table (one-row counts), from the per-class table."""
         return []
 
-    def per_class(self, metric: str, opts: Options) -> bool:
-        """Whether ``metric`` gives one row per class with these options."""
-        return False
+    def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
+        """Problems that `finalize` counts in columns of its result (named as the problem)."""
+        return []
 
     def has_kernel(self) -> bool:
         """Whether rows in memory (a DataFrame) are scored faster than by the streaming plan."""
@@ -158,29 +133,28 @@ class Family:
 
 
 _FAMILIES: dict[str, Family] = {}
-_CHUNK_KEYS: dict[str, str] = {}
 
 
-def register(metrics: Sequence[str], family: Family, chunk: str = "id") -> None:
-    """Make ``metrics`` computable by ``family``; ``chunk`` is the key parts must not split."""
-    for metric in metrics:
-        _FAMILIES[metric] = family
-        _CHUNK_KEYS[metric] = chunk
-
-
-def metric_names() -> list[str]:
-    """The names of every metric that `report`, `state` and `score` accept."""
-    return sorted(_FAMILIES)
+def register(module: str, family: Family) -> None:
+    """Make ``family`` compute the registry's metrics of family module ``module``."""
+    _FAMILIES[module] = family
 
 
 def chunk_key(metric: str) -> str:
     """The key that chunks of a table must not split for ``metric``'s states to merge exactly.
 
-    ``"id"`` for every metric here: each id's rows must be in one chunk (the ranking family
-    ranks within an id). Metrics that rank across ids within a class would say ``"class"``.
+    ``"id"`` for metrics that rank or count within an id (each id's rows must be in one
+    chunk); ``"class"`` for those that rank ids within a class (ROC AUC, average precision,
+    padded cmAP), whose states are scored in class-disjoint chunks.
     """
-    _family(metric)
-    return _CHUNK_KEYS[metric]
+    return info(metric).chunk_key
+
+
+def _family(metric: str) -> Family:
+    module = info(metric).module
+    if module not in _FAMILIES:  # the family module registers itself when imported
+        importlib.import_module(f"pl_metrics.{module}")
+    return _FAMILIES[module]
 
 
 def has_kernel(metric: str) -> bool:
@@ -188,20 +162,30 @@ def has_kernel(metric: str) -> bool:
     return _family(metric).has_kernel()
 
 
-def _family(metric: str) -> Family:
-    if metric not in _FAMILIES:
-        raise MetricsInputError(
-            f"unknown metric {metric!r}; expected one of {', '.join(sorted(_FAMILIES))}"
-        )
-    return _FAMILIES[metric]
+def _same_by_name(exprs: Sequence[pl.Expr]) -> list[pl.Expr]:
+    """One expression per output name: families share work by naming it the same.
 
-
-def _unique_by_name(exprs: Sequence[pl.Expr]) -> list[pl.Expr]:
-    """Drop expressions whose output name an earlier one already has (shared work)."""
+    Two different expressions under one name would be a bug (one would silently win), so
+    that raises here, when the plan is built.
+    """
     seen: dict[str, pl.Expr] = {}
     for expr in exprs:
-        seen.setdefault(expr.meta.output_name(), expr)
+        name = expr.meta.output_name()
+        if name not in seen:
+            seen[name] = expr
+        elif not seen[name].meta.eq(expr):
+            raise RuntimeError(
+                f"internal error in pl_metrics (a bug, please report it): two metric families "
+                f"define the state column {name!r} differently"
+            )
     return list(seen.values())
+
+
+def _same_checks(checks: Sequence[tuple[Problem, pl.Expr]]) -> list[tuple[Problem, pl.Expr]]:
+    """Checks of several families, each problem once (see `_same_by_name`)."""
+    exprs = _same_by_name([e.alias(p.name) for p, e in checks])
+    problems = {p.name: p for p, _ in checks}
+    return [(problems[e.meta.output_name()], e) for e in exprs]
 
 
 @dataclass(frozen=True)
@@ -219,17 +203,33 @@ class MetricState:
     #: One row per ``(by..., class, score)``: the weights of positives and negatives at each
     #: distinct score, for metrics that rank ids within a class (ROC AUC, AP).
     curves: pl.LazyFrame | pl.DataFrame | None
-    metrics: tuple[str, ...]
-    columns: Columns
-    options: Options
+    spec: Spec
     problems: tuple[Problem, ...]
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """The metrics this state computes."""
+        return self.spec.metrics
+
+    @property
+    def columns(self) -> Columns:
+        """The resolved columns of the table the state was computed from."""
+        return self.spec.columns
+
+    @property
+    def options(self) -> Options:
+        """The options the state was computed with."""
+        return self.spec.options
 
     def collect(self) -> MetricState:
         """Compute the state's tables (runs the state plan; the result is small)."""
         tables = [self.groups, self.classes, self.curves]
         present = [t.lazy() for t in tables if t is not None]
         done = iter(pl.collect_all(present, engine="streaming"))
-        groups, classes, curves = (next(done) if t is not None else None for t in tables)
+        groups, classes, curves = (
+            _in_key_order(next(done), self.spec, t is self.curves) if t is not None else None
+            for t in tables
+        )
         assert groups is not None
         return replace(self, groups=groups, classes=classes, curves=curves)
 
@@ -247,23 +247,28 @@ class MetricState:
         return {m: chunk_key(m) for m in self.metrics}
 
 
+def _in_key_order(df: pl.DataFrame, spec: Spec, curves: bool) -> pl.DataFrame:
+    """A collected state table sorted by its keys, so later sums run in a fixed order."""
+    cols = spec.columns
+    keys = [k for k in [*cols.by, cols.cls, CURVE_SCORE] if k in df.columns]
+    if not curves:
+        keys = [k for k in keys if k != CURVE_SCORE]
+    return df.sort(keys, nulls_last=True, maintain_order=True) if keys else df
+
+
 def merge_states(states: Sequence[MetricState]) -> MetricState:
     """Merge states of id-disjoint parts of a table into the state of the whole.
 
-    Every state must be of the same metrics, columns and options.
+    Every state must be of the same metrics, columns and options; how each was computed
+    (from a DataFrame, a LazyFrame or files) does not matter.
     """
     if not states:
         raise MetricsInputError("merge_states: no states to merge")
     first = states[0]
     for other in states[1:]:
-        if (other.metrics, other.columns, other.options) != (
-            first.metrics,
-            first.columns,
-            first.options,
-        ):
+        if other.spec != first.spec:
             raise MetricsInputError(
-                "merge_states: states differ in metrics, columns or options; "
-                f"{first.metrics} vs {other.metrics}"
+                "merge_states: states differ in " + _difference(first.spec, other.spec)
             )
     by = list(first.columns.by)
     eager = all(isinstance(s.groups, pl.DataFrame) for s in states)
@@ -294,21 +299,56 @@ def merge_states(states: Sequence[MetricState]) -> MetricState:
             [s.curves for s in states if s.curves is not None], [*by, cols.cls, CURVE_SCORE]
         ),
     )
-    return merged_state.collect() if eager else merged_state
+    # Eager states merge in the in-memory engine: sums in the states' order, so the same
+    # parts give the same bits every time.
+    return _collect_in_memory(merged_state) if eager else merged_state
 
 
-def build_state(
-    frame: pl.DataFrame | pl.LazyFrame, metrics: Sequence[str], cols: Columns, opts: Options
-) -> MetricState:
-    """The lazy state of ``metrics`` over ``frame``: two aggregations sharing one input."""
-    metrics = tuple(dict.fromkeys(metrics))
+def _collect_in_memory(state: MetricState) -> MetricState:
+    tables = [state.groups, state.classes, state.curves]
+    done = [
+        None if t is None else _in_key_order(t.lazy().collect(), state.spec, t is state.curves)
+        for t in tables
+    ]
+    groups, classes, curves = done
+    assert groups is not None
+    return replace(state, groups=groups, classes=classes, curves=curves)
+
+
+def _difference(a: Spec, b: Spec) -> str:
+    if a.metrics != b.metrics:
+        return f"metrics: {list(a.metrics)} vs {list(b.metrics)}"
+    if a.columns != b.columns:
+        fields = [
+            f
+            for f in a.columns.__dataclass_fields__
+            if getattr(a.columns, f) != getattr(b.columns, f)
+        ]
+        return "columns: " + ", ".join(
+            f"{f} {getattr(a.columns, f)!r} vs {getattr(b.columns, f)!r}" for f in fields
+        )
+    fields = [
+        f for f in a.options.__dataclass_fields__ if getattr(a.options, f) != getattr(b.options, f)
+    ]
+    return "options: " + ", ".join(
+        f"{f} {getattr(a.options, f)!r} vs {getattr(b.options, f)!r}" for f in fields
+    )
+
+
+def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
+    """The lazy state of ``spec`` over ``frame``: two aggregations sharing one input.
+
+    A DataFrame's rows are in memory: families with an in-memory kernel use it on them.
+    """
+    cols, opts = spec.columns, spec.options
+    in_memory = isinstance(frame, pl.DataFrame)
     lf = frame.lazy()
     by = list(cols.by)
     families: dict[int, tuple[Family, list[str]]] = {}
-    for metric in metrics:
+    for metric in spec.metrics:
         family = _family(metric)
         families.setdefault(id(family), (family, []))[1].append(metric)
-    parts = [family.parts(ms, cols, opts) for family, ms in families.values()]
+    parts = [family.parts(ms, cols, opts, in_memory) for family, ms in families.values()]
     if isinstance(frame, pl.DataFrame) and any(f.has_kernel() for f, _ in families.values()):
         # A kernel needs each id's rows together; sorted once here, they also make the
         # per-id aggregation several times faster than over scattered ids.
@@ -324,14 +364,14 @@ def build_state(
         if isinstance(frame, pl.DataFrame):
             checks = skip_passing(frame, checks)
         checks += id_problems(cols, count_duplicates=not hashed)
-        checks += [c for p in parts for c in p.id_checks]
+        checks = _same_checks([*checks, *(c for p in parts for c in p.id_checks)])
     id_exprs = [pl.len().alias(N_ROWS), *(e for p in parts for e in p.id_exprs)]
-    id_exprs += [expr.alias(problem.name) for problem, expr in checks]
+    id_exprs += [expr for _, expr in checks]
     if hashed:
         id_exprs.append(_class_hash(cols).sum().alias(_ID_HASH))
     # Cached: the ranking family reads it twice (before and after joining pair counts), and
     # it must be computed once. It is small: one row per id.
-    per_id = lf.group_by([*by, cols.id]).agg(_unique_by_name(id_exprs)).cache()
+    per_id = lf.group_by([*by, cols.id]).agg(_same_by_name(id_exprs)).cache()
     for extend in (f for p in parts for f in p.extend_ids):
         per_id = extend(lf, per_id)
 
@@ -350,8 +390,8 @@ def build_state(
             pl.col(_ID_HASH).min().alias(_MIN_HASH),
             pl.col(_ID_HASH).max().alias(_MAX_HASH),
         ]
-    groups = aggregate(per_id, by, _unique_by_name(group_exprs))
-    class_exprs = _unique_by_name(class_exprs)
+    groups = aggregate(per_id, by, _same_by_name(group_exprs))
+    class_exprs = _same_by_name(class_exprs)
     from_ids = [f for p in parts for f in p.class_from_ids]
     need_classes = need_classes or bool(from_ids)
     classes = None
@@ -365,7 +405,7 @@ def build_state(
                 pl.col(added).fill_null(0)
             )
     curves = None
-    curve_exprs = _unique_by_name([e for p in parts for e in p.curve_exprs])
+    curve_exprs = _same_by_name([e for p in parts for e in p.curve_exprs])
     if curve_exprs:
         assert cols.score is not None
         curves = lf.group_by([*by, cols.cls, pl.col(cols.score).alias(CURVE_SCORE)]).agg(
@@ -375,9 +415,7 @@ def build_state(
         groups=groups,
         classes=classes,
         curves=curves,
-        metrics=metrics,
-        columns=cols,
-        options=opts,
+        spec=spec,
         problems=tuple(p for p, _ in checks),
     )
 
@@ -455,83 +493,16 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
                 checks = join_on(checks, count.select(pl.first().alias(problem.name)), [])
                 problems.append(problem)
 
-    per_class = [_family(m).per_class(m, opts) for m in state.metrics]
-    if any(per_class) and not all(per_class):
-        names = [m for m, pc in zip(state.metrics, per_class, strict=True) if not pc]
-        raise MetricsInputError(
-            f"a per-class report cannot include {names}: they have no per-class values"
-        )
-    keys = [*by, cols.cls] if all(per_class) else by
+    keys = state.spec.keys
     curves = state.curves.lazy() if state.curves is not None else None
-    results = [_family(m).finalize(m, groups, classes, curves, cols, opts) for m in state.metrics]
+    results, result_problems = [], []
+    for metric in state.metrics:
+        family = _family(metric)
+        results.append(family.finalize(metric, groups, classes, curves, cols, opts))
+        # Problems found while finalizing (an undefined ROC AUC) raise after the data checks.
+        result_problems += family.result_problems(metric, cols, opts)
     out = results[0]
     for result in results[1:]:
         out = join_on(out, result, keys) if keys else out.join(result, how="cross")
-    out = raise_on_problems(join_on(out, checks, by), problems, by)
-    return out.sort(keys) if keys else out
-
-
-def class_weights_option(
-    class_weights: Mapping[object, float] | None,
-) -> tuple[tuple[str, float], ...] | None:
-    """Normalise a ``class -> weight`` mapping (keys compared as strings) for `Options`."""
-    if class_weights is None:
-        return None
-    if not isinstance(class_weights, Mapping) or not class_weights:
-        raise MetricsInputError("option 'class_weights': expected a non-empty mapping")
-    bad = [
-        v
-        for v in class_weights.values()
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0
-    ]
-    if bad:
-        raise MetricsInputError(
-            f"option 'class_weights': weights must be finite and non-negative, got {bad}"
-        )
-    if sum(class_weights.values()) == 0:
-        raise MetricsInputError("option 'class_weights': the weights sum to zero")
-    return tuple((str(k), float(v)) for k, v in class_weights.items())
-
-
-def make_options(
-    *,
-    threshold: float = 0.5,
-    average: Average = "macro",
-    zero_division: float = 0.0,
-    eps: float = 1e-15,
-    class_weights: Mapping[object, float] | None = None,
-    per_class: bool = False,
-    ragged: Ragged = "error",
-    validate: bool = True,
-    k: int = 1,
-    padding: int = 5,
-    undefined: Undefined = "error",
-) -> Options:
-    """Check every option once, with errors that name the option."""
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-        raise MetricsInputError(f"option 'threshold': expected a number, got {threshold!r}")
-    if not math.isfinite(threshold):
-        raise MetricsInputError(f"option 'threshold': expected a finite number, got {threshold}")
-    check_option("average", average, (None, "macro", "micro", "weighted", "samples"))
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps < 0.5:
-        raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {eps!r}")
-    check_option("per_class", per_class, (True, False))
-    check_option("ragged", ragged, ("error", "allow"))
-    check_option("validate", validate, (True, False))
-    check_option("undefined", undefined, ("error", "skip"))
-    for name, value, low in (("k", k, 1), ("padding", padding, 0)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            raise MetricsInputError(f"option {name!r}: expected an integer >= {low}, got {value!r}")
-    return Options(
-        threshold=float(threshold),
-        average=average,
-        zero_division=check_zero_division(zero_division),
-        eps=float(eps),
-        class_weights=class_weights_option(class_weights),
-        per_class=bool(per_class),
-        ragged=ragged,
-        validate=bool(validate),
-        top_k=k,
-        padding=padding,
-        undefined=undefined,
-    )
+    out = raise_on_problems(join_on(out, checks, by), [*problems, *result_problems], by)
+    return out.sort(keys, nulls_last=True) if keys else out

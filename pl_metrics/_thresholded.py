@@ -1,7 +1,7 @@
 """The thresholded family: confusion counts, F1, precision, recall, balanced F1, MFIF, ...
 
 Every class of a long table is its own binary problem: ``pred = score >= threshold``, or a
-column of 0/1 predictions already made (``pred="column"``). The state is the confusion
+column of 0/1 predictions already made (``pred_col="column"``). The state is the confusion
 matrix of each ``(by..., class)``: four sums over rows, so states of any row-disjoint parts
 of a table add up.
 """
@@ -13,7 +13,7 @@ from typing import Literal
 
 import polars as pl
 
-from pl_metrics._counts import THRESHOLDED, from_counts, nanaverage
+from pl_metrics._counts import from_counts, nanaverage
 from pl_metrics._frame import (
     INTERNAL,
     Columns,
@@ -22,7 +22,8 @@ from pl_metrics._frame import (
     aggregate,
 )
 from pl_metrics._report import report
-from pl_metrics._state import Average, Family, Options, Parts, register
+from pl_metrics._spec import Average, Options
+from pl_metrics._state import Family, Parts, register
 
 __all__ = [
     "balanced_accuracy",
@@ -65,7 +66,7 @@ def _samples_names(metric: str) -> tuple[str, str, str, str]:
 class _Thresholded(Family):
     """Each class a binary problem: confusion counts per (group, class)."""
 
-    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options) -> Parts:
+    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         parts = Parts()
         if opts.average != "samples" or "confusion" in metrics:
             parts.class_exprs = _count_exprs(cols, opts.threshold, _COUNTS)
@@ -89,9 +90,6 @@ class _Thresholded(Family):
                     w.filter(valid).sum().alias(ws),
                 ]
         return parts
-
-    def per_class(self, metric: str, opts: Options) -> bool:
-        return metric == "confusion" or opts.average is None
 
     def finalize(
         self,
@@ -126,7 +124,7 @@ class _Thresholded(Family):
         return aggregate(classes, by, [nanaverage(per_class, support).alias(metric)])
 
 
-register(THRESHOLDED, _Thresholded())
+register("_thresholded", _Thresholded())
 
 
 def confusion(
@@ -139,7 +137,7 @@ def confusion(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     threshold: float = 0.5,
-    pred: str | None = None,
+    pred_col: str | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -150,7 +148,7 @@ def confusion(
 
     Parameters
     ----------
-    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred_col
         As in `f1`.
     ragged, validate
         As in `lrap`.
@@ -186,7 +184,7 @@ def confusion(
         weight_col=weight_col,
         by=by,
         threshold=threshold,
-        pred=pred,
+        pred_col=pred_col,
         ragged=ragged,
         validate=validate,
     )
@@ -202,7 +200,7 @@ def f1(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     threshold: float = 0.5,
-    pred: str | None = None,
+    pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
     ragged: Ragged = "error",
@@ -224,8 +222,8 @@ def f1(
     by
         Column name(s) to group by.
     threshold
-        ``pred = score >= threshold``. Ignored when ``pred`` is given.
-    pred
+        ``pred = score >= threshold``. Ignored when ``pred_col`` is given.
+    pred_col
         Name of a boolean or 0/1 column of predictions already made (no score is read).
     average
         ``None``: one row per class; ``"macro"``: mean over classes; ``"micro"``: the metric
@@ -276,7 +274,7 @@ def f1(
         weight_col=weight_col,
         by=by,
         threshold=threshold,
-        pred=pred,
+        pred_col=pred_col,
         average=average,
         zero_division=zero_division,
         ragged=ragged,
@@ -294,7 +292,7 @@ def precision(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     threshold: float = 0.5,
-    pred: str | None = None,
+    pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
     ragged: Ragged = "error",
@@ -304,7 +302,7 @@ def precision(
 
     Parameters
     ----------
-    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred_col
         As in `f1`.
     average, zero_division, ragged, validate
         As in `f1`.
@@ -328,7 +326,7 @@ def precision(
         weight_col=weight_col,
         by=by,
         threshold=threshold,
-        pred=pred,
+        pred_col=pred_col,
         average=average,
         zero_division=zero_division,
         ragged=ragged,
@@ -346,7 +344,7 @@ def recall(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     threshold: float = 0.5,
-    pred: str | None = None,
+    pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
     ragged: Ragged = "error",
@@ -356,7 +354,7 @@ def recall(
 
     Parameters
     ----------
-    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred_col
         As in `f1`.
     average, zero_division, ragged, validate
         As in `f1`.
@@ -380,7 +378,7 @@ def recall(
         weight_col=weight_col,
         by=by,
         threshold=threshold,
-        pred=pred,
+        pred_col=pred_col,
         average=average,
         zero_division=zero_division,
         ragged=ragged,
@@ -398,7 +396,7 @@ def balanced_accuracy(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     threshold: float = 0.5,
-    pred: str | None = None,
+    pred_col: str | None = None,
     average: Literal["macro", "micro", "weighted"] | None = "macro",
     zero_division: float = 0.0,
     ragged: Ragged = "error",
@@ -414,7 +412,7 @@ def balanced_accuracy(
 
     Parameters
     ----------
-    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred_col
         As in `f1`.
     average, zero_division, ragged, validate
         As in `f1` (no ``"samples"``).
@@ -438,7 +436,7 @@ def balanced_accuracy(
         weight_col=weight_col,
         by=by,
         threshold=threshold,
-        pred=pred,
+        pred_col=pred_col,
         average=average,
         zero_division=zero_division,
         ragged=ragged,
@@ -456,7 +454,7 @@ def balanced_f1(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     threshold: float = 0.5,
-    pred: str | None = None,
+    pred_col: str | None = None,
     average: Literal["macro", "micro", "weighted"] | None = "macro",
     zero_division: float = 0.0,
     ragged: Ragged = "error",
@@ -469,7 +467,7 @@ def balanced_f1(
 
     Parameters
     ----------
-    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred_col
         As in `f1`.
     average, zero_division, ragged, validate
         As in `f1` (no ``"samples"``).
@@ -493,7 +491,7 @@ def balanced_f1(
         weight_col=weight_col,
         by=by,
         threshold=threshold,
-        pred=pred,
+        pred_col=pred_col,
         average=average,
         zero_division=zero_division,
         ragged=ragged,
@@ -511,7 +509,7 @@ def mfif(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     threshold: float = 0.5,
-    pred: str | None = None,
+    pred_col: str | None = None,
     average: Literal["macro", "micro", "weighted"] | None = "macro",
     zero_division: float = 0.0,
     ragged: Ragged = "error",
@@ -524,7 +522,7 @@ def mfif(
 
     Parameters
     ----------
-    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred_col
         As in `f1`.
     average, zero_division, ragged, validate
         As in `f1` (no ``"samples"``).
@@ -535,7 +533,7 @@ def mfif(
     >>> import pl_metrics
     >>> df = pl.DataFrame({"id": [0, 1, 2, 3], "class": "x", "pred": [1, 1, 0, 0],
     ...                    "truth": [1, 0, 1, 0]})
-    >>> df.metrics.mfif(pred="pred").item()
+    >>> df.metrics.mfif(pred_col="pred").item()
     0.5
     """
     return report(
@@ -548,7 +546,7 @@ def mfif(
         weight_col=weight_col,
         by=by,
         threshold=threshold,
-        pred=pred,
+        pred_col=pred_col,
         average=average,
         zero_division=zero_division,
         ragged=ragged,

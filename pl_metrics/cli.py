@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
+from pl_metrics import __version__
 from pl_metrics._driver import score
 from pl_metrics._frame import MetricsInputError
-from pl_metrics._state import metric_names
+from pl_metrics._io import printable, scan
+from pl_metrics._registry import info, metric_names
 
 __all__ = ["main"]
 
@@ -42,47 +46,86 @@ scored in id-disjoint chunks (--memory-budget).
 """
 
 
+_EXIT_STATUS = """\
+exit status: 0 when done; 2 for bad input (a missing file, a wrong column, bad data), with
+one line "pl-metrics: error: ..."; 1 for an internal error (a bug: please report it).
+"""
+
+
+def _metrics_help() -> str:
+    """The registered metrics, grouped by direction, for ``--help``."""
+    groups: dict[str, list[str]] = {"higher is better": [], "lower is better": [], "counts": []}
+    for name in metric_names():
+        better = info(name).higher_is_better
+        label = "counts" if better is None else "higher is better" if better else "lower is better"
+        groups[label].append(name)
+    lines = ["metrics (--metric NAME):"]
+    for label, names in groups.items():
+        lines += textwrap.wrap(
+            ", ".join(names),
+            width=88,
+            initial_indent=f"  {label + ':':<18}",
+            subsequent_indent=" " * 20,
+        )
+    return "\n".join(lines) + "\n"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pl-metrics",
         description="Evaluation metrics of prediction dumps, computed with polars.",
-        epilog=_EXAMPLES,
+        epilog=f"{_EXAMPLES}\n{_EXIT_STATUS}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_score(commands)
+    _add_compare(commands)
+    return parser
+
+
+def _add_score(commands: Any) -> None:
     sc = commands.add_parser(
         "score",
         help="score files, folders or globs",
         description=_SCORE_HELP,
-        epilog=_EXAMPLES,
+        epilog=f"{_metrics_help()}\n{_EXAMPLES}\n{_EXIT_STATUS}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sc.add_argument("paths", nargs="+", metavar="PATH", help="parquet/IPC/CSV file, folder, glob")
-    sc.add_argument(
-        "--metric",
-        "-m",
-        action="append",
-        metavar="NAME",
-        help=f"metric to compute, repeatable or comma-separated (default lwlrap,lrap); "
-        f"one of: {', '.join(metric_names())}",
-    )
+    _add_input(sc, "see the list below")
     sc.add_argument("--by", default="", metavar="COLS", help="group by these columns: model,fold")
-    for name, default in (("id", "id"), ("class", "class"), ("score", "score"), ("truth", "truth")):
-        sc.add_argument(f"--{name}-col", default=default, metavar="COL", help=f"default {default}")
+    _add_columns(sc)
     sc.add_argument("--weight-col", metavar="COL", help="per-id sample weight column")
-    sc.add_argument("--threshold", type=float, default=0.5, help="pred = score >= threshold")
-    sc.add_argument("--pred", metavar="COL", help="column of 0/1 predictions (no threshold)")
+    _add_threshold(sc)
+    sc.add_argument(
+        "--pred-col",
+        metavar="COL",
+        help="thresholded metrics: a column of 0/1 predictions to use instead of a threshold",
+    )
     sc.add_argument(
         "--average",
         default="macro",
         choices=["macro", "micro", "weighted", "samples"],
-        help="average of the thresholded metrics (default macro)",
+        help="average of the thresholded metrics, ROC AUC and average precision (default "
+        "macro; --per-class for one value per class)",
     )
-    sc.add_argument("--zero-division", type=float, default=0.0, help="0, 1 or nan")
-    sc.add_argument("--eps", type=float, default=1e-15, help="log-loss clipping")
+    sc.add_argument(
+        "--zero-division",
+        type=float,
+        default=0.0,
+        metavar="X",
+        help="value of a ratio with a zero denominator: 0, 1 or nan (default 0)",
+    )
+    sc.add_argument(
+        "--eps", type=float, default=1e-15, metavar="X", help="log-loss clipping (default 1e-15)"
+    )
     sc.add_argument("--per-class", action="store_true", help="one row per group and class")
-    sc.add_argument("--k", type=int, default=1, help="top_k_accuracy: the k best scores")
-    sc.add_argument("--padding", type=int, default=5, help="padded_cmap: padding rows (5)")
+    sc.add_argument(
+        "--k", type=int, default=1, metavar="K", help="top_k_accuracy: the k best scores (1)"
+    )
+    sc.add_argument(
+        "--padding", type=int, default=5, metavar="N", help="padded_cmap: padding rows (5)"
+    )
     sc.add_argument(
         "--skip-undefined",
         action="store_true",
@@ -90,14 +133,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     sc.add_argument("--allow-ragged", action="store_true", help="rank each id over the rows it has")
     sc.add_argument("--no-validate", action="store_true", help="skip the data checks")
-    sc.add_argument("--memory-budget", default="2GB", help="memory for the states (2GB)")
-    sc.add_argument("--chunks", type=int, metavar="N", help="force N id-disjoint chunks")
     sc.add_argument(
-        "--format",
-        choices=["table", "csv", "json", "parquet"],
-        help="output format (default: table, or from --output's extension)",
+        "--memory-budget", default="2GB", metavar="SIZE", help="memory for the states (2GB)"
     )
-    sc.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+    sc.add_argument("--chunks", type=int, metavar="N", help="force N id-disjoint chunks")
+    _add_output(sc)
     sc.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
     sc.add_argument(
         "--dask",
@@ -105,35 +145,80 @@ def _parser() -> argparse.ArgumentParser:
         help="score the chunks on a Dask cluster: a scheduler address, or 'local' for two "
         "local worker processes (needs pl_metrics[dask])",
     )
+    _add_traceback(sc)
+
+
+def _add_compare(commands: Any) -> None:
     cp = commands.add_parser(
         "compare",
         help="compare models: per-fold means, pooled values, bootstrap intervals",
-        description="One row per model, best first: each metric pooled over folds, and its "
+        description="One row per model, best first: each metric pooled over folds, and its\n"
         "mean and standard deviation over folds; optional bootstrap intervals and a plot.",
         epilog="examples:\n"
         "  pl-metrics compare data/digits_oof.parquet --metric lrap,log_loss\n"
-        "  pl-metrics compare oof/ -m lwlrap --model-col model --fold-col fold "
-        "--bootstrap 1000 --plot intervals.png\n",
+        "  pl-metrics compare oof/ -m lwlrap --model-col model --fold-col fold \\\n"
+        "      --bootstrap 1000 --plot intervals.png\n"
+        f"\n{_EXIT_STATUS}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    cp.add_argument("paths", nargs="+", metavar="PATH", help="parquet/IPC/CSV file, folder, glob")
-    cp.add_argument("--metric", "-m", action="append", metavar="NAME", help="as for score")
+    _add_input(cp, "the list is in pl-metrics score --help")
     cp.add_argument("--model-col", default="model", metavar="COL", help="default model")
     cp.add_argument("--fold-col", default="fold", metavar="COL", help="default fold")
-    for name, default in (("id", "id"), ("class", "class"), ("score", "score"), ("truth", "truth")):
-        cp.add_argument(f"--{name}-col", default=default, metavar="COL", help=f"default {default}")
-    cp.add_argument("--threshold", type=float, default=0.5, help="pred = score >= threshold")
+    _add_columns(cp)
+    _add_threshold(cp)
     cp.add_argument("--bootstrap", type=int, metavar="N", help="add N-resample 95%% intervals")
     cp.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     cp.add_argument("--plot", metavar="FILE", help="save a plot (.png or .svg)")
-    cp.add_argument("--format", choices=["table", "csv", "json", "parquet"], help="output format")
-    cp.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
-    return parser
+    _add_output(cp)
+    _add_traceback(cp)
 
 
-def _compare(args: argparse.Namespace) -> None:
-    from pl_metrics._compare import HIGHER_IS_BETTER, bootstrap, compare
-    from pl_metrics._driver import scan
+def _add_input(parser: argparse.ArgumentParser, metric_list: str) -> None:
+    parser.add_argument(
+        "paths", nargs="+", metavar="PATH", help="parquet/IPC/CSV file, folder or glob"
+    )
+    parser.add_argument(
+        "--metric",
+        "-m",
+        action="append",
+        metavar="NAME",
+        help="metric to compute, repeatable or comma-separated (default lwlrap,lrap); "
+        f"{metric_list}",
+    )
+
+
+def _add_columns(parser: argparse.ArgumentParser) -> None:
+    for name in ("id", "class", "score", "truth"):
+        parser.add_argument(f"--{name}-col", default=name, metavar="COL", help=f"default {name}")
+
+
+def _add_threshold(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=0.5,
+        metavar="X",
+        help="thresholded metrics: pred = score >= threshold (default 0.5)",
+    )
+
+
+def _add_output(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--format",
+        choices=["table", "csv", "json", "parquet"],
+        help="output format (default: table, or from --output's extension)",
+    )
+    parser.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+
+
+def _add_traceback(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--traceback", action="store_true", help="on an error, show Python's traceback"
+    )
+
+
+def _run_compare(args: argparse.Namespace) -> None:
+    from pl_metrics._compare import bootstrap, compare
 
     metrics = _metrics(args.metric)
     options: dict[str, Any] = {
@@ -144,7 +229,9 @@ def _compare(args: argparse.Namespace) -> None:
         "threshold": args.threshold,
     }
     lf = scan(args.paths)
-    table = compare(lf, metrics, model=args.model_col, fold=args.fold_col, **options).collect()
+    table = compare(
+        lf, metrics, model_col=args.model_col, fold_col=args.fold_col, **options
+    ).collect()
     intervals = None
     if args.bootstrap:
         intervals = bootstrap(
@@ -157,7 +244,7 @@ def _compare(args: argparse.Namespace) -> None:
             c for m in metrics for c in (m, f"{m}_lower", f"{m}_upper", f"{m}_mean", f"{m}_std")
         ]
         table = table.select(args.model_col, *order).sort(
-            metrics[0], descending=HIGHER_IS_BETTER[metrics[0]]
+            metrics[0], descending=bool(info(metrics[0]).higher_is_better)
         )
     if args.plot:
         from pl_metrics import plot
@@ -165,13 +252,15 @@ def _compare(args: argparse.Namespace) -> None:
         if intervals is not None:
             figure = plot.intervals(intervals)
         else:
-            per_fold = pl_metrics_report(lf, metrics[0], args, options)
-            figure = plot.heatmap(per_fold, metrics[0], model=args.model_col, fold=args.fold_col)
+            per_fold = _per_fold(lf, metrics[0], args, options)
+            figure = plot.heatmap(
+                per_fold, metrics[0], model_col=args.model_col, fold_col=args.fold_col
+            )
         figure.savefig(args.plot)
     _write(table, args.format, args.output)
 
 
-def pl_metrics_report(
+def _per_fold(
     lf: pl.LazyFrame, metric: str, args: argparse.Namespace, options: dict[str, Any]
 ) -> pl.DataFrame:
     from pl_metrics._report import report
@@ -211,16 +300,20 @@ def _write(df: pl.DataFrame, fmt: str | None, output: str | None) -> None:
         Path(output).write_text(text)
 
 
-def _run(args: argparse.Namespace) -> None:
+def _by(args: argparse.Namespace) -> list[str]:
+    return [c.strip() for c in args.by.split(",") if c.strip()]
+
+
+def _run_score(args: argparse.Namespace) -> None:
     options: dict[str, Any] = {
         "id_col": args.id_col,
         "class_col": args.class_col,
         "score_col": args.score_col,
         "truth_col": args.truth_col,
         "weight_col": args.weight_col,
-        "by": [c.strip() for c in args.by.split(",") if c.strip()] or None,
+        "by": _by(args) or None,
         "threshold": args.threshold,
-        "pred": args.pred,
+        "pred_col": args.pred_col,
         "average": args.average,
         "zero_division": args.zero_division,
         "eps": args.eps,
@@ -234,10 +327,6 @@ def _run(args: argparse.Namespace) -> None:
     if args.dask:
         from pl_metrics import dask as on_dask
 
-        if args.per_class:
-            raise MetricsInputError("--per-class is not available with --dask")
-        for option in ("per_class", "padding", "undefined"):  # no class-keyed metrics there
-            options.pop(option)
         result = on_dask.score(
             args.paths,
             _metrics(args.metric),
@@ -258,23 +347,106 @@ def _run(args: argparse.Namespace) -> None:
     _write(result, args.format, args.output)
 
 
+#: Errors of the input, told in one line with status 2. Any other exception is a bug.
+_USER_ERRORS = (
+    MetricsInputError,
+    OSError,  # a missing or unreadable file, an --output in a missing folder, a full disk
+    pl.exceptions.ComputeError,  # a file that polars cannot read or parse
+    pl.exceptions.NoDataError,  # an empty file
+    pl.exceptions.SchemaError,  # files that disagree on a column's type
+)
+#: The duplicate-rows check's words (`pl_metrics._frame.duplicate_problem`).
+_REPEATED_ROWS = "rows repeat a ("
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; user errors print one line and return status 2."""
+    """Run the command line: status 0 when done, 2 for bad input, 1 for an internal error.
+
+    Bad input prints one line ``pl-metrics: error: ...``; an internal error (a bug) prints
+    one line saying so; ``--traceback`` shows Python's traceback instead.
+    """
     args = _parser().parse_args(argv)
     try:
-        if args.format == "parquet" and args.output is None:
-            raise MetricsInputError("--format parquet needs --output FILE")
-        if args.command == "compare":
-            _compare(args)
-        else:
-            _run(args)
-    except (MetricsInputError, OSError, pl.exceptions.ComputeError) as error:
-        message = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
-        print(f"pl-metrics: error: {message}", file=sys.stderr)
+        _dispatch(args)
+        sys.stdout.flush()  # a closed pipe shows here, not when Python exits
+    except BrokenPipeError:  # `pl-metrics ... | head`: the reader has what it wanted
+        return _stdout_closed()
+    except _USER_ERRORS as error:
+        if args.traceback:
+            raise
+        _say(f"error: {_user_message(error, args) or type(error).__name__}")
         return 2
-    except BrokenPipeError:  # `pl-metrics ... | head`
-        return 0
+    except (Exception, pl.exceptions.PanicException) as error:
+        if args.traceback:
+            raise
+        detail = _first_line(error)
+        _say(
+            f"internal error: {type(error).__name__}{': ' if detail else ''}{detail} (a bug "
+            f"in pl-metrics {__version__}; please report it with the output of this command "
+            "run with --traceback)"
+        )
+        return 1
     return 0
+
+
+def _dispatch(args: argparse.Namespace) -> None:
+    if args.format == "parquet" and args.output is None:
+        raise MetricsInputError("--format parquet needs --output FILE")
+    if args.command == "compare":
+        _run_compare(args)
+    else:
+        _run_score(args)
+
+
+def _say(line: str) -> None:
+    print(f"pl-metrics: {line}", file=sys.stderr)
+
+
+def _first_line(error: BaseException) -> str:
+    """An exception's message as one printable line (raw bytes and newlines escaped)."""
+    text = str(error).strip()
+    if not text or isinstance(error, MetricsInputError):
+        return printable(text)  # written as one line; a name in it may hold odd characters
+    return printable(text.splitlines()[0])  # polars adds lines of context
+
+
+def _user_message(error: BaseException, args: argparse.Namespace) -> str:
+    message = _first_line(error)
+    if args.command == "score" and _REPEATED_ROWS in message:
+        message += _by_hint(args)
+    return message
+
+
+def _by_hint(args: argparse.Namespace) -> str:
+    """For rows that repeat an (id, class): the other key-like columns to group by."""
+    by = _by(args)
+    used = {args.id_col, args.class_col, args.score_col, args.truth_col}
+    used |= {args.weight_col, args.pred_col, *by}
+    try:
+        schema = scan(args.paths).collect_schema()  # metadata only, read once before
+    except _USER_ERRORS:
+        return ""
+    others = [name for name, dtype in schema.items() if name not in used and not dtype.is_float()]
+    if not others:
+        return ""
+    keys = [*by, *others]
+    group = keys[0] if len(keys) == 1 else f"({', '.join(keys)})"
+    return (
+        f"; the table {'also ' if by else ''}has column{'s' if len(others) > 1 else ''} "
+        f"{', '.join(others)}: pass --by {','.join(keys)} if each {group} holds one "
+        f"prediction per ({args.id_col}, {args.class_col})"
+    )
+
+
+def _stdout_closed() -> int:
+    """Stop writing quietly to a closed pipe, with the status of a process that SIGPIPE ended.
+
+    Python's flush of stdout at exit would fail again and print "Exception ignored": stdout
+    is pointed at the null device first (Python docs, "Note on SIGPIPE").
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 128 + 13  # 128 + SIGPIPE, as `seq 9 | head -1` gives for seq
 
 
 if __name__ == "__main__":

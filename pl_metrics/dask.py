@@ -15,10 +15,13 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._driver import _files, chunk_state, plan_chunks, scan
+from pl_metrics._chunks import budget_bytes, plan_chunks
+from pl_metrics._driver import chunk_state
 from pl_metrics._frame import MetricsInputError, Ragged
-from pl_metrics._report import state
-from pl_metrics._state import Average, MetricState, chunk_key, merge_states
+from pl_metrics._io import files as find_files
+from pl_metrics._io import scan
+from pl_metrics._spec import Average, Spec, Undefined, resolve
+from pl_metrics._state import MetricState, chunk_key, merge_states
 
 __all__ = ["ChunkError", "score"]
 
@@ -27,11 +30,9 @@ class ChunkError(RuntimeError):
     """A chunk's task failed on every try: the call fails rather than return a part."""
 
 
-def _chunk_state(
-    paths: list[str], keep: pl.Expr, metrics: list[str], options: dict[str, Any]
-) -> MetricState:
+def _chunk_state(paths: list[str], keep: pl.Expr, spec: Spec) -> MetricState:
     """Run on a worker: read the chunk's rows from the files, return its collected state."""
-    return chunk_state(scan(paths).filter(keep), metrics, options)
+    return chunk_state(scan(paths).filter(keep), spec)
 
 
 @contextlib.contextmanager
@@ -62,12 +63,15 @@ def score(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     threshold: float = 0.5,
-    pred: str | None = None,
+    pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
     eps: float = 1e-15,
     class_weights: Mapping[object, float] | None = None,
+    per_class: bool = False,
     k: int = 1,
+    padding: int = 5,
+    undefined: Undefined = "error",
     ragged: Ragged = "error",
     validate: bool = True,
     memory_budget: int | str | None = None,
@@ -88,7 +92,9 @@ def score(
         two worker processes, started and closed by this call.
     id_col, class_col, score_col, truth_col, weight_col, by
         As in `pl_metrics.report`.
-    threshold, pred, average, zero_division, eps, class_weights, k, ragged, validate
+    threshold, pred_col, average, zero_division, eps, class_weights, per_class
+        As in `pl_metrics.report`.
+    k, padding, undefined, ragged, validate
         As in `pl_metrics.report`.
     memory_budget, n_chunks
         How to size the chunks, as in `pl_metrics.score` (the budget is per task).
@@ -105,42 +111,43 @@ def score(
     ChunkError
         When a chunk's task fails on every try; the message names the chunk and the files.
     """
-    metric_list = [metrics] if isinstance(metrics, str) else list(metrics)
-    keys = {chunk_key(m) for m in metric_list}
-    if keys != {"id"}:
-        raise MetricsInputError(
-            f"the Dask driver merges id-disjoint chunks; {sorted(keys - {'id'})}-keyed metrics "
-            f"({[m for m in metric_list if chunk_key(m) != 'id']}) run with pl_metrics.score"
-        )
-    files = _files(source)
+    files = find_files(source)
     paths = [str(p) for p in files]
     lf = scan(files)
-    options: dict[str, Any] = {
-        "id_col": id_col,
-        "class_col": class_col,
-        "score_col": score_col,
-        "truth_col": truth_col,
-        "weight_col": weight_col,
-        "by": by,
-        "threshold": threshold,
-        "pred": pred,
-        "average": average,
-        "zero_division": zero_division,
-        "eps": eps,
-        "class_weights": class_weights,
-        "k": k,
-        "ragged": ragged,
-        "validate": validate,
-    }
-    state(lf, metric_list, **options)  # columns and options checked on the client first
+    spec = resolve(  # columns and options checked on the client first
+        lf,
+        metrics,
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        threshold=threshold,
+        pred_col=pred_col,
+        average=average,
+        zero_division=zero_division,
+        eps=eps,
+        class_weights=class_weights,
+        per_class=per_class,
+        k=k,
+        padding=padding,
+        undefined=undefined,
+        ragged=ragged,
+        validate=validate,
+    )
+    by_class = [m for m in spec.metrics if chunk_key(m) == "class" and average != "micro"]
+    if by_class:
+        raise MetricsInputError(
+            f"the Dask driver merges id-disjoint chunks; {by_class} rank ids within a class "
+            "(chunk key 'class'): score them with pl_metrics.score, or with average='micro'"
+        )
     chunks = plan_chunks(
-        lf, id_col=id_col, memory_budget=memory_budget, files=files, n_chunks=n_chunks
+        lf, id_col=id_col, budget=budget_bytes(memory_budget), files=files, n_chunks=n_chunks
     )
     with _client(client) as dask_client:
         futures = [
-            dask_client.submit(
-                _chunk_state, paths, keep, metric_list, options, retries=retries, pure=False
-            )
+            dask_client.submit(_chunk_state, paths, keep, spec, retries=retries, pure=False)
             for keep in chunks.filters
         ]
         states = []

@@ -42,9 +42,9 @@ from pl_metrics._frame import MetricsInputError
 __all__ = [
     "balanced_accuracy",
     "balanced_f1",
+    "binary_log_loss",
     "confusion",
     "f1",
-    "log_loss",
     "mfif",
     "precision",
     "recall",
@@ -187,8 +187,10 @@ def mfif(
     return _metric("mfif", score, truth, threshold, pred, zero_division)
 
 
-def log_loss(score: IntoExpr, truth: IntoExpr, *, eps: float = 1e-15) -> pl.Expr:
+def binary_log_loss(score: IntoExpr, truth: IntoExpr, *, eps: float = 1e-15) -> pl.Expr:
     """Binary log loss of ``score``, the probability of the positive class.
+
+    Named for what it is: `pl_metrics.log_loss` is the multi-class loss of a long table.
 
     Probabilities are clipped to ``[eps, 1 - eps]``; otherwise this is
     `sklearn.metrics.log_loss` on a binary problem (which clips at float64's epsilon).
@@ -198,9 +200,9 @@ def log_loss(score: IntoExpr, truth: IntoExpr, *, eps: float = 1e-15) -> pl.Expr
     >>> import polars as pl
     >>> from pl_metrics import expr
     >>> df = pl.DataFrame({"p": [0.9, 0.2, 0.65], "truth": [1, 0, 1]})
-    >>> round(df.select(expr.log_loss("p", "truth")).item(), 6)
+    >>> round(df.select(expr.binary_log_loss("p", "truth")).item(), 6)
     0.253096
     """
     p = _col(score).cast(pl.Float64).clip(eps, 1 - eps)
     t = _col(truth).cast(pl.Boolean)
-    return (-pl.when(t).then(p.log()).otherwise((1 - p).log()).mean()).alias("log_loss")
+    return (-pl.when(t).then(p.log()).otherwise((1 - p).log()).mean()).alias("binary_log_loss")

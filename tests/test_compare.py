@@ -95,7 +95,7 @@ def test_bootstrap_is_reproducible_and_checked() -> None:
     assert_frame_equal(a, b, rel_tol=1e-9)
     assert not a.equals(c)
     assert a.columns == ["model", "metric", "estimate", "lower", "upper", "std"]
-    with pytest.raises(pl_metrics.MetricsInputError, match="take no id weights"):
+    with pytest.raises(pl_metrics.MetricsInputError, match="take no per-id weights"):
         pl_metrics.bootstrap(df, "padded_cmap")
     with pytest.raises(pl_metrics.MetricsInputError, match="confidence"):
         pl_metrics.bootstrap(df, "lrap", confidence=1.5)

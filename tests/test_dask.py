@@ -56,7 +56,7 @@ def test_equals_single_machine(
     client: Any, dump: Path, metrics: list[str], by: Any, options: dict[str, Any]
 ) -> None:
     if "confusion" in metrics:
-        metrics = ["confusion"]
+        metrics, options = ["confusion"], {}
     want = pl_metrics.score(dump, metrics, by=by, n_chunks=1, **options)
     got = pl_metrics.dask.score(dump, metrics, by=by, client=client, n_chunks=5, **options)
     close(got, want)
@@ -90,7 +90,7 @@ def test_killed_worker_mid_run(client: Any, dump: Path) -> None:
 def test_errors(client: Any, dump: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match="file not found"):
         pl_metrics.dask.score(tmp_path / "gone.parquet", "lrap", client=client)
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"run with pl_metrics\.score"):
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"score them with pl_metrics\.score"):
         pl_metrics.dask.score(dump, ["roc_auc"], client=client)
     with (
         distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as cluster,

@@ -10,7 +10,8 @@ import polars as pl
 import pytest
 
 import pl_metrics
-from pl_metrics._driver import _Progress, plan_chunks
+from pl_metrics._chunks import budget_bytes, plan_chunks
+from pl_metrics._driver import _Progress
 from tests.conftest import long_table
 
 DATA = Path(__file__).parent.parent / "data"
@@ -53,9 +54,11 @@ def test_chunked_equals_in_memory(hive_dump: Path, digits: pl.DataFrame, n_chunk
 def test_chunk_strategies(hive_dump: Path, tmp_path: Path, digits: pl.DataFrame) -> None:
     files = sorted(hive_dump.rglob("*.parquet"))
     lf = pl_metrics.scan(hive_dump)
-    assert plan_chunks(lf, files=files, n_chunks=4).strategy.startswith("id ranges")
-    assert plan_chunks(lf, n_chunks=4).strategy == "hash buckets"
-    assert plan_chunks(lf, files=files, memory_budget="1TB").strategy == "single"
+    assert plan_chunks(lf, files=files, n_chunks=4, budget=budget_bytes(None)).strategy.startswith(
+        "id ranges"
+    )
+    assert plan_chunks(lf, n_chunks=4, budget=budget_bytes(None)).strategy == "hash buckets"
+    assert plan_chunks(lf, files=files, budget=budget_bytes("1TB")).strategy == "single"
     # String ids have statistics too; CSV has none: hash buckets, same answer.
     csv = tmp_path / "dump.csv"
     digits.with_columns(pl.col("id").cast(pl.String)).write_csv(csv)
@@ -82,14 +85,21 @@ def test_clustered_rewrite(tmp_path: Path, digits: pl.DataFrame) -> None:
         assert ids.is_sorted()
     whole = pl_metrics.report(digits, METRICS, by="model")
     close(pl_metrics.score(tmp_path / "clustered", METRICS, by="model", n_chunks=4), whole)
-    clustered = plan_chunks(pl_metrics.scan(parts), files=parts, n_chunks=4)
+    clustered = plan_chunks(
+        pl_metrics.scan(parts), files=parts, n_chunks=4, budget=budget_bytes(None)
+    )
     assert clustered.strategy == "id ranges"
-    scattered = plan_chunks(pl_metrics.scan(shuffled), files=[shuffled], n_chunks=4)
+    scattered = plan_chunks(
+        pl_metrics.scan(shuffled), files=[shuffled], n_chunks=4, budget=budget_bytes(None)
+    )
     assert scattered.strategy == "id ranges (scattered row groups)"
     # Scattered row groups need more memory per row: more chunks for the same budget.
     budget = digits.height * 40 // 2
-    assert len(plan_chunks(pl_metrics.scan(parts), files=parts, memory_budget=budget)) == 2
-    assert len(plan_chunks(pl_metrics.scan(shuffled), files=[shuffled], memory_budget=budget)) == 5
+    assert len(plan_chunks(pl_metrics.scan(parts), files=parts, budget=budget_bytes(budget))) == 2
+    assert (
+        len(plan_chunks(pl_metrics.scan(shuffled), files=[shuffled], budget=budget_bytes(budget)))
+        == 5
+    )
 
 
 def test_null_ids_are_not_lost_in_chunks(tmp_path: Path) -> None:
@@ -133,10 +143,11 @@ def test_class_chunks_for_metrics_that_rank_within_a_class(
     hive_dump: Path, digits: pl.DataFrame, average: str | None
 ) -> None:
     metrics = ["roc_auc", "average_precision", "padded_cmap"]
-    whole = pl_metrics.report(digits, metrics, by=["model", "fold"], average=average)
+    options = {"per_class": True} if average is None else {"average": average}
+    whole = pl_metrics.report(digits, metrics, by=["model", "fold"], **options)
     for n_chunks in (1, 3):
         out = pl_metrics.score(
-            hive_dump, metrics, by=["model", "fold"], average=average, n_chunks=n_chunks
+            hive_dump, metrics, by=["model", "fold"], n_chunks=n_chunks, **options
         )
         close(out.sort(out.columns[: 3 if average is None else 2]), whole)
 

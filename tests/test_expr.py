@@ -65,7 +65,9 @@ def test_log_loss_expr() -> None:
     p = rng.random(100)
     y = rng.random(100) < p
     df = pl.DataFrame({"p": p, "y": y})
-    assert df.select(expr.log_loss("p", "y")).item() == pytest.approx(log_loss(y, p), rel=1e-12)
+    assert df.select(expr.binary_log_loss("p", "y")).item() == pytest.approx(
+        log_loss(y, p), rel=1e-12
+    )
 
 
 def test_score_or_pred() -> None:

@@ -1,10 +1,10 @@
-"""The C kernel (DataFrame input) against the joins (LazyFrame input): the same numbers.
+"""The C kernel (DataFrame input) against the polars plan (LazyFrame input): the same numbers.
 
 Both paths are also checked against scikit-learn in test_ranking (its ``kind`` fixture runs
-each case eagerly, through the kernel, and lazily, through the joins). Here they meet on
+each case eagerly, through the kernel, and lazily, through the plan). Here they meet on
 inputs made to reach every branch: few and many positives per id (direct comparison and
 sorting), ids contiguous or scattered (sorted first), float32, float64 and integer scores,
-groups, weights, ragged ids, and the inputs that go to the joins even in memory.
+groups, weights, ragged ids, and the inputs that go to the plan even in memory.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import pl_metrics
-from pl_metrics import _ranking
-from pl_metrics._frame import contiguous, contiguous_runs, run_starts
+from pl_metrics import _kernel
+from pl_metrics._kernel import contiguous, contiguous_runs, run_starts
 
 RANKING = ["lwlrap", "lrap", "coverage_error", "label_ranking_loss"]
 
-KERNEL_MISSING = _ranking._kernels is None
+KERNEL_MISSING = not _kernel.available()
 
 
 @pytest.mark.skipif(not os.environ.get("PL_METRICS_REQUIRE_KERNEL"), reason="optional here")
@@ -85,7 +85,7 @@ def both_paths(df: pl.DataFrame, **options: Any) -> tuple[pl.DataFrame, pl.DataF
     weighted=st.booleans(),
 )
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-def test_kernel_equals_joins(
+def test_kernel_equals_plan(
     seed: int,
     n_ids: int,
     n_classes: int,
@@ -129,7 +129,7 @@ def test_runs_split_between_threads(monkeypatch: pytest.MonkeyPatch, threads: in
         contiguous=True,
         score_dtype=pl.Float64,
     )
-    monkeypatch.setattr(_ranking, "_THREADS", threads)
+    monkeypatch.setattr(_kernel, "thread_count", lambda: threads)
     kernel, joins = both_paths(df, by="group")
     assert_frame_equal(kernel.sort("group"), joins.sort("group"), rel_tol=1e-12)
 
@@ -150,12 +150,12 @@ def test_ragged_ids_and_null_ids_with_checks_off() -> None:
 @pytest.mark.parametrize(
     "score",
     [
-        pl.Series([0.5, None, 0.1, 0.2, 0.9, 0.3]),  # nulls: the joins skip them
+        pl.Series([0.5, None, 0.1, 0.2, 0.9, 0.3]),  # nulls: the plan handles them
         pl.Series([0.5, float("nan"), 0.1, 0.2, 0.9, 0.3]),  # NaN: polars' order, not C's
         pl.Series([2**60 + 1, 2**60, 3, 1, 2, 3], dtype=pl.Int64),  # not exact as float64
     ],
 )
-def test_inputs_the_kernel_leaves_to_the_joins(score: pl.Series) -> None:
+def test_inputs_the_kernel_leaves_to_the_plan(score: pl.Series) -> None:
     df = pl.DataFrame(
         {
             "id": [1, 1, 1, 2, 2, 2],
@@ -177,7 +177,7 @@ def test_dataframes_use_the_kernel_and_lazyframes_stream() -> None:
     assert "PYTHON" not in lazy_state.groups.lazy().explain()
 
 
-def test_without_the_kernel_dataframes_use_the_joins(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_the_kernel_dataframes_use_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
     df = random_dump(
         np.random.default_rng(1),
         n_ids=30,
@@ -189,7 +189,7 @@ def test_without_the_kernel_dataframes_use_the_joins(monkeypatch: pytest.MonkeyP
         score_dtype=pl.Float64,
     )
     with_kernel = pl_metrics.report(df, RANKING, by="group")
-    monkeypatch.setattr(_ranking, "_kernels", None)
+    monkeypatch.setattr(_kernel, "_kernels", None)
     assert "PYTHON" not in pl_metrics.state(df, "lrap").groups.lazy().explain()
     assert_frame_equal(pl_metrics.report(df, RANKING, by="group"), with_kernel, rel_tol=1e-12)
 

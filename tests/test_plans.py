@@ -12,8 +12,8 @@ import polars as pl
 import pytest
 
 import pl_metrics  # noqa: F401  (registers .metrics)
-from pl_metrics._frame import resolve_columns
-from pl_metrics._state import build_state, make_options
+from pl_metrics._spec import resolve
+from pl_metrics._state import build_state
 
 DATA = Path(__file__).parent.parent / "data" / "digits_oof.parquet"
 FALLBACK = 'fillcolor="0.0 0.3 1.0"'  # the legend's colour of an in-memory engine fallback
@@ -39,15 +39,9 @@ def physical_plan(lf: pl.LazyFrame) -> str:
 @pytest.mark.parametrize("validate", [True, False])
 def test_state_plans_stream(metrics: list[str], options: dict, validate: bool) -> None:  # type: ignore[type-arg]
     lf = pl.scan_parquet(DATA)
-    cols = resolve_columns(
-        lf,
-        id_col="id",
-        class_col="class",
-        score_col="score",
-        truth_col="truth",
-        by=["model", "fold"],
+    state = build_state(
+        lf, resolve(lf, metrics, by=["model", "fold"], validate=validate, **options)
     )
-    state = build_state(lf, metrics, cols, make_options(validate=validate, **options))
     for table in (state.groups, state.classes, state.curves):
         if table is None:
             continue

@@ -146,7 +146,7 @@ def test_matches_sklearn(kind: str, metric: str, data: st.DataObject) -> None:
 @SETTINGS
 def test_confusion_matches_sklearn(problems) -> None:  # type: ignore[no-untyped-def]
     df = grouped_table(problems).with_columns(pred=pl.col("score") >= 0.25)
-    out = pl_metrics.confusion(df, by="g", pred="pred", weight_col="w")
+    out = pl_metrics.confusion(df, by="g", pred_col="pred", weight_col="w")
     assert out.columns == ["g", "class", "tp", "fp", "fn", "tn"]
     for g, p in enumerate(problems):
         mcm = multilabel_confusion_matrix(p["truth"], p["score"] >= 0.25, sample_weight=p["weight"])
@@ -164,7 +164,7 @@ def test_confusion_integer_counts_and_pred_column() -> None:
     df = long_table(truth, score)
     by_score = pl_metrics.confusion(df, threshold=0.7)
     by_pred = pl_metrics.confusion(
-        df.with_columns(p=(pl.col("score") >= 0.7).cast(pl.Int8)), pred="p"
+        df.with_columns(p=(pl.col("score") >= 0.7).cast(pl.Int8)), pred_col="p"
     )
     assert by_score.schema["tp"] == pl.Int64
     assert by_score.equals(by_pred)
@@ -220,7 +220,7 @@ def test_seed_004_simulation() -> None:
     """10,560 samples x 1,000 trials, 10% positives, 70% correct, one query per metric."""
     df = simulate_seed_004(10_560, 1_000, 0.1, 0.7).lazy()
     metrics = ["f1", "mfif", "balanced_accuracy", "balanced_f1"]
-    scores = [getattr(df.metrics, m)(pred="pred", by="trial", validate=False) for m in metrics]
+    scores = [getattr(df.metrics, m)(pred_col="pred", by="trial", validate=False) for m in metrics]
     out = pl.concat(scores, how="align").collect()
     assert out.height == 1_000
     means = out.select(metrics).mean().row(0, named=True)
@@ -231,7 +231,7 @@ def test_seed_004_simulation() -> None:
     assert means["balanced_f1"] == pytest.approx(0.7, abs=0.005)
     # Seed 004's conclusion: balanced accuracy tolerates false positives more than MFIF.
     # Per trial, regress each metric on its false-positive count: BA falls less per FP.
-    counts = df.metrics.confusion(pred="pred", by="trial", validate=False).collect()
+    counts = df.metrics.confusion(pred_col="pred", by="trial", validate=False).collect()
     joined = out.join(counts, on="trial")
     fp = joined["fp"].to_numpy().astype(float)
     slope = {m: np.polyfit(fp, joined[m].to_numpy(), 1)[0] for m in ("mfif", "balanced_accuracy")}
@@ -254,9 +254,9 @@ def test_seed_004_simulation() -> None:
             for case, pred in (("9 fp", nine_fp), ("1 fn", one_fn))
         ]
     )
-    ba = pl_metrics.balanced_accuracy(small, pred="pred", by="case")["balanced_accuracy"]
+    ba = pl_metrics.balanced_accuracy(small, pred_col="pred", by="case")["balanced_accuracy"]
     assert ba[0] == pytest.approx(ba[1])
-    mf = pl_metrics.mfif(small, pred="pred", by="case")["mfif"]
+    mf = pl_metrics.mfif(small, pred_col="pred", by="case")["mfif"]
     assert mf[1] < mf[0] - 0.1  # rows are sorted: '1 fn', then '9 fp'
 
 
@@ -275,13 +275,13 @@ def test_bad_options() -> None:
         pl_metrics.f1(df, zero_division=0.5)
     with pytest.raises(pl_metrics.MetricsInputError, match="option 'threshold'"):
         pl_metrics.f1(df, threshold=float("nan"))
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"'prd' \(option 'pred'\)"):
-        pl_metrics.f1(df, pred="prd")
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"'prd' \(option 'pred_col'\)"):
+        pl_metrics.f1(df, pred_col="prd")
     bad_pred = df.with_columns(p=pl.Series([2, 0]))
     with pytest.raises(
         pl_metrics.MetricsInputError, match="column 'p': 1 rows are neither 0 nor 1"
     ):
-        pl_metrics.f1(bad_pred, pred="p")
+        pl_metrics.f1(bad_pred, pred_col="p")
 
 
 def test_checks_apply_to_thresholded() -> None:

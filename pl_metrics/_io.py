@@ -1,0 +1,261 @@
+"""Reading prediction dumps: file discovery, formats, hive partitions, parquet statistics."""
+
+from __future__ import annotations
+
+import glob
+import io
+import re
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import polars as pl
+
+from pl_metrics._frame import MetricsInputError
+
+__all__ = ["FORMATS", "file_format", "files", "printable", "row_group_ranges", "scan"]
+
+FORMATS = {
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".ipc": "ipc",
+    ".arrow": "ipc",
+    ".feather": "ipc",
+    ".csv": "csv",
+}
+#: The folder name of a null hive value (as Hive, Spark and polars write it).
+_HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
+
+
+def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
+    """The files of ``source``: files, folders (searched recursively) and globs."""
+    items = [source] if isinstance(source, (str, Path)) else list(source)
+    if not items:
+        raise MetricsInputError("no input: give at least one file, folder or glob")
+    found: list[Path] = []
+    for item in items:
+        text = str(item)
+        if Path(text).exists() or not any(c in text for c in "*?["):
+            found += _expand(Path(text))
+            continue
+        matched = sorted(Path(p) for p in glob.glob(text, recursive=True))
+        if not matched:
+            raise MetricsInputError(f"no file matches {text!r}")
+        for path in matched:
+            found += _expand(path) if path.is_dir() else [path]
+    return found
+
+
+def _expand(path: Path) -> list[Path]:
+    """A file as itself, a folder as the parquet, IPC and CSV files below it."""
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        found = sorted(p for p in path.rglob("*") if p.suffix.lower() in FORMATS and p.is_file())
+        if not found:
+            raise MetricsInputError(f"folder {str(path)!r} holds no parquet, IPC or CSV file")
+        return found
+    raise MetricsInputError(f"file not found: {str(path)!r}")
+
+
+def file_format(files: Sequence[Path]) -> str:
+    """The one format (``parquet``, ``ipc`` or ``csv``) of ``files``, from their suffixes."""
+    kinds = {FORMATS.get(p.suffix.lower()) for p in files}
+    if None in kinds:
+        unknown = sorted({p.suffix for p in files if p.suffix.lower() not in FORMATS})
+        raise MetricsInputError(
+            f"unsupported file type {unknown}; expected {', '.join(sorted(FORMATS))}"
+        )
+    if len(kinds) > 1:
+        raise MetricsInputError(f"the input mixes file types: {sorted(k or '' for k in kinds)}")
+    return str(kinds.pop())
+
+
+def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
+    """Lazily scan files, folders (hive-partitioned or not) and globs of one format.
+
+    Parquet, IPC (Arrow, Feather) and CSV. A folder is read recursively; ``key=value``
+    folder names become columns (hive partitioning), so ``oof/model=a/fold=0/part.csv``
+    gives ``model`` and ``fold`` columns, in every format, typed as polars types parquet's.
+
+    Parquet and IPC files are read as one table when their numeric column types differ
+    (Float32 and Float64 scores: Float64); other differences between files raise a
+    `MetricsInputError` naming the column and the files. Only their metadata is read here.
+    CSV files without rows are left out (their column types are unknown); if every file
+    lacks rows, the table is empty, which raises.
+    """
+    found = files(source)
+    kind = file_format(found)
+    if kind == "csv":
+        return _scan_csv(found)
+    schemas = [_file_schema(path, kind) for path in found]
+    common = _common_schema(found, schemas)
+    same = all(dict(schema) == dict(common) for schema in schemas)
+    names = [str(p) for p in found]
+    hive = _is_hive(found)
+    if kind == "parquet" and same:
+        return pl.scan_parquet(names, hive_partitioning=hive)
+    if kind == "parquet":
+        return pl.scan_parquet(
+            names, hive_partitioning=hive, schema=common, cast_options=_widening()
+        )
+    if same:
+        return pl.scan_ipc(names, hive_partitioning=hive)
+    # scan_ipc takes no target schema: each file is cast to the common types, then stacked,
+    # with the hive types inferred over all the files, as a scan of them all infers them.
+    hive_schema = {key: values.dtype for key, values in _hive_values(found).items()} or None
+    return pl.concat(
+        pl.scan_ipc(name, hive_partitioning=hive, hive_schema=hive_schema).cast(common)
+        for name in names
+    )
+
+
+def _widening() -> pl.ScanCastOptions:
+    """Scan options that read narrower numeric types of some files as the common type."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", pl.exceptions.UnstableWarning)
+        return pl.ScanCastOptions(integer_cast=["upcast", "allow-float"], float_cast="upcast")
+
+
+def printable(text: str) -> str:
+    """``text`` on one line: newlines, control characters and raw bytes escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text.strip())
+
+
+def _reason(error: Exception) -> str:
+    """The first line of a reader's error (polars adds lines of advice), printable."""
+    text = str(error).strip() or type(error).__name__
+    return printable(text.splitlines()[0])
+
+
+def _file_schema(path: Path, kind: str) -> pl.Schema:
+    """The schema in a parquet or IPC file's metadata; an unreadable file raises, named."""
+    try:
+        if kind == "parquet":
+            return pl.Schema(pl.read_parquet_schema(path))
+        return pl.Schema(pl.read_ipc_schema(path))
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise MetricsInputError(f"cannot read file {str(path)!r}: {_reason(error)}") from error
+
+
+def _common_schema(found: Sequence[Path], schemas: Sequence[pl.Schema]) -> pl.Schema:
+    """The types every file can be read as: equal columns, numeric types widened."""
+    common = dict(schemas[0])
+    source = dict.fromkeys(common, found[0])  # a file holding each column's current type
+    for path, schema in zip(found[1:], schemas[1:], strict=True):
+        if set(schema) != set(common):
+            raise _column_sets_differ(found[0], set(common), path, set(schema))
+        for name, dtype in schema.items():
+            if dtype == common[name]:
+                continue
+            wider = _widened(common[name], dtype)
+            if wider is None:
+                raise MetricsInputError(
+                    f"column {name!r} is {common[name]} in {str(source[name])!r} but {dtype} in "
+                    f"{str(path)!r}: the files must agree on its type"
+                )
+            if wider != common[name]:
+                common[name], source[name] = wider, path
+    return pl.Schema(common)
+
+
+def _column_sets_differ(
+    first: Path, first_names: set[str], other: Path, other_names: set[str]
+) -> MetricsInputError:
+    only = [(first, sorted(first_names - other_names)), (other, sorted(other_names - first_names))]
+    text = "; ".join(f"only {str(path)!r} has {names}" for path, names in only if names)
+    return MetricsInputError(
+        f"files {str(first)!r} and {str(other)!r} have different columns: {text}"
+    )
+
+
+def _widened(left: pl.DataType, right: pl.DataType) -> pl.DataType | None:
+    """The common type of two numeric types (as polars widens them), None for others."""
+    if not (left.is_numeric() and right.is_numeric()):
+        return None
+    both = [pl.DataFrame(schema={"x": left}), pl.DataFrame(schema={"x": right})]
+    return pl.concat(both, how="vertical_relaxed").schema["x"]
+
+
+def _scan_csv(found: Sequence[Path]) -> pl.LazyFrame:
+    """CSV files stacked (types relaxed to common ones), with their hive columns."""
+    with_rows = [index for index, path in enumerate(found) if _has_rows(path)]
+    if not with_rows:
+        which = (
+            f"file {str(found[0])!r} has no rows"
+            if len(found) == 1
+            else f"none of its {len(found)} CSV files has a row"
+        )
+        raise MetricsInputError(f"the table is empty: {which}")
+    hive = _hive_values(found)
+    frames = [
+        pl.scan_csv(found[index]).with_columns(
+            pl.lit(values[index], dtype=values.dtype).alias(key) for key, values in hive.items()
+        )
+        for index in with_rows
+    ]
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+def _has_rows(path: Path) -> bool:
+    """Whether a CSV file holds a row below its header (reads its first lines only)."""
+    try:
+        return pl.scan_csv(path, raise_if_empty=False).head(1).collect().height > 0
+    except pl.exceptions.PolarsError as error:
+        raise MetricsInputError(f"cannot read file {str(path)!r}: {_reason(error)}") from error
+
+
+def _hive_parts(path: Path) -> dict[str, str]:
+    """The ``key=value`` folder names above a file, outermost first (values as written)."""
+    pairs = (part.split("=", 1) for part in path.parent.parts if re.fullmatch(r"[^=]+=[^=]*", part))
+    return dict(pairs)
+
+
+def _hive_values(found: Sequence[Path]) -> dict[str, pl.Series]:
+    """Each hive key's values, one per file, typed as polars types hive-partitioned parquet.
+
+    Polars infers a hive column's type from its folder names as CSV inference types fields
+    (integers Int64, then Float64, booleans, dates, else String); the values are read
+    through that same inference, percent-decoded, with Hive's null folder name as null.
+    """
+    parts = [_hive_parts(path) for path in found]
+    keys = dict.fromkeys(key for part in parts for key in part)
+    out = {}
+    for key in keys:
+        texts = [part.get(key) for part in parts]
+        values = [None if t in (None, "", _HIVE_NULL) else unquote(t) for t in texts]
+        out[key] = _inferred(values).alias(key)
+    return out
+
+
+def _inferred(texts: Sequence[str | None]) -> pl.Series:
+    """``texts`` typed by polars' CSV type inference, the one that types hive folder names."""
+    cells = ["" if t is None else '"' + t.replace('"', '""') + '"' for t in texts]
+    table = io.StringIO("".join(f"{cell},\n" for cell in ["value", *cells]))
+    return pl.read_csv(table, infer_schema_length=None, try_parse_dates=True)["value"]
+
+
+def _is_hive(found: Sequence[Path]) -> bool:
+    return any(_hive_parts(p) for p in found)
+
+
+def row_group_ranges(files: Sequence[Path], id_col: str) -> list[tuple[Any, Any, int]] | None:
+    """(min id, max id, rows) of every parquet row group, or None without statistics."""
+    import pyarrow.parquet as pq
+
+    ranges = []
+    for path in files:
+        meta = pq.ParquetFile(path).metadata
+        names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+        if id_col not in names:
+            return None  # a hive column or a missing column: no statistics
+        index = names.index(id_col)
+        for g in range(meta.num_row_groups):
+            group = meta.row_group(g)
+            stats = group.column(index).statistics
+            if stats is None or not stats.has_min_max:
+                return None
+            ranges.append((stats.min, stats.max, group.num_rows))
+    return ranges

@@ -1,0 +1,133 @@
+"""Glue between polars frames and the C kernel of ``_kernels.c``.
+
+A DataFrame's rows are in memory: the kernel counts the ranking family's pairs in one pass
+over each id's contiguous rows. This module finds those runs (sorting only when the ids are
+scattered) and splits them between threads; without a C compiler at install time the
+kernel is missing and `available` is false.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
+
+import numpy as np
+import polars as pl
+
+_kernels: ModuleType | None
+try:
+    from pl_metrics import _kernels
+except ImportError:  # installed without a C compiler: the polars plans count the pairs
+    _kernels = None
+
+__all__ = ["available", "contiguous", "contiguous_runs", "pair_counts", "run_starts"]
+
+# Score types the kernel compares exactly: float32 as is, the others as float64.
+KERNEL_SCORES = (
+    pl.Float32,
+    pl.Float64,
+    pl.Boolean,
+    pl.Int8,
+    pl.Int16,
+    pl.Int32,
+    pl.UInt8,
+    pl.UInt16,
+    pl.UInt32,
+)
+
+
+def available() -> bool:
+    """Whether the C kernel was compiled at install."""
+    return _kernels is not None
+
+
+def thread_count() -> int:
+    """Threads for the kernel: polars' pool size (``POLARS_MAX_THREADS``).
+
+    Not the CPU count, so that Dask workers and shared machines are not oversubscribed.
+    """
+    return pl.thread_pool_size()
+
+
+def pair_counts(
+    scores: pl.Series, flags: pl.Series, starts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """``R`` and ``P`` of every positive row, and per run the sums of P/R and R-P and max R.
+
+    ``starts`` are the runs' first rows then the row count (see `run_starts`); the runs are
+    split between polars' threads (the kernel releases the GIL), each writing its own slices.
+    """
+    assert _kernels is not None
+    kernels = _kernels
+    is_f32 = scores.dtype == pl.Float32
+    values = scores.cast(pl.Float32 if is_f32 else pl.Float64).to_numpy()
+    truth = flags.to_numpy()
+    rank = np.empty(int(np.count_nonzero(truth)), np.int64)
+    pos_rank = np.empty_like(rank)
+    sums = (np.empty(len(starts) - 1), np.empty(len(starts) - 1), np.empty(len(starts) - 1))
+    threads = max(1, min(thread_count(), len(starts) - 1))
+    pieces = np.linspace(0, len(starts) - 1, threads + 1).astype(int)
+    positives_at = np.concatenate([[0], np.cumsum(truth)])[starts[pieces]]
+
+    def count(piece: int) -> None:
+        first, last = pieces[piece], pieces[piece + 1]
+        out = slice(positives_at[piece], positives_at[piece + 1])
+        kernels.pair_counts(
+            starts[first : last + 1],
+            values,
+            is_f32,
+            truth,
+            rank[out],
+            pos_rank[out],
+            *(s[first:last] for s in sums),
+        )
+
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(count, range(threads)))
+    return rank, pos_rank, sums
+
+
+def _key_changes(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
+    """Per row but the first: whether its key differs from the row before."""
+    key = df[keys[0]]
+    if len(keys) == 1 and key.dtype.is_integer() and not key.null_count():
+        values = key.to_numpy()
+        differs: np.ndarray = values[1:] != values[:-1]
+        return differs
+    changed = pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys)
+    return df.select(changed.slice(1)).to_series().to_numpy()
+
+
+def run_starts(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
+    """The rows where the keys change from the row before, then the row count (int64)."""
+    changes = np.flatnonzero(_key_changes(df, keys))
+    starts = np.empty(len(changes) + 2, np.int64)
+    starts[0], starts[1:-1], starts[-1] = 0, changes + 1, df.height
+    return starts if df.height else starts[1:]
+
+
+def contiguous(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+    """``df`` with each key's rows next to each other: sorted only if they were not."""
+    if len(keys) == 1 and df[keys[0]].is_sorted():
+        # Ids in order, the usual dump: flag it, and polars groups them without hashing.
+        return df.with_columns(pl.col(keys[0]).set_sorted())
+    return contiguous_runs(df, keys)[0]
+
+
+def contiguous_runs(df: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, np.ndarray]:
+    """As `contiguous`, with the frame's `run_starts` (found once)."""
+    starts = run_starts(df, keys)
+    if not _one_run_per_key(df, keys, starts):
+        df = df.sort(keys)
+        starts = run_starts(df, keys)
+    return df, starts
+
+
+def _one_run_per_key(df: pl.DataFrame, keys: Sequence[str], starts: np.ndarray) -> bool:
+    if len(keys) == 1 and df[keys[0]].is_sorted():  # free once flagged by `contiguous`
+        return True
+    # Runs of two rows or fewer on average: the ids are scattered, no need to count them.
+    if 2 * (len(starts) - 1) > df.height:
+        return False
+    return bool(df.select(keys)[starts[:-1]].n_unique() == len(starts) - 1)

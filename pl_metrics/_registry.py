@@ -1,0 +1,286 @@
+"""Every fact about every metric, in one place.
+
+The namespace methods, ``__all__``, the command line's metric list, `compare`'s sort
+direction, the driver's chunk key, the option checks and the README's API table are all
+derived from `METRICS`; ``tests/test_registry.py`` fails when an entry lacks a fact or when
+a metric function, the namespace or the README disagree with it. Adding a metric is one
+family module (a `pl_metrics._state.Family` and a public function) plus one entry here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "COMMON_OPTIONS",
+    "METRICS",
+    "METRIC_OPTIONS",
+    "MetricInfo",
+    "api_table",
+    "function",
+    "info",
+    "metric_names",
+]
+
+#: Options every metric takes (the columns of the long table and the data-check switches).
+COMMON_OPTIONS = ("id_col", "class_col", "score_col", "truth_col", "by", "ragged", "validate")
+#: Options that only some metrics take; each entry lists those it takes.
+METRIC_OPTIONS = (
+    "weight_col",
+    "threshold",
+    "pred_col",
+    "average",
+    "zero_division",
+    "per_class",
+    "eps",
+    "class_weights",
+    "k",
+    "padding",
+    "undefined",
+)
+ChunkKey = Literal["id", "class"]
+_THRESHOLD = frozenset({"weight_col", "threshold", "pred_col", "average", "zero_division"})
+_ALL_AVERAGES = (None, "macro", "micro", "weighted", "samples")
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """The facts of one metric.
+
+    ``per_class`` says when it gives one row per class: ``"always"`` (a table per class),
+    ``"option"`` (with ``per_class=True``, or ``average=None`` where it takes ``average``),
+    or ``"never"``.
+    """
+
+    name: str
+    module: str  # the family module under pl_metrics that defines it
+    higher_is_better: bool | None  # None: a table of counts, not a score to sort by
+    chunk_key: ChunkKey  # the key that parts of a table must not split for states to merge
+    options: frozenset[str]  # of METRIC_OPTIONS
+    averages: tuple[str | None, ...]  # the values of `average` it accepts; () if none
+    per_class: Literal["always", "option", "never"]
+    sklearn: str  # its scikit-learn equivalent (or the reference it follows), for the docs
+    notes: str = ""
+    signature: str = ""  # the options the README's table shows
+
+    @property
+    def weights(self) -> bool:
+        """Whether it takes per-id sample weights (``weight_col``)."""
+        return "weight_col" in self.options
+
+
+def _thresholded(name: str, sklearn: str, notes: str, samples: bool) -> MetricInfo:
+    averages = _ALL_AVERAGES if samples else _ALL_AVERAGES[:-1]
+    return MetricInfo(
+        name,
+        "_thresholded",
+        True,
+        "id",
+        _THRESHOLD,
+        averages,
+        "option",
+        sklearn,
+        notes,
+        "threshold, pred_col, by, average, zero_division" if name == "f1" else "...",
+    )
+
+
+METRICS: dict[str, MetricInfo] = {
+    m.name: m
+    for m in (
+        MetricInfo(
+            "lwlrap",
+            "_ranking",
+            True,
+            "id",
+            frozenset({"weight_col", "per_class"}),
+            (),
+            "option",
+            "none (DCASE 2019 reference code)",
+            "`per_class=True`: rows `(by..., class, lwlrap, weight)`, "
+            "`sum(lwlrap * weight)` is the overall value",
+            "by, weight_col, per_class",
+        ),
+        MetricInfo(
+            "lrap",
+            "_ranking",
+            True,
+            "id",
+            frozenset({"weight_col"}),
+            (),
+            "never",
+            "`label_ranking_average_precision_score`",
+            signature="by, weight_col",
+        ),
+        MetricInfo(
+            "coverage_error",
+            "_ranking",
+            False,
+            "id",
+            frozenset({"weight_col"}),
+            (),
+            "never",
+            "`coverage_error`",
+            signature="by, weight_col",
+        ),
+        MetricInfo(
+            "label_ranking_loss",
+            "_ranking",
+            False,
+            "id",
+            frozenset({"weight_col"}),
+            (),
+            "never",
+            "`label_ranking_loss`",
+            signature="by, weight_col",
+        ),
+        MetricInfo(
+            "confusion",
+            "_thresholded",
+            None,
+            "id",
+            frozenset({"weight_col", "threshold", "pred_col"}),
+            (),
+            "always",
+            "`multilabel_confusion_matrix`",
+            "rows `(by..., class, tp, fp, fn, tn)`",
+            "threshold, pred_col, by, weight_col",
+        ),
+        _thresholded(
+            "f1",
+            "`f1_score` on the indicator matrix",
+            "`average`: None (per class), macro, micro, weighted, samples",
+            samples=True,
+        ),
+        _thresholded("precision", "`precision_score`", "as `f1`", samples=True),
+        _thresholded("recall", "`recall_score`", "as `f1`", samples=True),
+        _thresholded(
+            "balanced_accuracy",
+            "`balanced_accuracy_score` per class",
+            "(TPR + TNR) / 2; see differences below; no `samples`",
+            samples=False,
+        ),
+        _thresholded(
+            "balanced_f1", "none (seed 004)", "2·TPR·TNR / (TPR + TNR); no `samples`", samples=False
+        ),
+        _thresholded(
+            "mfif",
+            '`f1_score(average="macro", labels=[0, 1])` per class',
+            "mean of F1 and inverted F1 (seed 004); no `samples`",
+            samples=False,
+        ),
+        MetricInfo(
+            "log_loss",
+            "_logloss",
+            False,
+            "id",
+            frozenset({"weight_col", "eps"}),
+            (),
+            "never",
+            "`log_loss`",
+            "one true class per id; rows used as given",
+            "by, weight_col, eps",
+        ),
+        MetricInfo(
+            "weighted_log_loss",
+            "_logloss",
+            False,
+            "id",
+            frozenset({"eps", "class_weights"}),
+            (),
+            "never",
+            "none (seed 002)",
+            "rows rescaled to sum 1; per-class means, class-weighted",
+            "by, class_weights, eps",
+        ),
+        MetricInfo(
+            "roc_auc",
+            "_curves",
+            True,
+            "class",
+            frozenset({"weight_col", "average", "undefined"}),
+            _ALL_AVERAGES[:-1],
+            "option",
+            "`roc_auc_score` on the indicator matrix",
+            "a class without positives or negatives: error naming it, or "
+            '`undefined="skip"` (BirdCLEF 2024)',
+            "by, weight_col, average, undefined",
+        ),
+        MetricInfo(
+            "average_precision",
+            "_curves",
+            True,
+            "class",
+            frozenset({"weight_col", "average"}),
+            _ALL_AVERAGES[:-1],
+            "option",
+            "`average_precision_score`",
+            "step-wise; a class without positives scores 0, as sklearn",
+            "by, weight_col, average",
+        ),
+        MetricInfo(
+            "padded_cmap",
+            "_curves",
+            True,
+            "class",
+            frozenset({"padding"}),
+            (),
+            "option",
+            "none (BirdCLEF 2023)",
+            "padding added to the state's sums, no rows copied",
+            "padding, by",
+        ),
+        MetricInfo(
+            "top_k_accuracy",
+            "_curves",
+            True,
+            "id",
+            frozenset({"weight_col", "k"}),
+            (),
+            "never",
+            "`top_k_accuracy_score`",
+            "one true class per id; sklearn's tie order (later label first)",
+            "k, by, weight_col",
+        ),
+    )
+}
+
+
+def metric_names() -> list[str]:
+    """Every registered metric, in the registry's order."""
+    return list(METRICS)
+
+
+def info(metric: str) -> MetricInfo:
+    """The registry entry of ``metric``; unknown names raise, suggesting close ones."""
+    entry = METRICS.get(metric) if isinstance(metric, str) else None
+    if entry is None:
+        import difflib
+
+        from pl_metrics._frame import MetricsInputError
+
+        close = difflib.get_close_matches(str(metric), METRICS, n=3, cutoff=0.6)
+        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        raise MetricsInputError(
+            f"unknown metric {metric!r}{hint} (expected one of {', '.join(METRICS)})"
+        )
+    return entry
+
+
+def function(metric: str) -> Callable[..., Any]:
+    """The public function computing ``metric`` (``pl_metrics.lrap`` for ``"lrap"``)."""
+    entry = info(metric)
+    module = importlib.import_module(f"pl_metrics.{entry.module}")
+    found: Callable[..., Any] = getattr(module, entry.name)
+    return found
+
+
+def api_table() -> str:
+    """The README's API table, made from the registry (a test keeps the README equal to it)."""
+    rows = ["| method | scikit-learn equivalent | notes |", "|---|---|---|"]
+    for entry in METRICS.values():
+        rows.append(f"| `{entry.name}({entry.signature})` | {entry.sklearn} | {entry.notes} |")
+    return "\n".join(rows)
