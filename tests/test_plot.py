@@ -1,8 +1,11 @@
-"""The plots render to PNG and SVG without error."""
+"""The plots render to PNG and SVG, and show what they should where a reader can see it."""
 
 from __future__ import annotations
 
+import itertools
+import random
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -11,7 +14,11 @@ import pl_metrics
 from pl_metrics import plot
 
 pytest.importorskip("matplotlib")
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex, to_rgb
+
 DATA = Path(__file__).parent.parent / "data"
+MODELS = ["forest", "knn", "logreg", "naive_bayes"]
 
 
 @pytest.fixture(scope="module")
@@ -19,16 +26,85 @@ def dump() -> pl.DataFrame:
     return pl.read_parquet(DATA / "digits_properties_oof.parquet")
 
 
-def save(fig, path: Path) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def digits() -> pl.DataFrame:
+    return pl.read_parquet(DATA / "digits_oof.parquet")
+
+
+@pytest.fixture(scope="module")
+def ci(digits: pl.DataFrame) -> pl.DataFrame:
+    return pl_metrics.bootstrap(digits, ["lrap", "log_loss"], by="model", n_resamples=30)
+
+
+def save(fig: Any, path: Path) -> None:
     for suffix in (".png", ".svg"):
         target = path.with_suffix(suffix)
         fig.savefig(target)
         assert target.stat().st_size > 1000
 
 
+def render(fig: Any) -> Any:
+    """Draws the figure (so texts have their final places) and gives the renderer."""
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    return canvas.get_renderer()
+
+
+def shown(texts: list[Any]) -> list[Any]:
+    return [t for t in texts if t.get_visible() and t.get_text()]
+
+
+def assert_readable(fig: Any, texts: list[Any]) -> None:
+    """The texts are drawn inside the figure and no two of them overlap."""
+    renderer = render(fig)
+    page = fig.bbox
+    boxes = [(t.get_text(), t.get_window_extent(renderer)) for t in shown(texts)]
+    assert boxes
+    for text, box in boxes:
+        assert box.x0 >= page.x0 - 1, f"{text!r} cut at the left"
+        assert box.x1 <= page.x1 + 1, f"{text!r} cut at the right"
+        assert box.y0 >= page.y0 - 1, f"{text!r} cut at the bottom"
+        assert box.y1 <= page.y1 + 1, f"{text!r} cut at the top"
+    for i, (text_a, a) in enumerate(boxes):
+        for text_b, b in boxes[i + 1 :]:
+            width = min(a.x1, b.x1) - max(a.x0, b.x0)
+            height = min(a.y1, b.y1) - max(a.y0, b.y0)
+            assert width <= 0.5 or height <= 0.5, f"{text_a!r} overlaps {text_b!r}"
+
+
+def drawn_ticks(ax: Any) -> list[Any]:
+    """The tick labels of both axes that are inside the view (matplotlib draws only those)."""
+    render(ax.figure)
+    (x0, x1), (y0, y1) = sorted(ax.get_xlim()), sorted(ax.get_ylim())
+    xs = [t for t in ax.get_xticklabels() if x0 - 1e-9 <= t.get_position()[0] <= x1 + 1e-9]
+    ys = [t for t in ax.get_yticklabels() if y0 - 1e-9 <= t.get_position()[1] <= y1 + 1e-9]
+    return xs + ys
+
+
+def bars(ax: Any) -> list[Any]:
+    return list(ax.patches)
+
+
+def bar_colours(fig: Any) -> set[str]:
+    return {to_hex(p.get_facecolor()) for ax in fig.axes for p in bars(ax)}
+
+
+def legend_labels(ax: Any) -> list[str]:
+    legend = ax.get_legend()
+    assert legend is not None, "no legend"
+    return [t.get_text() for t in legend.get_texts()]
+
+
+def top_to_bottom(fig: Any, ax: Any) -> list[str]:
+    """The y tick labels of an axes in the order a reader sees them, from the top."""
+    renderer = render(fig)
+    labels = shown(ax.get_yticklabels())
+    return [t.get_text() for t in sorted(labels, key=lambda t: -t.get_window_extent(renderer).y0)]
+
+
 def test_plots(dump: pl.DataFrame, tmp_path: Path) -> None:
     per_class = pl_metrics.lwlrap(dump, by="model", per_class=True)
-    save(plot.per_class_bars(per_class, "lwlrap", model="model"), tmp_path / "bars")
+    save(plot.per_class_bars(per_class, "lwlrap", model_col="model"), tmp_path / "bars")
     per_fold = pl_metrics.report(dump, ["lrap", "f1"], by=["model", "fold"])
     save(plot.heatmap(per_fold, "lrap"), tmp_path / "heatmap")
     save(plot.distributions(per_fold, ["lrap", "f1"], bins=5), tmp_path / "hist")
@@ -36,3 +112,195 @@ def test_plots(dump: pl.DataFrame, tmp_path: Path) -> None:
     save(plot.intervals(ci), tmp_path / "intervals")
     with pytest.raises(pl_metrics.MetricsInputError, match="has no column"):
         plot.heatmap(per_fold, "auc")
+
+
+# per_class_bars
+
+
+def test_per_class_bars_draws_every_model_side_by_side(digits: pl.DataFrame) -> None:
+    table = pl_metrics.f1(digits, average=None, by="model")
+    fig = plot.per_class_bars(table, "f1")
+    (ax,) = fig.axes
+    assert len(bar_colours(fig)) == 4
+    assert legend_labels(ax) == MODELS
+    assert len(bars(ax)) == 4 * 10
+    # Each model's bars carry its own values, and no bar hides another one.
+    for container, model in zip(ax.containers, MODELS, strict=True):
+        expected = table.filter(pl.col("model") == model).sort("class")["f1"].to_list()
+        assert [p.get_height() for p in container] == pytest.approx(expected)
+    spans = sorted((p.get_x(), p.get_x() + p.get_width()) for p in bars(ax))
+    assert all(end <= start + 1e-9 for (_, end), (start, _) in itertools.pairwise(spans))
+    assert ax.get_title()
+    assert ax.get_xlabel() == "class"
+    assert ax.get_ylabel() == "f1"
+    assert_readable(fig, [*ax.get_xticklabels(), *ax.get_legend().get_texts()])
+
+
+def test_per_class_bars_weight_column_is_not_a_series(digits: pl.DataFrame) -> None:
+    table = pl_metrics.lwlrap(digits, per_class=True, by="model")
+    assert "weight" in table.columns
+    fig = plot.per_class_bars(table, "lwlrap")
+    assert legend_labels(fig.axes[0]) == MODELS
+    assert len(bar_colours(fig)) == 4
+
+
+def test_per_class_bars_model_and_fold_in_one_panel(digits: pl.DataFrame) -> None:
+    few = digits.filter(pl.col("model").is_in(["knn", "logreg"]), pl.col("fold") < 2)
+    fig = plot.per_class_bars(pl_metrics.f1(few, average=None, by=["model", "fold"]), "f1")
+    (ax,) = fig.axes
+    labels = ["knn / fold 0", "knn / fold 1", "logreg / fold 0", "logreg / fold 1"]
+    assert legend_labels(ax) == labels
+    assert len(bar_colours(fig)) == 4
+
+
+def test_per_class_bars_many_series_get_a_panel_each(digits: pl.DataFrame) -> None:
+    table = pl_metrics.f1(digits, average=None, by=["model", "fold"])
+    fig = plot.per_class_bars(table, "f1")
+    assert len(fig.axes) == 4 * 5
+    titles = [ax.get_title() for ax in fig.axes]
+    assert titles == [f"{m} / fold {f}" for m in MODELS for f in range(5)]
+    first = fig.axes[0]
+    assert all(first.get_shared_y_axes().joined(first, ax) for ax in fig.axes)
+    assert all(len(bars(ax)) == 10 for ax in fig.axes)
+    assert len(bar_colours(fig)) == 4  # a colour per model, the same in each of its folds
+    assert fig.get_suptitle()
+    assert fig.get_supylabel() == "f1"
+    ticks = [t for ax in fig.axes for t in ax.get_xticklabels()]
+    assert_readable(fig, [*ticks, *(ax.title for ax in fig.axes)])
+
+
+def test_per_class_bars_model_col(digits: pl.DataFrame) -> None:
+    per_model = pl_metrics.f1(digits, average=None, by="model")
+    fig = plot.per_class_bars(per_model, "f1", model_col="model")
+    assert legend_labels(fig.axes[0]) == MODELS
+    per_fold = pl_metrics.f1(digits, average=None, by=["model", "fold"])
+    with pytest.raises(pl_metrics.MetricsInputError, match="fold"):
+        plot.per_class_bars(per_fold, "f1", model_col="model")
+    with pytest.raises(TypeError):
+        plot.per_class_bars(per_model, "f1", model="model")  # type: ignore[call-arg]
+
+
+def test_per_class_bars_too_many_series_are_refused() -> None:
+    table = pl.DataFrame(
+        {"model": [f"m{i}" for i in range(50) for _ in range(3)], "class": ["a", "b", "c"] * 50}
+    ).with_columns(lwlrap=pl.lit(0.5))
+    with pytest.raises(pl_metrics.MetricsInputError, match="filter"):
+        plot.per_class_bars(table, "lwlrap")
+
+
+@pytest.mark.parametrize(("n_classes", "n_models"), [(10, 4), (20, 12), (30, 1), (30, 4), (30, 12)])
+def test_per_class_bars_class_names_do_not_overlap(n_models: int, n_classes: int) -> None:
+    rng = random.Random(n_classes)
+    names = [f"Accelerating_and_revving_{i}" for i in range(n_classes)]
+    table = pl.DataFrame(
+        [
+            {"model": f"model_{m}", "class": c, "lwlrap": rng.random()}
+            for m in range(n_models)
+            for c in names
+        ]
+    )
+    fig = plot.per_class_bars(table, "lwlrap")
+    ticks = [t for ax in fig.axes for t in ax.get_xticklabels()]
+    assert {t.get_text() for t in shown(ticks)} == set(names)
+    assert_readable(fig, ticks)
+    # In natural order: ..._9 before ..._10.
+    assert [t.get_text() for t in shown(fig.axes[-1].get_xticklabels())] == names
+
+
+# heatmap
+
+
+def contrast(a: Any, b: Any) -> float:
+    def luminance(colour: Any) -> float:
+        channels = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in colour]
+        return 0.2126 * channels[0] + 0.7152 * channels[1] + 0.0722 * channels[2]
+
+    high, low = sorted([luminance(to_rgb(a)), luminance(to_rgb(b))], reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+@pytest.mark.parametrize("metric", ["lrap", "log_loss"])
+def test_heatmap_models_best_first_and_legible(digits: pl.DataFrame, metric: str) -> None:
+    per_fold = pl_metrics.report(digits, [metric], by=["model", "fold"])
+    table = per_fold.rename({"model": "clf", "fold": "split"})
+    fig = plot.heatmap(table, metric, model_col="clf", fold_col="split")
+    ax = fig.axes[0]
+    means = table.group_by("clf").agg(pl.col(metric).mean())
+    best = means.sort(metric, descending=metric == "lrap")["clf"].to_list()
+    assert top_to_bottom(fig, ax) == best
+    assert ax.get_xlabel() == "split"
+    assert ax.get_title()
+    (image,) = ax.get_images()
+    grid = image.get_array()
+    assert len(ax.texts) == 4 * 5
+    for text in ax.texts:
+        x, y = text.get_position()
+        cell = image.cmap(image.norm(grid[round(y), round(x)]))
+        assert contrast(text.get_color(), cell) >= 3.0, text.get_text()
+    with pytest.raises(TypeError):
+        plot.heatmap(table, metric, model="clf", fold="split")  # type: ignore[call-arg]
+
+
+# intervals
+
+
+def test_intervals_one_panel_per_metric(ci: pl.DataFrame) -> None:
+    fig = plot.intervals(ci)
+    assert len(fig.axes) == 2
+    panels = {ax.get_title(): ax for ax in fig.axes}
+    assert set(panels) == {"log_loss (lower is better)", "lrap (higher is better)"}
+    loss, lrap = panels["log_loss (lower is better)"], panels["lrap (higher is better)"]
+    # Each panel has its own scale: lrap's models are not squeezed next to the log losses.
+    assert lrap.get_xlim()[1] < 1.05
+    assert loss.get_xlim()[1] > 2.0
+    assert lrap.get_xlim()[0] > 0.8
+    texts = [t for ax in fig.axes for t in (*drawn_ticks(ax), *ax.texts, ax.title, ax.xaxis.label)]
+    assert_readable(fig, texts)
+
+
+def test_intervals_rows_best_first(ci: pl.DataFrame) -> None:
+    fig = plot.intervals(ci)
+    panels = {ax.get_title().split()[0]: ax for ax in fig.axes}
+    for metric, higher_is_better in [("lrap", True), ("log_loss", False)]:
+        rows = ci.filter(pl.col("metric") == metric)
+        best = rows.sort("estimate", descending=higher_is_better)["model"].to_list()
+        assert top_to_bottom(fig, panels[metric]) == best
+    assert top_to_bottom(fig, panels["lrap"])[-1] == "naive_bayes"
+    assert top_to_bottom(fig, panels["log_loss"])[-1] == "naive_bayes"
+
+
+def test_intervals_unknown_metric_and_label() -> None:
+    table = pl.DataFrame(
+        {
+            "model": ["a", "b", "c", "a", "b", "c"],
+            "fold": [0, 0, 0, 1, 1, 1],
+            "metric": ["mystery"] * 6,
+            "estimate": [0.2, 0.9, 0.5, 0.1, 0.3, float("nan")],
+        }
+    ).with_columns(
+        lower=pl.col("estimate") - 0.05, upper=pl.col("estimate") + 0.05, std=pl.lit(0.02)
+    )
+    fig = plot.intervals(table)
+    (ax,) = fig.axes
+    assert "direction unknown" in ax.get_title()
+    order = ["b / 0", "c / 0", "b / 1", "a / 0", "a / 1", "c / 1"]
+    assert top_to_bottom(fig, ax) == order  # highest estimate first, NaN last
+    fig = plot.intervals(table, label="model")
+    assert top_to_bottom(fig, fig.axes[0]) == ["b", "c", "b", "a", "a", "c"]
+
+
+# distributions
+
+
+def test_distributions_one_panel_per_metric(digits: pl.DataFrame) -> None:
+    per_fold = pl_metrics.report(digits, ["lrap", "f1", "log_loss"], by=["model", "fold"])
+    fig = plot.distributions(per_fold, ["lrap", "f1", "log_loss"], bins=8)
+    assert [ax.get_title() for ax in fig.axes] == [
+        "lrap (higher is better)",
+        "f1 (higher is better)",
+        "log_loss (lower is better)",
+    ]
+    assert [ax.get_xlabel() for ax in fig.axes] == ["lrap", "f1", "log_loss"]
+    assert all(sum(p.get_height() for p in bars(ax)) == 20 for ax in fig.axes)
+    assert "20" in fig.get_suptitle()
+    assert_readable(fig, [t for ax in fig.axes for t in (*drawn_ticks(ax), ax.title)])
