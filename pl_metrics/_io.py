@@ -93,23 +93,34 @@ def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
     schemas = [_file_schema(path, kind) for path in found]
     common = _common_schema(found, schemas)
     same = all(dict(schema) == dict(common) for schema in schemas)
-    names = [str(p) for p in found]
-    hive = _is_hive(found)
-    if kind == "parquet" and same:
-        return pl.scan_parquet(names, hive_partitioning=hive)
     if kind == "parquet":
-        return pl.scan_parquet(
-            names, hive_partitioning=hive, schema=common, cast_options=_widening()
-        )
-    if same:
-        return pl.scan_ipc(names, hive_partitioning=hive)
+        return _scan_parquet(found, None if same else common)
+    return _scan_ipc(found, None if same else common)
+
+
+def _scan_parquet(found: Sequence[Path], common: pl.Schema | None) -> pl.LazyFrame:
+    """Parquet files as one table; ``common``: the types to read files of other types as."""
+    names = [str(p) for p in found]
+    if common is None:
+        return pl.scan_parquet(names, hive_partitioning=_is_hive(found))
+    return pl.scan_parquet(
+        names, hive_partitioning=_is_hive(found), schema=common, cast_options=_widening()
+    )
+
+
+def _scan_ipc(found: Sequence[Path], common: pl.Schema | None) -> pl.LazyFrame:
+    """IPC files as one table; ``common``: the types to read files of other types as."""
+    names = [str(p) for p in found]
+    if common is None:
+        return pl.scan_ipc(names, hive_partitioning=_is_hive(found))
     # scan_ipc takes no target schema: each file is cast to the common types, then stacked,
     # with the hive types inferred over all the files, as a scan of them all infers them.
-    hive_schema = {key: values.dtype for key, values in _hive_values(found).items()} or None
-    return pl.concat(
-        pl.scan_ipc(name, hive_partitioning=hive, hive_schema=hive_schema).cast(common)
+    hive_schema = {key: values.dtype for key, values in _hive_values(found).items()}
+    frames = [
+        pl.scan_ipc(name, hive_partitioning=bool(hive_schema), hive_schema=hive_schema or None)
         for name in names
-    )
+    ]
+    return pl.concat((frame.cast(common) for frame in frames), how="diagonal")
 
 
 def _widening() -> pl.ScanCastOptions:

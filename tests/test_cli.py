@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,8 @@ import polars as pl
 import pytest
 
 import pl_metrics
+from pl_metrics import cli
+from pl_metrics._registry import metric_names
 from pl_metrics.cli import main
 
 DATA = Path(__file__).parent.parent / "data" / "digits_oof.parquet"
@@ -175,3 +178,177 @@ def test_compare_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> 
     assert (tmp_path / "h.svg").exists()
     assert main(["compare", str(DATA), "--model-col", "modle"]) == 2
     assert "did you mean 'model'" in capsys.readouterr().err
+
+
+def _one_line_error(err: str) -> None:
+    assert err.startswith("pl-metrics: error: ")
+    assert err.count("\n") == 1
+    assert err.rstrip("\n").isprintable()
+    assert "Traceback" not in err
+
+
+def _bad_inputs(folder: Path) -> dict[str, tuple[Path, str]]:
+    """Bad input files, each with words its error must hold."""
+    one = pl.read_parquet(DATA).filter(pl.col("model") == "knn", pl.col("fold") == 0)
+    empty = folder / "empty.csv"
+    empty.write_bytes(b"")
+    header = folder / "header.csv"
+    one.head(0).write_csv(header)
+    mixed = folder / "mixed"
+    mixed.mkdir()
+    one.head(100).write_parquet(mixed / "a.parquet")
+    one.head(100).with_columns(pl.col("score").cast(pl.String)).write_parquet(mixed / "b.parquet")
+    corrupt = folder / "corrupt"
+    corrupt.mkdir()
+    one.write_parquet(corrupt / "a.parquet")
+    (corrupt / "b.parquet").write_bytes(b"\x00\xff\x1b[31m garbage\n" * 20)
+    return {
+        "empty": (empty, "the table is empty: file '"),
+        "header": (header, "header.csv' has no rows"),
+        "mixed": (mixed, "column 'score' is Float64 in '"),
+        "corrupt": (corrupt, "cannot read file '"),
+    }
+
+
+@pytest.mark.parametrize("case", ["empty", "header", "mixed", "corrupt"])
+def test_bad_files_are_one_named_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, case: str
+) -> None:
+    path, message = _bad_inputs(tmp_path)[case]
+    assert main(["score", str(path), "-m", "lrap"]) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err)
+    assert message in err
+    if case in ("mixed", "corrupt"):
+        assert "b.parquet" in err
+
+
+def test_shards_with_float32_and_float64_scores(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    one = pl.read_parquet(DATA).filter(pl.col("model") == "knn").drop("model")
+    for fold, part in one.group_by("fold"):
+        cast = pl.Float32 if fold[0] == 0 else pl.Float64
+        part.with_columns(pl.col("score").cast(cast)).write_parquet(tmp_path / f"{fold[0]}.parquet")
+    assert main(["score", str(tmp_path), "-m", "lrap", "--by", "fold", "--format", "csv"]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    want = pl_metrics.report(one, "lrap", by="fold").sort("fold")
+    assert got["lrap"].to_list() == pytest.approx(want["lrap"].to_list(), rel=1e-6)
+
+
+def test_unknown_metric_suggests_a_close_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", str(DATA), "-m", "lwrap"]) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err)
+    assert "did you mean 'lwlrap'" in err
+
+
+def test_repeated_rows_suggest_by_columns(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["score", str(DATA), "-m", "lrap"]) == 2  # forgot --by model,fold
+    err = capsys.readouterr().err
+    _one_line_error(err)
+    assert "rows repeat a (id, class)" in err
+    assert "the table has columns model, fold: pass --by model,fold if each (model, fold)" in err
+    seeds = tmp_path / "seeds.parquet"
+    pl.concat([pl.read_parquet(DATA).with_columns(seed=pl.lit(s)) for s in (1, 2)]).write_parquet(
+        seeds
+    )
+    assert main(["score", str(seeds), "-m", "lrap", "--by", "model"]) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err)
+    assert "the table also has columns fold, seed: pass --by model,fold,seed" in err
+
+
+def test_pred_col_gives_the_thresholded_metrics(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with_pred = tmp_path / "pred.parquet"
+    pl.read_parquet(DATA).with_columns(made=pl.col("score") >= 0.3).write_parquet(with_pred)
+    argv = ["score", str(with_pred), "-m", "f1", "--by", "model,fold", "--format", "csv"]
+    assert main([*argv, "--pred-col", "made"]) == 0
+    from_pred = pl.read_csv(capsys.readouterr().out.encode())
+    assert main([*argv, "--threshold", "0.3"]) == 0
+    from_threshold = pl.read_csv(capsys.readouterr().out.encode())
+    assert from_pred["f1"].to_list() == pytest.approx(from_threshold["f1"].to_list(), rel=1e-12)
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out == f"pl-metrics {pl_metrics.__version__}\n"
+
+
+def test_score_help_lists_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    out = capsys.readouterr().out
+    for name in metric_names():
+        assert name in out
+    assert "higher is better: lwlrap, lrap," in out
+    assert "lower is better:  coverage_error, label_ranking_loss, log_loss" in out
+    assert "--pred-col COL" in out
+    assert "--pred " not in out
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "words"),
+    [
+        (RuntimeError("boom"), 1, "internal error: RuntimeError: boom (a bug in pl-metrics"),
+        (AssertionError(), 1, "internal error: AssertionError (a bug in pl-metrics"),
+        (KeyError("id"), 1, "internal error: KeyError: 'id'"),
+        (
+            pl.exceptions.ColumnNotFoundError('"x"\n\nplan'),
+            1,
+            'internal error: ColumnNotFoundError: "x" (',
+        ),
+        (pl.exceptions.ComputeError("could not parse\nmore"), 2, "error: could not parse"),
+        (pl.exceptions.NoDataError("empty CSV"), 2, "error: empty CSV"),
+        (PermissionError(13, "Permission denied"), 2, "error: [Errno 13] Permission denied"),
+        (pl.exceptions.PanicException("polars panicked"), 1, "internal error: PanicException"),
+    ],
+)
+def test_internal_errors_exit_1_and_user_errors_2(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    error: BaseException,
+    status: int,
+    words: str,
+) -> None:
+    def fail(*args: object, **kwargs: object) -> None:
+        raise error
+
+    monkeypatch.setattr(cli, "score", fail)
+    assert main(["score", str(DATA), "--by", "model,fold"]) == status
+    err = capsys.readouterr().err
+    assert err.startswith(f"pl-metrics: {words}")
+    assert err.count("\n") == 1
+    if status == 1:
+        assert "--traceback" in err
+    with pytest.raises(type(error)):
+        main(["score", str(DATA), "--by", "model,fold", "--traceback"])
+
+
+def _command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "pl_metrics", "score", str(DATA), *args]
+
+
+def test_closed_stdout_is_quiet() -> None:
+    argv = _command("-m", "lrap", "--by", "model,fold", "--format", "csv")
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None
+        assert process.stderr is not None
+        process.stdout.close()  # no reader: the first write fails with EPIPE
+        err = process.stderr.read().decode()
+    assert err == ""
+    assert process.returncode == 141  # as a process that SIGPIPE ended
+
+
+def test_pipe_into_head_is_quiet() -> None:
+    argv = _command("-m", "confusion", "--by", "model,fold", "--format", "csv")
+    command = f"{shlex.join(argv)} | head -1"
+    result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=False)
+    assert result.stdout == "model,fold,class,tp,fp,fn,tn\n"
+    assert result.stderr == ""

@@ -1,0 +1,151 @@
+"""Reading dumps: empty CSVs, shards with different types, unreadable files, hive folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import pl_metrics
+from pl_metrics._frame import MetricsInputError
+from pl_metrics._io import files, printable, scan
+
+DATA = Path(__file__).parent.parent / "data" / "digits_oof.parquet"
+
+
+@pytest.fixture(scope="module")
+def dump() -> pl.DataFrame:
+    """One model's predictions of one fold: 360 ids x 10 classes."""
+    return (
+        pl.read_parquet(DATA)
+        .filter(pl.col("model") == "knn", pl.col("fold") == 0)
+        .drop("model", "fold")
+    )
+
+
+def test_row_less_csv_is_an_empty_table(tmp_path: Path, dump: pl.DataFrame) -> None:
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    header = tmp_path / "header.csv"
+    dump.head(0).write_csv(header)  # its columns would be inferred as String
+    for path in (empty, header):
+        with pytest.raises(MetricsInputError, match=f"the table is empty: file '.*{path.name}'"):
+            scan(path)
+        with pytest.raises(MetricsInputError, match="has no rows"):
+            pl_metrics.score(path, "lrap")
+    with pytest.raises(
+        MetricsInputError, match="the table is empty: none of its 2 CSV files has a row"
+    ):
+        scan([empty, header])
+
+
+def test_row_less_csv_shards_are_left_out(tmp_path: Path, dump: pl.DataFrame) -> None:
+    dump.head(1800).write_csv(tmp_path / "a.csv")
+    dump.head(0).write_csv(tmp_path / "b.csv")
+    (tmp_path / "c.csv").write_bytes(b"")
+    dump.slice(1800).write_csv(tmp_path / "d.csv")
+    got = pl_metrics.score(tmp_path, ["lrap", "f1"])
+    want = pl_metrics.score(dump, ["lrap", "f1"])
+    assert_frame_equal(got, want)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "ipc"])
+def test_shards_with_wider_numeric_types_are_read_as_one(
+    tmp_path: Path, dump: pl.DataFrame, fmt: str
+) -> None:
+    narrow = dump.head(1800).with_columns(
+        pl.col("score").cast(pl.Float32), pl.col("id").cast(pl.Int16)
+    )
+    wide = dump.slice(1800).with_columns(pl.col("id").cast(pl.Int64))
+    for name, part in (("a", narrow), ("b", wide)):
+        folder = tmp_path / f"model={name}"
+        folder.mkdir()
+        getattr(part, f"write_{fmt}")(folder / f"part.{fmt}")
+    lf = scan(tmp_path)
+    schema = lf.collect_schema()
+    assert (schema["id"], schema["score"], schema["model"]) == (pl.Int64, pl.Float64, pl.String)
+    assert lf.select(pl.len()).collect().item() == dump.height
+    got = pl_metrics.score(tmp_path, "lrap")
+    want = pl_metrics.report(pl.concat([narrow, wide], how="vertical_relaxed"), "lrap")
+    assert got["lrap"].item() == pytest.approx(want["lrap"].item(), rel=1e-6)
+
+
+def test_incompatible_types_name_the_column_and_files(tmp_path: Path, dump: pl.DataFrame) -> None:
+    dump.head(100).write_parquet(tmp_path / "a.parquet")
+    dump.head(100).write_parquet(tmp_path / "b.parquet")
+    dump.head(100).with_columns(pl.col("score").cast(pl.String)).write_parquet(
+        tmp_path / "c.parquet"
+    )
+    message = r"column 'score' is Float64 in '.*a\.parquet' but String in '.*c\.parquet'"
+    with pytest.raises(MetricsInputError, match=message):
+        scan(tmp_path)
+
+
+def test_different_columns_name_the_files(tmp_path: Path, dump: pl.DataFrame) -> None:
+    dump.head(100).write_parquet(tmp_path / "a.parquet")
+    dump.head(100).with_columns(w=1.0).drop("truth").write_parquet(tmp_path / "b.parquet")
+    message = r"only '.*a\.parquet' has \['truth'\]; only '.*b\.parquet' has \['w'\]"
+    with pytest.raises(MetricsInputError, match=message):
+        scan(tmp_path)
+
+
+@pytest.mark.parametrize("suffix", ["parquet", "arrow"])
+def test_unreadable_file_is_named_in_one_printable_line(
+    tmp_path: Path, dump: pl.DataFrame, suffix: str
+) -> None:
+    good = tmp_path / f"a.{suffix}"
+    dump.write_parquet(good) if suffix == "parquet" else dump.write_ipc(good)
+    bad = tmp_path / f"b.{suffix}"
+    bad.write_bytes(b"\x00\x01garbage\xff\xfe\x1b[31m\nPAR" * 20)
+    with pytest.raises(MetricsInputError, match=r"cannot read file '.*b\.") as caught:
+        scan(tmp_path)
+    assert str(caught.value).isprintable()
+
+
+def test_printable_escapes_control_characters() -> None:
+    assert printable(' got "\x1b[31mred\n\x00"\n') == 'got "\\x1b[31mred\\n\\x00"'
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["0", "1", "12"],  # Int64
+        ["0", "x"],  # String
+        ["0", "0.5"],  # Float64
+        ["2024-01-01", "2024-01-02"],  # Date
+        ["true", "false"],  # Boolean
+        ["__HIVE_DEFAULT_PARTITION__", "3"],  # null and Int64
+        ["a%20b", "c"],  # percent-decoded
+        ["007", "-3"],
+        ["+4", "5"],
+    ],
+)
+def test_hive_csv_folders_type_their_columns_as_parquet(
+    tmp_path: Path, dump: pl.DataFrame, values: list[str]
+) -> None:
+    rows = dump.head(20).with_columns(
+        pl.col("id").cast(pl.Int64), ("c" + pl.col("class")).alias("class")
+    )
+    for fmt in ("parquet", "csv"):
+        for model in ("a", "b"):
+            for value in values:
+                folder = tmp_path / fmt / f"model={model}" / f"fold={value}"
+                folder.mkdir(parents=True)
+                getattr(rows, f"write_{fmt}")(folder / f"part.{fmt}")
+    order = ["model", "fold", "id", "class"]
+    from_parquet = scan(tmp_path / "parquet").collect().sort(order, nulls_last=True)
+    from_csv = scan(tmp_path / "csv").collect().sort(order, nulls_last=True)
+    assert from_csv.columns == ["id", "class", "score", "truth", "model", "fold"]
+    assert_frame_equal(from_csv, from_parquet)
+
+
+def test_globs_expand_folders_and_literal_names_win(tmp_path: Path, dump: pl.DataFrame) -> None:
+    for model in ("a", "b"):
+        (tmp_path / f"model={model}").mkdir()
+        dump.head(10).write_parquet(tmp_path / f"model={model}" / "part.parquet")
+    assert len(files(str(tmp_path / "*"))) == 2  # the glob matches two folders
+    odd = tmp_path / "oof[1].parquet"  # a name that is also a glob pattern
+    dump.head(10).write_parquet(odd)
+    assert files(str(odd)) == [odd]
