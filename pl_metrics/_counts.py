@@ -10,7 +10,7 @@ import math
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError
+from pl_metrics._frame import MetricsInputError, ordered_mean, ordered_sum
 
 __all__ = [
     "check_zero_division",
@@ -80,12 +80,13 @@ def nanaverage(value: pl.Expr, weight: pl.Expr | None = None) -> pl.Expr:
     valid = value.is_not_nan()
     kept = value.filter(valid)
     if weight is None:
-        average = kept.mean()
+        average = ordered_mean(kept)
     else:
         kept_weight = weight.filter(valid)
+        total = ordered_sum(kept_weight)
         average = (
-            pl.when(kept_weight.sum() == 0)
-            .then(kept.mean())
-            .otherwise((kept * kept_weight).sum() / kept_weight.sum())
+            pl.when(total == 0)
+            .then(ordered_mean(kept))
+            .otherwise(ordered_sum(kept * kept_weight) / total)
         )
     return pl.when(valid.sum() == 0).then(float("nan")).otherwise(average).cast(pl.Float64)

@@ -24,6 +24,8 @@ from pl_metrics._frame import (
     Problem,
     Ragged,
     aggregate,
+    ordered_mean,
+    ordered_sum,
 )
 from pl_metrics._report import report
 from pl_metrics._spec import Options
@@ -64,12 +66,12 @@ def _per_class_values(curves: pl.LazyFrame, keys: list[str], metric: str) -> pl.
     if metric == "roc_auc":
         # Trapezoids between consecutive thresholds: width fp gained, mean height of tp.
         area = pl.col(_NEG) * (tp + (tp - pl.col(_POS))) / 2
-        exprs = [area.sum().alias("area")]
+        exprs = [ordered_sum(area).alias("area")]
     else:
         # Step-wise average precision: recall gained at a threshold times its precision.
         gained = pl.when(pl.col(_POS) > 0).then(pl.col(_POS) * tp / (tp + fp)).otherwise(0.0)
-        exprs = [gained.sum().alias("area")]
-    exprs += [pl.col(_POS).sum().alias(_POS), pl.col(_NEG).sum().alias(_NEG)]
+        exprs = [ordered_sum(gained).alias("area")]
+    exprs += [ordered_sum(pl.col(_POS)).alias(_POS), ordered_sum(pl.col(_NEG)).alias(_NEG)]
     out = aggregate(ordered, keys, exprs)
     p, n = pl.col(_POS), pl.col(_NEG)
     if metric == "roc_auc":
@@ -103,8 +105,8 @@ class _Curves(Family):
             parts.extend_ids = [_top_k_hits(cols, opts.k)]
             w = pl.col(_W)
             parts.group_exprs = [
-                (w * pl.col(_TOPK_HIT)).sum().alias(_TOPK_SUM),
-                w.sum().alias(_TOPK_W),
+                ordered_sum(w * pl.col(_TOPK_HIT)).alias(_TOPK_SUM),
+                ordered_sum(w).alias(_TOPK_W),
             ]
         return parts
 
@@ -205,14 +207,17 @@ def curve_positives(state: MetricState) -> pl.DataFrame:
 
 def average_classes(values: pl.LazyFrame, metric: str, by: list[str], average: str) -> pl.LazyFrame:
     """Average per-class values (nulls, undefined classes, left out) over each group."""
-    kept = values.filter(pl.col(metric).is_not_null())
+    # Sorted by value: the same order of the sums whatever order the classes came in.
+    kept = values.filter(pl.col(metric).is_not_null()).sort([*by, metric, _POS])
     if average == "weighted":
         # scikit-learn: weights (positives) summing to zero give 0.
         weight = pl.col(_POS)
-        total = weight.sum()
-        mean = pl.when(total == 0).then(0.0).otherwise((pl.col(metric) * weight).sum() / total)
+        total = ordered_sum(weight)
+        mean = (
+            pl.when(total == 0).then(0.0).otherwise(ordered_sum(pl.col(metric) * weight) / total)
+        )
     else:
-        mean = pl.col(metric).mean()
+        mean = ordered_mean(pl.col(metric))
     mean = mean.cast(pl.Float64).alias(metric)
     return aggregate(kept, by, [mean])
 

@@ -31,6 +31,8 @@ __all__ = [
     "id_problems",
     "join_on",
     "normalize_by",
+    "ordered_mean",
+    "ordered_sum",
     "raise_on_problems",
     "resolve_columns",
     "row_problems",
@@ -322,6 +324,21 @@ def id_problems(cols: Columns, *, count_duplicates: bool) -> list[tuple[Problem,
             )
         )
     return checks
+
+
+def ordered_sum(expr: pl.Expr) -> pl.Expr:
+    """The sum of ``expr`` added in the order of the rows: the same bits on every run.
+
+    polars sums a group in parallel pieces added in whichever order threads finish, so a
+    float sum may differ in its last bits between runs; users diff results across runs.
+    The rows must come in a fixed order (sorted by their keys) for this to hold.
+    """
+    return expr.cum_sum().last().fill_null(0)
+
+
+def ordered_mean(expr: pl.Expr) -> pl.Expr:
+    """The mean of ``expr``, summed as `ordered_sum` (null for no values)."""
+    return ordered_sum(expr) / expr.count()
 
 
 def aggregate(lf: pl.LazyFrame, by: Sequence[str], exprs: Sequence[pl.Expr]) -> pl.LazyFrame:

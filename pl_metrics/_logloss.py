@@ -11,7 +11,15 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, aggregate
+from pl_metrics._frame import (
+    INTERNAL,
+    Columns,
+    FrameT,
+    Problem,
+    Ragged,
+    aggregate,
+    ordered_sum,
+)
 from pl_metrics._report import report
 from pl_metrics._spec import Options
 from pl_metrics._state import CLASS_ROWS, Family, Parts, register
@@ -69,16 +77,22 @@ class _LogLoss(Family):
             )
             loss = -pl.col(_P_TRUE).clip(eps, 1 - eps).log()
             w = pl.col(_W)
-            parts.group_exprs += [(w * loss).sum().alias(_LL_SUM), w.sum().alias(_W_SUM)]
+            parts.group_exprs += [
+                ordered_sum(w * loss).alias(_LL_SUM),
+                ordered_sum(w).alias(_W_SUM),
+            ]
         if "weighted_log_loss" in metrics:
             log_p = (pl.col(_P_TRUE) / pl.col(_ROW_SUM)).clip(eps, 1 - eps).log()
 
             def by_true_class(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
                 return (
                     per_id.drop_nulls(_TRUE_CLASS)
+                    .with_columns(log_p.alias(_CLASS_LOG_SUM))
+                    .sort([*cols.by, _TRUE_CLASS, cols.id])  # a fixed order for the sums
                     .group_by([*cols.by, _TRUE_CLASS])
                     .agg(
-                        log_p.sum().alias(_CLASS_LOG_SUM), pl.len().cast(pl.Int64).alias(_CLASS_IDS)
+                        ordered_sum(pl.col(_CLASS_LOG_SUM)),
+                        pl.len().cast(pl.Int64).alias(_CLASS_IDS),
                     )
                     .rename({_TRUE_CLASS: cols.cls})
                 )
@@ -148,7 +162,7 @@ class _LogLoss(Family):
         else:
             per_class = per_class.join(_weights_frame(opts.class_weights), on=_KEY, how="left")
         cw, mean_log = pl.col(_CLASS_WEIGHT), pl.col(_CLASS_LOG_SUM) / pl.col(_CLASS_IDS)
-        loss = (-(cw * mean_log).sum() / cw.sum()).cast(pl.Float64).alias(metric)
+        loss = (-ordered_sum(cw * mean_log) / ordered_sum(cw)).cast(pl.Float64).alias(metric)
         out = aggregate(per_class, by, [loss])
         # Every group gets a row (NaN if none of its ids has a usable true class).
         return groups.select(by).join(out, on=by, how="left", nulls_equal=True) if by else out

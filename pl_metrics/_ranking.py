@@ -29,7 +29,7 @@ from functools import partial
 import polars as pl
 
 from pl_metrics import _kernel
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, ordered_sum
 from pl_metrics._report import report
 from pl_metrics._spec import Options
 from pl_metrics._state import MAX_ROWS, N_ROWS, Family, Parts, register
@@ -115,7 +115,7 @@ def _sums_per_id(pairs: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     at = _ranked_scores(pairs, keys).filter(pl.col(_P_AT) > 0)
     r, p, positives = pl.col(_R), pl.col(_P), pl.col(_P_AT)
     return at.group_by(keys).agg(
-        (positives * p / r).sum().alias(_PREC),
+        ordered_sum(positives * p / r).alias(_PREC),
         (positives * (r - p)).sum().cast(pl.Float64).alias(_NEG_ABOVE),
         r.max().cast(pl.Float64).alias(_MAX_RANK),
     )
@@ -188,10 +188,11 @@ def _by_positive_class(
         return (
             _counted(rows, cols, in_memory, per_id=False)
             .join(per_id.select(*keys, _W), on=keys, nulls_equal=True)
+            .sort([*cols.by, _POS_CLASS, cols.id])  # a fixed order for the float sums
             .group_by([*cols.by, _POS_CLASS])
             .agg(
-                (w * pl.col(_P) / pl.col(_R)).sum().alias(_CLASS_LW_SUM),
-                w.sum().alias(_CLASS_LW_DEN),
+                ordered_sum(w * pl.col(_P) / pl.col(_R)).alias(_CLASS_LW_SUM),
+                ordered_sum(w).alias(_CLASS_LW_DEN),
                 pl.len().cast(pl.Int64).alias(_CLASS_NPOS),
             )
             .rename({_POS_CLASS: cols.cls})
@@ -213,12 +214,12 @@ def _group_exprs() -> list[pl.Expr]:
         .otherwise(pl.col(_NEG_ABOVE) / (npos * (n - npos)).cast(pl.Float64))
     )
     return [
-        w.sum().alias(_W_SUM),
-        (w * lrap_id).sum().alias(_LRAP_SUM),
-        (w * pl.col(_MAX_RANK)).sum().alias(_COV_SUM),
-        (w * loss_id).sum().alias(_LOSS_SUM),
-        (w * pl.col(_PREC)).sum().alias(_LW_SUM),
-        (w * npos).sum().alias(_LW_DEN),
+        ordered_sum(w).alias(_W_SUM),
+        ordered_sum(w * lrap_id).alias(_LRAP_SUM),
+        ordered_sum(w * pl.col(_MAX_RANK)).alias(_COV_SUM),
+        ordered_sum(w * loss_id).alias(_LOSS_SUM),
+        ordered_sum(w * pl.col(_PREC)).alias(_LW_SUM),
+        ordered_sum(w * npos).alias(_LW_DEN),
     ]
 
 

@@ -31,6 +31,7 @@ from pl_metrics._frame import (
     duplicate_problem,
     id_problems,
     join_on,
+    ordered_sum,
     raise_on_problems,
     row_problems,
     skip_passing,
@@ -275,13 +276,15 @@ def merge_states(states: Sequence[MetricState]) -> MetricState:
 
     def merged(tables: list[pl.LazyFrame | pl.DataFrame], keys: list[str]) -> pl.LazyFrame:
         stacked = pl.concat([t.lazy() for t in tables], how="vertical_relaxed")
+        if keys:  # each key's rows in the order of the states: sums in a fixed order
+            stacked = stacked.sort(keys, nulls_last=True, maintain_order=True)
         values = [c for c in stacked.collect_schema() if c not in keys]
         exprs = [
             pl.col(c).max()
             if c.startswith(MAX_PREFIX)
             else pl.col(c).min()
             if c.startswith(MIN_PREFIX)
-            else pl.col(c).sum()
+            else ordered_sum(pl.col(c))
             for c in values
         ]
         return aggregate(stacked, keys, exprs)
@@ -374,6 +377,8 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     per_id = lf.group_by([*by, cols.id]).agg(_same_by_name(id_exprs)).cache()
     for extend in (f for p in parts for f in p.extend_ids):
         per_id = extend(lf, per_id)
+    # A fixed order of the ids, so that the groups' float sums are the same on every run.
+    per_id = per_id.sort([*by, cols.id], nulls_last=True)
 
     group_exprs = [
         pl.len().alias(N_IDS),
@@ -464,7 +469,9 @@ def _class_set_checks(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
 def _finalize(state: MetricState) -> pl.LazyFrame:
     cols, opts, by = state.columns, state.options, list(state.columns.by)
     groups = state.groups.lazy()
-    classes = state.classes.lazy() if state.classes is not None else None
+    classes = None
+    if state.classes is not None:  # in a fixed order, for the sums over classes
+        classes = state.classes.lazy().sort([*by, cols.cls], nulls_last=True)
     problems = list(state.problems)
 
     if opts.validate and opts.ragged == "error":

@@ -20,6 +20,7 @@ from pl_metrics._frame import (
     FrameT,
     Ragged,
     aggregate,
+    ordered_sum,
 )
 from pl_metrics._report import report
 from pl_metrics._spec import Average, Options
@@ -85,9 +86,9 @@ class _Thresholded(Family):
                 n, v, wv, ws = _samples_names(metric)
                 parts.group_exprs += [
                     valid.sum().cast(pl.Int64).alias(n),
-                    value.filter(valid).sum().alias(v),
-                    (value * w).filter(valid).sum().alias(wv),
-                    w.filter(valid).sum().alias(ws),
+                    ordered_sum(value.filter(valid)).alias(v),
+                    ordered_sum((value * w).filter(valid)).alias(wv),
+                    ordered_sum(w.filter(valid)).alias(ws),
                 ]
         return parts
 
@@ -117,7 +118,8 @@ class _Thresholded(Family):
             value = from_counts(metric, tp, fp, fn, tn, zd).alias(metric)
             return classes.select([*by, cols.cls, value])
         if opts.average == "micro":
-            pooled = from_counts(metric, tp.sum(), fp.sum(), fn.sum(), tn.sum(), zd)
+            sums = (ordered_sum(c) for c in (tp, fp, fn, tn))
+            pooled = from_counts(metric, *sums, zd)
             return aggregate(classes, by, [pooled.alias(metric)])
         per_class = from_counts(metric, tp, fp, fn, tn, zd)
         support = (tp + fn).cast(pl.Float64) if opts.average == "weighted" else None
