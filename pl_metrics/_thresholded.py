@@ -118,8 +118,8 @@ class _Thresholded(Family):
             value = from_counts(metric, tp, fp, fn, tn, zd).alias(metric)
             return classes.select([*by, cols.cls, value])
         if opts.average == "micro":
-            sums = (ordered_sum(c) for c in (tp, fp, fn, tn))
-            pooled = from_counts(metric, *sums, zd)
+            s_tp, s_fp, s_fn, s_tn = (ordered_sum(c) for c in (tp, fp, fn, tn))
+            pooled = from_counts(metric, s_tp, s_fp, s_fn, s_tn, zd)
             return aggregate(classes, by, [pooled.alias(metric)])
         per_class = from_counts(metric, tp, fp, fn, tn, zd)
         support = (tp + fn).cast(pl.Float64) if opts.average == "weighted" else None
