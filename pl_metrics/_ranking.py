@@ -46,6 +46,8 @@ _W = f"{INTERNAL}w"
 _POS_CLASS = f"{INTERNAL}pos_class"
 _SCORE = f"{INTERNAL}score"
 _TRUTH = f"{INTERNAL}truth"
+_MIN_POS = f"{INTERNAL}min_pos"
+_POS_SCORE = f"{INTERNAL}pos_score"
 _N_AT = f"{INTERNAL}n_at"
 _P_AT = f"{INTERNAL}p_at"
 _R = f"{INTERNAL}r"
@@ -62,16 +64,24 @@ _CLASS_LW_SUM = f"{INTERNAL}class_lw_sum"
 _CLASS_LW_DEN = f"{INTERNAL}class_lw_den"
 _CLASS_NPOS = f"{INTERNAL}class_npos"
 
+#: Up to this many positives per id, the polars plan counts pairs (as the C kernel does).
+_FEW_POSITIVES = 16
 #: Per id: the sums of P_j / R_j and of R_j - P_j, and the largest R_j (the coverage).
 _SUMS = (_PREC, _NEG_ABOVE, _MAX_RANK)
 
 
-def _id_exprs(cols: Columns) -> list[pl.Expr]:
-    """Per id: positives and the weight."""
-    return [
-        cols.truth_expr.sum().cast(pl.Int64).alias(_NPOS),
-        cols.weight_expr.first().alias(_W),
-    ]
+def _id_exprs(cols: Columns, in_memory: bool) -> list[pl.Expr]:
+    """Per id: positives, the weight, and the lowest positive score for the polars plan."""
+    assert cols.score is not None
+    exprs = [cols.truth_expr.sum().cast(pl.Int64).alias(_NPOS), cols.weight_expr.first().alias(_W)]
+    if not _use_kernel(in_memory):
+        exprs.append(pl.col(cols.score).filter(cols.truth_expr).min().alias(_MIN_POS))
+    return exprs
+
+
+def _use_kernel(in_memory: bool) -> bool:
+    """Rows already in memory are counted by the C kernel; a LazyFrame keeps its plan."""
+    return in_memory and _kernel.available()
 
 
 def _pair_input(rows: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
@@ -86,47 +96,84 @@ def _pair_input(rows: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
     )
 
 
-def _ranked_scores(pairs: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """Per id and distinct score: its positives, and the ``R`` and ``P`` of a positive there.
+def _per_positive(pairs: pl.LazyFrame, ids: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """``R_j`` and ``P_j`` of every positive row: ``(by..., id, class, R, P)``.
 
-    Rows are counted per (id, score), sorted by score within each id, and summed
-    cumulatively: ``R`` counts the id's rows scoring at least as high, ``P`` the positive
-    ones, ties included (the 'max' rank). Linear in the rows after one sort, and it streams.
+    Rows below the id's lowest positive score can never count, so they are dropped first:
+    for a good model that leaves little more than the positives. Then, per id:
+
+    * with few positives (the usual dump), each positive is joined to the id's remaining
+      rows that score at least as high, and the pairs are counted: at most
+      ``_FEW_POSITIVES`` times the rows;
+    * with many, the rows are counted per distinct score, sorted by score within the id and
+      summed cumulatively (ties take the 'max' rank): linear after one sort, where pairs
+      would grow with the positives squared.
+
+    Both stream.
     """
-    counts = pairs.group_by([*keys, _SCORE]).agg(
-        pl.len().cast(pl.Int64).alias(_N_AT), pl.col(_TRUTH).sum().cast(pl.Int64).alias(_P_AT)
+    candidates = pairs.join(ids, on=keys, nulls_equal=True).filter(
+        pl.col(_SCORE) >= pl.col(_MIN_POS)
     )
-    ordered = counts.sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
-    return ordered.with_columns(
+    few = pl.col(_NPOS) <= _FEW_POSITIVES
+    positives = candidates.filter(_TRUTH).select(*keys, _POS_CLASS, _SCORE, _NPOS)
+    joined = (
+        candidates.filter(few)
+        .select(*keys, _SCORE, _TRUTH)
+        .join(
+            positives.filter(few).select(*keys, _POS_CLASS, pl.col(_SCORE).alias(_POS_SCORE)),
+            on=keys,
+            nulls_equal=True,
+        )
+        .filter(pl.col(_SCORE) >= pl.col(_POS_SCORE))
+        .group_by([*keys, _POS_CLASS])
+        .agg(pl.len().cast(pl.Int64).alias(_R), pl.col(_TRUTH).sum().cast(pl.Int64).alias(_P))
+    )
+    counts = (
+        candidates.filter(~few)
+        .group_by([*keys, _SCORE])
+        .agg(pl.len().cast(pl.Int64).alias(_N_AT), pl.col(_TRUTH).sum().cast(pl.Int64).alias(_P_AT))
+        .sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
+    )
+    ranks = counts.select(
+        *keys,
+        _SCORE,
         pl.col(_N_AT).cum_sum().over(keys).alias(_R),
         pl.col(_P_AT).cum_sum().over(keys).alias(_P),
     )
+    cumulated = (
+        positives.filter(~few)
+        .select(*keys, _POS_CLASS, _SCORE)
+        .join(ranks, on=[*keys, _SCORE], nulls_equal=True)
+        .drop(_SCORE)
+    )
+    return pl.concat([joined, cumulated])
 
 
-def _per_positive(pairs: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """``R_j`` and ``P_j`` of every positive row: ``(by..., id, class, R, P)``."""
-    ranks = _ranked_scores(pairs, keys).filter(pl.col(_P_AT) > 0).select(*keys, _SCORE, _R, _P)
-    positives = pairs.filter(_TRUTH).select(*keys, _POS_CLASS, _SCORE)
-    return positives.join(ranks, on=[*keys, _SCORE], nulls_equal=True).drop(_SCORE)
-
-
-def _sums_per_id(pairs: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+def _sums_per_id(pairs: pl.LazyFrame, ids: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Per id with positives: the sums of ``P_j / R_j`` and ``R_j - P_j``, and the largest R."""
-    at = _ranked_scores(pairs, keys).filter(pl.col(_P_AT) > 0)
-    r, p, positives = pl.col(_R), pl.col(_P), pl.col(_P_AT)
-    return at.group_by(keys).agg(
-        ordered_sum(positives * p / r).alias(_PREC),
-        (positives * (r - p)).sum().cast(pl.Float64).alias(_NEG_ABOVE),
-        r.max().cast(pl.Float64).alias(_MAX_RANK),
+    r, p = pl.col(_R), pl.col(_P)
+    return (
+        _per_positive(pairs, ids, keys)
+        .sort([*keys, _POS_CLASS])  # a fixed order for the float sum
+        .group_by(keys)
+        .agg(
+            ordered_sum(p / r).alias(_PREC),
+            (r - p).sum().cast(pl.Float64).alias(_NEG_ABOVE),
+            r.max().cast(pl.Float64).alias(_MAX_RANK),
+        )
     )
 
 
-def _counted(rows: pl.LazyFrame, cols: Columns, in_memory: bool, *, per_id: bool) -> pl.LazyFrame:
+def _counted(
+    rows: pl.LazyFrame, per_id_table: pl.LazyFrame, cols: Columns, in_memory: bool, *, per_id: bool
+) -> pl.LazyFrame:
     """Per-id sums (``per_id``) or per-positive ranks, by the kernel where it can run."""
     keys = [*cols.by, cols.id]
     pairs = _pair_input(rows, cols)
-    if not (in_memory and _kernel.available()):
-        return _sums_per_id(pairs, keys) if per_id else _per_positive(pairs, keys)
+    if not _use_kernel(in_memory):
+        ids = per_id_table.select(*keys, _MIN_POS, _NPOS)
+        plan = _sums_per_id if per_id else _per_positive
+        return plan(pairs, ids, keys)
     schema = pairs.collect_schema()
     if per_id:
         out = pl.Schema({k: schema[k] for k in keys} | dict.fromkeys(_SUMS, pl.Float64))
@@ -151,8 +198,13 @@ def _count_in_memory(
         or truth.null_count()
         or (score.dtype.is_float() and score.is_nan().any())
     ):
-        plan = _sums_per_id(df.lazy(), keys) if per_id else _per_positive(df.lazy(), keys)
-        return plan.collect().cast(schema)
+        lf = df.lazy()
+        ids = lf.group_by(keys).agg(
+            pl.col(_SCORE).filter(_TRUTH).min().alias(_MIN_POS),
+            pl.col(_TRUTH).sum().cast(pl.Int64).alias(_NPOS),
+        )
+        plan = _sums_per_id if per_id else _per_positive
+        return plan(lf, ids, keys).collect().cast(schema)
     df, starts = _kernel.contiguous_runs(df, keys)
     rank, pos_rank, sums = _kernel.pair_counts(df[_SCORE], df[_TRUTH], starts)
     if per_id:
@@ -170,7 +222,7 @@ def _with_rank_sums(
 ) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
     def extend(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
         keys = [*cols.by, cols.id]
-        sums = _counted(rows, cols, in_memory, per_id=True)
+        sums = _counted(rows, per_id, cols, in_memory, per_id=True)
         # Ids without positives have no pairs: zero sums (coverage 0, as in sklearn).
         return per_id.join(sums, on=keys, how="left", nulls_equal=True).with_columns(
             pl.col(_SUMS).fill_null(0.0)
@@ -186,7 +238,7 @@ def _by_positive_class(
         keys = [*cols.by, cols.id]
         w = pl.col(_W)
         return (
-            _counted(rows, cols, in_memory, per_id=False)
+            _counted(rows, per_id, cols, in_memory, per_id=False)
             .join(per_id.select(*keys, _W), on=keys, nulls_equal=True)
             .sort([*cols.by, _POS_CLASS, cols.id])  # a fixed order for the float sums
             .group_by([*cols.by, _POS_CLASS])
@@ -228,7 +280,7 @@ class _Ranking(Family):
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         parts = Parts(
-            id_exprs=_id_exprs(cols),
+            id_exprs=_id_exprs(cols, in_memory),
             extend_ids=[_with_rank_sums(cols, in_memory)],
             group_exprs=_group_exprs(),
         )
