@@ -150,6 +150,10 @@ def _resampled(
     """The metrics of every resample: one row per (by..., resample), one query."""
     id_col = options.get("id_col", "id")
     user_weight = options.pop("weight_col", None)
+    if "roc_auc" in names:
+        # A resample may draw no positive (or no negative) of a class: that class is left
+        # out of the resample's average (null per class) rather than failing the bootstrap.
+        options["undefined"] = "skip"
     resamples = pl.LazyFrame({_R: pl.int_range(n_resamples, eager=True, dtype=pl.Int32)})
     weight = pl.col(_BOOT_W).cast(pl.Float64)
     if user_weight is not None:
@@ -167,9 +171,10 @@ def _group(by: str | Sequence[str] | None) -> list[str]:
     return [by] if isinstance(by, str) else list(by or [])
 
 
-def _class_key(table: pl.LazyFrame, names: Sequence[str], keys: Sequence[str]) -> list[str]:
+def _class_key(table: pl.LazyFrame, options: dict[str, Any]) -> list[str]:
     """The class column of a per-class result (``[]`` when the result is per group)."""
-    return [c for c in table.collect_schema() if c not in (*names, *keys)]
+    class_col = options.get("class_col", "class")
+    return [class_col] if class_col in table.collect_schema() else []
 
 
 def bootstrap(
@@ -192,7 +197,8 @@ def bootstrap(
     the ``confidence`` percentile interval of the resamples and their standard deviation.
     With per-class output (``per_class=True`` or ``average=None``) the rows are
     ``(by..., class, metric, ...)``: one interval per class. ``seed`` is an integer in
-    ``[0, 2**63)``.
+    ``[0, 2**63)``. A resample that draws no positive (or no negative) of a class leaves
+    that class out of its ROC AUC, as ``undefined="skip"`` does.
 
     Examples
     --------
@@ -210,7 +216,7 @@ def bootstrap(
     group: list[str] = _group(by)
     lf: pl.LazyFrame = to_polars(frame).lazy()
     estimate: pl.LazyFrame = report(lf, names, by=group or None, **options)
-    keys: list[str] = [*group, *_class_key(estimate, names, group)]
+    keys: list[str] = [*group, *_class_key(estimate, options)]
     per_resample = _resampled(lf, names, group, n_resamples, seed, dict(options))
     tail = (1 - confidence) / 2
     stats = (
@@ -284,7 +290,7 @@ def paired(
 
     unmatched = unmatched.map_batches(check)
     point: pl.LazyFrame = report(lf, [metric], by=[*group, model_col], **options)
-    keys: list[str] = [*group, *_class_key(point, [metric], [*group, model_col])]
+    keys: list[str] = [*group, *_class_key(point, options)]
     per = _resampled(lf, [metric], [*group, model_col], n_resamples, seed, dict(options))
 
     def difference(table: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:

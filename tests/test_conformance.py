@@ -1,0 +1,356 @@
+"""Every registered metric, with every option it takes, agrees with itself on every path.
+
+Like scikit-learn's ``test_common.py``: the cases come from the registry, so a new metric is
+tested here without a line written for it. Each case is computed eagerly (the reference),
+then lazily with both engines, through `report`, through merged states of id-disjoint parts
+(built from DataFrames, LazyFrames and both), through `score` on parquet (one chunk and
+several), CSV, IPC and a hive-partitioned folder, through the command line's CSV output, and
+on Dask; all must agree to 1e-12. Then the invariances (row order, class names, id and class
+types, unit weights) and the bad inputs, on every path.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import pl_metrics
+import pl_metrics.dask
+from pl_metrics._registry import METRICS, MetricInfo
+from pl_metrics.cli import main
+
+CLASSES = ["a", "b", "c", "d"]
+TOL = {"rel_tol": 1e-12, "abs_tol": 1e-12}
+
+
+def make_table(seed: int = 0, n_ids: int = 16) -> pl.DataFrame:
+    """Two models; one true class per id (each class true for some ids, false for others),
+    scores on five levels (ties), per-id weights, and a 0/1 prediction column."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for model in ("m1", "m2"):
+        true = np.arange(n_ids) % len(CLASSES)
+        rng.shuffle(true)
+        score = (np.round(rng.random((n_ids, len(CLASSES))) * 4) + 1) / 5
+        frames.append(
+            pl.DataFrame(
+                {
+                    "model": model,
+                    "id": np.repeat(np.arange(n_ids), len(CLASSES)),
+                    "class": CLASSES * n_ids,
+                    "score": score.reshape(-1),
+                    "truth": (np.arange(len(CLASSES))[None, :] == true[:, None]).reshape(-1),
+                    "w": np.repeat(rng.choice([0.5, 1.0, 2.0, 3.0], n_ids), len(CLASSES)),
+                }
+            )
+        )
+    df = pl.concat(frames).with_columns(pred=pl.col("score") >= 0.6)
+    return df.sample(fraction=1.0, shuffle=True, seed=seed)
+
+
+TABLE = make_table()
+
+
+def option_sets(entry: MetricInfo) -> list[dict[str, Any]]:
+    """The default options, then each option the metric takes changed on its own."""
+    sets: list[dict[str, Any]] = [{}, {"validate": False}]
+    if entry.weights:
+        sets.append({"weight_col": "w"})
+    for average in entry.averages:
+        if average != "macro":
+            sets.append({"average": average})
+            if entry.weights:
+                sets.append({"average": average, "weight_col": "w"})
+    extra = {
+        "threshold": {"threshold": 0.3},
+        "pred_col": {"pred_col": "pred"},
+        "zero_division": {"zero_division": math.nan, "average": None},
+        "per_class": {"per_class": True},
+        "eps": {"eps": 1e-3},
+        "class_weights": {"class_weights": {"a": 1.0, "b": 2.0, "c": 1.0, "d": 0.5}},
+        "k": {"k": 2},
+        "padding": {"padding": 0},
+        "undefined": {"undefined": "skip", "average": None},
+    }
+    sets += [options for name, options in extra.items() if name in entry.options]
+    return sets
+
+
+CASES = [
+    pytest.param(name, options, id=f"{name}-{'-'.join(f'{k}={v}' for k, v in options.items())}")
+    for name, entry in METRICS.items()
+    for options in option_sets(entry)
+]
+
+
+def by_model(metric: str) -> Any:
+    return pl_metrics._registry.function(metric)
+
+
+def sort(df: pl.DataFrame) -> pl.DataFrame:
+    keys = [c for c in ("model", "class") if c in df.columns]
+    return df.sort(keys) if keys else df
+
+
+def same(got: pl.DataFrame, want: pl.DataFrame) -> None:
+    assert got.columns == want.columns
+    got = got.with_columns(pl.col(c).cast(pl.String) for c in ("class",) if c in got.columns)
+    want = want.with_columns(pl.col(c).cast(pl.String) for c in ("class",) if c in want.columns)
+    assert_frame_equal(sort(got), sort(want), check_dtypes=False, **TOL)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("conformance")
+    ordered = TABLE.sort("id", "model")
+    paths = {
+        "parquet": root / "dump.parquet",
+        "csv": root / "dump.csv",
+        "ipc": root / "dump.arrow",
+        "hive": root / "hive",
+    }
+    ordered.write_parquet(paths["parquet"], row_group_size=24)
+    ordered.write_csv(paths["csv"])
+    ordered.write_ipc(paths["ipc"])
+    for (model,), part in ordered.group_by("model"):
+        folder = paths["hive"] / f"model={model}"
+        folder.mkdir(parents=True)
+        part.drop("model").write_parquet(folder / "part.parquet")
+    return paths
+
+
+def cli_flags(options: dict[str, Any]) -> list[str] | None:
+    """The command line's spelling of ``options`` (None: not on the command line)."""
+    flags: list[str] = []
+    for name, value in options.items():
+        if name == "class_weights":
+            return None
+        if name == "average" and value is None:
+            flags.append("--per-class")
+        elif name == "per_class":
+            flags.append("--per-class")
+        elif name == "undefined":
+            flags.append("--skip-undefined")
+        elif name == "validate":
+            flags.append("--no-validate")
+        else:
+            flags += [f"--{name.replace('_', '-')}", str(value)]
+    return list(dict.fromkeys(flags))
+
+
+def parts_of(df: pl.DataFrame) -> Iterator[pl.DataFrame]:
+    """Three id-disjoint parts (every id whole in one part)."""
+    for r in range(3):
+        yield df.filter(pl.col("id") % 3 == r)
+
+
+@pytest.mark.parametrize(("metric", "options"), CASES)
+def test_every_path_agrees(
+    metric: str, options: dict[str, Any], files: dict[str, Path], tmp_path: Path
+) -> None:
+    function = by_model(metric)
+    want = function(TABLE, by="model", **options)
+    assert isinstance(want, pl.DataFrame)
+
+    lazy = function(TABLE.lazy(), by="model", **options)
+    assert isinstance(lazy, pl.LazyFrame)
+    same(lazy.collect(), want)
+    same(lazy.collect(engine="streaming"), want)
+    same(getattr(TABLE.metrics, metric)(by="model", **options), want)
+    same(pl_metrics.report(TABLE, [metric], by="model", **options), want)
+
+    builders = {
+        "eager": lambda part: pl_metrics.state(part, metric, by="model", **options).collect(),
+        "lazy": lambda part: pl_metrics.state(part.lazy(), metric, by="model", **options),
+    }
+    for kinds in (["eager"] * 3, ["lazy"] * 3, ["eager", "lazy", "eager"]):
+        states = [builders[k](p) for k, p in zip(kinds, parts_of(TABLE), strict=True)]
+        same(pl_metrics.merge_states(states).finalize().collect(), want)
+
+    for kind, n_chunks in (("parquet", 1), ("parquet", 3), ("csv", 2), ("ipc", 1), ("hive", 2)):
+        got = pl_metrics.score(files[kind], metric, by="model", n_chunks=n_chunks, **options)
+        same(got, want)
+
+    flags = cli_flags(options)
+    if flags is not None:
+        out = tmp_path / "out.csv"
+        argv = ["score", str(files["parquet"]), "-m", metric, "--by", "model", "--chunks", "2"]
+        assert main([*argv, *flags, "--quiet", "-o", str(out)]) == 0
+        same(pl.read_csv(out), want)
+
+
+def test_every_metric_on_dask(files: dict[str, Path]) -> None:
+    """Dask merges id-disjoint chunks; metrics keyed by class are refused, clearly."""
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        for metric, entry in METRICS.items():
+            options: dict[str, Any] = {"weight_col": "w"} if entry.weights else {}
+            want = by_model(metric)(TABLE, by="model", **options)
+            run = pl_metrics.dask.score
+            if entry.chunk_key == "class":
+                with pytest.raises(pl_metrics.MetricsInputError, match="within a class"):
+                    run(files["parquet"], metric, by="model", client=client, **options)
+                if "average" in entry.options:
+                    options["average"] = "micro"
+                    want = by_model(metric)(TABLE, by="model", **options)
+                else:
+                    continue
+            got = run(files["parquet"], metric, by="model", client=client, n_chunks=3, **options)
+            same(got, want)
+
+
+def test_reports_of_all_metrics_and_every_pair_equal_each_alone() -> None:
+    for per_class in (False, True):
+        never = "never" if per_class else "always"
+        names = [m for m, e in METRICS.items() if e.per_class != never]
+        options: dict[str, Any] = {"per_class": True} if per_class else {}
+        alone = {m: pl_metrics.report(TABLE, m, by="model", **options) for m in names}
+        everything = pl_metrics.report(TABLE, names, by="model", **options)
+        for metric, want in alone.items():
+            same(everything.select(want.columns), want)
+        for first, second in itertools.combinations(names, 2):
+            pair = pl_metrics.report(TABLE, [first, second], by="model", **options)
+            for metric in (first, second):
+                same(pair.select(alone[metric].columns), alone[metric])
+
+
+RENAMED = {"a": "zz", "b": "a", "c": "q", "d": "b"}
+NUMBERED = dict(zip(CLASSES, [7, 3, 5, 1], strict=True))
+
+
+def relabelled(df: pl.DataFrame, how: str) -> pl.DataFrame:
+    if how == "shuffled":
+        return df.sample(fraction=1.0, shuffle=True, seed=99)
+    if how == "renamed":
+        return df.with_columns(pl.col("class").replace(RENAMED))
+    if how == "integer ids and classes":
+        return df.with_columns(pl.col("class").replace_strict(NUMBERED))
+    if how == "string ids":
+        return df.with_columns(pl.format("clip-{}", pl.col("id")).alias("id"))
+    if how == "categorical":
+        return df.with_columns(
+            pl.col("class").cast(pl.Categorical), pl.col("id").cast(pl.String).cast(pl.Categorical)
+        )
+    if how == "enum":
+        return df.with_columns(pl.col("class").cast(pl.Enum(["d", "c", "b", "a"])))
+    raise AssertionError(how)
+
+
+INVARIANCES = ["shuffled", "renamed", "integer ids and classes", "string ids", "categorical", "enum"]
+
+
+@pytest.mark.parametrize("how", INVARIANCES)
+@pytest.mark.parametrize("metric", list(METRICS))
+def test_invariances(metric: str, how: str) -> None:
+    """Values do not depend on row order, class names or the types of ids and classes."""
+    entry = METRICS[metric]
+    if metric == "top_k_accuracy" and how in ("renamed", "integer ids and classes"):
+        pytest.skip("ties are broken by label order, as scikit-learn: names matter")
+    options: dict[str, Any] = {"average": None} if "average" in entry.options else {}
+    function = by_model(metric)
+    want = function(TABLE, by="model", **options)
+    changed = relabelled(TABLE, how)
+    for frame in (changed, changed.lazy()):
+        got = function(frame, by="model", **options)
+        got = got.collect() if isinstance(got, pl.LazyFrame) else got
+        if "class" in want.columns:  # per class: compare class by class, whatever the names
+            names = {"renamed": RENAMED, "integer ids and classes": NUMBERED}.get(how, {})
+            back = {str(new): old for old, new in names.items()}
+            got = got.with_columns(pl.col("class").cast(pl.String).replace(back))
+        same(got, want)
+
+
+@pytest.mark.parametrize("metric", [m for m, e in METRICS.items() if e.weights])
+def test_unit_weights_equal_no_weights(metric: str) -> None:
+    function = by_model(metric)
+    want = function(TABLE, by="model")
+    same(function(TABLE.with_columns(w=pl.lit(1.0)), by="model", weight_col="w"), want)
+
+
+BAD_INPUTS = {
+    "null score": (lambda df: df.with_columns(score=pl.when(pl.col("id") == 3).then(None).otherwise("score")), "null"),
+    "nan score": (lambda df: df.with_columns(score=pl.when(pl.col("id") == 3).then(float("nan")).otherwise("score")), "NaN"),
+    "duplicate row": (lambda df: pl.concat([df, df.head(1)]), "repeat"),
+    "truth 2": (lambda df: df.with_columns(truth=pl.col("truth").cast(pl.Int8) * 2), "neither 0 nor 1"),
+    "missing class": (lambda df: df.filter(~((pl.col("id") == 2) & (pl.col("class") == "b"))), "missing|lack"),
+    "empty": (lambda df: df.head(0), "empty"),
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_INPUTS))
+@pytest.mark.parametrize("metric", list(METRICS))
+def test_bad_input_is_refused_on_every_path(metric: str, bad: str, tmp_path: Path) -> None:
+    spoil, message = BAD_INPUTS[bad]
+    df = spoil(TABLE)
+    function = by_model(metric)
+    error = pl_metrics.MetricsInputError
+    with pytest.raises(error, match=message):
+        function(df, by="model")
+    lazy = function(df.lazy(), by="model")  # nothing is read until collected
+    with pytest.raises(error, match=message):
+        lazy.collect()
+    path = tmp_path / "bad.parquet"
+    df.write_parquet(path)
+    with pytest.raises(error, match=message):
+        pl_metrics.score(path, metric, by="model", n_chunks=2)
+
+
+@pytest.mark.parametrize("bad", list(BAD_INPUTS))
+def test_cli_refuses_bad_input_in_one_line(
+    bad: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spoil, message = BAD_INPUTS[bad]
+    path = tmp_path / "bad.parquet"
+    spoil(TABLE).write_parquet(path)
+    for metric in METRICS:
+        assert main(["score", str(path), "-m", metric, "--by", "model", "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("pl-metrics: error:"), err
+        assert err.isprintable() or err[:-1].isprintable()
+
+
+@pytest.mark.parametrize("metric", list(METRICS))
+def test_compare_bootstrap_and_paired_take_it_or_refuse_clearly(metric: str) -> None:
+    entry = METRICS[metric]
+    small = TABLE.with_columns(fold=pl.col("id") % 2)
+    if entry.higher_is_better is None:  # a table of counts: nothing to rank
+        for call in (
+            lambda: pl_metrics.compare(small, metric),
+            lambda: pl_metrics.bootstrap(small, metric, n_resamples=5),
+            lambda: pl_metrics.paired(small, metric, "m1", "m2", n_resamples=5),
+        ):
+            with pytest.raises(pl_metrics.MetricsInputError, match="not scores"):
+                call()
+        return
+    table = pl_metrics.compare(small, metric)
+    column = table[metric].to_list()
+    assert column == sorted(column, reverse=bool(entry.higher_is_better))
+    if not entry.weights:
+        with pytest.raises(pl_metrics.MetricsInputError, match="take no per-id weights"):
+            pl_metrics.bootstrap(small, metric, n_resamples=5)
+        return
+    for options in option_sets(entry):
+        if "weight_col" in options or options.get("validate") is False:
+            continue
+        ci = pl_metrics.bootstrap(small, metric, by="model", n_resamples=5, **options)
+        point = by_model(metric)(small, by="model", **options)
+        keys = [c for c in point.columns if c in ("model", "class")]
+        merged = point.join(ci, on=keys, nulls_equal=True)
+        gap = (merged[metric] - merged["estimate"]).abs().fill_nan(0).fill_null(0).max()
+        assert gap < 1e-12  # type: ignore[operator]
+        diff = pl_metrics.paired(small, metric, "m1", "m2", n_resamples=5, **options)
+        assert {"difference", "lower", "upper", "p_value"} <= set(diff.columns)
+        assert ("class" in diff.columns) == ("class" in point.columns)

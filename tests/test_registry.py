@@ -1,0 +1,95 @@
+"""The registry is the one place metric facts live: everything else must agree with it."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import pl_metrics
+from pl_metrics import _namespace, _registry
+from pl_metrics._registry import COMMON_OPTIONS, METRIC_OPTIONS, METRICS, MetricInfo
+from pl_metrics.cli import main
+
+README = Path(__file__).parent.parent / "README.md"
+
+
+@pytest.mark.parametrize("entry", list(METRICS.values()), ids=list(METRICS))
+def test_every_entry_has_every_fact(entry: MetricInfo) -> None:
+    for field in dataclasses.fields(entry):
+        if field.name not in ("notes",):
+            value = getattr(entry, field.name)
+            assert value is not None or field.name == "higher_is_better", field.name
+            assert value != "" or field.name == "notes", f"{entry.name}: {field.name} is empty"
+    assert entry.chunk_key in ("id", "class")
+    assert entry.options <= set(METRIC_OPTIONS), entry.options - set(METRIC_OPTIONS)
+    assert ("average" in entry.options) == bool(entry.averages)
+    assert entry.per_class in ("always", "option", "never")
+    if entry.higher_is_better is None:
+        assert entry.per_class == "always"  # only tables of counts have no direction
+
+
+@pytest.mark.parametrize("name", list(METRICS))
+def test_the_function_takes_exactly_the_registered_options(name: str) -> None:
+    function = _registry.function(name)
+    assert getattr(pl_metrics, name) is function
+    parameters = inspect.signature(function).parameters
+    first, *options = parameters
+    assert first == "frame"
+    assert all(parameters[o].kind is inspect.Parameter.KEYWORD_ONLY for o in options)
+    assert set(options) == set(COMMON_OPTIONS) | METRICS[name].options
+    assert function.__doc__ and "Examples" in function.__doc__
+
+
+@pytest.mark.parametrize("name", list(METRICS))
+def test_the_family_computes_it(name: str) -> None:
+    df = pl.DataFrame(
+        {"id": [0, 0, 1, 1], "class": ["a", "b"] * 2, "score": [0.8, 0.2, 0.3, 0.7]}
+    ).with_columns(truth=pl.Series([True, False, False, True]))
+    out = pl_metrics.report(df, name)
+    assert out.height >= 1
+    if METRICS[name].per_class == "always":
+        assert "class" in out.columns
+    else:
+        assert name in out.columns
+
+
+def test_namespace_all_and_command_line_follow_the_registry(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for name in METRICS:
+        assert name in pl_metrics.__all__
+        assert name in _namespace.METHODS
+        assert callable(getattr(pl.DataFrame({"x": [1]}).metrics, name))
+    with pytest.raises(SystemExit):
+        main(["score", "--help"])
+    help_text = capsys.readouterr().out
+    assert all(name in help_text for name in METRICS)
+    assert pl_metrics.metric_names() == list(METRICS)
+
+
+def test_the_readme_api_table_is_the_registry() -> None:
+    text = README.read_text()
+    assert _registry.api_table() in text, (
+        "README's API table differs from the registry; paste pl_metrics._registry.api_table()"
+    )
+
+
+def test_an_incomplete_entry_fails_these_tests() -> None:
+    """Forgetting a fact is caught: an entry without a scikit-learn equivalent, say."""
+    broken = dataclasses.replace(METRICS["lrap"], sklearn="")
+    with pytest.raises(AssertionError, match="sklearn is empty"):
+        test_every_entry_has_every_fact(broken)
+    wrong = dataclasses.replace(METRICS["lrap"], options=frozenset({"k"}))
+    with pytest.raises(AssertionError):
+        assert set(inspect.signature(pl_metrics.lrap).parameters) - {"frame"} == set(
+            COMMON_OPTIONS
+        ) | wrong.options
+
+
+def test_unknown_metric_suggests_close_names() -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match="did you mean 'lwlrap'"):
+        pl_metrics.report(pl.DataFrame(), "lwrap")
