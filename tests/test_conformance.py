@@ -133,9 +133,7 @@ def cli_flags(options: dict[str, Any]) -> list[str] | None:
     for name, value in options.items():
         if name == "class_weights":
             return None
-        if name == "average" and value is None:
-            flags.append("--per-class")
-        elif name == "per_class":
+        if (name == "average" and value is None) or name == "per_class":
             flags.append("--per-class")
         elif name == "undefined":
             flags.append("--skip-undefined")
@@ -219,7 +217,7 @@ def test_reports_of_all_metrics_and_every_pair_equal_each_alone() -> None:
         options: dict[str, Any] = {"per_class": True} if per_class else {}
         alone = {m: pl_metrics.report(TABLE, m, by="model", **options) for m in names}
         everything = pl_metrics.report(TABLE, names, by="model", **options)
-        for metric, want in alone.items():
+        for want in alone.values():
             same(everything.select(want.columns), want)
         for first, second in itertools.combinations(names, 2):
             pair = pl_metrics.report(TABLE, [first, second], by="model", **options)
@@ -249,7 +247,14 @@ def relabelled(df: pl.DataFrame, how: str) -> pl.DataFrame:
     raise AssertionError(how)
 
 
-INVARIANCES = ["shuffled", "renamed", "integer ids and classes", "string ids", "categorical", "enum"]
+INVARIANCES = [
+    "shuffled",
+    "renamed",
+    "integer ids and classes",
+    "string ids",
+    "categorical",
+    "enum",
+]
 
 
 @pytest.mark.parametrize("how", INVARIANCES)
@@ -280,12 +285,24 @@ def test_unit_weights_equal_no_weights(metric: str) -> None:
     same(function(TABLE.with_columns(w=pl.lit(1.0)), by="model", weight_col="w"), want)
 
 
+def _score_at_id_3(value: float | None) -> Any:
+    return lambda df: df.with_columns(
+        score=pl.when(pl.col("id") == 3).then(value).otherwise("score")
+    )
+
+
 BAD_INPUTS = {
-    "null score": (lambda df: df.with_columns(score=pl.when(pl.col("id") == 3).then(None).otherwise("score")), "null"),
-    "nan score": (lambda df: df.with_columns(score=pl.when(pl.col("id") == 3).then(float("nan")).otherwise("score")), "NaN"),
+    "null score": (_score_at_id_3(None), "null"),
+    "nan score": (_score_at_id_3(float("nan")), "NaN"),
     "duplicate row": (lambda df: pl.concat([df, df.head(1)]), "repeat"),
-    "truth 2": (lambda df: df.with_columns(truth=pl.col("truth").cast(pl.Int8) * 2), "neither 0 nor 1"),
-    "missing class": (lambda df: df.filter(~((pl.col("id") == 2) & (pl.col("class") == "b"))), "missing|lack"),
+    "truth 2": (
+        lambda df: df.with_columns(truth=pl.col("truth").cast(pl.Int8) * 2),
+        "neither 0 nor 1",
+    ),
+    "missing class": (
+        lambda df: df.filter(~((pl.col("id") == 2) & (pl.col("class") == "b"))),
+        "missing|lack",
+    ),
     "empty": (lambda df: df.head(0), "empty"),
 }
 
@@ -312,13 +329,14 @@ def test_bad_input_is_refused_on_every_path(metric: str, bad: str, tmp_path: Pat
 def test_cli_refuses_bad_input_in_one_line(
     bad: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    spoil, message = BAD_INPUTS[bad]
+    spoil, _ = BAD_INPUTS[bad]
     path = tmp_path / "bad.parquet"
     spoil(TABLE).write_parquet(path)
     for metric in METRICS:
         assert main(["score", str(path), "-m", metric, "--by", "model", "--quiet"]) == 2
         err = capsys.readouterr().err
-        assert err.count("\n") == 1 and err.startswith("pl-metrics: error:"), err
+        assert err.count("\n") == 1, err
+        assert err.startswith("pl-metrics: error:"), err
         assert err.isprintable() or err[:-1].isprintable()
 
 

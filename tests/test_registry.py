@@ -41,7 +41,8 @@ def test_the_function_takes_exactly_the_registered_options(name: str) -> None:
     assert first == "frame"
     assert all(parameters[o].kind is inspect.Parameter.KEYWORD_ONLY for o in options)
     assert set(options) == set(COMMON_OPTIONS) | METRICS[name].options
-    assert function.__doc__ and "Examples" in function.__doc__
+    assert function.__doc__
+    assert "Examples" in function.__doc__
 
 
 @pytest.mark.parametrize("name", list(METRICS))
