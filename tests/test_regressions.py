@@ -1,0 +1,226 @@
+"""Defects a new user hit (the "Solid at every joint" issue), one test each.
+
+Plots, adapters, packaging and the command line's messages have theirs in test_plot,
+test_adapters, test_packaging, test_cli and test_io.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pytest
+from polars.testing import assert_frame_equal
+from sklearn.metrics import label_ranking_average_precision_score
+
+import pl_metrics
+from pl_metrics import _state
+from pl_metrics.cli import main
+
+DATA = Path(__file__).parent.parent / "data" / "digits_oof.parquet"
+DIGITS = pl.read_parquet(DATA)
+KNN = DIGITS.filter(pl.col("model") == "knn")
+
+
+@pytest.mark.parametrize(
+    "class_type", [pl.String, pl.Categorical, pl.Enum([str(k) for k in range(10)])]
+)
+@pytest.mark.parametrize("loss", ["log_loss", "weighted_log_loss"])
+def test_log_losses_and_top_k_in_one_report(class_type: pl.DataType, loss: str) -> None:
+    df = DIGITS.with_columns(pl.col("class").cast(class_type))
+    metrics = [loss, "top_k_accuracy"]
+    eager = pl_metrics.report(df, metrics, by="model")
+    lazy = pl_metrics.report(df.lazy(), metrics, by="model").collect()
+    assert_frame_equal(eager, lazy, rel_tol=1e-12)
+    for metric in metrics:
+        alone = pl_metrics.report(df, metric, by="model")
+        assert_frame_equal(eager.select("model", metric), alone, rel_tol=1e-12)
+    compared = pl_metrics.compare(df, metrics)
+    assert compared.height == 4
+
+
+def test_log_loss_and_top_k_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", str(DATA), "-m", "log_loss,top_k_accuracy", "--by", "model"]) == 0
+    assert "top_k_accuracy" in capsys.readouterr().out
+
+
+def test_two_families_defining_one_column_differently_is_an_internal_error() -> None:
+    same = [pl.col("a").sum().alias("x"), pl.col("a").sum().alias("x")]
+    assert len(_state._same_by_name(same)) == 1
+    with pytest.raises(RuntimeError, match=r"internal error.*'x'"):
+        _state._same_by_name([pl.col("a").sum().alias("x"), pl.col("b").sum().alias("x")])
+
+
+@pytest.mark.parametrize(
+    "metrics", [["roc_auc"], ["average_precision"], ["roc_auc", "lwlrap"], ["padded_cmap"]]
+)
+@pytest.mark.parametrize("n_chunks", [1, 3])
+def test_score_per_class_with_metrics_ranking_within_a_class(
+    metrics: list[str], n_chunks: int
+) -> None:
+    want = pl_metrics.report(DIGITS, metrics, by="model", per_class=True)
+    got = pl_metrics.score(DATA, metrics, by="model", per_class=True, n_chunks=n_chunks)
+    assert_frame_equal(got, want, rel_tol=1e-12)
+
+
+def test_cli_per_class_roc_auc(tmp_path: Path) -> None:
+    out = tmp_path / "out.csv"
+    argv = ["score", str(DATA), "-m", "roc_auc", "--per-class", "--by", "model", "-o", str(out)]
+    assert main(argv) == 0
+    assert pl.read_csv(out).columns == ["model", "class", "roc_auc"]
+
+
+@pytest.mark.parametrize("options", [{"average": None}, {"per_class": True}])
+def test_bootstrap_and_paired_per_class(options: dict[str, object]) -> None:
+    small = DIGITS.filter(pl.col("id") < 300)
+    ci = pl_metrics.bootstrap(small, "f1", by="model", n_resamples=20, **options)
+    assert ci.columns[:3] == ["model", "class", "metric"]
+    assert ci.height == 4 * 10
+    per_class = pl_metrics.f1(small, by="model", average=None)
+    joined = per_class.join(ci, on=["model", "class"])
+    np.testing.assert_allclose(joined["f1"], joined["estimate"], rtol=1e-12)
+    assert joined["lower"].n_unique() > 1  # one interval per class, not one copied
+    diff = pl_metrics.paired(small, "f1", "knn", "logreg", n_resamples=20, **options)
+    assert diff.columns[0] == "class"
+    assert diff.height == 10
+    want = (
+        per_class.filter(pl.col("model") == "logreg")["f1"]
+        - per_class.filter(pl.col("model") == "knn")["f1"]
+    )
+    np.testing.assert_allclose(diff["difference"], want, rtol=1e-12)
+
+
+def test_states_from_dataframes_and_lazyframes_merge() -> None:
+    a = pl_metrics.state(KNN.filter(pl.col("id") % 2 == 0), "lrap").collect()
+    b = pl_metrics.state(KNN.filter(pl.col("id") % 2 == 1).lazy(), "lrap").collect()
+    merged = pl_metrics.merge_states([a, b]).finalize().collect()
+    assert merged["lrap"].item() == pytest.approx(pl_metrics.lrap(KNN).item(), rel=1e-12)
+    c = pl_metrics.state(KNN, "lrap", weight_col=None, validate=False)
+    with pytest.raises(pl_metrics.MetricsInputError, match="options: validate True vs False"):
+        pl_metrics.merge_states([a, c])
+
+
+def test_many_positives_per_id_lazily_equal_sklearn() -> None:
+    """The LazyFrame plan counts ids with many positives by cumulative sums, not pairs."""
+    rng = np.random.default_rng(3)
+    truth = rng.random((40, 300)) < 0.25
+    score = np.round(rng.random((40, 300)), 2)
+    df = pl_metrics.from_numpy(truth, score)
+    want = label_ranking_average_precision_score(truth, score)
+    for frame in (df, df.lazy()):
+        got = pl_metrics.report(frame, ["lrap", "lwlrap"])
+        got = got.collect() if isinstance(got, pl.LazyFrame) else got
+        assert got["lrap"].item() == pytest.approx(want, rel=1e-12)
+    plan = pl_metrics.state(df.lazy(), "lrap").groups.lazy().explain()
+    assert "cum_sum" in plan  # the cumulative branch is in the plan
+
+
+def test_score_time_zone_aware_ids_in_chunks(tmp_path: Path) -> None:
+    start = dt.datetime(2024, 3, 30, tzinfo=dt.timezone.utc)
+    df = KNN.with_columns(
+        id=pl.lit(start).dt.convert_time_zone("Europe/Paris")
+        + pl.duration(hours=pl.col("id").cast(pl.Int64))
+    ).sort("id")
+    path = tmp_path / "tz.parquet"
+    df.write_parquet(path, row_group_size=2000)
+    got = pl_metrics.score(path, ["lrap", "f1"], n_chunks=4)
+    assert_frame_equal(got, pl_metrics.report(KNN, ["lrap", "f1"]), rel_tol=1e-12)
+
+
+def test_bootstrap_seed_is_checked() -> None:
+    for seed in (-1, 2**63, 1.5, True):
+        with pytest.raises(pl_metrics.MetricsInputError, match="option 'seed'"):
+            pl_metrics.bootstrap(KNN, "lrap", n_resamples=5, seed=seed)  # type: ignore[arg-type]
+
+
+def test_roc_auc_on_a_null_class_names_the_null_rows() -> None:
+    df = KNN.with_columns(
+        pl.when(pl.col("class") == "3").then(None).otherwise("class").alias("class")
+    )
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"column .class.: .* rows are null"):
+        pl_metrics.roc_auc(df)
+
+
+@pytest.mark.parametrize("kind", ["eager", "lazy", "streaming", "score", "cli"])
+def test_same_input_same_bits(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    metrics = [
+        "lwlrap",
+        "lrap",
+        "label_ranking_loss",
+        "f1",
+        "log_loss",
+        "roc_auc",
+        "top_k_accuracy",
+    ]
+
+    def run() -> pl.DataFrame:
+        if kind == "eager":
+            return pl_metrics.report(DIGITS, metrics, by="model")
+        if kind == "lazy":
+            return pl_metrics.report(DIGITS.lazy(), metrics, by="model").collect()
+        if kind == "streaming":
+            lazy = pl_metrics.report(DIGITS.lazy(), metrics, by="model")
+            return lazy.collect(engine="streaming")
+        if kind == "score":
+            return pl_metrics.score(DATA, metrics, by="model", n_chunks=3)
+        out = tmp_path / "out.csv"
+        assert (
+            main(["score", str(DATA), "-m", ",".join(metrics), "--by", "model", "-o", str(out)])
+            == 0
+        )
+        return pl.DataFrame({"text": [out.read_text()]})
+
+    first = run()
+    for _ in range(4):
+        assert run().equals(first)
+
+
+ARROW_KINDS = {
+    "pyarrow table": lambda df: df.to_arrow(),
+    "record batch reader": lambda df: pa.RecordBatchReader.from_batches(
+        df.to_arrow().schema, df.to_arrow().to_batches()
+    ),
+    "pandas": lambda df: df.to_pandas(),  # pandas >= 2.2 exports an Arrow C stream
+}
+
+
+@pytest.mark.parametrize("kind", list(ARROW_KINDS))
+def test_arrow_tables_are_accepted_everywhere(kind: str) -> None:
+    want = pl_metrics.report(DIGITS, ["lrap", "f1"], by="model")
+    make = ARROW_KINDS[kind]
+    got = pl_metrics.report(make(DIGITS), ["lrap", "f1"], by="model")
+    assert isinstance(got, pl.DataFrame)
+    assert_frame_equal(got, want)
+    assert_frame_equal(pl_metrics.lrap(make(DIGITS), by="model"), want.select("model", "lrap"))
+    assert_frame_equal(pl_metrics.score(make(DIGITS), ["lrap", "f1"], by="model"), want)
+    assert pl_metrics.compare(make(DIGITS), "lrap").height == 4
+    assert pl_metrics.state(make(DIGITS), "lrap").collect().groups.height == 1
+
+
+def test_duckdb_relations_are_accepted() -> None:
+    duckdb = pytest.importorskip("duckdb")
+    relation = duckdb.sql("select * from DIGITS")  # duckdb finds the local polars frame
+    got = pl_metrics.lrap(relation, by="model")
+    assert_frame_equal(got, pl_metrics.lrap(DIGITS, by="model"))
+
+
+def test_a_pyarrow_dataset_is_a_score_source(tmp_path: Path) -> None:
+    DIGITS.write_parquet(tmp_path / "part.parquet")
+    dataset = ds.dataset(tmp_path, format="parquet")
+    got = pl_metrics.score(dataset, "lrap", by="model", n_chunks=2)
+    assert_frame_equal(got, pl_metrics.lrap(DIGITS, by="model"), rel_tol=1e-12)
+
+
+def test_other_objects_are_refused_naming_what_is_accepted() -> None:
+    with pytest.raises(TypeError, match="Arrow C stream"):
+        pl_metrics.lrap({"id": [1]})  # type: ignore[type-var]
+    with pytest.raises(TypeError, match=r"pyarrow\.dataset\.Dataset"):
+        pl_metrics.score(42, "lrap")
+    with pytest.raises(TypeError, match="Arrow C stream"):
+        pl_metrics.compare([1, 2, 3], "lrap")  # type: ignore[type-var]
