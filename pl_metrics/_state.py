@@ -71,6 +71,8 @@ _MIN_HASH = f"{MIN_PREFIX}hash"
 _MAX_HASH = f"{MAX_PREFIX}hash"
 _GROUP_HASH = f"{INTERNAL}group_hash"
 
+_ROW_CHECKS = ("null_", "nonfinite_", "not_01_")  # keys of `row_problems`
+
 IdsHook = Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]
 
 
@@ -487,7 +489,11 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         )
         class_sets = _class_set_checks(cols)
         groups = join_on(groups, stats, by).with_columns([e.alias(p.name) for p, e in class_sets])
-        problems += [p for p, _ in class_sets]
+        # Bad rows first, then the table's shape (duplicate or missing rows), then the rest:
+        # a repeated (id, class) is named as such, not as an id with two true classes.
+        rows = [p for p in problems if p.key.startswith(_ROW_CHECKS)]
+        rest = [p for p in problems if not p.key.startswith(_ROW_CHECKS)]
+        problems = [*rows, *(p for p, _ in class_sets), *rest]
     group_checks = {
         p.key: (p, e) for m in state.metrics for p, e in _family(m).group_checks(m, cols, opts)
     }
