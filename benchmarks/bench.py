@@ -272,9 +272,9 @@ def run_system(system: str, metric: str, path: Path, repeats: int) -> dict[str, 
 
 def run_driver(path: Path, budget: str, n_chunks: int | None) -> dict[str, object]:
     import pl_metrics
-    from pl_metrics._driver import plan_chunks
+    from pl_metrics._chunks import budget_bytes, plan_chunks
 
-    chunks = len(plan_chunks(pl.scan_parquet(path), files=[path], memory_budget=budget))
+    chunks = len(plan_chunks(pl.scan_parquet(path), files=[path], budget=budget_bytes(budget)))
     start = time.perf_counter()
     out = pl_metrics.score(
         path, ["lrap", "lwlrap"], memory_budget=budget, n_chunks=n_chunks, progress=False
