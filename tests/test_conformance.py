@@ -208,6 +208,11 @@ def test_every_metric_on_dask(files: dict[str, Path]) -> None:
                     continue
             got = run(files["parquet"], metric, by="model", client=client, n_chunks=3, **options)
             same(got, want)
+        bad = files["parquet"].parent / "bad.parquet"
+        for spoil, message in BAD_INPUTS.values():
+            spoil(TABLE).write_parquet(bad)
+            with pytest.raises(pl_metrics.MetricsInputError, match=message):
+                pl_metrics.dask.score(bad, "lrap", by="model", client=client, n_chunks=2)
 
 
 def test_reports_of_all_metrics_and_every_pair_equal_each_alone() -> None:
