@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import polars as pl
@@ -25,6 +26,8 @@ from pl_metrics._frame import (
 )
 from pl_metrics._registry import info
 from pl_metrics._report import report
+from pl_metrics._spec import resolve
+from pl_metrics._state import build_state
 
 __all__ = ["bootstrap", "compare", "paired"]
 
@@ -89,14 +92,16 @@ def compare(
     """
     names = _metric_list(metrics)
     _check_options(options, ["by"])
-    if options.get("per_class") or ("average" in options and options["average"] is None):
+    lf = to_polars(frame).lazy()
+    spec = resolve(lf, names, by=[model_col, fold_col], **options)  # checked once
+    if spec.keys != [model_col, fold_col]:
         raise MetricsInputError(
             "compare ranks models by one value per metric; for per-class values use "
             f"report(..., by=[{model_col!r}, {fold_col!r}], average=None)"
         )
-    lf = to_polars(frame).lazy()
-    per_fold = report(lf, names, by=[model_col, fold_col], **options)
-    pooled = report(lf, names, by=model_col, **options)
+    per_fold = build_state(lf, spec).finalize()
+    by_model = replace(spec, columns=replace(spec.columns, by=(model_col,)))
+    pooled = build_state(lf, by_model).finalize()
     spread = per_fold.group_by(model_col).agg(
         *(pl.col(m).mean().alias(f"{m}_mean") for m in names),
         *(pl.col(m).std().alias(f"{m}_std") for m in names),
