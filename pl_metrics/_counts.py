@@ -42,12 +42,19 @@ def _nanmean2(a: pl.Expr, b: pl.Expr) -> pl.Expr:
 
 
 def from_counts(
-    metric: str, tp: pl.Expr, fp: pl.Expr, fn: pl.Expr, tn: pl.Expr, zero_division: float
+    metric: str,
+    tp: pl.Expr,
+    fp: pl.Expr,
+    fn: pl.Expr,
+    tn: pl.Expr,
+    zero_division: float,
+    beta: float = 1.0,
 ) -> pl.Expr:
     """The metric of a binary confusion matrix; a zero denominator gives ``zero_division``.
 
     F1 is ``2tp / (2tp + fp + fn)`` as in scikit-learn (not the harmonic mean of two rates
-    that each fell back to ``zero_division``).
+    that each fell back to ``zero_division``); F-beta likewise. The Matthews correlation
+    of a matrix with an empty row or column is 0, as in scikit-learn.
     """
     tp, fp, fn, tn = (c.cast(pl.Float64) for c in (tp, fp, fn, tn))
     tpr = _divide(tp, tp + fn, zero_division)
@@ -58,6 +65,18 @@ def from_counts(
         value = tpr
     elif metric == "f1":
         value = _divide(2 * tp, 2 * tp + fp + fn, zero_division)
+    elif metric == "fbeta":
+        b2 = beta * beta
+        value = _divide((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp, zero_division)
+    elif metric == "specificity":
+        value = tnr
+    elif metric == "jaccard":
+        value = _divide(tp, tp + fp + fn, zero_division)
+    elif metric == "matthews_corrcoef":
+        spread = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+        value = pl.when(spread == 0).then(0.0).otherwise((tp * tn - fp * fn) / spread.sqrt())
+    elif metric == "hamming_loss":
+        value = (fp + fn) / (tp + fp + fn + tn)
     elif metric == "balanced_accuracy":
         value = (tpr + tnr) / 2
     elif metric == "balanced_f1":

@@ -90,6 +90,7 @@ def score(
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
+    beta: float = 1.0,
     eps: float = 1e-15,
     class_weights: Mapping[object, float] | None = None,
     per_class: bool = False,
@@ -111,9 +112,9 @@ def score(
         DataFrame, an Arrow table or stream, or a ``pyarrow.dataset.Dataset``.
     metrics, id_col, class_col, score_col, truth_col, weight_col, by
         As in `report`.
-    threshold, pred_col, average, zero_division, eps, class_weights, per_class, ragged, validate
+    threshold, pred_col, average, zero_division, beta, eps, class_weights, per_class, ragged
         As in `report`.
-    k, padding, undefined
+    k, padding, undefined, validate
         As in `report`.
     memory_budget
         Bytes (or a size such as ``"2GB"``) the states may use; decides the number of chunks
@@ -162,6 +163,7 @@ def score(
         pred_col=pred_col,
         average=average,
         zero_division=zero_division,
+        beta=beta,
         eps=eps,
         class_weights=class_weights,
         per_class=per_class,

@@ -35,6 +35,7 @@ METRIC_OPTIONS = (
     "average",
     "zero_division",
     "per_class",
+    "beta",
     "eps",
     "class_weights",
     "k",
@@ -73,6 +74,7 @@ class MetricInfo:
 
 
 def _thresholded(name: str, sklearn: str, notes: str, samples: bool) -> MetricInfo:
+    """A metric of each class's confusion counts with every option of `f1`."""
     averages = _ALL_AVERAGES if samples else _ALL_AVERAGES[:-1]
     return MetricInfo(
         name,
@@ -171,6 +173,69 @@ METRICS: dict[str, MetricInfo] = {
             '`f1_score(average="macro", labels=[0, 1])` per class',
             "mean of F1 and inverted F1 (seed 004); no `samples`",
             samples=False,
+        ),
+        MetricInfo(
+            "fbeta",
+            "_thresholded",
+            True,
+            "id",
+            _THRESHOLD | {"beta"},
+            _ALL_AVERAGES,
+            "option",
+            "`fbeta_score` on the indicator matrix",
+            "recall weighs `beta` times as much as precision; averages as `f1`",
+            "beta, threshold, pred_col, by, average, zero_division",
+        ),
+        _thresholded(
+            "jaccard", "`jaccard_score` on the indicator matrix", "tp / (tp + fp + fn)", True
+        ),
+        MetricInfo(
+            "specificity",
+            "_thresholded",
+            True,
+            "id",
+            _THRESHOLD,
+            _ALL_AVERAGES[:3],
+            "option",
+            "`recall_score(pos_label=0)` per class",
+            "true negative rate tn / (tn + fp); averages None, macro, micro",
+            "...",
+        ),
+        MetricInfo(
+            "matthews_corrcoef",
+            "_thresholded",
+            True,
+            "id",
+            _THRESHOLD - {"zero_division"},
+            _ALL_AVERAGES[:3],
+            "option",
+            "`matthews_corrcoef` per class column",
+            "micro: of the counts pooled over classes; 0 where undefined, as sklearn",
+            "threshold, pred_col, by, average",
+        ),
+        MetricInfo(
+            "hamming_loss",
+            "_thresholded",
+            False,
+            "id",
+            frozenset({"weight_col", "threshold", "pred_col"}),
+            (),
+            "never",
+            "`hamming_loss` on the indicator matrix",
+            "share of (id, class) cells predicted wrong",
+            "threshold, pred_col, by, weight_col",
+        ),
+        MetricInfo(
+            "accuracy",
+            "_thresholded",
+            True,
+            "id",
+            frozenset({"weight_col", "threshold", "pred_col"}),
+            (),
+            "never",
+            "`accuracy_score` on the indicator matrix",
+            "share of ids whose whole label set is predicted exactly",
+            "threshold, pred_col, by, weight_col",
         ),
         MetricInfo(
             "log_loss",

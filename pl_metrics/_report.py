@@ -27,6 +27,7 @@ def state(
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
+    beta: float = 1.0,
     eps: float = 1e-15,
     class_weights: Mapping[object, float] | None = None,
     per_class: bool = False,
@@ -69,6 +70,7 @@ def state(
         pred_col=pred_col,
         average=average,
         zero_division=zero_division,
+        beta=beta,
         eps=eps,
         class_weights=class_weights,
         per_class=per_class,
@@ -95,6 +97,7 @@ def report(
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
+    beta: float = 1.0,
     eps: float = 1e-15,
     class_weights: Mapping[object, float] | None = None,
     per_class: bool = False,
@@ -120,8 +123,8 @@ def report(
         Metric names, any of the README's API table (``pl-metrics score --help`` lists them).
     id_col, class_col, score_col, truth_col, weight_col, by
         As in `lrap`.
-    threshold, pred_col, average, zero_division
-        For the thresholded metrics, as in `f1`.
+    threshold, pred_col, average, zero_division, beta
+        For the thresholded metrics, as in `f1` and `fbeta`.
     eps, class_weights
         For the log losses, as in `log_loss` and `weighted_log_loss`.
     per_class
@@ -168,6 +171,7 @@ def report(
         pred_col=pred_col,
         average=average,
         zero_division=zero_division,
+        beta=beta,
         eps=eps,
         class_weights=class_weights,
         per_class=per_class,

@@ -39,6 +39,7 @@ class Options:
     threshold: float = 0.5
     average: Average = "macro"
     zero_division: float = 0.0
+    beta: float = 1.0
     eps: float = 1e-15
     class_weights: tuple[tuple[str, float], ...] | None = None
     per_class: bool = False
@@ -108,6 +109,7 @@ def make_options(
     threshold: float = 0.5,
     average: Average = "macro",
     zero_division: float = 0.0,
+    beta: float = 1.0,
     eps: float = 1e-15,
     class_weights: Mapping[object, float] | None = None,
     per_class: bool = False,
@@ -123,6 +125,13 @@ def make_options(
     if not math.isfinite(threshold):
         raise MetricsInputError(f"option 'threshold': expected a finite number, got {threshold}")
     check_option("average", average, (None, "macro", "micro", "weighted", "samples"))
+    if (
+        isinstance(beta, bool)
+        or not isinstance(beta, (int, float))
+        or not math.isfinite(beta)
+        or beta <= 0
+    ):
+        raise MetricsInputError(f"option 'beta': expected a positive number, got {beta!r}")
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps < 0.5:
         raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {eps!r}")
     check_option("per_class", per_class, (True, False))
@@ -136,6 +145,7 @@ def make_options(
         threshold=float(threshold),
         average=average,
         zero_division=check_zero_division(zero_division),
+        beta=float(beta),
         eps=float(eps),
         class_weights=class_weights_option(class_weights),
         per_class=bool(per_class),
@@ -212,6 +222,7 @@ def resolve(
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
+    beta: float = 1.0,
     eps: float = 1e-15,
     class_weights: Mapping[object, float] | None = None,
     per_class: bool = False,
@@ -230,6 +241,7 @@ def resolve(
         threshold=threshold,
         average=average,
         zero_division=zero_division,
+        beta=beta,
         eps=eps,
         class_weights=class_weights,
         per_class=per_class,
@@ -246,7 +258,7 @@ def resolve(
         "class_weights": class_weights,
         "average": None if per_class or average == _DEFAULTS.average else average,
     }
-    for option in ("threshold", "zero_division", "eps", "k", "padding", "undefined"):
+    for option in ("threshold", "zero_division", "beta", "eps", "k", "padding", "undefined"):
         value = getattr(opts, option)
         default = getattr(_DEFAULTS, option)
         same = value == default or (

@@ -22,23 +22,35 @@ from pl_metrics._frame import (
     aggregate,
     ordered_sum,
 )
+from pl_metrics._registry import info
 from pl_metrics._report import report
 from pl_metrics._spec import Average, Options
 from pl_metrics._state import Family, Parts, register
 
 __all__ = [
+    "accuracy",
     "balanced_accuracy",
     "balanced_f1",
     "confusion",
     "f1",
+    "fbeta",
+    "hamming_loss",
+    "jaccard",
+    "matthews_corrcoef",
     "mfif",
     "precision",
     "recall",
+    "specificity",
 ]
 
 _COUNTS = tuple(f"{INTERNAL}{name}" for name in ("tp", "fp", "fn", "tn"))
 _ID_COUNTS = tuple(f"{INTERNAL}id_{name}" for name in ("tp", "fp", "fn", "tn"))
 _W = f"{INTERNAL}w"
+_EXACT = f"{INTERNAL}exact"  # per id: every class predicted right
+_EXACT_SUM = f"{INTERNAL}exact_sum"
+_EXACT_W = f"{INTERNAL}exact_w"
+#: Metrics of the counts pooled over all classes, whatever ``average`` says.
+_POOLED = ("hamming_loss",)
 
 
 def _pred_expr(cols: Columns, threshold: float) -> pl.Expr:
@@ -69,19 +81,32 @@ class _Thresholded(Family):
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         parts = Parts()
-        if opts.average != "samples" or "confusion" in metrics:
+        # 'samples' averages each id's value; metrics without it (confusion, hamming_loss)
+        # still need the per-class counts.
+        by_id = opts.average == "samples"
+        samples = [m for m in metrics if by_id and "samples" in info(m).averages]
+        if len(samples) < len(metrics):
             parts.class_exprs = _count_exprs(cols, opts.threshold, _COUNTS)
-        if opts.average == "samples":
+        if "accuracy" in metrics:
+            pred, truth = _pred_expr(cols, opts.threshold), cols.truth_expr
+            w = pl.col(_W)
+            parts.id_exprs += [
+                (pred != truth).sum().eq(0).cast(pl.Float64).alias(_EXACT),
+                cols.weight_expr.first().alias(_W),
+            ]
+            parts.group_exprs += [
+                ordered_sum(w * pl.col(_EXACT)).alias(_EXACT_SUM),
+                ordered_sum(w).alias(_EXACT_W),
+            ]
+        if samples:
             # scikit-learn's 'samples' average: each id's metric, averaged over ids.
-            parts.id_exprs = [
+            parts.id_exprs += [
                 *_count_exprs(cols, opts.threshold, _ID_COUNTS),
                 cols.weight_expr.first().alias(_W),
             ]
             tp, fp, fn, tn = (pl.col(c) for c in _ID_COUNTS)
-            for metric in metrics:
-                if metric == "confusion":
-                    continue
-                value = from_counts(metric, tp, fp, fn, tn, opts.zero_division)
+            for metric in samples:
+                value = from_counts(metric, tp, fp, fn, tn, opts.zero_division, opts.beta)
                 valid, w = value.is_not_nan(), pl.col(_W)
                 n, v, wv, ws = _samples_names(metric)
                 parts.group_exprs += [
@@ -106,22 +131,26 @@ class _Thresholded(Family):
             assert classes is not None
             names = {c: c.removeprefix(INTERNAL) for c in _COUNTS}
             return classes.select([*by, cols.cls, *_COUNTS]).rename(names)
-        if opts.average == "samples":
+        if metric == "accuracy":
+            total = pl.col(_EXACT_W)
+            value = pl.when(total == 0).then(float("nan")).otherwise(pl.col(_EXACT_SUM) / total)
+            return groups.select(*by, value.cast(pl.Float64).alias(metric))
+        if opts.average == "samples" and "samples" in info(metric).averages:
             n, v, wv, ws = (pl.col(c) for c in _samples_names(metric))
             # scikit-learn's _nanaverage: NaN left out; weights summing to zero: plain mean.
             value = pl.when(n == 0).then(float("nan")).when(ws == 0).then(v / n).otherwise(wv / ws)
             return groups.select(*by, value.cast(pl.Float64).alias(metric))
         assert classes is not None
         tp, fp, fn, tn = (pl.col(c) for c in _COUNTS)
-        zd = opts.zero_division
-        if opts.average is None:
-            value = from_counts(metric, tp, fp, fn, tn, zd).alias(metric)
+        zd, beta = opts.zero_division, opts.beta
+        if opts.average is None and metric not in _POOLED:
+            value = from_counts(metric, tp, fp, fn, tn, zd, beta).alias(metric)
             return classes.select([*by, cols.cls, value])
-        if opts.average == "micro":
+        if opts.average == "micro" or metric in _POOLED:
             s_tp, s_fp, s_fn, s_tn = (ordered_sum(c) for c in (tp, fp, fn, tn))
-            pooled = from_counts(metric, s_tp, s_fp, s_fn, s_tn, zd)
+            pooled = from_counts(metric, s_tp, s_fp, s_fn, s_tn, zd, beta)
             return aggregate(classes, by, [pooled.alias(metric)])
-        per_class = from_counts(metric, tp, fp, fn, tn, zd)
+        per_class = from_counts(metric, tp, fp, fn, tn, zd, beta)
         support = (tp + fn).cast(pl.Float64) if opts.average == "weighted" else None
         return aggregate(classes, by, [nanaverage(per_class, support).alias(metric)])
 
@@ -551,6 +580,335 @@ def mfif(
         pred_col=pred_col,
         average=average,
         zero_division=zero_division,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def fbeta(
+    frame: FrameT,
+    *,
+    beta: float = 1.0,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    threshold: float = 0.5,
+    pred_col: str | None = None,
+    average: Average = "macro",
+    zero_division: float = 0.0,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """F-beta score of each class: `sklearn.metrics.fbeta_score` on the indicator matrix.
+
+    ``(1 + beta²)·tp / ((1 + beta²)·tp + beta²·fn + fp)``: recall weighs ``beta`` times as
+    much as precision (``beta=1`` is `f1`).
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred_col
+        As in `f1`.
+    beta
+        Positive weight of recall against precision.
+    average, zero_division, ragged, validate
+        As in `f1`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 1, 2, 3], "class": "x", "score": [0.9, 0.8, 0.3, 0.6],
+    ...                    "truth": [True, False, True, True]})
+    >>> round(df.metrics.fbeta(beta=2.0).item(), 6)
+    0.666667
+    """
+    return report(
+        frame,
+        "fbeta",
+        beta=beta,
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        threshold=threshold,
+        pred_col=pred_col,
+        average=average,
+        zero_division=zero_division,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def jaccard(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    threshold: float = 0.5,
+    pred_col: str | None = None,
+    average: Average = "macro",
+    zero_division: float = 0.0,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Jaccard index ``tp / (tp + fp + fn)`` of each class: `sklearn.metrics.jaccard_score`.
+
+    ``average="samples"`` gives each id's intersection over union of its predicted and
+    true label sets, averaged over ids, as scikit-learn.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred_col
+        As in `f1`.
+    average, zero_division, ragged, validate
+        As in `f1`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 0, 1, 1], "class": ["cat", "dog"] * 2,
+    ...                    "score": [0.9, 0.7, 0.2, 0.6], "truth": [1, 0, 1, 1]})
+    >>> df.metrics.jaccard(average="samples").item()
+    0.5
+    """
+    return report(
+        frame,
+        "jaccard",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        threshold=threshold,
+        pred_col=pred_col,
+        average=average,
+        zero_division=zero_division,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def specificity(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    threshold: float = 0.5,
+    pred_col: str | None = None,
+    average: Literal["macro", "micro"] | None = "macro",
+    zero_division: float = 0.0,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Specificity (true negative rate) ``tn / (tn + fp)`` of each class.
+
+    Per class it equals ``sklearn.metrics.recall_score(truth, pred, pos_label=0)`` on the
+    class's column; ``"micro"`` pools the counts of all classes.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred_col
+        As in `f1`.
+    average
+        ``None`` (per class), ``"macro"`` or ``"micro"``.
+    zero_division, ragged, validate
+        As in `f1`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 1, 2, 3], "class": "x", "score": [0.9, 0.8, 0.3, 0.6],
+    ...                    "truth": [True, False, False, False]})
+    >>> round(df.metrics.specificity().item(), 6)
+    0.333333
+    """
+    return report(
+        frame,
+        "specificity",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        threshold=threshold,
+        pred_col=pred_col,
+        average=average,
+        zero_division=zero_division,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def matthews_corrcoef(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    threshold: float = 0.5,
+    pred_col: str | None = None,
+    average: Literal["macro", "micro"] | None = "macro",
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Matthews correlation coefficient of each class: `sklearn.metrics.matthews_corrcoef`.
+
+    ``(tp·tn - fp·fn) / sqrt((tp + fp)(tp + fn)(tn + fp)(tn + fn))`` per class column; 0
+    when a factor is 0 (a class always or never predicted, or always or never true), as
+    scikit-learn. ``"macro"`` averages the classes; ``"micro"`` is the coefficient of the
+    counts pooled over classes.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred_col
+        As in `f1`.
+    average
+        ``None`` (per class), ``"macro"`` or ``"micro"``.
+    ragged, validate
+        As in `lrap`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 1, 2, 3], "class": "x", "score": [0.9, 0.8, 0.3, 0.1],
+    ...                    "truth": [True, False, True, False]})
+    >>> df.metrics.matthews_corrcoef().item()
+    0.0
+    """
+    return report(
+        frame,
+        "matthews_corrcoef",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        threshold=threshold,
+        pred_col=pred_col,
+        average=average,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def hamming_loss(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    threshold: float = 0.5,
+    pred_col: str | None = None,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Hamming loss: the share of ``(id, class)`` cells predicted wrong.
+
+    `sklearn.metrics.hamming_loss` on the indicator matrices; with ``weight_col`` each id's
+    cells weigh its weight.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred_col
+        As in `f1`.
+    ragged, validate
+        As in `lrap`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 0, 1, 1], "class": ["cat", "dog"] * 2,
+    ...                    "score": [0.9, 0.7, 0.2, 0.6], "truth": [1, 0, 1, 1]})
+    >>> df.metrics.hamming_loss().item()
+    0.5
+    """
+    return report(
+        frame,
+        "hamming_loss",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        threshold=threshold,
+        pred_col=pred_col,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def accuracy(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    threshold: float = 0.5,
+    pred_col: str | None = None,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Subset accuracy: the share of ids whose whole label set is predicted exactly.
+
+    `sklearn.metrics.accuracy_score` on the indicator matrices (every class of an id right).
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred_col
+        As in `f1`.
+    ragged, validate
+        As in `lrap`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 0, 1, 1], "class": ["cat", "dog"] * 2,
+    ...                    "score": [0.9, 0.2, 0.2, 0.6], "truth": [1, 0, 1, 1]})
+    >>> df.metrics.accuracy().item()
+    0.5
+    """
+    return report(
+        frame,
+        "accuracy",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        threshold=threshold,
+        pred_col=pred_col,
         ragged=ragged,
         validate=validate,
     )

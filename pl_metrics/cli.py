@@ -117,6 +117,9 @@ def _add_score(commands: Any) -> None:
         help="value of a ratio with a zero denominator: 0, 1 or nan (default 0)",
     )
     sc.add_argument(
+        "--beta", type=float, default=1.0, metavar="B", help="fbeta: weight of recall (1)"
+    )
+    sc.add_argument(
         "--eps", type=float, default=1e-15, metavar="X", help="log-loss clipping (default 1e-15)"
     )
     sc.add_argument("--per-class", action="store_true", help="one row per group and class")
@@ -316,6 +319,7 @@ def _run_score(args: argparse.Namespace) -> None:
         "pred_col": args.pred_col,
         "average": args.average,
         "zero_division": args.zero_division,
+        "beta": args.beta,
         "eps": args.eps,
         "per_class": args.per_class,
         "k": args.k,

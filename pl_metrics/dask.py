@@ -66,6 +66,7 @@ def score(
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
+    beta: float = 1.0,
     eps: float = 1e-15,
     class_weights: Mapping[object, float] | None = None,
     per_class: bool = False,
@@ -92,7 +93,7 @@ def score(
         two worker processes, started and closed by this call.
     id_col, class_col, score_col, truth_col, weight_col, by
         As in `pl_metrics.report`.
-    threshold, pred_col, average, zero_division, eps, class_weights, per_class
+    threshold, pred_col, average, zero_division, beta, eps, class_weights, per_class
         As in `pl_metrics.report`.
     k, padding, undefined, ragged, validate
         As in `pl_metrics.report`.
@@ -127,6 +128,7 @@ def score(
         pred_col=pred_col,
         average=average,
         zero_division=zero_division,
+        beta=beta,
         eps=eps,
         class_weights=class_weights,
         per_class=per_class,

@@ -1,0 +1,144 @@
+"""F-beta, Jaccard, specificity, Matthews correlation, Hamming loss and subset accuracy
+against scikit-learn, on random multilabel tables with ties, weights and groups."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import (
+    accuracy_score,
+    fbeta_score,
+    hamming_loss,
+    jaccard_score,
+    matthews_corrcoef,
+    multilabel_confusion_matrix,
+    recall_score,
+)
+
+import pl_metrics
+from pl_metrics._registry import METRICS
+from tests.conftest import dense_problems, grouped_table, run
+
+SETTINGS = settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+THRESHOLD = 0.5
+
+
+def per_column(
+    function: Any, truth: np.ndarray, pred: np.ndarray, w: np.ndarray | None
+) -> np.ndarray:
+    return np.array(
+        [function(truth[:, k], pred[:, k], sample_weight=w) for k in range(truth.shape[1])]
+    )
+
+
+def reference(
+    metric: str, truth: np.ndarray, pred: np.ndarray, w: np.ndarray | None, options: dict[str, Any]
+) -> np.ndarray | float:
+    average = options.get("average", "macro")
+    zd = options.get("zero_division", 0.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if metric == "fbeta":
+            return fbeta_score(
+                truth,
+                pred,
+                beta=options["beta"],
+                average=average,
+                zero_division=zd,
+                sample_weight=w,
+            )
+        if metric == "jaccard":
+            return jaccard_score(truth, pred, average=average, zero_division=zd, sample_weight=w)
+        if metric == "hamming_loss":
+            return hamming_loss(truth, pred, sample_weight=w)
+        if metric == "accuracy":
+            return accuracy_score(truth, pred, sample_weight=w)
+        if metric == "specificity":
+            if average == "micro":
+                counts = multilabel_confusion_matrix(truth, pred, sample_weight=w).sum(0)
+                tn, fp = counts[0, 0], counts[0, 1]
+                return zd if tn + fp == 0 else tn / (tn + fp)
+
+            def tnr(t: np.ndarray, p: np.ndarray, sample_weight: Any) -> float:
+                return float(
+                    recall_score(t, p, pos_label=0, zero_division=zd, sample_weight=sample_weight)
+                )
+
+            values = per_column(tnr, truth, pred, w)
+        else:  # matthews_corrcoef
+            if average == "micro":
+                return matthews_corrcoef(
+                    truth.ravel(),
+                    pred.ravel(),
+                    sample_weight=None if w is None else np.repeat(w, truth.shape[1]),
+                )
+            values = per_column(matthews_corrcoef, truth, pred, w)
+    if average is None:
+        return values
+    kept = values[~np.isnan(values)]
+    return float(kept.mean()) if kept.size else float("nan")
+
+
+def option_draws(metric: str, data: st.DataObject) -> dict[str, Any]:
+    entry = METRICS[metric]
+    options: dict[str, Any] = {}
+    if entry.averages:
+        options["average"] = data.draw(st.sampled_from(entry.averages))
+    if "zero_division" in entry.options:
+        # scikit-learn's jaccard_score takes no NaN; pl_metrics does, as for every metric.
+        values = [0.0, 1.0] if metric == "jaccard" else [0.0, 1.0, float("nan")]
+        options["zero_division"] = data.draw(st.sampled_from(values))
+    if "beta" in entry.options:
+        options["beta"] = data.draw(st.sampled_from([0.5, 1.0, 2.0]))
+    return options
+
+
+NEW = ["fbeta", "jaccard", "specificity", "matthews_corrcoef", "hamming_loss", "accuracy"]
+
+
+@pytest.mark.parametrize("metric", NEW)
+@given(data=st.data())
+@SETTINGS
+def test_matches_sklearn(kind: str, metric: str, data: st.DataObject) -> None:
+    problems = data.draw(dense_problems(min_classes=2, weights=data.draw(st.booleans())))
+    for p in problems:
+        if "weight" in p:
+            p["weight"] = np.abs(p["weight"])
+    options = option_draws(metric, data)
+    df = grouped_table(problems)
+    weight_col = "w" if "weight" in problems[0] else None
+    function = getattr(pl_metrics, metric)
+    out = run(df, kind, function, by="g", threshold=THRESHOLD, weight_col=weight_col, **options)
+    for g, p in enumerate(problems):
+        pred = p["score"] >= THRESHOLD
+        want = reference(metric, p["truth"], pred, p.get("weight"), options)
+        rows = out.filter(pl.col("g") == g)
+        np.testing.assert_allclose(
+            rows[metric].to_numpy(), np.atleast_1d(want), rtol=1e-12, atol=1e-12
+        )
+
+
+def test_fbeta_with_beta_one_is_f1() -> None:
+    rng = np.random.default_rng(0)
+    df = pl_metrics.from_numpy(rng.random((30, 4)) < 0.4, rng.random((30, 4)))
+    for average in (None, "macro", "micro", "weighted", "samples"):
+        f1 = pl_metrics.f1(df, average=average)["f1"]
+        fb = pl_metrics.fbeta(df, beta=1.0, average=average)["fbeta"]
+        np.testing.assert_allclose(fb.to_numpy(), f1.to_numpy(), rtol=1e-15)
+
+
+def test_beta_must_be_positive() -> None:
+    df = pl_metrics.from_numpy(np.array([[1, 0]]), np.array([[0.7, 0.2]]))
+    for beta in (0, -1.0, float("inf"), True):
+        with pytest.raises(pl_metrics.MetricsInputError, match="option 'beta'"):
+            pl_metrics.fbeta(df, beta=beta)
+    with pytest.raises(pl_metrics.MetricsInputError, match="option 'beta' is not used by f1"):
+        pl_metrics.report(df, "f1", beta=2.0)
