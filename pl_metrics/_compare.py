@@ -8,6 +8,8 @@ needs, and all resamples are one polars query, with no Python loop.
 
 from __future__ import annotations
 
+import difflib
+import inspect
 import math
 from collections.abc import Sequence
 from dataclasses import replace
@@ -50,10 +52,17 @@ def _metric_list(metrics: str | Sequence[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _check_options(options: dict[str, Any], own: Sequence[str]) -> None:
+def _check_options(function: str, options: dict[str, Any], own: Sequence[str]) -> None:
+    """``options`` go on to `report`: they must be its options, and not ones set here."""
     clash = [o for o in own if o in options]
     if clash:
-        raise MetricsInputError(f"option {clash[0]!r} is set by this function; do not pass it")
+        raise MetricsInputError(f"{function}: option {clash[0]!r} is set by {function} itself")
+    known = set(inspect.signature(report).parameters) - {"frame", "metrics"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        close = difflib.get_close_matches(unknown[0], known, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise MetricsInputError(f"{function}: unknown option {unknown[0]!r}{hint}")
 
 
 def compare(
@@ -91,7 +100,7 @@ def compare(
     └─────────────┴──────────┴──────────┘
     """
     names = _metric_list(metrics)
-    _check_options(options, ["by"])
+    _check_options("compare", options, ["by"])
     lf = to_polars(frame).lazy()
     spec = resolve(lf, names, by=[model_col, fold_col], **options)  # checked once
     if spec.keys != [model_col, fold_col]:
@@ -217,6 +226,7 @@ def bootstrap(
     True
     """
     names: list[str] = _metric_list(metrics)
+    _check_options("bootstrap", options, [])
     _check_resampling(names, n_resamples, confidence, seed)
     group: list[str] = _group(by)
     lf: pl.LazyFrame = to_polars(frame).lazy()
@@ -271,6 +281,7 @@ def paired(
     if len(names) != 1:
         raise MetricsInputError(f"option 'metric': paired compares one metric, got {names}")
     metric = names[0]
+    _check_options("paired", options, ["by"])
     _check_resampling(names, n_resamples, confidence, seed)
     group: list[str] = _group(by)
     id_col = options.get("id_col", "id")
@@ -284,8 +295,18 @@ def paired(
             b_ids.join(a_ids, on=[*group, id_col], how="anti", nulls_equal=True),
         ]
     ).select(pl.len().alias("unmatched"))
+    everything = to_polars(frame).lazy().select(model_col)
+    models = everything.select(pl.col(model_col).unique().implode().alias("models"))
+    unmatched = unmatched.join(models, how="cross")
 
     def check(df: pl.DataFrame) -> pl.DataFrame:
+        present = df["models"][0].to_list()
+        missing = [m for m in (model_a, model_b) if m not in present]
+        if missing:
+            raise MetricsInputError(
+                f"column {model_col!r}: no rows of model {missing[0]!r}; its models: "
+                + ", ".join(repr(m) for m in sorted(present, key=str))
+            )
         if df["unmatched"][0]:
             raise MetricsInputError(
                 f"column {id_col!r}: {df['unmatched'][0]:,} ids are scored by only one of "
@@ -321,5 +342,5 @@ def paired(
     )
     estimate = difference(point.with_columns(pl.lit(0).alias(_R)), [*keys, _R]).drop(_R)
     out = join_on(estimate, stats, keys)
-    out = out.join(unmatched, how="cross").drop("unmatched")
+    out = out.join(unmatched, how="cross").drop("unmatched", "models")
     return as_like(frame, out.sort(keys, nulls_last=True) if keys else out)

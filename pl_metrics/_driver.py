@@ -51,8 +51,8 @@ class _Progress:
         self.stream.write(
             f"\r[{bar:<20}] chunk {done}/{self.total}  {rate / 1e6:6.1f}M rows/s  ETA {eta:5.0f}s"
         )
-        if done == self.total:
-            self.stream.write("\n")
+        if done == self.total:  # done: clear the line, so the table stands alone
+            self.stream.write("\r\x1b[2K")
         self.stream.flush()
 
 

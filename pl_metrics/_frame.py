@@ -291,11 +291,12 @@ def skip_passing(
 
 def duplicate_problem(cols: Columns) -> Problem:
     """Rows that repeat an ``(by..., id, class)``."""
+    keys = [k for k in (*cols.by, cols.id, cols.cls) if not k.startswith(INTERNAL)]
     return Problem(
         "duplicate",
         cols.cls,
         "rows",
-        f"repeat a ({', '.join([*cols.by, cols.id, cols.cls])}) already present",
+        f"repeat a ({', '.join(keys)}) already present",
         "each id needs one row per class",
     )
 
@@ -388,6 +389,9 @@ def raise_on_problems(
 
 def _where(bad: pl.DataFrame, by: Sequence[str], shown: Sequence[str]) -> str:
     """Up to three of the groups (and examples) concerned, for an error message."""
+    if not by and not shown:
+        return ""
+    by = [k for k in by if not k.startswith(INTERNAL)]  # a resample number says nothing
     if not by and not shown:
         return ""
     parts = []

@@ -191,7 +191,7 @@ def _same_checks(checks: Sequence[tuple[Problem, pl.Expr]]) -> list[tuple[Proble
     return [(problems[e.meta.output_name()], e) for e in exprs]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class MetricState:
     """The mergeable partial result of one or more metrics over (a part of) a table.
 
@@ -213,6 +213,15 @@ class MetricState:
     def metrics(self) -> tuple[str, ...]:
         """The metrics this state computes."""
         return self.spec.metrics
+
+    def __repr__(self) -> str:
+        tables = {"groups": self.groups, "classes": self.classes, "curves": self.curves}
+        sizes = ", ".join(
+            f"{name}={t.height:,} rows" if isinstance(t, pl.DataFrame) else f"{name}=lazy"
+            for name, t in tables.items()
+            if t is not None
+        )
+        return f"MetricState(metrics={list(self.metrics)}, by={list(self.columns.by)}, {sizes})"
 
     @property
     def columns(self) -> Columns:

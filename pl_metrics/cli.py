@@ -95,47 +95,8 @@ def _add_score(commands: Any) -> None:
     _add_input(sc, "see the list below")
     sc.add_argument("--by", default="", metavar="COLS", help="group by these columns: model,fold")
     _add_columns(sc)
-    sc.add_argument("--weight-col", metavar="COL", help="per-id sample weight column")
-    _add_threshold(sc)
-    sc.add_argument(
-        "--pred-col",
-        metavar="COL",
-        help="thresholded metrics: a column of 0/1 predictions to use instead of a threshold",
-    )
-    sc.add_argument(
-        "--average",
-        default="macro",
-        choices=["macro", "micro", "weighted", "samples"],
-        help="average of the thresholded metrics, ROC AUC and average precision (default "
-        "macro; --per-class for one value per class)",
-    )
-    sc.add_argument(
-        "--zero-division",
-        type=float,
-        default=0.0,
-        metavar="X",
-        help="value of a ratio with a zero denominator: 0, 1 or nan (default 0)",
-    )
-    sc.add_argument(
-        "--beta", type=float, default=1.0, metavar="B", help="fbeta: weight of recall (1)"
-    )
-    sc.add_argument(
-        "--eps", type=float, default=1e-15, metavar="X", help="log-loss clipping (default 1e-15)"
-    )
+    _add_metric_options(sc)
     sc.add_argument("--per-class", action="store_true", help="one row per group and class")
-    sc.add_argument(
-        "--k", type=int, default=1, metavar="K", help="top_k_accuracy: the k best scores (1)"
-    )
-    sc.add_argument(
-        "--padding", type=int, default=5, metavar="N", help="padded_cmap: padding rows (5)"
-    )
-    sc.add_argument(
-        "--skip-undefined",
-        action="store_true",
-        help="roc_auc: leave out classes without positives or negatives",
-    )
-    sc.add_argument("--allow-ragged", action="store_true", help="rank each id over the rows it has")
-    sc.add_argument("--no-validate", action="store_true", help="skip the data checks")
     sc.add_argument(
         "--memory-budget", default="2GB", metavar="SIZE", help="memory for the states (2GB)"
     )
@@ -149,6 +110,52 @@ def _add_score(commands: Any) -> None:
         "local worker processes (needs pl_metrics[dask])",
     )
     _add_traceback(sc)
+
+
+def _add_metric_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the metrics themselves, the same for score and compare."""
+    parser.add_argument("--weight-col", metavar="COL", help="per-id sample weight column")
+    _add_threshold(parser)
+    parser.add_argument(
+        "--pred-col",
+        metavar="COL",
+        help="thresholded metrics: a column of 0/1 predictions to use instead of a threshold",
+    )
+    parser.add_argument(
+        "--average",
+        default="macro",
+        choices=["macro", "micro", "weighted", "samples"],
+        help="average of the thresholded metrics, ROC AUC and average precision (default "
+        "macro; --per-class for one value per class)",
+    )
+    parser.add_argument(
+        "--zero-division",
+        type=float,
+        default=0.0,
+        metavar="X",
+        help="value of a ratio with a zero denominator: 0, 1 or nan (default 0)",
+    )
+    parser.add_argument(
+        "--beta", type=float, default=1.0, metavar="B", help="fbeta: weight of recall (1)"
+    )
+    parser.add_argument(
+        "--eps", type=float, default=1e-15, metavar="X", help="log-loss clipping (default 1e-15)"
+    )
+    parser.add_argument(
+        "--k", type=int, default=1, metavar="K", help="top_k_accuracy: the k best scores (1)"
+    )
+    parser.add_argument(
+        "--padding", type=int, default=5, metavar="N", help="padded_cmap: padding rows (5)"
+    )
+    parser.add_argument(
+        "--skip-undefined",
+        action="store_true",
+        help="roc_auc: leave out classes without positives or negatives",
+    )
+    parser.add_argument(
+        "--allow-ragged", action="store_true", help="rank each id over the rows it has"
+    )
+    parser.add_argument("--no-validate", action="store_true", help="skip the data checks")
 
 
 def _add_compare(commands: Any) -> None:
@@ -168,7 +175,7 @@ def _add_compare(commands: Any) -> None:
     cp.add_argument("--model-col", default="model", metavar="COL", help="default model")
     cp.add_argument("--fold-col", default="fold", metavar="COL", help="default fold")
     _add_columns(cp)
-    _add_threshold(cp)
+    _add_metric_options(cp)
     cp.add_argument("--bootstrap", type=int, metavar="N", help="add N-resample 95%% intervals")
     cp.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     cp.add_argument("--plot", metavar="FILE", help="save a plot (.png or .svg)")
@@ -224,13 +231,7 @@ def _run_compare(args: argparse.Namespace) -> None:
     from pl_metrics._compare import bootstrap, compare
 
     metrics = _metrics(args.metric)
-    options: dict[str, Any] = {
-        "id_col": args.id_col,
-        "class_col": args.class_col,
-        "score_col": args.score_col,
-        "truth_col": args.truth_col,
-        "threshold": args.threshold,
-    }
+    options = _metric_options(args)
     lf = scan(args.paths)
     table = compare(
         lf, metrics, model_col=args.model_col, fold_col=args.fold_col, **options
@@ -307,27 +308,30 @@ def _by(args: argparse.Namespace) -> list[str]:
     return [c.strip() for c in args.by.split(",") if c.strip()]
 
 
-def _run_score(args: argparse.Namespace) -> None:
-    options: dict[str, Any] = {
+def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword options of score() and compare() from the command line's."""
+    return {
         "id_col": args.id_col,
         "class_col": args.class_col,
         "score_col": args.score_col,
         "truth_col": args.truth_col,
         "weight_col": args.weight_col,
-        "by": _by(args) or None,
         "threshold": args.threshold,
         "pred_col": args.pred_col,
         "average": args.average,
         "zero_division": args.zero_division,
         "beta": args.beta,
         "eps": args.eps,
-        "per_class": args.per_class,
         "k": args.k,
         "padding": args.padding,
         "undefined": "skip" if args.skip_undefined else "error",
         "ragged": "allow" if args.allow_ragged else "error",
         "validate": not args.no_validate,
     }
+
+
+def _run_score(args: argparse.Namespace) -> None:
+    options = {**_metric_options(args), "by": _by(args) or None, "per_class": args.per_class}
     if args.dask:
         from pl_metrics import dask as on_dask
 

@@ -1,11 +1,20 @@
-"""Single-pass metrics of a binary problem as polars expressions.
+"""Metrics of a binary problem (one class at a time) as polars expressions.
 
 Use them inside ``select``, ``group_by(...).agg(...)`` or ``over`` next to your own
-aggregations. Each takes the score (thresholded at ``threshold``) or a column of 0/1
-predictions (``pred=``), and the truth; columns are given by name or as expressions.
+aggregations; each gives one Float64 value per group, named after the metric. All take the
+score and the truth first, columns by name or as expressions, then keyword options:
+
+* thresholded (`confusion`, `f1`, `precision`, `recall`, `fbeta`, `matthews_corrcoef`,
+  `balanced_accuracy`, `balanced_f1`, `mfif`): the score is thresholded at ``threshold``,
+  or pass ``None`` for it and a column of 0/1 predictions as ``pred=``;
+* on the scores (`roc_auc`, `average_precision`, `brier_score`, `binary_log_loss`): with
+  optional sample weights, ``weight=``.
 
 Unlike the table functions these run no data checks (an expression cannot raise on data):
-nulls are ignored by the sums, and integer truth or predictions other than 0/1 count as 1.
+nulls are ignored (a row with a null score, truth or weight is left out), integer truth or
+predictions other than 0/1 count as 1, and what scikit-learn refuses or warns about gives
+a value each function documents (null for the area under the ROC curve of a group with
+one class).
 
 Examples
 --------
@@ -30,9 +39,30 @@ shape: (2, 4)
 │ 0    ┆ 0.5 ┆ 0.75              ┆ 4   │
 │ 1    ┆ 0.5 ┆ 0.5               ┆ 4   │
 └──────┴─────┴───────────────────┴─────┘
+
+One row per model, fold and class of a long prediction dump:
+
+>>> oof = pl.read_parquet("data/digits_oof.parquet")
+>>> oof.group_by(["model", "fold", "class"]).agg(
+...     expr.roc_auc("score", "truth"), expr.brier_score("score", "truth")
+... ).sort("model", "fold", "class").head()
+shape: (5, 5)
+┌────────┬──────┬───────┬──────────┬─────────────┐
+│ model  ┆ fold ┆ class ┆ roc_auc  ┆ brier_score │
+│ ---    ┆ ---  ┆ ---   ┆ ---      ┆ ---         │
+│ str    ┆ i8   ┆ str   ┆ f64      ┆ f64         │
+╞════════╪══════╪═══════╪══════════╪═════════════╡
+│ forest ┆ 0    ┆ 0     ┆ 1.0      ┆ 0.003208    │
+│ forest ┆ 0    ┆ 1     ┆ 0.999957 ┆ 0.013731    │
+│ forest ┆ 0    ┆ 2     ┆ 1.0      ┆ 0.008923    │
+│ forest ┆ 0    ┆ 3     ┆ 0.999914 ┆ 0.011151    │
+│ forest ┆ 0    ┆ 4     ┆ 1.0      ┆ 0.007211    │
+└────────┴──────┴───────┴──────────┴─────────────┘
 """
 
 from __future__ import annotations
+
+import math
 
 import polars as pl
 
@@ -40,14 +70,19 @@ from pl_metrics._counts import check_zero_division, from_counts
 from pl_metrics._frame import MetricsInputError
 
 __all__ = [
+    "average_precision",
     "balanced_accuracy",
     "balanced_f1",
     "binary_log_loss",
+    "brier_score",
     "confusion",
     "f1",
+    "fbeta",
+    "matthews_corrcoef",
     "mfif",
     "precision",
     "recall",
+    "roc_auc",
 ]
 
 IntoExpr = str | pl.Expr
@@ -80,9 +115,35 @@ def _metric(
     threshold: float,
     pred: IntoExpr | None,
     zero_division: float,
+    beta: float = 1.0,
 ) -> pl.Expr:
     counts = _counts(score, truth, threshold, pred)
-    return from_counts(metric, *counts, check_zero_division(zero_division)).alias(metric)
+    zd = check_zero_division(zero_division)
+    return from_counts(metric, *counts, zd, beta).alias(metric)
+
+
+def _mean(value: pl.Expr, weight: IntoExpr | None) -> pl.Expr:
+    """Mean of ``value`` (nulls left out); weighted, rows without a value or weight left out.
+
+    Weights that sum to zero give null.
+    """
+    if weight is None:
+        return value.mean()
+    w = pl.when(value.is_not_null()).then(_col(weight).cast(pl.Float64))
+    total = w.sum()
+    return pl.when(total != 0).then((value * w).sum() / total)
+
+
+def _ranking_columns(
+    score: IntoExpr, truth: IntoExpr, weight: IntoExpr | None
+) -> tuple[pl.Expr, pl.Expr, pl.Expr | None]:
+    """Score, truth and weight, less the rows where any of them is null."""
+    s, t = _col(score).cast(pl.Float64), _col(truth).cast(pl.Boolean)
+    w = None if weight is None else _col(weight).cast(pl.Float64)
+    valid = s.is_not_null() & t.is_not_null()
+    if w is not None:
+        valid = valid & w.is_not_null()
+    return s.filter(valid), t.filter(valid), None if w is None else w.filter(valid)
 
 
 def confusion(
@@ -187,22 +248,289 @@ def mfif(
     return _metric("mfif", score, truth, threshold, pred, zero_division)
 
 
-def binary_log_loss(score: IntoExpr, truth: IntoExpr, *, eps: float = 1e-15) -> pl.Expr:
-    """Binary log loss of ``score``, the probability of the positive class.
+def fbeta(
+    score: IntoExpr | None,
+    truth: IntoExpr,
+    *,
+    beta: float = 1.0,
+    threshold: float = 0.5,
+    pred: IntoExpr | None = None,
+    zero_division: float = 0.0,
+) -> pl.Expr:
+    """F-beta ``(1 + b²)tp / ((1 + b²)tp + b²fn + fp)``, as `sklearn.metrics.fbeta_score`.
 
-    Named for what it is: `pl_metrics.log_loss` is the multi-class loss of a long table.
+    Parameters
+    ----------
+    score, truth
+        Columns, by name or as expressions. ``score >= threshold`` is the prediction;
+        pass ``None`` as the score to give 0/1 predictions with ``pred``.
+    beta
+        Recall weighs ``beta`` times as much as precision; a positive number.
+    threshold, pred, zero_division
+        As in `f1`: the value where no row is predicted or truly positive (0, 1 or NaN).
 
-    Probabilities are clipped to ``[eps, 1 - eps]``; otherwise this is
-    `sklearn.metrics.log_loss` on a binary problem (which clips at float64's epsilon).
+    Returns
+    -------
+    pl.Expr
+        A Float64 aggregation named ``fbeta``. No data checks are run (an expression
+        cannot raise on data): nulls are left out and truth other than 0/1 counts as 1.
 
     Examples
     --------
     >>> import polars as pl
     >>> from pl_metrics import expr
-    >>> df = pl.DataFrame({"p": [0.9, 0.2, 0.65], "truth": [1, 0, 1]})
+    >>> df = pl.DataFrame({"score": [0.9, 0.4, 0.6, 0.2], "truth": [1, 1, 0, 0]})
+    >>> round(df.select(expr.fbeta("score", "truth", beta=2.0)).item(), 6)
+    0.5
+    """
+    if (
+        isinstance(beta, bool)
+        or not isinstance(beta, (int, float))
+        or not math.isfinite(beta)
+        or beta <= 0
+    ):
+        raise MetricsInputError(f"option 'beta': expected a positive number, got {beta!r}")
+    return _metric("fbeta", score, truth, threshold, pred, zero_division, float(beta))
+
+
+def matthews_corrcoef(
+    score: IntoExpr | None,
+    truth: IntoExpr,
+    *,
+    threshold: float = 0.5,
+    pred: IntoExpr | None = None,
+) -> pl.Expr:
+    """Matthews correlation of the predictions, as `sklearn.metrics.matthews_corrcoef`.
+
+    Parameters
+    ----------
+    score, truth, threshold, pred
+        As in `f1`.
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 aggregation named ``matthews_corrcoef``; 0 where it is undefined (a
+        confusion matrix with an empty row or column), as scikit-learn. No data checks are
+        run: nulls are left out and truth other than 0/1 counts as 1.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pl_metrics import expr
+    >>> df = pl.DataFrame({"score": [0.9, 0.4, 0.6, 0.2], "truth": [1, 1, 0, 0]})
+    >>> df.select(expr.matthews_corrcoef("score", "truth")).item()
+    0.0
+    >>> df.select(expr.matthews_corrcoef("score", "truth", threshold=0.3)).item()
+    0.5773502691896258
+    """
+    return _metric("matthews_corrcoef", score, truth, threshold, pred, 0.0)
+
+
+def binary_log_loss(
+    score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None, eps: float = 1e-15
+) -> pl.Expr:
+    """Binary log loss of ``score``, the probability of the positive class.
+
+    Named for what it is: `pl_metrics.log_loss` is the multi-class loss of a long table.
+
+    Probabilities are clipped to ``[eps, 1 - eps]``; otherwise this is
+    `sklearn.metrics.log_loss` on a binary problem (which clips at float64's epsilon),
+    ``sample_weight=weight`` with a ``weight`` column. Rows with a null are left out;
+    weights that sum to zero give null.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pl_metrics import expr
+    >>> df = pl.DataFrame({"p": [0.9, 0.2, 0.65], "truth": [1, 0, 1], "w": [1.0, 2.0, 1.0]})
     >>> round(df.select(expr.binary_log_loss("p", "truth")).item(), 6)
     0.253096
+    >>> round(df.select(expr.binary_log_loss("p", "truth", weight="w")).item(), 6)
+    0.245608
     """
     p = _col(score).cast(pl.Float64).clip(eps, 1 - eps)
     t = _col(truth).cast(pl.Boolean)
-    return (-pl.when(t).then(p.log()).otherwise((1 - p).log()).mean()).alias("binary_log_loss")
+    loss = -pl.when(t).then(p.log()).otherwise((1 - p).log())
+    return _mean(loss, weight).alias("binary_log_loss")
+
+
+def brier_score(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None) -> pl.Expr:
+    """Brier score ``mean((score - truth)²)``, as `sklearn.metrics.brier_score_loss`.
+
+    Parameters
+    ----------
+    score
+        The probability of the positive class, by name or as an expression.
+    truth
+        0/1 or boolean truth; other non-zero values count as 1.
+    weight
+        Optional sample weights (``sample_weight``): the weighted mean.
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 aggregation named ``brier_score``. No data checks are run (an expression
+        cannot raise on data; scikit-learn refuses scores outside [0, 1]): rows with a null
+        are left out, and weights that sum to zero give null.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pl_metrics import expr
+    >>> df = pl.DataFrame({"p": [0.9, 0.2, 0.6], "truth": [1, 0, 0], "w": [1.0, 1.0, 2.0]})
+    >>> round(df.select(expr.brier_score("p", "truth")).item(), 6)
+    0.136667
+    >>> round(df.select(expr.brier_score("p", "truth", weight="w")).item(), 6)
+    0.1925
+    """
+    t = _col(truth).cast(pl.Boolean).cast(pl.Float64)
+    return _mean((_col(score).cast(pl.Float64) - t).pow(2), weight).alias("brier_score")
+
+
+def roc_auc(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None) -> pl.Expr:
+    """Area under the ROC curve, as `sklearn.metrics.roc_auc_score` on a binary problem.
+
+    The share of (positive, negative) pairs ordered right, a tied pair counting 1/2 (ties
+    are one threshold, as scikit-learn draws the curve); with weights, each pair counts the
+    product of its two weights.
+
+    Parameters
+    ----------
+    score
+        The score of the positive class (any real numbers: only their order matters).
+    truth
+        0/1 or boolean truth; other non-zero values count as 1.
+    weight
+        Optional sample weights (``sample_weight``), non-negative.
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 aggregation named ``roc_auc``. No data checks are run (an expression
+        cannot raise on data): rows with a null score, truth or weight are left out, and a
+        group without positives or without negatives (or whose positives' or negatives'
+        weights sum to zero) gives null, where scikit-learn warns and returns NaN.
+
+    Notes
+    -----
+    Without weights this is the Mann-Whitney U statistic of the average ranks of the scores
+    in the group: ``(sum of the positives' ranks - P(P + 1)/2) / (P N)``. With weights, the
+    rows are sorted by score and each positive counts the weight of the negatives scored
+    below it plus half of those tied with it; all within one expression, so both work in
+    ``select``, ``group_by(...).agg(...)`` and ``over``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pl_metrics import expr
+    >>> df = pl.DataFrame({
+    ...     "g": ["a", "a", "a", "a", "b", "b"],
+    ...     "score": [0.9, 0.4, 0.4, 0.1, 0.3, 0.8],
+    ...     "truth": [1, 1, 0, 0, 1, 1],
+    ... })
+    >>> df.group_by("g", maintain_order=True).agg(expr.roc_auc("score", "truth"))
+    shape: (2, 2)
+    ┌─────┬─────────┐
+    │ g   ┆ roc_auc │
+    │ --- ┆ ---     │
+    │ str ┆ f64     │
+    ╞═════╪═════════╡
+    │ a   ┆ 0.875   │
+    │ b   ┆ null    │
+    └─────┴─────────┘
+    """
+    s, t, w = _ranking_columns(score, truth, weight)
+    if w is None:
+        n_pos = t.sum().cast(pl.Float64)
+        n_neg = (~t).sum().cast(pl.Float64)
+        rank_sum = s.rank("average").filter(t).sum()
+        value = (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+        pairs = n_pos * n_neg
+    else:
+        # Sorted by score; each row's tie group is the run of equal scores around it.
+        ordered = s.sort()
+        first, last = ordered.is_first_distinct(), ordered.is_last_distinct()
+        w_pos = pl.when(t).then(w).otherwise(0.0).sort_by(s)
+        w_neg = pl.when(t).then(0.0).otherwise(w).sort_by(s)
+        negatives = w_neg.cum_sum()
+        # Weight of the negatives scored below the row, and at most the row's score.
+        below = pl.when(first).then(negatives.shift(1, fill_value=0.0)).forward_fill()
+        at_most = pl.when(last).then(negatives).backward_fill()
+        pairs = w_pos.sum() * w_neg.sum()
+        value = (w_pos * (below + at_most)).sum() / (2 * pairs)
+    return pl.when(pairs != 0).then(value).cast(pl.Float64).alias("roc_auc")
+
+
+def average_precision(
+    score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None
+) -> pl.Expr:
+    """Average precision, as `sklearn.metrics.average_precision_score` on a binary problem.
+
+    Step-wise (no interpolation): the precision at each distinct score, weighted by the
+    recall it adds, ``sum((R_k - R_{k-1}) P_k)``; tied scores are one threshold.
+
+    Parameters
+    ----------
+    score
+        The score of the positive class (any real numbers: only their order matters).
+    truth
+        0/1 or boolean truth; other non-zero values count as 1.
+    weight
+        Optional sample weights (``sample_weight``), non-negative.
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 aggregation named ``average_precision``. No data checks are run (an
+        expression cannot raise on data): rows with a null score, truth or weight are left
+        out. A group without positives (or whose positives' weights sum to zero) scores 0,
+        as scikit-learn (which warns); an empty group gives 0 too.
+
+    Notes
+    -----
+    Each positive row ``j`` counts the precision at its own score,
+    ``P_j / R_j``: the (weight of) positives over all rows scored at least as high as ``j``.
+    Without weights these are two ``max`` ranks in descending order, the first among the
+    group's positives and the second among all its rows; with weights, cumulative sums
+    over the rows sorted by descending score, taken at the end of each run of tied scores.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pl_metrics import expr
+    >>> df = pl.DataFrame({
+    ...     "g": ["a", "a", "a", "a", "b", "b"],
+    ...     "score": [0.9, 0.4, 0.4, 0.1, 0.3, 0.8],
+    ...     "truth": [1, 1, 0, 0, 0, 0],
+    ... })
+    >>> df.group_by("g", maintain_order=True).agg(expr.average_precision("score", "truth"))
+    shape: (2, 2)
+    ┌─────┬───────────────────┐
+    │ g   ┆ average_precision │
+    │ --- ┆ ---               │
+    │ str ┆ f64               │
+    ╞═════╪═══════════════════╡
+    │ a   ┆ 0.833333          │
+    │ b   ┆ 0.0               │
+    └─────┴───────────────────┘
+    """
+    s, t, w = _ranking_columns(score, truth, weight)
+    if w is None:
+        positives = s.filter(t).rank("max", descending=True)
+        rows = s.rank("max", descending=True).filter(t)
+        total = t.sum().cast(pl.Float64)
+        value = (positives / rows).sum() / total
+    else:
+        last = s.sort(descending=True).is_last_distinct()
+        w_pos = pl.when(t).then(w).otherwise(0.0).sort_by(s, descending=True)
+        w_neg = pl.when(t).then(0.0).otherwise(w).sort_by(s, descending=True)
+        # Weight of the positives and of all rows scored at least as high as the row.
+        tp = pl.when(last).then(w_pos.cum_sum()).backward_fill()
+        at_least = tp + pl.when(last).then(w_neg.cum_sum()).backward_fill()
+        precision = pl.when(at_least != 0).then(tp / at_least).otherwise(0.0)
+        total = w_pos.sum()
+        value = (w_pos * precision).sum() / total
+    # No positives (or none with weight): 0, as scikit-learn.
+    value = pl.when(total != 0).then(value).otherwise(0.0)
+    return value.cast(pl.Float64).alias("average_precision")

@@ -133,7 +133,7 @@ def test_progress_bar_writes_to_its_stream() -> None:
     assert "chunk 4/4" in text
     assert "rows/s" in text
     assert "ETA" in text
-    assert text.endswith("\n")
+    assert text.endswith("\r\x1b[2K")  # the finished bar is cleared, not left above the table
     quiet = _Progress(total=2, rows=10, stream=None)
     quiet.update(1)  # nothing to write to: no error
 

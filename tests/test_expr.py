@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import math
+import warnings
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.metrics import f1_score, log_loss, precision_score, recall_score
+from sklearn.metrics import (
+    average_precision_score,
+    brier_score_loss,
+    f1_score,
+    fbeta_score,
+    log_loss,
+    matthews_corrcoef,
+    precision_score,
+    recall_score,
+    roc_auc_score,
+)
 
 import pl_metrics
 from pl_metrics import expr
@@ -75,3 +90,221 @@ def test_score_or_pred() -> None:
         expr.f1("score", "truth", pred="pred")
     with pytest.raises(pl_metrics.MetricsInputError, match="zero_division"):
         expr.f1("score", "truth", zero_division=2)
+
+
+def _sklearn(fn: Callable[..., float], *args: Any, **kwargs: Any) -> float | None:
+    """scikit-learn's value; None where it is undefined (NaN, or refused for the weights)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            value = float(fn(*args, **kwargs))
+        except (ValueError, ZeroDivisionError):
+            return None
+    return None if math.isnan(value) else value
+
+
+def _tied_table(rng: np.random.Generator, n_groups: int) -> pl.DataFrame:
+    """Several groups of various sizes and prevalences; scores rounded to 1 decimal (ties)."""
+    parts = []
+    for g in range(n_groups):
+        n = int(rng.integers(1, 30))
+        parts.append(
+            pl.DataFrame(
+                {
+                    "g": [g] * n,
+                    "score": rng.random(n).round(1),
+                    "truth": rng.random(n) < rng.random(),
+                    # Some zero weights; in some groups all of one class weighs nothing.
+                    "w": rng.choice([0.0, 0.5, 1.0, 2.5], n) * (rng.random() < 0.9),
+                }
+            )
+        )
+    return pl.concat(parts).sample(fraction=1.0, shuffle=True, seed=int(rng.integers(2**31)))
+
+
+def _assert_close(got: float | None, expected: float | None, what: str) -> None:
+    if expected is None:
+        assert got is None, what
+    else:
+        assert got == pytest.approx(expected, rel=1e-12, abs=1e-12), what
+
+
+@given(seed=st.integers(0, 2**32 - 1))
+@settings(max_examples=40, deadline=None)
+def test_score_exprs_match_sklearn_per_group(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    df = _tied_table(rng, int(rng.integers(1, 6)))
+    prob = pl.col("score").clip(0.1, 0.9)
+    out = df.group_by("g").agg(
+        expr.roc_auc("score", "truth"),
+        expr.roc_auc(pl.col("score"), pl.col("truth"), weight="w").alias("roc_auc_w"),
+        expr.average_precision("score", "truth"),
+        expr.average_precision("score", "truth", weight=pl.col("w")).alias("ap_w"),
+        expr.brier_score("score", "truth"),
+        expr.brier_score("score", "truth", weight="w").alias("brier_w"),
+        expr.binary_log_loss(prob, "truth"),
+        expr.binary_log_loss(prob, "truth", weight="w").alias("log_loss_w"),
+    )
+    assert out.height == df["g"].n_unique()
+    for (g,), rows in df.group_by("g"):
+        got = out.filter(pl.col("g") == g).row(0, named=True)
+        y, s, w = rows["truth"].to_numpy(), rows["score"].to_numpy(), rows["w"].to_numpy()
+        p = np.clip(s, 0.1, 0.9)
+        for name, fn, args, kwargs in (
+            ("roc_auc", roc_auc_score, (y, s), {}),
+            ("roc_auc_w", roc_auc_score, (y, s), {"sample_weight": w}),
+            ("average_precision", average_precision_score, (y, s), {}),
+            ("ap_w", average_precision_score, (y, s), {"sample_weight": w}),
+            ("brier_score", brier_score_loss, (y, s), {}),
+            ("brier_w", brier_score_loss, (y, s), {"sample_weight": w}),
+            ("binary_log_loss", log_loss, (y, p), {"labels": [False, True]}),
+            ("log_loss_w", log_loss, (y, p), {"labels": [False, True], "sample_weight": w}),
+        ):
+            _assert_close(got[name], _sklearn(fn, *args, **kwargs), f"{name} of group {g}")
+
+
+@given(seed=st.integers(0, 2**32 - 1))
+@settings(max_examples=20, deadline=None)
+def test_weighted_ranking_equals_repeated_rows(seed: int) -> None:
+    """Integer weights count as repeated rows; unit weights as none (no scikit-learn)."""
+    rng = np.random.default_rng(seed)
+    df = _tied_table(rng, 3)
+    df = df.with_columns(k=pl.Series(rng.integers(0, 4, df.height)), one=pl.lit(1.0))
+    repeated = df.select(pl.all().repeat_by("k").explode()).drop_nulls()
+    cols = ("score", "truth")
+    for metric in (expr.roc_auc, expr.average_precision):
+        weighted = df.group_by("g").agg(metric(*cols, weight="k")).sort("g")
+        unit = df.group_by("g").agg(metric(*cols, weight="one")).sort("g")
+        plain = df.group_by("g").agg(metric(*cols)).sort("g")
+        again = (
+            repeated.group_by("g").agg(metric(*cols)).sort("g")
+            # A group whose rows all weigh 0 is gone from the repeated table.
+            .join(df.select("g").unique(), on="g", how="right")
+            .select(weighted.columns)
+            .sort("g")
+        )
+        for left, right in ((weighted, again), (unit, plain)):
+            a, b = left.to_series(1).to_list(), right.to_series(1).to_list()
+            if metric is expr.average_precision:
+                # An empty group (all weights 0) scores 0 where it has rows, null where not.
+                b = [0.0 if v is None else v for v in b]
+            assert [x is None for x in a] == [x is None for x in b]
+            assert [x for x in a if x is not None] == pytest.approx(
+                [x for x in b if x is not None], rel=1e-12, abs=1e-12
+            )
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    beta=st.sampled_from([0.5, 1.0, 2.0, 3]),
+    zd=st.sampled_from([0.0, 1.0, float("nan")]),
+)
+@settings(max_examples=30, deadline=None)
+def test_fbeta_and_matthews_match_sklearn_per_group(seed: int, beta: float, zd: float) -> None:
+    rng = np.random.default_rng(seed)
+    df = _tied_table(rng, int(rng.integers(1, 5)))
+    out = df.group_by("g").agg(
+        expr.fbeta("score", "truth", beta=beta, threshold=0.4, zero_division=zd),
+        expr.fbeta(None, "truth", beta=beta, pred=pl.col("score") >= 0.4, zero_division=zd)
+        .alias("fbeta_pred"),
+        expr.matthews_corrcoef("score", "truth", threshold=0.4),
+        expr.matthews_corrcoef(None, "truth", pred=(pl.col("score") >= 0.4).cast(pl.Int8))
+        .alias("mcc_pred"),
+    )
+    for (g,), rows in df.group_by("g"):
+        got = out.filter(pl.col("g") == g).row(0, named=True)
+        y, p = rows["truth"].to_numpy(), rows["score"].to_numpy() >= 0.4
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fb = fbeta_score(y, p, beta=beta, zero_division=zd)
+            mcc = matthews_corrcoef(y, p)
+        assert np.isclose(got["fbeta"], fb, rtol=1e-12, atol=1e-12, equal_nan=True)
+        assert np.isclose(got["fbeta_pred"], fb, rtol=1e-12, atol=1e-12, equal_nan=True)
+        assert got["matthews_corrcoef"] == pytest.approx(mcc, rel=1e-12, abs=1e-12)
+        assert got["mcc_pred"] == pytest.approx(mcc, rel=1e-12, abs=1e-12)
+
+
+def test_one_class_and_tied_groups() -> None:
+    df = pl.DataFrame(
+        {
+            "g": ["pos"] * 3 + ["neg"] * 3 + ["tied"] * 4 + ["nulls"] * 2,
+            "score": [0.2, 0.9, 0.5, 0.2, 0.9, 0.5, 0.3, 0.3, 0.3, 0.3, None, 0.4],
+            "truth": [1, 1, 1, 0, 0, 0, 1, 0, 0, 1, 1, None],
+            "w": [1.0, 2.0, 1.0, 1.0, 2.0, 1.0, 1.0, 1.0, 2.0, 0.5, 1.0, 1.0],
+        }
+    )
+    out = (
+        df.group_by("g", maintain_order=True)
+        .agg(
+            expr.roc_auc("score", "truth"),
+            expr.roc_auc("score", "truth", weight="w").alias("roc_auc_w"),
+            expr.average_precision("score", "truth"),
+            expr.average_precision("score", "truth", weight="w").alias("ap_w"),
+            expr.brier_score("score", "truth"),
+        )
+        .rows_by_key("g", named=True, unique=True)
+    )
+    # One class only: the ROC AUC is undefined (scikit-learn warns and gives NaN).
+    for g in ("pos", "neg", "nulls"):
+        assert out[g]["roc_auc"] is None
+        assert out[g]["roc_auc_w"] is None
+    # Average precision: 1 with only positives, 0 without any (as scikit-learn).
+    assert out["pos"]["average_precision"] == out["pos"]["ap_w"] == 1.0
+    assert out["neg"]["average_precision"] == out["neg"]["ap_w"] == 0.0
+    # All scores tied: one threshold; AUC 1/2, AP the (weighted) share of positives.
+    assert out["tied"]["roc_auc"] == out["tied"]["roc_auc_w"] == 0.5
+    assert out["tied"]["average_precision"] == 0.5
+    assert out["tied"]["ap_w"] == pytest.approx(1.5 / 4.5, rel=1e-15)
+    y, s, w = np.array([1, 0, 0, 1]), np.full(4, 0.3), np.array([1.0, 1.0, 2.0, 0.5])
+    assert out["tied"]["ap_w"] == pytest.approx(
+        average_precision_score(y, s, sample_weight=w), rel=1e-12
+    )
+    # Rows with a null left out: nothing left but one row, no negatives.
+    assert out["nulls"]["average_precision"] == 0.0
+    assert out["nulls"]["brier_score"] is None
+
+
+def test_zero_weights() -> None:
+    df = pl.DataFrame(
+        {"score": [0.9, 0.2, 0.6], "truth": [1, 0, 1], "w": [0.0, 1.0, 0.0], "z": [0.0] * 3}
+    )
+    got = df.select(
+        expr.roc_auc("score", "truth", weight="w"),
+        expr.average_precision("score", "truth", weight="w"),
+        expr.brier_score("score", "truth", weight="z"),
+        expr.binary_log_loss("score", "truth", weight="z"),
+    ).row(0)
+    assert got == (None, 0.0, None, None)
+
+
+def test_exprs_in_over_select_and_lazy() -> None:
+    rng = np.random.default_rng(7)
+    df = _tied_table(rng, 4).with_columns(w=pl.col("w") + 1)
+    exprs = [
+        expr.roc_auc("score", "truth", weight="w"),
+        expr.average_precision("score", "truth", weight="w"),
+        expr.roc_auc("score", "truth").alias("auc"),
+        expr.average_precision("score", "truth").alias("ap"),
+    ]
+    eager = df.group_by("g").agg(exprs).sort("g")
+    lazy = df.lazy().group_by("g").agg(exprs).sort("g").collect(engine="streaming")
+    over = df.select("g", *(e.over("g") for e in exprs)).unique().sort("g")
+    assert eager.equals(lazy)
+    assert eager.equals(over)
+    whole = df.select(exprs).row(0)
+    y, s, w = (df[c].to_numpy() for c in ("truth", "score", "w"))
+    assert whole == pytest.approx(
+        (
+            roc_auc_score(y, s, sample_weight=w),
+            average_precision_score(y, s, sample_weight=w),
+            roc_auc_score(y, s),
+            average_precision_score(y, s),
+        ),
+        rel=1e-12,
+    )
+
+
+@pytest.mark.parametrize("beta", [0, -1.0, float("nan"), float("inf"), True, "2"])
+def test_fbeta_refuses_bad_beta(beta: Any) -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match="beta"):
+        expr.fbeta("score", "truth", beta=beta)

@@ -224,3 +224,30 @@ def test_other_objects_are_refused_naming_what_is_accepted() -> None:
         pl_metrics.score(42, "lrap")
     with pytest.raises(TypeError, match="Arrow C stream"):
         pl_metrics.compare([1, 2, 3], "lrap")  # type: ignore[type-var]
+
+
+def test_paired_names_a_model_that_is_not_there() -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"no rows of model 'nope'.*'knn'"):
+        pl_metrics.paired(DIGITS, "lrap", "logreg", "nope", n_resamples=5)
+
+
+def test_unknown_options_of_compare_and_the_bootstrap_are_named() -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match="did you mean 'weight_col'"):
+        pl_metrics.compare(DIGITS, "lrap", weight_cl="w")
+    with pytest.raises(pl_metrics.MetricsInputError, match="bootstrap: unknown option 'bogus'"):
+        pl_metrics.bootstrap(KNN, "lrap", n_resamples=5, bogus=1)
+    with pytest.raises(pl_metrics.MetricsInputError, match="option 'by' is set by compare"):
+        pl_metrics.compare(DIGITS, "lrap", by="fold")
+
+
+def test_internal_columns_stay_out_of_messages() -> None:
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        pl_metrics.bootstrap(DIGITS, "lrap", n_resamples=5)  # forgot by="model"
+    assert "__plm" not in str(error.value)
+
+
+def test_a_state_prints_small() -> None:
+    state = pl_metrics.state(DIGITS, ["lrap", "roc_auc"], by="model")
+    want = "MetricState(metrics=['lrap', 'roc_auc'], by=['model'], groups=lazy, classes=lazy"
+    assert repr(state) == f"{want}, curves=lazy)"
+    assert "groups=4 rows" in repr(state.collect())
