@@ -1,8 +1,9 @@
 """Metrics of a binary problem (one class at a time) as polars expressions.
 
 Use them inside ``select``, ``group_by(...).agg(...)`` or ``over`` next to your own
-aggregations; each gives one Float64 value per group, named after the metric. All take the
-score and the truth first, columns by name or as expressions, then keyword options:
+aggregations; each gives one Float64 value per group, named after the metric (`confusion`
+a struct of counts). All take the score and the truth first, columns by name or as
+expressions, then keyword options:
 
 * thresholded (`confusion`, `f1`, `precision`, `recall`, `fbeta`, `matthews_corrcoef`,
   `balanced_accuracy`, `balanced_f1`, `mfif`): the score is thresholded at ``threshold``,
