@@ -10,6 +10,14 @@ from importlib import metadata as _metadata
 from pl_metrics import _namespace, expr  # noqa: F401  (_namespace registers .metrics)
 from pl_metrics._adapters import from_numpy, from_wide
 from pl_metrics._compare import bootstrap, compare, paired
+from pl_metrics._curve_tables import (
+    binary_log_loss,
+    brier_score,
+    calibration_curve,
+    expected_calibration_error,
+    precision_recall_curve,
+    roc_curve,
+)
 from pl_metrics._curves import average_precision, padded_cmap, roc_auc, top_k_accuracy
 from pl_metrics._driver import cluster_by_id, scan, score
 from pl_metrics._frame import MetricsInputError
@@ -41,12 +49,16 @@ __all__ = [
     "average_precision",
     "balanced_accuracy",
     "balanced_f1",
+    "binary_log_loss",
     "bootstrap",
+    "brier_score",
+    "calibration_curve",
     "chunk_key",
     "cluster_by_id",
     "compare",
     "confusion",
     "coverage_error",
+    "expected_calibration_error",
     "expr",
     "f1",
     "fbeta",
@@ -65,9 +77,11 @@ __all__ = [
     "padded_cmap",
     "paired",
     "precision",
+    "precision_recall_curve",
     "recall",
     "report",
     "roc_auc",
+    "roc_curve",
     "scan",
     "score",
     "specificity",

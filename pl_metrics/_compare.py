@@ -47,7 +47,7 @@ def _metric_list(metrics: str | Sequence[str]) -> list[str]:
     tables = [m for m in names if info(m).higher_is_better is None]
     if tables:
         raise MetricsInputError(
-            f"option 'metrics': {tables} are tables of counts, not scores to compare"
+            f"option 'metrics': {tables} are tables (counts or curves), not scores to compare"
         )
     return list(dict.fromkeys(names))
 

@@ -24,7 +24,7 @@ from pl_metrics._curves import average_classes, curve_positives
 from pl_metrics._frame import N_IDS, MetricsInputError, Ragged
 from pl_metrics._io import files as find_files
 from pl_metrics._io import scan
-from pl_metrics._spec import Average, Spec, Undefined, resolve
+from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState, build_state, chunk_key, has_kernel, merge_states
 
 __all__ = ["Source", "chunk_state", "cluster_by_id", "scan", "score", "score_spec", "source_frame"]
@@ -97,6 +97,9 @@ def score(
     k: int = 1,
     padding: int = 5,
     undefined: Undefined = "error",
+    n_bins: int = 10,
+    strategy: Strategy = "uniform",
+    max_points: int | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
     memory_budget: int | str | None = None,
@@ -114,7 +117,7 @@ def score(
         As in `report`.
     threshold, pred_col, average, zero_division, beta, eps, class_weights, per_class, ragged
         As in `report`.
-    k, padding, undefined, validate
+    k, padding, undefined, n_bins, strategy, max_points, validate
         As in `report`.
     memory_budget
         Bytes (or a size such as ``"2GB"``) the states may use; decides the number of chunks
@@ -170,6 +173,9 @@ def score(
         k=k,
         padding=padding,
         undefined=undefined,
+        n_bins=n_bins,
+        strategy=strategy,
+        max_points=max_points,
         ragged=ragged,
         validate=validate,
     )
@@ -299,8 +305,8 @@ def _score_class_chunks(
                 f"column {cols.cls!r}: {bad.height:,} groups have ids that lack whole sets of "
                 "classes (ragged input); pass ragged='allow' to rank each id over its rows"
             )
-    if opts.average is None:
-        return table.sort([*by, cols.cls], nulls_last=True)
+    if spec.per_class(spec.metrics[0]):  # per-class values (and curves): the chunks' rows
+        return table.sort([*by, cols.cls], nulls_last=True, maintain_order=True)
     table = table.join(pl.concat(positives), on=[*by, cols.cls], how="left", nulls_equal=True)
     out = None
     for metric in spec.metrics:

@@ -352,8 +352,8 @@ def aggregate(lf: pl.LazyFrame, by: Sequence[str], exprs: Sequence[pl.Expr]) -> 
 def join_on(left: pl.LazyFrame, right: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:
     """Join per-group columns onto ``left``; a cross join when there is no grouping."""
     if by:
-        return left.join(right, on=list(by), how="left", nulls_equal=True)
-    return left.join(right, how="cross")
+        return left.join(right, on=list(by), how="left", nulls_equal=True, maintain_order="left")
+    return left.join(right, how="cross", maintain_order="left")
 
 
 def raise_on_problems(

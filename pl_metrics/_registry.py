@@ -41,6 +41,9 @@ METRIC_OPTIONS = (
     "k",
     "padding",
     "undefined",
+    "n_bins",
+    "strategy",
+    "max_points",
 )
 ChunkKey = Literal["id", "class"]
 _THRESHOLD = frozenset({"weight_col", "threshold", "pred_col", "average", "zero_division"})
@@ -66,6 +69,8 @@ class MetricInfo:
     sklearn: str  # its scikit-learn equivalent (or the reference it follows), for the docs
     notes: str = ""
     signature: str = ""  # the options the README's table shows
+    #: ``"metric"``: one value per group (or class); ``"curve"``: a table of points per class.
+    kind: Literal["metric", "curve"] = "metric"
 
     @property
     def weights(self) -> bool:
@@ -297,6 +302,82 @@ METRICS: dict[str, MetricInfo] = {
             "none (BirdCLEF 2023)",
             "padding added to the state's sums, no rows copied",
             "padding, by",
+        ),
+        MetricInfo(
+            "brier_score",
+            "_curve_tables",
+            False,
+            "class",
+            frozenset({"weight_col", "average"}),
+            (None, "macro"),
+            "option",
+            "`brier_score_loss` per class column",
+            "mean of (score - truth)²; scores are probabilities",
+            "by, weight_col, average",
+        ),
+        MetricInfo(
+            "binary_log_loss",
+            "_curve_tables",
+            False,
+            "class",
+            frozenset({"weight_col", "average", "eps"}),
+            (None, "macro", "micro"),
+            "option",
+            "`log_loss` per class column; micro: over all cells",
+            "each (id, class) cell a binary problem; macro: mean column-wise log loss",
+            "by, weight_col, average, eps",
+        ),
+        MetricInfo(
+            "expected_calibration_error",
+            "_curve_tables",
+            False,
+            "class",
+            frozenset({"average", "n_bins", "strategy"}),
+            (None, "macro"),
+            "option",
+            "none: count-weighted mean of abs(prob_true - prob_pred) over the non-empty "
+            "bins of `calibration_curve`",
+            "sklearn's bins: a score on an edge goes to the lower bin",
+            "n_bins, strategy, by, average",
+        ),
+        MetricInfo(
+            "roc_curve",
+            "_curve_tables",
+            None,
+            "class",
+            frozenset({"weight_col", "max_points"}),
+            (),
+            "always",
+            "`roc_curve(drop_intermediate=False)` per class",
+            "rows `(by..., class, threshold, fpr, tpr)`, first row at threshold inf",
+            "by, weight_col, max_points",
+            "curve",
+        ),
+        MetricInfo(
+            "precision_recall_curve",
+            "_curve_tables",
+            None,
+            "class",
+            frozenset({"weight_col", "max_points"}),
+            (),
+            "always",
+            "`precision_recall_curve` per class",
+            "rows `(by..., class, threshold, precision, recall)`; last: 1, 0, null threshold",
+            "by, weight_col, max_points",
+            "curve",
+        ),
+        MetricInfo(
+            "calibration_curve",
+            "_curve_tables",
+            None,
+            "class",
+            frozenset({"n_bins", "strategy"}),
+            (),
+            "always",
+            "`sklearn.calibration.calibration_curve` per class",
+            "rows `(by..., class, bin, prob_pred, prob_true, count)`, non-empty bins",
+            "n_bins, strategy, by",
+            "curve",
         ),
         MetricInfo(
             "top_k_accuracy",

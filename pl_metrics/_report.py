@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 import polars as pl
 
 from pl_metrics._frame import FrameT, Ragged, as_like, to_polars
-from pl_metrics._spec import Average, Undefined, resolve
+from pl_metrics._spec import Average, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
 
 __all__ = ["chunk_key", "merge_states", "report", "state"]
@@ -34,6 +34,9 @@ def state(
     k: int = 1,
     padding: int = 5,
     undefined: Undefined = "error",
+    n_bins: int = 10,
+    strategy: Strategy = "uniform",
+    max_points: int | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> MetricState:
@@ -77,6 +80,9 @@ def state(
         k=k,
         padding=padding,
         undefined=undefined,
+        n_bins=n_bins,
+        strategy=strategy,
+        max_points=max_points,
         ragged=ragged,
         validate=validate,
     )
@@ -104,6 +110,9 @@ def report(
     k: int = 1,
     padding: int = 5,
     undefined: Undefined = "error",
+    n_bins: int = 10,
+    strategy: Strategy = "uniform",
+    max_points: int | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -133,6 +142,9 @@ def report(
         precision).
     k, padding, undefined
         For `top_k_accuracy`, `padded_cmap` and `roc_auc`.
+    n_bins, strategy, max_points
+        For `expected_calibration_error` and the curve tables (`calibration_curve`,
+        `roc_curve`, `precision_recall_curve`).
     ragged, validate
         As in `lrap`.
 
@@ -178,6 +190,9 @@ def report(
         k=k,
         padding=padding,
         undefined=undefined,
+        n_bins=n_bins,
+        strategy=strategy,
+        max_points=max_points,
         ragged=ragged,
         validate=validate,
     )

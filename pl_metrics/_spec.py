@@ -22,6 +22,7 @@ __all__ = [
     "Average",
     "Options",
     "Spec",
+    "Strategy",
     "Undefined",
     "make_options",
     "resolve",
@@ -30,6 +31,8 @@ __all__ = [
 Average = Literal["macro", "micro", "weighted", "samples"] | None
 #: ROC AUC of a class without positives or negatives: refuse, or leave it out.
 Undefined = Literal["error", "skip"]
+#: Calibration bins: equal widths on [0, 1], or equal counts (quantiles of the scores).
+Strategy = Literal["uniform", "quantile"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,9 @@ class Options:
     k: int = 1
     padding: int = 5
     undefined: Undefined = "error"
+    n_bins: int = 10
+    strategy: Strategy = "uniform"
+    max_points: int | None = None
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,9 @@ def make_options(
     k: int = 1,
     padding: int = 5,
     undefined: Undefined = "error",
+    n_bins: int = 10,
+    strategy: Strategy = "uniform",
+    max_points: int | None = None,
 ) -> Options:
     """Check every option's value once, with errors that name the option."""
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
@@ -138,7 +147,11 @@ def make_options(
     check_option("ragged", ragged, ("error", "allow"))
     check_option("validate", validate, (True, False))
     check_option("undefined", undefined, ("error", "skip"))
-    for name, value, low in (("k", k, 1), ("padding", padding, 0)):
+    check_option("strategy", strategy, ("uniform", "quantile"))
+    integers = [("k", k, 1), ("padding", padding, 0), ("n_bins", n_bins, 1)]
+    if max_points is not None:
+        integers.append(("max_points", max_points, 2))
+    for name, value, low in integers:
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise MetricsInputError(f"option {name!r}: expected an integer >= {low}, got {value!r}")
     return Options(
@@ -154,6 +167,9 @@ def make_options(
         k=k,
         padding=padding,
         undefined=undefined,
+        n_bins=n_bins,
+        strategy=strategy,
+        max_points=max_points,
     )
 
 
@@ -196,6 +212,12 @@ def _check_metric_options(
                 f"option 'per_class': a per-class report cannot include {flat}: they have no "
                 "per-class values"
             )
+    curves = [e.name for e in entries if e.kind == "curve"]
+    if curves and len(entries) > 1:
+        raise MetricsInputError(
+            f"{curves[0]} is a table of points per class: compute it on its own, not with "
+            f"{', '.join(n for n in names if n != curves[0])}"
+        )
     shapes = {per_class(e, opts) for e in entries}
     if len(shapes) > 1:
         flat = [e.name for e in entries if not per_class(e, opts)]
@@ -229,6 +251,9 @@ def resolve(
     k: int = 1,
     padding: int = 5,
     undefined: Undefined = "error",
+    n_bins: int = 10,
+    strategy: Strategy = "uniform",
+    max_points: int | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> Spec:
@@ -250,15 +275,20 @@ def resolve(
         k=k,
         padding=padding,
         undefined=undefined,
+        n_bins=n_bins,
+        strategy=strategy,
+        max_points=max_points,
     )
     # Options left at their default are not "given"; a changed one must be used by a metric.
     given: dict[str, object] = {
         "weight_col": weight_col,
         "pred_col": pred_col,
         "class_weights": class_weights,
+        "max_points": max_points,
         "average": None if per_class or average == _DEFAULTS.average else average,
     }
-    for option in ("threshold", "zero_division", "beta", "eps", "k", "padding", "undefined"):
+    defaults = ("threshold", "zero_division", "beta", "eps", "k", "padding", "undefined")
+    for option in (*defaults, "n_bins", "strategy"):
         value = getattr(opts, option)
         default = getattr(_DEFAULTS, option)
         same = value == default or (

@@ -527,4 +527,4 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
     for result in results[1:]:
         out = join_on(out, result, keys) if keys else out.join(result, how="cross")
     out = raise_on_problems(join_on(out, checks, by), [*problems, *result_problems], by)
-    return out.sort(keys, nulls_last=True) if keys else out
+    return out.sort(keys, nulls_last=True, maintain_order=True) if keys else out

@@ -148,6 +148,18 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
         "--padding", type=int, default=5, metavar="N", help="padded_cmap: padding rows (5)"
     )
     parser.add_argument(
+        "--n-bins", type=int, default=10, metavar="N", help="calibration bins (default 10)"
+    )
+    parser.add_argument(
+        "--strategy",
+        default="uniform",
+        choices=["uniform", "quantile"],
+        help="calibration bins: equal widths or equal counts (default uniform)",
+    )
+    parser.add_argument(
+        "--max-points", type=int, metavar="N", help="curves: at most N points per class"
+    )
+    parser.add_argument(
         "--skip-undefined",
         action="store_true",
         help="roc_auc: leave out classes without positives or negatives",
@@ -324,6 +336,9 @@ def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
         "eps": args.eps,
         "k": args.k,
         "padding": args.padding,
+        "n_bins": args.n_bins,
+        "strategy": args.strategy,
+        "max_points": args.max_points,
         "undefined": "skip" if args.skip_undefined else "error",
         "ragged": "allow" if args.allow_ragged else "error",
         "validate": not args.no_validate,

@@ -20,7 +20,7 @@ from pl_metrics._driver import chunk_state
 from pl_metrics._frame import MetricsInputError, Ragged
 from pl_metrics._io import files as find_files
 from pl_metrics._io import scan
-from pl_metrics._spec import Average, Spec, Undefined, resolve
+from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState, chunk_key, merge_states
 
 __all__ = ["ChunkError", "score"]
@@ -73,6 +73,9 @@ def score(
     k: int = 1,
     padding: int = 5,
     undefined: Undefined = "error",
+    n_bins: int = 10,
+    strategy: Strategy = "uniform",
+    max_points: int | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
     memory_budget: int | str | None = None,
@@ -95,7 +98,7 @@ def score(
         As in `pl_metrics.report`.
     threshold, pred_col, average, zero_division, beta, eps, class_weights, per_class
         As in `pl_metrics.report`.
-    k, padding, undefined, ragged, validate
+    k, padding, undefined, n_bins, strategy, max_points, ragged, validate
         As in `pl_metrics.report`.
     memory_budget, n_chunks
         How to size the chunks, as in `pl_metrics.score` (the budget is per task).
@@ -135,6 +138,9 @@ def score(
         k=k,
         padding=padding,
         undefined=undefined,
+        n_bins=n_bins,
+        strategy=strategy,
+        max_points=max_points,
         ragged=ragged,
         validate=validate,
     )

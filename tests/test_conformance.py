@@ -80,6 +80,9 @@ def option_sets(entry: MetricInfo) -> list[dict[str, Any]]:
         "k": {"k": 2},
         "padding": {"padding": 0},
         "undefined": {"undefined": "skip", "average": None},
+        "n_bins": {"n_bins": 4},
+        "strategy": {"strategy": "quantile"},
+        "max_points": {"max_points": 5},
     }
     sets += [options for name, options in extra.items() if name in entry.options]
     return sets
@@ -98,7 +101,7 @@ def by_model(metric: str) -> Any:
 
 def sort(df: pl.DataFrame) -> pl.DataFrame:
     keys = [c for c in ("model", "class") if c in df.columns]
-    return df.sort(keys) if keys else df
+    return df.sort(keys, maintain_order=True) if keys else df
 
 
 def same(got: pl.DataFrame, want: pl.DataFrame) -> None:

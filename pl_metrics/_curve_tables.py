@@ -1,0 +1,636 @@
+"""Metrics and tables of each class's scores: curves, calibration, Brier score, log loss.
+
+Everything here comes from the curves table of the state (see `pl_metrics._curves`): for
+each ``(by..., class, distinct score)``, the weight of positive and negative rows there. It
+is a sum over rows, so states of any parts of a table merge into the state of the whole,
+and `score` computes these in class-disjoint chunks like ROC AUC:
+
+* ``roc_curve`` and ``precision_recall_curve``: the cumulative weights down the scores;
+* ``brier_score`` and ``binary_log_loss``: each distinct score's loss times its weights;
+* ``calibration_curve`` and ``expected_calibration_error``: the scores binned as
+  scikit-learn's ``calibration_curve`` bins them (``np.searchsorted`` on the inner edges:
+  a score on an edge goes to the lower bin; quantile edges by ``np.percentile``'s linear
+  rule, computed the same way to the bit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+import polars as pl
+
+from pl_metrics._curves import average_classes
+from pl_metrics._frame import (
+    INTERNAL,
+    Columns,
+    FrameT,
+    Problem,
+    Ragged,
+    aggregate,
+    ordered_sum,
+)
+from pl_metrics._report import report
+from pl_metrics._spec import Options, Strategy
+from pl_metrics._state import CURVE_SCORE, Family, Parts, register
+
+__all__ = [
+    "binary_log_loss",
+    "brier_score",
+    "calibration_curve",
+    "expected_calibration_error",
+    "precision_recall_curve",
+    "roc_curve",
+]
+
+_POS = f"{INTERNAL}pos_w"  # the curves table's columns, as `pl_metrics._curves` names them
+_NEG = f"{INTERNAL}neg_w"
+_N = f"{INTERNAL}n"
+_LOSS = f"{INTERNAL}loss"
+_BIN = f"{INTERNAL}bin"
+_EDGE = f"{INTERNAL}edge"
+_K = f"{INTERNAL}k"
+_ROW = f"{INTERNAL}row"
+_PROBABILITIES = ("brier_score", "binary_log_loss", "expected_calibration_error")
+
+
+def _curve_exprs(cols: Columns) -> list[pl.Expr]:
+    truth, weight = cols.truth_expr, cols.weight_expr
+    return [weight.filter(truth).sum().alias(_POS), weight.filter(~truth).sum().alias(_NEG)]
+
+
+class _CurveTables(Family):
+    """Curves, calibration and per-cell losses, from the curves table."""
+
+    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
+        parts = Parts(curve_exprs=_curve_exprs(cols))
+        if any(m in _PROBABILITIES or m == "calibration_curve" for m in metrics):
+            assert cols.score is not None
+            score = pl.col(cols.score)
+            outside = Problem(
+                "probability_range", cols.score, "rows", "are probabilities outside [0, 1]"
+            )
+            parts.id_checks = [(outside, ((score < 0) | (score > 1)).sum().cast(pl.Int64))]
+        return parts
+
+    def finalize(
+        self,
+        metric: str,
+        groups: pl.LazyFrame,
+        classes: pl.LazyFrame | None,
+        curves: pl.LazyFrame | None,
+        cols: Columns,
+        opts: Options,
+    ) -> pl.LazyFrame:
+        assert curves is not None
+        by, keys = list(cols.by), [*cols.by, cols.cls]
+        if metric == "roc_curve":
+            return _thinned(_roc_curve(curves, keys), keys, opts.max_points)
+        if metric == "precision_recall_curve":
+            return _thinned(_pr_curve(curves, keys), keys, opts.max_points)
+        if metric == "calibration_curve":
+            bins = _calibration_bins(curves, keys, opts.n_bins, opts.strategy)
+            return bins.select(*keys, "bin", "prob_pred", "prob_true", "count")
+        if metric == "expected_calibration_error":
+            bins = _calibration_bins(curves, keys, opts.n_bins, opts.strategy)
+            gap = pl.col("count") * (pl.col("prob_true") - pl.col("prob_pred")).abs()
+            values = aggregate(
+                bins.sort([*keys, "bin"]),
+                keys,
+                [
+                    (ordered_sum(gap) / ordered_sum(pl.col("count"))).alias(metric),
+                    ordered_sum(pl.col("prob_true") * pl.col("count")).alias(_POS),
+                ],
+            )
+        else:
+            pooled = opts.average == "micro"
+            values = _cell_losses(curves, by if pooled else keys, cols.cls, metric, opts.eps)
+            if pooled:
+                return values.select(*by, metric)
+        if opts.average is None:
+            return values.select(*keys, metric)
+        out = average_classes(values, metric, by, "macro")
+        if by:  # every group gets a row
+            out = groups.select(by).join(out, on=by, how="left", nulls_equal=True)
+        return out.with_columns(pl.col(metric).fill_null(float("nan")))
+
+
+def _cell_losses(
+    curves: pl.LazyFrame, keys: list[str], cls: str, metric: str, eps: float
+) -> pl.LazyFrame:
+    """Per ``keys``: the weighted mean loss of the cells, and the positives' weight."""
+    s, pos, neg = pl.col(CURVE_SCORE).cast(pl.Float64), pl.col(_POS), pl.col(_NEG)
+    if metric == "brier_score":
+        loss = pos * (s - 1) ** 2 + neg * s**2
+    else:  # binary_log_loss, clipped as log_loss
+        p = s.clip(eps, 1 - eps)
+        loss = -(pos * p.log() + neg * (1 - p).log())
+    # Sorted by class and score within the keys: the sums in a fixed order.
+    order = list(dict.fromkeys([*keys, cls, CURVE_SCORE]))
+    ordered = curves.with_columns(loss.alias(_LOSS)).sort(order)
+    total = ordered_sum(pos + neg)
+    value = pl.when(total == 0).then(float("nan")).otherwise(ordered_sum(pl.col(_LOSS)) / total)
+    return aggregate(ordered, keys, [value.alias(metric), ordered_sum(pos).alias(_POS)])
+
+
+def _roc_curve(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Sklearn's ``roc_curve(drop_intermediate=False)``: a first row at threshold inf."""
+    down = curves.sort([*keys, CURVE_SCORE], descending=[False] * len(keys) + [True])
+    tps = pl.col(_POS).cum_sum().over(keys)
+    fps = pl.col(_NEG).cum_sum().over(keys)
+    points = down.select(
+        *keys,
+        pl.col(CURVE_SCORE).cast(pl.Float64).alias("threshold"),
+        tps.alias("tp"),
+        fps.alias("fp"),
+    )
+    start = (
+        curves.select(keys)
+        .unique()
+        .with_columns(threshold=pl.lit(float("inf")), tp=pl.lit(0.0), fp=pl.lit(0.0))
+    )
+    table = pl.concat([start, points], how="vertical_relaxed").sort(
+        [*keys, "threshold"], descending=[False] * len(keys) + [True], maintain_order=True
+    )
+    last_tp, last_fp = pl.col("tp").last().over(keys), pl.col("fp").last().over(keys)
+    return table.select(
+        *keys,
+        "threshold",
+        pl.when(last_fp > 0).then(pl.col("fp") / last_fp).otherwise(float("nan")).alias("fpr"),
+        pl.when(last_tp > 0).then(pl.col("tp") / last_tp).otherwise(float("nan")).alias("tpr"),
+    )
+
+
+def _pr_curve(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Sklearn's ``precision_recall_curve``: thresholds rising, then precision 1, recall 0."""
+    down = curves.sort([*keys, CURVE_SCORE], descending=[False] * len(keys) + [True])
+    tps = pl.col(_POS).cum_sum().over(keys)
+    predicted = (pl.col(_POS) + pl.col(_NEG)).cum_sum().over(keys)
+    points = down.select(
+        *keys,
+        pl.col(CURVE_SCORE).cast(pl.Float64).alias("threshold"),
+        tps.alias("tp"),
+        predicted.alias("predicted"),
+    ).with_columns(positives=pl.col("tp").last().over(keys))
+    precision = pl.when(pl.col("predicted") != 0).then(pl.col("tp") / pl.col("predicted"))
+    recall = (
+        pl.when(pl.col("positives") == 0).then(1.0).otherwise(pl.col("tp") / pl.col("positives"))
+    )
+    table = points.select(
+        *keys,
+        "threshold",
+        precision.otherwise(0.0).alias("precision"),
+        recall.alias("recall"),
+    )
+    end = (
+        curves.select(keys)
+        .unique()
+        .with_columns(threshold=pl.lit(None, pl.Float64), precision=pl.lit(1.0), recall=pl.lit(0.0))
+    )
+    return pl.concat([table, end], how="vertical_relaxed").sort(
+        [*keys, "threshold"], nulls_last=True, maintain_order=True
+    )
+
+
+def _thinned(table: pl.LazyFrame, keys: list[str], max_points: int | None) -> pl.LazyFrame:
+    """At most ``max_points`` rows per class, evenly spread, first and last kept."""
+    if max_points is None:
+        return table
+    row = pl.int_range(pl.len()).over(keys)
+    last = (pl.len().over(keys) - 1).cast(pl.Float64)
+    step = max_points - 1
+    nearest = (row.cast(pl.Float64) * step / last).round()
+    keep = (pl.len().over(keys) <= max_points) | ((nearest * last / step).round() == row)
+    return table.filter(keep)
+
+
+def _calibration_bins(
+    curves: pl.LazyFrame, keys: list[str], n_bins: int, strategy: Strategy
+) -> pl.LazyFrame:
+    """Per ``keys`` and non-empty bin: count, mean score and share of positives.
+
+    As ``sklearn.calibration.calibration_curve``: the bins are ``np.searchsorted`` of the
+    inner edges (a score on an edge goes to the lower bin).
+    """
+    s = pl.col(CURVE_SCORE).cast(pl.Float64)
+    cells = curves.select(
+        *keys, s.alias(CURVE_SCORE), _POS, (pl.col(_POS) + pl.col(_NEG)).alias(_N)
+    )
+    if strategy == "uniform":
+        inner = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+        edges = (
+            curves.select(keys)
+            .unique()
+            .join(pl.LazyFrame({_EDGE: inner.tolist()}, schema={_EDGE: pl.Float64}), how="cross")
+        )
+    else:
+        edges = _quantile_edges(cells, keys, n_bins)
+    below = (
+        cells.select(*keys, CURVE_SCORE)
+        .join(edges, on=keys, nulls_equal=True)
+        .filter(pl.col(_EDGE) < pl.col(CURVE_SCORE))
+        .group_by([*keys, CURVE_SCORE])
+        .agg(pl.len().cast(pl.Int64).alias(_BIN))
+    )
+    binned = cells.join(below, on=[*keys, CURVE_SCORE], how="left", nulls_equal=True).with_columns(
+        pl.col(_BIN).fill_null(0)
+    )
+    count = ordered_sum(pl.col(_N))
+    return (
+        binned.sort([*keys, _BIN, CURVE_SCORE])
+        .group_by([*keys, _BIN])
+        .agg(
+            (ordered_sum(pl.col(CURVE_SCORE) * pl.col(_N)) / count).alias("prob_pred"),
+            (ordered_sum(pl.col(_POS)) / count).alias("prob_true"),
+            count.alias("count"),
+        )
+        .rename({_BIN: "bin"})
+        .sort([*keys, "bin"])
+    )
+
+
+def _quantile_edges(cells: pl.LazyFrame, keys: list[str], n_bins: int) -> pl.LazyFrame:
+    """The inner edges ``np.percentile(scores, np.linspace(0, 1, n_bins + 1) * 100)[1:-1]``.
+
+    numpy's linear method, step for step (the virtual index ``n*q + (1 - q) - 1`` and its
+    two-sided interpolation), so a score equal to an edge is binned as scikit-learn bins it.
+    """
+    quantiles = np.linspace(0, 1, n_bins + 1)[1:-1] * 100 / 100
+    up = cells.sort([*keys, CURVE_SCORE]).with_columns(pl.col(_N).cum_sum().over(keys).alias(_K))
+    total = up.group_by(keys).agg(pl.col(_N).sum().alias("total"))
+    q = pl.col("q")
+    grid = total.join(pl.LazyFrame({"q": quantiles.tolist()}), how="cross").with_columns(
+        h=pl.col("total") * q + (1 - q) - 1
+    )
+    grid = grid.with_columns(lo=pl.col("h").floor()).with_columns(
+        hi=pl.min_horizontal(pl.col("lo") + 1, pl.col("total") - 1),
+        gamma=pl.col("h") - pl.col("lo"),
+    )
+
+    def value_at(index: str, name: str) -> pl.LazyFrame:
+        # The score at 0-based position ``index`` of the sorted scores: the first distinct
+        # score whose cumulative count exceeds it.
+        wanted = grid.select(*keys, "q", (pl.col(index) + 1).alias(_K)).sort([*keys, _K])
+        found = wanted.join_asof(
+            up.select(*keys, _K, CURVE_SCORE), on=_K, by=keys, strategy="forward"
+        )
+        return found.select(*keys, "q", pl.col(CURVE_SCORE).alias(name))
+
+    a, b, gamma = pl.col("a"), pl.col("b"), pl.col("gamma")
+    diff = b - a
+    lerp = pl.when(gamma >= 0.5).then(b - diff * (1 - gamma)).otherwise(a + diff * gamma)
+    return (
+        grid.join(value_at("lo", "a"), on=[*keys, "q"], nulls_equal=True)
+        .join(value_at("hi", "b"), on=[*keys, "q"], nulls_equal=True)
+        .select(*keys, lerp.alias(_EDGE))
+    )
+
+
+register("_curve_tables", _CurveTables())
+
+
+def roc_curve(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    max_points: int | None = None,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """ROC curve of each class: rows ``(by..., class, threshold, fpr, tpr)``.
+
+    Per class equal to ``sklearn.metrics.roc_curve(truth, score, sample_weight=w,
+    drop_intermediate=False)``, its first row included (threshold ``inf``, 0, 0); thresholds
+    fall down the class's distinct scores. A class without negatives has NaN ``fpr``
+    (without positives, NaN ``tpr``), as scikit-learn.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
+        As in `roc_auc`.
+    max_points
+        Thin each class's curve to at most this many points for plotting, evenly spread
+        along it, first and last kept. Default: every point (exact).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 1, 2, 3], "class": "bird",
+    ...                    "score": [0.1, 0.4, 0.35, 0.8], "truth": [0, 0, 1, 1]})
+    >>> df.metrics.roc_curve()
+    shape: (5, 4)
+    ┌───────┬───────────┬─────┬─────┐
+    │ class ┆ threshold ┆ fpr ┆ tpr │
+    │ ---   ┆ ---       ┆ --- ┆ --- │
+    │ str   ┆ f64       ┆ f64 ┆ f64 │
+    ╞═══════╪═══════════╪═════╪═════╡
+    │ bird  ┆ inf       ┆ 0.0 ┆ 0.0 │
+    │ bird  ┆ 0.8       ┆ 0.0 ┆ 0.5 │
+    │ bird  ┆ 0.4       ┆ 0.5 ┆ 0.5 │
+    │ bird  ┆ 0.35      ┆ 0.5 ┆ 1.0 │
+    │ bird  ┆ 0.1       ┆ 1.0 ┆ 1.0 │
+    └───────┴───────────┴─────┴─────┘
+    """
+    return report(
+        frame,
+        "roc_curve",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        max_points=max_points,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def precision_recall_curve(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    max_points: int | None = None,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Precision-recall curve of each class, one row per threshold.
+
+    Rows ``(by..., class, threshold, precision, recall)``. Per class equal to
+    ``sklearn.metrics.precision_recall_curve(truth, score, sample_weight=w)``: thresholds
+    rise through the class's distinct scores, and a last row with precision 1, recall 0 and
+    a null threshold ends the curve. A class without positives has recall 1 throughout, as
+    scikit-learn.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
+        As in `roc_auc`.
+    max_points
+        As in `roc_curve`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 1, 2, 3], "class": "bird",
+    ...                    "score": [0.1, 0.4, 0.35, 0.8], "truth": [0, 0, 1, 1]})
+    >>> df.metrics.precision_recall_curve()
+    shape: (5, 4)
+    ┌───────┬───────────┬───────────┬────────┐
+    │ class ┆ threshold ┆ precision ┆ recall │
+    │ ---   ┆ ---       ┆ ---       ┆ ---    │
+    │ str   ┆ f64       ┆ f64       ┆ f64    │
+    ╞═══════╪═══════════╪═══════════╪════════╡
+    │ bird  ┆ 0.1       ┆ 0.5       ┆ 1.0    │
+    │ bird  ┆ 0.35      ┆ 0.666667  ┆ 1.0    │
+    │ bird  ┆ 0.4       ┆ 0.5       ┆ 0.5    │
+    │ bird  ┆ 0.8       ┆ 1.0       ┆ 0.5    │
+    │ bird  ┆ null      ┆ 1.0       ┆ 0.0    │
+    └───────┴───────────┴───────────┴────────┘
+    """
+    return report(
+        frame,
+        "precision_recall_curve",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        max_points=max_points,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def calibration_curve(
+    frame: FrameT,
+    *,
+    n_bins: int = 10,
+    strategy: Strategy = "uniform",
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    by: str | Sequence[str] | None = None,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Reliability of each class's probabilities, one row per non-empty bin.
+
+    Rows ``(by..., class, bin, prob_pred, prob_true, count)``. Per class equal to
+    ``sklearn.calibration.calibration_curve(truth, score, n_bins=n_bins,
+    strategy=strategy)``: ``prob_pred`` is the bin's mean score,
+    ``prob_true`` its share of positives. ``"uniform"`` bins split [0, 1] evenly,
+    ``"quantile"`` bins hold about equal counts; a score on an edge goes to the lower bin.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, by, ragged, validate
+        As in `roc_auc`. Scores must be probabilities in [0, 1].
+    n_bins
+        Number of bins.
+    strategy
+        ``"uniform"`` or ``"quantile"``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": range(6), "class": "bird",
+    ...                    "score": [0.1, 0.2, 0.3, 0.7, 0.8, 0.9], "truth": [0, 0, 1, 1, 1, 1]})
+    >>> df.metrics.calibration_curve(n_bins=2)
+    shape: (2, 5)
+    ┌───────┬─────┬───────────┬───────────┬───────┐
+    │ class ┆ bin ┆ prob_pred ┆ prob_true ┆ count │
+    │ ---   ┆ --- ┆ ---       ┆ ---       ┆ ---   │
+    │ str   ┆ i64 ┆ f64       ┆ f64       ┆ f64   │
+    ╞═══════╪═════╪═══════════╪═══════════╪═══════╡
+    │ bird  ┆ 0   ┆ 0.2       ┆ 0.333333  ┆ 3.0   │
+    │ bird  ┆ 1   ┆ 0.8       ┆ 1.0       ┆ 3.0   │
+    └───────┴─────┴───────────┴───────────┴───────┘
+    """
+    return report(
+        frame,
+        "calibration_curve",
+        n_bins=n_bins,
+        strategy=strategy,
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        by=by,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def brier_score(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    average: Literal["macro"] | None = "macro",
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Brier score of each class: `sklearn.metrics.brier_score_loss` on the class's column.
+
+    The (weighted) mean of ``(score - truth)²``; ``average=None`` gives one row per class,
+    ``"macro"`` their mean.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
+        As in `roc_auc`. Scores must be probabilities in [0, 1].
+    average
+        ``None`` or ``"macro"``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 1, 2, 3], "class": "bird",
+    ...                    "score": [0.1, 0.9, 0.8, 0.3], "truth": [0, 1, 1, 0]})
+    >>> round(df.metrics.brier_score().item(), 6)
+    0.0375
+    """
+    return report(
+        frame,
+        "brier_score",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        average=average,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def binary_log_loss(
+    frame: FrameT,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    average: Literal["macro", "micro"] | None = "macro",
+    eps: float = 1e-15,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Log loss of each ``(id, class)`` cell as its own binary problem.
+
+    Per class `sklearn.metrics.log_loss` on the class's column; ``"macro"`` is the mean
+    column-wise log loss of multilabel competitions, ``"micro"`` the log loss over all
+    cells. Probabilities are clipped to ``[eps, 1 - eps]`` (as in `log_loss`).
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
+        As in `roc_auc`. Scores must be probabilities in [0, 1].
+    average
+        ``None`` (per class), ``"macro"`` or ``"micro"``.
+    eps
+        Clipping bound.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 0, 1, 1], "class": ["bird", "frog"] * 2,
+    ...                    "score": [0.9, 0.2, 0.3, 0.6], "truth": [1, 0, 0, 1]})
+    >>> round(df.metrics.binary_log_loss(average="micro").item(), 6)
+    0.299001
+    """
+    return report(
+        frame,
+        "binary_log_loss",
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        average=average,
+        eps=eps,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def expected_calibration_error(
+    frame: FrameT,
+    *,
+    n_bins: int = 10,
+    strategy: Strategy = "uniform",
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    by: str | Sequence[str] | None = None,
+    average: Literal["macro"] | None = "macro",
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Expected calibration error of each class, from `calibration_curve`'s bins.
+
+    No scikit-learn equivalent: the count-weighted mean of ``|prob_true - prob_pred|`` over
+    the non-empty bins of ``sklearn.calibration.calibration_curve`` (same bins: a score on
+    an edge goes to the lower bin). ``average=None`` gives one row per class, ``"macro"``
+    their mean.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, by, ragged, validate
+        As in `roc_auc`. Scores must be probabilities in [0, 1].
+    n_bins, strategy
+        As in `calibration_curve`.
+    average
+        ``None`` or ``"macro"``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": range(6), "class": "bird",
+    ...                    "score": [0.1, 0.2, 0.3, 0.7, 0.8, 0.9], "truth": [0, 0, 1, 1, 1, 1]})
+    >>> round(df.metrics.expected_calibration_error(n_bins=2).item(), 6)
+    0.166667
+    """
+    return report(
+        frame,
+        "expected_calibration_error",
+        n_bins=n_bins,
+        strategy=strategy,
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        by=by,
+        average=average,
+        ragged=ragged,
+        validate=validate,
+    )

@@ -1,0 +1,188 @@
+"""Curves, calibration, Brier score and binary log loss against scikit-learn, per class."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn import metrics as skm
+from sklearn.calibration import calibration_curve
+
+import pl_metrics
+from tests.conftest import dense_problems, grouped_table, run
+
+SETTINGS = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+EPS = float(np.finfo(float).eps)  # scikit-learn's clipping of log losses
+
+
+def positive_weights(problems: list[dict[str, np.ndarray]]) -> None:
+    for p in problems:
+        if "weight" in p:
+            p["weight"] = np.abs(p["weight"])
+
+
+def quietly(function: Any, *args: Any, **kwargs: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return function(*args, **kwargs)
+
+
+def sk_bins(truth: np.ndarray, score: np.ndarray, n_bins: int, strategy: str) -> dict[str, Any]:
+    """scikit-learn's calibration curve, with each bin's count (as it bins)."""
+    prob_true, prob_pred = calibration_curve(truth, score, n_bins=n_bins, strategy=strategy)
+    if strategy == "quantile":
+        edges = np.percentile(score, np.linspace(0, 1, n_bins + 1) * 100)
+    else:
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+    ids = np.searchsorted(edges[1:-1], score)
+    counts = np.bincount(ids, minlength=n_bins)
+    nonzero = counts != 0
+    return {
+        "bin": np.flatnonzero(nonzero),
+        "prob_true": prob_true,
+        "prob_pred": prob_pred,
+        "count": counts[nonzero].astype(float),
+    }
+
+
+@given(data=st.data())
+@SETTINGS
+def test_roc_and_pr_curves_match_sklearn(kind: str, data: st.DataObject) -> None:
+    problems = data.draw(dense_problems(min_classes=1, weights=data.draw(st.booleans())))
+    positive_weights(problems)
+    df = grouped_table(problems)
+    weight_col = "w" if "weight" in problems[0] else None
+    roc = run(df, kind, pl_metrics.roc_curve, by="g", weight_col=weight_col)
+    pr = run(df, kind, pl_metrics.precision_recall_curve, by="g", weight_col=weight_col)
+    for g, p in enumerate(problems):
+        w = p.get("weight")
+        for k in range(p["truth"].shape[1]):
+            t, s = p["truth"][:, k], p["score"][:, k]
+            if w is not None and w[t].sum() == 0 and w[~t].sum() == 0:
+                continue  # weights all zero: scikit-learn divides by zero too
+            rows = roc.filter((pl.col("g") == g) & (pl.col("class") == k))
+            fpr, tpr, thr = quietly(skm.roc_curve, t, s, sample_weight=w, drop_intermediate=False)
+            np.testing.assert_array_equal(rows["threshold"].to_numpy(), thr)
+            np.testing.assert_allclose(rows["fpr"].to_numpy(), fpr, rtol=1e-12)
+            np.testing.assert_allclose(rows["tpr"].to_numpy(), tpr, rtol=1e-12)
+            rows = pr.filter((pl.col("g") == g) & (pl.col("class") == k))
+            precision, recall, thr = quietly(skm.precision_recall_curve, t, s, sample_weight=w)
+            np.testing.assert_array_equal(rows["threshold"].to_numpy()[:-1], thr)
+            assert rows["threshold"][-1] is None
+            np.testing.assert_allclose(rows["precision"].to_numpy(), precision, rtol=1e-12)
+            np.testing.assert_allclose(rows["recall"].to_numpy(), recall, rtol=1e-12)
+
+
+@given(data=st.data())
+@SETTINGS
+def test_calibration_curve_and_ece_match_sklearn(kind: str, data: st.DataObject) -> None:
+    problems = data.draw(dense_problems(min_classes=1))
+    n_bins = data.draw(st.sampled_from([1, 2, 3, 4, 5, 10]))
+    strategy = data.draw(st.sampled_from(["uniform", "quantile"]))
+    df = grouped_table(problems)
+    options = {"by": "g", "n_bins": n_bins, "strategy": strategy}
+    curve = run(df, kind, pl_metrics.calibration_curve, **options)
+    ece = run(df, kind, pl_metrics.expected_calibration_error, average=None, **options)
+    macro = run(df, kind, pl_metrics.expected_calibration_error, **options)
+    for g, p in enumerate(problems):
+        per_class = []
+        for k in range(p["truth"].shape[1]):
+            want = sk_bins(p["truth"][:, k], p["score"][:, k], n_bins, strategy)
+            rows = curve.filter((pl.col("g") == g) & (pl.col("class") == k))
+            np.testing.assert_array_equal(rows["bin"].to_numpy(), want["bin"])
+            for column in ("prob_true", "prob_pred", "count"):
+                np.testing.assert_allclose(rows[column].to_numpy(), want[column], rtol=1e-12)
+            gaps = np.abs(want["prob_true"] - want["prob_pred"])
+            per_class.append(np.average(gaps, weights=want["count"]))
+            got = ece.filter((pl.col("g") == g) & (pl.col("class") == k))[
+                "expected_calibration_error"
+            ]
+            assert got.item() == pytest.approx(per_class[-1], rel=1e-12, abs=1e-15)
+        got = macro.filter(pl.col("g") == g)["expected_calibration_error"].item()
+        assert got == pytest.approx(np.mean(per_class), rel=1e-12, abs=1e-15)
+
+
+@given(data=st.data())
+@SETTINGS
+def test_brier_score_and_binary_log_loss_match_sklearn(kind: str, data: st.DataObject) -> None:
+    problems = data.draw(dense_problems(min_classes=1, weights=data.draw(st.booleans())))
+    positive_weights(problems)
+    df = grouped_table(problems)
+    weight_col = "w" if "weight" in problems[0] else None
+    average = data.draw(st.sampled_from([None, "macro", "micro"]))
+    loss = run(
+        df,
+        kind,
+        pl_metrics.binary_log_loss,
+        by="g",
+        weight_col=weight_col,
+        eps=EPS,
+        average=average,
+    )
+    brier_average = None if average is None else "macro"
+    brier = run(
+        df, kind, pl_metrics.brier_score, by="g", weight_col=weight_col, average=brier_average
+    )
+    for g, p in enumerate(problems):
+        t, s, w = p["truth"], p["score"], p.get("weight")
+        if w is not None and w.sum() == 0:
+            continue
+        columns = range(t.shape[1])
+        logs = [skm.log_loss(t[:, k], s[:, k], labels=[0, 1], sample_weight=w) for k in columns]
+        briers = [
+            skm.brier_score_loss(t[:, k], s[:, k], labels=[0, 1], sample_weight=w) for k in columns
+        ]
+        if average == "micro":
+            cell_w = None if w is None else np.repeat(w, t.shape[1])
+            want_log: Any = skm.log_loss(t.ravel(), s.ravel(), labels=[0, 1], sample_weight=cell_w)
+        else:
+            want_log = logs if average is None else np.mean(logs)
+        want_brier = briers if brier_average is None else np.mean(briers)
+        rows = loss.filter(pl.col("g") == g)["binary_log_loss"].to_numpy()
+        np.testing.assert_allclose(rows, np.atleast_1d(want_log), rtol=1e-12, atol=1e-15)
+        rows = brier.filter(pl.col("g") == g)["brier_score"].to_numpy()
+        np.testing.assert_allclose(rows, np.atleast_1d(want_brier), rtol=1e-12, atol=1e-15)
+
+
+def test_curves_thinned_keep_their_ends() -> None:
+    rng = np.random.default_rng(0)
+    df = pl_metrics.from_numpy(rng.random((500, 2)) < 0.3, rng.random((500, 2)))
+    exact = pl_metrics.roc_curve(df)
+    thin = pl_metrics.roc_curve(df, max_points=20)
+    for cls in (0, 1):
+        whole = exact.filter(pl.col("class") == cls)
+        part = thin.filter(pl.col("class") == cls)
+        assert 2 <= part.height <= 20
+        assert part.row(0) == whole.row(0)
+        assert part.row(-1) == whole.row(-1)
+        assert part["fpr"].is_sorted()
+        assert part["tpr"].is_sorted()
+    pr = pl_metrics.precision_recall_curve(df, max_points=5)
+    assert pr.group_by("class").len()["len"].max() <= 5  # type: ignore[operator]
+    assert pr.filter(pl.col("threshold").is_null()).height == 2  # the end points stay
+
+
+def test_probabilities_outside_0_1_are_refused() -> None:
+    df = pl_metrics.from_numpy(np.array([[1, 0], [0, 1]]), np.array([[1.2, 0.1], [0.3, 0.9]]))
+    for function in (
+        pl_metrics.brier_score,
+        pl_metrics.binary_log_loss,
+        pl_metrics.expected_calibration_error,
+        pl_metrics.calibration_curve,
+    ):
+        with pytest.raises(pl_metrics.MetricsInputError, match="1 rows are probabilities outside"):
+            function(df)
+    assert pl_metrics.roc_curve(df).height > 0  # scores of any scale rank
+
+
+def test_a_curve_is_computed_on_its_own() -> None:
+    df = pl_metrics.from_numpy(np.array([[1, 0], [0, 1]]), np.array([[0.8, 0.1], [0.3, 0.9]]))
+    with pytest.raises(pl_metrics.MetricsInputError, match="roc_curve is a table of points"):
+        pl_metrics.report(df, ["roc_curve", "roc_auc"])
