@@ -41,6 +41,7 @@ from pl_metrics._thresholded import (
     recall,
     specificity,
 )
+from pl_metrics._thresholds import best_threshold, threshold_sweep
 
 __all__ = [
     "MetricState",
@@ -49,6 +50,7 @@ __all__ = [
     "average_precision",
     "balanced_accuracy",
     "balanced_f1",
+    "best_threshold",
     "binary_log_loss",
     "bootstrap",
     "brier_score",
@@ -86,6 +88,7 @@ __all__ = [
     "score",
     "specificity",
     "state",
+    "threshold_sweep",
     "top_k_accuracy",
     "weighted_log_loss",
 ]

@@ -13,7 +13,7 @@ import itertools
 import math
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -21,13 +21,23 @@ import polars as pl
 
 from pl_metrics._chunks import Chunks, budget_bytes, class_chunks, id_range, plan_chunks
 from pl_metrics._curves import average_classes, curve_positives
-from pl_metrics._frame import N_IDS, MetricsInputError, Ragged
+from pl_metrics._frame import N_IDS, MetricsInputError, Ragged, aggregate
 from pl_metrics._io import files as find_files
 from pl_metrics._io import scan
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState, build_state, chunk_key, has_kernel, merge_states
 
-__all__ = ["Source", "chunk_state", "cluster_by_id", "scan", "score", "score_spec", "source_frame"]
+__all__ = [
+    "Runner",
+    "Source",
+    "chunk_state",
+    "cluster_by_id",
+    "local_runner",
+    "scan",
+    "score",
+    "score_spec",
+    "source_frame",
+]
 
 #: What `score` reads: files, folders and globs, a LazyFrame or DataFrame, an Arrow table or
 #: stream, or a ``pyarrow.dataset.Dataset``.
@@ -86,7 +96,7 @@ def score(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
@@ -100,6 +110,9 @@ def score(
     n_bins: int = 10,
     strategy: Strategy = "uniform",
     max_points: int | None = None,
+    metric: str = "f1",
+    thresholds: Sequence[float] | None = None,
+    fold_col: str | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
     memory_budget: int | str | None = None,
@@ -117,7 +130,9 @@ def score(
         As in `report`.
     threshold, pred_col, average, zero_division, beta, eps, class_weights, per_class, ragged
         As in `report`.
-    k, padding, undefined, n_bins, strategy, max_points, validate
+    k, padding, undefined, n_bins, strategy, max_points, metric, thresholds, fold_col
+        As in `report`.
+    validate
         As in `report`.
     memory_budget
         Bytes (or a size such as ``"2GB"``) the states may use; decides the number of chunks
@@ -176,6 +191,9 @@ def score(
         n_bins=n_bins,
         strategy=strategy,
         max_points=max_points,
+        metric=metric,
+        thresholds=thresholds,
+        fold_col=fold_col,
         ragged=ragged,
         validate=validate,
     )
@@ -186,8 +204,26 @@ def score(
         files=files,
         budget=budget_bytes(memory_budget),
         n_chunks=n_chunks,
-        stream=sys.stderr if show else None,
+        runner=local_runner(lf, sys.stderr if show else None),
     )
+
+
+#: Computes the collected states of the chunks of a plan (locally, or on a cluster).
+Runner = Callable[[Chunks, Spec], list[MetricState]]
+
+
+def local_runner(lf: pl.LazyFrame, stream: TextIO | None) -> Runner:
+    """Chunks one after the other in this process, with a progress bar on ``stream``."""
+
+    def run(chunks: Chunks, spec: Spec) -> list[MetricState]:
+        bar = _Progress(len(chunks), chunks.rows, stream)
+        states = []
+        for done, keep in enumerate(chunks.filters, start=1):
+            states.append(chunk_state(lf if len(chunks) == 1 else lf.filter(keep), spec))
+            bar.update(done)
+        return states
+
+    return run
 
 
 def score_spec(
@@ -197,7 +233,7 @@ def score_spec(
     files: Sequence[Path] | None = None,
     budget: int,
     n_chunks: int | None = None,
-    stream: TextIO | None = None,
+    runner: Runner,
 ) -> pl.DataFrame:
     """The driver: `score` once its source and options are resolved."""
     # Metrics that rank ids within a class are scored in class-disjoint chunks, so each
@@ -218,15 +254,15 @@ def score_spec(
         )
     if len(id_plan) == 1 and (class_plan is None or len(class_plan) == 1):
         # Everything fits at once: one state of every metric, as `report` computes it.
-        return _score_in_chunks(lf, spec, id_plan, stream)
+        return _merged(runner(id_plan, spec))
     results = []
     if by_id:
-        id_spec = Spec(tuple(by_id), spec.columns, spec.options)
-        results.append(_score_in_chunks(lf, id_spec, id_plan, stream))
+        results.append(_merged(runner(id_plan, Spec(tuple(by_id), spec.columns, spec.options))))
     if by_class:
         assert class_plan is not None
         class_spec = Spec(tuple(by_class), spec.columns, spec.options)
-        results.append(_score_class_chunks(lf, class_spec, class_plan, stream))
+        per_class = class_spec.with_options(average=None, per_class=False)
+        results.append(_class_values(runner(class_plan, per_class), class_spec))
     keys = spec.keys
     out = results[0]
     for extra in results[1:]:
@@ -239,7 +275,7 @@ def score_spec(
 
 
 def chunk_state(part: pl.LazyFrame, spec: Spec) -> MetricState:
-    """One id-disjoint chunk's collected state.
+    """One chunk's collected state.
 
     Where a metric has an in-memory kernel, the chunk's columns are read into memory first:
     a chunk fits the memory budget, and the kernel is faster than the streaming plan.
@@ -250,26 +286,19 @@ def chunk_state(part: pl.LazyFrame, spec: Spec) -> MetricState:
     return build_state(part, spec).collect()
 
 
-def _score_in_chunks(
-    lf: pl.LazyFrame, spec: Spec, chunks: Chunks, stream: TextIO | None
-) -> pl.DataFrame:
-    """Id-disjoint chunks: one state each, merged, then finalized."""
-    bar = _Progress(len(chunks), chunks.rows, stream)
-    states: list[MetricState] = []
-    for done, keep in enumerate(chunks.filters, start=1):
-        part = lf if len(chunks) == 1 else lf.filter(keep)
-        part_state = chunk_state(part, spec)
-        if part_state.groups.lazy().select(pl.len()).collect().item():  # empty chunks add nothing
-            states.append(part_state)
-        bar.update(done)
-    if not states:
+def _non_empty(states: Sequence[MetricState]) -> list[MetricState]:
+    kept = [s for s in states if s.groups.lazy().select(pl.col(N_IDS).sum()).collect().item()]
+    if not kept:
         raise MetricsInputError("the table is empty: there are no rows to score")
-    return merge_states(states).finalize().collect()
+    return kept
 
 
-def _score_class_chunks(
-    lf: pl.LazyFrame, spec: Spec, chunks: Chunks, stream: TextIO | None
-) -> pl.DataFrame:
+def _merged(states: Sequence[MetricState]) -> pl.DataFrame:
+    """Id-disjoint chunks' states, merged, then finalized."""
+    return merge_states(_non_empty(states)).finalize().collect()
+
+
+def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
     """Class-disjoint chunks: each gives its classes' values; they are averaged at the end.
 
     Every id of a group must appear in every chunk that holds the group (each id has every
@@ -277,27 +306,14 @@ def _score_class_chunks(
     """
     cols, opts = spec.columns, spec.options
     by = list(cols.by)
-    per_class_spec = spec.with_options(average=None, per_class=False)
-    bar = _Progress(len(chunks), chunks.rows, stream)
-    values, positives, ids = [], [], []
-    for done, keep in enumerate(chunks.filters, start=1):
-        part = lf if len(chunks) == 1 else lf.filter(keep)
-        part_state = build_state(part, per_class_spec).collect()
-        bar.update(done)
-        if not part_state.groups.lazy().select(pl.col(N_IDS).sum()).collect().item():
-            continue  # a bucket that no class hashed to
-        values.append(part_state.finalize().collect())
-        positives.append(curve_positives(part_state))
-        ids.append(part_state.groups.lazy().select(*by, pl.col(N_IDS)).collect())
-    if not values:
-        raise MetricsInputError("the table is empty: there are no rows to score")
-    table = pl.concat(values, how="vertical_relaxed")
-    id_counts = pl.concat(ids).filter(pl.col(N_IDS) > 0)
-    spread = (
-        id_counts.group_by(by).agg(pl.col(N_IDS).min().alias("lo"), pl.col(N_IDS).max().alias("hi"))
-        if by
-        else id_counts.select(pl.col(N_IDS).min().alias("lo"), pl.col(N_IDS).max().alias("hi"))
-    )
+    kept = _non_empty(states)  # buckets that no class hashed to add nothing
+    table = pl.concat([s.finalize().collect() for s in kept], how="vertical_relaxed")
+    positives = pl.concat([curve_positives(s) for s in kept])
+    id_counts = pl.concat([s.groups.lazy().select(*by, pl.col(N_IDS)).collect() for s in kept])
+    id_counts = id_counts.filter(pl.col(N_IDS) > 0)
+    spread = aggregate(
+        id_counts.lazy(), by, [pl.col(N_IDS).min().alias("lo"), pl.col(N_IDS).max().alias("hi")]
+    ).collect()
     if opts.validate and opts.ragged == "error":
         bad = spread.filter(pl.col("lo") != pl.col("hi"))
         if bad.height:
@@ -306,8 +322,8 @@ def _score_class_chunks(
                 "classes (ragged input); pass ragged='allow' to rank each id over its rows"
             )
     if spec.per_class(spec.metrics[0]):  # per-class values (and curves): the chunks' rows
-        return table.sort([*by, cols.cls], nulls_last=True, maintain_order=True)
-    table = table.join(pl.concat(positives), on=[*by, cols.cls], how="left", nulls_equal=True)
+        return table.sort(spec.keys, nulls_last=True, maintain_order=True)
+    table = table.join(positives, on=[*by, cols.cls], how="left", nulls_equal=True)
     out = None
     for metric in spec.metrics:
         average = "macro" if metric == "padded_cmap" else str(opts.average)

@@ -23,6 +23,7 @@ __all__ = [
     "function",
     "info",
     "metric_names",
+    "sweepable",
 ]
 
 #: Options every metric takes (the columns of the long table and the data-check switches).
@@ -44,6 +45,9 @@ METRIC_OPTIONS = (
     "n_bins",
     "strategy",
     "max_points",
+    "metric",
+    "thresholds",
+    "fold_col",
 )
 ChunkKey = Literal["id", "class"]
 _THRESHOLD = frozenset({"weight_col", "threshold", "pred_col", "average", "zero_division"})
@@ -71,6 +75,8 @@ class MetricInfo:
     signature: str = ""  # the options the README's table shows
     #: ``"metric"``: one value per group (or class); ``"curve"``: a table of points per class.
     kind: Literal["metric", "curve"] = "metric"
+    #: Options that may also be passed by position, after the frame, in this order.
+    positional: tuple[str, ...] = ()
 
     @property
     def weights(self) -> bool:
@@ -380,6 +386,35 @@ METRICS: dict[str, MetricInfo] = {
             "curve",
         ),
         MetricInfo(
+            "threshold_sweep",
+            "_thresholds",
+            None,
+            "class",
+            frozenset({"weight_col", "metric", "thresholds", "zero_division", "beta"}),
+            (),
+            "always",
+            "a thresholded metric of `score >= t` per class, e.g. `f1_score`, at each `t`",
+            "rows `(by..., class, threshold, value)`, every threshold in one pass",
+            "metric, thresholds, by, weight_col",
+            "curve",
+            ("metric", "thresholds"),
+        ),
+        MetricInfo(
+            "best_threshold",
+            "_thresholds",
+            None,
+            "class",
+            frozenset({"weight_col", "metric", "fold_col", "zero_division", "beta"}),
+            (),
+            "always",
+            "none: the distinct score maximising the metric of `score >= t`, per class",
+            "rows `(by..., class, threshold, value)`; ties: the highest threshold; `fold_col`: "
+            "tuned on the other folds, `held_out_value` scored on the held-out fold",
+            "metric, by, fold_col, weight_col",
+            "curve",
+            ("metric",),
+        ),
+        MetricInfo(
             "top_k_accuracy",
             "_curves",
             True,
@@ -393,6 +428,11 @@ METRICS: dict[str, MetricInfo] = {
         ),
     )
 }
+
+
+def sweepable() -> list[str]:
+    """Metrics of one class's confusion counts: those a threshold can be swept or tuned for."""
+    return [n for n, e in METRICS.items() if e.module == "_thresholded" and e.per_class == "option"]
 
 
 def metric_names() -> list[str]:

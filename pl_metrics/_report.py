@@ -23,7 +23,7 @@ def state(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
@@ -37,6 +37,9 @@ def state(
     n_bins: int = 10,
     strategy: Strategy = "uniform",
     max_points: int | None = None,
+    metric: str = "f1",
+    thresholds: Sequence[float] | None = None,
+    fold_col: str | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> MetricState:
@@ -83,6 +86,9 @@ def state(
         n_bins=n_bins,
         strategy=strategy,
         max_points=max_points,
+        metric=metric,
+        thresholds=thresholds,
+        fold_col=fold_col,
         ragged=ragged,
         validate=validate,
     )
@@ -99,7 +105,7 @@ def report(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
@@ -113,6 +119,9 @@ def report(
     n_bins: int = 10,
     strategy: Strategy = "uniform",
     max_points: int | None = None,
+    metric: str = "f1",
+    thresholds: Sequence[float] | None = None,
+    fold_col: str | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -145,6 +154,8 @@ def report(
     n_bins, strategy, max_points
         For `expected_calibration_error` and the curve tables (`calibration_curve`,
         `roc_curve`, `precision_recall_curve`).
+    metric, thresholds, fold_col
+        For `threshold_sweep` and `best_threshold`.
     ragged, validate
         As in `lrap`.
 
@@ -193,6 +204,9 @@ def report(
         n_bins=n_bins,
         strategy=strategy,
         max_points=max_points,
+        metric=metric,
+        thresholds=thresholds,
+        fold_col=fold_col,
         ragged=ragged,
         validate=validate,
     )

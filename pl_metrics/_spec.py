@@ -15,14 +15,24 @@ from typing import Any, Literal
 import polars as pl
 
 from pl_metrics._counts import check_zero_division
-from pl_metrics._frame import Columns, MetricsInputError, Ragged, check_option, resolve_columns
-from pl_metrics._registry import METRIC_OPTIONS, METRICS, MetricInfo, info
+from pl_metrics._frame import (
+    INTERNAL,
+    Columns,
+    MetricsInputError,
+    Ragged,
+    check_option,
+    normalize_by,
+    resolve_columns,
+    to_polars,
+)
+from pl_metrics._registry import METRIC_OPTIONS, METRICS, MetricInfo, info, sweepable
 
 __all__ = [
     "Average",
     "Options",
     "Spec",
     "Strategy",
+    "Thresholds",
     "Undefined",
     "make_options",
     "resolve",
@@ -35,11 +45,43 @@ Undefined = Literal["error", "skip"]
 Strategy = Literal["uniform", "quantile"]
 
 
+#: The column of a threshold table's value, and the rows' threshold once joined.
+THRESHOLD = "threshold"
+THRESHOLD_ROW = f"{INTERNAL}threshold"
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """A threshold per class (and group): ``pred = score >= threshold`` of the row's class.
+
+    Keys are compared as strings, so a table of string class names applies to an integer,
+    categorical or enum class column alike. Hashable, so that states of equal options merge.
+    """
+
+    keys: tuple[str, ...]
+    rows: tuple[tuple[str | None, ...], ...]
+    values: tuple[float, ...]
+
+    @staticmethod
+    def column(key: str) -> str:
+        """The internal name of a key column, as a string, for the join."""
+        return f"{INTERNAL}tkey_{key}"
+
+    def table(self) -> pl.LazyFrame:
+        """The keys (as strings, under internal names) and the thresholds."""
+        columns: dict[str, list[str | None]] = {self.column(k): [] for k in self.keys}
+        for row in self.rows:
+            for key, value in zip(self.keys, row, strict=True):
+                columns[self.column(key)].append(value)
+        schema = dict.fromkeys(columns, pl.String) | {THRESHOLD_ROW: pl.Float64}
+        return pl.LazyFrame({**columns, THRESHOLD_ROW: list(self.values)}, schema=schema)
+
+
 @dataclass(frozen=True)
 class Options:
     """Metric options that shape a state (a state is only merged with an equal one)."""
 
-    threshold: float = 0.5
+    threshold: float | Thresholds = 0.5
     average: Average = "macro"
     zero_division: float = 0.0
     beta: float = 1.0
@@ -54,6 +96,9 @@ class Options:
     n_bins: int = 10
     strategy: Strategy = "uniform"
     max_points: int | None = None
+    metric: str = "f1"
+    thresholds: tuple[float, ...] | None = None
+    fold_col: str | None = None
 
 
 @dataclass(frozen=True)
@@ -70,8 +115,11 @@ class Spec:
 
     @property
     def keys(self) -> list[str]:
-        """The key columns of the result: the groups, and the class when per class."""
-        by = list(self.columns.by)
+        """The key columns of the result: the groups, and the class when per class.
+
+        A fold column that a metric tunes over (``fold_col``) groups the state, not the result.
+        """
+        by = [b for b in self.columns.by if b != self.options.fold_col]
         return [*by, self.columns.cls] if self.metrics and self.per_class(self.metrics[0]) else by
 
     def with_options(self, **changes: Any) -> Spec:
@@ -112,7 +160,7 @@ def class_weights_option(
 
 def make_options(
     *,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     average: Average = "macro",
     zero_division: float = 0.0,
     beta: float = 1.0,
@@ -127,12 +175,34 @@ def make_options(
     n_bins: int = 10,
     strategy: Strategy = "uniform",
     max_points: int | None = None,
+    metric: str = "f1",
+    thresholds: Sequence[float] | None = None,
+    fold_col: str | None = None,
 ) -> Options:
     """Check every option's value once, with errors that name the option."""
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-        raise MetricsInputError(f"option 'threshold': expected a number, got {threshold!r}")
-    if not math.isfinite(threshold):
-        raise MetricsInputError(f"option 'threshold': expected a finite number, got {threshold}")
+    if isinstance(threshold, (int, float)) and not isinstance(threshold, bool):
+        if not math.isfinite(threshold):
+            raise MetricsInputError(
+                f"option 'threshold': expected a finite number, got {threshold}"
+            )
+        threshold_option: float | Thresholds = float(threshold)
+    else:
+        threshold_option = _threshold_table(threshold)
+    if metric not in sweepable():
+        raise MetricsInputError(
+            f"option 'metric': {metric!r} is not a metric of one class's confusion counts; "
+            f"expected one of {', '.join(sweepable())}"
+        )
+    if thresholds is not None:
+        values = list(thresholds)
+        if not values or not all(
+            not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
+            for v in values
+        ):
+            raise MetricsInputError(
+                f"option 'thresholds': expected finite numbers, got {thresholds!r}"
+            )
+        thresholds = tuple(float(v) for v in values)
     check_option("average", average, (None, "macro", "micro", "weighted", "samples"))
     if (
         isinstance(beta, bool)
@@ -155,7 +225,7 @@ def make_options(
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise MetricsInputError(f"option {name!r}: expected an integer >= {low}, got {value!r}")
     return Options(
-        threshold=float(threshold),
+        threshold=threshold_option,
         average=average,
         zero_division=check_zero_division(zero_division),
         beta=float(beta),
@@ -170,7 +240,40 @@ def make_options(
         n_bins=n_bins,
         strategy=strategy,
         max_points=max_points,
+        metric=metric,
+        thresholds=None if thresholds is None else tuple(thresholds),
+        fold_col=fold_col,
     )
+
+
+def _threshold_table(table: object) -> Thresholds:
+    """A table of thresholds: a ``threshold`` column and key columns (the class, groups)."""
+    if not isinstance(table, (pl.DataFrame, pl.LazyFrame)) and not hasattr(
+        table, "__arrow_c_stream__"
+    ):
+        raise MetricsInputError(
+            "option 'threshold': expected a number or a table of (class, threshold) rows, "
+            f"got {type(table).__name__}"
+        )
+    df = to_polars(table).lazy().collect()
+    if THRESHOLD not in df.columns or not df[THRESHOLD].dtype.is_numeric():
+        raise MetricsInputError(
+            f"option 'threshold': a threshold table needs a numeric {THRESHOLD!r} column; its "
+            f"columns are {df.columns}"
+        )
+    values = df[THRESHOLD].cast(pl.Float64)
+    bad = int(values.is_null().sum() + (~values.is_finite()).sum())
+    if bad:
+        raise MetricsInputError(
+            f"option 'threshold': {bad} thresholds of the table are null, NaN or infinite"
+        )
+    keys = [c for c in df.columns if c not in (THRESHOLD, "value", "held_out_value")]
+    rows = df.select(pl.col(keys).cast(pl.String)).rows()
+    if len(set(rows)) < len(rows):
+        raise MetricsInputError(
+            f"option 'threshold': the table repeats a ({', '.join(keys)}) key; one threshold each"
+        )
+    return Thresholds(tuple(keys), tuple(rows), tuple(values.to_list()))
 
 
 _DEFAULTS = Options()
@@ -240,7 +343,7 @@ def resolve(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
@@ -254,6 +357,9 @@ def resolve(
     n_bins: int = 10,
     strategy: Strategy = "uniform",
     max_points: int | None = None,
+    metric: str = "f1",
+    thresholds: Sequence[float] | None = None,
+    fold_col: str | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> Spec:
@@ -278,6 +384,9 @@ def resolve(
         n_bins=n_bins,
         strategy=strategy,
         max_points=max_points,
+        metric=metric,
+        thresholds=thresholds,
+        fold_col=fold_col,
     )
     # Options left at their default are not "given"; a changed one must be used by a metric.
     given: dict[str, object] = {
@@ -285,18 +394,25 @@ def resolve(
         "pred_col": pred_col,
         "class_weights": class_weights,
         "max_points": max_points,
+        "thresholds": thresholds,
+        "fold_col": fold_col,
+        "metric": None if metric == _DEFAULTS.metric else metric,
         "average": None if per_class or average == _DEFAULTS.average else average,
     }
     defaults = ("threshold", "zero_division", "beta", "eps", "k", "padding", "undefined")
     for option in (*defaults, "n_bins", "strategy"):
         value = getattr(opts, option)
         default = getattr(_DEFAULTS, option)
-        same = value == default or (
+        same = (not isinstance(value, Thresholds) and value == default) or (
             isinstance(value, float) and math.isnan(value) and math.isnan(default)
         )
         given[option] = None if same else value
     _check_metric_options(entries, opts, given)
     needs_score = pred_col is None or any("pred_col" not in e.options for e in entries)
+    if fold_col is not None:  # the state groups by fold; the result does not
+        if fold_col in normalize_by(by):
+            raise MetricsInputError(f"option 'fold_col': {fold_col!r} is also in 'by'")
+        by = [*normalize_by(by), fold_col]
     cols = resolve_columns(
         frame,
         id_col=id_col,
@@ -307,4 +423,21 @@ def resolve(
         by=by,
         pred_col=pred_col,
     )
+    if isinstance(opts.threshold, Thresholds):
+        _check_threshold_keys(opts.threshold, cols)
     return Spec(names, cols, opts)
+
+
+def _check_threshold_keys(thresholds: Thresholds, cols: Columns) -> None:
+    """A threshold table is keyed by the class column and, optionally, group columns."""
+    if cols.cls not in thresholds.keys:
+        raise MetricsInputError(
+            f"option 'threshold': the threshold table needs the class column {cols.cls!r}; its "
+            f"key columns are {list(thresholds.keys)}"
+        )
+    extra = [k for k in thresholds.keys if k != cols.cls and k not in cols.by]
+    if extra:
+        raise MetricsInputError(
+            f"option 'threshold': the table's columns {extra} are neither the class column nor "
+            f"'by' columns ({list(cols.by)})"
+        )

@@ -90,6 +90,8 @@ class Parts:
     class_from_ids: list[IdsHook] = field(default_factory=list)
     #: Aggregations of the rows by ``(by..., class, score)``: the curves table.
     curve_exprs: list[pl.Expr] = field(default_factory=list)
+    #: Columns the rows need first (a joined threshold per class), before any aggregation.
+    prepare: list[Callable[[pl.LazyFrame], pl.LazyFrame]] = field(default_factory=list)
 
 
 class Family:
@@ -368,6 +370,8 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         # per-id aggregation several times faster than over scattered ids.
         frame = contiguous(frame, [*by, cols.id])
         lf = frame.lazy()
+    for prepare in (f for p in parts for f in p.prepare):
+        lf = prepare(lf)
 
     checks: list[tuple[Problem, pl.Expr]] = []
     # Every id must have every class: duplicates show in the class hashes, which cost much
@@ -526,5 +530,11 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
     out = results[0]
     for result in results[1:]:
         out = join_on(out, result, keys) if keys else out.join(result, how="cross")
-    out = raise_on_problems(join_on(out, checks, by), [*problems, *result_problems], by)
+    result_by = [b for b in by if b != opts.fold_col]
+    if result_by != by:  # tuned over folds: the folds' checks add up into the result's groups
+        counts = [c for c in checks.collect_schema() if c not in by]
+        checks = aggregate(checks, result_by, [pl.col(c).sum() for c in counts])
+    out = raise_on_problems(
+        join_on(out, checks, result_by), [*problems, *result_problems], result_by
+    )
     return out.sort(keys, nulls_last=True, maintain_order=True) if keys else out

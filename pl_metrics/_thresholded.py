@@ -8,7 +8,7 @@ of a table add up.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import polars as pl
@@ -18,13 +18,14 @@ from pl_metrics._frame import (
     INTERNAL,
     Columns,
     FrameT,
+    Problem,
     Ragged,
     aggregate,
     ordered_sum,
 )
 from pl_metrics._registry import info
 from pl_metrics._report import report
-from pl_metrics._spec import Average, Options
+from pl_metrics._spec import THRESHOLD_ROW, Average, Options, Thresholds
 from pl_metrics._state import Family, Parts, register
 
 __all__ = [
@@ -53,14 +54,36 @@ _EXACT_W = f"{INTERNAL}exact_w"
 _POOLED = ("hamming_loss",)
 
 
-def _pred_expr(cols: Columns, threshold: float) -> pl.Expr:
+def _pred_expr(cols: Columns, threshold: float | Thresholds) -> pl.Expr:
     if cols.pred is not None:
         return cols.pred_expr
     assert cols.score is not None
+    if isinstance(threshold, Thresholds):  # joined onto the rows (see `_with_thresholds`)
+        return pl.col(cols.score) >= pl.col(THRESHOLD_ROW)
     return pl.col(cols.score) >= threshold
 
 
-def _count_exprs(cols: Columns, threshold: float, names: Sequence[str]) -> list[pl.Expr]:
+def _with_thresholds(
+    cols: Columns, thresholds: Thresholds
+) -> Callable[[pl.LazyFrame], pl.LazyFrame]:
+    """Join each row's threshold, by its class (and groups), keys compared as strings."""
+    keys = [Thresholds.column(k) for k in thresholds.keys]
+
+    def prepare(rows: pl.LazyFrame) -> pl.LazyFrame:
+        named = rows.with_columns(
+            pl.col(k).cast(pl.String).alias(Thresholds.column(k)) for k in thresholds.keys
+        )
+        joined = named.join(
+            thresholds.table(), on=keys, how="left", nulls_equal=True, maintain_order="left"
+        )
+        return joined.drop(keys)
+
+    return prepare
+
+
+def _count_exprs(
+    cols: Columns, threshold: float | Thresholds, names: Sequence[str]
+) -> list[pl.Expr]:
     """tp, fp, fn, tn as (weighted) sums over rows; integers without weights."""
     pred, truth = _pred_expr(cols, threshold), cols.truth_expr
     cells = (pred & truth, pred & ~truth, ~pred & truth, ~pred & ~truth)
@@ -81,6 +104,16 @@ class _Thresholded(Family):
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         parts = Parts()
+        if isinstance(opts.threshold, Thresholds) and cols.pred is None:
+            parts.prepare = [_with_thresholds(cols, opts.threshold)]
+            missing = Problem(
+                "no_threshold",
+                cols.cls,
+                "rows",
+                "have no threshold in the threshold table",
+                "give a threshold for every class (and group) of the table",
+            )
+            parts.id_checks = [(missing, pl.col(THRESHOLD_ROW).is_null().sum().cast(pl.Int64))]
         # 'samples' averages each id's value; metrics without it (confusion, hamming_loss)
         # still need the per-class counts.
         by_id = opts.average == "samples"
@@ -167,7 +200,7 @@ def confusion(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
@@ -230,7 +263,7 @@ def f1(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
@@ -253,7 +286,9 @@ def f1(
     by
         Column name(s) to group by.
     threshold
-        ``pred = score >= threshold``. Ignored when ``pred_col`` is given.
+        ``pred = score >= threshold``: a number, or a table of per-class thresholds with
+        columns ``(class, threshold)`` or ``(by..., class, threshold)`` (what
+        `best_threshold` returns). Ignored when ``pred_col`` is given.
     pred_col
         Name of a boolean or 0/1 column of predictions already made (no score is read).
     average
@@ -322,7 +357,7 @@ def precision(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
@@ -374,7 +409,7 @@ def recall(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
@@ -426,7 +461,7 @@ def balanced_accuracy(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Literal["macro", "micro", "weighted"] | None = "macro",
     zero_division: float = 0.0,
@@ -484,7 +519,7 @@ def balanced_f1(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Literal["macro", "micro", "weighted"] | None = "macro",
     zero_division: float = 0.0,
@@ -539,7 +574,7 @@ def mfif(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Literal["macro", "micro", "weighted"] | None = "macro",
     zero_division: float = 0.0,
@@ -595,7 +630,7 @@ def fbeta(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
@@ -653,7 +688,7 @@ def jaccard(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
@@ -708,7 +743,7 @@ def specificity(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Literal["macro", "micro"] | None = "macro",
     zero_division: float = 0.0,
@@ -765,7 +800,7 @@ def matthews_corrcoef(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Literal["macro", "micro"] | None = "macro",
     ragged: Ragged = "error",
@@ -822,7 +857,7 @@ def hamming_loss(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
@@ -873,7 +908,7 @@ def accuracy(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     ragged: Ragged = "error",
     validate: bool = True,

@@ -1,9 +1,10 @@
 """Score a sharded dump on a Dask cluster with the same mergeable states.
 
-Install with ``pip install "pl_metrics[dask]"``. The client plans id-disjoint chunks (from
-file metadata only), each worker reads its chunk from the files itself and computes the
-chunk's small state with plain polars, and the client merges the states: no rows travel
-through the client, and the result equals single-machine scoring (to 1e-12).
+Install with ``pip install "pl_metrics[dask]"``. The client plans the chunks as
+`pl_metrics.score` does (id-disjoint, and class-disjoint for metrics that rank ids within a
+class; from file metadata only), each worker reads its chunk from the files itself and
+computes the chunk's small state with plain polars, and the client merges the states: no
+rows travel through the client, and the result equals single-machine scoring (to 1e-12).
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._chunks import budget_bytes, plan_chunks
-from pl_metrics._driver import chunk_state
-from pl_metrics._frame import MetricsInputError, Ragged
+from pl_metrics._chunks import Chunks, budget_bytes
+from pl_metrics._driver import Runner, chunk_state, score_spec
+from pl_metrics._frame import Ragged
 from pl_metrics._io import files as find_files
 from pl_metrics._io import scan
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
-from pl_metrics._state import MetricState, chunk_key, merge_states
+from pl_metrics._state import MetricState
 
 __all__ = ["ChunkError", "score"]
 
@@ -62,7 +63,7 @@ def score(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    threshold: float = 0.5,
+    threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
@@ -76,6 +77,9 @@ def score(
     n_bins: int = 10,
     strategy: Strategy = "uniform",
     max_points: int | None = None,
+    metric: str = "f1",
+    thresholds: Sequence[float] | None = None,
+    fold_col: str | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
     memory_budget: int | str | None = None,
@@ -90,7 +94,7 @@ def score(
         Parquet, IPC or CSV files, folders or globs, readable at the same paths from every
         worker (a shared or object-store file system).
     metrics
-        Metric names whose states merge over id-disjoint chunks (see `pl_metrics.chunk_key`).
+        Metric names, as for `pl_metrics.score`.
     client
         A ``dask.distributed.Client``, or a scheduler address. Default: a local cluster of
         two worker processes, started and closed by this call.
@@ -98,7 +102,9 @@ def score(
         As in `pl_metrics.report`.
     threshold, pred_col, average, zero_division, beta, eps, class_weights, per_class
         As in `pl_metrics.report`.
-    k, padding, undefined, n_bins, strategy, max_points, ragged, validate
+    k, padding, undefined, n_bins, strategy, max_points, metric, thresholds, fold_col
+        As in `pl_metrics.report`.
+    ragged, validate
         As in `pl_metrics.report`.
     memory_budget, n_chunks
         How to size the chunks, as in `pl_metrics.score` (the budget is per task).
@@ -141,21 +147,29 @@ def score(
         n_bins=n_bins,
         strategy=strategy,
         max_points=max_points,
+        metric=metric,
+        thresholds=thresholds,
+        fold_col=fold_col,
         ragged=ragged,
         validate=validate,
     )
-    by_class = [m for m in spec.metrics if chunk_key(m) == "class" and average != "micro"]
-    if by_class:
-        raise MetricsInputError(
-            f"the Dask driver merges id-disjoint chunks; {by_class} rank ids within a class "
-            "(chunk key 'class'): score them with pl_metrics.score, or with average='micro'"
-        )
-    chunks = plan_chunks(
-        lf, id_col=id_col, budget=budget_bytes(memory_budget), files=files, n_chunks=n_chunks
-    )
     with _client(client) as dask_client:
+        return score_spec(
+            lf,
+            spec,
+            files=files,
+            budget=budget_bytes(memory_budget),
+            n_chunks=n_chunks,
+            runner=_dask_runner(dask_client, paths, retries),
+        )
+
+
+def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:
+    """Each chunk a task: the worker reads its rows from the files and returns its state."""
+
+    def run(chunks: Chunks, spec: Spec) -> list[MetricState]:
         futures = [
-            dask_client.submit(_chunk_state, paths, keep, spec, retries=retries, pure=False)
+            client.submit(_chunk_state, paths, keep, spec, retries=retries, pure=False)
             for keep in chunks.filters
         ]
         states = []
@@ -170,7 +184,6 @@ def score(
                     f"{', '.join(paths[:3])}{' ...' if len(paths) > 3 else ''} failed after "
                     f"{retries + 1} tries: {type(error).__name__}: {error}"
                 ) from error
-    non_empty = [s for s in states if s.groups.lazy().select(pl.len()).collect().item()]
-    if not non_empty:
-        raise MetricsInputError("the table is empty: there are no rows to score")
-    return merge_states(non_empty).finalize().collect()
+        return states
+
+    return run

@@ -52,7 +52,7 @@ def make_table(seed: int = 0, n_ids: int = 16) -> pl.DataFrame:
                 }
             )
         )
-    df = pl.concat(frames).with_columns(pred=pl.col("score") >= 0.6)
+    df = pl.concat(frames).with_columns(pred=pl.col("score") >= 0.6, fold=pl.col("id") % 2)
     return df.sample(fraction=1.0, shuffle=True, seed=seed)
 
 
@@ -72,7 +72,8 @@ def option_sets(entry: MetricInfo) -> list[dict[str, Any]]:
     extra = {
         "threshold": {"threshold": 0.3},
         "pred_col": {"pred_col": "pred"},
-        "zero_division": {"zero_division": math.nan, "average": None},
+        "zero_division": {"zero_division": math.nan}
+        | ({"average": None} if "average" in entry.options else {}),
         "per_class": {"per_class": True},
         "beta": {"beta": 2.0},
         "eps": {"eps": 1e-3},
@@ -83,6 +84,9 @@ def option_sets(entry: MetricInfo) -> list[dict[str, Any]]:
         "n_bins": {"n_bins": 4},
         "strategy": {"strategy": "quantile"},
         "max_points": {"max_points": 5},
+        "metric": {"metric": "precision"},
+        "thresholds": {"thresholds": [0.2, 0.6]},
+        "fold_col": {"fold_col": "fold"},
     }
     sets += [options for name, options in extra.items() if name in entry.options]
     return sets
@@ -135,7 +139,7 @@ def cli_flags(options: dict[str, Any]) -> list[str] | None:
     """The command line's spelling of ``options`` (None: not on the command line)."""
     flags: list[str] = []
     for name, value in options.items():
-        if name == "class_weights":
+        if name in ("class_weights", "metric", "thresholds", "fold_col"):
             return None
         if (name == "average" and value is None) or name == "per_class":
             flags.append("--per-class")
@@ -190,7 +194,7 @@ def test_every_path_agrees(
 
 
 def test_every_metric_on_dask(files: dict[str, Path]) -> None:
-    """Dask merges id-disjoint chunks; metrics keyed by class are refused, clearly."""
+    """Dask runs the same chunks as score(): id-disjoint, and class-disjoint where needed."""
     distributed = pytest.importorskip("distributed")
     with (
         distributed.LocalCluster(
@@ -201,16 +205,9 @@ def test_every_metric_on_dask(files: dict[str, Path]) -> None:
         for metric, entry in METRICS.items():
             options: dict[str, Any] = {"weight_col": "w"} if entry.weights else {}
             want = by_model(metric)(TABLE, by="model", **options)
-            run = pl_metrics.dask.score
-            if entry.chunk_key == "class":
-                with pytest.raises(pl_metrics.MetricsInputError, match="within a class"):
-                    run(files["parquet"], metric, by="model", client=client, **options)
-                if "average" in entry.options:
-                    options["average"] = "micro"
-                    want = by_model(metric)(TABLE, by="model", **options)
-                else:
-                    continue
-            got = run(files["parquet"], metric, by="model", client=client, n_chunks=3, **options)
+            got = pl_metrics.dask.score(
+                files["parquet"], metric, by="model", client=client, n_chunks=3, **options
+            )
             same(got, want)
         bad = files["parquet"].parent / "bad.parquet"
         for spoil, message in BAD_INPUTS.values():
@@ -222,7 +219,7 @@ def test_every_metric_on_dask(files: dict[str, Path]) -> None:
 def test_reports_of_all_metrics_and_every_pair_equal_each_alone() -> None:
     for per_class in (False, True):
         never = "never" if per_class else "always"
-        names = [m for m, e in METRICS.items() if e.per_class != never]
+        names = [m for m, e in METRICS.items() if e.per_class != never and e.kind == "metric"]
         options: dict[str, Any] = {"per_class": True} if per_class else {}
         alone = {m: pl_metrics.report(TABLE, m, by="model", **options) for m in names}
         everything = pl_metrics.report(TABLE, names, by="model", **options)

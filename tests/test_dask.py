@@ -90,8 +90,8 @@ def test_killed_worker_mid_run(client: Any, dump: Path) -> None:
 def test_errors(client: Any, dump: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match="file not found"):
         pl_metrics.dask.score(tmp_path / "gone.parquet", "lrap", client=client)
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"score them with pl_metrics\.score"):
-        pl_metrics.dask.score(dump, ["roc_auc"], client=client)
+    roc = pl_metrics.dask.score(dump, ["roc_auc"], by="model", client=client, n_chunks=3)
+    close(roc, pl_metrics.score(dump, ["roc_auc"], by="model", n_chunks=1))  # class chunks too
     with (
         distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as cluster,
         distributed.Client(cluster) as local,

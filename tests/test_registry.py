@@ -39,7 +39,8 @@ def test_the_function_takes_exactly_the_registered_options(name: str) -> None:
     parameters = inspect.signature(function).parameters
     first, *options = parameters
     assert first == "frame"
-    assert all(parameters[o].kind is inspect.Parameter.KEYWORD_ONLY for o in options)
+    positional = [o for o in options if parameters[o].kind is not inspect.Parameter.KEYWORD_ONLY]
+    assert tuple(positional) == METRICS[name].positional  # the rest are keyword-only
     assert set(options) == set(COMMON_OPTIONS) | METRICS[name].options
     assert function.__doc__
     assert "Examples" in function.__doc__

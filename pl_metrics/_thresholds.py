@@ -1,0 +1,331 @@
+"""Thresholds per class: a metric at many thresholds, and the best threshold of each class.
+
+Both come from the curves table of the state (the weight of positives and negatives at each
+distinct score of each class, see `pl_metrics._curves`): summed down the scores, it gives
+the confusion counts of ``pred = score >= t`` at every threshold at once, so a sweep costs
+one pass over the rows, and states of parts merge.
+
+Out-of-fold tuning (``best_threshold(..., fold_col=...)``) needs no second pass either:
+the counts of "every fold but f" are the pooled counts minus fold f's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from pl_metrics._counts import from_counts
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Ragged
+from pl_metrics._report import report
+from pl_metrics._spec import Options
+from pl_metrics._state import CURVE_SCORE, Family, Parts, register
+
+__all__ = ["best_threshold", "threshold_sweep"]
+
+_POS = f"{INTERNAL}pos_w"  # the curves table's columns, as `pl_metrics._curves` names them
+_NEG = f"{INTERNAL}neg_w"
+_TP = f"{INTERNAL}tp"
+_FP = f"{INTERNAL}fp"
+_P = f"{INTERNAL}p_all"
+_N = f"{INTERNAL}n_all"
+_T = "threshold"
+
+
+def _curve_exprs(cols: Columns) -> list[pl.Expr]:
+    truth, weight = cols.truth_expr, cols.weight_expr
+    return [weight.filter(truth).sum().alias(_POS), weight.filter(~truth).sum().alias(_NEG)]
+
+
+def _cumulated(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Per class and distinct score ``s``: the weights of positives and negatives >= s."""
+    return (
+        curves.group_by([*keys, CURVE_SCORE])
+        .agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
+        .with_columns(pl.col(CURVE_SCORE).cast(pl.Float64))
+        .sort([*keys, CURVE_SCORE], descending=[False] * len(keys) + [True])
+        .with_columns(
+            pl.col(_POS).cum_sum().over(keys).alias(_TP),
+            pl.col(_NEG).cum_sum().over(keys).alias(_FP),
+            pl.col(_POS).sum().over(keys).alias(_P),
+            pl.col(_NEG).sum().over(keys).alias(_N),
+        )
+    )
+
+
+def _value(opts: Options) -> pl.Expr:
+    """The metric of the counts at a threshold: tp and fp, and the class's totals."""
+    tp, fp = pl.col(_TP), pl.col(_FP)
+    fn, tn = pl.col(_P) - tp, pl.col(_N) - fp
+    return from_counts(opts.metric, tp, fp, fn, tn, opts.zero_division, opts.beta)
+
+
+def _at_thresholds(
+    cumulated: pl.LazyFrame, thresholds: pl.LazyFrame, keys: list[str]
+) -> pl.LazyFrame:
+    """The counts of ``score >= t`` for each class and threshold ``t``."""
+    classes = cumulated.select(*keys, _P, _N).unique()
+    grid = classes.join(thresholds, how="cross").sort([*keys, _T])
+    above = cumulated.select(*keys, pl.col(CURVE_SCORE).alias(_T), _TP, _FP).sort([*keys, _T])
+    # The smallest score >= t holds the counts of every score >= t; none: nothing predicted.
+    found = grid.join_asof(above, on=_T, by=keys, strategy="forward", check_sortedness=False)
+    return found.with_columns(pl.col(_TP).fill_null(0.0), pl.col(_FP).fill_null(0.0))
+
+
+def _best(candidates: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Per ``keys``: the threshold of the highest value; ties go to the highest threshold."""
+    ranked = candidates.with_columns(pl.col("value").fill_nan(None))
+    return (
+        ranked.sort(
+            [*keys, "value", _T], descending=[False] * len(keys) + [True, True], nulls_last=True
+        )
+        .group_by(keys, maintain_order=True)
+        .first()
+        .select(*keys, _T, "value")
+    )
+
+
+class _Thresholds(Family):
+    """A thresholded metric at many thresholds, and the best one, from the curves table."""
+
+    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
+        return Parts(curve_exprs=_curve_exprs(cols))
+
+    def finalize(
+        self,
+        metric: str,
+        groups: pl.LazyFrame,
+        classes: pl.LazyFrame | None,
+        curves: pl.LazyFrame | None,
+        cols: Columns,
+        opts: Options,
+    ) -> pl.LazyFrame:
+        assert curves is not None
+        keys = [*cols.by, cols.cls]
+        if metric == "threshold_sweep":
+            grid = opts.thresholds or tuple(np.linspace(0.0, 1.0, 101).tolist())
+            thresholds = pl.LazyFrame({_T: list(grid)}, schema={_T: pl.Float64}).unique()
+            counts = _at_thresholds(_cumulated(curves, keys), thresholds, keys)
+            return counts.select(*keys, _T, _value(opts).alias("value")).sort([*keys, _T])
+        if opts.fold_col is None:
+            cumulated = _cumulated(curves, keys)
+            candidates = cumulated.select(
+                *keys, pl.col(CURVE_SCORE).alias(_T), _value(opts).alias("value")
+            )
+            return _best(candidates, keys)
+        return _out_of_fold(curves, cols, opts)
+
+
+def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyFrame:
+    """Thresholds fitted on all folds, and the metric of thresholds tuned without each fold.
+
+    For each fold, the class's threshold is tuned on the other folds (their counts are the
+    pooled counts minus the fold's) and applied to the fold; the held-out counts of all
+    folds, added up, give ``held_out_value``: the value to expect on new data.
+    """
+    fold = opts.fold_col
+    assert fold is not None
+    by = [b for b in cols.by if b != fold]
+    keys, fold_keys = [*by, cols.cls], [*by, fold, cols.cls]
+    pooled = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
+    fitted = _best(
+        _cumulated(pooled, keys).select(
+            *keys, pl.col(CURVE_SCORE).alias(_T), _value(opts).alias("value")
+        ),
+        keys,
+    )
+    # The other folds of each fold: pooled weights minus the fold's, at every pooled score.
+    folds = curves.select(fold_keys).unique()
+    others = (
+        folds.join(pooled, on=keys, nulls_equal=True)
+        .join(
+            curves.select(
+                *fold_keys, CURVE_SCORE, pl.col(_POS).alias("p_f"), pl.col(_NEG).alias("n_f")
+            ),
+            on=[*fold_keys, CURVE_SCORE],
+            how="left",
+            nulls_equal=True,
+        )
+        .with_columns(
+            (pl.col(_POS) - pl.col("p_f").fill_null(0)).alias(_POS),
+            (pl.col(_NEG) - pl.col("n_f").fill_null(0)).alias(_NEG),
+        )
+        .filter((pl.col(_POS) + pl.col(_NEG)) > 0)
+        .drop("p_f", "n_f")
+    )
+    tuned = _best(
+        _cumulated(others, fold_keys).select(
+            *fold_keys, pl.col(CURVE_SCORE).alias(_T), _value(opts).alias("value")
+        ),
+        fold_keys,
+    )
+    # Each fold's counts at its tuned threshold, added up over the folds.
+    held_out = (
+        _cumulated(curves, fold_keys)
+        .select(*fold_keys, pl.col(CURVE_SCORE).alias(_T), _TP, _FP, _P, _N)
+        .sort([*fold_keys, _T])
+    )
+    applied = (
+        tuned.select(*fold_keys, _T)
+        .sort([*fold_keys, _T])
+        .join_asof(held_out, on=_T, by=fold_keys, strategy="forward", check_sortedness=False)
+    )
+    totals = _cumulated(curves, fold_keys).select(*fold_keys, _P, _N).unique()
+    applied = (
+        applied.drop(_P, _N)
+        .join(totals, on=fold_keys, nulls_equal=True)
+        .with_columns(pl.col(_TP).fill_null(0.0), pl.col(_FP).fill_null(0.0))
+    )
+    summed = applied.sort([*keys, fold]).group_by(keys).agg(pl.col(_TP, _FP, _P, _N).sum())
+    held = summed.select(*keys, _value(opts).alias("held_out_value"))
+    out = fitted.join(held, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    return out.select(*keys, _T, "value", "held_out_value")
+
+
+register("_thresholds", _Thresholds())
+
+
+def threshold_sweep(
+    frame: FrameT,
+    metric: str = "f1",
+    thresholds: Sequence[float] | None = None,
+    *,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    zero_division: float = 0.0,
+    beta: float = 1.0,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """A thresholded metric of each class at many thresholds, in one pass.
+
+    Rows ``(by..., class, threshold, value)``: ``value`` is the metric of
+    ``pred = score >= threshold`` (as `f1` with ``threshold=`` and ``average=None`` would
+    give), for every threshold in one pass over the rows.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
+        As in `f1`.
+    metric
+        A metric of each class's confusion counts: ``f1``, ``precision``, ``recall``,
+        ``balanced_accuracy``, ``balanced_f1``, ``mfif``, ``fbeta``, ``jaccard``,
+        ``specificity`` or ``matthews_corrcoef``.
+    thresholds
+        The thresholds; default 101 from 0 to 1 (``np.linspace(0, 1, 101)``).
+    zero_division, beta
+        As in `f1` and `fbeta`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 1, 2, 3], "class": "bird",
+    ...                    "score": [0.1, 0.4, 0.35, 0.8], "truth": [0, 0, 1, 1]})
+    >>> df.metrics.threshold_sweep("f1", [0.2, 0.5])
+    shape: (2, 3)
+    ┌───────┬───────────┬──────────┐
+    │ class ┆ threshold ┆ value    │
+    │ ---   ┆ ---       ┆ ---      │
+    │ str   ┆ f64       ┆ f64      │
+    ╞═══════╪═══════════╪══════════╡
+    │ bird  ┆ 0.2       ┆ 0.8      │
+    │ bird  ┆ 0.5       ┆ 0.666667 │
+    └───────┴───────────┴──────────┘
+    """
+    return report(
+        frame,
+        "threshold_sweep",
+        metric=metric,
+        thresholds=thresholds,
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        zero_division=zero_division,
+        beta=beta,
+        ragged=ragged,
+        validate=validate,
+    )
+
+
+def best_threshold(
+    frame: FrameT,
+    metric: str = "f1",
+    *,
+    fold_col: str | None = None,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    zero_division: float = 0.0,
+    beta: float = 1.0,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """The threshold of each class that maximises a thresholded metric.
+
+    Rows ``(by..., class, threshold, value)``: over the class's distinct scores ``t``, the
+    one whose ``pred = score >= t`` gives the highest ``metric``; ties go to the highest
+    threshold (the fewest ids predicted positive), NaN values never win. Pass the table to
+    any thresholded metric as ``threshold=`` to apply it: ``f1(test, threshold=best)``.
+
+    With ``fold_col``, the thresholds are also tuned without leakage: for each fold, on the
+    other folds, then applied to it; ``held_out_value`` is the metric of those held-out
+    predictions pooled over the folds, the number to believe for new data, while
+    ``threshold`` and ``value`` are fitted on all folds (the thresholds to ship, and their
+    in-sample value, which is optimistic).
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
+        As in `f1`.
+    metric, zero_division, beta
+        As in `threshold_sweep`.
+    fold_col
+        A column of folds (out-of-fold predictions) to tune on the other folds.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 1, 2, 3], "class": "bird",
+    ...                    "score": [0.1, 0.4, 0.35, 0.8], "truth": [0, 0, 1, 1]})
+    >>> best = df.metrics.best_threshold("f1")
+    >>> best
+    shape: (1, 3)
+    ┌───────┬───────────┬───────┐
+    │ class ┆ threshold ┆ value │
+    │ ---   ┆ ---       ┆ ---   │
+    │ str   ┆ f64       ┆ f64   │
+    ╞═══════╪═══════════╪═══════╡
+    │ bird  ┆ 0.35      ┆ 0.8   │
+    └───────┴───────────┴───────┘
+    >>> df.metrics.f1(threshold=best).item()
+    0.8
+    """
+    return report(
+        frame,
+        "best_threshold",
+        metric=metric,
+        fold_col=fold_col,
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        zero_division=zero_division,
+        beta=beta,
+        ragged=ragged,
+        validate=validate,
+    )

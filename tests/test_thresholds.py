@@ -1,0 +1,162 @@
+"""Threshold sweeps, the best threshold per class (also out of fold) and threshold tables,
+against brute force with scikit-learn."""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+from sklearn.metrics import f1_score, fbeta_score, matthews_corrcoef, recall_score
+
+import pl_metrics
+from pl_metrics._registry import sweepable
+from tests.conftest import dense_problems, grouped_table, run
+
+SETTINGS = settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+SKLEARN: dict[str, Any] = {
+    "f1": lambda t, p, w: f1_score(t, p, sample_weight=w, zero_division=0),
+    "fbeta": lambda t, p, w: fbeta_score(t, p, beta=2.0, sample_weight=w, zero_division=0),
+    "recall": lambda t, p, w: recall_score(t, p, sample_weight=w, zero_division=0),
+    "matthews_corrcoef": lambda t, p, w: matthews_corrcoef(t, p, sample_weight=w),
+}
+
+
+def sk(metric: str, t: np.ndarray, p: np.ndarray, w: np.ndarray | None) -> float:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return float(SKLEARN[metric](t, p, w))
+
+
+def brute_best(
+    metric: str, t: np.ndarray, s: np.ndarray, w: np.ndarray | None
+) -> tuple[float, float]:
+    """Over the distinct scores: the highest value, ties to the highest threshold."""
+    best = max(((sk(metric, t, s >= c, w), c) for c in np.unique(s)), key=lambda vc: (vc[0], vc[1]))
+    return best[1], best[0]
+
+
+@pytest.mark.parametrize("metric", list(SKLEARN))
+@given(data=st.data())
+@SETTINGS
+def test_sweep_and_best_match_brute_force(kind: str, metric: str, data: st.DataObject) -> None:
+    problems = data.draw(dense_problems(min_classes=1, weights=data.draw(st.booleans())))
+    for p in problems:
+        if "weight" in p:
+            p["weight"] = np.abs(p["weight"]) + 0.5
+    df = grouped_table(problems)
+    weight_col = "w" if "weight" in problems[0] else None
+    beta = {"beta": 2.0} if metric == "fbeta" else {}
+    grid = [0.0, 0.2, 0.25, 0.5, 0.6, 1.0, 1.5]
+    sweep = run(
+        df,
+        kind,
+        functools.partial(pl_metrics.threshold_sweep, metric=metric),
+        thresholds=grid,
+        by="g",
+        weight_col=weight_col,
+        **beta,
+    )
+    best = run(
+        df,
+        kind,
+        functools.partial(pl_metrics.best_threshold, metric=metric),
+        by="g",
+        weight_col=weight_col,
+        **beta,
+    )
+    for g, p in enumerate(problems):
+        w = p.get("weight")
+        for k in range(p["truth"].shape[1]):
+            t, s = p["truth"][:, k], p["score"][:, k]
+            rows = sweep.filter((pl.col("g") == g) & (pl.col("class") == k))
+            assert rows["threshold"].to_list() == grid
+            want = [sk(metric, t, s >= c, w) for c in grid]
+            np.testing.assert_allclose(rows["value"].to_numpy(), want, rtol=1e-12, atol=1e-12)
+            row = best.filter((pl.col("g") == g) & (pl.col("class") == k))
+            threshold, value = brute_best(metric, t, s, w)
+            assert row["threshold"].item() == threshold
+            assert row["value"].item() == pytest.approx(value, rel=1e-12, abs=1e-12)
+
+
+def test_sweep_equals_the_metric_at_each_threshold() -> None:
+    rng = np.random.default_rng(1)
+    df = pl_metrics.from_numpy(rng.random((60, 3)) < 0.3, np.round(rng.random((60, 3)), 1))
+    for metric in sweepable():
+        sweep = pl_metrics.threshold_sweep(df, metric, [0.3, 0.7])
+        for threshold in (0.3, 0.7):
+            want = pl_metrics.report(df, metric, threshold=threshold, average=None)
+            got = sweep.filter(pl.col("threshold") == threshold).select("class", "value")
+            np.testing.assert_allclose(got["value"], want[metric], rtol=1e-12)
+
+
+def test_a_threshold_table_applies_per_class_and_group() -> None:
+    rng = np.random.default_rng(2)
+    parts = []
+    for model in ("a", "b"):
+        part = pl_metrics.from_numpy(rng.random((40, 3)) < 0.4, np.round(rng.random((40, 3)), 2))
+        parts.append(part.with_columns(model=pl.lit(model)))
+    df = pl.concat(parts)
+    table = pl.DataFrame({"class": [0, 1, 2], "threshold": [0.2, 0.5, 0.8]})
+    got = pl_metrics.f1(df, threshold=table, average=None, by="model")
+    for cls, threshold in zip([0, 1, 2], [0.2, 0.5, 0.8], strict=True):
+        want = pl_metrics.f1(df, threshold=threshold, average=None, by="model").filter(
+            pl.col("class") == cls
+        )
+        assert_frame_equal(got.filter(pl.col("class") == cls), want)
+    # keyed by group too, class names as strings against an integer class column
+    best = pl_metrics.best_threshold(df, by="model")
+    shipped = pl_metrics.f1(
+        df, threshold=best.with_columns(pl.col("class").cast(pl.String)), by="model", average=None
+    )
+    np.testing.assert_allclose(shipped["f1"], best["value"], rtol=1e-12)
+    lazy = pl_metrics.report(df.lazy(), ["f1", "precision"], threshold=best, by="model").collect()
+    assert_frame_equal(lazy, pl_metrics.report(df, ["f1", "precision"], threshold=best, by="model"))
+
+
+def test_threshold_tables_are_checked() -> None:
+    df = pl_metrics.from_numpy(np.array([[1, 0], [0, 1]]), np.array([[0.8, 0.1], [0.3, 0.9]]))
+    with pytest.raises(pl_metrics.MetricsInputError, match="2 rows have no threshold"):
+        pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0], "threshold": [0.5]}))
+    with pytest.raises(pl_metrics.MetricsInputError, match="needs a numeric 'threshold' column"):
+        pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0, 1]}))
+    with pytest.raises(pl_metrics.MetricsInputError, match="needs the class column"):
+        pl_metrics.f1(df, threshold=pl.DataFrame({"label": [0, 1], "threshold": [0.5, 0.5]}))
+    with pytest.raises(pl_metrics.MetricsInputError, match="repeats a"):
+        pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0, 0], "threshold": [0.5, 0.6]}))
+    with pytest.raises(pl_metrics.MetricsInputError, match="option 'metric'"):
+        pl_metrics.best_threshold(df, "roc_auc")
+
+
+def test_out_of_fold_tuning_matches_brute_force() -> None:
+    rng = np.random.default_rng(3)
+    n, n_classes, folds = 90, 3, 3
+    truth = rng.random((n, n_classes)) < 0.35
+    score = np.clip(np.round(truth * 0.3 + rng.random((n, n_classes)) * 0.7, 1), 0, 1)
+    fold = np.arange(n) % folds
+    df = pl_metrics.from_numpy(truth, score).with_columns(fold=pl.col("id") % folds)
+    out = pl_metrics.best_threshold(df, "f1", fold_col="fold")
+    assert out.columns == ["class", "threshold", "value", "held_out_value"]
+    for k in range(n_classes):
+        t, s = truth[:, k], score[:, k]
+        threshold, value = brute_best("f1", t, s, None)
+        row = out.filter(pl.col("class") == k)
+        assert row["threshold"].item() == threshold
+        assert row["value"].item() == pytest.approx(value, rel=1e-12)
+        held_pred = np.zeros(n, dtype=bool)
+        for f in range(folds):
+            tuned, _ = brute_best("f1", t[fold != f], s[fold != f], None)
+            held_pred[fold == f] = s[fold == f] >= tuned
+        assert row["held_out_value"].item() == pytest.approx(
+            sk("f1", t, held_pred, None), rel=1e-12
+        )
+    lazy = pl_metrics.best_threshold(df.lazy(), "f1", fold_col="fold").collect()
+    assert_frame_equal(lazy, out)
