@@ -22,6 +22,7 @@ from pl_metrics._curves import average_precision, padded_cmap, roc_auc, top_k_ac
 from pl_metrics._driver import cluster_by_id, scan, score
 from pl_metrics._frame import MetricsInputError
 from pl_metrics._logloss import log_loss, weighted_log_loss
+from pl_metrics._ndcg import ndcg
 from pl_metrics._ranking import coverage_error, label_ranking_loss, lrap, lwlrap
 from pl_metrics._registry import metric_names
 from pl_metrics._report import chunk_key, merge_states, report, state
@@ -76,6 +77,7 @@ __all__ = [
     "merge_states",
     "metric_names",
     "mfif",
+    "ndcg",
     "padded_cmap",
     "paired",
     "precision",

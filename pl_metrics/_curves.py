@@ -102,7 +102,7 @@ class _Curves(Family):
                     (cols.truth_expr.sum() != 1).cast(pl.Int64),
                 )
             ]
-            parts.extend_ids = [_top_k_hits(cols, opts.k)]
+            parts.extend_ids = [_top_k_hits(cols, opts.k or 1)]
             w = pl.col(_W)
             parts.group_exprs = [
                 ordered_sum(w * pl.col(_TOPK_HIT)).alias(_TOPK_SUM),

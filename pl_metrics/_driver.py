@@ -104,7 +104,7 @@ def score(
     eps: float = 1e-15,
     class_weights: Mapping[object, float] | None = None,
     per_class: bool = False,
-    k: int = 1,
+    k: int | None = None,
     padding: int = 5,
     undefined: Undefined = "error",
     n_bins: int = 10,

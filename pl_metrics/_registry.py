@@ -151,6 +151,18 @@ METRICS: dict[str, MetricInfo] = {
             signature="by, weight_col",
         ),
         MetricInfo(
+            "ndcg",
+            "_ndcg",
+            True,
+            "id",
+            frozenset({"weight_col", "k"}),
+            (),
+            "never",
+            "`ndcg_score` with truth as relevance",
+            "ties share their positions' discounts, as sklearn; no positive: 0",
+            "k, by, weight_col",
+        ),
+        MetricInfo(
             "confusion",
             "_thresholded",
             None,

@@ -90,7 +90,8 @@ class Options:
     per_class: bool = False
     ragged: Ragged = "error"
     validate: bool = True
-    k: int = 1
+    #: The k best (top_k_accuracy: default 1) or first positions (ndcg: default all).
+    k: int | None = None
     padding: int = 5
     undefined: Undefined = "error"
     n_bins: int = 10
@@ -169,7 +170,7 @@ def make_options(
     per_class: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
-    k: int = 1,
+    k: int | None = None,
     padding: int = 5,
     undefined: Undefined = "error",
     n_bins: int = 10,
@@ -218,7 +219,9 @@ def make_options(
     check_option("validate", validate, (True, False))
     check_option("undefined", undefined, ("error", "skip"))
     check_option("strategy", strategy, ("uniform", "quantile"))
-    integers = [("k", k, 1), ("padding", padding, 0), ("n_bins", n_bins, 1)]
+    integers = [("padding", padding, 0), ("n_bins", n_bins, 1)]
+    if k is not None:
+        integers.append(("k", k, 1))
     if max_points is not None:
         integers.append(("max_points", max_points, 2))
     for name, value, low in integers:
@@ -351,7 +354,7 @@ def resolve(
     eps: float = 1e-15,
     class_weights: Mapping[object, float] | None = None,
     per_class: bool = False,
-    k: int = 1,
+    k: int | None = None,
     padding: int = 5,
     undefined: Undefined = "error",
     n_bins: int = 10,
@@ -399,7 +402,8 @@ def resolve(
         "metric": None if metric == _DEFAULTS.metric else metric,
         "average": None if per_class or average == _DEFAULTS.average else average,
     }
-    defaults = ("threshold", "zero_division", "beta", "eps", "k", "padding", "undefined")
+    given["k"] = k
+    defaults = ("threshold", "zero_division", "beta", "eps", "padding", "undefined")
     for option in (*defaults, "n_bins", "strategy"):
         value = getattr(opts, option)
         default = getattr(_DEFAULTS, option)

@@ -1,0 +1,191 @@
+"""Normalized discounted cumulative gain of each id's ranking of its classes.
+
+`sklearn.metrics.ndcg_score` with truth as relevance (ties averaged, as its default). Per
+id, the rows are counted per distinct score and summed down the scores: a tie group of ``n``
+rows holding positions ``[a, a + n)`` shares out its positives' gain evenly over those
+positions' discounts ``1 / log2(position + 2)`` (zero from position ``k`` on). With
+``D(m)`` the sum of the first ``m`` discounts, a positive in the group adds
+``(D(min(a + n, k)) - D(min(a, k))) / n``, and the ideal ranking gives ``D(min(npos, k))``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import polars as pl
+
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, ordered_sum
+from pl_metrics._report import report
+from pl_metrics._spec import Options
+from pl_metrics._state import MAX_ROWS, N_ROWS, Family, Parts, register
+
+__all__ = ["ndcg"]
+
+_SCORE = f"{INTERNAL}score"
+_N_AT = f"{INTERNAL}n_at"
+_P_AT = f"{INTERNAL}p_at"
+_BELOW = f"{INTERNAL}rows_through"  # rows at or above the score (the tie group's end)
+_I = f"{INTERNAL}i"
+_D = f"{INTERNAL}discounts"
+_DCG = f"{INTERNAL}dcg"
+_NPOS = f"{INTERNAL}ndcg_npos"
+_W = f"{INTERNAL}w"
+_NDCG_SUM = f"{INTERNAL}ndcg_sum"
+_NDCG_W = f"{INTERNAL}ndcg_w"
+
+
+def _discounts(per_id: pl.LazyFrame) -> pl.LazyFrame:
+    """``D(m)`` for ``m`` from 0 to the most rows of any id."""
+    most = per_id.select(pl.col(N_ROWS).max().cast(pl.Int64).fill_null(0).alias("n"))
+    positions = most.select(pl.int_range(0, pl.col("n").first() + 1, dtype=pl.Int64).alias(_I))
+    discount = 1.0 / (pl.col(_I) + 2).cast(pl.Float64).log(2)
+    return positions.with_columns(discount.cum_sum().shift(1, fill_value=0.0).alias(_D))
+
+
+def _dcg(cols: Columns, k: int | None) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
+    def extend(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
+        assert cols.score is not None
+        keys = [*cols.by, cols.id]
+        table = _discounts(per_id)
+        groups = (
+            rows.group_by([*keys, pl.col(cols.score).alias(_SCORE)])
+            .agg(
+                pl.len().cast(pl.Int64).alias(_N_AT),
+                cols.truth_expr.sum().cast(pl.Int64).alias(_P_AT),
+            )
+            .sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
+            .with_columns(pl.col(_N_AT).cum_sum().over(keys).alias(_BELOW))
+        )
+        end, start = pl.col(_BELOW), pl.col(_BELOW) - pl.col(_N_AT)
+        if k is not None:
+            end, start = end.clip(upper_bound=k), start.clip(upper_bound=k)
+
+        def at(name: str) -> pl.LazyFrame:  # D(position) under the position's name
+            return table.select(pl.col(_I).alias(name), pl.col(_D).alias(f"{name}_d"))
+
+        spans = (
+            groups.filter(pl.col(_P_AT) > 0)
+            .with_columns(end.alias("end"), start.alias("start"))
+            .join(at("end"), on="end")
+            .join(at("start"), on="start")
+        )
+        gain = pl.col(_P_AT) * (pl.col("end_d") - pl.col("start_d")) / pl.col(_N_AT)
+        dcg = spans.sort([*keys, _SCORE]).group_by(keys).agg(ordered_sum(gain).alias(_DCG))
+        ideal_at = pl.col(_NPOS) if k is None else pl.col(_NPOS).clip(upper_bound=k)
+        return (
+            per_id.join(dcg, on=keys, how="left", nulls_equal=True)
+            .with_columns(pl.col(_DCG).fill_null(0.0), ideal_at.alias("ideal_at"))
+            .join(
+                table.select(pl.col(_I).alias("ideal_at"), pl.col(_D).alias("ideal")), on="ideal_at"
+            )
+            .drop("ideal_at")
+        )
+
+    return extend
+
+
+class _Ndcg(Family):
+    """Per id: the tie-averaged DCG over the ideal DCG; then a weighted mean over ids."""
+
+    def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
+        w = pl.col(_W)
+        # No positive: an ideal gain of 0, and an nDCG of 0, as scikit-learn.
+        value = pl.when(pl.col("ideal") > 0).then(pl.col(_DCG) / pl.col("ideal")).otherwise(0.0)
+        return Parts(
+            id_exprs=[
+                cols.truth_expr.sum().cast(pl.Int64).alias(_NPOS),
+                cols.weight_expr.first().alias(_W),
+            ],
+            extend_ids=[_dcg(cols, opts.k)],
+            group_exprs=[ordered_sum(w * value).alias(_NDCG_SUM), ordered_sum(w).alias(_NDCG_W)],
+        )
+
+    def group_checks(
+        self, metric: str, cols: Columns, opts: Options
+    ) -> list[tuple[Problem, pl.Expr]]:
+        """What scikit-learn refuses: a single class per id, and weights summing to zero."""
+        single = Problem(
+            "ndcg_single_class",
+            cols.cls,
+            "groups",
+            "have a single class",
+            "ndcg needs at least two classes per id to rank",
+        )
+        zero = Problem(
+            "ndcg_zero_weight",
+            cols.weight or cols.id,
+            "groups",
+            "have weights that sum to zero",
+            "ndcg is undefined there",
+        )
+        return [
+            (single, (pl.col(MAX_ROWS) < 2).cast(pl.Int64)),
+            (zero, (pl.col(_NDCG_W) == 0).cast(pl.Int64)),
+        ]
+
+    def finalize(
+        self,
+        metric: str,
+        groups: pl.LazyFrame,
+        classes: pl.LazyFrame | None,
+        curves: pl.LazyFrame | None,
+        cols: Columns,
+        opts: Options,
+    ) -> pl.LazyFrame:
+        value = (pl.col(_NDCG_SUM) / pl.col(_NDCG_W)).cast(pl.Float64)
+        return groups.select(*cols.by, value.alias(metric))
+
+
+register("_ndcg", _Ndcg())
+
+
+def ndcg(
+    frame: FrameT,
+    *,
+    k: int | None = None,
+    id_col: str = "id",
+    class_col: str = "class",
+    score_col: str = "score",
+    truth_col: str = "truth",
+    weight_col: str | None = None,
+    by: str | Sequence[str] | None = None,
+    ragged: Ragged = "error",
+    validate: bool = True,
+) -> FrameT:
+    """Normalized discounted cumulative gain: `sklearn.metrics.ndcg_score`, truth as relevance.
+
+    Per id, the discounted gain of its classes ranked by score over that of the ideal
+    ranking, counting the first ``k`` positions (all by default); tied scores share their
+    positions' discounts, as scikit-learn (``ignore_ties=False``). An id without positives
+    scores 0. Averaged over ids, with optional per-id weights.
+
+    Parameters
+    ----------
+    frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
+        As in `lrap`.
+    k
+        Only the first ``k`` positions count; ``None``: all.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.DataFrame({"id": [0, 0, 0, 1, 1, 1], "class": [0, 1, 2] * 2,
+    ...                    "score": [0.9, 0.5, 0.5, 0.2, 0.8, 0.1],
+    ...                    "truth": [0, 1, 0, 1, 0, 0]})
+    >>> round(df.metrics.ndcg().item(), 6)
+    0.598197
+    """
+    return report(
+        frame,
+        "ndcg",
+        k=k,
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        ragged=ragged,
+        validate=validate,
+    )
