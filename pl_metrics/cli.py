@@ -37,6 +37,9 @@ examples:
   # other column names, per-class lwlrap, into a parquet file
   pl-metrics score 'dumps/*.parquet' --metric lwlrap --per-class --id-col clip \\
       --class-col species --score-col prob --truth-col label --output per_class.parquet
+
+  # ROC curves of each model and class: a table of points and a plot
+  pl-metrics curves oof.parquet --kind roc --by model -o roc.parquet --plot roc.png
 """
 
 _SCORE_HELP = """\
@@ -45,6 +48,37 @@ Prints one row per group (--by) and one column per metric. Files larger than mem
 scored in id-disjoint chunks (--memory-budget).
 """
 
+
+_CURVES_HELP = """\
+Curves of each class, from the same long prediction dumps as score: one row per point
+(--kind roc: threshold, fpr, tpr; pr: threshold, precision, recall) or per non-empty bin
+(calibration: bin, prob_pred, prob_true, count), per group (--by) and class. --plot saves
+the matching figure (needs pl_metrics[plot]): ROC or precision-recall curves with each
+line's AUC or average precision, or a reliability diagram with each line's ECE; a panel
+per class when there are several groups and classes. JSON has no infinity: the first ROC
+threshold (inf) is written there as null, like the last precision-recall threshold.
+"""
+
+_CURVES_EXAMPLES = """\
+examples:
+  # ROC curves of every model and class, as parquet, and a plot (a panel per class)
+  pl-metrics curves data/digits_oof.parquet --kind roc --by model -o roc.parquet \\
+      --plot roc.png
+
+  # precision-recall curves thinned to 200 points per class, as CSV on stdout
+  pl-metrics curves oof.parquet --kind pr --by model --max-points 200 --format csv
+
+  # a reliability diagram with 15 equal-count bins
+  pl-metrics curves oof.parquet --kind calibration --n-bins 15 --strategy quantile \\
+      --by model --plot reliability.png -o calibration.csv
+"""
+
+#: ``curves --kind``: the pl_metrics table each kind computes.
+_CURVE_METRICS = {
+    "roc": "roc_curve",
+    "pr": "precision_recall_curve",
+    "calibration": "calibration_curve",
+}
 
 _EXIT_STATUS = """\
 exit status: 0 when done; 2 for bad input (a missing file, a wrong column, bad data), with
@@ -81,6 +115,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_score(commands)
     _add_compare(commands)
+    _add_curves(commands)
     return parser
 
 
@@ -93,16 +128,13 @@ def _add_score(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_input(sc, "see the list below")
-    sc.add_argument("--by", default="", metavar="COLS", help="group by these columns: model,fold")
+    _add_by(sc)
     _add_columns(sc)
     _add_metric_options(sc)
     sc.add_argument("--per-class", action="store_true", help="one row per group and class")
-    sc.add_argument(
-        "--memory-budget", default="2GB", metavar="SIZE", help="memory for the states (2GB)"
-    )
-    sc.add_argument("--chunks", type=int, metavar="N", help="force N id-disjoint chunks")
+    _add_chunking(sc)
     _add_output(sc)
-    sc.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    _add_quiet(sc)
     sc.add_argument(
         "--dask",
         metavar="ADDRESS",
@@ -114,7 +146,7 @@ def _add_score(commands: Any) -> None:
 
 def _add_metric_options(parser: argparse.ArgumentParser) -> None:
     """The options of the metrics themselves, the same for score and compare."""
-    parser.add_argument("--weight-col", metavar="COL", help="per-id sample weight column")
+    _add_weight(parser)
     _add_threshold(parser)
     parser.add_argument(
         "--pred-col",
@@ -142,11 +174,29 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
         "--eps", type=float, default=1e-15, metavar="X", help="log-loss clipping (default 1e-15)"
     )
     parser.add_argument(
-        "--k", type=int, default=1, metavar="K", help="top_k_accuracy: the k best scores (1)"
+        "--k",
+        type=int,
+        metavar="K",
+        help="top_k_accuracy: the k best scores (1); ndcg: the first k positions (all)",
     )
     parser.add_argument(
         "--padding", type=int, default=5, metavar="N", help="padded_cmap: padding rows (5)"
     )
+    _add_curve_options(parser)
+    parser.add_argument(
+        "--skip-undefined",
+        action="store_true",
+        help="roc_auc: leave out classes without positives or negatives",
+    )
+    _add_checks(parser)
+
+
+def _add_weight(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--weight-col", metavar="COL", help="per-id sample weight column")
+
+
+def _add_curve_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the curve tables and calibration, for score, compare and curves."""
     parser.add_argument(
         "--n-bins", type=int, default=10, metavar="N", help="calibration bins (default 10)"
     )
@@ -159,15 +209,36 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-points", type=int, metavar="N", help="curves: at most N points per class"
     )
-    parser.add_argument(
-        "--skip-undefined",
-        action="store_true",
-        help="roc_auc: leave out classes without positives or negatives",
-    )
+
+
+def _add_checks(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow-ragged", action="store_true", help="rank each id over the rows it has"
     )
     parser.add_argument("--no-validate", action="store_true", help="skip the data checks")
+
+
+def _add_by(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--by", default="", metavar="COLS", help="group by these columns: model,fold"
+    )
+
+
+def _add_chunking(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--memory-budget", default="2GB", metavar="SIZE", help="memory for the states (2GB)"
+    )
+    parser.add_argument("--chunks", type=int, metavar="N", help="force N id-disjoint chunks")
+
+
+def _add_quiet(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def _add_plot(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--plot", metavar="FILE", help=f"save {what} (.png, .svg, .pdf; needs pl_metrics[plot])"
+    )
 
 
 def _add_compare(commands: Any) -> None:
@@ -190,15 +261,46 @@ def _add_compare(commands: Any) -> None:
     _add_metric_options(cp)
     cp.add_argument("--bootstrap", type=int, metavar="N", help="add N-resample 95%% intervals")
     cp.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    cp.add_argument("--plot", metavar="FILE", help="save a plot (.png or .svg)")
+    _add_plot(cp, "a plot")
     _add_output(cp)
     _add_traceback(cp)
 
 
-def _add_input(parser: argparse.ArgumentParser, metric_list: str) -> None:
+def _add_curves(commands: Any) -> None:
+    cu = commands.add_parser(
+        "curves",
+        help="ROC, precision-recall or calibration curves of each class, and their plot",
+        description=_CURVES_HELP,
+        epilog=f"{_CURVES_EXAMPLES}\n{_EXIT_STATUS}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_input(cu, None)
+    cu.add_argument(
+        "--kind",
+        required=True,
+        choices=list(_CURVE_METRICS),
+        help="roc (pl_metrics.roc_curve), pr (precision_recall_curve) or calibration "
+        "(calibration_curve)",
+    )
+    _add_by(cu)
+    _add_columns(cu)
+    _add_weight(cu)
+    _add_curve_options(cu)
+    _add_checks(cu)
+    _add_chunking(cu)
+    _add_plot(cu, "the curves' plot")
+    _add_output(cu)
+    _add_quiet(cu)
+    _add_traceback(cu)
+
+
+def _add_input(parser: argparse.ArgumentParser, metric_list: str | None) -> None:
+    """The input paths, and ``--metric`` where the command takes metrics."""
     parser.add_argument(
         "paths", nargs="+", metavar="PATH", help="parquet/IPC/CSV file, folder or glob"
     )
+    if metric_list is None:
+        return
     parser.add_argument(
         "--metric",
         "-m",
@@ -345,6 +447,35 @@ def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _run_curves(args: argparse.Namespace) -> None:
+    by = _by(args)
+    table = score(
+        args.paths,
+        _CURVE_METRICS[args.kind],
+        id_col=args.id_col,
+        class_col=args.class_col,
+        score_col=args.score_col,
+        truth_col=args.truth_col,
+        weight_col=args.weight_col,
+        by=by or None,
+        n_bins=args.n_bins,
+        strategy=args.strategy,
+        max_points=args.max_points,
+        ragged="allow" if args.allow_ragged else "error",
+        validate=not args.no_validate,
+        memory_budget=args.memory_budget,
+        n_chunks=args.chunks,
+        progress=False if args.quiet else None,
+    )
+    if args.plot:
+        from pl_metrics import plot
+
+        draw = {"roc": plot.roc_curves, "pr": plot.pr_curves, "calibration": plot.reliability}
+        figure = draw[args.kind](table, class_col=args.class_col, group_cols=by)
+        figure.savefig(args.plot)
+    _write(table, args.format, args.output)
+
+
 def _run_score(args: argparse.Namespace) -> None:
     options = {**_metric_options(args), "by": _by(args) or None, "per_class": args.per_class}
     if args.dask:
@@ -415,10 +546,28 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> None:
     if args.format == "parquet" and args.output is None:
         raise MetricsInputError("--format parquet needs --output FILE")
+    if getattr(args, "plot", None):
+        _check_plot_file(args.plot)
     if args.command == "compare":
         _run_compare(args)
+    elif args.command == "curves":
+        _run_curves(args)
     else:
         _run_score(args)
+
+
+def _check_plot_file(path: str) -> None:
+    """A --plot file of a kind matplotlib writes, told before any work is done."""
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        raise MetricsInputError('--plot needs matplotlib: pip install "pl_metrics[plot]"') from None
+    kinds = FigureCanvasBase.get_supported_filetypes()
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix not in kinds:
+        raise MetricsInputError(
+            f"--plot {path!r}: name a file ending in one of .{', .'.join(sorted(kinds))}"
+        )
 
 
 def _say(line: str) -> None:
@@ -435,7 +584,7 @@ def _first_line(error: BaseException) -> str:
 
 def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     message = _first_line(error)
-    if args.command == "score" and _REPEATED_ROWS in message:
+    if args.command in ("score", "curves") and _REPEATED_ROWS in message:
         message += _by_hint(args)
     return message
 
@@ -444,7 +593,7 @@ def _by_hint(args: argparse.Namespace) -> str:
     """For rows that repeat an (id, class): the other key-like columns to group by."""
     by = _by(args)
     used = {args.id_col, args.class_col, args.score_col, args.truth_col}
-    used |= {args.weight_col, args.pred_col, *by}
+    used |= {args.weight_col, getattr(args, "pred_col", None), *by}
     try:
         schema = scan(args.paths).collect_schema()  # metadata only, read once before
     except _USER_ERRORS:

@@ -10,8 +10,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from pl_metrics._frame import MetricsInputError
@@ -19,7 +21,15 @@ from pl_metrics._frame import MetricsInputError
 # The only place this module learns a metric's direction: the metric registry.
 from pl_metrics._registry import METRICS as _METRICS
 
-__all__ = ["distributions", "heatmap", "intervals", "per_class_bars"]
+__all__ = [
+    "distributions",
+    "heatmap",
+    "intervals",
+    "per_class_bars",
+    "pr_curves",
+    "reliability",
+    "roc_curves",
+]
 
 #: Up to this many series, `per_class_bars` draws grouped bars in one panel with a legend.
 MAX_GROUPED_SERIES = 8
@@ -373,3 +383,392 @@ def intervals(table: pl.DataFrame, *, label: str | Sequence[str] | None = None) 
 
 def _row_name(names: Sequence[str], row: dict[str, Any]) -> str:
     return " / ".join(str(row[k]) for k in names)
+
+
+# Curves: ROC, precision-recall, reliability.
+
+#: Up to this many lines share the one panel of a curve plot; more are refused (filter first).
+MAX_LINES = 20
+#: Up to this many lines share each panel of a curve plot's small multiples (a panel per
+#: class); more are refused.
+MAX_PANEL_LINES = 8
+#: A table of one series draws up to this many classes as lines of one panel; more get a
+#: panel each.
+MAX_CLASS_LINES = 10
+#: Reliability lines zigzag where bins hold few rows: one series draws up to this many
+#: classes in one panel, and more get a panel each.
+MAX_RELIABILITY_CLASS_LINES = 5
+#: Curve plots draw at most this many class panels by default (the first, in natural order).
+MAX_CLASS_PANELS = 12
+
+
+@dataclass(frozen=True)
+class _CurveKind:
+    """What a curve plot reads from its table and how it draws and summarises a line."""
+
+    name: str  # "ROC curves"
+    x: str
+    y: str
+    xlabel: str
+    ylabel: str
+    stat: str  # the legend's number: "AUC", "AP", "ECE"
+    not_keys: tuple[str, ...]  # non-float columns of the table that are not series keys
+    unique: str  # a column with one row per (series, class, value), when the table has it
+    legend_loc: str
+    drawstyle: str = "default"
+    marker: str | None = None
+    class_lines: int = MAX_CLASS_LINES  # one series: classes drawn as lines of one panel
+
+
+_ROC = _CurveKind(
+    "ROC curves", "fpr", "tpr", "false positive rate", "true positive rate", "AUC",
+    (), "threshold", "lower right",
+)  # fmt: skip
+_PR = _CurveKind(
+    "Precision-recall curves", "recall", "precision", "recall", "precision", "AP",
+    (), "threshold", "lower left", drawstyle="steps-post",
+)  # fmt: skip
+_RELIABILITY = _CurveKind(
+    "Reliability", "prob_pred", "prob_true", "mean predicted probability (prob_pred)",
+    "fraction of positives (prob_true)", "ECE", ("bin",), "bin", "best", marker="o",
+    class_lines=MAX_RELIABILITY_CLASS_LINES,
+)  # fmt: skip
+
+
+@dataclass
+class _Line:
+    name: str
+    colour: Any
+    xs: np.ndarray[Any, Any]
+    ys: np.ndarray[Any, Any]
+    value: float  # AUC, AP or ECE of the line
+    counts: np.ndarray[Any, Any] | None = None
+
+    def label(self, stat: str) -> str:
+        shown = "n/a" if math.isnan(self.value) else f"{self.value:.3f}"
+        return f"{self.name} ({stat} {shown})"
+
+
+@dataclass
+class _Panel:
+    title: str
+    lines: list[_Line] = field(default_factory=list)
+    legend_title: str | None = None
+
+
+def roc_curves(
+    table: pl.DataFrame,
+    *,
+    class_col: str = "class",
+    group_cols: Sequence[str] | None = None,
+    max_classes: int = MAX_CLASS_PANELS,
+) -> Any:
+    """ROC curves from a `pl_metrics.roc_curve` table, with the AUC of each line.
+
+    One line per series: the combinations of ``group_cols`` (default: the table's key
+    columns, every column except ``class_col`` and the float ones, e.g. ``model``), over
+    the chance diagonal, on axes from 0 to 1. How the lines are laid out:
+
+    * one class: one panel, a line per series (e.g. per model);
+    * one series: one panel, a line per class (up to `MAX_CLASS_LINES` classes);
+    * several of both (or many classes): small multiples, a panel per class (the first
+      ``max_classes`` in natural order, the title says so), a line per series, the same
+      colour for a series in every panel, shared axes.
+
+    One panel holds up to `MAX_LINES` lines, each of the small multiples up to
+    `MAX_PANEL_LINES`; more are refused with a `MetricsInputError` asking to filter the
+    table (e.g. to one fold). Each legend entry gives the line's AUC, the trapezoid area
+    under the table's points: `pl_metrics.roc_auc` (``average=None``) of the class, unless
+    ``max_points`` thinned the curve.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> from pl_metrics import plot
+    >>> df = pl.read_parquet("data/digits_oof.parquet")
+    >>> table = pl_metrics.roc_curve(df.filter(pl.col("class") == "3"), by="model")
+    >>> fig = plot.roc_curves(table)
+    >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    ['forest (AUC 0.999)', 'knn (AUC 1.000)', 'logreg (AUC 0.999)', 'naive_bayes (AUC 0.963)']
+    """
+    return _curve_plot(table, _ROC, class_col, group_cols, max_classes, counts=False)
+
+
+def pr_curves(
+    table: pl.DataFrame,
+    *,
+    class_col: str = "class",
+    group_cols: Sequence[str] | None = None,
+    max_classes: int = MAX_CLASS_PANELS,
+) -> Any:
+    """Precision-recall curves from a `pl_metrics.precision_recall_curve` table, as steps.
+
+    Recall on x, precision on y, laid out as `roc_curves` lays out its lines. Each legend
+    entry gives the line's average precision computed from the table's points as
+    scikit-learn's step-wise sum: with recall falling, the sum of
+    ``(recall[i] - recall[i + 1]) * precision[i]``; that is `pl_metrics.average_precision`
+    (``average=None``) of the class unless ``max_points`` thinned the curve. The steps are
+    the ones that sum adds up.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> from pl_metrics import plot
+    >>> df = pl.read_parquet("data/digits_oof.parquet").filter(pl.col("model") == "knn")
+    >>> fig = plot.pr_curves(pl_metrics.precision_recall_curve(df))
+    >>> len(fig.axes), fig.axes[0].get_legend().get_texts()[3].get_text()
+    (1, '3 (AP 0.997)')
+    """
+    return _curve_plot(table, _PR, class_col, group_cols, max_classes, counts=False)
+
+
+def reliability(
+    table: pl.DataFrame,
+    *,
+    class_col: str = "class",
+    group_cols: Sequence[str] | None = None,
+    max_classes: int = MAX_CLASS_PANELS,
+    counts: bool = True,
+) -> Any:
+    """Reliability diagram from a `pl_metrics.calibration_curve` table, with each ECE.
+
+    Each bin's mean score (``prob_pred``) against its share of positives (``prob_true``),
+    a marker per bin, over the diagonal of perfect calibration; laid out as `roc_curves`
+    lays out its lines, except that one series draws at most `MAX_RELIABILITY_CLASS_LINES`
+    classes in one panel (more get a panel each). With ``counts`` (the default) a small
+    panel underneath shows each bin's ``count`` on a log scale. Each legend entry gives the
+    line's expected calibration error from the table: the count-weighted mean of
+    ``|prob_true - prob_pred|``, `pl_metrics.expected_calibration_error` (``average=None``)
+    with the same bins.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> from pl_metrics import plot
+    >>> df = pl.read_parquet("data/digits_oof.parquet").filter(pl.col("class") == "8")
+    >>> fig = plot.reliability(pl_metrics.calibration_curve(df, by="model"))
+    >>> [ax.get_ylabel() for ax in fig.axes]
+    ['fraction of positives (prob_true)', 'count']
+    """
+    return _curve_plot(table, _RELIABILITY, class_col, group_cols, max_classes, counts=counts)
+
+
+def _curve_plot(
+    table: pl.DataFrame,
+    kind: _CurveKind,
+    class_col: str,
+    group_cols: Sequence[str] | None,
+    max_classes: int,
+    *,
+    counts: bool,
+) -> Any:
+    if max_classes < 1:
+        raise MetricsInputError(f"option 'max_classes': {max_classes} is not a positive number")
+    value_cols = [kind.x, kind.y, *(["count"] if kind is _RELIABILITY else [])]
+    if isinstance(group_cols, str):
+        group_cols = [group_cols]
+    _need(table, [class_col, *value_cols, *(group_cols or [])])
+    if group_cols is None:
+        keys = _key_columns(table, [class_col, *value_cols, *kind.not_keys])
+    else:
+        keys = list(group_cols)
+        if class_col in keys:
+            raise MetricsInputError(f"group_cols names the class column {class_col!r}")
+    if kind.unique in table.columns:
+        others = _key_columns(table, [class_col, *value_cols, *kind.not_keys, *keys])
+        _unique_rows(
+            table,
+            [*keys, class_col, kind.unique],
+            "each line needs one curve: "
+            + (f"add {others} to group_cols, or " if others else "")
+            + "filter the table to one curve per series and class",
+        )
+    classes = sorted(table[class_col].unique().to_list(), key=_sort_key)
+    if keys:
+        series = sorted(table.select(keys).unique().rows(), key=lambda r: [_sort_key(v) for v in r])
+    else:
+        series = [()]
+    parts = table.partition_by([*keys, class_col], as_dict=True, maintain_order=True)
+    by = f" by {' and '.join(keys)}" if keys else ""
+
+    def line(values: tuple[Any, ...], cls: Any, name: str, colour: Any) -> _Line | None:
+        rows = parts.get((*values, cls))
+        return None if rows is None else _curve_line(rows, kind, name, colour)
+
+    if len(classes) == 1 or (len(series) == 1 and len(classes) <= kind.class_lines):
+        if len(classes) == 1:
+            (cls,) = classes
+            names = [_series_label(keys, values) for values in series]
+            title = f"{kind.name}{by}, {class_col} {cls}"
+            found = [
+                line(v, cls, n, c)
+                for v, n, c in zip(series, names, _colours(len(series)), strict=True)
+            ]
+            legend = " / ".join(keys) or None
+        else:
+            (values,) = series
+            where = f" of {_series_label(keys, values)}" if keys else ""
+            title = f"{kind.name}{where}, one line per {class_col}"
+            found = [
+                line(values, c, str(c), k)
+                for c, k in zip(classes, _colours(len(classes)), strict=True)
+            ]
+            legend = class_col
+        _check_lines(len(found), keys, MAX_LINES, "one panel")
+        panels = [_Panel(title, [f for f in found if f is not None], legend)]
+        return _draw_curves(panels, kind, title, counts=counts, single=True)
+    _check_lines(len(series), keys, MAX_PANEL_LINES, "each class's panel")
+    shown_classes = classes[:max_classes]
+    colours = _colours(len(series))
+    names = [_series_label(keys, values) for values in series]
+    panels = []
+    for cls in shown_classes:
+        found = [
+            line(v, cls, n if keys else str(cls), c)
+            for v, n, c in zip(series, names, colours, strict=True)
+        ]
+        panels.append(_Panel(f"{class_col} {cls}", [f for f in found if f is not None]))
+    title = f"{kind.name}{by}, one panel per {class_col}"
+    if len(shown_classes) < len(classes):
+        title += (
+            f" (the first {len(shown_classes)} of {len(classes)}: filter the table on "
+            f"{class_col!r} or raise max_classes to see others)"
+        )
+    return _draw_curves(panels, kind, title, counts=counts, single=False)
+
+
+def _check_lines(n: int, keys: list[str], limit: int, where: str) -> None:
+    """Refuse more series than a panel shows readably (only series can be that many)."""
+    if n > limit:
+        raise MetricsInputError(
+            f"{n} lines (one per combination of {', '.join(keys)}) are too many to read in "
+            f"{where} (at most {limit}); filter the table first, e.g. "
+            f"table.filter(pl.col({keys[-1]!r}) == ...), or group by fewer columns"
+        )
+
+
+def _curve_line(rows: pl.DataFrame, kind: _CurveKind, name: str, colour: Any) -> _Line:
+    """One line's points in drawing order, and its AUC, AP or ECE."""
+    if kind is _ROC:  # a ROC curve rises in both rates
+        rows = rows.sort("fpr", "tpr")
+    elif kind is _PR:  # sklearn's order: recall falls; at equal recall, precision rises
+        rows = rows.sort(["recall", "precision"], descending=[True, False])
+    else:
+        rows = rows.sort("bin" if "bin" in rows.columns else kind.x)
+    xs = rows[kind.x].cast(pl.Float64).to_numpy()
+    ys = rows[kind.y].cast(pl.Float64).to_numpy()
+    weights = None
+    if kind is _ROC:
+        value = float(np.sum(np.diff(xs) * (ys[1:] + ys[:-1]) / 2.0)) if xs.size > 1 else math.nan
+    elif kind is _PR:
+        value = float(np.sum((xs[:-1] - xs[1:]) * ys[:-1])) if xs.size > 1 else math.nan
+    else:
+        weights = rows["count"].cast(pl.Float64).to_numpy()
+        total = float(weights.sum())
+        value = float(np.sum(weights * np.abs(ys - xs)) / total) if total > 0 else math.nan
+    return _Line(name, colour, xs, ys, value, weights)
+
+
+def _panel_grid(n: int) -> tuple[int, int]:
+    """Columns and rows for n panels: few empty slots, then wide rather than tall."""
+    ncols = min(range(min(n, 3), min(n, 5) + 1), key=lambda c: (c * math.ceil(n / c) - n, -c))
+    return ncols, math.ceil(n / ncols)
+
+
+def _draw_curves(
+    panels: list[_Panel], kind: _CurveKind, title: str, *, counts: bool, single: bool
+) -> Any:
+    counts = counts and kind is _RELIABILITY
+    n = len(panels)
+    ncols, nrows = (1, 1) if single else _panel_grid(n)
+    lines = max(len(p.lines) for p in panels)
+    outside = single and lines > MAX_CLASS_LINES  # a long legend goes right of the panel
+    side = 5.2 if single else 2.9
+    width = 0.9 + ncols * side + (2.6 if outside else 0.0)
+    height = 0.9 + nrows * side * (1.3 if counts else 1.0)
+    fig = _figure(width, height)
+    ratios = [3, 1] * nrows if counts else [1] * nrows
+    grid = fig.add_gridspec(len(ratios), ncols, height_ratios=ratios)
+    step = 2 if counts else 1
+    first: Any = None
+    first_count: Any = None
+    font = 9 if single else 7
+    for i, panel in enumerate(panels):
+        row, col = divmod(i, ncols)
+        ax = fig.add_subplot(grid[row * step, col], sharex=first, sharey=first)
+        first = first or ax
+        bottom = i + ncols >= n  # no panel below this one
+        _draw_panel(ax, panel, kind, font, single)
+        if not single:
+            ax.set_title(panel.title, fontsize=9)
+        if col == 0:
+            ax.set_ylabel(kind.ylabel, fontsize=None if single else 8)
+        else:
+            ax.tick_params(axis="y", labelleft=False)
+        if not single:
+            ax.tick_params(labelsize=7)
+        if counts:
+            below = fig.add_subplot(grid[row * step + 1, col], sharex=ax, sharey=first_count)
+            first_count = first_count or below
+            _draw_counts(below, panel)
+            ax.tick_params(axis="x", labelbottom=False)
+            if col == 0:
+                below.set_ylabel("count", fontsize=None if single else 8)
+            else:
+                below.tick_params(axis="y", labelleft=False)
+            if not single:
+                below.tick_params(labelsize=7)
+            ax = below
+        if bottom:
+            ax.set_xlabel(kind.xlabel, fontsize=None if single else 8)
+        else:
+            ax.tick_params(axis="x", labelbottom=False)
+    if single:
+        fig.axes[0].set_title(title)
+    else:
+        fig.suptitle(title)
+    return fig
+
+
+def _draw_panel(ax: Any, panel: _Panel, kind: _CurveKind, font: float, single: bool) -> None:
+    if kind is not _PR:
+        ax.plot([0, 1], [0, 1], linestyle="--", color="0.55", linewidth=1.0, label="_diagonal")
+    for line in panel.lines:
+        ax.plot(
+            line.xs,
+            line.ys,
+            color=line.colour,
+            linewidth=1.6,
+            drawstyle=kind.drawstyle,
+            marker=kind.marker,
+            markersize=4,
+            label=line.label(kind.stat),
+            clip_on=False,  # a curve along an edge stays visible
+        )
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.0)
+    ax.grid(True, alpha=0.3)
+    ax.set_axisbelow(True)
+    if panel.lines:
+        many = single and len(panel.lines) > MAX_CLASS_LINES
+        ax.legend(
+            title=panel.legend_title,
+            fontsize=font,
+            title_fontsize=font,
+            loc="upper left" if many else kind.legend_loc,
+            bbox_to_anchor=(1.02, 1.0) if many else None,
+            frameon=not many,
+            framealpha=0.85,
+        )
+
+
+def _draw_counts(ax: Any, panel: _Panel) -> None:
+    for line in panel.lines:
+        assert line.counts is not None
+        ax.plot(line.xs, line.counts, color=line.colour, linewidth=1.0, marker=".", alpha=0.7)
+    ax.set_yscale("log")
+    ax.grid(True, alpha=0.3)
+    ax.set_axisbelow(True)

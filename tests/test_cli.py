@@ -352,3 +352,96 @@ def test_pipe_into_head_is_quiet() -> None:
     result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=False)
     assert result.stdout == "model,fold,class,tp,fp,fn,tn\n"
     assert result.stderr == ""
+
+
+CURVES = {
+    "roc": (pl_metrics.roc_curve, []),
+    "pr": (pl_metrics.precision_recall_curve, ["--max-points", "50"]),
+    "calibration": (pl_metrics.calibration_curve, ["--n-bins", "8", "--strategy", "quantile"]),
+}
+
+
+@pytest.mark.parametrize("kind", list(CURVES))
+def test_curves_command_writes_the_table_and_its_plot(tmp_path: Path, kind: str) -> None:
+    from polars.testing import assert_frame_equal
+
+    pytest.importorskip("matplotlib")
+    function, flags = CURVES[kind]
+    table, figure = tmp_path / "curves.parquet", tmp_path / "curves.png"
+    argv = ["curves", str(DATA), "--kind", kind, "--by", "model", *flags]
+    assert main([*argv, "-o", str(table), "--plot", str(figure), "--quiet"]) == 0
+    options = {"max_points": 50} if kind == "pr" else {}
+    if kind == "calibration":
+        options = {"n_bins": 8, "strategy": "quantile"}
+    want = function(pl.read_parquet(DATA), by="model", **options)
+    assert_frame_equal(pl.read_parquet(table), want, rel_tol=1e-12)
+    assert figure.stat().st_size > 10_000
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_curves_command_formats_and_columns(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from polars.testing import assert_frame_equal
+
+    renamed = tmp_path / "renamed.parquet"
+    knn = pl.read_parquet(DATA).filter(pl.col("model") == "knn")
+    knn.rename({"id": "clip", "class": "digit", "score": "p", "truth": "y"}).write_parquet(renamed)
+    columns = ["--id-col", "clip", "--class-col", "digit", "--score-col", "p", "--truth-col", "y"]
+    argv = ["curves", str(renamed), "--kind", "roc", *columns, "--max-points", "20"]
+    assert main([*argv, "--format", "csv"]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode(), schema_overrides={"digit": pl.String})
+    want = pl_metrics.roc_curve(knn, max_points=20).rename({"class": "digit"})
+    assert_frame_equal(got, want, rel_tol=1e-12)
+    target = tmp_path / "roc.json"
+    assert main([*argv, "-o", str(target), "--plot", str(tmp_path / "roc.svg")]) == 0
+    got = pl.DataFrame(json.loads(target.read_text()))
+    no_inf = pl.when(pl.col("threshold").is_finite()).then(pl.col("threshold"))
+    assert_frame_equal(got, want.with_columns(no_inf), rel_tol=1e-12)  # JSON has no infinity
+    assert (tmp_path / "roc.svg").stat().st_size > 10_000
+    weighted = knn.with_columns(w=(pl.col("id") % 3 + 1).cast(pl.Float64))
+    weighted.write_parquet(renamed)
+    argv = ["curves", str(renamed), "--kind", "pr", "--weight-col", "w", "--format", "csv"]
+    assert main(argv) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode(), schema_overrides={"class": pl.String})
+    want = pl_metrics.precision_recall_curve(weighted, weight_col="w")
+    assert_frame_equal(got, want, rel_tol=1e-12)
+
+
+def test_curves_command_errors(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["curves", str(DATA), "--kind", "lift", "--by", "model"])
+    assert exit_info.value.code == 2
+    assert "invalid choice: 'lift'" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["curves", str(DATA), "--by", "model"])  # --kind is required
+    assert exit_info.value.code == 2
+    capsys.readouterr()
+    cases = [
+        (["--kind", "roc"], "pass --by model,fold if each (model, fold)"),
+        (["--kind", "roc", "--by", "model", "--n-bins", "5"], "'n_bins' is not used by roc_curve"),
+        (["--kind", "calibration", "--by", "model", "--weight-col", "fold"], "'weight_col'"),
+        (["--kind", "roc", "--by", "model", "--plot", str(tmp_path / "x.bmp")], ".png"),
+        (["--kind", "roc", "--by", "model,fold", "--plot", str(tmp_path / "x.png")], "too many"),
+        (["--kind", "pr", "--by", "modl"], "did you mean 'model'"),
+    ]
+    for flags, message in cases:
+        assert main(["curves", str(DATA), *flags]) == 2, flags
+        err = capsys.readouterr().err
+        _one_line_error(err)
+        assert message in err
+    assert not (tmp_path / "x.png").exists()
+
+
+def test_curves_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["curves", "--help"])
+    assert exit_info.value.code == 0
+    out = capsys.readouterr().out
+    assert "examples:" in out
+    assert "--kind {roc,pr,calibration}" in out
+    assert "--plot FILE" in out
+    assert "--metric" not in out
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "pl-metrics curves" in capsys.readouterr().out

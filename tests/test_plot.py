@@ -304,3 +304,236 @@ def test_distributions_one_panel_per_metric(digits: pl.DataFrame) -> None:
     assert all(sum(p.get_height() for p in bars(ax)) == 20 for ax in fig.axes)
     assert "20" in fig.get_suptitle()
     assert_readable(fig, [t for ax in fig.axes for t in (*drawn_ticks(ax), ax.title)])
+
+
+# roc_curves, pr_curves, reliability
+
+
+@pytest.fixture(scope="module")
+def roc(digits: pl.DataFrame) -> pl.DataFrame:
+    return pl_metrics.roc_curve(digits, by="model")
+
+
+@pytest.fixture(scope="module")
+def pr(digits: pl.DataFrame) -> pl.DataFrame:
+    return pl_metrics.precision_recall_curve(digits, by="model")
+
+
+def curves(ax: Any) -> list[Any]:
+    """The lines of the series (the diagonal has no legend label)."""
+    return [line for line in ax.get_lines() if not line.get_label().startswith("_")]
+
+
+def legend_values(ax: Any, stat: str) -> dict[str, float]:
+    """``{"knn": 0.999}`` from legend entries such as ``knn (AUC 0.999)``."""
+    values = {}
+    for text in legend_labels(ax):
+        name, _, rest = text.rpartition(f" ({stat} ")
+        values[name] = float(rest.rstrip(")"))
+    return values
+
+
+def per_class(table: pl.DataFrame, metric: str, cls: str) -> dict[str, float]:
+    rows = table.filter(pl.col("class") == cls)
+    return dict(zip(rows["model"].to_list(), rows[metric].to_list(), strict=True))
+
+
+def has_diagonal(ax: Any) -> bool:
+    return any(
+        list(line.get_xdata()) == [0, 1] and list(line.get_ydata()) == [0, 1]
+        for line in ax.get_lines()
+    )
+
+
+def test_roc_curves_one_line_per_model(digits: pl.DataFrame, roc: pl.DataFrame) -> None:
+    fig = plot.roc_curves(roc.filter(pl.col("class") == "3"))
+    (ax,) = fig.axes
+    assert len(curves(ax)) == 4
+    assert legend_labels(ax)[1].startswith("knn (AUC ")
+    auc = per_class(pl_metrics.roc_auc(digits, by="model", average=None), "roc_auc", "3")
+    got = legend_values(ax, "AUC")
+    assert list(got) == MODELS
+    for model in MODELS:
+        assert got[model] == pytest.approx(auc[model], abs=5e-4)  # to 3 decimals
+    # The drawn points give the AUC exactly (trapezoids), as roc_auc computes it.
+    for line, model in zip(curves(ax), MODELS, strict=True):
+        xs, ys = line.get_xdata(), line.get_ydata()
+        area = sum(
+            (b - a) * (c + d) / 2 for a, b, c, d in zip(xs, xs[1:], ys, ys[1:], strict=False)
+        )
+        assert area == pytest.approx(auc[model], rel=1e-9)
+    assert has_diagonal(ax)
+    assert ax.get_xlim() == (0.0, 1.0)
+    assert ax.get_ylim() == (0.0, 1.0)
+    assert ax.get_xlabel() == "false positive rate"
+    assert ax.get_ylabel() == "true positive rate"
+    assert "class 3" in ax.get_title()
+    assert_readable(fig, [*drawn_ticks(ax), *ax.get_legend().get_texts(), ax.title])
+
+
+def test_roc_curves_one_model_gets_a_line_per_class(roc: pl.DataFrame) -> None:
+    fig = plot.roc_curves(roc.filter(pl.col("model") == "knn"))
+    (ax,) = fig.axes
+    assert len(curves(ax)) == 10
+    assert list(legend_values(ax, "AUC")) == [str(c) for c in range(10)]
+    assert ax.get_legend().get_title().get_text() == "class"
+    assert len({to_hex(line.get_color()) for line in curves(ax)}) == 10
+    assert "knn" in ax.get_title()
+
+
+def test_roc_curves_small_multiples(digits: pl.DataFrame, roc: pl.DataFrame) -> None:
+    fig = plot.roc_curves(roc)
+    assert len(fig.axes) == 10
+    assert [ax.get_title() for ax in fig.axes] == [f"class {c}" for c in range(10)]
+    first = fig.axes[0]
+    assert all(first.get_shared_x_axes().joined(first, ax) for ax in fig.axes)
+    assert all(first.get_shared_y_axes().joined(first, ax) for ax in fig.axes)
+    auc = pl_metrics.roc_auc(digits, by="model", average=None)
+    colours = [to_hex(line.get_color()) for line in curves(first)]
+    assert len(set(colours)) == 4
+    for cls, ax in enumerate(fig.axes):
+        assert len(curves(ax)) == 4
+        assert [to_hex(line.get_color()) for line in curves(ax)] == colours  # a model's colour
+        got, want = legend_values(ax, "AUC"), per_class(auc, "roc_auc", str(cls))
+        assert list(got) == MODELS
+        assert [got[m] for m in MODELS] == pytest.approx([want[m] for m in MODELS], abs=5e-4)
+        assert has_diagonal(ax)
+    assert fig.axes[-1].get_xlabel() == "false positive rate"
+    assert fig.axes[0].get_ylabel() == "true positive rate"
+    assert "by model" in fig.get_suptitle()
+    texts = [t for ax in fig.axes for t in (*ax.get_legend().get_texts(), ax.title)]
+    ticks = [*drawn_ticks(fig.axes[0]), *drawn_ticks(fig.axes[-1])]  # the others are hidden
+    assert_readable(fig, [*texts, *ticks])
+
+
+def test_curves_show_the_first_classes_of_many() -> None:
+    rng = random.Random(3)
+    rows = [
+        {
+            "model": m,
+            "id": i,
+            "class": f"bird_{c}",
+            "score": rng.random(),
+            "truth": rng.random() < 0.3,
+        }
+        for m in ("a", "b")
+        for i in range(40)
+        for c in range(15)
+    ]
+    table = pl_metrics.roc_curve(pl.DataFrame(rows), by="model")
+    fig = plot.roc_curves(table)
+    assert len(fig.axes) == plot.MAX_CLASS_PANELS == 12
+    assert fig.axes[-1].get_title() == "class bird_11"  # natural order: bird_2 before bird_10
+    assert "the first 12 of 15" in fig.get_suptitle()
+    assert len(plot.roc_curves(table, max_classes=20).axes) == 15
+    fig = plot.roc_curves(table.filter(pl.col("model") == "a"))  # one series, many classes
+    assert len(fig.axes) == 12
+    assert all(len(curves(ax)) == 1 for ax in fig.axes)
+
+
+def test_curves_refuse_tables_they_cannot_draw(
+    digits: pl.DataFrame, roc: pl.DataFrame, pr: pl.DataFrame
+) -> None:
+    error = pl_metrics.MetricsInputError
+    with pytest.raises(error, match=r"has no column \['fpr', 'tpr'\]"):
+        plot.roc_curves(pr)
+    with pytest.raises(error, match=r"has no column \['recall', 'precision'\]"):
+        plot.pr_curves(roc)
+    with pytest.raises(error, match=r"has no column \['prob_pred', 'prob_true', 'count'\]"):
+        plot.reliability(roc)
+    with pytest.raises(error, match="empty"):
+        plot.roc_curves(roc.head(0))
+    per_fold = pl_metrics.roc_curve(digits.filter(pl.col("class") == "1"), by=["model", "fold"])
+    assert len(curves(plot.roc_curves(per_fold).axes[0])) == 20
+    with pytest.raises(error, match=r"add \['fold'\] to group_cols"):
+        plot.roc_curves(per_fold, group_cols=["model"])
+    extra = per_fold.filter(pl.col("model") == "knn", pl.col("fold") == 0)
+    more = pl.concat([per_fold, extra.with_columns(pl.lit(9, pl.Int8).alias("fold"))])
+    with pytest.raises(error, match=r"21 lines .* too many .* one panel .* filter the table"):
+        plot.roc_curves(more)
+    two = pl_metrics.roc_curve(digits.filter(pl.col("class") < "2"), by=["model", "fold"])
+    with pytest.raises(error, match=r"20 lines .* each class's panel \(at most 8\)"):
+        plot.roc_curves(two)
+    assert len(plot.roc_curves(two.filter(pl.col("fold") == 0)).axes) == 2
+
+
+def test_curves_of_a_class_without_positives() -> None:
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1, 2, 2],
+            "class": ["a", "b"] * 3,
+            "score": [0.9, 0.1, 0.3, 0.7, 0.6, 0.2],
+            "truth": [True, False, False, False, True, False],
+        }
+    )
+    fig = plot.roc_curves(pl_metrics.roc_curve(df))
+    assert legend_labels(fig.axes[0]) == ["a (AUC 1.000)", "b (AUC n/a)"]
+
+
+def test_pr_curves_average_precision(digits: pl.DataFrame, pr: pl.DataFrame) -> None:
+    ap = pl_metrics.average_precision(digits, by="model", average=None)
+    fig = plot.pr_curves(pr)
+    assert len(fig.axes) == 10
+    for cls, ax in enumerate(fig.axes):
+        want = per_class(ap, "average_precision", str(cls))
+        got = legend_values(ax, "AP")
+        assert [got[m] for m in MODELS] == pytest.approx([want[m] for m in MODELS], abs=5e-4)
+        for line, model in zip(curves(ax), MODELS, strict=True):
+            assert line.get_drawstyle() == "steps-post"
+            recall, precision = line.get_xdata(), line.get_ydata()
+            steps = sum(
+                (r0 - r1) * p for r0, r1, p in zip(recall, recall[1:], precision, strict=False)
+            )
+            assert steps == pytest.approx(want[model], rel=1e-9)  # the area drawn is the AP
+        assert ax.get_xlim() == (0.0, 1.0)
+        assert ax.get_ylim() == (0.0, 1.0)
+    assert fig.axes[-1].get_xlabel() == "recall"
+    assert fig.axes[0].get_ylabel() == "precision"
+    one = plot.pr_curves(pr.filter(pl.col("class") == "8"))
+    assert list(legend_values(one.axes[0], "AP")) == MODELS
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_reliability_expected_calibration_error(digits: pl.DataFrame, strategy: str) -> None:
+    table = pl_metrics.calibration_curve(digits, by="model", strategy=strategy)
+    ece = pl_metrics.expected_calibration_error(digits, by="model", strategy=strategy, average=None)
+    fig = plot.reliability(table.filter(pl.col("class") == "8"))
+    main, below = fig.axes
+    assert len(curves(main)) == 4
+    got, want = legend_values(main, "ECE"), per_class(ece, "expected_calibration_error", "8")
+    assert [got[m] for m in MODELS] == pytest.approx([want[m] for m in MODELS], abs=5e-4)
+    assert has_diagonal(main)
+    assert all(line.get_marker() == "o" for line in curves(main))
+    assert main.get_xlim() == (0.0, 1.0)
+    assert main.get_ylim() == (0.0, 1.0)
+    assert "prob_true" in main.get_ylabel()
+    assert "prob_pred" in below.get_xlabel()
+    assert below.get_ylabel() == "count"
+    assert below.get_yscale() == "log"
+    assert len(below.get_lines()) == 4
+    assert_readable(fig, [*drawn_ticks(main), *drawn_ticks(below), *main.get_legend().get_texts()])
+    fig = plot.reliability(table, counts=False)
+    assert len(fig.axes) == 10
+    for cls, ax in enumerate(fig.axes):
+        got, want = legend_values(ax, "ECE"), per_class(ece, "expected_calibration_error", str(cls))
+        assert [got[m] for m in MODELS] == pytest.approx([want[m] for m in MODELS], abs=5e-4)
+
+
+def test_reliability_one_model_many_classes_gets_panels(digits: pl.DataFrame) -> None:
+    table = pl_metrics.calibration_curve(digits.filter(pl.col("model") == "naive_bayes"))
+    fig = plot.reliability(table)
+    assert len(fig.axes) == 2 * 10  # a panel per class, each with its counts underneath
+    assert sum(len(curves(ax)) for ax in fig.axes) == 10
+    few = plot.reliability(table.filter(pl.col("class").is_in(["1", "2", "3"])))
+    assert len(few.axes) == 2
+    assert len(curves(few.axes[0])) == 3
+
+
+def test_curve_plots_render(digits: pl.DataFrame, tmp_path: Path) -> None:
+    roc = pl_metrics.roc_curve(digits, by="model", max_points=200)
+    save(plot.roc_curves(roc), tmp_path / "roc")
+    pr = pl_metrics.precision_recall_curve(digits.filter(pl.col("model") == "knn"), max_points=200)
+    save(plot.pr_curves(pr), tmp_path / "pr")
+    one = digits.filter(pl.col("class") == "8")
+    table = pl_metrics.calibration_curve(one, by="model", strategy="quantile")
+    save(plot.reliability(table), tmp_path / "reliability")
