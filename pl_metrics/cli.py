@@ -16,7 +16,7 @@ from pl_metrics import __version__
 from pl_metrics._driver import score
 from pl_metrics._frame import MetricsInputError
 from pl_metrics._io import printable, scan
-from pl_metrics._registry import info, metric_names
+from pl_metrics._registry import info, metric_names, sweepable
 
 __all__ = ["main"]
 
@@ -116,6 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_score(commands)
     _add_compare(commands)
     _add_curves(commands)
+    _add_thresholds(commands)
     return parser
 
 
@@ -294,6 +295,41 @@ def _add_curves(commands: Any) -> None:
     _add_traceback(cu)
 
 
+def _add_thresholds(commands: Any) -> None:
+    th = commands.add_parser(
+        "thresholds",
+        help="the best threshold of each class for a thresholded metric (out of fold too)",
+        description="The threshold of each class (and group) that maximises a thresholded "
+        "metric,\nover the class's distinct scores (pl_metrics.best_threshold). With "
+        "--fold-col, each\nfold's thresholds are tuned on the other folds: held_out_value is "
+        "the metric to\nbelieve. Apply the table with pl-metrics score --threshold-table.",
+        epilog="examples:\n"
+        "  pl-metrics thresholds oof.parquet --metric f1 --by model --fold-col fold -o t.csv\n"
+        "  pl-metrics score test.parquet -m f1,precision --by model --threshold-table t.csv\n"
+        f"\n{_EXIT_STATUS}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    th.add_argument("paths", nargs="+", metavar="PATH", help="parquet/IPC/CSV file, folder or glob")
+    th.add_argument(
+        "--metric",
+        "-m",
+        default="f1",
+        choices=sweepable(),
+        metavar="NAME",
+        help=f"the metric to maximise (default f1): one of {', '.join(sweepable())}",
+    )
+    th.add_argument("--fold-col", metavar="COL", help="tune each fold on the other folds")
+    _add_by(th)
+    _add_columns(th)
+    _add_weight(th)
+    th.add_argument("--beta", type=float, default=1.0, metavar="B", help="fbeta's beta (1)")
+    _add_checks(th)
+    _add_chunking(th)
+    _add_output(th)
+    _add_quiet(th)
+    _add_traceback(th)
+
+
 def _add_input(parser: argparse.ArgumentParser, metric_list: str | None) -> None:
     """The input paths, and ``--metric`` where the command takes metrics."""
     parser.add_argument(
@@ -323,6 +359,12 @@ def _add_threshold(parser: argparse.ArgumentParser) -> None:
         default=0.5,
         metavar="X",
         help="thresholded metrics: pred = score >= threshold (default 0.5)",
+    )
+    parser.add_argument(
+        "--threshold-table",
+        metavar="FILE",
+        help="thresholded metrics: a threshold per class (and group) from a CSV or parquet "
+        "table with a threshold column, such as pl-metrics thresholds writes",
     )
 
 
@@ -430,7 +472,7 @@ def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
         "score_col": args.score_col,
         "truth_col": args.truth_col,
         "weight_col": args.weight_col,
-        "threshold": args.threshold,
+        "threshold": _threshold(args),
         "pred_col": args.pred_col,
         "average": args.average,
         "zero_division": args.zero_division,
@@ -445,6 +487,41 @@ def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
         "ragged": "allow" if args.allow_ragged else "error",
         "validate": not args.no_validate,
     }
+
+
+def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
+    """--threshold, or the table of --threshold-table (CSV or parquet, by its suffix)."""
+    if not args.threshold_table:
+        return float(args.threshold)
+    path = Path(args.threshold_table)
+    if not path.is_file():
+        raise MetricsInputError(f"--threshold-table: file not found: {str(path)!r}")
+    if path.suffix.lower() in (".parquet", ".pq"):
+        return pl.read_parquet(path)
+    return pl.read_csv(path)
+
+
+def _run_thresholds(args: argparse.Namespace) -> None:
+    by = _by(args)
+    table = score(
+        args.paths,
+        "best_threshold",
+        metric=args.metric,
+        fold_col=args.fold_col,
+        beta=args.beta,
+        id_col=args.id_col,
+        class_col=args.class_col,
+        score_col=args.score_col,
+        truth_col=args.truth_col,
+        weight_col=args.weight_col,
+        by=by or None,
+        ragged="allow" if args.allow_ragged else "error",
+        validate=not args.no_validate,
+        memory_budget=args.memory_budget,
+        n_chunks=args.chunks,
+        progress=False if args.quiet else None,
+    )
+    _write(table, args.format, args.output)
 
 
 def _run_curves(args: argparse.Namespace) -> None:
@@ -552,6 +629,8 @@ def _dispatch(args: argparse.Namespace) -> None:
         _run_compare(args)
     elif args.command == "curves":
         _run_curves(args)
+    elif args.command == "thresholds":
+        _run_thresholds(args)
     else:
         _run_score(args)
 

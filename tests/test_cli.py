@@ -10,6 +10,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import pl_metrics
 from pl_metrics import cli
@@ -363,8 +364,6 @@ CURVES = {
 
 @pytest.mark.parametrize("kind", list(CURVES))
 def test_curves_command_writes_the_table_and_its_plot(tmp_path: Path, kind: str) -> None:
-    from polars.testing import assert_frame_equal
-
     pytest.importorskip("matplotlib")
     function, flags = CURVES[kind]
     table, figure = tmp_path / "curves.parquet", tmp_path / "curves.png"
@@ -382,8 +381,6 @@ def test_curves_command_writes_the_table_and_its_plot(tmp_path: Path, kind: str)
 def test_curves_command_formats_and_columns(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    from polars.testing import assert_frame_equal
-
     renamed = tmp_path / "renamed.parquet"
     knn = pl.read_parquet(DATA).filter(pl.col("model") == "knn")
     knn.rename({"id": "clip", "class": "digit", "score": "p", "truth": "y"}).write_parquet(renamed)
@@ -445,3 +442,19 @@ def test_curves_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "pl-metrics curves" in capsys.readouterr().out
+
+
+def test_thresholds_command_and_threshold_table(tmp_path: Path) -> None:
+    table = tmp_path / "t.csv"
+    argv = ["thresholds", str(DATA), "--metric", "f1", "--by", "model", "--fold-col", "fold"]
+    assert main([*argv, "--quiet", "-o", str(table)]) == 0
+    digits = pl.read_parquet(DATA)
+    want = pl_metrics.best_threshold(digits, "f1", by="model", fold_col="fold")
+    got = pl.read_csv(table).with_columns(pl.col("class").cast(pl.String))
+    assert_frame_equal(got, want, rel_tol=1e-12)
+    out = tmp_path / "scores.csv"
+    argv = ["score", str(DATA), "-m", "f1,precision", "--by", "model", "--threshold-table"]
+    assert main([*argv, str(table), "--quiet", "-o", str(out)]) == 0
+    applied = pl_metrics.report(digits, ["f1", "precision"], by="model", threshold=want)
+    assert_frame_equal(pl.read_csv(out), applied, rel_tol=1e-12)
+    assert main(["score", str(DATA), "--threshold-table", str(tmp_path / "none.csv")]) == 2
