@@ -29,7 +29,7 @@ from pl_metrics._frame import (
 )
 from pl_metrics._report import report
 from pl_metrics._spec import Options
-from pl_metrics._state import CURVE_SCORE, Family, MetricState, Parts, register
+from pl_metrics._state import CURVE_SCORE, N_ROWS, Family, MetricState, Parts, register
 
 __all__ = [
     "average_classes",
@@ -49,6 +49,18 @@ _TRUE_CLASS = f"{INTERNAL}topk_true_class"  # as scikit-learn sorts it: not log 
 _TOPK_HIT = f"{INTERNAL}topk_hit"
 _TOPK_SUM = f"{INTERNAL}topk_sum"
 _TOPK_W = f"{INTERNAL}topk_w"
+# average="samples": per id over its classes.
+_S_SCORE = f"{INTERNAL}s_score"
+_S_N = f"{INTERNAL}s_n"
+_S_P = f"{INTERNAL}s_p"
+_S_NPOS = f"{INTERNAL}s_npos"
+_S_PREC = f"{INTERNAL}s_prec"
+_S_WRONG = f"{INTERNAL}s_wrong"
+_S_AP_SUM = f"{INTERNAL}s_ap_sum"
+_S_W = f"{INTERNAL}s_w"
+_S_AUC_SUM = f"{INTERNAL}s_auc_sum"
+_S_AUC_W = f"{INTERNAL}s_auc_w"
+_S_UNDEFINED = f"{INTERNAL}s_undefined"
 
 
 def _curve_exprs(cols: Columns) -> list[pl.Expr]:
@@ -56,14 +68,18 @@ def _curve_exprs(cols: Columns) -> list[pl.Expr]:
     return [weight.filter(truth).sum().alias(_POS), weight.filter(~truth).sum().alias(_NEG)]
 
 
-def _per_class_values(curves: pl.LazyFrame, keys: list[str], metric: str) -> pl.LazyFrame:
+def _per_class_values(
+    curves: pl.LazyFrame, keys: list[str], metric: str, max_fpr: float | None = None
+) -> pl.LazyFrame:
     """Per ``keys`` (a class, or everything pooled): the metric and its positive weight."""
     pooled = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
     ordered = pooled.sort([*keys, CURVE_SCORE], descending=[False] * len(keys) + [True])
     window: Callable[[pl.Expr], pl.Expr] = (lambda e: e.over(keys)) if keys else (lambda e: e)
     tp = window(pl.col(_POS).cum_sum())
     fp = window(pl.col(_NEG).cum_sum())
-    if metric == "roc_auc":
+    if metric == "roc_auc" and max_fpr is not None:
+        exprs = [ordered_sum(_partial_area(tp, fp, window, max_fpr)).alias("area")]
+    elif metric == "roc_auc":
         # Trapezoids between consecutive thresholds: width fp gained, mean height of tp.
         area = pl.col(_NEG) * (tp + (tp - pl.col(_POS))) / 2
         exprs = [ordered_sum(area).alias("area")]
@@ -74,7 +90,12 @@ def _per_class_values(curves: pl.LazyFrame, keys: list[str], metric: str) -> pl.
     exprs += [ordered_sum(pl.col(_POS)).alias(_POS), ordered_sum(pl.col(_NEG)).alias(_NEG)]
     out = aggregate(ordered, keys, exprs)
     p, n = pl.col(_POS), pl.col(_NEG)
-    if metric == "roc_auc":
+    if metric == "roc_auc" and max_fpr is not None:
+        # McClish's standardisation, as scikit-learn: 0.5 for chance, 1 for perfect.
+        low, high = 0.5 * max_fpr**2, max_fpr
+        standard = 0.5 * (1 + (pl.col("area") - low) / (high - low))
+        value = pl.when((p > 0) & (n > 0)).then(standard).otherwise(None)
+    elif metric == "roc_auc":
         value = pl.when((p > 0) & (n > 0)).then(pl.col("area") / (p * n)).otherwise(None)
     else:
         # scikit-learn: a class without positives has average precision 0.
@@ -82,38 +103,80 @@ def _per_class_values(curves: pl.LazyFrame, keys: list[str], metric: str) -> pl.
     return out.with_columns(value.cast(pl.Float64).alias(metric))
 
 
+def _partial_area(
+    tp: pl.Expr, fp: pl.Expr, window: Callable[[pl.Expr], pl.Expr], max_fpr: float
+) -> pl.Expr:
+    """Each ROC segment's area left of ``fpr = max_fpr``, the crossing one interpolated.
+
+    As ``sklearn.metrics.roc_auc_score(max_fpr=...)``: the curve stops at ``max_fpr``, where
+    its height is interpolated linearly between the points on either side.
+    """
+    positives, negatives = window(pl.col(_POS).sum()), window(pl.col(_NEG).sum())
+    x1, y1 = fp / negatives, tp / positives
+    x0, y0 = (fp - pl.col(_NEG)) / negatives, (tp - pl.col(_POS)) / positives
+    crossing = y0 + (max_fpr - x0) / (x1 - x0) * (y1 - y0)
+    return (
+        pl.when(x1 <= max_fpr)
+        .then((x1 - x0) * (y1 + y0) / 2)
+        .when(x0 < max_fpr)
+        .then((max_fpr - x0) * (y0 + crossing) / 2)
+        .otherwise(0.0)
+    )
+
+
 class _Curves(Family):
     """ROC AUC and average precision from the curves table; top-k accuracy per id."""
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         parts = Parts()
-        if any(m in CURVE_METRICS for m in metrics):
+        by_id = opts.average == "samples"
+        if any(m in CURVE_METRICS and not (by_id and m != "padded_cmap") for m in metrics):
             parts.curve_exprs = _curve_exprs(cols)
+        if by_id and any(m in ("roc_auc", "average_precision") for m in metrics):
+            samples = _samples_parts(cols)
+            parts.id_exprs += samples.id_exprs
+            parts.extend_ids += samples.extend_ids
+            parts.group_exprs += samples.group_exprs
         if "top_k_accuracy" in metrics:
             assert cols.score is not None
-            parts.id_exprs = [
+            parts.id_exprs += [
                 pl.col(cols.score).filter(cols.truth_expr).first().alias(_TRUE_SCORE),
                 _sortable(cols).filter(cols.truth_expr).first().alias(_TRUE_CLASS),
                 cols.weight_expr.first().alias(_W),
             ]
-            parts.id_checks = [
+            parts.id_checks += [
                 (
                     Problem("true_count", cols.truth, "ids", "do not have exactly one true class"),
                     (cols.truth_expr.sum() != 1).cast(pl.Int64),
                 )
             ]
-            parts.extend_ids = [_top_k_hits(cols, opts.k or 1)]
+            parts.extend_ids += [_top_k_hits(cols, opts.k or 1)]
             w = pl.col(_W)
-            parts.group_exprs = [
+            parts.group_exprs += [
                 ordered_sum(w * pl.col(_TOPK_HIT)).alias(_TOPK_SUM),
                 ordered_sum(w).alias(_TOPK_W),
             ]
         return parts
 
     def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
-        if metric != "roc_auc" or opts.undefined != "error":
+        if metric != "roc_auc" or opts.undefined != "error" or opts.average == "samples":
             return []
         return [_undefined_auc(cols, pooled=opts.average == "micro")]
+
+    def group_checks(
+        self, metric: str, cols: Columns, opts: Options
+    ) -> list[tuple[Problem, pl.Expr]]:
+        """ROC AUC over an id's classes needs a positive and a negative class."""
+        if metric != "roc_auc" or opts.average != "samples" or opts.undefined != "error":
+            return []
+        problem = Problem(
+            "undefined_auc_ids",
+            cols.truth,
+            "ids",
+            "have no positive or no negative class: their ROC AUC over classes is undefined",
+            "pass undefined='skip' to leave them out of the average",
+        )
+        return [(problem, pl.col(_S_UNDEFINED))]
 
     def finalize(
         self,
@@ -128,6 +191,14 @@ class _Curves(Family):
         if metric == "top_k_accuracy":
             value = pl.col(_TOPK_SUM) / pl.col(_TOPK_W)
             return groups.select(*by, value.cast(pl.Float64).alias(metric))
+        if opts.average == "samples" and metric != "padded_cmap":
+            total, value = (
+                (pl.col(_S_AUC_W), pl.col(_S_AUC_SUM))
+                if metric == "roc_auc"
+                else (pl.col(_S_W), pl.col(_S_AP_SUM))
+            )
+            mean = pl.when(total == 0).then(float("nan")).otherwise(value / total)
+            return groups.select(*by, mean.cast(pl.Float64).alias(metric))
         assert curves is not None
         if opts.average == "micro" and metric != "padded_cmap":
             values = _values(metric, curves, by, opts)
@@ -194,7 +265,69 @@ def _values(metric: str, curves: pl.LazyFrame, keys: list[str], opts: Options) -
             curves = _padded(curves, keys, opts.padding)
         values = _per_class_values(curves, keys, "average_precision")
         return values.rename({"average_precision": metric})
-    return _per_class_values(curves, keys, metric)
+    return _per_class_values(curves, keys, metric, opts.max_fpr if metric == "roc_auc" else None)
+
+
+def _samples(cols: Columns) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
+    """Per id, its classes ranked by score: the id's average precision and mis-ordered pairs.
+
+    Rows are counted per distinct score and summed down the scores (``R`` rows and ``P``
+    positives at or above): a positive ranks below ``R - P`` negatives, ``n - p`` of them
+    tied (counted half for ROC AUC, as a tie between classes is one threshold).
+    """
+
+    def extend(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
+        assert cols.score is not None
+        keys = [*cols.by, cols.id]
+        n, p = pl.col(_S_N), pl.col(_S_P)
+        ranked = (
+            rows.group_by([*keys, pl.col(cols.score).alias(_S_SCORE)])
+            .agg(
+                pl.len().cast(pl.Int64).alias(_S_N),
+                cols.truth_expr.sum().cast(pl.Int64).alias(_S_P),
+            )
+            .sort([*keys, _S_SCORE], descending=[False] * len(keys) + [True])
+            .with_columns(n.cum_sum().over(keys).alias("r"), p.cum_sum().over(keys).alias("q"))
+            .filter(p > 0)
+        )
+        r, q = pl.col("r"), pl.col("q")
+        sums = (
+            ranked.sort([*keys, _S_SCORE])
+            .group_by(keys)
+            .agg(
+                ordered_sum(p * q / r).alias(_S_PREC),
+                ordered_sum(p * ((r - q) - 0.5 * (n - p))).alias(_S_WRONG),
+            )
+        )
+        return per_id.join(sums, on=keys, how="left", nulls_equal=True).with_columns(
+            pl.col(_S_PREC, _S_WRONG).fill_null(0.0)
+        )
+
+    return extend
+
+
+def _samples_parts(cols: Columns) -> Parts:
+    """Sums over ids of their AP and ROC AUC over classes (``average="samples"``)."""
+    npos, rows, w = pl.col(_S_NPOS), pl.col(N_ROWS), pl.col(_W)
+    nneg = rows - npos
+    # scikit-learn: an id without positives has AP 0; its ROC AUC is undefined (one class).
+    ap = pl.when(npos > 0).then(pl.col(_S_PREC) / npos).otherwise(0.0)
+    defined = (npos > 0) & (nneg > 0)
+    auc = 1 - pl.col(_S_WRONG) / (npos * nneg).cast(pl.Float64)
+    return Parts(
+        id_exprs=[
+            cols.truth_expr.sum().cast(pl.Int64).alias(_S_NPOS),
+            cols.weight_expr.first().alias(_W),
+        ],
+        extend_ids=[_samples(cols)],
+        group_exprs=[
+            ordered_sum(w * ap).alias(_S_AP_SUM),
+            ordered_sum(w).alias(_S_W),
+            ordered_sum((w * auc).filter(defined)).alias(_S_AUC_SUM),
+            ordered_sum(w.filter(defined)).alias(_S_AUC_W),
+            (~defined).sum().cast(pl.Int64).alias(_S_UNDEFINED),
+        ],
+    )
 
 
 def curve_positives(state: MetricState) -> pl.DataFrame:
@@ -213,9 +346,7 @@ def average_classes(values: pl.LazyFrame, metric: str, by: list[str], average: s
         # scikit-learn: weights (positives) summing to zero give 0.
         weight = pl.col(_POS)
         total = ordered_sum(weight)
-        mean = (
-            pl.when(total == 0).then(0.0).otherwise(ordered_sum(pl.col(metric) * weight) / total)
-        )
+        mean = pl.when(total == 0).then(0.0).otherwise(ordered_sum(pl.col(metric) * weight) / total)
     else:
         mean = ordered_mean(pl.col(metric))
     mean = mean.cast(pl.Float64).alias(metric)
@@ -283,8 +414,9 @@ def roc_auc(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    average: Literal["macro", "micro", "weighted"] | None = "macro",
+    average: Literal["macro", "micro", "weighted", "samples"] | None = "macro",
     undefined: Literal["error", "skip"] = "error",
+    max_fpr: float | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -292,8 +424,10 @@ def roc_auc(
 
     The area under the ROC curve with tied scores forming one threshold (so a tie between a
     positive and a negative counts one half). Averages as in scikit-learn: ``None`` (one row
-    per class), ``"macro"``, ``"micro"`` (all classes pooled into one binary problem) and
-    ``"weighted"`` (by positives).
+    per class), ``"macro"``, ``"micro"`` (all classes pooled into one binary problem),
+    ``"weighted"`` (by positives) and ``"samples"`` (each id's AUC over its classes,
+    averaged over ids; an id with one kind of class only is refused, or left out with
+    ``undefined="skip"``, where scikit-learn returns NaN).
 
     Parameters
     ----------
@@ -303,6 +437,9 @@ def roc_auc(
         Optional per-id sample weight.
     average
         See above.
+    max_fpr
+        The standardised partial AUC up to this false positive rate (McClish), as
+        ``roc_auc_score(max_fpr=...)``: 0.5 for chance, 1 for a perfect ranking.
     undefined
         A class without positives or without negatives has no ROC AUC. ``"error"``
         (default): refuse, naming such a class. ``"skip"``: leave those classes out of the
@@ -349,6 +486,7 @@ def roc_auc(
         by=by,
         average=average,
         undefined=undefined,
+        max_fpr=max_fpr,
         ragged=ragged,
         validate=validate,
     )
@@ -363,7 +501,7 @@ def average_precision(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
-    average: Literal["macro", "micro", "weighted"] | None = "macro",
+    average: Literal["macro", "micro", "weighted", "samples"] | None = "macro",
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -377,7 +515,8 @@ def average_precision(
     frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
         As in `roc_auc`.
     average
-        ``None``, ``"macro"``, ``"micro"`` or ``"weighted"``, as in `roc_auc`.
+        ``None``, ``"macro"``, ``"micro"``, ``"weighted"`` or ``"samples"`` (each id's
+        average precision over its classes, 0 without positives, as scikit-learn).
 
     Examples
     --------

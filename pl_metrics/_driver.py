@@ -113,6 +113,7 @@ def score(
     metric: str = "f1",
     thresholds: Sequence[float] | None = None,
     fold_col: str | None = None,
+    max_fpr: float | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
     memory_budget: int | str | None = None,
@@ -130,7 +131,7 @@ def score(
         As in `report`.
     threshold, pred_col, average, zero_division, beta, eps, class_weights, per_class, ragged
         As in `report`.
-    k, padding, undefined, n_bins, strategy, max_points, metric, thresholds, fold_col
+    k, padding, undefined, n_bins, strategy, max_points, metric, thresholds, fold_col, max_fpr
         As in `report`.
     validate
         As in `report`.
@@ -194,6 +195,7 @@ def score(
         metric=metric,
         thresholds=thresholds,
         fold_col=fold_col,
+        max_fpr=max_fpr,
         ragged=ragged,
         validate=validate,
     )
@@ -237,9 +239,12 @@ def score_spec(
 ) -> pl.DataFrame:
     """The driver: `score` once its source and options are resolved."""
     # Metrics that rank ids within a class are scored in class-disjoint chunks, so each
-    # chunk's curves hold only its classes; micro averages pool the classes and cannot be.
+    # chunk's curves hold only its classes; micro averages pool the classes and cannot be,
+    # and 'samples' averages rank each id's classes: those use id chunks.
     by_class = [
-        m for m in spec.metrics if chunk_key(m) == "class" and spec.options.average != "micro"
+        m
+        for m in spec.metrics
+        if chunk_key(m) == "class" and spec.options.average not in ("micro", "samples")
     ]
     by_id = [m for m in spec.metrics if m not in by_class]
     id_plan = plan_chunks(lf, id_col=spec.columns.id, budget=budget, files=files, n_chunks=n_chunks)

@@ -48,6 +48,7 @@ METRIC_OPTIONS = (
     "metric",
     "thresholds",
     "fold_col",
+    "max_fpr",
 )
 ChunkKey = Literal["id", "class"]
 _THRESHOLD = frozenset({"weight_col", "threshold", "pred_col", "average", "zero_division"})
@@ -289,13 +290,13 @@ METRICS: dict[str, MetricInfo] = {
             "_curves",
             True,
             "class",
-            frozenset({"weight_col", "average", "undefined"}),
-            _ALL_AVERAGES[:-1],
+            frozenset({"weight_col", "average", "undefined", "max_fpr"}),
+            _ALL_AVERAGES,
             "option",
             "`roc_auc_score` on the indicator matrix",
-            "a class without positives or negatives: error naming it, or "
-            '`undefined="skip"` (BirdCLEF 2024)',
-            "by, weight_col, average, undefined",
+            "a class (or id, for `samples`) without positives or negatives: error naming it, "
+            'or `undefined="skip"` (BirdCLEF 2024); `max_fpr`: McClish-standardised partial AUC',
+            "by, weight_col, average, undefined, max_fpr",
         ),
         MetricInfo(
             "average_precision",
@@ -303,7 +304,7 @@ METRICS: dict[str, MetricInfo] = {
             True,
             "class",
             frozenset({"weight_col", "average"}),
-            _ALL_AVERAGES[:-1],
+            _ALL_AVERAGES,
             "option",
             "`average_precision_score`",
             "step-wise; a class without positives scores 0, as sklearn",

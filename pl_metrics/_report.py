@@ -40,6 +40,7 @@ def state(
     metric: str = "f1",
     thresholds: Sequence[float] | None = None,
     fold_col: str | None = None,
+    max_fpr: float | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> MetricState:
@@ -89,6 +90,7 @@ def state(
         metric=metric,
         thresholds=thresholds,
         fold_col=fold_col,
+        max_fpr=max_fpr,
         ragged=ragged,
         validate=validate,
     )
@@ -122,6 +124,7 @@ def report(
     metric: str = "f1",
     thresholds: Sequence[float] | None = None,
     fold_col: str | None = None,
+    max_fpr: float | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -156,6 +159,8 @@ def report(
         `roc_curve`, `precision_recall_curve`).
     metric, thresholds, fold_col
         For `threshold_sweep` and `best_threshold`.
+    max_fpr
+        For `roc_auc`: the standardised partial area up to this false positive rate.
     ragged, validate
         As in `lrap`.
 
@@ -207,6 +212,7 @@ def report(
         metric=metric,
         thresholds=thresholds,
         fold_col=fold_col,
+        max_fpr=max_fpr,
         ragged=ragged,
         validate=validate,
     )

@@ -100,6 +100,7 @@ class Options:
     metric: str = "f1"
     thresholds: tuple[float, ...] | None = None
     fold_col: str | None = None
+    max_fpr: float | None = None
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,7 @@ def make_options(
     metric: str = "f1",
     thresholds: Sequence[float] | None = None,
     fold_col: str | None = None,
+    max_fpr: float | None = None,
 ) -> Options:
     """Check every option's value once, with errors that name the option."""
     if isinstance(threshold, (int, float)) and not isinstance(threshold, bool):
@@ -189,6 +191,10 @@ def make_options(
         threshold_option: float | Thresholds = float(threshold)
     else:
         threshold_option = _threshold_table(threshold)
+    if max_fpr is not None and (
+        isinstance(max_fpr, bool) or not isinstance(max_fpr, (int, float)) or not 0 < max_fpr <= 1
+    ):
+        raise MetricsInputError(f"option 'max_fpr': expected a number in (0, 1], got {max_fpr!r}")
     if metric not in sweepable():
         raise MetricsInputError(
             f"option 'metric': {metric!r} is not a metric of one class's confusion counts; "
@@ -246,6 +252,8 @@ def make_options(
         metric=metric,
         thresholds=None if thresholds is None else tuple(thresholds),
         fold_col=fold_col,
+        # The whole curve (scikit-learn computes the plain AUC for max_fpr=1 too).
+        max_fpr=None if max_fpr is None or max_fpr == 1 else float(max_fpr),
     )
 
 
@@ -363,6 +371,7 @@ def resolve(
     metric: str = "f1",
     thresholds: Sequence[float] | None = None,
     fold_col: str | None = None,
+    max_fpr: float | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> Spec:
@@ -390,6 +399,7 @@ def resolve(
         metric=metric,
         thresholds=thresholds,
         fold_col=fold_col,
+        max_fpr=max_fpr,
     )
     # Options left at their default are not "given"; a changed one must be used by a metric.
     given: dict[str, object] = {
@@ -399,6 +409,7 @@ def resolve(
         "max_points": max_points,
         "thresholds": thresholds,
         "fold_col": fold_col,
+        "max_fpr": max_fpr,
         "metric": None if metric == _DEFAULTS.metric else metric,
         "average": None if per_class or average == _DEFAULTS.average else average,
     }

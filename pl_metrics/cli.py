@@ -185,6 +185,12 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
     )
     _add_curve_options(parser)
     parser.add_argument(
+        "--max-fpr",
+        type=float,
+        metavar="X",
+        help="roc_auc: the standardised partial AUC up to this false positive rate",
+    )
+    parser.add_argument(
         "--skip-undefined",
         action="store_true",
         help="roc_auc: leave out classes without positives or negatives",
@@ -483,6 +489,7 @@ def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
         "n_bins": args.n_bins,
         "strategy": args.strategy,
         "max_points": args.max_points,
+        "max_fpr": args.max_fpr,
         "undefined": "skip" if args.skip_undefined else "error",
         "ragged": "allow" if args.allow_ragged else "error",
         "validate": not args.no_validate,

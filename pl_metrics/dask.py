@@ -80,6 +80,7 @@ def score(
     metric: str = "f1",
     thresholds: Sequence[float] | None = None,
     fold_col: str | None = None,
+    max_fpr: float | None = None,
     ragged: Ragged = "error",
     validate: bool = True,
     memory_budget: int | str | None = None,
@@ -102,7 +103,7 @@ def score(
         As in `pl_metrics.report`.
     threshold, pred_col, average, zero_division, beta, eps, class_weights, per_class
         As in `pl_metrics.report`.
-    k, padding, undefined, n_bins, strategy, max_points, metric, thresholds, fold_col
+    k, padding, undefined, n_bins, strategy, max_points, metric, thresholds, fold_col, max_fpr
         As in `pl_metrics.report`.
     ragged, validate
         As in `pl_metrics.report`.
@@ -150,6 +151,7 @@ def score(
         metric=metric,
         thresholds=thresholds,
         fold_col=fold_col,
+        max_fpr=max_fpr,
         ragged=ragged,
         validate=validate,
     )

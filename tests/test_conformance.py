@@ -87,6 +87,7 @@ def option_sets(entry: MetricInfo) -> list[dict[str, Any]]:
         "metric": {"metric": "precision"},
         "thresholds": {"thresholds": [0.2, 0.6]},
         "fold_col": {"fold_col": "fold"},
+        "max_fpr": {"max_fpr": 0.4},
     }
     sets += [options for name, options in extra.items() if name in entry.options]
     return sets

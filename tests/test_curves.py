@@ -165,5 +165,55 @@ def test_curve_states_merge_and_report() -> None:
         options = {"undefined": "skip"} if metric == "roc_auc" else {}
         assert whole[metric].item() == pytest.approx(alone(df, **options).item(), rel=1e-12)
     assert pl_metrics.chunk_key("roc_auc") == "class"
-    with pytest.raises(pl_metrics.MetricsInputError, match="'samples' is defined for"):
-        pl_metrics.report(df, ["roc_auc"], average="samples")
+    with pytest.raises(pl_metrics.MetricsInputError, match="ROC AUC over classes is undefined"):
+        pl_metrics.report(df, ["roc_auc"], average="samples")  # ids with one kind of class
+
+
+@given(data=st.data())
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_samples_average_and_partial_auc_match_sklearn(kind: str, data: st.DataObject) -> None:
+    problems = data.draw(dense_problems(min_classes=2, weights=data.draw(st.booleans())))
+    for p in problems:
+        if "weight" in p:
+            p["weight"] = np.abs(p["weight"]) + 0.5
+    df = grouped_table(problems)
+    weight_col = "w" if "weight" in problems[0] else None
+    max_fpr = data.draw(st.sampled_from([0.1, 0.3, 0.75]))
+    options = {"by": "g", "weight_col": weight_col}
+    ap = run(df, kind, pl_metrics.average_precision, average="samples", **options)
+    auc = run(df, kind, pl_metrics.roc_auc, average="samples", undefined="skip", **options)
+    partial = run(
+        df, kind, pl_metrics.roc_auc, average=None, max_fpr=max_fpr, undefined="skip", **options
+    )
+    for g, p in enumerate(problems):
+        t, s, w = p["truth"], p["score"], p.get("weight")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want_ap = average_precision_score(t, s, average="samples", sample_weight=w)
+        got = ap.filter(pl.col("g") == g)["average_precision"].item()
+        assert got == pytest.approx(want_ap, rel=1e-12, abs=1e-15)
+        rows = [i for i in range(len(t)) if 0 < t[i].sum() < t.shape[1]]  # AUC defined
+        got = auc.filter(pl.col("g") == g)["roc_auc"].item()
+        if rows:
+            want = roc_auc_score(
+                t[rows], s[rows], average="samples", sample_weight=None if w is None else w[rows]
+            )
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
+        else:
+            assert np.isnan(got)
+        for k in range(t.shape[1]):
+            got = partial.filter((pl.col("g") == g) & (pl.col("class") == k))["roc_auc"].item()
+            if t[:, k].all() or not t[:, k].any():
+                assert got is None
+                continue
+            want = roc_auc_score(t[:, k], s[:, k], max_fpr=max_fpr, sample_weight=w)
+            assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
+
+
+def test_samples_auc_of_an_id_with_one_kind_of_class_is_refused() -> None:
+    df = pl_metrics.from_numpy(np.array([[1, 0], [1, 1]]), np.array([[0.8, 0.1], [0.3, 0.9]]))
+    with pytest.raises(pl_metrics.MetricsInputError, match="1 ids have no positive or no negative"):
+        pl_metrics.roc_auc(df, average="samples")
+    assert pl_metrics.roc_auc(df, average="samples", undefined="skip").item() == 1.0
