@@ -57,6 +57,10 @@ def _check_options(function: str, options: dict[str, Any], own: Sequence[str]) -
     clash = [o for o in own if o in options]
     if clash:
         raise MetricsInputError(f"{function}: option {clash[0]!r} is set by {function} itself")
+    if options.get("per_id"):
+        raise MetricsInputError(
+            f"{function}: option 'per_id' gives a table of ids, not values to {function}"
+        )
     known = set(inspect.signature(report).parameters) - {"frame", "metrics"}
     unknown = sorted(set(options) - known)
     if unknown:

@@ -158,6 +158,13 @@ class _Curves(Family):
             ]
         return parts
 
+    def id_values(self, metric: str, cols: Columns, opts: Options) -> list[pl.Expr]:
+        if metric == "top_k_accuracy":
+            return [pl.col(_TOPK_HIT).alias(metric)]
+        ap, auc, defined = _sample_values()
+        value = ap if metric == "average_precision" else pl.when(defined).then(auc)
+        return [value.cast(pl.Float64).alias(metric)]
+
     def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
         if metric != "roc_auc" or opts.undefined != "error" or opts.average == "samples":
             return []
@@ -306,14 +313,21 @@ def _samples(cols: Columns) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFra
     return extend
 
 
-def _samples_parts(cols: Columns) -> Parts:
-    """Sums over ids of their AP and ROC AUC over classes (``average="samples"``)."""
-    npos, rows, w = pl.col(_S_NPOS), pl.col(N_ROWS), pl.col(_W)
+def _sample_values() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """Each id's AP and ROC AUC over its classes, and whether its AUC is defined."""
+    npos, rows = pl.col(_S_NPOS), pl.col(N_ROWS)
     nneg = rows - npos
     # scikit-learn: an id without positives has AP 0; its ROC AUC is undefined (one class).
     ap = pl.when(npos > 0).then(pl.col(_S_PREC) / npos).otherwise(0.0)
     defined = (npos > 0) & (nneg > 0)
     auc = 1 - pl.col(_S_WRONG) / (npos * nneg).cast(pl.Float64)
+    return ap, auc, defined
+
+
+def _samples_parts(cols: Columns) -> Parts:
+    """Sums over ids of their AP and ROC AUC over classes (``average="samples"``)."""
+    w = pl.col(_W)
+    ap, auc, defined = _sample_values()
     return Parts(
         id_exprs=[
             cols.truth_expr.sum().cast(pl.Int64).alias(_S_NPOS),
@@ -417,6 +431,7 @@ def roc_auc(
     average: Literal["macro", "micro", "weighted", "samples"] | None = "macro",
     undefined: Literal["error", "skip"] = "error",
     max_fpr: float | None = None,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -444,6 +459,9 @@ def roc_auc(
         A class without positives or without negatives has no ROC AUC. ``"error"``
         (default): refuse, naming such a class. ``"skip"``: leave those classes out of the
         average (the BirdCLEF 2024 rule); with ``average=None`` their rows hold null.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id, roc_auc)``
+        (with ``average="samples"``; null where undefined).
 
     Returns
     -------
@@ -487,6 +505,7 @@ def roc_auc(
         average=average,
         undefined=undefined,
         max_fpr=max_fpr,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )
@@ -502,6 +521,7 @@ def average_precision(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     average: Literal["macro", "micro", "weighted", "samples"] | None = "macro",
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -517,6 +537,9 @@ def average_precision(
     average
         ``None``, ``"macro"``, ``"micro"``, ``"weighted"`` or ``"samples"`` (each id's
         average precision over its classes, 0 without positives, as scikit-learn).
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id,
+        average_precision)`` (with ``average="samples"``).
 
     Examples
     --------
@@ -537,6 +560,7 @@ def average_precision(
         weight_col=weight_col,
         by=by,
         average=average,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )
@@ -600,6 +624,7 @@ def top_k_accuracy(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -615,6 +640,8 @@ def top_k_accuracy(
         As in `roc_auc`.
     k
         How many of the best scores count.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id, top_k_accuracy)``.
 
     Examples
     --------
@@ -635,6 +662,7 @@ def top_k_accuracy(
         weight_col=weight_col,
         by=by,
         k=k,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )

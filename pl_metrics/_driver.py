@@ -114,6 +114,7 @@ def score(
     thresholds: Sequence[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
     memory_budget: int | str | None = None,
@@ -131,7 +132,9 @@ def score(
         As in `report`.
     threshold, pred_col, average, zero_division, beta, eps, class_weights, per_class, ragged
         As in `report`.
-    k, padding, undefined, n_bins, strategy, max_points, metric, thresholds, fold_col, max_fpr
+    k, padding, undefined, n_bins, strategy, max_points
+        As in `report`.
+    metric, thresholds, fold_col, max_fpr, per_id
         As in `report`.
     validate
         As in `report`.
@@ -196,6 +199,7 @@ def score(
         thresholds=thresholds,
         fold_col=fold_col,
         max_fpr=max_fpr,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )

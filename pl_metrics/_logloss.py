@@ -100,6 +100,10 @@ class _LogLoss(Family):
             parts.class_from_ids.append(by_true_class)
         return parts
 
+    def id_values(self, metric: str, cols: Columns, opts: Options) -> list[pl.Expr]:
+        p = pl.col(_P_TRUE) if metric == "log_loss" else pl.col(_P_TRUE) / pl.col(_ROW_SUM)
+        return [(-p.clip(opts.eps, 1 - opts.eps).log()).cast(pl.Float64).alias(metric)]
+
     def group_checks(
         self, metric: str, cols: Columns, opts: Options
     ) -> list[tuple[Problem, pl.Expr]]:
@@ -186,6 +190,7 @@ def log_loss(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     eps: float = 1e-15,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -210,6 +215,8 @@ def log_loss(
         Clipping bound.
     ragged, validate
         As in `lrap`.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id, log_loss)``.
 
     Returns
     -------
@@ -245,6 +252,7 @@ def log_loss(
         weight_col=weight_col,
         by=by,
         eps=eps,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )
@@ -260,6 +268,7 @@ def weighted_log_loss(
     by: str | Sequence[str] | None = None,
     class_weights: Mapping[object, float] | None = None,
     eps: float = 1e-15,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -277,6 +286,10 @@ def weighted_log_loss(
     class_weights
         Mapping ``class -> weight`` (keys compared as strings with the class column); it must
         cover exactly the classes of the table. Default: equal weights.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id,
+        weighted_log_loss)``: ``-ln p`` of the true class, rows rescaled (the class weights
+        apply to the means).
 
     Returns
     -------
@@ -319,6 +332,7 @@ def weighted_log_loss(
         by=by,
         eps=eps,
         class_weights=class_weights,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )

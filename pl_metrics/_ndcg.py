@@ -84,13 +84,19 @@ def _dcg(cols: Columns, k: int | None) -> Callable[[pl.LazyFrame, pl.LazyFrame],
     return extend
 
 
+def _id_value() -> pl.Expr:
+    # No positive: an ideal gain of 0, and an nDCG of 0, as scikit-learn.
+    return pl.when(pl.col("ideal") > 0).then(pl.col(_DCG) / pl.col("ideal")).otherwise(0.0)
+
+
 class _Ndcg(Family):
     """Per id: the tie-averaged DCG over the ideal DCG; then a weighted mean over ids."""
 
+    def id_values(self, metric: str, cols: Columns, opts: Options) -> list[pl.Expr]:
+        return [_id_value().cast(pl.Float64).alias(metric)]
+
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
-        w = pl.col(_W)
-        # No positive: an ideal gain of 0, and an nDCG of 0, as scikit-learn.
-        value = pl.when(pl.col("ideal") > 0).then(pl.col(_DCG) / pl.col("ideal")).otherwise(0.0)
+        w, value = pl.col(_W), _id_value()
         return Parts(
             id_exprs=[
                 cols.truth_expr.sum().cast(pl.Int64).alias(_NPOS),
@@ -149,6 +155,7 @@ def ndcg(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -165,6 +172,8 @@ def ndcg(
         As in `lrap`.
     k
         Only the first ``k`` positions count; ``None``: all.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id, ndcg)``.
 
     Examples
     --------
@@ -186,6 +195,7 @@ def ndcg(
         truth_col=truth_col,
         weight_col=weight_col,
         by=by,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )

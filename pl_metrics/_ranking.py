@@ -32,7 +32,7 @@ from pl_metrics import _kernel
 from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, ordered_sum
 from pl_metrics._report import report
 from pl_metrics._spec import Options
-from pl_metrics._state import MAX_ROWS, N_ROWS, Family, Parts, register
+from pl_metrics._state import LWLRAP_WEIGHT, MAX_ROWS, N_ROWS, Family, Parts, register
 
 __all__ = ["coverage_error", "label_ranking_loss", "lrap", "lwlrap"]
 
@@ -253,9 +253,9 @@ def _by_positive_class(
     return per_class
 
 
-def _group_exprs() -> list[pl.Expr]:
-    """Weighted sums over a group's ids."""
-    n, npos, w = pl.col(N_ROWS), pl.col(_NPOS), pl.col(_W)
+def _id_values() -> tuple[pl.Expr, pl.Expr]:
+    """Each id's LRAP and ranking loss, from its sums."""
+    n, npos = pl.col(N_ROWS), pl.col(_NPOS)
     # An id whose labels are all positive or all negative carries no ranking: sklearn scores
     # it 1 for LRAP and 0 for the ranking loss.
     degenerate = (npos == 0) | (npos == n)
@@ -265,6 +265,13 @@ def _group_exprs() -> list[pl.Expr]:
         .then(0.0)
         .otherwise(pl.col(_NEG_ABOVE) / (npos * (n - npos)).cast(pl.Float64))
     )
+    return lrap_id, loss_id
+
+
+def _group_exprs() -> list[pl.Expr]:
+    """Weighted sums over a group's ids."""
+    npos, w = pl.col(_NPOS), pl.col(_W)
+    lrap_id, loss_id = _id_values()
     return [
         ordered_sum(w).alias(_W_SUM),
         ordered_sum(w * lrap_id).alias(_LRAP_SUM),
@@ -320,6 +327,19 @@ class _Ranking(Family):
     def has_kernel(self) -> bool:
         return _kernel.available()
 
+    def id_values(self, metric: str, cols: Columns, opts: Options) -> list[pl.Expr]:
+        npos, w = pl.col(_NPOS), pl.col(_W)
+        lrap_id, loss_id = _id_values()
+        if metric == "lwlrap":  # the id's mean precision over its positives, and its weight
+            value = pl.when(npos > 0).then(pl.col(_PREC) / npos).cast(pl.Float64)
+            return [value.alias(metric), (w * npos).cast(pl.Float64).alias(LWLRAP_WEIGHT)]
+        value = {
+            "lrap": lrap_id,
+            "coverage_error": pl.col(_MAX_RANK),
+            "label_ranking_loss": loss_id,
+        }[metric]
+        return [value.cast(pl.Float64).alias(metric)]
+
     def finalize(
         self,
         metric: str,
@@ -373,6 +393,7 @@ def lwlrap(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     per_class: bool = False,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -405,6 +426,10 @@ def lwlrap(
     validate
         Check the data (nulls, NaN/inf, truth outside 0/1, duplicates, ragged ids). Turning
         checks off saves one aggregation per id; bad data then gives meaningless numbers.
+    per_id
+        Return each id's value instead: rows ``(by..., id, lwlrap, weight)``, the id's
+        precision averaged over its positive labels and its share of the group's positive
+        labels (null and 0 without positives), so ``sum(lwlrap * weight)`` is the group's.
 
     Returns
     -------
@@ -467,6 +492,7 @@ def lwlrap(
         truth_col=truth_col,
         weight_col=weight_col,
         by=by,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
         per_class=per_class,
@@ -482,6 +508,7 @@ def lrap(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -505,6 +532,9 @@ def lrap(
         ``"error"`` (default) or ``"allow"`` (rank each id over the rows it has).
     validate
         Check the data first (see `lwlrap`).
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id, lrap)``,
+        equal to scikit-learn's LRAP of that one row.
 
     Returns
     -------
@@ -552,6 +582,7 @@ def lrap(
         truth_col=truth_col,
         weight_col=weight_col,
         by=by,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )
@@ -566,6 +597,7 @@ def coverage_error(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -579,6 +611,8 @@ def coverage_error(
     ----------
     frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
         As in `lrap`.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id, coverage_error)``.
 
     Returns
     -------
@@ -613,6 +647,7 @@ def coverage_error(
         truth_col=truth_col,
         weight_col=weight_col,
         by=by,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )
@@ -627,6 +662,7 @@ def label_ranking_loss(
     truth_col: str = "truth",
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -640,6 +676,9 @@ def label_ranking_loss(
     ----------
     frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
         As in `lrap`.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id,
+        label_ranking_loss)``.
 
     Returns
     -------
@@ -683,6 +722,7 @@ def label_ranking_loss(
         truth_col=truth_col,
         weight_col=weight_col,
         by=by,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 __all__ = [
@@ -49,6 +49,7 @@ METRIC_OPTIONS = (
     "thresholds",
     "fold_col",
     "max_fpr",
+    "per_id",
 )
 ChunkKey = Literal["id", "class"]
 _THRESHOLD = frozenset({"weight_col", "threshold", "pred_col", "average", "zero_division"})
@@ -441,6 +442,30 @@ METRICS: dict[str, MetricInfo] = {
         ),
     )
 }
+
+
+#: Metrics that are means over ids: ``per_id=True`` gives each id's value instead.
+_PER_ID = (
+    "lwlrap",
+    "lrap",
+    "coverage_error",
+    "label_ranking_loss",
+    "log_loss",
+    "weighted_log_loss",
+    "top_k_accuracy",
+    "ndcg",
+    "accuracy",
+    "f1",
+    "precision",
+    "recall",
+    "fbeta",
+    "jaccard",
+    "roc_auc",
+    "average_precision",
+)
+METRICS.update(
+    {name: replace(METRICS[name], options=METRICS[name].options | {"per_id"}) for name in _PER_ID}
+)
 
 
 def sweepable() -> list[str]:

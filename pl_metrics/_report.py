@@ -41,6 +41,7 @@ def state(
     thresholds: Sequence[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> MetricState:
@@ -91,6 +92,7 @@ def state(
         thresholds=thresholds,
         fold_col=fold_col,
         max_fpr=max_fpr,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )
@@ -125,6 +127,7 @@ def report(
     thresholds: Sequence[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -161,6 +164,8 @@ def report(
         For `threshold_sweep` and `best_threshold`.
     max_fpr
         For `roc_auc`: the standardised partial area up to this false positive rate.
+    per_id
+        Each id's value of metrics that are means over ids: rows ``(by..., id, metric...)``.
     ragged, validate
         As in `lrap`.
 
@@ -213,6 +218,7 @@ def report(
         thresholds=thresholds,
         fold_col=fold_col,
         max_fpr=max_fpr,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )

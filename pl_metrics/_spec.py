@@ -101,6 +101,7 @@ class Options:
     thresholds: tuple[float, ...] | None = None
     fold_col: str | None = None
     max_fpr: float | None = None
+    per_id: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,6 +123,8 @@ class Spec:
         A fold column that a metric tunes over (``fold_col``) groups the state, not the result.
         """
         by = [b for b in self.columns.by if b != self.options.fold_col]
+        if self.options.per_id:
+            return [*by, self.columns.id]
         return [*by, self.columns.cls] if self.metrics and self.per_class(self.metrics[0]) else by
 
     def with_options(self, **changes: Any) -> Spec:
@@ -181,6 +184,7 @@ def make_options(
     thresholds: Sequence[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
+    per_id: bool = False,
 ) -> Options:
     """Check every option's value once, with errors that name the option."""
     if isinstance(threshold, (int, float)) and not isinstance(threshold, bool):
@@ -221,6 +225,7 @@ def make_options(
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps < 0.5:
         raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {eps!r}")
     check_option("per_class", per_class, (True, False))
+    check_option("per_id", per_id, (True, False))
     check_option("ragged", ragged, ("error", "allow"))
     check_option("validate", validate, (True, False))
     check_option("undefined", undefined, ("error", "skip"))
@@ -254,6 +259,7 @@ def make_options(
         fold_col=fold_col,
         # The whole curve (scikit-learn computes the plain AUC for max_fpr=1 too).
         max_fpr=None if max_fpr is None or max_fpr == 1 else float(max_fpr),
+        per_id=bool(per_id),
     )
 
 
@@ -326,6 +332,15 @@ def _check_metric_options(
                 f"option 'per_class': a per-class report cannot include {flat}: they have no "
                 "per-class values"
             )
+    if opts.per_id:
+        if opts.per_class:
+            raise MetricsInputError("option 'per_id': values per id and per class: choose one")
+        by_class = [e.name for e in entries if "average" in e.options and opts.average != "samples"]
+        if by_class:
+            raise MetricsInputError(
+                f"option 'per_id': {', '.join(by_class)} average classes; their per-id values "
+                "are those of average='samples'"
+            )
     curves = [e.name for e in entries if e.kind == "curve"]
     if curves and len(entries) > 1:
         raise MetricsInputError(
@@ -372,6 +387,7 @@ def resolve(
     thresholds: Sequence[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> Spec:
@@ -400,6 +416,7 @@ def resolve(
         thresholds=thresholds,
         fold_col=fold_col,
         max_fpr=max_fpr,
+        per_id=per_id,
     )
     # Options left at their default are not "given"; a changed one must be used by a metric.
     given: dict[str, object] = {
@@ -410,6 +427,7 @@ def resolve(
         "thresholds": thresholds,
         "fold_col": fold_col,
         "max_fpr": max_fpr,
+        "per_id": per_id or None,
         "metric": None if metric == _DEFAULTS.metric else metric,
         "average": None if per_class or average == _DEFAULTS.average else average,
     }

@@ -72,6 +72,8 @@ _MAX_HASH = f"{MAX_PREFIX}hash"
 _GROUP_HASH = f"{INTERNAL}group_hash"
 
 _ROW_CHECKS = ("null_", "nonfinite_", "not_01_")  # keys of `row_problems`
+#: Per id: its weight times its positive labels (lwlrap's weight, before normalising).
+LWLRAP_WEIGHT = f"{INTERNAL}lwlrap_weight"
 
 IdsHook = Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]
 
@@ -131,6 +133,13 @@ class Family:
     def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
         """Problems that `finalize` counts in columns of its result (named as the problem)."""
         return []
+
+    def id_values(self, metric: str, cols: Columns, opts: Options) -> list[pl.Expr]:
+        """With ``per_id``: the id's value of ``metric`` (named so), from the per-id table.
+
+        Companion columns may follow (lwlrap's weight).
+        """
+        raise NotImplementedError(metric)
 
     def has_kernel(self) -> bool:
         """Whether rows in memory (a DataFrame) are scored faster than by the streaming plan."""
@@ -210,6 +219,8 @@ class MetricState:
     curves: pl.LazyFrame | pl.DataFrame | None
     spec: Spec
     problems: tuple[Problem, ...]
+    #: With ``per_id``: one row per ``(by..., id)``, each metric's value of that id.
+    ids: pl.LazyFrame | pl.DataFrame | None = None
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -237,15 +248,15 @@ class MetricState:
 
     def collect(self) -> MetricState:
         """Compute the state's tables (runs the state plan; the result is small)."""
-        tables = [self.groups, self.classes, self.curves]
+        tables = [self.groups, self.classes, self.curves, self.ids]
         present = [t.lazy() for t in tables if t is not None]
         done = iter(pl.collect_all(present, engine="streaming"))
-        groups, classes, curves = (
+        groups, classes, curves, ids = (
             _in_key_order(next(done), self.spec, t is self.curves) if t is not None else None
             for t in tables
         )
         assert groups is not None
-        return replace(self, groups=groups, classes=classes, curves=curves)
+        return replace(self, groups=groups, classes=classes, curves=curves, ids=ids)
 
     def merge(self, *others: MetricState) -> MetricState:
         """The state of the union of id-disjoint parts: sums (and maxima) of the tables."""
@@ -265,6 +276,8 @@ def _in_key_order(df: pl.DataFrame, spec: Spec, curves: bool) -> pl.DataFrame:
     """A collected state table sorted by its keys, so later sums run in a fixed order."""
     cols = spec.columns
     keys = [k for k in [*cols.by, cols.cls, CURVE_SCORE] if k in df.columns]
+    if cols.id in df.columns:  # the per-id values
+        keys = [*cols.by, cols.id]
     if not curves:
         keys = [k for k in keys if k != CURVE_SCORE]
     return df.sort(keys, nulls_last=True, maintain_order=True) if keys else df
@@ -314,6 +327,12 @@ def merge_states(states: Sequence[MetricState]) -> MetricState:
         else merged(
             [s.curves for s in states if s.curves is not None], [*by, cols.cls, CURVE_SCORE]
         ),
+        # Per-id values of id-disjoint parts: each id in one part, the rows stacked.
+        ids=None
+        if first.ids is None
+        else pl.concat([s.ids.lazy() for s in states if s.ids is not None]).sort(
+            [*by, cols.id], nulls_last=True, maintain_order=True
+        ),
     )
     # Eager states merge in the in-memory engine: sums in the states' order, so the same
     # parts give the same bits every time.
@@ -321,14 +340,14 @@ def merge_states(states: Sequence[MetricState]) -> MetricState:
 
 
 def _collect_in_memory(state: MetricState) -> MetricState:
-    tables = [state.groups, state.classes, state.curves]
+    tables = [state.groups, state.classes, state.curves, state.ids]
     done = [
         None if t is None else _in_key_order(t.lazy().collect(), state.spec, t is state.curves)
         for t in tables
     ]
-    groups, classes, curves = done
+    groups, classes, curves, ids = done
     assert groups is not None
-    return replace(state, groups=groups, classes=classes, curves=curves)
+    return replace(state, groups=groups, classes=classes, curves=curves, ids=ids)
 
 
 def _difference(a: Spec, b: Spec) -> str:
@@ -431,12 +450,17 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         curves = lf.group_by([*by, cols.cls, pl.col(cols.score).alias(CURVE_SCORE)]).agg(
             curve_exprs
         )
+    ids = None
+    if opts.per_id:
+        values = [e for m in spec.metrics for e in _family(m).id_values(m, cols, opts)]
+        ids = per_id.select(*by, cols.id, *_same_by_name(values))
     return MetricState(
         groups=groups,
         classes=classes,
         curves=curves,
         spec=spec,
         problems=tuple(p for p, _ in checks),
+        ids=ids,
     )
 
 
@@ -522,7 +546,9 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
     keys = state.spec.keys
     curves = state.curves.lazy() if state.curves is not None else None
     results, result_problems = [], []
-    for metric in state.metrics:
+    if state.ids is not None:  # per id: the values as they are, after the same checks
+        results.append(_per_id_values(state))
+    for metric in state.metrics if state.ids is None else ():
         family = _family(metric)
         results.append(family.finalize(metric, groups, classes, curves, cols, opts))
         # Problems found while finalizing (an undefined ROC AUC) raise after the data checks.
@@ -538,3 +564,21 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         join_on(out, checks, result_by), [*problems, *result_problems], result_by
     )
     return out.sort(keys, nulls_last=True, maintain_order=True) if keys else out
+
+
+def _per_id_values(state: MetricState) -> pl.LazyFrame:
+    """The per-id table: ``(by..., id, metric...)``; lwlrap's ids also get their ``weight``.
+
+    An id's lwlrap weight is its share of the group's (weighted) positive labels, so that
+    ``sum(lwlrap * weight)`` over the ids of a group is the group's lwlrap.
+    """
+    assert state.ids is not None
+    cols, by = state.columns, list(state.columns.by)
+    ids = state.ids.lazy()
+    names = list(state.metrics)
+    if LWLRAP_WEIGHT in ids.collect_schema():
+        total = pl.col(LWLRAP_WEIGHT).sum()
+        share = pl.col(LWLRAP_WEIGHT) / (total.over(by) if by else total)
+        ids = ids.with_columns(share.alias("weight"))
+        names.append("weight")
+    return ids.select(*by, cols.id, *names)

@@ -150,6 +150,13 @@ class _Thresholded(Family):
                 ]
         return parts
 
+    def id_values(self, metric: str, cols: Columns, opts: Options) -> list[pl.Expr]:
+        if metric == "accuracy":
+            return [pl.col(_EXACT).alias(metric)]
+        tp, fp, fn, tn = (pl.col(c) for c in _ID_COUNTS)
+        value = from_counts(metric, tp, fp, fn, tn, opts.zero_division, opts.beta)
+        return [value.alias(metric)]
+
     def finalize(
         self,
         metric: str,
@@ -267,6 +274,7 @@ def f1(
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -300,6 +308,9 @@ def f1(
         Value of a ratio whose denominator is zero: 0 (default), 1 or NaN.
     ragged, validate
         As in `lrap`.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id, f1)`` (with
+        ``average="samples"``).
 
     Returns
     -------
@@ -343,6 +354,7 @@ def f1(
         pred_col=pred_col,
         average=average,
         zero_division=zero_division,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )
@@ -361,6 +373,7 @@ def precision(
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -372,6 +385,9 @@ def precision(
         As in `f1`.
     average, zero_division, ragged, validate
         As in `f1`.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id, precision)``
+        (with ``average="samples"``).
 
     Examples
     --------
@@ -395,6 +411,7 @@ def precision(
         pred_col=pred_col,
         average=average,
         zero_division=zero_division,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )
@@ -413,6 +430,7 @@ def recall(
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -424,6 +442,9 @@ def recall(
         As in `f1`.
     average, zero_division, ragged, validate
         As in `f1`.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id, recall)``
+        (with ``average="samples"``).
 
     Examples
     --------
@@ -447,6 +468,7 @@ def recall(
         pred_col=pred_col,
         average=average,
         zero_division=zero_division,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )
@@ -634,6 +656,7 @@ def fbeta(
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -650,6 +673,9 @@ def fbeta(
         Positive weight of recall against precision.
     average, zero_division, ragged, validate
         As in `f1`.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id, fbeta)``
+        (with ``average="samples"``).
 
     Examples
     --------
@@ -674,6 +700,7 @@ def fbeta(
         pred_col=pred_col,
         average=average,
         zero_division=zero_division,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )
@@ -692,6 +719,7 @@ def jaccard(
     pred_col: str | None = None,
     average: Average = "macro",
     zero_division: float = 0.0,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -706,6 +734,9 @@ def jaccard(
         As in `f1`.
     average, zero_division, ragged, validate
         As in `f1`.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id, jaccard)``
+        (with ``average="samples"``).
 
     Examples
     --------
@@ -729,6 +760,7 @@ def jaccard(
         pred_col=pred_col,
         average=average,
         zero_division=zero_division,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )
@@ -910,6 +942,7 @@ def accuracy(
     by: str | Sequence[str] | None = None,
     threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -923,6 +956,8 @@ def accuracy(
         As in `f1`.
     ragged, validate
         As in `lrap`.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id, accuracy)``.
 
     Examples
     --------
@@ -944,6 +979,7 @@ def accuracy(
         by=by,
         threshold=threshold,
         pred_col=pred_col,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )

@@ -133,6 +133,11 @@ def _add_score(commands: Any) -> None:
     _add_columns(sc)
     _add_metric_options(sc)
     sc.add_argument("--per-class", action="store_true", help="one row per group and class")
+    sc.add_argument(
+        "--per-id",
+        action="store_true",
+        help="one row per group and id: each id's value, for metrics that are means over ids",
+    )
     _add_chunking(sc)
     _add_output(sc)
     _add_quiet(sc)
@@ -561,7 +566,12 @@ def _run_curves(args: argparse.Namespace) -> None:
 
 
 def _run_score(args: argparse.Namespace) -> None:
-    options = {**_metric_options(args), "by": _by(args) or None, "per_class": args.per_class}
+    options = {
+        **_metric_options(args),
+        "by": _by(args) or None,
+        "per_class": args.per_class,
+        "per_id": args.per_id,
+    }
     if args.dask:
         from pl_metrics import dask as on_dask
 

@@ -81,6 +81,7 @@ def score(
     thresholds: Sequence[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
     memory_budget: int | str | None = None,
@@ -103,7 +104,9 @@ def score(
         As in `pl_metrics.report`.
     threshold, pred_col, average, zero_division, beta, eps, class_weights, per_class
         As in `pl_metrics.report`.
-    k, padding, undefined, n_bins, strategy, max_points, metric, thresholds, fold_col, max_fpr
+    k, padding, undefined, n_bins, strategy, max_points
+        As in `pl_metrics.report`.
+    metric, thresholds, fold_col, max_fpr, per_id
         As in `pl_metrics.report`.
     ragged, validate
         As in `pl_metrics.report`.
@@ -152,6 +155,7 @@ def score(
         thresholds=thresholds,
         fold_col=fold_col,
         max_fpr=max_fpr,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )

@@ -88,6 +88,8 @@ def option_sets(entry: MetricInfo) -> list[dict[str, Any]]:
         "thresholds": {"thresholds": [0.2, 0.6]},
         "fold_col": {"fold_col": "fold"},
         "max_fpr": {"max_fpr": 0.4},
+        "per_id": {"per_id": True}
+        | ({"average": "samples"} if "average" in entry.options else {}),
     }
     sets += [options for name, options in extra.items() if name in entry.options]
     return sets
@@ -144,6 +146,8 @@ def cli_flags(options: dict[str, Any]) -> list[str] | None:
             return None
         if (name == "average" and value is None) or name == "per_class":
             flags.append("--per-class")
+        elif name == "per_id":
+            flags.append("--per-id")
         elif name == "undefined":
             flags.append("--skip-undefined")
         elif name == "validate":

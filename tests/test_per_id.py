@@ -1,0 +1,114 @@
+"""Per-id values (per_id=True) equal scikit-learn's value of each id's row."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from sklearn import metrics as skm
+
+import pl_metrics
+from pl_metrics._registry import METRICS
+
+EPS = float(np.finfo(float).eps)
+
+
+def one_row(metric: str, t: np.ndarray, s: np.ndarray) -> float:
+    """scikit-learn's metric of a single id (a one-row indicator matrix)."""
+    rows_t, rows_s = t[None, :].astype(int), s[None, :]
+    rows_p = (rows_s >= 0.5).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value: Any = {
+            "lrap": lambda: skm.label_ranking_average_precision_score(rows_t, rows_s),
+            "coverage_error": lambda: skm.coverage_error(rows_t, rows_s),
+            "label_ranking_loss": lambda: skm.label_ranking_loss(rows_t, rows_s),
+            "ndcg": lambda: skm.ndcg_score(rows_t, rows_s),
+            "accuracy": lambda: skm.accuracy_score(rows_t, rows_p),
+            "f1": lambda: skm.f1_score(rows_t, rows_p, average="samples", zero_division=0),
+            "jaccard": lambda: skm.jaccard_score(
+                rows_t, rows_p, average="samples", zero_division=0
+            ),
+            "average_precision": lambda: skm.average_precision_score(
+                rows_t, rows_s, average="samples"
+            ),
+            "roc_auc": lambda: skm.roc_auc_score(rows_t, rows_s, average="samples"),
+            "log_loss": lambda: skm.log_loss(t.argmax()[None], rows_s, labels=range(len(s))),
+            "top_k_accuracy": lambda: skm.top_k_accuracy_score(
+                t.argmax()[None], rows_s, k=1, labels=range(len(s))
+            ),
+        }[metric]()
+    return float(value)
+
+
+MULTILABEL = [
+    "lrap",
+    "coverage_error",
+    "label_ranking_loss",
+    "ndcg",
+    "accuracy",
+    "f1",
+    "jaccard",
+    "average_precision",
+    "roc_auc",
+]
+
+
+@pytest.mark.parametrize("metric", MULTILABEL)
+def test_multilabel_per_id(metric: str) -> None:
+    rng = np.random.default_rng(4)
+    truth = rng.random((40, 5)) < 0.4
+    truth[:, 0] |= ~truth.any(axis=1)  # a positive in every id
+    truth[:, 1] &= ~truth.all(axis=1)  # and a negative: every id's AUC is defined
+    score = np.round(rng.random((40, 5)), 1)
+    df = pl_metrics.from_numpy(truth, score)
+    options: dict[str, Any] = {"average": "samples"} if "average" in METRICS[metric].options else {}
+    for frame in (df, df.lazy()):
+        out = pl_metrics.report(frame, metric, per_id=True, **options)
+        out = out.collect() if isinstance(out, pl.LazyFrame) else out
+        assert out.columns == ["id", metric]
+        want = [one_row(metric, truth[i], score[i]) for i in range(len(truth))]
+        np.testing.assert_allclose(out.sort("id")[metric], want, rtol=1e-12, atol=1e-15)
+        mean = pl_metrics.report(df, metric, **options)[metric].item()
+        assert out[metric].mean() == pytest.approx(mean, rel=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["log_loss", "top_k_accuracy"])
+def test_multiclass_per_id(metric: str) -> None:
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 4, 30)
+    p = rng.dirichlet(np.ones(4), 30)
+    df = pl_metrics.from_numpy(y, p)
+    out = (
+        pl_metrics.report(df, metric, per_id=True, eps=EPS)
+        if metric == "log_loss"
+        else (pl_metrics.report(df, metric, per_id=True))
+    )
+    truth = np.eye(4, dtype=bool)[y]
+    want = [one_row(metric, truth[i], p[i]) for i in range(30)]
+    np.testing.assert_allclose(out.sort("id")[metric], want, rtol=1e-12)
+
+
+def test_lwlrap_per_id_weights_add_up_to_the_group_value() -> None:
+    df = pl.read_parquet("data/digits_properties_oof.parquet")
+    per_id = pl_metrics.lwlrap(df, by="model", per_id=True)
+    assert per_id.columns == ["model", "id", "lwlrap", "weight"]
+    summed = per_id.group_by("model").agg((pl.col("lwlrap") * pl.col("weight")).sum()).sort("model")
+    np.testing.assert_allclose(
+        summed["lwlrap"], pl_metrics.lwlrap(df, by="model")["lwlrap"], rtol=1e-12
+    )
+
+
+def test_per_id_needs_metrics_that_are_means_over_ids() -> None:
+    df = pl_metrics.from_numpy(np.array([[1, 0], [0, 1]]), np.array([[0.8, 0.1], [0.3, 0.9]]))
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match="option 'per_id' is not used by roc_curve"
+    ):
+        pl_metrics.report(df, "roc_curve", per_id=True)
+    with pytest.raises(pl_metrics.MetricsInputError, match="average='samples'"):
+        pl_metrics.f1(df, per_id=True)
+    with pytest.raises(pl_metrics.MetricsInputError, match="per_id"):
+        pl_metrics.bootstrap(df, "lrap", per_id=True, n_resamples=5)
