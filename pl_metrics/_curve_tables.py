@@ -33,7 +33,9 @@ from pl_metrics._frame import (
 )
 from pl_metrics._report import report
 from pl_metrics._spec import Options, Strategy
-from pl_metrics._state import CURVE_SCORE, Family, Parts, register
+from pl_metrics._state import CURVE_NEG as _NEG
+from pl_metrics._state import CURVE_POS as _POS
+from pl_metrics._state import CURVE_SCORE, Family, Parts, curve_exprs, register
 
 __all__ = [
     "binary_log_loss",
@@ -44,8 +46,6 @@ __all__ = [
     "roc_curve",
 ]
 
-_POS = f"{INTERNAL}pos_w"  # the curves table's columns, as `pl_metrics._curves` names them
-_NEG = f"{INTERNAL}neg_w"
 _N = f"{INTERNAL}n"
 _LOSS = f"{INTERNAL}loss"
 _BIN = f"{INTERNAL}bin"
@@ -55,16 +55,11 @@ _ROW = f"{INTERNAL}row"
 _PROBABILITIES = ("brier_score", "binary_log_loss", "expected_calibration_error")
 
 
-def _curve_exprs(cols: Columns) -> list[pl.Expr]:
-    truth, weight = cols.truth_expr, cols.weight_expr
-    return [weight.filter(truth).sum().alias(_POS), weight.filter(~truth).sum().alias(_NEG)]
-
-
 class _CurveTables(Family):
     """Curves, calibration and per-cell losses, from the curves table."""
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
-        parts = Parts(curve_exprs=_curve_exprs(cols))
+        parts = Parts(curve_exprs=curve_exprs(cols))
         if any(m in _PROBABILITIES or m == "calibration_curve" for m in metrics):
             assert cols.score is not None
             score = pl.col(cols.score)

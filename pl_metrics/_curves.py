@@ -29,7 +29,9 @@ from pl_metrics._frame import (
 )
 from pl_metrics._report import report
 from pl_metrics._spec import Options
-from pl_metrics._state import CURVE_SCORE, N_ROWS, Family, MetricState, Parts, register
+from pl_metrics._state import CURVE_NEG as _NEG
+from pl_metrics._state import CURVE_POS as _POS
+from pl_metrics._state import CURVE_SCORE, N_ROWS, Family, MetricState, Parts, curve_exprs, register
 
 __all__ = [
     "average_classes",
@@ -41,8 +43,6 @@ __all__ = [
 ]
 
 CURVE_METRICS = ("roc_auc", "average_precision", "padded_cmap")
-_POS = f"{INTERNAL}pos_w"
-_NEG = f"{INTERNAL}neg_w"
 _W = f"{INTERNAL}w"
 _TRUE_SCORE = f"{INTERNAL}true_score"
 _TRUE_CLASS = f"{INTERNAL}topk_true_class"  # as scikit-learn sorts it: not log loss's
@@ -61,11 +61,6 @@ _S_W = f"{INTERNAL}s_w"
 _S_AUC_SUM = f"{INTERNAL}s_auc_sum"
 _S_AUC_W = f"{INTERNAL}s_auc_w"
 _S_UNDEFINED = f"{INTERNAL}s_undefined"
-
-
-def _curve_exprs(cols: Columns) -> list[pl.Expr]:
-    truth, weight = cols.truth_expr, cols.weight_expr
-    return [weight.filter(truth).sum().alias(_POS), weight.filter(~truth).sum().alias(_NEG)]
 
 
 def _per_class_values(
@@ -131,7 +126,7 @@ class _Curves(Family):
         parts = Parts()
         by_id = opts.average == "samples"
         if any(m in CURVE_METRICS and not (by_id and m != "padded_cmap") for m in metrics):
-            parts.curve_exprs = _curve_exprs(cols)
+            parts.curve_exprs = curve_exprs(cols)
         if by_id and any(m in ("roc_auc", "average_precision") for m in metrics):
             samples = _samples_parts(cols)
             parts.id_exprs += samples.id_exprs

@@ -41,6 +41,8 @@ from pl_metrics._registry import info
 from pl_metrics._spec import Options, Spec
 
 __all__ = [
+    "CURVE_NEG",
+    "CURVE_POS",
     "CURVE_SCORE",
     "MAX_PREFIX",
     "Family",
@@ -48,6 +50,7 @@ __all__ = [
     "Parts",
     "build_state",
     "chunk_key",
+    "curve_exprs",
     "has_kernel",
     "merge_states",
     "register",
@@ -61,6 +64,8 @@ N_ROWS = f"{INTERNAL}n"  # rows of an id (per-id frame)
 MAX_ROWS = f"{MAX_PREFIX}rows"  # most rows of any id in the group
 CLASS_ROWS = f"{INTERNAL}class_rows"  # rows of a class in the group
 CURVE_SCORE = f"{INTERNAL}score"  # the score key of the curves table
+CURVE_POS = f"{INTERNAL}pos_w"  # the curves table's weight of positives at the score
+CURVE_NEG = f"{INTERNAL}neg_w"  # and of negatives
 _N_CLASSES = f"{INTERNAL}n_classes"
 _TOTAL_ROWS = f"{INTERNAL}total_rows"
 # Class-set checks: an id has exactly the classes of its group iff it has as many rows and
@@ -94,6 +99,15 @@ class Parts:
     curve_exprs: list[pl.Expr] = field(default_factory=list)
     #: Columns the rows need first (a joined threshold per class), before any aggregation.
     prepare: list[Callable[[pl.LazyFrame], pl.LazyFrame]] = field(default_factory=list)
+
+
+def curve_exprs(cols: Columns) -> list[pl.Expr]:
+    """The curves table's sums: the weight of positive and negative rows at each score."""
+    truth, weight = cols.truth_expr, cols.weight_expr
+    return [
+        weight.filter(truth).sum().alias(CURVE_POS),
+        weight.filter(~truth).sum().alias(CURVE_NEG),
+    ]
 
 
 class Family:

@@ -20,22 +20,17 @@ from pl_metrics._counts import from_counts
 from pl_metrics._frame import INTERNAL, Columns, FrameT, Ragged
 from pl_metrics._report import report
 from pl_metrics._spec import Options
-from pl_metrics._state import CURVE_SCORE, Family, Parts, register
+from pl_metrics._state import CURVE_NEG as _NEG
+from pl_metrics._state import CURVE_POS as _POS
+from pl_metrics._state import CURVE_SCORE, Family, Parts, curve_exprs, register
 
 __all__ = ["best_threshold", "threshold_sweep"]
 
-_POS = f"{INTERNAL}pos_w"  # the curves table's columns, as `pl_metrics._curves` names them
-_NEG = f"{INTERNAL}neg_w"
 _TP = f"{INTERNAL}tp"
 _FP = f"{INTERNAL}fp"
 _P = f"{INTERNAL}p_all"
 _N = f"{INTERNAL}n_all"
 _T = "threshold"
-
-
-def _curve_exprs(cols: Columns) -> list[pl.Expr]:
-    truth, weight = cols.truth_expr, cols.weight_expr
-    return [weight.filter(truth).sum().alias(_POS), weight.filter(~truth).sum().alias(_NEG)]
 
 
 def _cumulated(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
@@ -90,7 +85,7 @@ class _Thresholds(Family):
     """A thresholded metric at many thresholds, and the best one, from the curves table."""
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
-        return Parts(curve_exprs=_curve_exprs(cols))
+        return Parts(curve_exprs=curve_exprs(cols))
 
     def finalize(
         self,
