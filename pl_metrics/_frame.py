@@ -389,8 +389,6 @@ def raise_on_problems(
 
 def _where(bad: pl.DataFrame, by: Sequence[str], shown: Sequence[str]) -> str:
     """Up to three of the groups (and examples) concerned, for an error message."""
-    if not by and not shown:
-        return ""
     by = [k for k in by if not k.startswith(INTERNAL)]  # a resample number says nothing
     if not by and not shown:
         return ""

@@ -68,7 +68,8 @@ def pair_counts(
     sums = (np.empty(len(starts) - 1), np.empty(len(starts) - 1), np.empty(len(starts) - 1))
     threads = max(1, min(thread_count(), len(starts) - 1))
     pieces = np.linspace(0, len(starts) - 1, threads + 1).astype(int)
-    positives_at = np.concatenate([[0], np.cumsum(truth)])[starts[pieces]]
+    # Where each thread's positives start: counted once per piece, not cumulated per row.
+    positives_at = [int(np.count_nonzero(truth[: starts[g]])) for g in pieces]
 
     def count(piece: int) -> None:
         first, last = pieces[piece], pieces[piece + 1]
