@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+import numpy as np
 import polars as pl
 
 from pl_metrics._counts import check_zero_division
@@ -163,6 +164,13 @@ def class_weights_option(
     return tuple((str(k), float(v)) for k, v in class_weights.items())
 
 
+def _is_number(value: object) -> bool:
+    """A real number, numpy's included, but not a bool."""
+    return not isinstance(value, bool) and isinstance(
+        value, (int, float, np.integer, np.floating)
+    )
+
+
 def make_options(
     *,
     threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
@@ -187,7 +195,8 @@ def make_options(
     per_id: bool = False,
 ) -> Options:
     """Check every option's value once, with errors that name the option."""
-    if isinstance(threshold, (int, float)) and not isinstance(threshold, bool):
+    if _is_number(threshold):
+        threshold = float(threshold)  # type: ignore[arg-type]
         if not math.isfinite(threshold):
             raise MetricsInputError(
                 f"option 'threshold': expected a finite number, got {threshold}"
@@ -207,8 +216,7 @@ def make_options(
     if thresholds is not None:
         values = list(thresholds)
         if not values or not all(
-            not isinstance(v, bool) and isinstance(v, (int, float)) and math.isfinite(v)
-            for v in values
+            _is_number(v) and math.isfinite(float(v)) for v in values
         ):
             raise MetricsInputError(
                 f"option 'thresholds': expected finite numbers, got {thresholds!r}"

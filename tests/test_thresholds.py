@@ -160,3 +160,10 @@ def test_out_of_fold_tuning_matches_brute_force() -> None:
         )
     lazy = pl_metrics.best_threshold(df.lazy(), "f1", fold_col="fold").collect()
     assert_frame_equal(lazy, out)
+
+
+def test_numpy_numbers_are_thresholds() -> None:
+    df = pl_metrics.from_numpy(np.array([[1, 0], [0, 1]]), np.array([[0.8, 0.1], [0.3, 0.9]]))
+    assert pl_metrics.f1(df, threshold=np.float32(0.5)).item() == pl_metrics.f1(df).item()
+    sweep = pl_metrics.threshold_sweep(df, "f1", np.arange(2))
+    assert sweep["threshold"].unique().sort().to_list() == [0.0, 1.0]
