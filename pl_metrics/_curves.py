@@ -27,6 +27,7 @@ from pl_metrics._frame import (
     ordered_mean,
     ordered_sum,
 )
+from pl_metrics._ranking import N_AT, P_AT, SCORE, P, R, ranked_scores
 from pl_metrics._report import report
 from pl_metrics._spec import Options
 from pl_metrics._state import CURVE_NEG as _NEG
@@ -50,9 +51,6 @@ _TOPK_HIT = f"{INTERNAL}topk_hit"
 _TOPK_SUM = f"{INTERNAL}topk_sum"
 _TOPK_W = f"{INTERNAL}topk_w"
 # average="samples": per id over its classes.
-_S_SCORE = f"{INTERNAL}s_score"
-_S_N = f"{INTERNAL}s_n"
-_S_P = f"{INTERNAL}s_p"
 _S_NPOS = f"{INTERNAL}s_npos"
 _S_PREC = f"{INTERNAL}s_prec"
 _S_WRONG = f"{INTERNAL}s_wrong"
@@ -281,20 +279,10 @@ def _samples(cols: Columns) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFra
     def extend(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
         assert cols.score is not None
         keys = [*cols.by, cols.id]
-        n, p = pl.col(_S_N), pl.col(_S_P)
-        ranked = (
-            rows.group_by([*keys, pl.col(cols.score).alias(_S_SCORE)])
-            .agg(
-                pl.len().cast(pl.Int64).alias(_S_N),
-                cols.truth_expr.sum().cast(pl.Int64).alias(_S_P),
-            )
-            .sort([*keys, _S_SCORE], descending=[False] * len(keys) + [True])
-            .with_columns(n.cum_sum().over(keys).alias("r"), p.cum_sum().over(keys).alias("q"))
-            .filter(p > 0)
-        )
-        r, q = pl.col("r"), pl.col("q")
+        n, p, r, q = (pl.col(c) for c in (N_AT, P_AT, R, P))
+        ranked = ranked_scores(rows, keys, pl.col(cols.score), cols.truth_expr).filter(p > 0)
         sums = (
-            ranked.sort([*keys, _S_SCORE])
+            ranked.sort([*keys, SCORE])
             .group_by(keys)
             .agg(
                 ordered_sum(p * q / r).alias(_S_PREC),

@@ -15,16 +15,17 @@ from collections.abc import Callable, Sequence
 import polars as pl
 
 from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, ordered_sum
+from pl_metrics._ranking import N_AT as N_AT
+from pl_metrics._ranking import P_AT as P_AT
+from pl_metrics._ranking import SCORE as SCORE
+from pl_metrics._ranking import R as R
+from pl_metrics._ranking import ranked_scores
 from pl_metrics._report import report
 from pl_metrics._spec import Options
 from pl_metrics._state import MAX_ROWS, N_ROWS, Family, Parts, register
 
 __all__ = ["ndcg"]
 
-_SCORE = f"{INTERNAL}score"
-_N_AT = f"{INTERNAL}n_at"
-_P_AT = f"{INTERNAL}p_at"
-_BELOW = f"{INTERNAL}rows_through"  # rows at or above the score (the tie group's end)
 _I = f"{INTERNAL}i"
 _D = f"{INTERNAL}discounts"
 _DCG = f"{INTERNAL}dcg"
@@ -47,16 +48,8 @@ def _dcg(cols: Columns, k: int | None) -> Callable[[pl.LazyFrame, pl.LazyFrame],
         assert cols.score is not None
         keys = [*cols.by, cols.id]
         table = _discounts(per_id)
-        groups = (
-            rows.group_by([*keys, pl.col(cols.score).alias(_SCORE)])
-            .agg(
-                pl.len().cast(pl.Int64).alias(_N_AT),
-                cols.truth_expr.sum().cast(pl.Int64).alias(_P_AT),
-            )
-            .sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
-            .with_columns(pl.col(_N_AT).cum_sum().over(keys).alias(_BELOW))
-        )
-        end, start = pl.col(_BELOW), pl.col(_BELOW) - pl.col(_N_AT)
+        groups = ranked_scores(rows, keys, pl.col(cols.score), cols.truth_expr)
+        end, start = pl.col(R), pl.col(R) - pl.col(N_AT)
         if k is not None:
             end, start = end.clip(upper_bound=k), start.clip(upper_bound=k)
 
@@ -64,13 +57,13 @@ def _dcg(cols: Columns, k: int | None) -> Callable[[pl.LazyFrame, pl.LazyFrame],
             return table.select(pl.col(_I).alias(name), pl.col(_D).alias(f"{name}_d"))
 
         spans = (
-            groups.filter(pl.col(_P_AT) > 0)
+            groups.filter(pl.col(P_AT) > 0)
             .with_columns(end.alias("end"), start.alias("start"))
             .join(at("end"), on="end")
             .join(at("start"), on="start")
         )
-        gain = pl.col(_P_AT) * (pl.col("end_d") - pl.col("start_d")) / pl.col(_N_AT)
-        dcg = spans.sort([*keys, _SCORE]).group_by(keys).agg(ordered_sum(gain).alias(_DCG))
+        gain = pl.col(P_AT) * (pl.col("end_d") - pl.col("start_d")) / pl.col(N_AT)
+        dcg = spans.sort([*keys, SCORE]).group_by(keys).agg(ordered_sum(gain).alias(_DCG))
         ideal_at = pl.col(_NPOS) if k is None else pl.col(_NPOS).clip(upper_bound=k)
         return (
             per_id.join(dcg, on=keys, how="left", nulls_equal=True)

@@ -34,7 +34,18 @@ from pl_metrics._report import report
 from pl_metrics._spec import Options
 from pl_metrics._state import LWLRAP_WEIGHT, MAX_ROWS, N_ROWS, Family, Parts, register
 
-__all__ = ["coverage_error", "label_ranking_loss", "lrap", "lwlrap"]
+__all__ = [
+    "N_AT",
+    "P_AT",
+    "SCORE",
+    "P",
+    "R",
+    "coverage_error",
+    "label_ranking_loss",
+    "lrap",
+    "lwlrap",
+    "ranked_scores",
+]
 
 
 # Per-id columns.
@@ -44,14 +55,15 @@ _NEG_ABOVE = f"{INTERNAL}neg_above"
 _MAX_RANK = f"{INTERNAL}max_rank"
 _W = f"{INTERNAL}w"
 _POS_CLASS = f"{INTERNAL}pos_class"
-_SCORE = f"{INTERNAL}score"
+SCORE = f"{INTERNAL}score"
 _TRUTH = f"{INTERNAL}truth"
 _MIN_POS = f"{INTERNAL}min_pos"
 _POS_SCORE = f"{INTERNAL}pos_score"
-_N_AT = f"{INTERNAL}n_at"
-_P_AT = f"{INTERNAL}p_at"
-_R = f"{INTERNAL}r"
-_P = f"{INTERNAL}p"
+#: Columns of `ranked_scores`: rows and positives at a score, and at or above it.
+N_AT = f"{INTERNAL}n_at"
+P_AT = f"{INTERNAL}p_at"
+R = f"{INTERNAL}r"
+P = f"{INTERNAL}p"
 # Per-group sums.
 _W_SUM = f"{INTERNAL}w_sum"
 _LRAP_SUM = f"{INTERNAL}lrap_sum"
@@ -91,8 +103,25 @@ def _pair_input(rows: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
         *cols.by,
         cols.id,
         pl.col(cols.cls).alias(_POS_CLASS),
-        pl.col(cols.score).alias(_SCORE),
+        pl.col(cols.score).alias(SCORE),
         cols.truth_expr.alias(_TRUTH),
+    )
+
+
+def ranked_scores(
+    rows: pl.LazyFrame, keys: list[str], score: pl.Expr, truth: pl.Expr
+) -> pl.LazyFrame:
+    """Per id (``keys``) and distinct score, highest first: counts there and at or above it.
+
+    `N_AT` and `P_AT` count the rows and positives at the score (named `SCORE`); `R` and
+    `P` those at or above it: a positive's two ranks there, ties taking the worst.
+    """
+    counts = rows.group_by([*keys, score.alias(SCORE)]).agg(
+        pl.len().cast(pl.Int64).alias(N_AT), truth.sum().cast(pl.Int64).alias(P_AT)
+    )
+    return counts.sort([*keys, SCORE], descending=[False] * len(keys) + [True]).with_columns(
+        pl.col(N_AT).cum_sum().over(keys).alias(R),
+        pl.col(P_AT).cum_sum().over(keys).alias(P),
     )
 
 
@@ -112,46 +141,36 @@ def _per_positive(pairs: pl.LazyFrame, ids: pl.LazyFrame, keys: list[str]) -> pl
     Both stream.
     """
     candidates = pairs.join(ids, on=keys, nulls_equal=True).filter(
-        pl.col(_SCORE) >= pl.col(_MIN_POS)
+        pl.col(SCORE) >= pl.col(_MIN_POS)
     )
     few = pl.col(_NPOS) <= _FEW_POSITIVES
-    positives = candidates.filter(_TRUTH).select(*keys, _POS_CLASS, _SCORE, _NPOS)
+    positives = candidates.filter(_TRUTH).select(*keys, _POS_CLASS, SCORE, _NPOS)
     joined = (
         candidates.filter(few)
-        .select(*keys, _SCORE, _TRUTH)
+        .select(*keys, SCORE, _TRUTH)
         .join(
-            positives.filter(few).select(*keys, _POS_CLASS, pl.col(_SCORE).alias(_POS_SCORE)),
+            positives.filter(few).select(*keys, _POS_CLASS, pl.col(SCORE).alias(_POS_SCORE)),
             on=keys,
             nulls_equal=True,
         )
-        .filter(pl.col(_SCORE) >= pl.col(_POS_SCORE))
+        .filter(pl.col(SCORE) >= pl.col(_POS_SCORE))
         .group_by([*keys, _POS_CLASS])
-        .agg(pl.len().cast(pl.Int64).alias(_R), pl.col(_TRUTH).sum().cast(pl.Int64).alias(_P))
+        .agg(pl.len().cast(pl.Int64).alias(R), pl.col(_TRUTH).sum().cast(pl.Int64).alias(P))
     )
-    counts = (
-        candidates.filter(~few)
-        .group_by([*keys, _SCORE])
-        .agg(pl.len().cast(pl.Int64).alias(_N_AT), pl.col(_TRUTH).sum().cast(pl.Int64).alias(_P_AT))
-        .sort([*keys, _SCORE], descending=[False] * len(keys) + [True])
-    )
-    ranks = counts.select(
-        *keys,
-        _SCORE,
-        pl.col(_N_AT).cum_sum().over(keys).alias(_R),
-        pl.col(_P_AT).cum_sum().over(keys).alias(_P),
-    )
+    ranks = ranked_scores(candidates.filter(~few), keys, pl.col(SCORE), pl.col(_TRUTH))
+    ranks = ranks.select(*keys, SCORE, R, P)
     cumulated = (
         positives.filter(~few)
-        .select(*keys, _POS_CLASS, _SCORE)
-        .join(ranks, on=[*keys, _SCORE], nulls_equal=True)
-        .drop(_SCORE)
+        .select(*keys, _POS_CLASS, SCORE)
+        .join(ranks, on=[*keys, SCORE], nulls_equal=True)
+        .drop(SCORE)
     )
     return pl.concat([joined, cumulated])
 
 
 def _sums_per_id(pairs: pl.LazyFrame, ids: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Per id with positives: the sums of ``P_j / R_j`` and ``R_j - P_j``, and the largest R."""
-    r, p = pl.col(_R), pl.col(_P)
+    r, p = pl.col(R), pl.col(P)
     return (
         _per_positive(pairs, ids, keys)
         .sort([*keys, _POS_CLASS])  # a fixed order for the float sum
@@ -178,7 +197,7 @@ def _counted(
     if per_id:
         out = pl.Schema({k: schema[k] for k in keys} | dict.fromkeys(_SUMS, pl.Float64))
     else:
-        out = pl.Schema({k: schema[k] for k in [*keys, _POS_CLASS]} | {_R: pl.Int64, _P: pl.Int64})
+        out = pl.Schema({k: schema[k] for k in [*keys, _POS_CLASS]} | {R: pl.Int64, P: pl.Int64})
     count = partial(_count_in_memory, keys=keys, schema=out, per_id=per_id)
     return pairs.map_batches(count, schema=out)
 
@@ -191,7 +210,7 @@ def _count_in_memory(
     Nulls and NaN (possible with ``validate=False``) and 64-bit integer scores (not exact
     as float64) go to the polars plan instead, so that both ways give the same numbers.
     """
-    score, truth = df[_SCORE], df[_TRUTH]
+    score, truth = df[SCORE], df[_TRUTH]
     if (
         score.dtype not in _kernel.KERNEL_SCORES
         or score.null_count()
@@ -200,20 +219,20 @@ def _count_in_memory(
     ):
         lf = df.lazy()
         ids = lf.group_by(keys).agg(
-            pl.col(_SCORE).filter(_TRUTH).min().alias(_MIN_POS),
+            pl.col(SCORE).filter(_TRUTH).min().alias(_MIN_POS),
             pl.col(_TRUTH).sum().cast(pl.Int64).alias(_NPOS),
         )
         plan = _sums_per_id if per_id else _per_positive
         return plan(lf, ids, keys).collect().cast(schema)
     df, starts = _kernel.contiguous_runs(df, keys)
-    rank, pos_rank, sums = _kernel.pair_counts(df[_SCORE], df[_TRUTH], starts)
+    rank, pos_rank, sums = _kernel.pair_counts(df[SCORE], df[_TRUTH], starts)
     if per_id:
         firsts = df.select(keys)[starts[:-1]]
         return firsts.with_columns(pl.Series(name, s) for name, s in zip(_SUMS, sums, strict=True))
     return (
         df.filter(_TRUTH)
         .select(*keys, _POS_CLASS)
-        .with_columns(pl.Series(_R, rank), pl.Series(_P, pos_rank))
+        .with_columns(pl.Series(R, rank), pl.Series(P, pos_rank))
     )
 
 
@@ -243,7 +262,7 @@ def _by_positive_class(
             .sort([*cols.by, _POS_CLASS, cols.id])  # a fixed order for the float sums
             .group_by([*cols.by, _POS_CLASS])
             .agg(
-                ordered_sum(w * pl.col(_P) / pl.col(_R)).alias(_CLASS_LW_SUM),
+                ordered_sum(w * pl.col(P) / pl.col(R)).alias(_CLASS_LW_SUM),
                 ordered_sum(w).alias(_CLASS_LW_DEN),
                 pl.len().cast(pl.Int64).alias(_CLASS_NPOS),
             )

@@ -166,9 +166,7 @@ def class_weights_option(
 
 def _is_number(value: object) -> bool:
     """A real number, numpy's included, but not a bool."""
-    return not isinstance(value, bool) and isinstance(
-        value, (int, float, np.integer, np.floating)
-    )
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
 
 
 def make_options(
@@ -215,9 +213,7 @@ def make_options(
         )
     if thresholds is not None:
         values = list(thresholds)
-        if not values or not all(
-            _is_number(v) and math.isfinite(float(v)) for v in values
-        ):
+        if not values or not all(_is_number(v) and math.isfinite(float(v)) for v in values):
             raise MetricsInputError(
                 f"option 'thresholds': expected finite numbers, got {thresholds!r}"
             )
