@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 import polars as pl
 
@@ -242,7 +243,12 @@ class MetricState:
         return self.spec.metrics
 
     def __repr__(self) -> str:
-        tables = {"groups": self.groups, "classes": self.classes, "curves": self.curves}
+        tables = {
+            "groups": self.groups,
+            "classes": self.classes,
+            "curves": self.curves,
+            "ids": self.ids,
+        }
         sizes = ", ".join(
             f"{name}={t.height:,} rows" if isinstance(t, pl.DataFrame) else f"{name}=lazy"
             for name, t in tables.items()
@@ -262,15 +268,7 @@ class MetricState:
 
     def collect(self) -> MetricState:
         """Compute the state's tables (runs the state plan; the result is small)."""
-        tables = [self.groups, self.classes, self.curves, self.ids]
-        present = [t.lazy() for t in tables if t is not None]
-        done = iter(pl.collect_all(present, engine="streaming"))
-        groups, classes, curves, ids = (
-            _in_key_order(next(done), self.spec, t is self.curves) if t is not None else None
-            for t in tables
-        )
-        assert groups is not None
-        return replace(self, groups=groups, classes=classes, curves=curves, ids=ids)
+        return _collected(self, "streaming")
 
     def merge(self, *others: MetricState) -> MetricState:
         """The state of the union of id-disjoint parts: sums (and maxima) of the tables."""
@@ -286,14 +284,27 @@ class MetricState:
         return {m: chunk_key(m) for m in self.metrics}
 
 
-def _in_key_order(df: pl.DataFrame, spec: Spec, curves: bool) -> pl.DataFrame:
-    """A collected state table sorted by its keys, so later sums run in a fixed order."""
+def _collected(state: MetricState, engine: Literal["streaming", "in-memory"]) -> MetricState:
+    """The state with its tables collected, each sorted by its keys (later sums in order)."""
+    tables = [state.groups, state.classes, state.curves, state.ids]
+    done = iter(pl.collect_all([t.lazy() for t in tables if t is not None], engine=engine))
+    groups, classes, curves, ids = (
+        None if t is None else _in_key_order(next(done), state.spec) for t in tables
+    )
+    assert groups is not None
+    return replace(state, groups=groups, classes=classes, curves=curves, ids=ids)
+
+
+def _in_key_order(df: pl.DataFrame, spec: Spec) -> pl.DataFrame:
+    """A collected state table sorted by its keys.
+
+    The groups; then the class (and score) of the per-class tables, or the id of the per-id
+    values.
+    """
     cols = spec.columns
     keys = [k for k in [*cols.by, cols.cls, CURVE_SCORE] if k in df.columns]
-    if cols.id in df.columns:  # the per-id values
+    if cols.id in df.columns:
         keys = [*cols.by, cols.id]
-    if not curves:
-        keys = [k for k in keys if k != CURVE_SCORE]
     return df.sort(keys, nulls_last=True, maintain_order=True) if keys else df
 
 
@@ -350,18 +361,7 @@ def merge_states(states: Sequence[MetricState]) -> MetricState:
     )
     # Eager states merge in the in-memory engine: sums in the states' order, so the same
     # parts give the same bits every time.
-    return _collect_in_memory(merged_state) if eager else merged_state
-
-
-def _collect_in_memory(state: MetricState) -> MetricState:
-    tables = [state.groups, state.classes, state.curves, state.ids]
-    done = [
-        None if t is None else _in_key_order(t.lazy().collect(), state.spec, t is state.curves)
-        for t in tables
-    ]
-    groups, classes, curves, ids = done
-    assert groups is not None
-    return replace(state, groups=groups, classes=classes, curves=curves, ids=ids)
+    return _collected(merged_state, "in-memory") if eager else merged_state
 
 
 def _difference(a: Spec, b: Spec) -> str:
