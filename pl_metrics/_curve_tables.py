@@ -21,7 +21,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from pl_metrics._curves import average_classes
+from pl_metrics._curves import FP, N_ALL, P_ALL, TP, average_classes, cumulated
 from pl_metrics._frame import (
     INTERNAL,
     Columns,
@@ -131,52 +131,34 @@ def _cell_losses(
 
 def _roc_curve(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Sklearn's ``roc_curve(drop_intermediate=False)``: a first row at threshold inf."""
-    down = curves.sort([*keys, CURVE_SCORE], descending=[False] * len(keys) + [True])
-    tps = pl.col(_POS).cum_sum().over(keys)
-    fps = pl.col(_NEG).cum_sum().over(keys)
-    points = down.select(
-        *keys,
-        pl.col(CURVE_SCORE).cast(pl.Float64).alias("threshold"),
-        tps.alias("tp"),
-        fps.alias("fp"),
+    points = cumulated(curves, keys).select(
+        *keys, pl.col(CURVE_SCORE).alias("threshold"), TP, FP, P_ALL, N_ALL
     )
     start = (
-        curves.select(keys)
+        points.select(*keys, P_ALL, N_ALL)
         .unique()
-        .with_columns(threshold=pl.lit(float("inf")), tp=pl.lit(0.0), fp=pl.lit(0.0))
+        .with_columns(threshold=pl.lit(float("inf")), **{TP: pl.lit(0.0), FP: pl.lit(0.0)})
     )
-    table = pl.concat([start, points], how="vertical_relaxed").sort(
+    table = pl.concat([start, points], how="diagonal_relaxed").sort(
         [*keys, "threshold"], descending=[False] * len(keys) + [True], maintain_order=True
     )
-    last_tp, last_fp = pl.col("tp").last().over(keys), pl.col("fp").last().over(keys)
+    negatives, positives = pl.col(N_ALL), pl.col(P_ALL)
     return table.select(
         *keys,
         "threshold",
-        pl.when(last_fp > 0).then(pl.col("fp") / last_fp).otherwise(float("nan")).alias("fpr"),
-        pl.when(last_tp > 0).then(pl.col("tp") / last_tp).otherwise(float("nan")).alias("tpr"),
+        pl.when(negatives > 0).then(pl.col(FP) / negatives).otherwise(float("nan")).alias("fpr"),
+        pl.when(positives > 0).then(pl.col(TP) / positives).otherwise(float("nan")).alias("tpr"),
     )
 
 
 def _pr_curve(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Sklearn's ``precision_recall_curve``: thresholds rising, then precision 1, recall 0."""
-    down = curves.sort([*keys, CURVE_SCORE], descending=[False] * len(keys) + [True])
-    tps = pl.col(_POS).cum_sum().over(keys)
-    predicted = (pl.col(_POS) + pl.col(_NEG)).cum_sum().over(keys)
-    points = down.select(
+    tp, predicted, positives = pl.col(TP), pl.col(TP) + pl.col(FP), pl.col(P_ALL)
+    table = cumulated(curves, keys).select(
         *keys,
-        pl.col(CURVE_SCORE).cast(pl.Float64).alias("threshold"),
-        tps.alias("tp"),
-        predicted.alias("predicted"),
-    ).with_columns(positives=pl.col("tp").last().over(keys))
-    precision = pl.when(pl.col("predicted") != 0).then(pl.col("tp") / pl.col("predicted"))
-    recall = (
-        pl.when(pl.col("positives") == 0).then(1.0).otherwise(pl.col("tp") / pl.col("positives"))
-    )
-    table = points.select(
-        *keys,
-        "threshold",
-        precision.otherwise(0.0).alias("precision"),
-        recall.alias("recall"),
+        pl.col(CURVE_SCORE).alias("threshold"),
+        pl.when(predicted != 0).then(tp / predicted).otherwise(0.0).alias("precision"),
+        pl.when(positives == 0).then(1.0).otherwise(tp / positives).alias("recall"),
     )
     end = (
         curves.select(keys)

@@ -96,6 +96,33 @@ def _per_class_values(
     return out.with_columns(value.cast(pl.Float64).alias(metric))
 
 
+#: Columns of `cumulated`: weights at or above a score, and in all.
+TP = f"{INTERNAL}tp_above"
+FP = f"{INTERNAL}fp_above"
+P_ALL = f"{INTERNAL}p_all"
+N_ALL = f"{INTERNAL}n_all"
+
+
+def cumulated(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Per ``keys`` and distinct score (as Float64), highest first: weights at or above it.
+
+    `TP` and `FP` are the weights of positives and negatives scoring at least ``s`` (the
+    counts of ``score >= s``); `P_ALL` and `N_ALL` are all of them.
+    """
+    down = (
+        curves.group_by([*keys, CURVE_SCORE])
+        .agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
+        .with_columns(pl.col(CURVE_SCORE).cast(pl.Float64))
+        .sort([*keys, CURVE_SCORE], descending=[False] * len(keys) + [True])
+        .with_columns(
+            pl.col(_POS).cum_sum().over(keys).alias(TP), pl.col(_NEG).cum_sum().over(keys).alias(FP)
+        )
+    )
+    return down.with_columns(
+        pl.col(TP).last().over(keys).alias(P_ALL), pl.col(FP).last().over(keys).alias(N_ALL)
+    )
+
+
 def _partial_area(
     tp: pl.Expr, fp: pl.Expr, window: Callable[[pl.Expr], pl.Expr], max_fpr: float
 ) -> pl.Expr:

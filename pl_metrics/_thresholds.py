@@ -17,7 +17,8 @@ import numpy as np
 import polars as pl
 
 from pl_metrics._counts import from_counts
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Ragged
+from pl_metrics._curves import FP, N_ALL, P_ALL, TP, cumulated
+from pl_metrics._frame import Columns, FrameT, Ragged
 from pl_metrics._report import report
 from pl_metrics._spec import Options
 from pl_metrics._state import CURVE_NEG as _NEG
@@ -26,46 +27,24 @@ from pl_metrics._state import CURVE_SCORE, Family, Parts, curve_exprs, register
 
 __all__ = ["best_threshold", "threshold_sweep"]
 
-_TP = f"{INTERNAL}tp"
-_FP = f"{INTERNAL}fp"
-_P = f"{INTERNAL}p_all"
-_N = f"{INTERNAL}n_all"
 _T = "threshold"
-
-
-def _cumulated(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """Per class and distinct score ``s``: the weights of positives and negatives >= s."""
-    return (
-        curves.group_by([*keys, CURVE_SCORE])
-        .agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
-        .with_columns(pl.col(CURVE_SCORE).cast(pl.Float64))
-        .sort([*keys, CURVE_SCORE], descending=[False] * len(keys) + [True])
-        .with_columns(
-            pl.col(_POS).cum_sum().over(keys).alias(_TP),
-            pl.col(_NEG).cum_sum().over(keys).alias(_FP),
-            pl.col(_POS).sum().over(keys).alias(_P),
-            pl.col(_NEG).sum().over(keys).alias(_N),
-        )
-    )
 
 
 def _value(opts: Options) -> pl.Expr:
     """The metric of the counts at a threshold: tp and fp, and the class's totals."""
-    tp, fp = pl.col(_TP), pl.col(_FP)
-    fn, tn = pl.col(_P) - tp, pl.col(_N) - fp
+    tp, fp = pl.col(TP), pl.col(FP)
+    fn, tn = pl.col(P_ALL) - tp, pl.col(N_ALL) - fp
     return from_counts(opts.metric, tp, fp, fn, tn, opts.zero_division, opts.beta)
 
 
-def _at_thresholds(
-    cumulated: pl.LazyFrame, thresholds: pl.LazyFrame, keys: list[str]
-) -> pl.LazyFrame:
+def _at_thresholds(counts: pl.LazyFrame, thresholds: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """The counts of ``score >= t`` for each class and threshold ``t``."""
-    classes = cumulated.select(*keys, _P, _N).unique()
+    classes = counts.select(*keys, P_ALL, N_ALL).unique()
     grid = classes.join(thresholds, how="cross").sort([*keys, _T])
-    above = cumulated.select(*keys, pl.col(CURVE_SCORE).alias(_T), _TP, _FP).sort([*keys, _T])
+    above = counts.select(*keys, pl.col(CURVE_SCORE).alias(_T), TP, FP).sort([*keys, _T])
     # The smallest score >= t holds the counts of every score >= t; none: nothing predicted.
     found = grid.join_asof(above, on=_T, by=keys, strategy="forward", check_sortedness=False)
-    return found.with_columns(pl.col(_TP).fill_null(0.0), pl.col(_FP).fill_null(0.0))
+    return found.with_columns(pl.col(TP).fill_null(0.0), pl.col(FP).fill_null(0.0))
 
 
 def _best(candidates: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
@@ -101,11 +80,10 @@ class _Thresholds(Family):
         if metric == "threshold_sweep":
             grid = opts.thresholds or tuple(np.linspace(0.0, 1.0, 101).tolist())
             thresholds = pl.LazyFrame({_T: list(grid)}, schema={_T: pl.Float64}).unique()
-            counts = _at_thresholds(_cumulated(curves, keys), thresholds, keys)
+            counts = _at_thresholds(cumulated(curves, keys), thresholds, keys)
             return counts.select(*keys, _T, _value(opts).alias("value")).sort([*keys, _T])
         if opts.fold_col is None:
-            cumulated = _cumulated(curves, keys)
-            candidates = cumulated.select(
+            candidates = cumulated(curves, keys).select(
                 *keys, pl.col(CURVE_SCORE).alias(_T), _value(opts).alias("value")
             )
             return _best(candidates, keys)
@@ -125,7 +103,7 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
     keys, fold_keys = [*by, cols.cls], [*by, fold, cols.cls]
     pooled = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
     fitted = _best(
-        _cumulated(pooled, keys).select(
+        cumulated(pooled, keys).select(
             *keys, pl.col(CURVE_SCORE).alias(_T), _value(opts).alias("value")
         ),
         keys,
@@ -150,15 +128,15 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
         .drop("p_f", "n_f")
     )
     tuned = _best(
-        _cumulated(others, fold_keys).select(
+        cumulated(others, fold_keys).select(
             *fold_keys, pl.col(CURVE_SCORE).alias(_T), _value(opts).alias("value")
         ),
         fold_keys,
     )
     # Each fold's counts at its tuned threshold, added up over the folds.
     held_out = (
-        _cumulated(curves, fold_keys)
-        .select(*fold_keys, pl.col(CURVE_SCORE).alias(_T), _TP, _FP, _P, _N)
+        cumulated(curves, fold_keys)
+        .select(*fold_keys, pl.col(CURVE_SCORE).alias(_T), TP, FP, P_ALL, N_ALL)
         .sort([*fold_keys, _T])
     )
     applied = (
@@ -166,13 +144,13 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
         .sort([*fold_keys, _T])
         .join_asof(held_out, on=_T, by=fold_keys, strategy="forward", check_sortedness=False)
     )
-    totals = _cumulated(curves, fold_keys).select(*fold_keys, _P, _N).unique()
+    totals = cumulated(curves, fold_keys).select(*fold_keys, P_ALL, N_ALL).unique()
     applied = (
-        applied.drop(_P, _N)
+        applied.drop(P_ALL, N_ALL)
         .join(totals, on=fold_keys, nulls_equal=True)
-        .with_columns(pl.col(_TP).fill_null(0.0), pl.col(_FP).fill_null(0.0))
+        .with_columns(pl.col(TP).fill_null(0.0), pl.col(FP).fill_null(0.0))
     )
-    summed = applied.sort([*keys, fold]).group_by(keys).agg(pl.col(_TP, _FP, _P, _N).sum())
+    summed = applied.sort([*keys, fold]).group_by(keys).agg(pl.col(TP, FP, P_ALL, N_ALL).sum())
     held = summed.select(*keys, _value(opts).alias("held_out_value"))
     out = fitted.join(held, on=keys, how="left", nulls_equal=True, maintain_order="left")
     return out.select(*keys, _T, "value", "held_out_value")
