@@ -32,6 +32,7 @@ __all__ = [
     "Source",
     "chunk_state",
     "cluster_by_id",
+    "deferred",
     "local_runner",
     "scan",
     "score",
@@ -281,6 +282,22 @@ def score_spec(
             else pl.concat([out, extra], how="horizontal")
         )
     return out.select(build_state(lf, spec).finalize().collect_schema().names())  # report's order
+
+
+def deferred(lf: pl.LazyFrame, spec: Spec, schema: pl.Schema) -> pl.LazyFrame:
+    """The metrics of ``lf`` as a LazyFrame that runs the driver when it is collected.
+
+    Nothing is read until then. Collected, it scores ``lf`` as `score` does: in id-disjoint
+    chunks within the default memory budget, each read into memory and counted by the
+    kernels, so the lazy idiom has the speed of the in-memory path and the bounded memory of
+    the driver. ``schema`` is the result's (from the state plan, which reads nothing).
+    """
+
+    def run() -> pl.DataFrame:
+        runner = local_runner(lf, None)
+        return score_spec(lf, spec, budget=budget_bytes(None), runner=runner)
+
+    return pl.defer(run, schema=schema)
 
 
 def chunk_state(part: pl.LazyFrame, spec: Spec) -> MetricState:

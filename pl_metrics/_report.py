@@ -222,4 +222,9 @@ def report(
         ragged=ragged,
         validate=validate,
     )
+    if isinstance(frame, pl.LazyFrame):
+        # Imported here: the driver imports the metric families, which import this module.
+        from pl_metrics._driver import deferred
+
+        return deferred(frame, metric_state.spec, metric_state.finalize().collect_schema())
     return as_like(frame, metric_state.finalize())
