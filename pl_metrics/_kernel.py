@@ -21,7 +21,15 @@ try:
 except ImportError:  # installed without a C compiler: the polars plans count the pairs
     _kernels = None
 
-__all__ = ["available", "contiguous", "contiguous_runs", "pair_counts", "run_starts"]
+__all__ = [
+    "available",
+    "contiguous",
+    "contiguous_runs",
+    "one_run_per_key",
+    "pair_counts",
+    "run_aggregates",
+    "run_starts",
+]
 
 # Score types the kernel compares exactly: float32 as is, the others as float64.
 KERNEL_SCORES = (
@@ -119,16 +127,49 @@ def contiguous(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
 def contiguous_runs(df: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, np.ndarray]:
     """As `contiguous`, with the frame's `run_starts` (found once)."""
     starts = run_starts(df, keys)
-    if not _one_run_per_key(df, keys, starts):
+    if not one_run_per_key(df, keys, starts):
         df = df.sort(keys)
         starts = run_starts(df, keys)
     return df, starts
 
 
-def _one_run_per_key(df: pl.DataFrame, keys: Sequence[str], starts: np.ndarray) -> bool:
+def one_run_per_key(df: pl.DataFrame, keys: Sequence[str], starts: np.ndarray) -> bool:
+    """Whether each key's rows are contiguous (``starts`` from `run_starts`)."""
     if len(keys) == 1 and df[keys[0]].is_sorted():  # free once flagged by `contiguous`
         return True
     # Runs of two rows or fewer on average: the ids are scattered, no need to count them.
     if 2 * (len(starts) - 1) > df.height:
         return False
     return bool(df.select(keys)[starts[:-1]].n_unique() == len(starts) - 1)
+
+
+def run_aggregates(
+    df: pl.DataFrame,
+    keys: Sequence[str],
+    sums: dict[str, pl.Expr],
+    firsts: dict[str, pl.Expr],
+    constants: dict[str, pl.Expr],
+    counts: str,
+    schema: pl.Schema,
+) -> pl.DataFrame | None:
+    """One row per key: its row count, sums and first values, without a ``group_by``.
+
+    When each key's rows are contiguous (a sorted dump), ``np.add.reduceat`` over the runs
+    gives the sums of the integer row expressions ``sums`` in one pass, and the runs' first
+    rows give ``firsts``: several times faster than polars' aggregation, which hashes the
+    keys. ``constants`` are literal columns. Returns None when the keys are scattered or a
+    summed column has nulls: the caller aggregates with polars instead (same numbers).
+    """
+    starts = run_starts(df, keys)
+    if not df.height or not one_run_per_key(df, keys, starts):
+        return None
+    summed = df.select(e.alias(name) for name, e in sums.items())
+    if any(summed[c].null_count() for c in summed.columns):
+        return None
+    heads = starts[:-1]
+    # Integer sums wrap around in both numpy and polars (the class hashes rely on it).
+    columns = [pl.Series(counts, np.diff(starts))]
+    columns += [pl.Series(c, np.add.reduceat(summed[c].to_numpy(), heads)) for c in summed.columns]
+    out = df.select(*keys, *(e.alias(name) for name, e in firsts.items()))[heads]
+    out = out.with_columns(*columns, *(e.alias(name) for name, e in constants.items()))
+    return out.select(schema.names()).cast(schema)
