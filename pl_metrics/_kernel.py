@@ -8,7 +8,7 @@ kernel is missing and `available` is false.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 
@@ -25,6 +25,7 @@ __all__ = [
     "available",
     "contiguous",
     "contiguous_runs",
+    "deferred_on_rows",
     "one_run_per_key",
     "pair_counts",
     "run_aggregates",
@@ -43,6 +44,18 @@ KERNEL_SCORES = (
     pl.UInt16,
     pl.UInt32,
 )
+
+
+def deferred_on_rows(
+    rows: pl.LazyFrame, function: Callable[[pl.DataFrame], pl.DataFrame], schema: pl.Schema
+) -> pl.LazyFrame:
+    """``function`` of the rows of ``rows`` (a DataFrame's lazy view), run when collected.
+
+    Not ``map_batches``: in the streaming engine that hands over the rows re-cut into many
+    small chunks, and copying those into numpy arrays costs ten times more than the
+    DataFrame's own buffers, which an in-memory collect of its lazy view gives as they are.
+    """
+    return pl.defer(lambda: function(rows.collect(engine="in-memory")), schema=schema)
 
 
 def available() -> bool:
@@ -133,14 +146,36 @@ def contiguous_runs(df: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame
     return df, starts
 
 
-def one_run_per_key(df: pl.DataFrame, keys: Sequence[str], starts: np.ndarray) -> bool:
-    """Whether each key's rows are contiguous (``starts`` from `run_starts`)."""
+def one_run_per_key(
+    df: pl.DataFrame, keys: Sequence[str], starts: np.ndarray, firsts: pl.DataFrame | None = None
+) -> bool:
+    """Whether each key's rows are contiguous (``starts`` from `run_starts`).
+
+    ``firsts``: the keys of each run's first row, when the caller has them already.
+    """
     if len(keys) == 1 and df[keys[0]].is_sorted():  # free once flagged by `contiguous`
         return True
     # Runs of two rows or fewer on average: the ids are scattered, no need to count them.
     if 2 * (len(starts) - 1) > df.height:
         return False
-    return bool(df.select(keys)[starts[:-1]].n_unique() == len(starts) - 1)
+    if firsts is None:
+        firsts = df.select(keys)[starts[:-1]]
+    if _strictly_increasing(firsts, keys):  # sorted dumps: cheaper than counting
+        return True
+    return bool(firsts.n_unique() == len(starts) - 1)
+
+
+def _strictly_increasing(df: pl.DataFrame, keys: Sequence[str]) -> bool:
+    """Whether each row's keys come after the row before's, in lexicographic order."""
+    after, same = pl.lit(False), pl.lit(True)
+    for k in keys:
+        before = pl.col(k).shift(1)
+        after = after | (same & (pl.col(k) > before))
+        same = same & (pl.col(k) == before)
+    try:
+        return bool(df.select(after.slice(1).fill_null(False).all()).item())
+    except pl.exceptions.PolarsError:  # keys without an order: count instead
+        return False
 
 
 def run_aggregates(
@@ -161,15 +196,17 @@ def run_aggregates(
     summed column has nulls: the caller aggregates with polars instead (same numbers).
     """
     starts = run_starts(df, keys)
-    if not df.height or not one_run_per_key(df, keys, starts):
+    if not df.height or 2 * (len(starts) - 1) > df.height:  # no rows, or scattered ids
+        return None
+    heads = starts[:-1]
+    out = df.select(*keys, *(e.alias(name) for name, e in firsts.items()))[heads]
+    if not one_run_per_key(df, keys, starts, out.select(keys)):
         return None
     summed = df.select(e.alias(name) for name, e in sums.items())
     if any(summed[c].null_count() for c in summed.columns):
         return None
-    heads = starts[:-1]
     # Integer sums wrap around in both numpy and polars (the class hashes rely on it).
     columns = [pl.Series(counts, np.diff(starts))]
     columns += [pl.Series(c, np.add.reduceat(summed[c].to_numpy(), heads)) for c in summed.columns]
-    out = df.select(*keys, *(e.alias(name) for name, e in firsts.items()))[heads]
     out = out.with_columns(*columns, *(e.alias(name) for name, e in constants.items()))
     return out.select(schema.names()).cast(schema)

@@ -198,7 +198,7 @@ def _counted(
     else:
         out = pl.Schema({k: schema[k] for k in [*keys, _POS_CLASS]} | {R: pl.Int64, P: pl.Int64})
     count = partial(_count_in_memory, keys=keys, schema=out, per_id=per_id)
-    return pairs.map_batches(count, schema=out)
+    return _kernel.deferred_on_rows(pairs, count, out)
 
 
 def _count_in_memory(

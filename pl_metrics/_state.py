@@ -37,7 +37,7 @@ from pl_metrics._frame import (
     row_problems,
     skip_passing,
 )
-from pl_metrics._kernel import contiguous, run_aggregates
+from pl_metrics._kernel import contiguous, deferred_on_rows, run_aggregates
 from pl_metrics._registry import info
 from pl_metrics._spec import Options, Spec
 
@@ -110,6 +110,11 @@ class Parts:
 def curve_exprs(cols: Columns) -> list[pl.Expr]:
     """The curves table's sums: the weight of positive and negative rows at each score."""
     truth, weight = cols.truth_expr, cols.weight_expr
+    if cols.weight is None:  # counts: twice as fast as summing a filtered constant
+        return [
+            truth.sum().cast(pl.Float64).alias(CURVE_POS),
+            (~truth).sum().cast(pl.Float64).alias(CURVE_NEG),
+        ]
     return [
         weight.filter(truth).sum().alias(CURVE_POS),
         weight.filter(~truth).sum().alias(CURVE_NEG),
@@ -525,7 +530,7 @@ def _by_runs(
 
     used = {c for e in [*sums.values(), *firsts.values()] for c in e.meta.root_names()}
     rows = lf.select(*keys, *sorted(used - set(keys)))
-    return rows.map_batches(per_id, schema=schema)
+    return deferred_on_rows(rows, per_id, schema)
 
 
 def _class_hash(cols: Columns) -> pl.Expr:

@@ -67,8 +67,9 @@ def random_dump(
 
 
 def both_paths(df: pl.DataFrame, **options: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The kernel (rows in memory) and the polars plan (a LazyFrame's state)."""
     kernel = pl_metrics.report(df, RANKING, **options)
-    joins = pl_metrics.report(df.lazy(), RANKING, **options).collect()
+    joins = pl_metrics.state(df.lazy(), RANKING, **options).finalize().collect()
     return kernel, joins
 
 
@@ -111,7 +112,7 @@ def test_kernel_equals_plan(
     kernel, joins = both_paths(df, **options)
     assert_frame_equal(kernel.sort("group"), joins.sort("group"), rel_tol=1e-12)
     kernel = pl_metrics.lwlrap(df, per_class=True, **options)
-    joins = pl_metrics.lwlrap(df.lazy(), per_class=True, **options).collect()
+    joins = pl_metrics.state(df.lazy(), "lwlrap", per_class=True, **options).finalize().collect()
     assert_frame_equal(kernel.sort("group", "class"), joins.sort("group", "class"), rel_tol=1e-12)
 
 
@@ -235,3 +236,56 @@ def test_huge_finite_scores_pass_and_nan_is_still_found() -> None:
     nan = df.with_columns(score=pl.Series([float("nan"), 1.0, float("inf"), 2.0]))
     with pytest.raises(pl_metrics.MetricsInputError, match="2 rows are NaN or infinite"):
         pl_metrics.lrap(nan)
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_ids=st.integers(1, 30),
+    n_classes=st.integers(1, 6),
+    groups=st.integers(1, 3),
+    order=st.sampled_from(["sorted", "contiguous", "scattered"]),
+    null_group=st.booleans(),
+)
+@settings(max_examples=60, deadline=None)
+def test_per_id_sums_over_runs_equal_the_group_by(
+    seed: int, n_ids: int, n_classes: int, groups: int, order: str, null_group: bool
+) -> None:
+    """Per-id sums over each id's run of rows are polars' aggregation, whatever the order."""
+    rng = np.random.default_rng(seed)
+    df = random_dump(
+        rng,
+        n_ids=n_ids,
+        n_classes=n_classes,
+        positive_rate=0.3,
+        levels=5,
+        groups=groups,
+        contiguous=order != "scattered",
+        score_dtype=pl.Float64,
+    ).with_columns(group=pl.col("group").cast(pl.String))
+    if null_group:
+        df = df.with_columns(pl.when(pl.col("group") == "0").then(None).otherwise("group"))
+    if order == "sorted":
+        df = df.sort("group", "id", nulls_last=False)
+    elif order == "contiguous":  # ids together, in no order
+        df = (
+            df.join(
+                df.select(pl.col("id").unique().shuffle(seed=seed)).with_row_index("at"), on="id"
+            )
+            .sort("at", maintain_order=True)
+            .drop("at")
+        )
+    keys = ["group", "id"]
+    sums = {"npos": pl.col("truth").cast(pl.Int64), "hash": pl.col("class").hash(seed=0)}
+    firsts = {"w": pl.col("w")}
+    constants = {"zero": pl.lit(0, pl.Int64)}
+    expected = df.group_by(keys).agg(
+        pl.len().alias("n"),
+        *(e.sum().alias(name) for name, e in sums.items()),
+        *(e.first().alias(name) for name, e in firsts.items()),
+        *(e.alias(name) for name, e in constants.items()),
+    )
+    got = _kernel.run_aggregates(df, keys, sums, firsts, constants, "n", expected.schema)
+    if order != "scattered" and n_classes > 1:  # one-row runs are left to the group_by
+        assert got is not None
+    if got is not None:
+        assert_frame_equal(got.sort(keys), expected.sort(keys))
