@@ -25,7 +25,7 @@ from pl_metrics._frame import N_IDS, MetricsInputError, Ragged, aggregate
 from pl_metrics._io import files as find_files
 from pl_metrics._io import scan
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
-from pl_metrics._state import MetricState, build_state, chunk_key, has_kernel, merge_states
+from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
 
 __all__ = [
     "Runner",
@@ -303,13 +303,12 @@ def deferred(lf: pl.LazyFrame, spec: Spec, schema: pl.Schema) -> pl.LazyFrame:
 def chunk_state(part: pl.LazyFrame, spec: Spec) -> MetricState:
     """One chunk's collected state.
 
-    Where a metric has an in-memory kernel, the chunk's columns are read into memory first:
-    a chunk fits the memory budget, and the kernel is faster than the streaming plan.
+    The chunk's columns are read into memory first, once for all the state's tables: a
+    chunk fits the memory budget, and rows in memory are scored faster than by the
+    streaming plan (the ranking family's kernel, per-id sums over sorted runs).
     """
-    if any(has_kernel(m) for m in spec.metrics):
-        rows = part.select(spec.columns.used).collect(engine="streaming")
-        return build_state(rows, spec).collect()
-    return build_state(part, spec).collect()
+    rows = part.select(spec.columns.used).collect(engine="streaming")
+    return build_state(rows, spec).collect()
 
 
 def _non_empty(states: Sequence[MetricState]) -> list[MetricState]:

@@ -135,9 +135,12 @@ def report(
 
     All metrics share one state: one aggregation of the rows per id, one per class (and, when
     asked for, the ranking family's pair counts and the per-class curves), whatever the
-    number of metrics, so four ranking metrics cost what one does. Each of these reads the
-    input's rows; from a file that is a re-read, which keeps memory bounded where caching
-    the rows would not. Each column equals the metric's own function with the same options.
+    number of metrics, so four ranking metrics cost what one does. Each column equals the
+    metric's own function with the same options.
+
+    A LazyFrame gives a LazyFrame that reads nothing until collected; collecting it scores
+    the input as `score` does, in id-disjoint chunks within the default memory budget, each
+    read into memory once for all the metrics.
 
     Parameters
     ----------
