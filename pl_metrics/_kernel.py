@@ -8,12 +8,13 @@ kernel is missing and `available` is false.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
 
 import numpy as np
 import polars as pl
+from polars.io.plugins import register_io_source
 
 _kernels: ModuleType | None
 try:
@@ -28,7 +29,6 @@ __all__ = [
     "deferred_on_rows",
     "one_run_per_key",
     "pair_counts",
-    "run_aggregates",
     "run_starts",
 ]
 
@@ -55,7 +55,24 @@ def deferred_on_rows(
     small chunks, and copying those into numpy arrays costs ten times more than the
     DataFrame's own buffers, which an in-memory collect of its lazy view gives as they are.
     """
-    return pl.defer(lambda: function(rows.collect(engine="in-memory")), schema=schema)
+
+    def source(
+        with_columns: list[str] | None,
+        predicate: pl.Expr | None,
+        n_rows: int | None,
+        _batch_size: int | None,
+    ) -> Iterator[pl.DataFrame]:
+        out = function(rows.collect(engine="in-memory")).lazy()
+        if with_columns is not None:
+            out = out.select(with_columns)
+        if predicate is not None:
+            out = out.filter(predicate)
+        if n_rows is not None:
+            out = out.head(n_rows)
+        yield out.collect()
+
+    # Pure: a plan that reads the result twice (a state's checks and values) runs it once.
+    return register_io_source(source, schema=schema, is_pure=True)
 
 
 def available() -> bool:
@@ -176,37 +193,3 @@ def _strictly_increasing(df: pl.DataFrame, keys: Sequence[str]) -> bool:
         return bool(df.select(after.slice(1).fill_null(False).all()).item())
     except pl.exceptions.PolarsError:  # keys without an order: count instead
         return False
-
-
-def run_aggregates(
-    df: pl.DataFrame,
-    keys: Sequence[str],
-    sums: dict[str, pl.Expr],
-    firsts: dict[str, pl.Expr],
-    constants: dict[str, pl.Expr],
-    counts: str,
-    schema: pl.Schema,
-) -> pl.DataFrame | None:
-    """One row per key: its row count, sums and first values, without a ``group_by``.
-
-    When each key's rows are contiguous (a sorted dump), ``np.add.reduceat`` over the runs
-    gives the sums of the integer row expressions ``sums`` in one pass, and the runs' first
-    rows give ``firsts``: several times faster than polars' aggregation, which hashes the
-    keys. ``constants`` are literal columns. Returns None when the keys are scattered or a
-    summed column has nulls: the caller aggregates with polars instead (same numbers).
-    """
-    starts = run_starts(df, keys)
-    if not df.height or 2 * (len(starts) - 1) > df.height:  # no rows, or scattered ids
-        return None
-    heads = starts[:-1]
-    out = df.select(*keys, *(e.alias(name) for name, e in firsts.items()))[heads]
-    if not one_run_per_key(df, keys, starts, out.select(keys)):
-        return None
-    summed = df.select(e.alias(name) for name, e in sums.items())
-    if any(summed[c].null_count() for c in summed.columns):
-        return None
-    # Integer sums wrap around in both numpy and polars (the class hashes rely on it).
-    columns = [pl.Series(counts, np.diff(starts))]
-    columns += [pl.Series(c, np.add.reduceat(summed[c].to_numpy(), heads)) for c in summed.columns]
-    out = out.with_columns(*columns, *(e.alias(name) for name, e in constants.items()))
-    return out.select(schema.names()).cast(schema)

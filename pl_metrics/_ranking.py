@@ -83,11 +83,12 @@ _SUMS = (_PREC, _NEG_ABOVE, _MAX_RANK)
 
 
 def _id_exprs(cols: Columns, in_memory: bool) -> list[pl.Expr]:
-    """Per id, for the polars plan: the lowest positive score."""
+    """Per id: positives, the weight, and the lowest positive score for the polars plan."""
     assert cols.score is not None
-    if _use_kernel(in_memory):
-        return []
-    return [pl.col(cols.score).filter(cols.truth_expr).min().alias(_MIN_POS)]
+    exprs = [cols.truth_expr.sum().cast(pl.Int64).alias(_NPOS), cols.weight_expr.first().alias(_W)]
+    if not _use_kernel(in_memory):
+        exprs.append(pl.col(cols.score).filter(cols.truth_expr).min().alias(_MIN_POS))
+    return exprs
 
 
 def _use_kernel(in_memory: bool) -> bool:
@@ -306,8 +307,6 @@ class _Ranking(Family):
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         parts = Parts(
             id_exprs=_id_exprs(cols, in_memory),
-            id_sums={_NPOS: cols.truth_expr.cast(pl.Int64)},
-            id_firsts={_W: cols.weight_expr},
             extend_ids=[_with_rank_sums(cols, in_memory)],
             group_exprs=_group_exprs(),
         )

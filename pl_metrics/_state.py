@@ -37,7 +37,7 @@ from pl_metrics._frame import (
     row_problems,
     skip_passing,
 )
-from pl_metrics._kernel import contiguous, deferred_on_rows, run_aggregates
+from pl_metrics._kernel import contiguous
 from pl_metrics._registry import info
 from pl_metrics._spec import Options, Spec
 
@@ -89,11 +89,6 @@ class Parts:
     """What one metric family adds to the aggregations of a state."""
 
     id_exprs: list[pl.Expr] = field(default_factory=list)
-    #: Per-id sums of integer row expressions, ``{name: expression}``, and per-id values of
-    #: the id's first row. Unlike `id_exprs`, a DataFrame sorted by id gets them without a
-    #: ``group_by`` (see `pl_metrics._kernel.run_aggregates`).
-    id_sums: dict[str, pl.Expr] = field(default_factory=dict)
-    id_firsts: dict[str, pl.Expr] = field(default_factory=dict)
     id_checks: list[tuple[Problem, pl.Expr]] = field(default_factory=list)
     group_exprs: list[pl.Expr] = field(default_factory=list)
     class_exprs: list[pl.Expr] = field(default_factory=list)
@@ -413,8 +408,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         # per-id aggregation several times faster than over scattered ids.
         frame = contiguous(frame, [*by, cols.id])
         lf = frame.lazy()
-    parts_prepare = [f for p in parts for f in p.prepare]
-    for prepare in parts_prepare:
+    for prepare in (f for p in parts for f in p.prepare):
         lf = prepare(lf)
 
     checks: list[tuple[Problem, pl.Expr]] = []
@@ -427,30 +421,13 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
             checks = skip_passing(frame, checks)
         checks += id_problems(cols, count_duplicates=not hashed)
         checks = _same_checks([*checks, *(c for p in parts for c in p.id_checks)])
-    sums = {name: e for p in parts for name, e in p.id_sums.items()}
+    id_exprs = [pl.len().alias(N_ROWS), *(e for p in parts for e in p.id_exprs)]
+    id_exprs += [expr for _, expr in checks]
     if hashed:
-        sums[_ID_HASH] = _class_hash(cols)
-    firsts = {name: e for p in parts for name, e in p.id_firsts.items()}
-    others = [*(e for p in parts for e in p.id_exprs), *(expr for _, expr in checks)]
-    id_exprs = _same_by_name(
-        [
-            pl.len().alias(N_ROWS),
-            *(e.sum().alias(name) for name, e in sums.items()),
-            *(e.first().alias(name) for name, e in firsts.items()),
-            *others,
-        ]
-    )
-    keys = [*by, cols.id]
-    per_id = lf.group_by(keys).agg(id_exprs)
-    passed = all(e.meta.is_literal(allow_aliasing=True) for e in others)
-    if in_memory and not parts_prepare and passed:
-        # Checks that passed are constants: the rest are sums and first values over each
-        # id's rows, which a sorted DataFrame gets without hashing its ids.
-        constants = {e.meta.output_name(): e for e in others}
-        per_id = _by_runs(lf, keys, sums, firsts, constants, per_id.collect_schema())
+        id_exprs.append(_class_hash(cols).sum().alias(_ID_HASH))
     # Cached: the ranking family reads it twice (before and after joining pair counts), and
     # it must be computed once. It is small: one row per id.
-    per_id = per_id.cache()
+    per_id = lf.group_by([*by, cols.id]).agg(_same_by_name(id_exprs)).cache()
     for extend in (f for p in parts for f in p.extend_ids):
         per_id = extend(lf, per_id)
     # A fixed order of the ids, so that the groups' float sums are the same on every run.
@@ -504,33 +481,6 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         problems=tuple(p for p, _ in checks),
         ids=ids,
     )
-
-
-def _by_runs(
-    lf: pl.LazyFrame,
-    keys: list[str],
-    sums: dict[str, pl.Expr],
-    firsts: dict[str, pl.Expr],
-    constants: dict[str, pl.Expr],
-    schema: pl.Schema,
-) -> pl.LazyFrame:
-    """The per-id table of rows in memory: over contiguous runs if the ids are sorted."""
-    aggregations = [
-        pl.len().alias(N_ROWS),
-        *(e.sum().alias(name) for name, e in sums.items()),
-        *(e.first().alias(name) for name, e in firsts.items()),
-        *constants.values(),
-    ]
-
-    def per_id(df: pl.DataFrame) -> pl.DataFrame:
-        runs = run_aggregates(df, keys, sums, firsts, constants, N_ROWS, schema)
-        if runs is not None:
-            return runs
-        return df.lazy().group_by(keys).agg(aggregations).collect().select(schema.names())
-
-    used = {c for e in [*sums.values(), *firsts.values()] for c in e.meta.root_names()}
-    rows = lf.select(*keys, *sorted(used - set(keys)))
-    return deferred_on_rows(rows, per_id, schema)
 
 
 def _class_hash(cols: Columns) -> pl.Expr:
