@@ -1,24 +1,52 @@
 """Comparing models: per-fold tables, bootstrap intervals and paired differences.
 
-The bootstrap resamples ids with Poisson(1) weights (each id's weight in a resample is the
-number of times it is drawn), computed from a hash of the id and the resample number: the
-same id gets the same weight in every model and fold, which is what a paired comparison
-needs, and all resamples are one polars query, with no Python loop.
+Resample weights. The bootstrap resamples ids with Poisson(1) weights: an id's weight in a
+resample is the number of times it is drawn. It depends only on the id, the resample number
+``r`` and ``seed``: polars' hash of the id (seeded with ``seed``) is the state of a SplitMix64
+generator whose ``r + 1``-th output, a uniform 64-bit number, goes through the Poisson(1)
+inverse CDF. So the same id gets the same weight in every model and fold (a paired
+comparison needs it), whatever else the table holds, and a seed gives the same resamples
+every time.
+
+A resample is the metric of the rows weighted by the resample's weights (times
+``weight_col``), the ids drawn zero times left out. Resamples are computed in blocks, so
+that the largest array of a block holds at most ``_BLOCK`` numbers whatever the number of
+resamples; each metric takes one of four paths:
+
+* ``"ids"``: the ranking family (lwlrap, lrap, coverage_error, label_ranking_loss),
+  log_loss, ndcg, top_k_accuracy, accuracy and the ``average="samples"`` metrics. Their
+  state is made of sums over ids, so the state of each id alone is computed once and a
+  block's states are matrix products of the weights and these per-id sums;
+* ``"cells"``: the other thresholded metrics (f1, precision, recall, fbeta, jaccard, ...):
+  likewise, from each (id, class) row's confusion cell;
+* ``"curves"``: roc_auc (without ``max_fpr``) and average_precision: each class's rows are
+  sorted by score once, and a resample's ROC area and average precision come from cumulative
+  sums of its weights down the scores;
+* ``"rows"``: any other metric (brier_score, binary_log_loss, roc_auc with ``max_fpr``):
+  `report` of the rows joined to a block of resamples' weights, one query per block.
+
+The first three give their resampled sums to the metric's own finalize step, so averages,
+``zero_division``, per-class values and the rest are those of `report` on weighted rows.
 """
 
 from __future__ import annotations
 
 import difflib
 import inspect
-import math
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from decimal import Decimal, localcontext
 from typing import Any
 
+import numpy as np
 import polars as pl
 
+from pl_metrics._curves import average_classes
 from pl_metrics._frame import (
     INTERNAL,
+    N_IDS,
+    Columns,
     FrameT,
     MetricsInputError,
     aggregate,
@@ -28,15 +56,28 @@ from pl_metrics._frame import (
 )
 from pl_metrics._registry import info
 from pl_metrics._report import report
-from pl_metrics._spec import resolve
-from pl_metrics._state import build_state
+from pl_metrics._spec import Options, Spec, resolve
+from pl_metrics._state import (
+    CLASS_ROWS,
+    CURVE_POS,
+    MAX_PREFIX,
+    MIN_PREFIX,
+    _family,
+    build_state,
+)
+from pl_metrics._thresholded import _COUNTS, _pred_expr, _samples_names
 
 __all__ = ["bootstrap", "compare", "paired"]
 
 _R = f"{INTERNAL}resample"
 _BOOT_W = f"{INTERNAL}boot_w"
-# Poisson(1) cumulative probabilities: a uniform u draws k where F(k-1) < u <= F(k).
-_POISSON_CDF = [sum(math.exp(-1) / math.factorial(j) for j in range(k + 1)) for k in range(18)]
+_ID_KEY = f"{INTERNAL}boot_id"  # the id as a group column: the state of each id alone
+_USER_W = f"{INTERNAL}boot_user_w"
+_GROUP = f"{INTERNAL}boot_group"
+_INDEX = f"{INTERNAL}boot_index"
+_CLASS = f"{INTERNAL}boot_class"
+#: The most numbers in one array of a block of resamples (float64: 16 MiB).
+_BLOCK = 1 << 21
 
 
 def _metric_list(metrics: str | Sequence[str]) -> list[str]:
@@ -128,11 +169,751 @@ def compare(
     return as_like(frame, best_first)
 
 
-def _poisson_weight(id_col: str, seed: int) -> pl.Expr:
-    """Poisson(1) weight of (id, resample), from hashes: the same in every model and fold."""
-    mixed = (pl.col(id_col).hash(seed) ^ pl.col(_R).hash(seed + 1)).hash(seed + 2)
-    uniform = mixed.cast(pl.Float64) / 2.0**64
-    return pl.sum_horizontal(*((uniform > p).cast(pl.Int32) for p in _POISSON_CDF)).alias(_BOOT_W)
+# --- resample weights ---------------------------------------------------------------------------
+
+
+def _poisson_thresholds() -> np.ndarray:
+    """``floor(F(k) * 2**64)`` for the Poisson(1) CDF ``F``, ``k = 0..16``, computed exactly.
+
+    A uniform 64-bit number ``z`` draws the count of thresholds at or below it.
+    """
+    with localcontext() as context:
+        context.prec = 50
+        term = Decimal(-1).exp()
+        total, thresholds = term, []
+        for k in range(17):
+            if k:
+                term /= k
+                total += term
+            thresholds.append(int(total * 2**64))
+    return np.array(thresholds, dtype=np.uint64)
+
+
+_THRESHOLDS = _poisson_thresholds()
+_TOP_BITS = 16
+_SPLIT = 255  # the bucket holds a threshold: look the number up
+
+
+def _bucket_table() -> np.ndarray:
+    """The draw of each bucket of numbers sharing their top 16 bits, where they all agree."""
+    shift = 64 - _TOP_BITS
+    first = np.arange(1 << _TOP_BITS, dtype=np.uint64) << np.uint64(shift)
+    last = first + np.uint64((1 << shift) - 1)
+    low = np.searchsorted(_THRESHOLDS, first, side="right")
+    high = np.searchsorted(_THRESHOLDS, last, side="right")
+    return np.where(low == high, low, _SPLIT).astype(np.uint8)
+
+
+_BUCKETS = _bucket_table()
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)  # SplitMix64's increment and mixing constants
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+_CACHE = 1 << 16  # numbers mixed at a time: the temporaries stay in the CPU's cache
+
+
+def poisson_weights(hashes: np.ndarray, first: int, count: int) -> np.ndarray:
+    """Poisson(1) weights of ids in resamples ``first`` to ``first + count - 1``.
+
+    ``hashes`` are the ids' 64-bit hashes; the result is a float64 ``(ids, count)`` array.
+    The uint64 arithmetic wraps around, as SplitMix64's does.
+    """
+    steps = np.arange(first + 1, first + count + 1, dtype=np.uint64) * _GOLDEN
+    out = np.empty((len(hashes), count))
+    rows = max(1, _CACHE // count)
+
+    def draw(start: int) -> None:
+        z = hashes[start : start + rows, None] + steps
+        shifted = z >> np.uint64(30)
+        z ^= shifted
+        z *= _MIX_1
+        np.right_shift(z, np.uint64(27), out=shifted)
+        z ^= shifted
+        z *= _MIX_2
+        np.right_shift(z, np.uint64(31), out=shifted)
+        z ^= shifted
+        np.right_shift(z, np.uint64(64 - _TOP_BITS), out=shifted)
+        drawn = _BUCKETS[shifted]
+        split = np.flatnonzero(drawn == _SPLIT)  # a few in 10,000
+        drawn.flat[split] = np.searchsorted(_THRESHOLDS, z.flat[split], side="right")
+        out[start : start + rows] = drawn
+
+    _in_threads(draw, range(0, len(hashes), rows))
+    return out
+
+
+def _in_threads(function: Callable[[int], None], items: Sequence[int]) -> None:
+    """``function`` of each item, on polars' number of threads when there are several.
+
+    numpy lets go of the GIL in its loops over arrays, so threads run them in parallel.
+    """
+    threads = min(len(items), pl.thread_pool_size())
+    if threads < 2:
+        for item in items:
+            function(item)
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(function, items))
+
+
+class _Layout:
+    """The groups, ids and classes of a table, numbered, and the ids' resample weights.
+
+    The distinct ids are ordered by the first group they appear in, so that the ids of
+    groups sharing none (folds) are contiguous.
+    """
+
+    def __init__(self, df: pl.DataFrame, cols: Columns, seed: int) -> None:
+        self.by, self.id, self.cls = list(cols.by), cols.id, cols.cls
+        pairs = df.select(*self.by, self.id).unique().sort([*self.by, self.id], nulls_last=True)
+        ids = pairs.select(self.id).unique(maintain_order=True).with_row_index(_INDEX)
+        self.ids = ids[self.id]
+        self.hashes = self.ids.hash(seed).to_numpy()
+        self.groups = pairs.select(self.by).unique(maintain_order=True)
+        self.n_groups = self.groups.height if self.by else 1
+        group = pl.struct(self.by).rle_id() if self.by else pl.lit(0, pl.UInt32)
+        #: Each (group, id) and its numbers, to join onto tables.
+        self.pairs = pairs.with_columns(group.alias(_GROUP)).join(ids, on=self.id, nulls_equal=True)
+        self.classes = df.select(self.cls).unique().sort(self.cls, nulls_last=True)[self.cls]
+
+    @property
+    def n_ids(self) -> int:
+        return len(self.hashes)
+
+    def weights(self, lo: int, hi: int, first: int, count: int) -> np.ndarray:
+        """Weights of the ids numbered ``lo`` to ``hi - 1`` in ``count`` resamples."""
+        return poisson_weights(self.hashes[lo:hi], first, count)
+
+    def locate(self, table: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The numbers of each row's group, id and class (0s where ``table`` has no class)."""
+        keys = table.select(*self.by, self.id).join(
+            self.pairs, on=[*self.by, self.id], how="left", nulls_equal=True, maintain_order="left"
+        )
+        classes = np.zeros(table.height, np.int64)
+        if self.cls in table.columns:
+            numbered = self.classes.to_frame().with_row_index(_CLASS)
+            classes = (
+                table.select(self.cls)
+                .join(numbered, on=self.cls, how="left", nulls_equal=True, maintain_order="left")[
+                    _CLASS
+                ]
+                .to_numpy()
+                .astype(np.int64)
+            )
+        return (
+            keys[_GROUP].to_numpy().astype(np.int64),
+            keys[_INDEX].to_numpy().astype(np.int64),
+            classes,
+        )
+
+    def keys(self, groups: np.ndarray, classes: np.ndarray | None = None) -> list[pl.Series]:
+        """The ``by`` columns (and the class column) of rows of these group (class) numbers."""
+        series = [self.groups[b].gather(groups) for b in self.by]
+        if classes is not None:
+            series.append(self.classes.gather(classes))
+        return series
+
+
+def _resample_numbers(first: int, count: int, times: int) -> pl.Series:
+    """The resample numbers of ``times`` runs of rows, each run resamples ``first...``."""
+    return pl.Series(_R, np.tile(np.arange(first, first + count), times))
+
+
+# --- resampled states: matrix products of the weights and per-id sums -------------------------
+
+
+@dataclass(frozen=True)
+class _Entries:
+    """Contributions to the sums of a resample's state, ordered by id number.
+
+    Entry ``i`` adds ``value[i]`` times the weight of id ``index[i]`` to sum ``column[i]``.
+    Each group has ``width`` sums, group ``g``'s from ``g * width``.
+    """
+
+    index: np.ndarray
+    column: np.ndarray
+    value: np.ndarray
+    width: int
+
+
+@dataclass(frozen=True)
+class _Table:
+    """A state table's sums, by kind.
+
+    Weighted sums add each id's value times its weight (the resample's times the user's);
+    counted ones add it once per id drawn (counts of ids, sums that weigh each id once).
+    """
+
+    names: list[str]
+    dtypes: dict[str, pl.DataType]
+    weighted: list[str]
+    counted: list[str]
+
+
+def _table(frame: pl.DataFrame, keys: Sequence[str], unweighted: set[str]) -> _Table:
+    """Sort a state table's columns by kind; maxima and minima (only checks use them) go."""
+    names = [
+        c for c in frame.columns if c not in keys and not c.startswith((MAX_PREFIX, MIN_PREFIX))
+    ]
+    # With a weight column, every weighted sum of a state is a float; integers count ids.
+    weighted = [c for c in names if frame.schema[c].is_float() and c not in unweighted]
+    counted = [c for c in names if c not in weighted]
+    return _Table(names, {c: frame.schema[c] for c in names}, weighted, counted)
+
+
+class _Resampler:
+    """The states of resamples from the state of each id alone.
+
+    ``ids`` holds each id's group sums, rows ``(by..., id, sums...)``; ``cells``, if given,
+    its per-class sums, rows ``(by..., id, class, sums...)``, as the state's per-class
+    table. A resample's sum is the sum over ids of the id's sum times its weight (weighted
+    sums) or times whether it is drawn (counted ones): a matrix product, computed over
+    chunks of ids and blocks of resamples so that no array exceeds ``_BLOCK`` numbers.
+    """
+
+    def __init__(
+        self,
+        layout: _Layout,
+        ids: pl.DataFrame,
+        cells: pl.DataFrame | None,
+        unweighted: set[str],
+    ) -> None:
+        self.layout = layout
+        keys = [*layout.by, layout.id, layout.cls]
+        self.ids = _table(ids, keys, unweighted)
+        self.cells = None if cells is None else _table(cells, keys, unweighted)
+        n_classes = len(layout.classes)
+        ids_at = layout.locate(ids)
+        cells_at = None if cells is None else layout.locate(cells)
+        self.entries: dict[str, _Entries] = {}
+        for kind in ("weighted", "counted"):
+            own = getattr(self.ids, kind)
+            per_class = [] if self.cells is None else getattr(self.cells, kind)
+            width = len(own) + n_classes * len(per_class)
+            found = [_entries(ids, ids_at, own, width, 0, 0)]
+            if cells is not None and cells_at is not None:
+                found.append(_entries(cells, cells_at, per_class, width, len(own), len(per_class)))
+            index, column, value = (np.concatenate(arrays) for arrays in zip(*found, strict=True))
+            self.entries[kind] = _Entries(index, column, value, width)
+        sums = max(e.width for e in self.entries.values()) * layout.n_groups
+        self.chunk = max(1, min(layout.n_ids, _BLOCK // max(1, sums)))
+        self.block = max(1, _BLOCK // max(self.chunk, sums))
+        if self.chunk < layout.n_ids:  # chunks of ids: each chunk's entries contiguous
+            for kind, e in self.entries.items():
+                order = np.argsort(e.index, kind="stable")
+                self.entries[kind] = replace(
+                    e, index=e.index[order], column=e.column[order], value=e.value[order]
+                )
+
+    def states(self, n_resamples: int) -> Iterator[tuple[pl.DataFrame, pl.DataFrame | None]]:
+        """Per block of resamples: the groups' and the classes' tables of their states."""
+        for first in range(0, n_resamples, self.block):
+            count = min(self.block, n_resamples - first)
+            sums = self._sums(first, count)
+            yield self._groups(sums, first, count), self._classes(sums, first, count)
+
+    def _sums(self, first: int, count: int) -> dict[str, np.ndarray]:
+        layout = self.layout
+        sums = {
+            kind: np.zeros((layout.n_groups * e.width, count)) for kind, e in self.entries.items()
+        }
+        for lo in range(0, layout.n_ids, self.chunk):
+            hi = min(layout.n_ids, lo + self.chunk)
+            weights = layout.weights(lo, hi, first, count)
+            for kind, e in self.entries.items():
+                start, stop = (
+                    (0, len(e.index))
+                    if hi - lo == layout.n_ids
+                    else np.searchsorted(e.index, (lo, hi))
+                )
+                if start == stop:
+                    continue
+                # Only the sums this chunk's ids add to (those of its groups): ids of
+                # groups that share none are not multiplied by each other's zeros.
+                column = e.column[start:stop]
+                used = np.flatnonzero(np.bincount(column, minlength=len(sums[kind])))
+                local = np.searchsorted(used, column)
+                dense = np.bincount(
+                    (e.index[start:stop] - lo) * len(used) + local,
+                    weights=e.value[start:stop],
+                    minlength=(hi - lo) * len(used),
+                ).reshape(hi - lo, len(used))
+                by = weights if kind == "weighted" else (weights > 0).astype(np.float64)
+                sums[kind][used] += dense.T @ by
+        return sums
+
+    def _columns(
+        self, table: _Table, sums: dict[str, np.ndarray], n_classes: int
+    ) -> list[pl.Series]:
+        """A table's sums, as columns of rows ordered (group, class, resample)."""
+        columns = []
+        for kind in ("weighted", "counted"):
+            names = getattr(table, kind)
+            # Each group's sums: those of the ids table, then those of each class.
+            offset = 0 if table is self.ids else len(getattr(self.ids, kind))
+            width, count = self.entries[kind].width, sums[kind].shape[1]
+            per_group = sums[kind].reshape(self.layout.n_groups, width, count)
+            values = per_group[:, offset : offset + n_classes * len(names)]
+            values = values.reshape(self.layout.n_groups, n_classes, len(names), count)
+            columns += [
+                pl.Series(name, values[:, :, j].ravel()).cast(table.dtypes[name])
+                for j, name in enumerate(names)
+            ]
+        return sorted(columns, key=lambda s: table.names.index(s.name))
+
+    def _groups(self, sums: dict[str, np.ndarray], first: int, count: int) -> pl.DataFrame:
+        groups = np.repeat(np.arange(self.layout.n_groups), count)
+        frame = pl.DataFrame(
+            [
+                *self.layout.keys(groups),
+                _resample_numbers(first, count, self.layout.n_groups),
+                *self._columns(self.ids, sums, 1),
+            ]
+        )
+        return frame.filter(pl.col(N_IDS) > 0)  # groups with no id drawn are not in it
+
+    def _classes(self, sums: dict[str, np.ndarray], first: int, count: int) -> pl.DataFrame | None:
+        if self.cells is None:
+            return None
+        layout = self.layout
+        n_classes = len(layout.classes)
+        groups = np.repeat(np.arange(layout.n_groups), n_classes * count)
+        classes = np.tile(np.repeat(np.arange(n_classes), count), layout.n_groups)
+        frame = pl.DataFrame(
+            [
+                *layout.keys(groups, classes),
+                _resample_numbers(first, count, layout.n_groups * n_classes),
+                *self._columns(self.cells, sums, n_classes),
+            ]
+        )
+        return frame.filter(pl.col(CLASS_ROWS) > 0)
+
+
+def _entries(
+    frame: pl.DataFrame,
+    where: tuple[np.ndarray, np.ndarray, np.ndarray],
+    names: list[str],
+    width: int,
+    offset: int,
+    stride: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Entries of the columns ``names`` of a table whose rows' numbers are ``where``.
+
+    A row's column ``j`` adds to the sum ``group * width + offset + class * stride + j``;
+    zeros add nothing and are left out (most of a row's confusion cells).
+    """
+    groups, index, classes = where
+    base = groups * width + offset + classes * stride
+    value = np.concatenate(
+        [frame[n].cast(pl.Float64).fill_null(0.0).to_numpy() for n in names] or [np.zeros(0)]
+    )
+    column = np.concatenate([base + j for j in range(len(names))] or [base[:0]])
+    kept = value != 0
+    return np.tile(index, len(names))[kept], column[kept], value[kept]
+
+
+# --- the paths ----------------------------------------------------------------------------------
+
+_Path = Callable[[pl.DataFrame, Spec, _Layout, int], Iterator[pl.DataFrame]]
+
+
+def _long(table: pl.DataFrame, metric: str, spec: Spec) -> pl.DataFrame:
+    """A metric's resampled values as rows ``(keys..., resample, metric, value)``."""
+    return table.select(
+        *spec.keys,
+        _R,
+        pl.lit(metric).alias("metric"),
+        pl.col(metric).cast(pl.Float64).alias("value"),
+    )
+
+
+def _finalized(
+    spec: Spec, layout: _Layout, groups: pl.DataFrame, classes: pl.DataFrame | None
+) -> pl.DataFrame:
+    """The metrics of resampled states, each by its family's own finalize step.
+
+    The classes' rows come in class order within each group and resample, as `report` sums
+    them.
+    """
+    cols = replace(spec.columns, by=(*layout.by, _R))
+    per_class = None if classes is None else classes.lazy()
+    return pl.concat(
+        [
+            _long(
+                _family(m)
+                .finalize(m, groups.lazy(), per_class, None, cols, spec.options)
+                .collect(),
+                m,
+                spec,
+            )
+            for m in spec.metrics
+        ]
+    )
+
+
+def _by_id(
+    df: pl.DataFrame, spec: Spec, layout: _Layout, n_resamples: int
+) -> Iterator[pl.DataFrame]:
+    """Metrics whose state sums over ids: from the state of each id alone."""
+    cols = spec.columns
+    alone = Spec(
+        spec.metrics,
+        replace(cols, by=(*cols.by, _ID_KEY), weight=_USER_W),
+        replace(spec.options, validate=False),  # the estimate has checked the data
+    )
+    keyed = df.with_columns(pl.col(cols.id).alias(_ID_KEY), cols.weight_expr.alias(_USER_W))
+    state = build_state(keyed, alone).collect()
+    ids = state.groups.lazy().collect().rename({_ID_KEY: cols.id})
+    cells = None
+    if state.classes is not None:  # lwlrap per class: each id's sums per positive class
+        cells = state.classes.lazy().collect().rename({_ID_KEY: cols.id})
+    # The samples averages' unweighted sums of values, used when the weights sum to zero.
+    unweighted = {_samples_names(m)[1] for m in spec.metrics}
+    resampler = _Resampler(layout, ids, cells, unweighted)
+    for groups, classes in resampler.states(n_resamples):
+        yield _finalized(spec, layout, groups, classes)
+
+
+def _by_cell(
+    df: pl.DataFrame, spec: Spec, layout: _Layout, n_resamples: int
+) -> Iterator[pl.DataFrame]:
+    """Thresholded metrics of confusion counts: from each (id, class) row's cell."""
+    cols, opts = spec.columns, spec.options
+    rows = df.lazy()
+    for prepare in _family(spec.metrics[0]).parts(spec.metrics, cols, opts, True).prepare:
+        rows = prepare(rows)  # a threshold table, joined
+    pred, truth, weight = _pred_expr(cols, opts.threshold), cols.truth_expr, cols.weight_expr
+    cells = (pred & truth, pred & ~truth, ~pred & truth, ~pred & ~truth)
+    # True negatives: only metrics of the negatives read them (the rest get zeros).
+    counts = _COUNTS if set(spec.metrics) - _OF_POSITIVES else _COUNTS[:3]
+    table = rows.select(
+        *cols.by,
+        cols.id,
+        cols.cls,
+        pl.lit(1, pl.UInt32).alias(CLASS_ROWS),
+        *(
+            (weight * cell.cast(pl.Float64)).fill_null(0.0).alias(name)
+            for cell, name in zip(cells, counts, strict=False)
+        ),
+    ).collect()
+    ids = layout.pairs.select(*cols.by, cols.id, pl.lit(1, pl.UInt32).alias(N_IDS))
+    resampler = _Resampler(layout, ids, table, set())
+    unread = [pl.lit(0.0).alias(name) for name in _COUNTS if name not in counts]
+    for groups, classes in resampler.states(n_resamples):
+        assert classes is not None
+        yield _finalized(spec, layout, groups, classes.with_columns(unread))
+
+
+#: Thresholded metrics of tp, fp and fn only.
+_OF_POSITIVES = {"precision", "recall", "f1", "fbeta", "jaccard"}
+
+
+@dataclass(frozen=True)
+class _Ranking:
+    """One binary ranking problem: a class of a group (or a group's rows pooled).
+
+    Its positive and negative rows, each by score ascending: their id numbers, scores and
+    user weights (None without a weight column).
+    """
+
+    group: int
+    cls: int
+    positives: np.ndarray
+    negatives: np.ndarray
+    positive_scores: np.ndarray
+    negative_scores: np.ndarray
+    positive_weights: np.ndarray | None
+    negative_weights: np.ndarray | None
+
+
+def _rankings(df: pl.DataFrame, spec: Spec, layout: _Layout) -> list[_Ranking]:
+    """The problems of ROC AUC or average precision, per class or pooled (``"micro"``)."""
+    cols = spec.columns
+    assert cols.score is not None
+    table = df.select(
+        *cols.by,
+        cols.id,
+        cols.cls,
+        cols.score,
+        cols.truth_expr.alias(cols.truth),
+        cols.weight_expr.alias(_USER_W),
+    ).drop_nulls([cols.score, cols.truth])  # rows only checks see (with validate=False)
+    groups, index, classes = layout.locate(table)
+    pooled = spec.options.average == "micro"
+    problem = groups if pooled else groups * len(layout.classes) + classes
+    score, truth = table[cols.score].to_numpy(), table[cols.truth].to_numpy()
+    weight = table[_USER_W].to_numpy() if cols.weight is not None else None
+    order = np.lexsort((score, problem))
+    out = []
+    for rows in np.split(order, np.flatnonzero(np.diff(problem[order])) + 1):
+        if not len(rows):
+            continue
+        pos, neg = rows[truth[rows]], rows[~truth[rows]]
+        out.append(
+            _Ranking(
+                int(groups[rows[0]]),
+                -1 if pooled else int(classes[rows[0]]),
+                index[pos],
+                index[neg],
+                score[pos],
+                score[neg],
+                None if weight is None else weight[pos],
+                None if weight is None else weight[neg],
+            )
+        )
+    return out
+
+
+def _gathered(weights: np.ndarray, ids: np.ndarray, user: np.ndarray | None) -> np.ndarray:
+    """The rows' weights in each resample: (rows, resamples)."""
+    out: np.ndarray = weights[ids]
+    if user is not None:
+        out *= user[:, None]
+    return out
+
+
+def _cumulated(weights: np.ndarray, ids: np.ndarray, user: np.ndarray | None) -> np.ndarray:
+    """Row ``k``: the weight of the first ``k`` rows, in each resample (a row of 0s first)."""
+    out = np.zeros((len(ids) + 1, weights.shape[1]))
+    np.take(weights, ids, axis=0, out=out[1:])
+    if user is not None:
+        out[1:] *= user[:, None]
+    _cumulate(out[1:])
+    return out
+
+
+def _cumulate(rows: np.ndarray, block: int = 32) -> None:
+    """In place, ``np.cumsum(rows, axis=0)``, a few times faster.
+
+    numpy's cumulative sum down the rows goes element by element; adding whole rows is
+    vectorised: row ``i`` of every block of ``block`` rows at once, then each block gets
+    the total of the blocks above.
+    """
+    whole = len(rows) - len(rows) % block
+    blocks = rows[:whole].reshape(whole // block, block, rows.shape[1])
+    for i in range(1, block if whole else 0):
+        blocks[:, i] += blocks[:, i - 1]
+    above = np.cumsum(blocks[:, -1], axis=0)  # the totals of the blocks so far
+    blocks[1:] += above[:-1, None]
+    tail = rows[whole:]
+    for i in range(1, len(tail)):
+        tail[i] += tail[i - 1]
+    if whole:
+        tail += above[-1]
+
+
+def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per resample (column), the sum over rows of ``a * b``."""
+    out: np.ndarray = np.einsum("ib,ib->b", a, b)
+    return out
+
+
+def _roc_area(weights: np.ndarray, p: _Ranking) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per resample: the unnormalised ROC area, the positives' and the negatives' weight.
+
+    The area is the weight of (positive, negative) pairs in order, ties counting half: the
+    cumulative sums run over the larger side and are read at the rows of the smaller one.
+    """
+    if len(p.negatives) >= len(p.positives):
+        positives = _gathered(weights, p.positives, p.positive_weights)
+        below = _cumulated(weights, p.negatives, p.negative_weights)
+        lower = np.searchsorted(p.negative_scores, p.positive_scores, "left")
+        upper = np.searchsorted(p.negative_scores, p.positive_scores, "right")
+        tied = np.flatnonzero(lower != upper)
+        area = _dot(positives, below[lower]) + 0.5 * _dot(
+            positives[tied], below[upper[tied]] - below[lower[tied]]
+        )
+        return area, positives.sum(axis=0), below[-1]
+    negatives = _gathered(weights, p.negatives, p.negative_weights)
+    highest = p.positives[::-1]  # row k: the weight of the k highest-scored positives
+    user = None if p.positive_weights is None else p.positive_weights[::-1]
+    above = _cumulated(weights, highest, user)
+    n = len(p.positives)
+    strictly = n - np.searchsorted(p.positive_scores, p.negative_scores, "right")
+    at_least = n - np.searchsorted(p.positive_scores, p.negative_scores, "left")
+    tied = np.flatnonzero(strictly != at_least)
+    area = _dot(negatives, above[strictly]) + 0.5 * _dot(
+        negatives[tied], above[at_least[tied]] - above[strictly[tied]]
+    )
+    return area, above[-1], negatives.sum(axis=0)
+
+
+def _ap_area(weights: np.ndarray, p: _Ranking) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per resample: the unnormalised average precision, the positives' and negatives' weight.
+
+    The first is the sum over positives of their weight times the precision at their score:
+    the weight of the positives over that of all rows scoring at least as high.
+    """
+    down = slice(None, None, -1)  # highest score first
+    user_pos = None if p.positive_weights is None else p.positive_weights[down]
+    user_neg = None if p.negative_weights is None else p.negative_weights[down]
+    hits = _cumulated(weights, p.positives[down], user_pos)
+    misses = _cumulated(weights, p.negatives[down], user_neg)
+    scores = p.positive_scores[down]
+    at_least_pos = len(p.positives) - np.searchsorted(p.positive_scores, scores, "left")
+    at_least_neg = len(p.negatives) - np.searchsorted(p.negative_scores, scores, "left")
+    tp, fp = hits[at_least_pos], misses[at_least_neg]
+    total = tp + fp
+    precision = np.divide(tp, total, out=np.zeros_like(tp), where=total > 0)
+    gained = _gathered(weights, p.positives[down], user_pos)
+    return _dot(gained, precision), hits[-1], misses[-1]
+
+
+def _by_curve(
+    df: pl.DataFrame, spec: Spec, layout: _Layout, n_resamples: int
+) -> Iterator[pl.DataFrame]:
+    """ROC AUC and average precision: each problem's rows sorted by score once."""
+    problems = _rankings(df, spec, layout)
+    largest = max((len(p.positives) + len(p.negatives) for p in problems), default=1)
+    # A problem's arrays hold about twice its rows per resample; one problem per thread.
+    block = max(1, _BLOCK // max(layout.n_ids, 2 * largest * pl.thread_pool_size()))
+    pooled = spec.options.average == "micro"
+    groups = np.array([p.group for p in problems], dtype=np.int64)
+    classes = None if pooled else np.array([p.cls for p in problems], dtype=np.int64)
+    by = [*layout.by, _R]
+    for first in range(0, n_resamples, block):
+        count = min(block, n_resamples - first)
+        weights = layout.weights(0, layout.n_ids, first, count)
+        keys = layout.keys(
+            np.repeat(groups, count), None if classes is None else np.repeat(classes, count)
+        )
+        resample = _resample_numbers(first, count, len(problems))
+        frames = []
+        for metric in spec.metrics:
+            value, positives, drawn = _curve_values(metric, weights, problems)
+            values = pl.DataFrame(
+                [
+                    *keys,
+                    resample,
+                    pl.Series(metric, value.ravel()).fill_nan(None),  # undefined: null
+                    pl.Series(CURVE_POS, positives.ravel()),
+                ]
+            ).filter(pl.Series(drawn.ravel()))  # problems with no row drawn are not in it
+            frames.append(_long(_averaged(values, metric, by, spec.options), metric, spec))
+        yield pl.concat(frames)
+
+
+def _curve_values(
+    metric: str, weights: np.ndarray, problems: list[_Ranking]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per problem and resample: the metric, the positives' weight, and whether drawn.
+
+    The metric is NaN where undefined (a ROC AUC without positives or negatives); a problem
+    is drawn in a resample when any of its rows is.
+    """
+    count = weights.shape[1]
+    area, positives, negatives = (np.empty((len(problems), count)) for _ in range(3))
+    drawn = np.empty((len(problems), count), dtype=bool)
+    kernel = _roc_area if metric == "roc_auc" else _ap_area
+
+    def solve(i: int) -> None:
+        area[i], positives[i], negatives[i] = kernel(weights, problems[i])
+        drawn[i] = _drawn(weights, problems[i], positives[i] + negatives[i])
+
+    _in_threads(solve, range(len(problems)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if metric == "roc_auc":  # undefined without positives or negatives
+            defined = (positives > 0) & (negatives > 0)
+            return np.where(defined, area / (positives * negatives), np.nan), positives, drawn
+        # scikit-learn: a class without positives has average precision 0.
+        return np.where(positives > 0, area / positives, 0.0), positives, drawn
+
+
+def _drawn(weights: np.ndarray, p: _Ranking, total: np.ndarray) -> np.ndarray:
+    """Per resample, whether any of the problem's ids is drawn."""
+    users = [u for u in (p.positive_weights, p.negative_weights) if u is not None]
+    if all((u > 0).all() for u in users):  # positive weights: drawn iff they sum above 0
+        return total > 0
+    ids = np.concatenate([p.positives, p.negatives])
+    drawn: np.ndarray = (weights[ids] > 0).any(axis=0)
+    return drawn
+
+
+def _averaged(values: pl.DataFrame, metric: str, by: list[str], opts: Options) -> pl.DataFrame:
+    """Per-class values averaged over each group's classes, as the curves family does."""
+    if opts.average is None:
+        return values
+    if opts.average == "micro":
+        return values.with_columns(pl.col(metric).fill_null(float("nan")))
+    out = average_classes(values.lazy(), metric, by, opts.average)
+    # Groups whose classes are all undefined (skipped) still get a row: NaN.
+    drawn = values.lazy().select(by).unique()
+    out = drawn.join(out, on=by, how="left", nulls_equal=True)
+    return out.with_columns(pl.col(metric).fill_null(float("nan"))).collect()
+
+
+def _by_query(
+    df: pl.DataFrame, spec: Spec, layout: _Layout, n_resamples: int
+) -> Iterator[pl.DataFrame]:
+    """Any metric: `report` of the rows joined to a block of resamples' weights."""
+    cols = spec.columns
+    resampled = Spec(spec.metrics, replace(cols, by=(*cols.by, _R), weight=_BOOT_W), spec.options)
+    weight = pl.col(_BOOT_W) * cols.weight_expr if cols.weight is not None else pl.col(_BOOT_W)
+    # A query's memory is tens of times its rows: each joins about _BLOCK / 16 rows.
+    block = max(1, _BLOCK // 16 // max(1, df.height))
+    ids = layout.ids
+    for first in range(0, n_resamples, block):
+        count = min(block, n_resamples - first)
+        drawn = pl.DataFrame(
+            [
+                ids.gather(np.repeat(np.arange(layout.n_ids), count)),
+                _resample_numbers(first, count, layout.n_ids),
+                pl.Series(_BOOT_W, layout.weights(0, layout.n_ids, first, count).ravel()),
+            ]
+        ).filter(pl.col(_BOOT_W) > 0)  # ids not drawn in a resample add nothing
+        rows = df.join(drawn, on=cols.id, nulls_equal=True).with_columns(weight.alias(_BOOT_W))
+        out = build_state(rows, resampled).finalize().collect()
+        yield pl.concat([_long(out, m, spec) for m in spec.metrics])
+
+
+_PATHS: dict[str, _Path] = {
+    "ids": _by_id,
+    "cells": _by_cell,
+    "curves": _by_curve,
+    "rows": _by_query,
+}
+
+
+def _path(metric: str, opts: Options) -> str:
+    """How ``metric`` is resampled under ``opts`` (see the module notes)."""
+    entry = info(metric)
+    if (
+        (opts.average == "samples" and "samples" in entry.averages)
+        or metric in ("accuracy", "top_k_accuracy")
+        or entry.module in ("_ranking", "_logloss", "_ndcg")
+    ):
+        return "ids"
+    if entry.module == "_thresholded":
+        return "cells"
+    if metric == "average_precision" or (metric == "roc_auc" and opts.max_fpr is None):
+        return "curves"
+    return "rows"
+
+
+def _resampled(df: pl.DataFrame, spec: Spec, n_resamples: int, seed: int) -> pl.DataFrame:
+    """Every metric of ``spec`` on every resample: rows ``(keys..., resample, metric, value)``.
+
+    A group (or class) that a resample draws no id of has no row in it.
+    """
+    if "roc_auc" in spec.metrics:
+        # A resample may draw no positive (or no negative) of a class: that class is left
+        # out of the resample's average (null per class) rather than failing the bootstrap.
+        spec = spec.with_options(undefined="skip")
+    layout = _Layout(df, spec.columns, seed)
+    paths: dict[str, list[str]] = {}
+    for metric in spec.metrics:
+        paths.setdefault(_path(metric, spec.options), []).append(metric)
+    return pl.concat(
+        [
+            part
+            for path, metrics in paths.items()
+            for part in _PATHS[path](df, replace(spec, metrics=tuple(metrics)), layout, n_resamples)
+        ]
+    )
+
+
+def _deferred(frame: FrameT, compute: Callable[[], pl.DataFrame], schema: pl.Schema) -> FrameT:
+    """``compute()`` as the type of ``frame``: a LazyFrame computes it when collected."""
+    return as_like(frame, pl.defer(compute, schema=schema))
 
 
 def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float, seed: int) -> None:
@@ -157,42 +938,8 @@ def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float,
         raise MetricsInputError(f"option 'seed': expected an integer in [0, 2**63), got {seed!r}")
 
 
-def _resampled(
-    frame: pl.LazyFrame,
-    names: list[str],
-    by: list[str],
-    n_resamples: int,
-    seed: int,
-    options: dict[str, Any],
-) -> pl.LazyFrame:
-    """The metrics of every resample: one row per (by..., resample), one query."""
-    id_col = options.get("id_col", "id")
-    user_weight = options.pop("weight_col", None)
-    if "roc_auc" in names:
-        # A resample may draw no positive (or no negative) of a class: that class is left
-        # out of the resample's average (null per class) rather than failing the bootstrap.
-        options["undefined"] = "skip"
-    resamples = pl.LazyFrame({_R: pl.int_range(n_resamples, eager=True, dtype=pl.Int32)})
-    weight = pl.col(_BOOT_W).cast(pl.Float64)
-    if user_weight is not None:
-        weight = weight * pl.col(user_weight).cast(pl.Float64)
-    rows = (
-        frame.join(resamples, how="cross")
-        .with_columns(_poisson_weight(id_col, seed))
-        .filter(pl.col(_BOOT_W) > 0)  # ids not drawn in a resample add nothing
-        .with_columns(weight.alias(_BOOT_W))
-    )
-    return report(rows, names, by=[*by, _R], weight_col=_BOOT_W, **options)
-
-
 def _group(by: str | Sequence[str] | None) -> list[str]:
     return [by] if isinstance(by, str) else list(by or [])
-
-
-def _class_key(table: pl.LazyFrame, options: dict[str, Any]) -> list[str]:
-    """The class column of a per-class result (``[]`` when the result is per group)."""
-    class_col = options.get("class_col", "class")
-    return [class_col] if class_col in table.collect_schema() else []
 
 
 def bootstrap(
@@ -205,18 +952,36 @@ def bootstrap(
     seed: int = 0,
     **options: Any,
 ) -> FrameT:
-    """Bootstrap percentile intervals of metrics, per group, in one query.
+    """Bootstrap percentile intervals of metrics, per group.
 
-    Ids are resampled with Poisson(1) weights (see the module notes), so each resample is a
-    weighted metric: the input's rows are read once per resample inside one polars plan
-    (memory grows with rows x resamples: use fewer resamples on large dumps, or a sample).
+    Ids are resampled with Poisson(1) weights, an id weighing the same in every group (see
+    the module notes), so each resample is the metric of the weighted rows.
 
     Returns rows ``(by..., metric, estimate, lower, upper, std)``: the metric on the data,
     the ``confidence`` percentile interval of the resamples and their standard deviation.
     With per-class output (``per_class=True`` or ``average=None``) the rows are
     ``(by..., class, metric, ...)``: one interval per class. ``seed`` is an integer in
     ``[0, 2**63)``. A resample that draws no positive (or no negative) of a class leaves
-    that class out of its ROC AUC, as ``undefined="skip"`` does.
+    that class out of its ROC AUC, as ``undefined="skip"`` does. A LazyFrame gives a
+    LazyFrame: nothing is read until it is collected.
+
+    Notes
+    -----
+    Resamples are computed in blocks, so memory does not grow with ``n_resamples``; the
+    columns that the metrics read are held in memory. How each metric is resampled:
+
+    * from the sums of each id, computed once, times the weights (matrix products):
+      lwlrap, lrap, coverage_error, label_ranking_loss, log_loss, ndcg, top_k_accuracy,
+      accuracy and every ``average="samples"`` metric;
+    * from the confusion cell of each (id, class) row, likewise: the other thresholded
+      metrics (f1, precision, recall, fbeta, jaccard, specificity, balanced_accuracy,
+      balanced_f1, mfif, matthews_corrcoef, hamming_loss);
+    * from each class's rows sorted by score once: roc_auc and average_precision;
+
+    1,000 resamples of these cost a few evaluations of the metric (tens for roc_auc and
+    average_precision). Others (brier_score, binary_log_loss, roc_auc with ``max_fpr``)
+    run `report` on the rows joined to each block of resamples' weights: the cost of an
+    evaluation per resample.
 
     Examples
     --------
@@ -234,24 +999,31 @@ def bootstrap(
     _check_resampling(names, n_resamples, confidence, seed)
     group: list[str] = _group(by)
     lf: pl.LazyFrame = to_polars(frame).lazy()
-    estimate: pl.LazyFrame = report(lf, names, by=group or None, **options)
-    keys: list[str] = [*group, *_class_key(estimate, options)]
-    per_resample = _resampled(lf, names, group, n_resamples, seed, dict(options))
+    spec = resolve(lf, names, by=group or None, **options)  # checks the options now
+    keys: list[str] = spec.keys
     tail = (1 - confidence) / 2
-    stats = (
-        per_resample.unpivot(on=names, index=[*keys, _R], variable_name="metric")
-        .group_by([*keys, "metric"])
-        .agg(
+
+    def compute() -> pl.DataFrame:
+        df = lf.select(spec.columns.used).collect()
+        estimate = report(df, names, by=group or None, **options)  # checks the data first
+        per_resample = _resampled(df, spec, n_resamples, seed)
+        stats = per_resample.group_by([*keys, "metric"]).agg(
             pl.col("value").quantile(tail, "linear").alias("lower"),
             pl.col("value").quantile(1 - tail, "linear").alias("upper"),
             pl.col("value").std().alias("std"),
         )
-    )
-    point = estimate.unpivot(on=names, index=keys, variable_name="metric", value_name="estimate")
-    out = point.join(stats, on=[*keys, "metric"], nulls_equal=True).select(
-        *keys, "metric", "estimate", "lower", "upper", "std"
-    )
-    return as_like(frame, out.sort([*keys, "metric"], nulls_last=True))
+        point = estimate.unpivot(
+            on=names, index=keys, variable_name="metric", value_name="estimate"
+        )
+        out = point.join(stats, on=[*keys, "metric"], nulls_equal=True)
+        out = out.select(*keys, "metric", "estimate", "lower", "upper", "std")
+        return out.sort([*keys, "metric"], nulls_last=True)
+
+    schema = lf.select(keys).collect_schema()
+    schema["metric"] = pl.String
+    for name in ("estimate", "lower", "upper", "std"):
+        schema[name] = pl.Float64
+    return _deferred(frame, compute, schema)
 
 
 def paired(
@@ -274,7 +1046,8 @@ def paired(
     the fold) and overall: rows ``(by..., difference, lower, upper, p_value)``, where the
     p-value is the two-sided bootstrap p-value of "no difference" (twice the smaller share
     of resampled differences on either side of 0). With per-class output (``per_class=True``
-    or ``average=None``), one row per group and class.
+    or ``average=None``), one row per group and class. Resampled as by `bootstrap`; a
+    LazyFrame gives a LazyFrame, computed when it is collected.
 
     Raises
     ------
@@ -289,7 +1062,10 @@ def paired(
     _check_resampling(names, n_resamples, confidence, seed)
     group: list[str] = _group(by)
     id_col = options.get("id_col", "id")
-    lf: pl.LazyFrame = to_polars(frame).lazy().filter(pl.col(model_col).is_in([model_a, model_b]))
+    source: pl.LazyFrame = to_polars(frame).lazy()
+    lf = source.filter(pl.col(model_col).is_in([model_a, model_b]))
+    spec = resolve(lf, [metric], by=[*group, model_col], **options)  # checks the options now
+    keys: list[str] = [k for k in spec.keys if k != model_col]
     ids = lf.select(*group, model_col, id_col).unique()
     a_ids = ids.filter(pl.col(model_col) == model_a).drop(model_col)
     b_ids = ids.filter(pl.col(model_col) == model_b).drop(model_col)
@@ -299,11 +1075,9 @@ def paired(
             b_ids.join(a_ids, on=[*group, id_col], how="anti", nulls_equal=True),
         ]
     ).select(pl.len().alias("unmatched"))
-    everything = to_polars(frame).lazy().select(model_col)
-    models = everything.select(pl.col(model_col).unique().implode().alias("models"))
-    unmatched = unmatched.join(models, how="cross")
+    models = source.select(pl.col(model_col).unique().implode().alias("models"))
 
-    def check(df: pl.DataFrame) -> pl.DataFrame:
+    def check(df: pl.DataFrame) -> None:
         present = df["models"][0].to_list()
         missing = [m for m in (model_a, model_b) if m not in present]
         if missing:
@@ -316,35 +1090,38 @@ def paired(
                 f"column {id_col!r}: {df['unmatched'][0]:,} ids are scored by only one of "
                 f"{model_a!r} and {model_b!r}; a paired comparison needs the same ids"
             )
-        return df
 
-    unmatched = unmatched.map_batches(check)
-    point: pl.LazyFrame = report(lf, [metric], by=[*group, model_col], **options)
-    keys: list[str] = [*group, *_class_key(point, options)]
-    per = _resampled(lf, [metric], [*group, model_col], n_resamples, seed, dict(options))
-
-    def difference(table: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    def difference(table: pl.DataFrame, value: str, keys: list[str]) -> pl.DataFrame:
         wide = table.group_by(keys).agg(
-            pl.col(metric).filter(pl.col(model_col) == model_a).first().alias("a"),
-            pl.col(metric).filter(pl.col(model_col) == model_b).first().alias("b"),
+            pl.col(value).filter(pl.col(model_col) == model_a).first().alias("a"),
+            pl.col(value).filter(pl.col(model_col) == model_b).first().alias("b"),
         )
         return wide.select(*keys, (pl.col("b") - pl.col("a")).alias("difference"))
 
     tail = (1 - confidence) / 2
-    resampled = difference(per, [*keys, _R])
-    diff = pl.col("difference")
-    stats = aggregate(
-        resampled,
-        keys,
-        [
-            diff.quantile(tail, "linear").alias("lower"),
-            diff.quantile(1 - tail, "linear").alias("upper"),
-            (2 * pl.min_horizontal((diff <= 0).mean(), (diff >= 0).mean()))
-            .clip(upper_bound=1.0)
-            .alias("p_value"),
-        ],
-    )
-    estimate = difference(point.with_columns(pl.lit(0).alias(_R)), [*keys, _R]).drop(_R)
-    out = join_on(estimate, stats, keys)
-    out = out.join(unmatched, how="cross").drop("unmatched", "models")
-    return as_like(frame, out.sort(keys, nulls_last=True) if keys else out)
+
+    def compute() -> pl.DataFrame:
+        check(unmatched.join(models, how="cross").collect())
+        df = lf.select(spec.columns.used).collect()
+        point = report(df, [metric], by=[*group, model_col], **options)  # checks the data
+        resampled = difference(_resampled(df, spec, n_resamples, seed), "value", [*keys, _R])
+        diff = pl.col("difference")
+        stats = aggregate(
+            resampled.lazy(),
+            keys,
+            [
+                diff.quantile(tail, "linear").alias("lower"),
+                diff.quantile(1 - tail, "linear").alias("upper"),
+                (2 * pl.min_horizontal((diff <= 0).mean(), (diff >= 0).mean()))
+                .clip(upper_bound=1.0)
+                .alias("p_value"),
+            ],
+        )
+        estimate = difference(point.with_columns(pl.lit(0).alias(_R)), metric, [*keys, _R])
+        out = join_on(estimate.drop(_R).lazy(), stats, keys).collect()
+        return out.sort(keys, nulls_last=True) if keys else out
+
+    schema = lf.select(keys).collect_schema()
+    for name in ("difference", "lower", "upper", "p_value"):
+        schema[name] = pl.Float64
+    return _deferred(frame, compute, schema)

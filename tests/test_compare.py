@@ -145,3 +145,18 @@ def test_paired_lazy_equals_eager() -> None:
     query = pl_metrics.paired(missing, "lrap", "logreg", "knn", n_resamples=10)
     with pytest.raises(pl_metrics.MetricsInputError, match="only one of"):
         query.collect()
+
+
+def test_bootstrap_per_class_rows(kind: str) -> None:
+    df = pl.read_parquet(DATA).filter(pl.col("fold") == 0)
+    options = {"metrics": ["f1", "roc_auc"], "by": "model", "average": None, "n_resamples": 20}
+    ci = run(df, kind, pl_metrics.bootstrap, **options)
+    assert ci.columns == ["model", "class", "metric", "estimate", "lower", "upper", "std"]
+    assert ci.height == 4 * 10 * 2
+    assert ci.equals(ci.sort("model", "class", "metric"))
+    per_class = pl_metrics.report(df, ["f1", "roc_auc"], by="model", average=None)
+    point = per_class.unpivot(index=["model", "class"], variable_name="metric")
+    joined = ci.join(point, on=["model", "class", "metric"])
+    assert joined.height == ci.height
+    assert (joined["estimate"] - joined["value"]).abs().max() == 0
+    assert ((ci["lower"] <= ci["estimate"]) & (ci["estimate"] <= ci["upper"])).mean() > 0.9

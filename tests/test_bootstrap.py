@@ -1,0 +1,293 @@
+"""The bootstrap's resamples against `report` of the rows weighted by the same weights.
+
+Every path of `pl_metrics._compare` (per-id sums, per-row confusion cells, sorted curves, and
+`report` per block of resamples) must give, resample by resample, what `report` gives on the
+rows weighted by the resample's Poisson weights times the user's weights, ids drawn zero
+times left out: the definition of a resample.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import pl_metrics
+from pl_metrics import _compare
+from pl_metrics._registry import info
+from pl_metrics._spec import resolve
+
+N_RESAMPLES = 25
+SEED = 3
+
+
+def multilabel(seed: int = 0, weights: bool = True) -> pl.DataFrame:
+    """Groups of multilabel problems with ties, degenerate ids and sparse classes.
+
+    Group "a" and "b" score the same ids, "c" other ids; "d" has two ids, so that some
+    resamples draw none of them. Class 3 is rarely positive: some resamples draw no
+    positive of it.
+    """
+    rng = np.random.default_rng(seed)
+    frames = []
+    for group, ids in (("a", range(14)), ("b", range(14)), ("c", range(20, 31)), ("d", (40, 41))):
+        for i in ids:
+            truth = rng.random(4) < [0.5, 0.3, 0.6, 0.08]
+            if i % 7 == 0:
+                truth[:] = True  # an id with every label
+            if i % 5 == 1:
+                truth[:] = False  # an id with none
+            frames.append(
+                pl.DataFrame(
+                    {
+                        "g": group,
+                        "id": i,
+                        "class": ["w", "x", "y", "z"],
+                        "score": np.round(rng.random(4) * 4) / 4,  # ties
+                        "truth": truth,
+                        "w": float(rng.choice([0.5, 1.0, 2.0, 3.0])),
+                    }
+                )
+            )
+    df = pl.concat(frames).sample(fraction=1.0, shuffle=True, seed=seed)
+    return df if weights else df.drop("w")
+
+
+def single_label(seed: int = 0) -> pl.DataFrame:
+    """Probabilities over 3 classes with one true class per id, two groups sharing ids."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for group in ("a", "b"):
+        p = rng.dirichlet([1.0, 1.0, 1.0], size=15)
+        p = np.round(p * 8) / 8  # ties
+        p[:, 0] = 1 - p[:, 1:].sum(axis=1)
+        p = np.clip(p, 0, 1)
+        true = rng.integers(0, 3, 15)
+        frames.append(
+            pl.DataFrame(
+                {
+                    "g": group,
+                    "id": np.repeat(np.arange(15), 3),
+                    "class": np.tile([0, 1, 2], 15),
+                    "score": p.reshape(-1),
+                    "truth": (true[:, None] == np.arange(3)).reshape(-1),
+                    "w": np.repeat(rng.choice([0.5, 1.0, 2.0], size=15), 3),
+                }
+            )
+        )
+    return pl.concat(frames).sample(fraction=1.0, shuffle=True, seed=seed)
+
+
+def reference(df: pl.DataFrame, metrics: list[str], by: list[str], **options: Any) -> pl.DataFrame:
+    """Each resample by `report` on the rows joined to the resample's weights."""
+    ids = df.select("id").unique()
+    weights = _compare.poisson_weights(ids["id"].hash(SEED).to_numpy(), 0, N_RESAMPLES)
+    drawn = pl.DataFrame(
+        {
+            "id": np.repeat(ids["id"].to_numpy(), N_RESAMPLES),
+            "r": np.tile(np.arange(N_RESAMPLES), ids.height),
+            "bw": weights.reshape(-1),
+        }
+    ).filter(pl.col("bw") > 0)
+    rows = df.join(drawn, on="id")
+    user = options.pop("weight_col", None)
+    if user is not None:
+        rows = rows.with_columns(pl.col("bw") * pl.col(user))
+    if "roc_auc" in metrics:
+        options["undefined"] = "skip"
+    out = pl_metrics.report(rows, metrics, by=[*by, "r"], weight_col="bw", **options)
+    keys = [c for c in out.columns if c not in metrics and c != "weight"]
+    return out.unpivot(on=metrics, index=keys, variable_name="metric", value_name="value")
+
+
+def resampled(
+    df: pl.DataFrame | pl.LazyFrame, metrics: list[str], by: list[str], **options: Any
+) -> pl.DataFrame:
+    spec = resolve(df, metrics, by=by or None, **options)
+    rows = df.lazy().collect() if isinstance(df, pl.LazyFrame) else df
+    out = _compare._resampled(rows, spec, N_RESAMPLES, SEED)
+    return out.rename({_compare._R: "r"}).with_columns(pl.col("r").cast(pl.Int64))
+
+
+def assert_same(df: pl.DataFrame, metrics: list[str], by: list[str], **options: Any) -> None:
+    if not by and "g" in df.columns:  # one group: each id once
+        df = df.filter(pl.col("g") != "b")
+    expected = reference(df, metrics, by, **dict(options))
+    got = resampled(df, metrics, by, **options)
+    keys = [c for c in expected.columns if c != "value"]
+    expected = expected.with_columns(pl.col("r").cast(pl.Int64)).sort(keys, nulls_last=True)
+    got = got.select(expected.columns).sort(keys, nulls_last=True)
+    assert got.height == expected.height
+    assert_frame_equal(got, expected, check_dtypes=False, rel_tol=1e-9, abs_tol=1e-12)
+
+
+RANKING = ["lwlrap", "lrap", "coverage_error", "label_ranking_loss", "ndcg"]
+THRESHOLDED = [
+    "f1",
+    "precision",
+    "recall",
+    "jaccard",
+    "specificity",
+    "balanced_accuracy",
+    "balanced_f1",
+    "mfif",
+    "matthews_corrcoef",
+]
+
+
+@pytest.mark.parametrize("by", [["g"], []])
+@pytest.mark.parametrize("weights", [True, False])
+def test_ranking_family(by: list[str], weights: bool) -> None:
+    df = multilabel(weights=weights)
+    options = {"weight_col": "w"} if weights else {}
+    assert_same(df, RANKING, by, **options)
+
+
+def test_lwlrap_per_class() -> None:
+    assert_same(multilabel(), ["lwlrap"], ["g"], weight_col="w", per_class=True)
+
+
+@pytest.mark.parametrize("average", ["macro", "micro", "weighted", None])
+@pytest.mark.parametrize("zero_division", [0.0, 1.0, float("nan")])
+def test_thresholded_family(average: str | None, zero_division: float) -> None:
+    df = multilabel(seed=1)
+    flat = [] if average is None else ["hamming_loss", "accuracy"]  # no per-class values
+    metrics = [m for m in [*THRESHOLDED, "fbeta"] if average in info(m).averages]
+    assert_same(
+        df, [*metrics, *flat], ["g"], weight_col="w", average=average, zero_division=zero_division
+    )
+
+
+@pytest.mark.parametrize("zero_division", [0.0, float("nan")])
+def test_samples_average(zero_division: float) -> None:
+    df = multilabel(seed=2)
+    metrics = ["f1", "precision", "recall", "jaccard"]
+    assert_same(df, metrics, ["g"], weight_col="w", average="samples", zero_division=zero_division)
+    assert_same(df, ["fbeta"], [], average="samples", beta=0.5)
+    # Weights summing to zero among a resample's ids: the plain mean of the ids drawn.
+    sign = pl.when(pl.col("id") % 2 == 0).then(1.0).otherwise(-1.0)
+    zero = df.with_columns(pl.when(pl.col("g") == "c").then(sign).otherwise("w").alias("w"))
+    assert_same(
+        zero, metrics, ["g"], weight_col="w", average="samples", zero_division=zero_division
+    )
+
+
+def test_threshold_options() -> None:
+    df = multilabel(seed=3).with_columns((pl.col("score") > 0.4).alias("pred"))
+    table = pl.DataFrame({"class": ["w", "x", "y", "z"], "threshold": [0.3, 0.5, 0.6, 0.2]})
+    assert_same(df, ["f1", "accuracy"], ["g"], threshold=table, weight_col="w")
+    assert_same(df, ["recall", "hamming_loss"], ["g"], pred_col="pred")
+    assert_same(df, ["fbeta"], ["g"], beta=2.0, threshold=0.75, average="weighted")
+
+
+@pytest.mark.parametrize("average", ["macro", "micro", "weighted", None, "samples"])
+@pytest.mark.parametrize("by", [["g"], []])
+def test_curve_family(average: str | None, by: list[str]) -> None:
+    df = multilabel(seed=4)
+    assert_same(df, ["roc_auc", "average_precision"], by, weight_col="w", average=average)
+
+
+def test_curve_family_without_weights_and_mostly_positive() -> None:
+    # Classes where positives outnumber negatives: the other side is cumulated.
+    df = multilabel(seed=5, weights=False).with_columns(pl.col("truth") | (pl.col("score") > 0.2))
+    assert_same(df, ["roc_auc", "average_precision"], ["g"], average=None)
+
+
+def test_single_label_metrics() -> None:
+    df = single_label()
+    assert_same(df, ["log_loss", "top_k_accuracy"], ["g"], weight_col="w")
+    assert_same(df, ["top_k_accuracy"], [], k=2)
+
+
+def test_metrics_of_the_generic_path() -> None:
+    df = single_label(seed=1)
+    assert_same(df, ["brier_score", "binary_log_loss"], ["g"], weight_col="w")
+    assert_same(df, ["roc_auc"], ["g"], max_fpr=0.5)
+
+
+def test_paths_together_and_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Several paths in one call; small blocks split ids into chunks and resamples into blocks."""
+    df = multilabel(seed=6)
+    metrics = ["lrap", "f1", "roc_auc", "accuracy"]
+    whole = resampled(df, metrics, ["g"], weight_col="w")
+    monkeypatch.setattr(_compare, "_BLOCK", 64)
+    blocks = resampled(df, metrics, ["g"], weight_col="w")
+    keys = ["g", "r", "metric"]
+    assert_frame_equal(blocks.sort(keys), whole.sort(keys), rel_tol=1e-12)
+    assert_same(df, metrics, ["g"], weight_col="w")
+    assert_same(df, ["lwlrap"], ["g"], per_class=True)
+    assert_same(df, ["average_precision"], ["g"], average=None)
+
+
+def test_weights_are_poisson_and_depend_on_the_id_only() -> None:
+    hashes = pl.Series(np.arange(20_000)).hash(7).to_numpy()
+    weights = _compare.poisson_weights(hashes, 0, 50)
+    counts = np.bincount(weights.astype(np.int64).reshape(-1)) / weights.size
+    poisson = np.exp(-1) / np.array([1, 1, 2, 6, 24])
+    assert counts[:5] == pytest.approx(poisson, abs=0.003)
+    assert weights.mean() == pytest.approx(1.0, abs=0.01)
+    # A resample's weights are those of its column, whichever resamples are drawn with it,
+    # and an id's are its own, whichever ids are drawn with it.
+    assert np.array_equal(_compare.poisson_weights(hashes[5:9], 30, 7), weights[5:9, 30:37])
+
+
+def test_bootstrap_and_paired_summarise_the_resamples() -> None:
+    df = multilabel(seed=7)
+    ci = pl_metrics.bootstrap(
+        df, ["lrap", "f1"], by="g", n_resamples=N_RESAMPLES, seed=SEED, weight_col="w"
+    )
+    values = reference(df, ["lrap", "f1"], ["g"], weight_col="w")
+    expected = values.group_by("g", "metric").agg(
+        pl.col("value").quantile(0.025, "linear").alias("lower"),
+        pl.col("value").quantile(0.975, "linear").alias("upper"),
+        pl.col("value").std().alias("std"),
+    )
+    got = ci.select("g", "metric", "lower", "upper", "std")
+    assert_frame_equal(got, expected.sort("g", "metric"), rel_tol=1e-9)
+    # paired: the differences of the same resamples.
+    two = df.filter(pl.col("g").is_in(["a", "b"])).rename({"g": "model"})
+    out = pl_metrics.paired(
+        two, "roc_auc", "a", "b", n_resamples=N_RESAMPLES, seed=SEED, average=None
+    )
+    per = reference(two, ["roc_auc"], ["model"], average=None).pivot(
+        "model", index=["class", "r"], values="value"
+    )
+    diff = (
+        per.select("class", (pl.col("b") - pl.col("a")).alias("d"))
+        .group_by("class")
+        .agg(
+            pl.col("d").quantile(0.025, "linear").alias("lower"),
+            pl.col("d").quantile(0.975, "linear").alias("upper"),
+        )
+    )
+    assert_frame_equal(out.select("class", "lower", "upper"), diff.sort("class"), rel_tol=1e-9)
+
+
+def test_lazy_in_lazy_out_reads_nothing_before_collect(tmp_path: Any) -> None:
+    df = multilabel(seed=8)
+    path = tmp_path / "t.parquet"
+    df.write_parquet(path)
+    lazy = pl_metrics.bootstrap(pl.scan_parquet(path), "f1", by="g", n_resamples=10)
+    path.unlink()  # nothing was read: collecting now fails to find the file
+    with pytest.raises(FileNotFoundError):
+        lazy.collect()
+    eager = pl_metrics.bootstrap(df, "f1", by="g", n_resamples=10)
+    df.write_parquet(path)
+    assert_frame_equal(lazy.collect(), eager)
+    assert lazy.collect_schema() == eager.schema
+
+
+def test_other_column_types_and_ragged_ids() -> None:
+    """String ids, a categorical class, ids missing classes (ragged="allow")."""
+    df = multilabel(seed=9).with_columns(
+        pl.format("id{}", pl.col("id")).alias("id"), pl.col("class").cast(pl.Categorical)
+    )
+    # Group "d" has two ids, one without class "z": some resamples draw no row of "z" there.
+    ragged = df.filter(~((pl.col("class") == "z") & pl.col("id").is_in(["id3", "id40"])))
+    for metrics in (["lrap", "lwlrap"], ["f1", "recall"], ["roc_auc", "average_precision"]):
+        assert_same(ragged, metrics, ["g"], weight_col="w", ragged="allow")
+    assert_same(ragged, ["f1"], ["g"], average=None, ragged="allow")
+    assert_same(ragged, ["roc_auc"], ["g"], average=None, ragged="allow")
