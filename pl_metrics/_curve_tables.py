@@ -230,15 +230,16 @@ def _calibration_bins(
 def _quantile_edges(cells: pl.LazyFrame, keys: list[str], n_bins: int) -> pl.LazyFrame:
     """The inner edges ``np.percentile(scores, np.linspace(0, 1, n_bins + 1) * 100)[1:-1]``.
 
-    numpy's linear method, step for step (the virtual index ``n*q + (1 - q) - 1`` and its
-    two-sided interpolation), so a score equal to an edge is binned as scikit-learn bins it.
+    numpy's linear method, step for step (the virtual index ``(n - 1) * q``, rounded as
+    numpy rounds it, and its two-sided interpolation), so a score equal to an edge is binned
+    as scikit-learn bins it.
     """
     quantiles = np.linspace(0, 1, n_bins + 1)[1:-1] * 100 / 100
     up = cells.sort([*keys, CURVE_SCORE]).with_columns(pl.col(_N).cum_sum().over(keys).alias(_K))
     total = up.group_by(keys).agg(pl.col(_N).sum().alias("total"))
     q = pl.col("q")
     grid = total.join(pl.LazyFrame({"q": quantiles.tolist()}), how="cross").with_columns(
-        h=pl.col("total") * q + (1 - q) - 1
+        h=(pl.col("total") - 1) * q  # numpy's virtual index of its 'linear' method
     )
     grid = grid.with_columns(lo=pl.col("h").floor()).with_columns(
         hi=pl.min_horizontal(pl.col("lo") + 1, pl.col("total") - 1),

@@ -251,3 +251,20 @@ def test_a_state_prints_small() -> None:
     want = "MetricState(metrics=['lrap', 'roc_auc'], by=['model'], groups=lazy, classes=lazy"
     assert repr(state) == f"{want}, curves=lazy)"
     assert "groups=4 rows" in repr(state.collect())
+
+
+def test_quantile_edges_round_as_numpy_does() -> None:
+    """numpy's 'linear' virtual index is ``(n - 1) * q``; ``n*q + (1 - q) - 1`` rounds
+    differently, putting an edge at 0.25 where numpy's is 0.24999999999999978 (and so
+    binning the tied 0.25 scores one bin lower than scikit-learn)."""
+    from sklearn.calibration import calibration_curve
+
+    score = [0.5, 0.25, 0.25, 0.0, 0.0, 0.0, 0.0]
+    truth = [True, False, True, False, True, False, False]
+    df = pl.DataFrame({"id": range(7), "class": [0] * 7, "score": score, "truth": truth})
+    prob_true, prob_pred = calibration_curve(truth, score, n_bins=3, strategy="quantile")
+    for frame in (df, df.lazy()):
+        out = pl_metrics.calibration_curve(frame, n_bins=3, strategy="quantile")
+        out = out.collect() if isinstance(out, pl.LazyFrame) else out
+        np.testing.assert_allclose(out["prob_true"].to_numpy(), prob_true, rtol=1e-12)
+        np.testing.assert_allclose(out["prob_pred"].to_numpy(), prob_pred, rtol=1e-12)
