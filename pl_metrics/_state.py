@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Literal
 
 import polars as pl
@@ -37,7 +38,7 @@ from pl_metrics._frame import (
     row_problems,
     skip_passing,
 )
-from pl_metrics._kernel import contiguous
+from pl_metrics._kernel import class_rows, contiguous, deferred_on_rows, run_numbers
 from pl_metrics._registry import info
 from pl_metrics._spec import Options, Spec
 
@@ -76,6 +77,7 @@ _MIN_ROWS = f"{MIN_PREFIX}rows"
 _MIN_HASH = f"{MIN_PREFIX}hash"
 _MAX_HASH = f"{MAX_PREFIX}hash"
 _GROUP_HASH = f"{INTERNAL}group_hash"
+_RUN = f"{INTERNAL}run"  # the number of an id's run of rows in a DataFrame
 
 _ROW_CHECKS = ("null_", "nonfinite_", "not_01_")  # keys of `row_problems`
 #: Per id: its weight times its positive labels (lwlrap's weight, before normalising).
@@ -408,7 +410,8 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         # per-id aggregation several times faster than over scattered ids.
         frame = contiguous(frame, [*by, cols.id])
         lf = frame.lazy()
-    for prepare in (f for p in parts for f in p.prepare):
+    prepared = [f for p in parts for f in p.prepare]
+    for prepare in prepared:
         lf = prepare(lf)
 
     checks: list[tuple[Problem, pl.Expr]] = []
@@ -425,9 +428,22 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     id_exprs += [expr for _, expr in checks]
     if hashed:
         id_exprs.append(_class_hash(cols).sum().alias(_ID_HASH))
+    id_exprs = _same_by_name(id_exprs)
     # Cached: the ranking family reads it twice (before and after joining pair counts), and
     # it must be computed once. It is small: one row per id.
-    per_id = lf.group_by([*by, cols.id]).agg(_same_by_name(id_exprs)).cache()
+    keys = [*by, cols.id]
+    if isinstance(frame, pl.DataFrame) and len(keys) > 1 and not prepared:
+        # polars groups by several keys (a group and the id) several times slower than by
+        # one sorted key: a DataFrame whose ids' rows are contiguous gets its runs numbered.
+        run = run_numbers(frame, keys)
+        if run is not None:
+            lf = frame.with_columns(run.alias(_RUN)).lazy()
+    if _RUN in lf.collect_schema():
+        per_id = lf.group_by(_RUN).agg(*(pl.col(k).first() for k in keys), *id_exprs)
+        per_id = per_id.drop(_RUN)
+    else:
+        per_id = lf.group_by(keys).agg(id_exprs)
+    per_id = per_id.cache()
     for extend in (f for p in parts for f in p.extend_ids):
         per_id = extend(lf, per_id)
     # A fixed order of the ids, so that the groups' float sums are the same on every run.
@@ -456,6 +472,10 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     if need_classes:
         keys = [*by, cols.cls]
         classes = lf.group_by(keys).agg(pl.len().alias(CLASS_ROWS), *class_exprs)
+        if isinstance(frame, pl.DataFrame) and not by and not class_exprs and not prepared:
+            # Only the rows per class (the data checks' class sets): counted in numpy.
+            count = partial(class_rows, cls=cols.cls, schema=classes.collect_schema())
+            classes = deferred_on_rows(lf.select(cols.cls), count, classes.collect_schema())
         for make in from_ids:
             extra = make(lf, per_id)
             added = [c for c in extra.collect_schema() if c not in keys]
