@@ -30,7 +30,6 @@ __all__ = [
     "deferred_on_rows",
     "one_run_per_key",
     "pair_counts",
-    "run_numbers",
     "run_starts",
 ]
 
@@ -146,16 +145,6 @@ def run_starts(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
     starts = np.empty(len(changes) + 2, np.int64)
     starts[0], starts[1:-1], starts[-1] = 0, changes + 1, df.height
     return starts if df.height else starts[1:]
-
-
-def run_numbers(df: pl.DataFrame, keys: Sequence[str]) -> pl.Series | None:
-    """Each row's run of equal keys, numbered from 0 (sorted): None unless one run per key."""
-    starts = run_starts(df, keys)
-    if not df.height or not one_run_per_key(df, keys, starts):
-        return None
-    runs = np.repeat(np.arange(len(starts) - 1, dtype=np.uint32), np.diff(starts))
-    numbers: pl.Series = pl.Series(runs).set_sorted()
-    return numbers
 
 
 def contiguous(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:

@@ -38,7 +38,7 @@ from pl_metrics._frame import (
     row_problems,
     skip_passing,
 )
-from pl_metrics._kernel import class_rows, contiguous, deferred_on_rows, run_numbers
+from pl_metrics._kernel import class_rows, contiguous, deferred_on_rows
 from pl_metrics._registry import info
 from pl_metrics._spec import Options, Spec
 
@@ -77,7 +77,6 @@ _MIN_ROWS = f"{MIN_PREFIX}rows"
 _MIN_HASH = f"{MIN_PREFIX}hash"
 _MAX_HASH = f"{MAX_PREFIX}hash"
 _GROUP_HASH = f"{INTERNAL}group_hash"
-_RUN = f"{INTERNAL}run"  # the number of an id's run of rows in a DataFrame
 
 _ROW_CHECKS = ("null_", "nonfinite_", "not_01_")  # keys of `row_problems`
 #: Per id: its weight times its positive labels (lwlrap's weight, before normalising).
@@ -431,19 +430,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     id_exprs = _same_by_name(id_exprs)
     # Cached: the ranking family reads it twice (before and after joining pair counts), and
     # it must be computed once. It is small: one row per id.
-    keys = [*by, cols.id]
-    if isinstance(frame, pl.DataFrame) and len(keys) > 1 and not prepared:
-        # polars groups by several keys (a group and the id) several times slower than by
-        # one sorted key: a DataFrame whose ids' rows are contiguous gets its runs numbered.
-        run = run_numbers(frame, keys)
-        if run is not None:
-            lf = frame.with_columns(run.alias(_RUN)).lazy()
-    if _RUN in lf.collect_schema():
-        per_id = lf.group_by(_RUN).agg(*(pl.col(k).first() for k in keys), *id_exprs)
-        per_id = per_id.drop(_RUN)
-    else:
-        per_id = lf.group_by(keys).agg(id_exprs)
-    per_id = per_id.cache()
+    per_id = lf.group_by([*by, cols.id]).agg(id_exprs).cache()
     for extend in (f for p in parts for f in p.extend_ids):
         per_id = extend(lf, per_id)
     # A fixed order of the ids, so that the groups' float sums are the same on every run.
