@@ -320,7 +320,9 @@ def _non_empty(states: Sequence[MetricState]) -> list[MetricState]:
 
 def _merged(states: Sequence[MetricState]) -> pl.DataFrame:
     """Id-disjoint chunks' states, merged, then finalized."""
-    return merge_states(_non_empty(states)).finalize().collect()
+    kept = _non_empty(states)
+    # One chunk: nothing to merge (merging re-sorts and re-sums its curves table).
+    return (kept[0] if len(kept) == 1 else merge_states(kept)).finalize().collect()
 
 
 def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
