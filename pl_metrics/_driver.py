@@ -305,7 +305,7 @@ def chunk_state(part: pl.LazyFrame, spec: Spec) -> MetricState:
 
     The chunk's columns are read into memory first, once for all the state's tables: a
     chunk fits the memory budget, and rows in memory are scored faster than by the
-    streaming plan (the ranking family's kernel, per-id sums over sorted runs).
+    streaming plan (the ranking family's kernel, the rows per class counted in numpy).
     """
     rows = part.select(spec.columns.used).collect(engine="streaming")
     return build_state(rows, spec).collect()

@@ -164,20 +164,14 @@ def contiguous_runs(df: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame
     return df, starts
 
 
-def one_run_per_key(
-    df: pl.DataFrame, keys: Sequence[str], starts: np.ndarray, firsts: pl.DataFrame | None = None
-) -> bool:
-    """Whether each key's rows are contiguous (``starts`` from `run_starts`).
-
-    ``firsts``: the keys of each run's first row, when the caller has them already.
-    """
+def one_run_per_key(df: pl.DataFrame, keys: Sequence[str], starts: np.ndarray) -> bool:
+    """Whether each key's rows are contiguous (``starts`` from `run_starts`)."""
     if len(keys) == 1 and df[keys[0]].is_sorted():  # free once flagged by `contiguous`
         return True
     # Runs of two rows or fewer on average: the ids are scattered, no need to count them.
     if 2 * (len(starts) - 1) > df.height:
         return False
-    if firsts is None:
-        firsts = df.select(keys)[starts[:-1]]
+    firsts = df.select(keys)[starts[:-1]]
     if _strictly_increasing(firsts, keys):  # sorted dumps: cheaper than counting
         return True
     return bool(firsts.n_unique() == len(starts) - 1)

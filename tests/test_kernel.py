@@ -236,3 +236,21 @@ def test_huge_finite_scores_pass_and_nan_is_still_found() -> None:
     nan = df.with_columns(score=pl.Series([float("nan"), 1.0, float("inf"), 2.0]))
     with pytest.raises(pl_metrics.MetricsInputError, match="2 rows are NaN or infinite"):
         pl_metrics.lrap(nan)
+
+
+@pytest.mark.parametrize(
+    "classes",
+    [
+        pl.Series([3, 1, 3, 2, 1, 3], dtype=pl.Int16),
+        pl.Series([-5, 7, -5, 0], dtype=pl.Int64),
+        pl.Series([0, 2**40, 0], dtype=pl.Int64),  # too wide a span: polars counts
+        pl.Series(["b", "a", "b"]),
+        pl.Series([1, None, 1], dtype=pl.Int32),
+        pl.Series([], dtype=pl.UInt8),
+    ],
+)
+def test_rows_per_class_counted_in_numpy_equal_the_group_by(classes: pl.Series) -> None:
+    chunked = pl.concat([classes.to_frame("c").head(2), classes.to_frame("c").slice(2)])
+    want = chunked.group_by("c").len(name="n")
+    got = _kernel.class_rows(chunked, "c", want.schema)
+    assert_frame_equal(got.sort("c"), want.sort("c"))
