@@ -62,10 +62,10 @@ from pl_metrics._state import (
     CURVE_POS,
     MAX_PREFIX,
     MIN_PREFIX,
-    _family,
     build_state,
+    family_of,
 )
-from pl_metrics._thresholded import _COUNTS, _pred_expr, _samples_names
+from pl_metrics._thresholded import COUNTS, pred_expr, samples_names
 
 __all__ = ["bootstrap", "compare", "paired"]
 
@@ -539,7 +539,7 @@ def _finalized(
     return pl.concat(
         [
             _long(
-                _family(m)
+                family_of(m)
                 .finalize(m, groups.lazy(), per_class, None, cols, spec.options)
                 .collect(),
                 m,
@@ -567,7 +567,7 @@ def _by_id(
     if state.classes is not None:  # lwlrap per class: each id's sums per positive class
         cells = state.classes.lazy().collect().rename({_ID_KEY: cols.id})
     # The samples averages' unweighted sums of values, used when the weights sum to zero.
-    unweighted = {_samples_names(m)[1] for m in spec.metrics}
+    unweighted = {samples_names(m)[1] for m in spec.metrics}
     resampler = _Resampler(layout, ids, cells, unweighted)
     for groups, classes in resampler.states(n_resamples):
         yield _finalized(spec, layout, groups, classes)
@@ -579,12 +579,12 @@ def _by_cell(
     """Thresholded metrics of confusion counts: from each (id, class) row's cell."""
     cols, opts = spec.columns, spec.options
     rows = df.lazy()
-    for prepare in _family(spec.metrics[0]).parts(spec.metrics, cols, opts, True).prepare:
+    for prepare in family_of(spec.metrics[0]).parts(spec.metrics, cols, opts, True).prepare:
         rows = prepare(rows)  # a threshold table, joined
-    pred, truth, weight = _pred_expr(cols, opts.threshold), cols.truth_expr, cols.weight_expr
+    pred, truth, weight = pred_expr(cols, opts.threshold), cols.truth_expr, cols.weight_expr
     cells = (pred & truth, pred & ~truth, ~pred & truth, ~pred & ~truth)
     # True negatives: only metrics of the negatives read them (the rest get zeros).
-    counts = _COUNTS if set(spec.metrics) - _OF_POSITIVES else _COUNTS[:3]
+    counts = COUNTS if set(spec.metrics) - _OF_POSITIVES else COUNTS[:3]
     table = rows.select(
         *cols.by,
         cols.id,
@@ -597,7 +597,7 @@ def _by_cell(
     ).collect()
     ids = layout.pairs.select(*cols.by, cols.id, pl.lit(1, pl.UInt32).alias(N_IDS))
     resampler = _Resampler(layout, ids, table, set())
-    unread = [pl.lit(0.0).alias(name) for name in _COUNTS if name not in counts]
+    unread = [pl.lit(0.0).alias(name) for name in COUNTS if name not in counts]
     for groups, classes in resampler.states(n_resamples):
         assert classes is not None
         yield _finalized(spec, layout, groups, classes.with_columns(unread))

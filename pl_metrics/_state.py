@@ -53,6 +53,7 @@ __all__ = [
     "build_state",
     "chunk_key",
     "curve_exprs",
+    "family_of",
     "has_kernel",
     "merge_states",
     "register",
@@ -185,7 +186,7 @@ def chunk_key(metric: str) -> str:
     return info(metric).chunk_key
 
 
-def _family(metric: str) -> Family:
+def family_of(metric: str) -> Family:
     module = info(metric).module
     if module not in _FAMILIES:  # the family module registers itself when imported
         importlib.import_module(f"pl_metrics.{module}")
@@ -194,7 +195,7 @@ def _family(metric: str) -> Family:
 
 def has_kernel(metric: str) -> bool:
     """Whether ``metric`` runs faster over rows read into memory first (see `Family`)."""
-    return _family(metric).has_kernel()
+    return family_of(metric).has_kernel()
 
 
 def _same_by_name(exprs: Sequence[pl.Expr]) -> list[pl.Expr]:
@@ -401,7 +402,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     by = list(cols.by)
     families: dict[int, tuple[Family, list[str]]] = {}
     for metric in spec.metrics:
-        family = _family(metric)
+        family = family_of(metric)
         families.setdefault(id(family), (family, []))[1].append(metric)
     parts = [family.parts(ms, cols, opts, in_memory) for family, ms in families.values()]
     if isinstance(frame, pl.DataFrame) and any(f.has_kernel() for f, _ in families.values()):
@@ -478,7 +479,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         )
     ids = None
     if opts.per_id:
-        values = [e for m in spec.metrics for e in _family(m).id_values(m, cols, opts)]
+        values = [e for m in spec.metrics for e in family_of(m).id_values(m, cols, opts)]
         ids = per_id.select(*by, cols.id, *_same_by_name(values))
     return MetricState(
         groups=groups,
@@ -558,14 +559,14 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         rest = [p for p in problems if not p.key.startswith(_ROW_CHECKS)]
         problems = [*rows, *(p for p, _ in class_sets), *rest]
     group_checks = {
-        p.key: (p, e) for m in state.metrics for p, e in _family(m).group_checks(m, cols, opts)
+        p.key: (p, e) for m in state.metrics for p, e in family_of(m).group_checks(m, cols, opts)
     }
     groups = groups.with_columns([e.alias(p.name) for p, e in group_checks.values()])
     problems += [p for p, _ in group_checks.values()]
     checks = groups.select([*by, N_IDS, *(p.name for p in problems)])
     if classes is not None:
         for metric in state.metrics:
-            for problem, count in _family(metric).table_checks(metric, classes, cols, opts):
+            for problem, count in family_of(metric).table_checks(metric, classes, cols, opts):
                 checks = join_on(checks, count.select(pl.first().alias(problem.name)), [])
                 problems.append(problem)
 
@@ -575,7 +576,7 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
     if state.ids is not None:  # per id: the values as they are, after the same checks
         results.append(_per_id_values(state))
     for metric in state.metrics if state.ids is None else ():
-        family = _family(metric)
+        family = family_of(metric)
         results.append(family.finalize(metric, groups, classes, curves, cols, opts))
         # Problems found while finalizing (an undefined ROC AUC) raise after the data checks.
         result_problems += family.result_problems(metric, cols, opts)

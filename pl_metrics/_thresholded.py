@@ -44,7 +44,7 @@ __all__ = [
     "specificity",
 ]
 
-_COUNTS = tuple(f"{INTERNAL}{name}" for name in ("tp", "fp", "fn", "tn"))
+COUNTS = tuple(f"{INTERNAL}{name}" for name in ("tp", "fp", "fn", "tn"))
 _ID_COUNTS = tuple(f"{INTERNAL}id_{name}" for name in ("tp", "fp", "fn", "tn"))
 _W = f"{INTERNAL}w"
 _EXACT = f"{INTERNAL}exact"  # per id: every class predicted right
@@ -54,7 +54,7 @@ _EXACT_W = f"{INTERNAL}exact_w"
 _POOLED = ("hamming_loss",)
 
 
-def _pred_expr(cols: Columns, threshold: float | Thresholds) -> pl.Expr:
+def pred_expr(cols: Columns, threshold: float | Thresholds) -> pl.Expr:
     if cols.pred is not None:
         return cols.pred_expr
     assert cols.score is not None
@@ -85,7 +85,7 @@ def _count_exprs(
     cols: Columns, threshold: float | Thresholds, names: Sequence[str]
 ) -> list[pl.Expr]:
     """tp, fp, fn, tn as (weighted) sums over rows; integers without weights."""
-    pred, truth = _pred_expr(cols, threshold), cols.truth_expr
+    pred, truth = pred_expr(cols, threshold), cols.truth_expr
     cells = (pred & truth, pred & ~truth, ~pred & truth, ~pred & ~truth)
     if cols.weight is None:
         return [c.sum().cast(pl.Int64).alias(n) for c, n in zip(cells, names, strict=True)]
@@ -93,7 +93,7 @@ def _count_exprs(
     return [weight.filter(c).sum().alias(n) for c, n in zip(cells, names, strict=True)]
 
 
-def _samples_names(metric: str) -> tuple[str, str, str, str]:
+def samples_names(metric: str) -> tuple[str, str, str, str]:
     """Sums that make scikit-learn's NaN-ignoring weighted mean of per-id values mergeable."""
     base = f"{INTERNAL}samples_{metric}_"
     return base + "n", base + "v", base + "wv", base + "w"
@@ -119,9 +119,9 @@ class _Thresholded(Family):
         by_id = opts.average == "samples"
         samples = [m for m in metrics if by_id and "samples" in info(m).averages]
         if len(samples) < len(metrics):
-            parts.class_exprs = _count_exprs(cols, opts.threshold, _COUNTS)
+            parts.class_exprs = _count_exprs(cols, opts.threshold, COUNTS)
         if "accuracy" in metrics:
-            pred, truth = _pred_expr(cols, opts.threshold), cols.truth_expr
+            pred, truth = pred_expr(cols, opts.threshold), cols.truth_expr
             w = pl.col(_W)
             parts.id_exprs += [
                 (pred != truth).sum().eq(0).cast(pl.Float64).alias(_EXACT),
@@ -141,7 +141,7 @@ class _Thresholded(Family):
             for metric in samples:
                 value = from_counts(metric, tp, fp, fn, tn, opts.zero_division, opts.beta)
                 valid, w = value.is_not_nan(), pl.col(_W)
-                n, v, wv, ws = _samples_names(metric)
+                n, v, wv, ws = samples_names(metric)
                 parts.group_exprs += [
                     valid.sum().cast(pl.Int64).alias(n),
                     ordered_sum(value.filter(valid)).alias(v),
@@ -169,19 +169,19 @@ class _Thresholded(Family):
         by = list(cols.by)
         if metric == "confusion":
             assert classes is not None
-            names = {c: c.removeprefix(INTERNAL) for c in _COUNTS}
-            return classes.select([*by, cols.cls, *_COUNTS]).rename(names)
+            names = {c: c.removeprefix(INTERNAL) for c in COUNTS}
+            return classes.select([*by, cols.cls, *COUNTS]).rename(names)
         if metric == "accuracy":
             total = pl.col(_EXACT_W)
             value = pl.when(total == 0).then(float("nan")).otherwise(pl.col(_EXACT_SUM) / total)
             return groups.select(*by, value.cast(pl.Float64).alias(metric))
         if opts.average == "samples" and "samples" in info(metric).averages:
-            n, v, wv, ws = (pl.col(c) for c in _samples_names(metric))
+            n, v, wv, ws = (pl.col(c) for c in samples_names(metric))
             # scikit-learn's _nanaverage: NaN left out; weights summing to zero: plain mean.
             value = pl.when(n == 0).then(float("nan")).when(ws == 0).then(v / n).otherwise(wv / ws)
             return groups.select(*by, value.cast(pl.Float64).alias(metric))
         assert classes is not None
-        tp, fp, fn, tn = (pl.col(c) for c in _COUNTS)
+        tp, fp, fn, tn = (pl.col(c) for c in COUNTS)
         zd, beta = opts.zero_division, opts.beta
         if opts.average is None and metric not in _POOLED:
             value = from_counts(metric, tp, fp, fn, tn, zd, beta).alias(metric)
