@@ -54,7 +54,6 @@ __all__ = [
     "chunk_key",
     "curve_exprs",
     "family_of",
-    "has_kernel",
     "merge_states",
     "register",
 ]
@@ -164,7 +163,10 @@ class Family:
         raise NotImplementedError(metric)
 
     def has_kernel(self) -> bool:
-        """Whether rows in memory (a DataFrame) are scored faster than by the streaming plan."""
+        """Whether a DataFrame's rows go to a kernel that needs each id's rows together.
+
+        `build_state` then makes them contiguous (sorting only if they are not).
+        """
         return False
 
 
@@ -191,11 +193,6 @@ def family_of(metric: str) -> Family:
     if module not in _FAMILIES:  # the family module registers itself when imported
         importlib.import_module(f"pl_metrics.{module}")
     return _FAMILIES[module]
-
-
-def has_kernel(metric: str) -> bool:
-    """Whether ``metric`` runs faster over rows read into memory first (see `Family`)."""
-    return family_of(metric).has_kernel()
 
 
 def _same_by_name(exprs: Sequence[pl.Expr]) -> list[pl.Expr]:
