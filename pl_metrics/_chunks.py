@@ -199,15 +199,18 @@ def _bound(value: Any, id_type: pl.DataType) -> pl.Expr:
 
 
 def class_chunks(
-    lf: pl.LazyFrame,
+    rows: int,
     class_col: str,
     *,
     categorical: bool,
     budget: int,
     n_chunks: int | None = None,
 ) -> Chunks:
-    """Hash buckets of the class, for metrics that rank ids within a class."""
-    rows = int(lf.select(pl.len()).collect().item())
+    """Hash buckets of the class, for metrics that rank ids within a class.
+
+    ``rows``: the dump's row count, as `plan_chunks` found it (counting again would run a
+    LazyFrame's upstream query again).
+    """
     count = n_chunks or max(1, math.ceil(rows * BYTES_PER_ROW_SCATTERED / budget))
     cls = pl.col(class_col)
     if categorical:  # categorical codes differ between files: hash the strings

@@ -256,7 +256,7 @@ def score_spec(
     class_plan = None
     if by_class:
         class_plan = class_chunks(
-            lf,
+            id_plan.rows,
             spec.columns.cls,
             categorical=spec.columns.class_is_categorical,
             budget=budget,
