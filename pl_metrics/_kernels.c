@@ -1,13 +1,15 @@
-/* Pair counts of the label-ranking family, over rows clustered by id.
+/* Passes over rows clustered by id: each id's rows are one run.
  *
- * For every positive row j of a run of rows (one id), R_j counts the run's rows scoring at
- * least as high as j and P_j the positive ones among them: the two ranks of _ranking.py
- * (ties take the worst rank, as in scikit-learn). Per run it also sums what the metrics
- * need: P_j / R_j, R_j - P_j, and the largest R_j. With few positives, each positive makes
- * one pass over the run (which vectorizes); with many, the rows at least as high as the
- * lowest positive (the only ones that can count) are sorted and each positive is found by
- * binary search. Both are exact: the same comparisons as the polars plan, on the same float
- * type.
+ * pair_counts: the label-ranking family's pair counts. For every positive row j of a run,
+ * R_j counts the run's rows scoring at least as high as j and P_j the positive ones among
+ * them: the two ranks of _ranking.py (ties take the worst rank, as in scikit-learn). Per
+ * run it also sums what the metrics need: P_j / R_j, R_j - P_j, and the largest R_j. With
+ * few positives, each positive makes one pass over the run (which vectorizes); with many,
+ * the rows at least as high as the lowest positive (the only ones that can count) are
+ * sorted and each positive is found by binary search. Both are exact: the same comparisons
+ * as the polars plan, on the same float type.
+ *
+ * run_sums: the counts behind the data checks (see below).
  *
  * The caller (Python) checks the buffers' types and lengths; the GIL is released while
  * counting, so runs can be split between threads.
@@ -127,10 +129,82 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* run_sums: per run (one id), its positives and the wrapping sum of its rows' class
+ * hashes, the two counts of the data checks; and rows per (segment, class), where a segment
+ * is a stretch of runs of one group. Classes are looked up as value - low in hash_of, which
+ * the caller built over [low, highest class] with polars' own hash, so that the sums are
+ * those of the polars plan.
+ */
+#define DEFINE_RUN_SUMS(NAME, C)                                                            \
+    static void NAME(const int64_t *starts, int64_t runs, const uint8_t *truth,            \
+                     const C *cls, int64_t low, const uint64_t *hash_of, int64_t n_codes,  \
+                     const int64_t *segment, int64_t *npos, uint64_t *hash_sum,            \
+                     int64_t *class_rows) {                                                 \
+        for (int64_t g = 0; g < runs; g++) {                                                \
+            int64_t a = starts[g], b = starts[g + 1], p = 0;                                \
+            uint64_t h = 0;                                                                 \
+            for (int64_t i = a; i < b; i++) {                                               \
+                p += truth[i];                                                              \
+                h += hash_of[(int64_t)cls[i] - low];                                        \
+            }                                                                               \
+            if (class_rows != NULL) {                                                       \
+                int64_t *counts = class_rows + segment[g] * n_codes;                        \
+                for (int64_t i = a; i < b; i++) counts[(int64_t)cls[i] - low]++;            \
+            }                                                                               \
+            npos[g] = p;                                                                    \
+            hash_sum[g] = h;                                                                \
+        }                                                                                   \
+    }
+
+DEFINE_RUN_SUMS(run_sums_i8, int8_t)
+DEFINE_RUN_SUMS(run_sums_i16, int16_t)
+DEFINE_RUN_SUMS(run_sums_i32, int32_t)
+DEFINE_RUN_SUMS(run_sums_i64, int64_t)
+DEFINE_RUN_SUMS(run_sums_u8, uint8_t)
+DEFINE_RUN_SUMS(run_sums_u16, uint16_t)
+DEFINE_RUN_SUMS(run_sums_u32, uint32_t)
+
+static PyObject *run_sums(PyObject *self, PyObject *args) {
+    Py_buffer starts, truth, cls, hash_of, segment, npos, hash_sum, class_rows;
+    int kind;  /* the classes' numpy type: the dtype's character code */
+    long long low;
+    if (!PyArg_ParseTuple(args, "y*y*y*CLy*y*w*w*w*", &starts, &truth, &cls, &kind, &low,
+                          &hash_of, &segment, &npos, &hash_sum, &class_rows))
+        return NULL;
+    int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
+    int64_t n_codes = hash_of.len / (Py_ssize_t)sizeof(uint64_t);
+    int known = 1;
+    Py_BEGIN_ALLOW_THREADS
+#define RUN(NAME, C)                                                                        \
+    NAME(starts.buf, runs, truth.buf, (const C *)cls.buf, (int64_t)low, hash_of.buf,       \
+         n_codes, segment.buf, npos.buf, hash_sum.buf, class_rows.len ? class_rows.buf : NULL)
+    switch (kind) {
+        case 'b': RUN(run_sums_i8, int8_t); break;
+        case 'h': RUN(run_sums_i16, int16_t); break;
+        case 'i': RUN(run_sums_i32, int32_t); break;
+        case 'l': RUN(run_sums_i64, int64_t); break;
+        case 'B': RUN(run_sums_u8, uint8_t); break;
+        case 'H': RUN(run_sums_u16, uint16_t); break;
+        case 'I': RUN(run_sums_u32, uint32_t); break;
+        default: known = 0;
+    }
+#undef RUN
+    Py_END_ALLOW_THREADS
+    Py_buffer *buffers[] = {&starts, &truth, &cls, &hash_of, &segment, &npos, &hash_sum,
+                            &class_rows};
+    for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
+        PyBuffer_Release(buffers[i]);
+    if (!known) return PyErr_Format(PyExc_TypeError, "run_sums: class type %c", kind);
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"pair_counts", pair_counts, METH_VARARGS,
      "pair_counts(starts, score, is_f32, truth, rank, pos_rank, prec, neg_above, max_rank):"
      " R and P of each positive, and each run's sums."},
+    {"run_sums", run_sums, METH_VARARGS,
+     "run_sums(starts, truth, classes, kind, low, hash_of, segment, npos, hash_sum,"
+     " class_rows): each run's positives and class-hash sum, rows per segment and class."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -15,3 +15,16 @@ def pair_counts(
     max_rank: npt.NDArray[np.float64],
     /,
 ) -> None: ...
+def run_sums(
+    starts: npt.NDArray[np.int64],
+    truth: npt.NDArray[np.bool_],
+    classes: npt.NDArray[np.integer[Any]],
+    kind: str,
+    low: int,
+    hash_of: npt.NDArray[np.uint64],
+    segment: npt.NDArray[np.int64],
+    npos: npt.NDArray[np.int64],
+    hash_sum: npt.NDArray[np.uint64],
+    class_rows: npt.NDArray[np.int64],
+    /,
+) -> None: ...

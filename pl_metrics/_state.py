@@ -18,7 +18,6 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import Literal
 
 import polars as pl
@@ -38,8 +37,10 @@ from pl_metrics._frame import (
     row_problems,
     skip_passing,
 )
-from pl_metrics._kernel import class_rows, contiguous, deferred_on_rows
+from pl_metrics._kernel import available as kernel_available
+from pl_metrics._kernel import contiguous
 from pl_metrics._registry import info
+from pl_metrics._runs import count_kinds, per_id_and_classes
 from pl_metrics._spec import Options, Spec
 
 __all__ = [
@@ -426,9 +427,29 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     if hashed:
         id_exprs.append(_class_hash(cols).sum().alias(_ID_HASH))
     id_exprs = _same_by_name(id_exprs)
+    class_exprs = _same_by_name([e for p in parts for e in p.class_exprs])
+    from_ids = [f for p in parts for f in p.class_from_ids]
+    # Ragged input and duplicates are found from the per-class row counts.
+    need_classes = bool(class_exprs) or hashed or bool(from_ids)
+    per_id, counted_classes = None, None
+    kinds = count_kinds(id_exprs, _count_templates(cols))
+    if isinstance(frame, pl.DataFrame) and kernel_available() and not prepared and kinds:
+        # Counts only (the usual report): one pass of the kernel over the id runs.
+        per_id, counted_classes = per_id_and_classes(
+            lf,
+            by,
+            cols.id,
+            cols.cls,
+            cols.truth_expr,
+            id_exprs,
+            kinds,
+            CLASS_ROWS if need_classes and not class_exprs else None,
+        )
+    if per_id is None:
+        per_id = lf.group_by([*by, cols.id]).agg(id_exprs)
     # Cached: the ranking family reads it twice (before and after joining pair counts), and
     # it must be computed once. It is small: one row per id.
-    per_id = lf.group_by([*by, cols.id]).agg(id_exprs).cache()
+    per_id = per_id.cache()
     for extend in (f for p in parts for f in p.extend_ids):
         per_id = extend(lf, per_id)
     # A fixed order of the ids, so that the groups' float sums are the same on every run.
@@ -440,9 +461,6 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         *(pl.col(problem.name).sum() for problem, _ in checks),
         *(e for p in parts for e in p.group_exprs),
     ]
-    class_exprs = [e for p in parts for e in p.class_exprs]
-    # Ragged input and duplicates are found from the per-class row counts.
-    need_classes = bool(class_exprs) or hashed
     if hashed:
         group_exprs += [
             pl.col(N_ROWS).min().alias(_MIN_ROWS),
@@ -450,17 +468,11 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
             pl.col(_ID_HASH).max().alias(_MAX_HASH),
         ]
     groups = aggregate(per_id, by, _same_by_name(group_exprs))
-    class_exprs = _same_by_name(class_exprs)
-    from_ids = [f for p in parts for f in p.class_from_ids]
-    need_classes = need_classes or bool(from_ids)
-    classes = None
+    classes = counted_classes
     if need_classes:
         keys = [*by, cols.cls]
-        classes = lf.group_by(keys).agg(pl.len().alias(CLASS_ROWS), *class_exprs)
-        if isinstance(frame, pl.DataFrame) and not by and not class_exprs and not prepared:
-            # Only the rows per class (the data checks' class sets): counted in numpy.
-            count = partial(class_rows, cls=cols.cls, schema=classes.collect_schema())
-            classes = deferred_on_rows(lf.select(cols.cls), count, classes.collect_schema())
+        if classes is None:
+            classes = lf.group_by(keys).agg(pl.len().alias(CLASS_ROWS), *class_exprs)
         for make in from_ids:
             extra = make(lf, per_id)
             added = [c for c in extra.collect_schema() if c not in keys]
@@ -486,6 +498,18 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         problems=tuple(p for p, _ in checks),
         ids=ids,
     )
+
+
+def _count_templates(cols: Columns) -> dict[str, pl.Expr]:
+    """The per-id columns `pl_metrics._runs` can count, as the expressions families use."""
+    templates = {
+        "rows": pl.len(),
+        "positives": cols.truth_expr.sum().cast(pl.Int64),
+        "class_hash": _class_hash(cols).sum(),
+    }
+    if cols.weight is None:
+        templates["unit_weight"] = cols.weight_expr.first()
+    return templates
 
 
 def _class_hash(cols: Columns) -> pl.Expr:

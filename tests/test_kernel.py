@@ -238,19 +238,126 @@ def test_huge_finite_scores_pass_and_nan_is_still_found() -> None:
         pl_metrics.lrap(nan)
 
 
+# The per-id columns `_runs` counts, written as the families write them, and their kinds.
+ID_COUNTS = [
+    pl.len().alias("rows"),
+    pl.col("truth").sum().cast(pl.Int64).alias("positives"),
+    pl.col("class").hash(seed=0).sum().alias("class_hash"),
+    pl.lit(1.0, dtype=pl.Float64).first().alias("w"),
+    pl.lit(0, pl.UInt32).alias("passed"),
+]
+KINDS = {
+    "rows": "rows",
+    "positives": "positives",
+    "class_hash": "class_hash",
+    "w": "unit_weight",
+    "passed": "zero",
+}
+
+
+@needs_kernel
 @pytest.mark.parametrize(
-    "classes",
+    ("classes", "counted"),
     [
-        pl.Series([3, 1, 3, 2, 1, 3], dtype=pl.Int16),
-        pl.Series([-5, 7, -5, 0], dtype=pl.Int64),
-        pl.Series([0, 2**40, 0], dtype=pl.Int64),  # too wide a span: polars counts
-        pl.Series(["b", "a", "b"]),
-        pl.Series([1, None, 1], dtype=pl.Int32),
-        pl.Series([], dtype=pl.UInt8),
+        (pl.Series([3, 1, 2], dtype=pl.Int16), True),
+        (pl.Series([-5, 7, 0], dtype=pl.Int64), True),
+        (pl.Series([-128, 127, 0], dtype=pl.Int8), True),
+        (pl.Series([0, 255, 9], dtype=pl.UInt8), True),
+        (pl.Series([4_000_000_000, 4_000_000_001, 4_000_000_005], dtype=pl.UInt32), True),
+        (pl.Series([0, 2**40, 5], dtype=pl.Int64), False),  # too wide a span
+        (pl.Series([1, 2, 3], dtype=pl.UInt64), False),
+        (pl.Series(["b", "a", "c"]), False),
+        (pl.Series([1, None, 2], dtype=pl.Int32), False),
     ],
 )
-def test_rows_per_class_counted_in_numpy_equal_the_group_by(classes: pl.Series) -> None:
-    chunked = pl.concat([classes.to_frame("c").head(2), classes.to_frame("c").slice(2)])
-    want = chunked.group_by("c").len(name="n")
-    got = _kernel.class_rows(chunked, "c", want.schema)
-    assert_frame_equal(got.sort("c"), want.sort("c"))
+@pytest.mark.parametrize("layout", ["by id", "groups alternate", "ids scattered", "empty"])
+def test_counts_over_id_runs_equal_the_group_by(
+    classes: pl.Series, counted: bool, layout: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ragged ids, repeated classes, null groups and ids, chunks: the kernel's per-id and
+    per-class tables are polars' aggregations, and it counts whatever it can."""
+    from pl_metrics import _runs
+
+    rng = np.random.default_rng(len(classes) + len(layout))
+    n_ids = 0 if layout == "empty" else 40
+    rows_per_id = rng.integers(1, 6, n_ids)
+    ids = np.repeat(np.arange(n_ids), rows_per_id)
+    df = pl.DataFrame(
+        {
+            "g": pl.Series(rng.choice(["a", "b", None], n_ids), dtype=pl.String)[ids],
+            "id": pl.Series(ids).set(pl.Series(ids == 3), None),  # a null id too
+            "class": classes.gather(rng.integers(0, len(classes), len(ids))),
+            "truth": rng.random(len(ids)) < 0.4,
+        }
+    )
+    if layout == "by id":
+        df = df.sort("g", "id", nulls_last=True, maintain_order=True)
+    elif layout == "ids scattered":
+        df = df.sample(fraction=1.0, shuffle=True, seed=1)
+    df = pl.concat([df.head(len(df) // 3), df.slice(len(df) // 3)], rechunk=False)
+    took = []
+    real = _runs._counted
+    monkeypatch.setattr(_runs, "_counted", lambda *a, **k: took.append(r := real(*a, **k)) or r)
+    ids_table, class_table = _runs.per_id_and_classes(
+        df.lazy(), ["g"], "id", "class", pl.col("truth"), ID_COUNTS, KINDS, "n"
+    )
+    assert class_table is not None
+    want_ids = df.group_by("g", "id").agg(ID_COUNTS)
+    want_classes = df.group_by("g", "class").agg(pl.len().alias("n"))
+    keys = ["g", "id"]
+    assert_frame_equal(ids_table.collect().sort(keys), want_ids.sort(keys))
+    keys = ["g", "class"]
+    assert_frame_equal(class_table.collect().sort(keys), want_classes.sort(keys))
+    assert len(took) == 1  # both tables from one pass
+    assert (took[0] is not None) == (counted and layout in ("by id", "groups alternate"))
+
+
+@needs_kernel
+@pytest.mark.parametrize(
+    "defect", ["none", "duplicate", "missing", "swapped", "doubled id", "id split"]
+)
+@pytest.mark.parametrize("by", [None, "group"])
+def test_data_checks_counted_over_id_runs_raise_as_the_plan(
+    defect: str, by: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Duplicate and missing (id, class) rows, found by the kernel's counts, raise the
+    polars plan's error (or none); the values are the plan's."""
+    df = random_dump(
+        np.random.default_rng(7),
+        n_ids=30,
+        n_classes=5,
+        positive_rate=0.3,
+        levels=4,
+        groups=3,
+        contiguous=True,
+        score_dtype=pl.Float64,
+    ).sort("group", "id")
+    first = pl.col("id") == pl.col("id").min()
+    if defect == "duplicate":  # a row repeated
+        df = pl.concat([df, df.filter(first).head(1)]).sort("group", "id")
+    elif defect == "missing":
+        df = df.filter(~(first & (pl.col("class") == 2)))
+    elif defect == "swapped":  # an id repeats a class and lacks another
+        swapped = pl.when(first & (pl.col("class") == 2)).then(3).otherwise("class")
+        df = df.with_columns(swapped.alias("class"))
+    elif defect == "doubled id":  # all an id's rows twice, next to each other
+        df = pl.concat([df, df.filter(first)]).sort("group", "id")
+    elif defect == "id split":  # an id's rows in two places: valid, sorted by the kernel
+        df = pl.concat([df.filter(~first), df.filter(first)])
+    metrics = ["lrap", "f1", "coverage_error"]
+
+    def outcome() -> pl.DataFrame | str:
+        try:
+            return pl_metrics.report(df, metrics, by=by)
+        except pl_metrics.MetricsInputError as error:
+            return str(error)
+
+    kernel = outcome()
+    monkeypatch.setattr(_kernel, "_kernels", None)
+    plan = outcome()
+    if isinstance(plan, str):
+        assert kernel == plan
+    else:
+        assert isinstance(kernel, pl.DataFrame), kernel
+        assert_frame_equal(kernel, plan, rel_tol=1e-12)
+    assert isinstance(plan, str) == (defect not in ("none", "id split"))

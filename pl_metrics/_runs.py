@@ -1,0 +1,150 @@
+"""A DataFrame's per-id table, counted over its runs of id rows by the C kernel.
+
+`pl_metrics._state` aggregates the rows per id with polars. In a DataFrame, ids are usually
+contiguous (dumps are written id by id), and the per-id columns most reports need are
+counts: rows, positives, the sum of class hashes behind the class-set checks, a weight of
+one, and zeros for row checks that already passed. One pass of the kernel over each id's
+rows gives all of those, and the rows per class with them, for a fraction of a hash
+aggregation. Anything else (scattered ids, other columns, classes the kernel cannot read)
+takes the polars aggregation, which stays the reference; tests hold the two equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from pl_metrics._kernel import (
+    deferred_on_rows,
+    flags,
+    key_changes,
+    one_run_per_key,
+    run_starts,
+    run_sums,
+)
+
+__all__ = ["count_kinds", "per_id_and_classes"]
+
+_TRUTH = "__plm_runs_truth"
+_CLASS_ROW = "__plm_runs_class_row"  # marks the rows per class in the combined output
+_SEGMENT = "__plm_runs_segment"
+
+
+def count_kinds(
+    id_exprs: Sequence[pl.Expr], templates: dict[str, pl.Expr]
+) -> dict[str, str] | None:
+    """Each per-id column's kind of count (a key of ``templates``, or ``"zero"``).
+
+    None when some column is none of them: the polars aggregation computes the table.
+    """
+    kinds = {}
+    for expr in id_exprs:
+        bare = expr.meta.undo_aliases()
+        kind = next((k for k, t in templates.items() if bare.meta.eq(t)), None)
+        if kind is None and bare.meta.is_literal() and pl.select(bare).item() == 0:
+            kind = "zero"  # a row check that passed on the whole frame
+        if kind is None:
+            return None
+        kinds[expr.meta.output_name()] = kind
+    return kinds
+
+
+def per_id_and_classes(
+    rows: pl.LazyFrame,
+    by: list[str],
+    id_col: str,
+    cls: str,
+    truth: pl.Expr,
+    id_exprs: list[pl.Expr],
+    kinds: dict[str, str],
+    class_rows: str | None,
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    """The per-id table and the rows per class, from one deferred pass over ``rows``.
+
+    The per-id table has ``id_exprs`` per ``(by..., id)``; the rows per ``(by..., class)``
+    come when ``class_rows`` (their column's name) is given.
+
+    ``kinds`` (from `count_kinds`) says what each per-id column counts: ``rows``,
+    ``positives``, ``class_hash``, ``unit_weight`` or ``zero``.
+    """
+    keys = [*by, id_col]
+    plan_ids = rows.group_by(keys).agg(id_exprs)
+    id_schema = plan_ids.collect_schema()
+    schema = pl.Schema(id_schema)
+    plan_classes = None
+    if class_rows is not None:
+        plan_classes = rows.group_by([*by, cls]).agg(pl.len().alias(class_rows))
+        class_schema = plan_classes.collect_schema()
+        schema |= pl.Schema({cls: class_schema[cls], class_rows: class_schema[class_rows]})
+        schema |= pl.Schema({_CLASS_ROW: pl.Boolean})
+    inputs = rows.select(*keys, cls, truth.alias(_TRUTH))
+
+    def tables(df: pl.DataFrame) -> pl.DataFrame:
+        counted = _counted(df, by, keys, cls, kinds, class_rows)
+        if counted is None:  # the reference plan (``rows`` are a DataFrame's: nothing read)
+            ids = plan_ids.collect(engine="in-memory")
+            classes = None if plan_classes is None else plan_classes.collect(engine="in-memory")
+        else:
+            ids, classes = counted
+        ids = ids.cast(dict(id_schema))  # type: ignore[arg-type]
+        if classes is None:
+            return ids
+        classes = classes.cast(dict(class_schema)).with_columns(pl.lit(True).alias(_CLASS_ROW))  # type: ignore[arg-type]
+        return (
+            pl.concat([ids, classes], how="diagonal")
+            .select(schema.names())
+            .with_columns(pl.col(_CLASS_ROW).fill_null(False))
+        )
+
+    combined = deferred_on_rows(inputs, tables, schema)
+    if class_rows is None:
+        return combined, None
+    ids = combined.filter(~pl.col(_CLASS_ROW)).select(id_schema.names())
+    classes = combined.filter(pl.col(_CLASS_ROW)).select(*by, cls, class_rows)
+    return ids, classes
+
+
+def _counted(
+    df: pl.DataFrame,
+    by: list[str],
+    keys: list[str],
+    cls: str,
+    kinds: dict[str, str],
+    class_rows: str | None,
+) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
+    """The tables by the kernel, or None where it cannot count them."""
+    starts = run_starts(df, keys)
+    if df[_TRUTH].null_count() or not one_run_per_key(df, keys, starts):
+        return None
+    firsts = df.select(keys)[starts[:-1]]
+    segments = None
+    if class_rows is not None:  # a segment: consecutive ids of one group
+        changes = key_changes(firsts, by) if by else np.zeros(max(len(firsts) - 1, 0), bool)
+        segments = np.concatenate([[0], np.cumsum(changes)]) if len(firsts) else changes
+    sums = run_sums(starts, flags(df[_TRUTH]), df[cls], segments)
+    if sums is None:
+        return None
+    positives, hashes, per_class = sums
+    lengths = np.diff(starts)
+    values = {
+        "rows": lengths,
+        "positives": positives,
+        "class_hash": hashes,
+        "unit_weight": np.ones(len(lengths)),
+        "zero": np.zeros(len(lengths), np.int64),
+    }
+    ids = firsts.with_columns(pl.Series(name, values[kind]) for name, kind in kinds.items())
+    if per_class is None or class_rows is None:
+        return ids, None
+    assert segments is not None
+    segment, classes, counts = per_class
+    table = pl.DataFrame({_SEGMENT: segment, cls: classes, class_rows: counts})
+    if by:  # each segment's group; a group in several segments sums them
+        first_of = np.flatnonzero(np.diff(segments, prepend=-1))
+        groups = firsts.select(by)[first_of].with_columns(
+            pl.Series(_SEGMENT, np.arange(len(first_of)))
+        )
+        table = table.join(groups, on=_SEGMENT).group_by([*by, cls]).agg(pl.col(class_rows).sum())
+    return ids, table.select(*by, cls, class_rows)
