@@ -16,14 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from pl_metrics._kernel import (
-    deferred_on_rows,
-    flags,
-    key_changes,
-    one_run_per_key,
-    run_starts,
-    run_sums,
-)
+from pl_metrics._kernel import deferred_on_rows, flags, id_runs, run_sums
 
 __all__ = ["count_kinds", "per_id_and_classes"]
 
@@ -115,15 +108,11 @@ def _counted(
     class_rows: str | None,
 ) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
     """The tables by the kernel, or None where it cannot count them."""
-    starts = run_starts(df, keys)
-    if df[_TRUTH].null_count() or not one_run_per_key(df, keys, starts):
+    runs = id_runs(df, by, keys[-1])
+    if df[_TRUTH].null_count() or runs is None:
         return None
-    firsts = df.select(keys)[starts[:-1]]
-    segments = None
-    if class_rows is not None:  # a segment: consecutive ids of one group
-        changes = key_changes(firsts, by) if by else np.zeros(max(len(firsts) - 1, 0), bool)
-        segments = np.concatenate([[0], np.cumsum(changes)]) if len(firsts) else changes
-    sums = run_sums(starts, flags(df[_TRUTH]), df[cls], segments)
+    starts = runs.starts
+    sums = run_sums(starts, flags(df[_TRUTH]), df[cls], runs.segment if class_rows else None)
     if sums is None:
         return None
     positives, hashes, per_class = sums
@@ -135,16 +124,12 @@ def _counted(
         "unit_weight": np.ones(len(lengths)),
         "zero": np.zeros(len(lengths), np.int64),
     }
-    ids = firsts.with_columns(pl.Series(name, values[kind]) for name, kind in kinds.items())
+    ids = runs.keys().with_columns(pl.Series(name, values[kind]) for name, kind in kinds.items())
     if per_class is None or class_rows is None:
         return ids, None
-    assert segments is not None
     segment, classes, counts = per_class
     table = pl.DataFrame({_SEGMENT: segment, cls: classes, class_rows: counts})
     if by:  # each segment's group; a group in several segments sums them
-        first_of = np.flatnonzero(np.diff(segments, prepend=-1))
-        groups = firsts.select(by)[first_of].with_columns(
-            pl.Series(_SEGMENT, np.arange(len(first_of)))
-        )
+        groups = runs.groups.with_columns(pl.Series(_SEGMENT, np.arange(runs.groups.height)))
         table = table.join(groups, on=_SEGMENT).group_by([*by, cls]).agg(pl.col(class_rows).sum())
     return ids, table.select(*by, cls, class_rows)

@@ -204,9 +204,13 @@ def test_without_the_kernel_dataframes_use_the_plan(monkeypatch: pytest.MonkeyPa
         ([1, 2, 1, 2, 1, 2, 1, 2, 1], None, True),  # scattered: sorted without checking
         ([1] * 9, ["a"] * 3 + [None] * 3 + ["b"] * 3, False),  # groups with a null
         ([1] * 9, ["a", "a", None, None, None, "b", "b", "b", "a"], True),
+        ([1, 1, 2, 2, 1, 1, 1, 2, 2], [5, 5, 5, 5, 6, 6, 6, 6, 6], False),  # integer keys
+        ([1, 1, 2, 2, 1, 1, 1, 2, 2], [5, 5, 5, 5, 6, 6, 6, 5, 5], True),
     ],
 )
-def test_contiguous(ids: list[int], groups: list[str | None] | None, reordered: bool) -> None:
+def test_contiguous(
+    ids: list[int], groups: list[str | None] | list[int] | None, reordered: bool
+) -> None:
     df = pl.DataFrame({"g": groups or [None] * len(ids), "id": ids, "row": range(len(ids))})
     keys = ["id"] if groups is None else ["g", "id"]
     out = contiguous(df, keys)
