@@ -33,9 +33,7 @@ __all__ = [
     "flags",
     "id_runs",
     "key_changes",
-    "one_run_per_key",
     "pair_counts",
-    "run_starts",
     "run_sums",
 ]
 
@@ -119,7 +117,7 @@ def pair_counts(
 ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """``R`` and ``P`` of every positive row, and per run the sums of P/R and R-P and max R.
 
-    ``starts`` are the runs' first rows then the row count (see `run_starts`); the runs are
+    ``starts`` are the runs' first rows then the row count (`IdRuns.starts`); the runs are
     split between polars' threads (the kernel releases the GIL), each writing its own slices.
     """
     assert _kernels is not None
@@ -236,8 +234,7 @@ def key_changes(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
     for k in keys:
         key = df[k]
         if key.dtype.is_integer() and not key.null_count():
-            values = key.to_numpy()
-            differs |= values[1:] != values[:-1]
+            differs |= _integer_changes(key)
         else:
             others.append(pl.col(k).ne_missing(pl.col(k).shift(1)))
     if others:
@@ -265,12 +262,33 @@ class IdRuns:
         return self.groups[self.segment].with_columns(self.ids)
 
 
-def id_runs(df: pl.DataFrame, by: Sequence[str], id_col: str) -> IdRuns | None:
+def _integer_changes(key: pl.Series) -> np.ndarray:
+    """`key_changes` of an integer Series without nulls, chunk by chunk.
+
+    Each chunk is read where it is: concatenating them first copied the whole column.
+    """
+    differs = np.empty(max(len(key) - 1, 0), np.bool_)
+    end, last = 0, None  # rows done, and the last value of the chunk before
+    for chunk in key.get_chunks():
+        values = chunk.to_numpy()
+        if not len(values):
+            continue
+        if last is not None:
+            differs[end - 1] = values[0] != last
+        np.not_equal(values[1:], values[:-1], out=differs[end : end + len(values) - 1])
+        end, last = end + len(values), values[-1]
+    return differs
+
+
+def id_runs(
+    df: pl.DataFrame, by: Sequence[str], id_col: str, *, in_order: bool = False
+) -> IdRuns | None:
     """The runs of ``df``'s ``(by..., id)`` keys; None when some key has several runs.
 
     Found from where the groups and the ids change. In the usual dump each segment's ids
     increase and the segments' groups are distinct, which is checked without gathering the
-    ``by`` values of every run; otherwise the runs' keys are counted.
+    ``by`` values of every run; otherwise the runs' keys are counted. ``in_order``: the
+    frame is sorted by its keys, nothing to check.
     """
     group_changes = key_changes(df, by) if by else np.zeros(max(df.height - 1, 0), np.bool_)
     where = np.flatnonzero(group_changes | key_changes(df, [id_col])) + 1
@@ -278,62 +296,46 @@ def id_runs(df: pl.DataFrame, by: Sequence[str], id_col: str) -> IdRuns | None:
     if not df.height:
         starts = starts[1:]
     n_runs = len(starts) - 1
-    if 2 * n_runs > df.height:  # two rows or fewer per key: scattered, not worth checking
+    in_order = in_order or (not by and df[id_col].is_sorted())  # free once flagged
+    if not in_order and 2 * n_runs > df.height:  # two rows or fewer per key: scattered
         return None
     new_segment = np.concatenate([[True], group_changes[where - 1]])[:n_runs]
     segment = np.cumsum(new_segment) - 1
     groups = df.select(by)[starts[:-1][new_segment]] if by else pl.DataFrame()
     runs = IdRuns(starts, segment, groups, df[id_col].gather(starts[:-1]))
-    in_order = pl.DataFrame({"segment": segment, "id": runs.ids})
-    if _strictly_increasing(in_order, ["segment", "id"]) and (
+    if in_order:
+        return runs
+    if _strictly_increasing(pl.DataFrame({"segment": segment, "id": runs.ids})) and (
         groups.n_unique() == groups.height if by else True
     ):
         return runs
     return runs if runs.keys().n_unique() == n_runs else None
 
 
-def run_starts(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
-    """The rows where the keys change from the row before, then the row count (int64)."""
-    changes = np.flatnonzero(key_changes(df, keys))
-    starts = np.empty(len(changes) + 2, np.int64)
-    starts[0], starts[1:-1], starts[-1] = 0, changes + 1, df.height
-    return starts if df.height else starts[1:]
-
-
-def contiguous(df: pl.DataFrame, keys: Sequence[str]) -> pl.DataFrame:
+def contiguous(df: pl.DataFrame, by: Sequence[str], id_col: str) -> pl.DataFrame:
     """``df`` with each key's rows next to each other: sorted only if they were not."""
-    if len(keys) == 1 and df[keys[0]].is_sorted():
+    if not by and df[id_col].is_sorted():
         # Ids in order, the usual dump: flag it, and polars groups them without hashing.
-        return df.with_columns(pl.col(keys[0]).set_sorted())
-    return contiguous_runs(df, keys)[0]
+        return df.with_columns(pl.col(id_col).set_sorted())
+    return contiguous_runs(df, by, id_col)[0]
 
 
-def contiguous_runs(df: pl.DataFrame, keys: Sequence[str]) -> tuple[pl.DataFrame, np.ndarray]:
-    """As `contiguous`, with the frame's `run_starts` (found once)."""
-    starts = run_starts(df, keys)
-    if not one_run_per_key(df, keys, starts):
-        df = df.sort(keys)
-        starts = run_starts(df, keys)
-    return df, starts
+def contiguous_runs(
+    df: pl.DataFrame, by: Sequence[str], id_col: str
+) -> tuple[pl.DataFrame, IdRuns]:
+    """As `contiguous`, with the frame's `id_runs` (found once)."""
+    runs = id_runs(df, by, id_col)
+    if runs is None:
+        df = df.sort([*by, id_col])
+        runs = id_runs(df, by, id_col, in_order=True)
+        assert runs is not None
+    return df, runs
 
 
-def one_run_per_key(df: pl.DataFrame, keys: Sequence[str], starts: np.ndarray) -> bool:
-    """Whether each key's rows are contiguous (``starts`` from `run_starts`)."""
-    if len(keys) == 1 and df[keys[0]].is_sorted():  # free once flagged by `contiguous`
-        return True
-    # Runs of two rows or fewer on average: the ids are scattered, no need to count them.
-    if 2 * (len(starts) - 1) > df.height:
-        return False
-    firsts = df.select(keys)[starts[:-1]]
-    if _strictly_increasing(firsts, keys):  # sorted dumps: cheaper than counting
-        return True
-    return bool(firsts.n_unique() == len(starts) - 1)
-
-
-def _strictly_increasing(df: pl.DataFrame, keys: Sequence[str]) -> bool:
-    """Whether each row's keys come after the row before's, in lexicographic order."""
+def _strictly_increasing(df: pl.DataFrame) -> bool:
+    """Whether each row's columns come after the row before's, in lexicographic order."""
     after, same = pl.lit(False), pl.lit(True)
-    for k in keys:
+    for k in df.columns:
         before = pl.col(k).shift(1)
         after = after | (same & (pl.col(k) > before))
         same = same & (pl.col(k) == before)

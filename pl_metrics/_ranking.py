@@ -224,11 +224,12 @@ def _count_in_memory(
         )
         plan = _sums_per_id if per_id else _per_positive
         return plan(lf, ids, keys).collect().cast(schema)
-    df, starts = _kernel.contiguous_runs(df, keys)
-    rank, pos_rank, sums = _kernel.pair_counts(df[SCORE], df[_TRUTH], starts)
+    df, runs = _kernel.contiguous_runs(df, keys[:-1], keys[-1])
+    rank, pos_rank, sums = _kernel.pair_counts(df[SCORE], df[_TRUTH], runs.starts)
     if per_id:
-        firsts = df.select(keys)[starts[:-1]]
-        return firsts.with_columns(pl.Series(name, s) for name, s in zip(_SUMS, sums, strict=True))
+        return runs.keys().with_columns(
+            pl.Series(name, s) for name, s in zip(_SUMS, sums, strict=True)
+        )
     return (
         df.filter(_TRUTH)
         .select(*keys, _POS_CLASS)

@@ -21,7 +21,7 @@ from polars.testing import assert_frame_equal
 
 import pl_metrics
 from pl_metrics import _kernel
-from pl_metrics._kernel import contiguous, contiguous_runs, run_starts
+from pl_metrics._kernel import contiguous, contiguous_runs
 
 RANKING = ["lwlrap", "lrap", "coverage_error", "label_ranking_loss"]
 
@@ -212,15 +212,19 @@ def test_contiguous(
     ids: list[int], groups: list[str | None] | list[int] | None, reordered: bool
 ) -> None:
     df = pl.DataFrame({"g": groups or [None] * len(ids), "id": ids, "row": range(len(ids))})
-    keys = ["id"] if groups is None else ["g", "id"]
-    out = contiguous(df, keys)
+    by = [] if groups is None else ["g"]
+    out = contiguous(df, by, "id")
     assert sorted(out["row"].to_list()) == list(range(len(ids)))
     assert (out["row"].to_list() != list(range(len(ids)))) == reordered
-    starts = run_starts(out, keys)
-    assert out.select(keys)[starts[:-1]].n_unique() == len(starts) - 1  # one run per key
-    again, again_starts = contiguous_runs(df, keys)  # the kernel's way: starts found once
+    again, runs = contiguous_runs(df, by, "id")  # the kernel's way: runs found once
     assert again["row"].to_list() == out["row"].to_list()
-    assert again_starts.tolist() == starts.tolist()
+    starts = runs.starts.tolist()
+    keys = [*by, "id"]
+    firsts = again.select(keys)[starts[:-1]]
+    assert firsts.n_unique() == len(starts) - 1  # one run per key
+    assert_frame_equal(runs.keys(), firsts)
+    changes = [i for i in range(1, len(ids)) if again.row(i)[:2] != again.row(i - 1)[:2]]
+    assert starts == [0, *changes, len(ids)]
     if groups is None and not reordered:
         assert out["id"].flags["SORTED_ASC"] == (ids == sorted(ids))
 
