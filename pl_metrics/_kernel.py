@@ -113,18 +113,18 @@ def thread_count() -> int:
 
 
 def pair_counts(
-    scores: pl.Series, truth_flags: pl.Series, starts: np.ndarray
+    scores: pl.Series, truth: np.ndarray, starts: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """``R`` and ``P`` of every positive row, and per run the sums of P/R and R-P and max R.
 
-    ``starts`` are the runs' first rows then the row count (`IdRuns.starts`); the runs are
-    split between polars' threads (the kernel releases the GIL), each writing its own slices.
+    ``truth`` is the rows' truth as a numpy array (see `flags`); ``starts`` are the runs'
+    first rows then the row count (`IdRuns.starts`). The runs are split between polars'
+    threads (the kernel releases the GIL), each writing its own slices.
     """
     assert _kernels is not None
     kernels = _kernels
     is_f32 = scores.dtype == pl.Float32
     values = scores.cast(pl.Float32 if is_f32 else pl.Float64).to_numpy()
-    truth = flags(truth_flags)
     rank = np.empty(int(np.count_nonzero(truth)), np.int64)
     pos_rank = np.empty_like(rank)
     sums = (np.empty(len(starts) - 1), np.empty(len(starts) - 1), np.empty(len(starts) - 1))

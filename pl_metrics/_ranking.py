@@ -26,11 +26,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 
+import numpy as np
 import polars as pl
 
 from pl_metrics import _kernel
 from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, ordered_sum
 from pl_metrics._report import report
+from pl_metrics._runs import TRUTH, RunColumns
 from pl_metrics._spec import Options
 from pl_metrics._state import LWLRAP_WEIGHT, MAX_ROWS, N_ROWS, Family, Parts, register
 
@@ -210,13 +212,7 @@ def _count_in_memory(
     Nulls and NaN (possible with ``validate=False``) and 64-bit integer scores (not exact
     as float64) go to the polars plan instead, so that both ways give the same numbers.
     """
-    score, truth = df[SCORE], df[_TRUTH]
-    if (
-        score.dtype not in _kernel.KERNEL_SCORES
-        or score.null_count()
-        or truth.null_count()
-        or (score.dtype.is_float() and score.is_nan().any())
-    ):
+    if not _kernel_reads(df[SCORE]) or df[_TRUTH].null_count():
         lf = df.lazy()
         ids = lf.group_by(keys).agg(
             pl.col(SCORE).filter(_TRUTH).min().alias(_MIN_POS),
@@ -225,7 +221,8 @@ def _count_in_memory(
         plan = _sums_per_id if per_id else _per_positive
         return plan(lf, ids, keys).collect().cast(schema)
     df, runs = _kernel.contiguous_runs(df, keys[:-1], keys[-1])
-    rank, pos_rank, sums = _kernel.pair_counts(df[SCORE], df[_TRUTH], runs.starts)
+    truth = _kernel.flags(df[_TRUTH])
+    rank, pos_rank, sums = _kernel.pair_counts(df[SCORE], truth, runs.starts)
     if per_id:
         return runs.keys().with_columns(
             pl.Series(name, s) for name, s in zip(_SUMS, sums, strict=True)
@@ -235,6 +232,38 @@ def _count_in_memory(
         .select(*keys, _POS_CLASS)
         .with_columns(pl.Series(R, rank), pl.Series(P, pos_rank))
     )
+
+
+def _kernel_reads(score: pl.Series) -> bool:
+    """Whether the kernel counts these scores exactly (no nulls, NaN or 64-bit integers)."""
+    return (
+        score.dtype in _kernel.KERNEL_SCORES
+        and not score.null_count()
+        and not (score.dtype.is_float() and score.is_nan().any())
+    )
+
+
+def _run_columns(cols: Columns) -> RunColumns:
+    """The per-id sums of the pair counts, in the pass that counts the per-id table."""
+    assert cols.score is not None
+    keys = [*cols.by, cols.id]
+    sums = pl.Schema(dict.fromkeys(_SUMS, pl.Float64))
+
+    def over_runs(
+        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray
+    ) -> dict[str, np.ndarray] | None:
+        if not _kernel_reads(df[SCORE]):
+            return None
+        _, _, values = _kernel.pair_counts(df[SCORE], truth, runs.starts)
+        return dict(zip(_SUMS, values, strict=True))
+
+    def over_rows(df: pl.DataFrame) -> pl.DataFrame:
+        pairs = df.select(*keys, pl.col(cols.cls).alias(_POS_CLASS), SCORE, TRUTH)
+        pairs = pairs.rename({TRUTH: _TRUTH})
+        schema = pl.Schema({k: pairs.schema[k] for k in keys} | sums)
+        return _count_in_memory(pairs, keys, schema, per_id=True)
+
+    return RunColumns([pl.col(cols.score).alias(SCORE)], sums, over_runs, over_rows)
 
 
 def _with_rank_sums(
@@ -310,6 +339,7 @@ class _Ranking(Family):
             id_exprs=_id_exprs(cols, in_memory),
             extend_ids=[_with_rank_sums(cols, in_memory)],
             group_exprs=_group_exprs(),
+            run_columns=_run_columns(cols) if _use_kernel(in_memory) else None,
         )
         if opts.per_class and "lwlrap" in metrics:
             parts.class_from_ids.append(_by_positive_class(cols, in_memory))

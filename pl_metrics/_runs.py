@@ -11,16 +11,39 @@ takes the polars aggregation, which stays the reference; tests hold the two equa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
-from pl_metrics._kernel import deferred_on_rows, flags, id_runs, run_sums
+from pl_metrics._kernel import IdRuns, deferred_on_rows, flags, id_runs, run_sums
 
-__all__ = ["count_kinds", "per_id_and_classes"]
+__all__ = ["TRUTH", "RunColumns", "count_kinds", "per_id_and_classes"]
 
-_TRUTH = "__plm_runs_truth"
+#: The truth column (boolean) of the rows that the kernels of `RunColumns` are given.
+TRUTH = "__plm_runs_truth"
+
+
+@dataclass(frozen=True)
+class RunColumns:
+    """Per-id columns that a family's kernel computes over each id's run of rows.
+
+    In the same pass as the counts: the rows, read once, are split into runs once.
+    """
+
+    #: The row columns the kernel reads, named (besides the keys, class and `TRUTH`).
+    inputs: list[pl.Expr]
+    #: The per-id columns it gives.
+    schema: pl.Schema
+    #: ``(rows, runs, truth) -> {column: value per run}``; None where the kernel cannot
+    #: count these rows (NaN scores, say).
+    over_runs: Callable[[pl.DataFrame, IdRuns, np.ndarray], dict[str, np.ndarray] | None]
+    #: ``rows -> (by..., id, columns...)`` for any rows (ids need not be contiguous); ids
+    #: left out get zeros.
+    over_rows: Callable[[pl.DataFrame], pl.DataFrame]
+
+
 _CLASS_ROW = "__plm_runs_class_row"  # marks the rows per class in the combined output
 _SEGMENT = "__plm_runs_segment"
 
@@ -53,6 +76,7 @@ def per_id_and_classes(
     id_exprs: list[pl.Expr],
     kinds: dict[str, str],
     class_rows: str | None,
+    run_columns: Sequence[RunColumns] = (),
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
     """The per-id table and the rows per class, from one deferred pass over ``rows``.
 
@@ -60,11 +84,14 @@ def per_id_and_classes(
     come when ``class_rows`` (their column's name) is given.
 
     ``kinds`` (from `count_kinds`) says what each per-id column counts: ``rows``,
-    ``positives``, ``class_hash``, ``unit_weight`` or ``zero``.
+    ``positives``, ``class_hash``, ``unit_weight`` or ``zero``. The ``run_columns`` are
+    added to the per-id table.
     """
     keys = [*by, id_col]
     plan_ids = rows.group_by(keys).agg(id_exprs)
     id_schema = plan_ids.collect_schema()
+    for extra in run_columns:
+        id_schema |= extra.schema
     schema = pl.Schema(id_schema)
     plan_classes = None
     if class_rows is not None:
@@ -72,12 +99,18 @@ def per_id_and_classes(
         class_schema = plan_classes.collect_schema()
         schema |= pl.Schema({cls: class_schema[cls], class_rows: class_schema[class_rows]})
         schema |= pl.Schema({_CLASS_ROW: pl.Boolean})
-    inputs = rows.select(*keys, cls, truth.alias(_TRUTH))
+    extra_inputs = [e for extra in run_columns for e in extra.inputs]
+    inputs = rows.select(*keys, cls, truth.alias(TRUTH), *extra_inputs)
 
     def tables(df: pl.DataFrame) -> pl.DataFrame:
-        counted = _counted(df, by, keys, cls, kinds, class_rows)
+        counted = _counted(df, by, keys, cls, kinds, class_rows, run_columns)
         if counted is None:  # the reference plan (``rows`` are a DataFrame's: nothing read)
             ids = plan_ids.collect(engine="in-memory")
+            for extra in run_columns:
+                names = extra.schema.names()
+                ids = ids.join(
+                    extra.over_rows(df), on=keys, how="left", nulls_equal=True
+                ).with_columns(pl.col(names).fill_null(0))
             classes = None if plan_classes is None else plan_classes.collect(engine="in-memory")
         else:
             ids, classes = counted
@@ -106,15 +139,22 @@ def _counted(
     cls: str,
     kinds: dict[str, str],
     class_rows: str | None,
+    run_columns: Sequence[RunColumns],
 ) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
     """The tables by the kernel, or None where it cannot count them."""
     runs = id_runs(df, by, keys[-1])
-    if df[_TRUTH].null_count() or runs is None:
+    if df[TRUTH].null_count() or runs is None:
         return None
-    starts = runs.starts
-    sums = run_sums(starts, flags(df[_TRUTH]), df[cls], runs.segment if class_rows else None)
+    starts, truth = runs.starts, flags(df[TRUTH])
+    sums = run_sums(starts, truth, df[cls], runs.segment if class_rows else None)
     if sums is None:
         return None
+    extra_values: dict[str, np.ndarray] = {}
+    for extra in run_columns:
+        values_of = extra.over_runs(df, runs, truth)
+        if values_of is None:
+            return None
+        extra_values |= values_of
     positives, hashes, per_class = sums
     lengths = np.diff(starts)
     values = {
@@ -124,7 +164,10 @@ def _counted(
         "unit_weight": np.ones(len(lengths)),
         "zero": np.zeros(len(lengths), np.int64),
     }
-    ids = runs.keys().with_columns(pl.Series(name, values[kind]) for name, kind in kinds.items())
+    ids = runs.keys().with_columns(
+        *(pl.Series(name, values[kind]) for name, kind in kinds.items()),
+        *(pl.Series(name, v) for name, v in extra_values.items()),
+    )
     if per_class is None or class_rows is None:
         return ids, None
     segment, classes, counts = per_class

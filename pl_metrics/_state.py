@@ -40,7 +40,7 @@ from pl_metrics._frame import (
 from pl_metrics._kernel import available as kernel_available
 from pl_metrics._kernel import contiguous
 from pl_metrics._registry import info
-from pl_metrics._runs import count_kinds, per_id_and_classes
+from pl_metrics._runs import RunColumns, count_kinds, per_id_and_classes
 from pl_metrics._spec import Options, Spec
 
 __all__ = [
@@ -102,6 +102,10 @@ class Parts:
     curve_exprs: list[pl.Expr] = field(default_factory=list)
     #: Columns the rows need first (a joined threshold per class), before any aggregation.
     prepare: list[Callable[[pl.LazyFrame], pl.LazyFrame]] = field(default_factory=list)
+    #: Per-id columns of a kernel, computed in the pass that counts a DataFrame's per-id
+    #: table over its id runs (`pl_metrics._runs`); they then replace ``extend_ids``, which
+    #: add the same columns otherwise.
+    run_columns: RunColumns | None = None
 
 
 def curve_exprs(cols: Columns) -> list[pl.Expr]:
@@ -444,13 +448,17 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
             id_exprs,
             kinds,
             CLASS_ROWS if need_classes and not class_exprs else None,
+            [p.run_columns for p in parts if p.run_columns is not None],
         )
+    extends = [f for p in parts for f in p.extend_ids]
     if per_id is None:
         per_id = lf.group_by([*by, cols.id]).agg(id_exprs)
+    else:  # the run columns are in the table already
+        extends = [f for p in parts if p.run_columns is None for f in p.extend_ids]
     # Cached: the ranking family reads it twice (before and after joining pair counts), and
     # it must be computed once. It is small: one row per id.
     per_id = per_id.cache()
-    for extend in (f for p in parts for f in p.extend_ids):
+    for extend in extends:
         per_id = extend(lf, per_id)
     # A fixed order of the ids, so that the groups' float sums are the same on every run.
     per_id = per_id.sort([*by, cols.id], nulls_last=True)
