@@ -16,6 +16,7 @@ from types import ModuleType
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 from polars.io.plugins import register_io_source
 
 _kernels: ModuleType | None
@@ -226,19 +227,93 @@ def run_sums(
 def key_changes(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
     """Per row but the first: whether its key differs from the row before.
 
-    Integer columns without nulls are compared in numpy (a third of polars' time), the
-    others by polars.
+    Integer and string columns without nulls are compared in numpy, over their own buffers
+    (a third of polars' time, and outside its thread pool, which a plan running beside this
+    keeps busy); the others by polars.
     """
     differs = np.zeros(max(df.height - 1, 0), np.bool_)
     others = []
     for k in keys:
         key = df[k]
-        if key.dtype.is_integer() and not key.null_count():
-            differs |= _integer_changes(key)
-        else:
+        changes = None
+        if not key.null_count() and key.dtype.is_integer():
+            changes = _chunkwise_changes([c.to_numpy() for c in key.get_chunks()])
+        elif not key.null_count() and key.dtype == pl.String:
+            changes = _string_changes(key)
+        if changes is None:
             others.append(pl.col(k).ne_missing(pl.col(k).shift(1)))
+        else:
+            differs |= changes
     if others:
         differs |= df.select(pl.any_horizontal(others).slice(1)).to_series().to_numpy()
+    return differs
+
+
+def _chunkwise_changes(chunks: Sequence[np.ndarray]) -> np.ndarray:
+    """Whether each row but the first differs from the one before, over a column's chunks.
+
+    Each chunk is read where it is: concatenating them first copied the whole column. Rows
+    of 2-d chunks compare whole.
+    """
+    differs = np.empty(max(sum(len(c) for c in chunks) - 1, 0), np.bool_)
+    end, last = 0, None  # rows done, and the last row of the chunk before
+    for values in chunks:
+        if not len(values):
+            continue
+        rows = values.reshape(len(values), -1)
+        if last is not None:
+            differs[end - 1] = bool((rows[0] != last).any())
+        out = differs[end : end + len(rows) - 1]
+        np.not_equal(rows[1:, 0], rows[:-1, 0], out=out)
+        if rows.shape[1] > 1:
+            more = np.empty_like(out)
+            for column in range(1, rows.shape[1]):
+                np.logical_or(
+                    out, np.not_equal(rows[1:, column], rows[:-1, column], out=more), out=out
+                )
+        end, last = end + len(rows), rows[-1]
+    return differs
+
+
+#: Strings up to this many bytes are held whole in their 16-byte view.
+_INLINE_BYTES = 12
+
+
+def _string_changes(key: pl.Series) -> np.ndarray | None:
+    """`key_changes` of a String Series without nulls, from its views (Arrow string views).
+
+    Two equal views are equal strings. Strings of up to 12 bytes are whole in their views;
+    longer ones hold their length, first 4 bytes and where the rest is, so equal strings
+    stored twice have different views: those rows alone are compared as strings (and the
+    first rows of chunks, whose buffers are numbered per chunk). None when the views are not
+    at hand.
+    """
+    views, stored = [], False
+    for chunk in key.get_chunks():
+        array = chunk.to_arrow(compat_level=pl.CompatLevel.newest())
+        if not isinstance(array, pa.StringViewArray):
+            return None
+        buffers = array.buffers()
+        stored = stored or len(buffers) > 2  # strings too long for their views are stored
+        views.append(np.frombuffer(buffers[1], np.uint64).reshape(-1, 2))
+        views[-1] = views[-1][array.offset : array.offset + len(array)]
+    differs = _chunkwise_changes(views)
+    if not stored:
+        return differs
+    # A view's first 8 bytes are the length (the low 4, little-endian) and the prefix.
+    heads = [v[:, 0] for v in views]
+    long = [(head & 0xFFFFFFFF) > _INLINE_BYTES for head in heads]
+    same_head = ~_chunkwise_changes(heads)
+    unsure = same_head & np.concatenate(long)[1:]
+    # Within a chunk, equal views are equal strings; across chunks a view's buffer number
+    # is its own chunk's, so the first row of each chunk is compared as a string.
+    firsts = np.cumsum([len(v) for v in views])[:-1]
+    within = np.ones(len(differs), np.bool_)
+    within[firsts[firsts > 0] - 1] = False
+    unsure &= differs | ~within
+    rows = np.flatnonzero(unsure) + 1
+    if len(rows):
+        differs[rows - 1] = (key.gather(rows) != key.gather(rows - 1)).to_numpy()
     return differs
 
 
@@ -260,24 +335,6 @@ class IdRuns:
         if not self.groups.width:
             return self.ids.to_frame()
         return self.groups[self.segment].with_columns(self.ids)
-
-
-def _integer_changes(key: pl.Series) -> np.ndarray:
-    """`key_changes` of an integer Series without nulls, chunk by chunk.
-
-    Each chunk is read where it is: concatenating them first copied the whole column.
-    """
-    differs = np.empty(max(len(key) - 1, 0), np.bool_)
-    end, last = 0, None  # rows done, and the last value of the chunk before
-    for chunk in key.get_chunks():
-        values = chunk.to_numpy()
-        if not len(values):
-            continue
-        if last is not None:
-            differs[end - 1] = values[0] != last
-        np.not_equal(values[1:], values[:-1], out=differs[end : end + len(values) - 1])
-        end, last = end + len(values), values[-1]
-    return differs
 
 
 def id_runs(

@@ -9,6 +9,7 @@ groups, weights, ragged ids, and the inputs that go to the plan even in memory.
 
 from __future__ import annotations
 
+import itertools
 import os
 from typing import Any
 
@@ -369,3 +370,30 @@ def test_data_checks_counted_over_id_runs_raise_as_the_plan(
         assert isinstance(kernel, pl.DataFrame), kernel
         assert_frame_equal(kernel, plan, rel_tol=1e-12)
     assert isinstance(plan, str) == (defect not in ("none", "id split"))
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["a", "bb", "", "twelve_bytes"],  # every string whole in its view
+        ["a", "", "thirteen_byte", "a much longer model name v1", "a much longer model name v2"],
+    ],
+)
+def test_key_changes_from_string_views_equal_polars(words: list[str]) -> None:
+    """Chunks (whose views number their buffers apart), slices, long strings sharing a
+    length and prefix: the views give polars' comparison of neighbouring rows."""
+    rng = np.random.default_rng(len(words))
+    for trial in range(300):
+        values = list(rng.choice(words, int(rng.integers(0, 30))))
+        cuts = sorted({0, len(values), *rng.integers(0, len(values) + 1, 3).tolist()})
+        parts = [pl.Series(values[a:b], dtype=pl.String) for a, b in itertools.pairwise(cuts)]
+        key = pl.concat(parts, rechunk=False) if parts else pl.Series([], dtype=pl.String)
+        if trial % 3 == 0 and len(key) > 3:
+            key = key.slice(1, len(key) - 2)
+        df = pl.DataFrame({"k": key, "n": rng.integers(0, 2, len(key))})
+        want = df.select(pl.col("k").ne_missing(pl.col("k").shift(1)).slice(1)).to_series()
+        for keys in (["k"], ["k", "n"]):
+            want_keys = (
+                want | df["n"].ne_missing(df["n"].shift(1)).slice(1) if "n" in keys else want
+            )
+            assert _kernel.key_changes(df, keys).tolist() == want_keys.to_list(), values
