@@ -168,15 +168,21 @@ _CLASS_KINDS = {
 
 
 def run_sums(
-    starts: np.ndarray, truth: np.ndarray, classes: pl.Series, segments: np.ndarray | None
+    starts: np.ndarray,
+    truth: np.ndarray,
+    classes: pl.Series,
+    segments: np.ndarray | None,
+    predicted: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, pl.Series, np.ndarray] | None] | None:
     """Per run of rows, its positives and the wrapping sum of its class hashes.
 
     The hashes are polars' (``hash(seed=0)`` of the class values, as the state's). With
-    ``segments`` (each run's segment, numbered from 0 in order), also the rows per (segment,
-    class): the segments, classes and counts of the pairs present. None when the kernel
-    cannot count these classes: not integers of at most 32 bits, nulls, or so widely spread
-    that a table of them outgrows `_MAX_CLASS_SPAN` and the rows.
+    ``segments`` (each run's segment, numbered from 0 in order), also counts per (segment,
+    class): the segments, classes and counts of the pairs present, the counts one column of
+    rows, or with ``predicted`` (flags like ``truth``) four: rows, positives, predicted
+    positives and true positives. None when the kernel cannot count these classes: not
+    integers of at most 32 bits, nulls, or so widely spread that a table of them outgrows
+    `_MAX_CLASS_SPAN` and the rows.
     """
     assert _kernels is not None
     kernels = _kernels
@@ -198,13 +204,16 @@ def run_sums(
     segment = np.zeros(runs, np.int64) if segments is None else segments.astype(np.int64)
     threads = max(1, min(thread_count(), runs))
     pieces = np.linspace(0, runs, threads + 1).astype(int)
-    counts = np.zeros((threads, n_segments * len(codes)), np.int64)
+    planes = 1 if predicted is None else 4
+    counts = np.zeros((threads, planes, cells), np.int64)
+    pred = np.zeros(0, np.bool_) if predicted is None else predicted
 
     def count(piece: int) -> None:
         first, last = pieces[piece], pieces[piece + 1]
         kernels.run_sums(
             starts[first : last + 1],
             truth,
+            pred,
             values,
             kind,
             low,
@@ -219,9 +228,9 @@ def run_sums(
         list(pool.map(count, range(threads)))
     if segments is None:
         return npos, hashes, None
-    table = counts.sum(axis=0).reshape(n_segments, len(codes))
-    segment_of, code = np.nonzero(table)
-    return npos, hashes, (segment_of, codes.gather(code), table[segment_of, code])
+    table = counts.sum(axis=0).reshape(planes, n_segments, len(codes))
+    segment_of, code = np.nonzero(table[0])
+    return npos, hashes, (segment_of, codes.gather(code), table[:, segment_of, code].T)
 
 
 def key_changes(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
@@ -357,7 +366,7 @@ def id_runs(
     if not in_order and 2 * n_runs > df.height:  # two rows or fewer per key: scattered
         return None
     new_segment = np.concatenate([[True], group_changes[where - 1]])[:n_runs]
-    segment = np.cumsum(new_segment) - 1
+    segment = np.cumsum(new_segment, dtype=np.int64) - 1
     groups = df.select(by)[starts[:-1][new_segment]] if by else pl.DataFrame()
     runs = IdRuns(starts, segment, groups, df[id_col].gather(starts[:-1]))
     if in_order:

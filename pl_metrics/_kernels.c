@@ -130,16 +130,19 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
 }
 
 /* run_sums: per run (one id), its positives and the wrapping sum of its rows' class
- * hashes, the two counts of the data checks; and rows per (segment, class), where a segment
- * is a stretch of runs of one group. Classes are looked up as value - low in hash_of, which
- * the caller built over [low, highest class] with polars' own hash, so that the sums are
- * those of the polars plan.
+ * hashes, the two counts of the data checks; and per (segment, class), where a segment is
+ * a stretch of runs of one group, the rows, and with pred the positives, the predicted
+ * positives and the true positives (the confusion counts), each in its own plane of
+ * class_rows. Classes are looked up as value - low in hash_of, which the caller built over
+ * [low, highest class] with polars' own hash, so that the sums are those of the polars
+ * plan.
  */
 #define DEFINE_RUN_SUMS(NAME, C)                                                            \
     static void NAME(const int64_t *starts, int64_t runs, const uint8_t *truth,            \
-                     const C *cls, int64_t low, const uint64_t *hash_of, int64_t n_codes,  \
-                     const int64_t *segment, int64_t *npos, uint64_t *hash_sum,            \
-                     int64_t *class_rows) {                                                 \
+                     const uint8_t *pred, const C *cls, int64_t low,                       \
+                     const uint64_t *hash_of, int64_t n_codes, const int64_t *segment,     \
+                     int64_t *npos, uint64_t *hash_sum, int64_t *class_rows,               \
+                     int64_t plane) {                                                      \
         for (int64_t g = 0; g < runs; g++) {                                                \
             int64_t a = starts[g], b = starts[g + 1], p = 0;                                \
             uint64_t h = 0;                                                                 \
@@ -147,12 +150,23 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
                 p += truth[i];                                                              \
                 h += hash_of[(int64_t)cls[i] - low];                                        \
             }                                                                               \
-            if (class_rows != NULL) {                                                       \
-                int64_t *counts = class_rows + segment[g] * n_codes;                        \
-                for (int64_t i = a; i < b; i++) counts[(int64_t)cls[i] - low]++;            \
-            }                                                                               \
             npos[g] = p;                                                                    \
             hash_sum[g] = h;                                                                \
+            if (class_rows == NULL) continue;                                               \
+            int64_t *rows = class_rows + segment[g] * n_codes;                              \
+            if (pred == NULL) {                                                             \
+                for (int64_t i = a; i < b; i++) rows[(int64_t)cls[i] - low]++;             \
+                continue;                                                                   \
+            }                                                                               \
+            int64_t *pos = rows + plane, *predicted = rows + 2 * plane;                     \
+            int64_t *both = rows + 3 * plane;                                               \
+            for (int64_t i = a; i < b; i++) {                                               \
+                int64_t code = (int64_t)cls[i] - low;                                       \
+                rows[code]++;                                                               \
+                pos[code] += truth[i];                                                      \
+                predicted[code] += pred[i];                                                 \
+                both[code] += truth[i] & pred[i];                                           \
+            }                                                                               \
         }                                                                                   \
     }
 
@@ -165,19 +179,22 @@ DEFINE_RUN_SUMS(run_sums_u16, uint16_t)
 DEFINE_RUN_SUMS(run_sums_u32, uint32_t)
 
 static PyObject *run_sums(PyObject *self, PyObject *args) {
-    Py_buffer starts, truth, cls, hash_of, segment, npos, hash_sum, class_rows;
-    int kind;  /* the classes' numpy type: the dtype's character code */
+    Py_buffer starts, truth, pred, cls, hash_of, segment, npos, hash_sum, class_rows;
+    int kind; /* the classes' numpy type: the dtype's character code */
     long long low;
-    if (!PyArg_ParseTuple(args, "y*y*y*CLy*y*w*w*w*", &starts, &truth, &cls, &kind, &low,
-                          &hash_of, &segment, &npos, &hash_sum, &class_rows))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*CLy*y*w*w*w*", &starts, &truth, &pred, &cls, &kind,
+                          &low, &hash_of, &segment, &npos, &hash_sum, &class_rows))
         return NULL;
     int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
     int64_t n_codes = hash_of.len / (Py_ssize_t)sizeof(uint64_t);
+    /* One plane of counts (rows), or four with pred (rows, positives, predicted, both). */
+    int64_t plane = class_rows.len / (Py_ssize_t)sizeof(int64_t) / (pred.len ? 4 : 1);
     int known = 1;
     Py_BEGIN_ALLOW_THREADS
 #define RUN(NAME, C)                                                                        \
-    NAME(starts.buf, runs, truth.buf, (const C *)cls.buf, (int64_t)low, hash_of.buf,       \
-         n_codes, segment.buf, npos.buf, hash_sum.buf, class_rows.len ? class_rows.buf : NULL)
+    NAME(starts.buf, runs, truth.buf, pred.len ? pred.buf : NULL, (const C *)cls.buf,       \
+         (int64_t)low, hash_of.buf, n_codes, segment.buf, npos.buf, hash_sum.buf,          \
+         class_rows.len ? class_rows.buf : NULL, plane)
     switch (kind) {
         case 'b': RUN(run_sums_i8, int8_t); break;
         case 'h': RUN(run_sums_i16, int16_t); break;
@@ -190,7 +207,7 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
     }
 #undef RUN
     Py_END_ALLOW_THREADS
-    Py_buffer *buffers[] = {&starts, &truth, &cls, &hash_of, &segment, &npos, &hash_sum,
+    Py_buffer *buffers[] = {&starts, &truth, &pred, &cls, &hash_of, &segment, &npos, &hash_sum,
                             &class_rows};
     for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
         PyBuffer_Release(buffers[i]);
@@ -203,8 +220,8 @@ static PyMethodDef methods[] = {
      "pair_counts(starts, score, is_f32, truth, rank, pos_rank, prec, neg_above, max_rank):"
      " R and P of each positive, and each run's sums."},
     {"run_sums", run_sums, METH_VARARGS,
-     "run_sums(starts, truth, classes, kind, low, hash_of, segment, npos, hash_sum,"
-     " class_rows): each run's positives and class-hash sum, rows per segment and class."},
+     "run_sums(starts, truth, pred, classes, kind, low, hash_of, segment, npos, hash_sum,"
+     " class_rows): each run's positives and class-hash sum, counts per segment and class."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -18,6 +18,7 @@ def pair_counts(
 def run_sums(
     starts: npt.NDArray[np.int64],
     truth: npt.NDArray[np.bool_],
+    pred: npt.NDArray[np.bool_],
     classes: npt.NDArray[np.integer[Any]],
     kind: str,
     low: int,

@@ -4,9 +4,11 @@
 contiguous (dumps are written id by id), and the per-id columns most reports need are
 counts: rows, positives, the sum of class hashes behind the class-set checks, a weight of
 one, and zeros for row checks that already passed. One pass of the kernel over each id's
-rows gives all of those, and the rows per class with them, for a fraction of a hash
-aggregation. Anything else (scattered ids, other columns, classes the kernel cannot read)
-takes the polars aggregation, which stays the reference; tests hold the two equal.
+rows gives all of those, the rows per class with them (and a prediction's confusion
+counts per class), and families' own per-id kernels (`RunColumns`) share the runs it
+found, for a fraction of a hash aggregation. Anything else (scattered ids, other columns,
+classes the kernel cannot read) takes the polars aggregation, which stays the reference;
+tests hold the two equal.
 """
 
 from __future__ import annotations
@@ -19,10 +21,13 @@ import polars as pl
 
 from pl_metrics._kernel import IdRuns, deferred_on_rows, flags, id_runs, run_sums
 
-__all__ = ["TRUTH", "RunColumns", "count_kinds", "per_id_and_classes"]
+__all__ = ["TRUTH", "ClassCounts", "RunColumns", "count_kinds", "per_id_and_classes"]
 
 #: The truth column (boolean) of the rows that the kernels of `RunColumns` are given.
 TRUTH = "__plm_runs_truth"
+_PREDICTED = "__plm_runs_predicted"
+_CLASS_ROW = "__plm_runs_class_row"  # marks the rows per class in the combined output
+_SEGMENT = "__plm_runs_segment"
 
 
 @dataclass(frozen=True)
@@ -44,8 +49,14 @@ class RunColumns:
     over_rows: Callable[[pl.DataFrame], pl.DataFrame]
 
 
-_CLASS_ROW = "__plm_runs_class_row"  # marks the rows per class in the combined output
-_SEGMENT = "__plm_runs_segment"
+@dataclass(frozen=True)
+class ClassCounts:
+    """Confusion counts per (group, class) that the counts pass gives with the rows."""
+
+    #: Each row's prediction (boolean).
+    predicted: pl.Expr
+    #: Each count's column and cell: ``tp``, ``fp``, ``fn`` or ``tn`` (unweighted).
+    cells: dict[str, str]
 
 
 def count_kinds(
@@ -77,11 +88,14 @@ def per_id_and_classes(
     kinds: dict[str, str],
     class_rows: str | None,
     run_columns: Sequence[RunColumns] = (),
+    class_counts: ClassCounts | None = None,
+    class_exprs: Sequence[pl.Expr] = (),
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
     """The per-id table and the rows per class, from one deferred pass over ``rows``.
 
     The per-id table has ``id_exprs`` per ``(by..., id)``; the rows per ``(by..., class)``
-    come when ``class_rows`` (their column's name) is given.
+    come when ``class_rows`` (their column's name) is given, with the ``class_counts``
+    (which ``class_exprs`` compute in polars).
 
     ``kinds`` (from `count_kinds`) says what each per-id column counts: ``rows``,
     ``positives``, ``class_hash``, ``unit_weight`` or ``zero``. The ``run_columns`` are
@@ -95,15 +109,17 @@ def per_id_and_classes(
     schema = pl.Schema(id_schema)
     plan_classes = None
     if class_rows is not None:
-        plan_classes = rows.group_by([*by, cls]).agg(pl.len().alias(class_rows))
+        plan_classes = rows.group_by([*by, cls]).agg(pl.len().alias(class_rows), *class_exprs)
         class_schema = plan_classes.collect_schema()
-        schema |= pl.Schema({cls: class_schema[cls], class_rows: class_schema[class_rows]})
+        schema |= pl.Schema({k: v for k, v in class_schema.items() if k not in by})
         schema |= pl.Schema({_CLASS_ROW: pl.Boolean})
     extra_inputs = [e for extra in run_columns for e in extra.inputs]
+    if class_counts is not None:
+        extra_inputs.append(class_counts.predicted.alias(_PREDICTED))
     inputs = rows.select(*keys, cls, truth.alias(TRUTH), *extra_inputs)
 
     def tables(df: pl.DataFrame) -> pl.DataFrame:
-        counted = _counted(df, by, keys, cls, kinds, class_rows, run_columns)
+        counted = _counted(df, by, keys, cls, kinds, class_rows, run_columns, class_counts)
         if counted is None:  # the reference plan (``rows`` are a DataFrame's: nothing read)
             ids = plan_ids.collect(engine="in-memory")
             for extra in run_columns:
@@ -128,7 +144,7 @@ def per_id_and_classes(
     if class_rows is None:
         return combined, None
     ids = combined.filter(~pl.col(_CLASS_ROW)).select(id_schema.names())
-    classes = combined.filter(pl.col(_CLASS_ROW)).select(*by, cls, class_rows)
+    classes = combined.filter(pl.col(_CLASS_ROW)).select(class_schema.names())
     return ids, classes
 
 
@@ -140,13 +156,20 @@ def _counted(
     kinds: dict[str, str],
     class_rows: str | None,
     run_columns: Sequence[RunColumns],
+    class_counts: ClassCounts | None,
 ) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
     """The tables by the kernel, or None where it cannot count them."""
     runs = id_runs(df, by, keys[-1])
-    if df[TRUTH].null_count() or runs is None:
+    if runs is None or df[TRUTH].null_count():
         return None
+    predicted = None
+    if class_counts is not None:
+        if df[_PREDICTED].null_count():  # unchecked nulls: no prediction, polars counts
+            return None
+        predicted = flags(df[_PREDICTED])
     starts, truth = runs.starts, flags(df[TRUTH])
-    sums = run_sums(starts, truth, df[cls], runs.segment if class_rows else None)
+    segments = runs.segment if class_rows else None
+    sums = run_sums(starts, truth, df[cls], segments, predicted)
     if sums is None:
         return None
     extra_values: dict[str, np.ndarray] = {}
@@ -171,8 +194,18 @@ def _counted(
     if per_class is None or class_rows is None:
         return ids, None
     segment, classes, counts = per_class
-    table = pl.DataFrame({_SEGMENT: segment, cls: classes, class_rows: counts})
+    columns = {class_rows: counts[:, 0]}
+    if class_counts is not None:
+        rows_of, positives_of, predicted_of, both = counts.T
+        cells = {
+            "tp": both,
+            "fp": predicted_of - both,
+            "fn": positives_of - both,
+            "tn": rows_of - positives_of - predicted_of + both,
+        }
+        columns |= {name: cells[cell] for name, cell in class_counts.cells.items()}
+    table = pl.DataFrame({_SEGMENT: segment, cls: classes, **columns})
     if by:  # each segment's group; a group in several segments sums them
         groups = runs.groups.with_columns(pl.Series(_SEGMENT, np.arange(runs.groups.height)))
-        table = table.join(groups, on=_SEGMENT).group_by([*by, cls]).agg(pl.col(class_rows).sum())
-    return ids, table.select(*by, cls, class_rows)
+        table = table.join(groups, on=_SEGMENT).group_by([*by, cls]).agg(pl.col(*columns).sum())
+    return ids, table.select(*by, cls, *columns)

@@ -40,7 +40,7 @@ from pl_metrics._frame import (
 from pl_metrics._kernel import available as kernel_available
 from pl_metrics._kernel import contiguous
 from pl_metrics._registry import info
-from pl_metrics._runs import RunColumns, count_kinds, per_id_and_classes
+from pl_metrics._runs import ClassCounts, RunColumns, count_kinds, per_id_and_classes
 from pl_metrics._spec import Options, Spec
 
 __all__ = [
@@ -106,6 +106,9 @@ class Parts:
     #: table over its id runs (`pl_metrics._runs`); they then replace ``extend_ids``, which
     #: add the same columns otherwise.
     run_columns: RunColumns | None = None
+    #: The ``class_exprs`` as unweighted confusion counts of a prediction, which the pass
+    #: over a DataFrame's id runs counts with the rows per class (`pl_metrics._runs`).
+    class_counts: ClassCounts | None = None
 
 
 def curve_exprs(cols: Columns) -> list[pl.Expr]:
@@ -438,7 +441,12 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     per_id, counted_classes = None, None
     kinds = count_kinds(id_exprs, _count_templates(cols))
     if isinstance(frame, pl.DataFrame) and kernel_available() and not prepared and kinds:
-        # Counts only (the usual report): one pass of the kernel over the id runs.
+        # Counts only (the usual report): one pass of the kernel over the id runs, which
+        # also counts the rows per class and the confusion counts, if those are all.
+        counts = [p.class_counts for p in parts if p.class_counts is not None]
+        names = {e.meta.output_name() for e in class_exprs}
+        class_counts = counts[0] if len(counts) == 1 and names == set(counts[0].cells) else None
+        counted = not class_exprs or class_counts is not None
         per_id, counted_classes = per_id_and_classes(
             lf,
             by,
@@ -447,8 +455,10 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
             cols.truth_expr,
             id_exprs,
             kinds,
-            CLASS_ROWS if need_classes and not class_exprs else None,
+            CLASS_ROWS if need_classes and counted else None,
             [p.run_columns for p in parts if p.run_columns is not None],
+            class_counts,
+            class_exprs,
         )
     extends = [f for p in parts for f in p.extend_ids]
     if per_id is None:

@@ -25,6 +25,7 @@ from pl_metrics._frame import (
 )
 from pl_metrics._registry import info
 from pl_metrics._report import report
+from pl_metrics._runs import ClassCounts
 from pl_metrics._spec import THRESHOLD_ROW, Average, Options, Thresholds
 from pl_metrics._state import Family, Parts, register
 
@@ -44,8 +45,9 @@ __all__ = [
     "specificity",
 ]
 
-COUNTS = tuple(f"{INTERNAL}{name}" for name in ("tp", "fp", "fn", "tn"))
-_ID_COUNTS = tuple(f"{INTERNAL}id_{name}" for name in ("tp", "fp", "fn", "tn"))
+_CELLS = ("tp", "fp", "fn", "tn")
+COUNTS = tuple(f"{INTERNAL}{name}" for name in _CELLS)
+_ID_COUNTS = tuple(f"{INTERNAL}id_{name}" for name in _CELLS)
 _W = f"{INTERNAL}w"
 _EXACT = f"{INTERNAL}exact"  # per id: every class predicted right
 _EXACT_SUM = f"{INTERNAL}exact_sum"
@@ -120,6 +122,9 @@ class _Thresholded(Family):
         samples = [m for m in metrics if by_id and "samples" in info(m).averages]
         if len(samples) < len(metrics):
             parts.class_exprs = _count_exprs(cols, opts.threshold, COUNTS)
+            if cols.weight is None and not isinstance(opts.threshold, Thresholds):
+                predicted = pred_expr(cols, opts.threshold)
+                parts.class_counts = ClassCounts(predicted, dict(zip(COUNTS, _CELLS, strict=True)))
         if "accuracy" in metrics:
             pred, truth = pred_expr(cols, opts.threshold), cols.truth_expr
             w = pl.col(_W)

@@ -284,7 +284,8 @@ def test_counts_over_id_runs_equal_the_group_by(
     classes: pl.Series, counted: bool, layout: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Ragged ids, repeated classes, null groups and ids, chunks: the kernel's per-id and
-    per-class tables are polars' aggregations, and it counts whatever it can."""
+    per-class tables (rows and confusion counts) are polars' aggregations, and it counts
+    whatever it can."""
     from pl_metrics import _runs
 
     rng = np.random.default_rng(len(classes) + len(layout))
@@ -297,6 +298,7 @@ def test_counts_over_id_runs_equal_the_group_by(
             "id": pl.Series(ids).set(pl.Series(ids == 3), None),  # a null id too
             "class": classes.gather(rng.integers(0, len(classes), len(ids))),
             "truth": rng.random(len(ids)) < 0.4,
+            "score": rng.random(len(ids)).round(1),  # ties at the threshold
         }
     )
     if layout == "by id":
@@ -307,12 +309,25 @@ def test_counts_over_id_runs_equal_the_group_by(
     took = []
     real = _runs._counted
     monkeypatch.setattr(_runs, "_counted", lambda *a, **k: took.append(r := real(*a, **k)) or r)
+    predicted, truth = pl.col("score") >= 0.5, pl.col("truth")
+    cells = {"tp": predicted & truth, "fp": predicted & ~truth, "fn": ~predicted & truth}
+    cells["tn"] = ~predicted & ~truth
+    confusion = [cell.sum().cast(pl.Int64).alias(name) for name, cell in cells.items()]
     ids_table, class_table = _runs.per_id_and_classes(
-        df.lazy(), ["g"], "id", "class", pl.col("truth"), ID_COUNTS, KINDS, "n"
+        df.lazy(),
+        ["g"],
+        "id",
+        "class",
+        truth,
+        ID_COUNTS,
+        KINDS,
+        "n",
+        class_counts=_runs.ClassCounts(predicted, {name: name for name in cells}),
+        class_exprs=confusion,
     )
     assert class_table is not None
     want_ids = df.group_by("g", "id").agg(ID_COUNTS)
-    want_classes = df.group_by("g", "class").agg(pl.len().alias("n"))
+    want_classes = df.group_by("g", "class").agg(pl.len().alias("n"), *confusion)
     keys = ["g", "id"]
     assert_frame_equal(ids_table.collect().sort(keys), want_ids.sort(keys))
     keys = ["g", "class"]
@@ -397,3 +412,32 @@ def test_key_changes_from_string_views_equal_polars(words: list[str]) -> None:
                 want | df["n"].ne_missing(df["n"].shift(1)).slice(1) if "n" in keys else want
             )
             assert _kernel.key_changes(df, keys).tolist() == want_keys.to_list(), values
+
+
+@needs_kernel
+def test_confusion_counts_with_null_and_nan_scores_unchecked_equal_the_plan(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With the checks off, a null score (no prediction) and a NaN one (predicted
+    negative) are counted as the plan counts them."""
+    df = random_dump(
+        np.random.default_rng(3),
+        n_ids=20,
+        n_classes=4,
+        positive_rate=0.4,
+        levels=4,
+        groups=2,
+        contiguous=True,
+        score_dtype=pl.Float64,
+    ).sort("group", "id")
+    for bad in (None, float("nan")):
+        bad_score = pl.when(pl.int_range(pl.len()) == 5).then(bad).otherwise("score")
+        rows = df.with_columns(bad_score.alias("score"))
+        options: dict[str, Any] = {"by": "group", "validate": False}
+        kernel = pl_metrics.report(rows, ["f1", "precision", "hamming_loss"], **options)
+        confusion = pl_metrics.confusion(rows, **options)
+        with monkeypatch.context() as patch:
+            patch.setattr(_kernel, "_kernels", None)
+            plan = pl_metrics.report(rows, ["f1", "precision", "hamming_loss"], **options)
+            assert_frame_equal(kernel, plan)
+            assert_frame_equal(confusion, pl_metrics.confusion(rows, **options))
