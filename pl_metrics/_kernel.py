@@ -1,9 +1,10 @@
 """Glue between polars frames and the C kernel of ``_kernels.c``.
 
-A DataFrame's rows are in memory: the kernel counts the ranking family's pairs in one pass
-over each id's contiguous rows. This module finds those runs (sorting only when the ids are
-scattered) and splits them between threads; without a C compiler at install time the
-kernel is missing and `available` is false.
+A DataFrame's rows are in memory: the kernel counts the ranking family's pairs, and the
+data checks' counts (`run_sums`), in one pass over each id's contiguous rows. This module
+finds those runs (comparing neighbouring keys in numpy, over the columns' own buffers, and
+sorting only when the ids are scattered) and splits them between threads; without a C
+compiler at install time the kernel is missing and `available` is false.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ def deferred_on_rows(
     rows: pl.LazyFrame, function: Callable[[pl.DataFrame], pl.DataFrame], schema: pl.Schema
 ) -> pl.LazyFrame:
     """``function`` of the rows of ``rows`` (a DataFrame's lazy view), run when collected.
+
+    Run once: the result is kept for as long as the plan is (the rows never change).
 
     Not ``map_batches``: in the streaming engine that hands over the rows re-cut into many
     small chunks, and copying those into numpy arrays costs ten times more than the
@@ -155,6 +158,17 @@ def pair_counts(
 #: Integer classes spanning at most this many values are counted by `run_sums`, in a
 #: table of at most this many counts per (segment, class) or one per row.
 _MAX_CLASS_SPAN = 1 << 20
+#: Integer types that convert to numpy (not Int128).
+_NUMPY_INTEGERS = (
+    pl.Int8,
+    pl.Int16,
+    pl.Int32,
+    pl.Int64,
+    pl.UInt8,
+    pl.UInt16,
+    pl.UInt32,
+    pl.UInt64,
+)
 #: The class types `run_sums` reads, by numpy type: the kernel's tag for each.
 _CLASS_KINDS = {
     np.dtype(np.int8): "b",
@@ -180,14 +194,14 @@ def run_sums(
     ``segments`` (each run's segment, numbered from 0 in order), also counts per (segment,
     class): the segments, classes and counts of the pairs present, the counts one column of
     rows, or with ``predicted`` (flags like ``truth``) four: rows, positives, predicted
-    positives and true positives. None when the kernel cannot count these classes: not
-    integers of at most 32 bits, nulls, or so widely spread that a table of them outgrows
-    `_MAX_CLASS_SPAN` and the rows.
+    positives and true positives. None when there are no rows or the kernel cannot count
+    these classes: not integers of one of its types (`_CLASS_KINDS`), nulls, or so widely
+    spread that a table of them outgrows `_MAX_CLASS_SPAN` and the rows.
     """
     assert _kernels is not None
     kernels = _kernels
     runs = len(starts) - 1
-    if classes.null_count() or not runs or not classes.dtype.is_integer():
+    if classes.null_count() or not runs or classes.dtype not in _NUMPY_INTEGERS:
         return None
     values = np.ascontiguousarray(classes.to_numpy())
     kind = _CLASS_KINDS.get(values.dtype)
@@ -202,9 +216,11 @@ def run_sums(
     hash_of = codes.hash(seed=0).to_numpy()
     npos, hashes = np.empty(runs, np.int64), np.empty(runs, np.uint64)
     segment = np.zeros(runs, np.int64) if segments is None else segments.astype(np.int64)
-    threads = max(1, min(thread_count(), runs))
-    pieces = np.linspace(0, runs, threads + 1).astype(int)
     planes = 1 if predicted is None else 4
+    # Each thread counts into its own table: as many as keep them within a column's size.
+    tables = max(len(values), _MAX_CLASS_SPAN) // max(planes * cells, 1)
+    threads = max(1, min(thread_count(), runs, tables))
+    pieces = np.linspace(0, runs, threads + 1).astype(int)
     counts = np.zeros((threads, planes, cells), np.int64)
     pred = np.zeros(0, np.bool_) if predicted is None else predicted
 
@@ -245,7 +261,7 @@ def key_changes(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
     for k in keys:
         key = df[k]
         changes = None
-        if not key.null_count() and key.dtype.is_integer():
+        if not key.null_count() and key.dtype in _NUMPY_INTEGERS:
             changes = _chunkwise_changes([c.to_numpy() for c in key.get_chunks()])
         elif not key.null_count() and key.dtype == pl.String:
             changes = _string_changes(key)
@@ -300,7 +316,8 @@ def _string_changes(key: pl.Series) -> np.ndarray | None:
     views, stored = [], False
     for chunk in key.get_chunks():
         array = chunk.to_arrow(compat_level=pl.CompatLevel.newest())
-        if not isinstance(array, pa.StringViewArray):
+        view_type = getattr(pa, "StringViewArray", None)  # pyarrow 16 and later
+        if view_type is None or not isinstance(array, view_type):
             return None
         buffers = array.buffers()
         stored = stored or len(buffers) > 2  # strings too long for their views are stored
@@ -350,6 +367,9 @@ def id_runs(
     df: pl.DataFrame, by: Sequence[str], id_col: str, *, in_order: bool = False
 ) -> IdRuns | None:
     """The runs of ``df``'s ``(by..., id)`` keys; None when some key has several runs.
+
+    None too for rows averaging two or fewer per key, unless ``in_order``: scattered ids,
+    which the callers sort or aggregate with polars instead.
 
     Found from where the groups and the ids change. In the usual dump each segment's ids
     increase and the segments' groups are distinct, which is checked without gathering the

@@ -180,7 +180,7 @@ DEFINE_RUN_SUMS(run_sums_u32, uint32_t)
 
 static PyObject *run_sums(PyObject *self, PyObject *args) {
     Py_buffer starts, truth, pred, cls, hash_of, segment, npos, hash_sum, class_rows;
-    int kind; /* the classes' numpy type: the dtype's character code */
+    int kind; /* the classes' type: the tag of _kernel._CLASS_KINDS ('l': int64 everywhere) */
     long long low;
     if (!PyArg_ParseTuple(args, "y*y*y*y*CLy*y*w*w*w*", &starts, &truth, &pred, &cls, &kind,
                           &low, &hash_of, &segment, &npos, &hash_sum, &class_rows))

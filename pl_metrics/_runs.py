@@ -168,7 +168,7 @@ def _counted(
             return None
         predicted = flags(df[_PREDICTED])
     starts, truth = runs.starts, flags(df[TRUTH])
-    segments = runs.segment if class_rows else None
+    segments = runs.segment if class_rows is not None else None
     sums = run_sums(starts, truth, df[cls], segments, predicted)
     if sums is None:
         return None

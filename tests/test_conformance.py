@@ -88,8 +88,7 @@ def option_sets(entry: MetricInfo) -> list[dict[str, Any]]:
         "thresholds": {"thresholds": [0.2, 0.6]},
         "fold_col": {"fold_col": "fold"},
         "max_fpr": {"max_fpr": 0.4},
-        "per_id": {"per_id": True}
-        | ({"average": "samples"} if "average" in entry.options else {}),
+        "per_id": {"per_id": True} | ({"average": "samples"} if "average" in entry.options else {}),
     }
     sets += [options for name, options in extra.items() if name in entry.options]
     return sets

@@ -441,3 +441,21 @@ def test_confusion_counts_with_null_and_nan_scores_unchecked_equal_the_plan(
             plan = pl_metrics.report(rows, ["f1", "precision", "hamming_loss"], **options)
             assert_frame_equal(kernel, plan)
             assert_frame_equal(confusion, pl_metrics.confusion(rows, **options))
+
+
+def test_keys_and_classes_numpy_cannot_hold_take_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Int128 ids and classes (no numpy type) are counted by polars, as without the kernel."""
+    df = random_dump(
+        np.random.default_rng(4),
+        n_ids=10,
+        n_classes=3,
+        positive_rate=0.4,
+        levels=4,
+        groups=2,
+        contiguous=True,
+        score_dtype=pl.Float64,
+    ).with_columns(pl.col("id", "class").cast(pl.Int128))
+    metrics = ["f1", "lrap"]
+    got = pl_metrics.report(df, metrics, by="group")
+    monkeypatch.setattr(_kernel, "_kernels", None)
+    assert_frame_equal(got, pl_metrics.report(df, metrics, by="group"))

@@ -87,9 +87,10 @@ def test_an_incomplete_entry_fails_these_tests() -> None:
         test_every_entry_has_every_fact(broken)
     wrong = dataclasses.replace(METRICS["lrap"], options=frozenset({"k"}))
     with pytest.raises(AssertionError):
-        assert set(inspect.signature(pl_metrics.lrap).parameters) - {"frame"} == set(
-            COMMON_OPTIONS
-        ) | wrong.options
+        assert (
+            set(inspect.signature(pl_metrics.lrap).parameters) - {"frame"}
+            == set(COMMON_OPTIONS) | wrong.options
+        )
 
 
 def test_unknown_metric_suggests_close_names() -> None:
