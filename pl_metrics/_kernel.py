@@ -29,7 +29,6 @@ except ImportError:  # installed without a C compiler: the polars plans count th
 __all__ = [
     "IdRuns",
     "available",
-    "contiguous",
     "contiguous_runs",
     "deferred_on_rows",
     "flags",
@@ -132,13 +131,11 @@ def pair_counts(
     rank = np.empty(int(np.count_nonzero(truth)), np.int64)
     pos_rank = np.empty_like(rank)
     sums = (np.empty(len(starts) - 1), np.empty(len(starts) - 1), np.empty(len(starts) - 1))
-    threads = max(1, min(thread_count(), len(starts) - 1))
-    pieces = np.linspace(0, len(starts) - 1, threads + 1).astype(int)
+    pieces = _pieces(len(starts) - 1)
     # Where each thread's positives start: counted once per piece, not cumulated per row.
     positives_at = [int(np.count_nonzero(truth[: starts[g]])) for g in pieces]
 
-    def count(piece: int) -> None:
-        first, last = pieces[piece], pieces[piece + 1]
+    def count(piece: int, first: int, last: int) -> None:
         out = slice(positives_at[piece], positives_at[piece + 1])
         kernels.pair_counts(
             starts[first : last + 1],
@@ -150,9 +147,28 @@ def pair_counts(
             *(s[first:last] for s in sums),
         )
 
-    with ThreadPoolExecutor(threads) as pool:
-        list(pool.map(count, range(threads)))
+    _in_threads(pieces, count)
     return rank, pos_rank, sums
+
+
+def _pieces(runs: int, most: int | None = None) -> np.ndarray:
+    """Each thread's first run, then ``runs``: the runs split between polars' threads.
+
+    ``most``: at most this many threads.
+    """
+    threads = max(1, min(thread_count(), runs, runs if most is None else most))
+    return np.linspace(0, runs, threads + 1).astype(int)
+
+
+def _in_threads(pieces: np.ndarray, count: Callable[[int, int, int], None]) -> None:
+    """``count(piece, first run, end)`` for each of the `_pieces`, each in a thread.
+
+    The kernels release the GIL, and each piece writes its own slices.
+    """
+    with ThreadPoolExecutor(len(pieces) - 1) as pool:
+        list(
+            pool.map(lambda p: count(p, int(pieces[p]), int(pieces[p + 1])), range(len(pieces) - 1))
+        )
 
 
 #: Integer classes spanning at most this many values are counted by `run_sums`, in a
@@ -218,14 +234,11 @@ def run_sums(
     segment = np.zeros(runs, np.int64) if segments is None else segments.astype(np.int64)
     planes = 1 if predicted is None else 4
     # Each thread counts into its own table: as many as keep them within a column's size.
-    tables = max(len(values), _MAX_CLASS_SPAN) // max(planes * cells, 1)
-    threads = max(1, min(thread_count(), runs, tables))
-    pieces = np.linspace(0, runs, threads + 1).astype(int)
-    counts = np.zeros((threads, planes, cells), np.int64)
+    pieces = _pieces(runs, max(len(values), _MAX_CLASS_SPAN) // max(planes * cells, 1))
+    counts = np.zeros((len(pieces) - 1, planes, cells), np.int64)
     pred = np.zeros(0, np.bool_) if predicted is None else predicted
 
-    def count(piece: int) -> None:
-        first, last = pieces[piece], pieces[piece + 1]
+    def count(piece: int, first: int, last: int) -> None:
         kernels.run_sums(
             starts[first : last + 1],
             truth,
@@ -240,8 +253,7 @@ def run_sums(
             counts[piece],
         )
 
-    with ThreadPoolExecutor(threads) as pool:
-        list(pool.map(count, range(threads)))
+    _in_threads(pieces, count)
     if segments is None:
         return npos, hashes, None
     table = counts.sum(axis=0).reshape(planes, n_segments, len(codes))
@@ -313,11 +325,13 @@ def _string_changes(key: pl.Series) -> np.ndarray | None:
     first rows of chunks, whose buffers are numbered per chunk). None when the views are not
     at hand.
     """
+    view_type = getattr(pa, "StringViewArray", None)  # pyarrow 16 and later
+    if view_type is None:
+        return None
     views, stored = [], False
     for chunk in key.get_chunks():
         array = chunk.to_arrow(compat_level=pl.CompatLevel.newest())
-        view_type = getattr(pa, "StringViewArray", None)  # pyarrow 16 and later
-        if view_type is None or not isinstance(array, view_type):
+        if not isinstance(array, view_type):
             return None
         buffers = array.buffers()
         stored = stored or len(buffers) > 2  # strings too long for their views are stored
@@ -398,18 +412,16 @@ def id_runs(
     return runs if runs.keys().n_unique() == n_runs else None
 
 
-def contiguous(df: pl.DataFrame, by: Sequence[str], id_col: str) -> pl.DataFrame:
-    """``df`` with each key's rows next to each other: sorted only if they were not."""
-    if not by and df[id_col].is_sorted():
-        # Ids in order, the usual dump: flag it, and polars groups them without hashing.
-        return df.with_columns(pl.col(id_col).set_sorted())
-    return contiguous_runs(df, by, id_col)[0]
-
-
 def contiguous_runs(
     df: pl.DataFrame, by: Sequence[str], id_col: str
 ) -> tuple[pl.DataFrame, IdRuns]:
-    """As `contiguous`, with the frame's `id_runs` (found once)."""
+    """``df`` with each key's rows next to each other, and its `id_runs`, found once.
+
+    Sorted only if the rows were not together.
+    """
+    if not by and df[id_col].is_sorted():
+        # Ids in order, the usual dump: flag it, and polars groups them without hashing.
+        df = df.with_columns(pl.col(id_col).set_sorted())
     runs = id_runs(df, by, id_col)
     if runs is None:
         df = df.sort([*by, id_col])

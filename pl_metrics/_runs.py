@@ -90,6 +90,7 @@ def per_id_and_classes(
     run_columns: Sequence[RunColumns] = (),
     class_counts: ClassCounts | None = None,
     class_exprs: Sequence[pl.Expr] = (),
+    runs: IdRuns | None = None,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
     """The per-id table and the rows per class, from one deferred pass over ``rows``.
 
@@ -99,7 +100,8 @@ def per_id_and_classes(
 
     ``kinds`` (from `count_kinds`) says what each per-id column counts: ``rows``,
     ``positives``, ``class_hash``, ``unit_weight`` or ``zero``. The ``run_columns`` are
-    added to the per-id table.
+    added to the per-id table. ``runs``: the id runs of ``rows``, when the caller found
+    them already (see `pl_metrics._kernel.contiguous_runs`).
     """
     keys = [*by, id_col]
     plan_ids = rows.group_by(keys).agg(id_exprs)
@@ -119,7 +121,8 @@ def per_id_and_classes(
     inputs = rows.select(*keys, cls, truth.alias(TRUTH), *extra_inputs)
 
     def tables(df: pl.DataFrame) -> pl.DataFrame:
-        counted = _counted(df, by, keys, cls, kinds, class_rows, run_columns, class_counts)
+        found = runs or id_runs(df, by, id_col)
+        counted = _counted(df, by, keys, cls, kinds, class_rows, run_columns, class_counts, found)
         if counted is None:  # the reference plan (``rows`` are a DataFrame's: nothing read)
             ids = plan_ids.collect(engine="in-memory")
             for extra in run_columns:
@@ -157,9 +160,9 @@ def _counted(
     class_rows: str | None,
     run_columns: Sequence[RunColumns],
     class_counts: ClassCounts | None,
+    runs: IdRuns | None,
 ) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
-    """The tables by the kernel, or None where it cannot count them."""
-    runs = id_runs(df, by, keys[-1])
+    """The tables by the kernel over the id ``runs``, or None where it cannot count them."""
     if runs is None or df[TRUTH].null_count():
         return None
     predicted = None

@@ -38,7 +38,7 @@ from pl_metrics._frame import (
     skip_passing,
 )
 from pl_metrics._kernel import available as kernel_available
-from pl_metrics._kernel import contiguous
+from pl_metrics._kernel import contiguous_runs
 from pl_metrics._registry import info
 from pl_metrics._runs import ClassCounts, RunColumns, count_kinds, per_id_and_classes
 from pl_metrics._spec import Options, Spec
@@ -410,10 +410,11 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         family = family_of(metric)
         families.setdefault(id(family), (family, []))[1].append(metric)
     parts = [family.parts(ms, cols, opts, in_memory) for family, ms in families.values()]
+    runs = None
     if isinstance(frame, pl.DataFrame) and any(f.has_kernel() for f, _ in families.values()):
         # A kernel needs each id's rows together; sorted once here, they also make the
         # per-id aggregation several times faster than over scattered ids.
-        frame = contiguous(frame, by, cols.id)
+        frame, runs = contiguous_runs(frame, by, cols.id)
         lf = frame.lazy()
     prepared = [f for p in parts for f in p.prepare]
     for prepare in prepared:
@@ -459,6 +460,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
             [p.run_columns for p in parts if p.run_columns is not None],
             class_counts,
             class_exprs,
+            runs,
         )
     extends = [f for p in parts for f in p.extend_ids]
     if per_id is None:
