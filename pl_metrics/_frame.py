@@ -371,6 +371,8 @@ def raise_on_problems(
         if df.height == 0 or (N_IDS in df.columns and df[N_IDS].sum() == 0):
             raise MetricsInputError("the table is empty: there are no rows to score")
         for problem in problems:
+            if not df[problem.name].max():  # the usual case, without a query per problem
+                continue
             # Group-level counts repeat on each row of a group (one per class): count once.
             shown = [problem.examples_name] if problem.examples else []
             rows = df.select([*by, problem.name, *shown]).unique(maintain_order=True)

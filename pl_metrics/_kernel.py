@@ -33,7 +33,7 @@ __all__ = [
     "deferred_on_rows",
     "flags",
     "id_runs",
-    "key_changes",
+    "key_change_rows",
     "pair_counts",
     "run_sums",
 ]
@@ -261,63 +261,74 @@ def run_sums(
     return npos, hashes, (segment_of, codes.gather(code), table[:, segment_of, code].T)
 
 
-def key_changes(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
-    """Per row but the first: whether its key differs from the row before.
+def key_change_rows(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
+    """The rows (after the first) whose ``keys`` differ from the row before's, ascending.
 
-    Integer and string columns without nulls are compared in numpy, over their own buffers
-    (a third of polars' time, and outside its thread pool, which a plan running beside this
-    keeps busy); the others by polars.
+    Integer and string columns without nulls are compared over their own buffers, by the
+    C kernel where there is one (a few times faster than polars' ``shift``, and outside its
+    thread pool, which a plan running beside this keeps busy); the others by polars.
     """
-    differs = np.zeros(max(df.height - 1, 0), np.bool_)
-    others = []
+    found, others = [], []
     for k in keys:
         key = df[k]
-        changes = None
+        rows = None
         if not key.null_count() and key.dtype in _NUMPY_INTEGERS:
-            changes = _chunkwise_changes([c.to_numpy() for c in key.get_chunks()])
+            rows = _change_rows([c.to_numpy() for c in key.get_chunks()])
         elif not key.null_count() and key.dtype == pl.String:
-            changes = _string_changes(key)
-        if changes is None:
+            rows = _string_change_rows(key)
+        if rows is None:
             others.append(pl.col(k).ne_missing(pl.col(k).shift(1)))
         else:
-            differs |= changes
+            found.append(rows)
     if others:
-        differs |= df.select(pl.any_horizontal(others).slice(1)).to_series().to_numpy()
-    return differs
+        differs = df.select(pl.any_horizontal(others).slice(1)).to_series().to_numpy()
+        found.append(np.flatnonzero(differs) + 1)
+    return _union(found)
 
 
-def _chunkwise_changes(chunks: Sequence[np.ndarray]) -> np.ndarray:
-    """Whether each row but the first differs from the one before, over a column's chunks.
+def _union(rows: Sequence[np.ndarray]) -> np.ndarray:
+    """The rows of any of ``rows`` (each ascending), ascending and each once."""
+    if len(rows) < 2:
+        return rows[0] if rows else np.zeros(0, np.int64)
+    # A stable sort (timsort) of ascending pieces merges them.
+    merged = np.sort(np.concatenate(rows), kind="stable")
+    once: np.ndarray = merged[np.concatenate([[True], merged[1:] != merged[:-1]])[: len(merged)]]
+    return once
 
-    Each chunk is read where it is: concatenating them first copied the whole column. Rows
-    of 2-d chunks compare whole.
+
+def _change_rows(chunks: Sequence[np.ndarray]) -> np.ndarray:
+    """`key_change_rows` of one column given as its chunks (2-d: rows compare whole).
+
+    Each chunk is read where it is: concatenating them first copied the whole column.
     """
-    differs = np.empty(max(sum(len(c) for c in chunks) - 1, 0), np.bool_)
-    end, last = 0, None  # rows done, and the last row of the chunk before
+    found, rows, last = [], 0, None  # rows done, and the last row of the chunk before
     for values in chunks:
         if not len(values):
             continue
-        rows = values.reshape(len(values), -1)
-        if last is not None:
-            differs[end - 1] = bool((rows[0] != last).any())
-        out = differs[end : end + len(rows) - 1]
-        np.not_equal(rows[1:, 0], rows[:-1, 0], out=out)
-        if rows.shape[1] > 1:
-            more = np.empty_like(out)
-            for column in range(1, rows.shape[1]):
-                np.logical_or(
-                    out, np.not_equal(rows[1:, column], rows[:-1, column], out=more), out=out
-                )
-        end, last = end + len(rows), rows[-1]
-    return differs
+        if last is not None and np.any(values[0] != last):
+            found.append(np.array([rows], np.int64))
+        found.append(_chunk_change_rows(values) + rows)
+        rows, last = rows + len(values), values[-1]
+    return np.concatenate(found) if found else np.zeros(0, np.int64)
+
+
+def _chunk_change_rows(values: np.ndarray) -> np.ndarray:
+    """The rows of a chunk whose value (a row, for 2-d) differs from the row before's."""
+    width = values.itemsize * (values.shape[1] if values.ndim == 2 else 1)
+    if _kernels is not None and values.flags.c_contiguous and width in (1, 2, 4, 8, 16):
+        out = np.empty(len(values), np.int64)  # only the rows written touch memory
+        return np.array(out[: _kernels.change_rows(values, width, out)])
+    differs = values[1:] != values[:-1]
+    rows: np.ndarray = np.flatnonzero(differs.any(axis=1) if values.ndim == 2 else differs) + 1
+    return rows
 
 
 #: Strings up to this many bytes are held whole in their 16-byte view.
 _INLINE_BYTES = 12
 
 
-def _string_changes(key: pl.Series) -> np.ndarray | None:
-    """`key_changes` of a String Series without nulls, from its views (Arrow string views).
+def _string_change_rows(key: pl.Series) -> np.ndarray | None:
+    """`key_change_rows` of a String Series without nulls, from its Arrow string views.
 
     Two equal views are equal strings. Strings of up to 12 bytes are whole in their views;
     longer ones hold their length, first 4 bytes and where the rest is, so equal strings
@@ -328,33 +339,33 @@ def _string_changes(key: pl.Series) -> np.ndarray | None:
     view_type = getattr(pa, "StringViewArray", None)  # pyarrow 16 and later
     if view_type is None:
         return None
-    views, stored = [], False
+    found, rows = [], 0
     for chunk in key.get_chunks():
         array = chunk.to_arrow(compat_level=pl.CompatLevel.newest())
         if not isinstance(array, view_type):
             return None
         buffers = array.buffers()
-        stored = stored or len(buffers) > 2  # strings too long for their views are stored
-        views.append(np.frombuffer(buffers[1], np.uint64).reshape(-1, 2))
-        views[-1] = views[-1][array.offset : array.offset + len(array)]
-    differs = _chunkwise_changes(views)
-    if not stored:
-        return differs
-    # A view's first 8 bytes are the length (the low 4, little-endian) and the prefix.
-    heads = [v[:, 0] for v in views]
-    long = [(head & 0xFFFFFFFF) > _INLINE_BYTES for head in heads]
-    same_head = ~_chunkwise_changes(heads)
-    unsure = same_head & np.concatenate(long)[1:]
-    # Within a chunk, equal views are equal strings; across chunks a view's buffer number
-    # is its own chunk's, so the first row of each chunk is compared as a string.
-    firsts = np.cumsum([len(v) for v in views])[:-1]
-    within = np.ones(len(differs), np.bool_)
-    within[firsts[firsts > 0] - 1] = False
-    unsure &= differs | ~within
-    rows = np.flatnonzero(unsure) + 1
-    if len(rows):
-        differs[rows - 1] = (key.gather(rows) != key.gather(rows - 1)).to_numpy()
-    return differs
+        views = np.frombuffer(buffers[1], np.uint64).reshape(-1, 2)
+        views = views[array.offset : array.offset + len(array)]
+        if not len(views):
+            continue
+        changed = _chunk_change_rows(views)
+        if len(buffers) > 2:  # some strings are too long for their views: recheck
+            # A view's first 8 bytes are the length (the low 4, little-endian) and prefix.
+            heads = views[:, 0]
+            unsure = changed[
+                (heads[changed] == heads[changed - 1])
+                & ((heads[changed] & 0xFFFFFFFF) > _INLINE_BYTES)
+            ]
+            if len(unsure):
+                at = unsure + rows
+                same = (key.gather(at) == key.gather(at - 1)).to_numpy()
+                changed = np.setdiff1d(changed, unsure[same], assume_unique=True)
+        if rows:  # the chunk's first row against the last before it, as strings
+            found.append(np.array([rows] if key[rows] != key[rows - 1] else [], np.int64))
+        found.append(changed + rows)
+        rows += len(views)
+    return np.concatenate(found) if found else np.zeros(0, np.int64)
 
 
 @dataclass(frozen=True)
@@ -369,6 +380,8 @@ class IdRuns:
     groups: pl.DataFrame
     #: Each run's id.
     ids: pl.Series
+    #: Whether each segment's ids increase (with no ``by``: the id column is sorted).
+    ordered: bool
 
     def keys(self) -> pl.DataFrame:
         """Each run's ``(by..., id)``."""
@@ -390,24 +403,26 @@ def id_runs(
     ``by`` values of every run; otherwise the runs' keys are counted. ``in_order``: the
     frame is sorted by its keys, nothing to check.
     """
-    group_changes = key_changes(df, by) if by else np.zeros(max(df.height - 1, 0), np.bool_)
-    where = np.flatnonzero(group_changes | key_changes(df, [id_col])) + 1
+    group_rows = key_change_rows(df, by) if by else np.zeros(0, np.int64)
+    where = _union([group_rows, key_change_rows(df, [id_col])])
     starts = np.concatenate([[0], where, [df.height]]).astype(np.int64)
     if not df.height:
         starts = starts[1:]
     n_runs = len(starts) - 1
-    in_order = in_order or (not by and df[id_col].is_sorted())  # free once flagged
+    in_order = in_order or (not by and df[id_col].flags["SORTED_ASC"])
     if not in_order and 2 * n_runs > df.height:  # two rows or fewer per key: scattered
         return None
-    new_segment = np.concatenate([[True], group_changes[where - 1]])[:n_runs]
+    new_segment = np.zeros(n_runs, np.bool_)
+    new_segment[:1] = True
+    new_segment[np.searchsorted(where, group_rows) + 1] = True  # runs after a group change
     segment = np.cumsum(new_segment, dtype=np.int64) - 1
     groups = df.select(by)[starts[:-1][new_segment]] if by else pl.DataFrame()
-    runs = IdRuns(starts, segment, groups, df[id_col].gather(starts[:-1]))
+    ids = df[id_col].gather(starts[:-1])
     if in_order:
-        return runs
-    if _strictly_increasing(pl.DataFrame({"segment": segment, "id": runs.ids})) and (
-        groups.n_unique() == groups.height if by else True
-    ):
+        return IdRuns(starts, segment, groups, ids, ordered=True)
+    ordered = _strictly_increasing(pl.DataFrame({"segment": segment, "id": ids}))
+    runs = IdRuns(starts, segment, groups, ids, ordered)
+    if ordered and (groups.n_unique() == groups.height if by else True):
         return runs
     return runs if runs.keys().n_unique() == n_runs else None
 
@@ -419,14 +434,16 @@ def contiguous_runs(
 
     Sorted only if the rows were not together.
     """
-    if not by and df[id_col].is_sorted():
-        # Ids in order, the usual dump: flag it, and polars groups them without hashing.
-        df = df.with_columns(pl.col(id_col).set_sorted())
     runs = id_runs(df, by, id_col)
     if runs is None:
-        df = df.sort([*by, id_col])
+        in_order = not by and df[id_col].is_sorted()  # one or two rows per id, in order
+        if not in_order:
+            df = df.sort([*by, id_col])
         runs = id_runs(df, by, id_col, in_order=True)
         assert runs is not None
+    if not by and runs.ordered:
+        # Ids in order, the usual dump: flag it, and polars groups them without hashing.
+        df = df.with_columns(pl.col(id_col).set_sorted())
     return df, runs
 
 

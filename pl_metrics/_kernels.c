@@ -11,6 +11,8 @@
  *
  * run_sums: the counts behind the data checks (see below).
  *
+ * change_rows: where a key column's value changes, which splits the rows into runs.
+ *
  * The caller (Python) checks the buffers' types and lengths; the GIL is released while
  * counting, so runs can be split between threads.
  */
@@ -215,6 +217,64 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* change_rows: the rows i >= 1 of a column's chunk whose value differs from row i - 1's,
+ * ascending; values are compared as bits, `width` bytes each (1, 2, 4, 8, or 16 for Arrow
+ * string views). Blocks of rows without a change are skipped after one vectorized check.
+ * out needs room for a row per value; only the rows written touch its memory.
+ */
+#define CHANGE_BLOCK 32
+#define DEFINE_CHANGE_ROWS(NAME, T, DIFFERS)                                                \
+    static int64_t NAME(const T *v, int64_t n, int64_t *out) {                              \
+        int64_t k = 0, i = 1;                                                               \
+        for (; i + CHANGE_BLOCK <= n; i += CHANGE_BLOCK) {                                  \
+            int any = 0;                                                                    \
+            for (int j = 0; j < CHANGE_BLOCK; j++) any |= DIFFERS(v[i + j], v[i + j - 1]);  \
+            if (!any) continue;                                                             \
+            for (int j = 0; j < CHANGE_BLOCK; j++) {                                        \
+                out[k] = i + j; /* written always, kept when it differs: no branch */       \
+                k += DIFFERS(v[i + j], v[i + j - 1]);                                       \
+            }                                                                               \
+        }                                                                                   \
+        for (; i < n; i++) {                                                                \
+            out[k] = i;                                                                     \
+            k += DIFFERS(v[i], v[i - 1]);                                                   \
+        }                                                                                   \
+        return k;                                                                           \
+    }
+
+typedef struct {
+    uint64_t low, high;
+} view16;
+#define SCALAR_DIFFERS(a, b) ((a) != (b))
+#define VIEW_DIFFERS(a, b) (((a).low != (b).low) | ((a).high != (b).high))
+DEFINE_CHANGE_ROWS(change_rows_1, uint8_t, SCALAR_DIFFERS)
+DEFINE_CHANGE_ROWS(change_rows_2, uint16_t, SCALAR_DIFFERS)
+DEFINE_CHANGE_ROWS(change_rows_4, uint32_t, SCALAR_DIFFERS)
+DEFINE_CHANGE_ROWS(change_rows_8, uint64_t, SCALAR_DIFFERS)
+DEFINE_CHANGE_ROWS(change_rows_16, view16, VIEW_DIFFERS)
+
+static PyObject *change_rows(PyObject *self, PyObject *args) {
+    Py_buffer values, out;
+    int width;
+    if (!PyArg_ParseTuple(args, "y*iw*", &values, &width, &out)) return NULL;
+    int64_t n = values.len / width, found = -1;
+    if (out.len / (Py_ssize_t)sizeof(int64_t) >= n) {
+        Py_BEGIN_ALLOW_THREADS
+        switch (width) {
+            case 1: found = change_rows_1(values.buf, n, out.buf); break;
+            case 2: found = change_rows_2(values.buf, n, out.buf); break;
+            case 4: found = change_rows_4(values.buf, n, out.buf); break;
+            case 8: found = change_rows_8(values.buf, n, out.buf); break;
+            case 16: found = change_rows_16(values.buf, n, out.buf); break;
+        }
+        Py_END_ALLOW_THREADS
+    }
+    PyBuffer_Release(&values);
+    PyBuffer_Release(&out);
+    if (found < 0) return PyErr_Format(PyExc_ValueError, "change_rows: width %d", width);
+    return PyLong_FromLongLong(found);
+}
+
 static PyMethodDef methods[] = {
     {"pair_counts", pair_counts, METH_VARARGS,
      "pair_counts(starts, score, is_f32, truth, rank, pos_rank, prec, neg_above, max_rank):"
@@ -222,6 +282,9 @@ static PyMethodDef methods[] = {
     {"run_sums", run_sums, METH_VARARGS,
      "run_sums(starts, truth, pred, classes, kind, low, hash_of, segment, npos, hash_sum,"
      " class_rows): each run's positives and class-hash sum, counts per segment and class."},
+    {"change_rows", change_rows, METH_VARARGS,
+     "change_rows(values, width, out): the rows whose value differs from the row before's,"
+     " written to out; returns how many."},
     {NULL, NULL, 0, NULL},
 };
 

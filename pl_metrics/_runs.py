@@ -66,16 +66,20 @@ def count_kinds(
 
     None when some column is none of them: the polars aggregation computes the table.
     """
-    kinds = {}
+    kinds, literals = {}, {}
     for expr in id_exprs:
-        bare = expr.meta.undo_aliases()
+        name, bare = expr.meta.output_name(), expr.meta.undo_aliases()
         kind = next((k for k, t in templates.items() if bare.meta.eq(t)), None)
-        if kind is None and bare.meta.is_literal() and pl.select(bare).item() == 0:
-            kind = "zero"  # a row check that passed on the whole frame
-        if kind is None:
+        if kind is not None:
+            kinds[name] = kind
+        elif bare.meta.is_literal():
+            literals[name] = bare.alias(name)
+            kinds[name] = "zero"  # if it is one: checked below
+        else:
             return None
-        kinds[expr.meta.output_name()] = kind
-    return kinds
+    # A zero is a row check that passed on the whole frame; evaluated in one query.
+    values = pl.select(*literals.values()).row(0, named=True) if literals else {}
+    return None if any(v != 0 for v in values.values()) else kinds
 
 
 def per_id_and_classes(

@@ -385,6 +385,7 @@ def test_data_checks_counted_over_id_runs_raise_as_the_plan(
     assert isinstance(plan, str) == (defect not in ("none", "id split"))
 
 
+@pytest.mark.parametrize("kernel", [True, False], ids=["C", "numpy"])
 @pytest.mark.parametrize(
     "words",
     [
@@ -392,24 +393,41 @@ def test_data_checks_counted_over_id_runs_raise_as_the_plan(
         ["a", "", "thirteen_byte", "a much longer model name v1", "a much longer model name v2"],
     ],
 )
-def test_key_changes_from_string_views_equal_polars(words: list[str]) -> None:
-    """Chunks (whose views number their buffers apart), slices, long strings sharing a
-    length and prefix: the views give polars' comparison of neighbouring rows."""
+def test_key_change_rows_equal_polars(
+    words: list[str], kernel: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chunks (whose string views number their buffers apart), slices, long strings sharing
+    a length and prefix, integers of every width, runs longer than the C kernel's blocks:
+    the rows where the keys change are polars' comparison of neighbouring rows."""
+    if kernel and not _kernel.available():
+        pytest.skip("the C kernel is not compiled")
+    if not kernel:
+        monkeypatch.setattr(_kernel, "_kernels", None)
     rng = np.random.default_rng(len(words))
     for trial in range(300):
-        values = list(rng.choice(words, int(rng.integers(0, 30))))
-        cuts = sorted({0, len(values), *rng.integers(0, len(values) + 1, 3).tolist()})
-        parts = [pl.Series(values[a:b], dtype=pl.String) for a, b in itertools.pairwise(cuts)]
-        key = pl.concat(parts, rechunk=False) if parts else pl.Series([], dtype=pl.String)
-        if trial % 3 == 0 and len(key) > 3:
-            key = key.slice(1, len(key) - 2)
-        df = pl.DataFrame({"k": key, "n": rng.integers(0, 2, len(key))})
-        want = df.select(pl.col("k").ne_missing(pl.col("k").shift(1)).slice(1)).to_series()
-        for keys in (["k"], ["k", "n"]):
-            want_keys = (
-                want | df["n"].ne_missing(df["n"].shift(1)).slice(1) if "n" in keys else want
-            )
-            assert _kernel.key_changes(df, keys).tolist() == want_keys.to_list(), values
+        n = int(rng.integers(0, 30 if trial % 2 else 200))
+        values = list(rng.choice(words, n))
+        # Long runs of one value, so that whole blocks of rows have no change.
+        numbers = np.repeat(rng.integers(-3, 3, n), rng.integers(1, 80, n))[:n]
+        whole = pl.DataFrame(
+            {
+                "k": pl.Series(values, dtype=pl.String),
+                "i8": pl.Series(numbers, dtype=pl.Int8),
+                "u16": pl.Series(numbers + 3, dtype=pl.UInt16),
+                "i32": pl.Series(numbers * 1000, dtype=pl.Int32),
+                "i64": pl.Series(numbers << 40, dtype=pl.Int64),
+            }
+        )
+        cuts = sorted({0, n, *rng.integers(0, n + 1, 3).tolist()})
+        pieces = [whole[a:b] for a, b in itertools.pairwise(cuts)]
+        df = pl.concat(pieces, rechunk=False) if pieces else whole
+        if trial % 3 == 0 and df.height > 3:
+            df = df.slice(1, df.height - 2)
+        for keys in (["k"], ["i8"], ["u16"], ["i32"], ["i64"], ["k", "i8"], ["i32", "i64"]):
+            changed = pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys)
+            want = df.with_row_index().filter(changed.fill_null(False)).get_column("index")
+            got = _kernel.key_change_rows(df, keys)
+            assert got.tolist() == want.filter(want > 0).to_list(), (keys, values)
 
 
 @needs_kernel
