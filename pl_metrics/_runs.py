@@ -15,18 +15,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
 
+from pl_metrics._frame import aggregate
 from pl_metrics._kernel import IdRuns, deferred_on_rows, flags, id_runs, run_sums
 
-__all__ = ["TRUTH", "ClassCounts", "RunColumns", "count_kinds", "per_id_and_classes"]
+__all__ = [
+    "TRUTH",
+    "ClassCounts",
+    "Reductions",
+    "RunColumns",
+    "Tables",
+    "count_kinds",
+    "per_id_and_classes",
+]
 
 #: The truth column (boolean) of the rows that the kernels of `RunColumns` are given.
 TRUTH = "__plm_runs_truth"
 _PREDICTED = "__plm_runs_predicted"
-_CLASS_ROW = "__plm_runs_class_row"  # marks the rows per class in the combined output
+# The combined output's column saying which table each row is of, and the tables.
+_PART, _IDS, _CLASSES, _GROUPS = "__plm_runs_part", "ids", "classes", "groups"
 _SEGMENT = "__plm_runs_segment"
 
 
@@ -82,6 +93,66 @@ def count_kinds(
     return None if any(v != 0 for v in values.values()) else kinds
 
 
+class Tables(NamedTuple):
+    """What `per_id_and_classes` gives: the per-id, per-class and per-group tables."""
+
+    #: One row per ``(by..., id)``; None when only the groups' reductions were asked for.
+    ids: pl.LazyFrame | None
+    #: One row per ``(by..., class)``, when asked for.
+    classes: pl.LazyFrame | None
+    #: The per-id table reduced by ``by``, when only that was asked for.
+    groups: pl.LazyFrame | None
+
+
+@dataclass(frozen=True)
+class Reductions:
+    """Per-group reductions of per-id columns (``len``, ``sum``, ``min``, ``max``).
+
+    Those are computed per segment of runs straight from the per-run counts, without the
+    per-id table (nor its sort): integer sums do not depend on the order of the ids.
+    """
+
+    #: Each output column's operation and per-id column (None for ``len``).
+    ops: dict[str, tuple[str, str | None]]
+
+    @classmethod
+    def of(cls, exprs: Sequence[pl.Expr], columns: Sequence[str]) -> Reductions | None:
+        """The reductions that ``exprs`` are, or None if some expression is another one."""
+        forms: dict[tuple[str, str | None], pl.Expr] = {("len", None): pl.len()}
+        for c in columns:
+            forms |= {("sum", c): pl.col(c).sum(), ("min", c): pl.col(c).min()}
+            forms[("max", c)] = pl.col(c).max()
+        ops: dict[str, tuple[str, str | None]] = {}
+        for expr in exprs:
+            bare = expr.meta.undo_aliases()
+            op = next((op for op, form in forms.items() if bare.meta.eq(form)), None)
+            if op is None:
+                return None
+            ops[expr.meta.output_name()] = op
+        return cls(ops)
+
+    def per_segment(self, runs: IdRuns, columns: dict[str, np.ndarray]) -> pl.DataFrame:
+        """The reductions over each segment's runs, with its ``by`` values."""
+        n_runs = len(runs.starts) - 1
+        firsts = np.flatnonzero(np.diff(runs.segment, prepend=-1))  # segments count from 0
+        ends = np.append(firsts[1:], n_runs) if len(firsts) else firsts
+        ufuncs = {"sum": np.add, "min": np.minimum, "max": np.maximum}
+        out = {}
+        for name, (op, column) in self.ops.items():
+            if column is None:
+                out[name] = ends - firsts
+            else:
+                values = columns[column]
+                out[name] = ufuncs[op].reduceat(values, firsts) if n_runs else values[:0].copy()
+        table = pl.DataFrame(out)
+        return pl.concat([runs.groups, table], how="horizontal") if runs.groups.width else table
+
+    def combined(self) -> list[pl.Expr]:
+        """The expressions that reduce a group's segments' reductions (it may have several)."""
+        again = {"len": "sum", "sum": "sum", "min": "min", "max": "max"}
+        return [getattr(pl.col(name), again[op])() for name, (op, _) in self.ops.items()]
+
+
 def per_id_and_classes(
     rows: pl.LazyFrame,
     by: list[str],
@@ -95,7 +166,8 @@ def per_id_and_classes(
     class_counts: ClassCounts | None = None,
     class_exprs: Sequence[pl.Expr] = (),
     runs: IdRuns | None = None,
-) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    group_exprs: Sequence[pl.Expr] | None = None,
+) -> Tables:
     """The per-id table and the rows per class, from one deferred pass over ``rows``.
 
     The per-id table has ``id_exprs`` per ``(by..., id)``; the rows per ``(by..., class)``
@@ -106,19 +178,30 @@ def per_id_and_classes(
     ``positives``, ``class_hash``, ``unit_weight`` or ``zero``. The ``run_columns`` are
     added to the per-id table. ``runs``: the id runs of ``rows``, when the caller found
     them already (see `pl_metrics._kernel.contiguous_runs`).
+
+    ``group_exprs``: when the per-id table is wanted only reduced by ``by`` with these,
+    and they are `Reductions`, the groups' partial reductions come instead of the table.
     """
     keys = [*by, id_col]
     plan_ids = rows.group_by(keys).agg(id_exprs)
     id_schema = plan_ids.collect_schema()
+    counted = id_schema.names()
     for extra in run_columns:
         id_schema |= extra.schema
-    schema = pl.Schema(id_schema)
+    reductions = None if group_exprs is None else Reductions.of(group_exprs, counted)
+    parts: dict[str, pl.Schema] = {}
+    if reductions is None:
+        parts[_IDS] = pl.Schema(id_schema)
+    else:
+        assert group_exprs is not None
+        parts[_GROUPS] = aggregate(plan_ids, by, group_exprs).collect_schema()
     plan_classes = None
     if class_rows is not None:
         plan_classes = rows.group_by([*by, cls]).agg(pl.len().alias(class_rows), *class_exprs)
-        class_schema = plan_classes.collect_schema()
-        schema |= pl.Schema({k: v for k, v in class_schema.items() if k not in by})
-        schema |= pl.Schema({_CLASS_ROW: pl.Boolean})
+        parts[_CLASSES] = plan_classes.collect_schema()
+    schema = pl.Schema({_PART: pl.String})
+    for part in parts.values():
+        schema |= part
     extra_inputs = [e for extra in run_columns for e in extra.inputs]
     if class_counts is not None:
         extra_inputs.append(class_counts.predicted.alias(_PREDICTED))
@@ -126,7 +209,9 @@ def per_id_and_classes(
 
     def tables(df: pl.DataFrame) -> pl.DataFrame:
         found = runs or id_runs(df, by, id_col)
-        counted = _counted(df, by, keys, cls, kinds, class_rows, run_columns, class_counts, found)
+        counted = _counted(
+            df, by, keys, cls, kinds, class_rows, run_columns, class_counts, found, reductions
+        )
         if counted is None:  # the reference plan (``rows`` are a DataFrame's: nothing read)
             ids = plan_ids.collect(engine="in-memory")
             for extra in run_columns:
@@ -135,24 +220,32 @@ def per_id_and_classes(
                     extra.over_rows(df), on=keys, how="left", nulls_equal=True
                 ).with_columns(pl.col(names).fill_null(0))
             classes = None if plan_classes is None else plan_classes.collect(engine="in-memory")
+            if reductions is not None:
+                assert group_exprs is not None
+                ids = aggregate(ids.lazy(), by, group_exprs).collect()
         else:
             ids, classes = counted
-        ids = ids.cast(dict(id_schema))  # type: ignore[arg-type]
-        if classes is None:
-            return ids
-        classes = classes.cast(dict(class_schema)).with_columns(pl.lit(True).alias(_CLASS_ROW))  # type: ignore[arg-type]
-        return (
-            pl.concat([ids, classes], how="diagonal")
-            .select(schema.names())
-            .with_columns(pl.col(_CLASS_ROW).fill_null(False))
-        )
+        out = {_GROUPS if reductions is not None else _IDS: ids, _CLASSES: classes}
+        return pl.concat(
+            [
+                table.cast(dict(parts[part])).with_columns(pl.lit(part).alias(_PART))  # type: ignore[arg-type]
+                for part, table in out.items()
+                if table is not None
+            ],
+            how="diagonal",
+        ).select(schema.names())
 
     combined = deferred_on_rows(inputs, tables, schema)
-    if class_rows is None:
-        return combined, None
-    ids = combined.filter(~pl.col(_CLASS_ROW)).select(id_schema.names())
-    classes = combined.filter(pl.col(_CLASS_ROW)).select(class_schema.names())
-    return ids, classes
+
+    def table(name: str) -> pl.LazyFrame | None:
+        if name not in parts:
+            return None
+        return combined.filter(pl.col(_PART) == name).select(parts[name].names())
+
+    groups = table(_GROUPS)
+    if reductions is not None and groups is not None:
+        groups = aggregate(groups, by, reductions.combined()).cast(dict(parts[_GROUPS]))  # type: ignore[arg-type]
+    return Tables(table(_IDS), table(_CLASSES), groups)
 
 
 def _counted(
@@ -165,8 +258,12 @@ def _counted(
     run_columns: Sequence[RunColumns],
     class_counts: ClassCounts | None,
     runs: IdRuns | None,
+    reductions: Reductions | None,
 ) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
-    """The tables by the kernel over the id ``runs``, or None where it cannot count them."""
+    """The tables by the kernel over the id ``runs``, or None where it cannot count them.
+
+    With ``reductions``, their partial reductions per segment instead of the per-id table.
+    """
     if runs is None or df[TRUTH].null_count():
         return None
     predicted = None
@@ -194,10 +291,11 @@ def _counted(
         "unit_weight": np.ones(len(lengths)),
         "zero": np.zeros(len(lengths), np.int64),
     }
-    ids = runs.keys().with_columns(
-        *(pl.Series(name, values[kind]) for name, kind in kinds.items()),
-        *(pl.Series(name, v) for name, v in extra_values.items()),
-    )
+    per_run = {name: values[kind] for name, kind in kinds.items()} | extra_values
+    if reductions is not None:
+        ids = reductions.per_segment(runs, per_run)
+    else:
+        ids = runs.keys().with_columns(pl.Series(name, v) for name, v in per_run.items())
     if per_class is None or class_rows is None:
         return ids, None
     segment, classes, counts = per_class

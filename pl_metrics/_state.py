@@ -435,46 +435,6 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     if hashed:
         id_exprs.append(_class_hash(cols).sum().alias(_ID_HASH))
     id_exprs = _same_by_name(id_exprs)
-    class_exprs = _same_by_name([e for p in parts for e in p.class_exprs])
-    from_ids = [f for p in parts for f in p.class_from_ids]
-    # Ragged input and duplicates are found from the per-class row counts.
-    need_classes = bool(class_exprs) or hashed or bool(from_ids)
-    per_id, counted_classes = None, None
-    kinds = count_kinds(id_exprs, _count_templates(cols))
-    if isinstance(frame, pl.DataFrame) and kernel_available() and not prepared and kinds:
-        # Counts only (the usual report): one pass of the kernel over the id runs, which
-        # also counts the rows per class and the confusion counts, if those are all.
-        counts = [p.class_counts for p in parts if p.class_counts is not None]
-        names = {e.meta.output_name() for e in class_exprs}
-        class_counts = counts[0] if len(counts) == 1 and names == set(counts[0].cells) else None
-        counted = not class_exprs or class_counts is not None
-        per_id, counted_classes = per_id_and_classes(
-            lf,
-            by,
-            cols.id,
-            cols.cls,
-            cols.truth_expr,
-            id_exprs,
-            kinds,
-            CLASS_ROWS if need_classes and counted else None,
-            [p.run_columns for p in parts if p.run_columns is not None],
-            class_counts,
-            class_exprs,
-            runs,
-        )
-    extends = [f for p in parts for f in p.extend_ids]
-    if per_id is None:
-        per_id = lf.group_by([*by, cols.id]).agg(id_exprs)
-    else:  # the run columns are in the table already
-        extends = [f for p in parts if p.run_columns is None for f in p.extend_ids]
-    # Cached: the ranking family reads it twice (before and after joining pair counts), and
-    # it must be computed once. It is small: one row per id.
-    per_id = per_id.cache()
-    for extend in extends:
-        per_id = extend(lf, per_id)
-    # A fixed order of the ids, so that the groups' float sums are the same on every run.
-    per_id = per_id.sort([*by, cols.id], nulls_last=True)
-
     group_exprs = [
         pl.len().alias(N_IDS),
         pl.col(N_ROWS).max().alias(MAX_ROWS),
@@ -487,13 +447,58 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
             pl.col(_ID_HASH).min().alias(_MIN_HASH),
             pl.col(_ID_HASH).max().alias(_MAX_HASH),
         ]
-    groups = aggregate(per_id, by, _same_by_name(group_exprs))
+    group_exprs = _same_by_name(group_exprs)
+    class_exprs = _same_by_name([e for p in parts for e in p.class_exprs])
+    from_ids = [f for p in parts for f in p.class_from_ids]
+    # Ragged input and duplicates are found from the per-class row counts.
+    need_classes = bool(class_exprs) or hashed or bool(from_ids)
+    per_id, counted_classes, groups = None, None, None
+    kinds = count_kinds(id_exprs, _count_templates(cols))
+    extends = [f for p in parts for f in p.extend_ids]
+    if isinstance(frame, pl.DataFrame) and kernel_available() and not prepared and kinds:
+        # Counts only (the usual report): one pass of the kernel over the id runs, which
+        # also counts the rows per class and the confusion counts, if those are all.
+        counts = [p.class_counts for p in parts if p.class_counts is not None]
+        names = {e.meta.output_name() for e in class_exprs}
+        class_counts = counts[0] if len(counts) == 1 and names == set(counts[0].cells) else None
+        counted = not class_exprs or class_counts is not None
+        # The run columns come in the table; other families may extend it.
+        extends = [f for p in parts if p.run_columns is None for f in p.extend_ids]
+        only_groups = not extends and not from_ids and not opts.per_id
+        tables = per_id_and_classes(
+            lf,
+            by,
+            cols.id,
+            cols.cls,
+            cols.truth_expr,
+            id_exprs,
+            kinds,
+            CLASS_ROWS if need_classes and counted else None,
+            [p.run_columns for p in parts if p.run_columns is not None],
+            class_counts,
+            class_exprs,
+            runs,
+            group_exprs if only_groups else None,
+        )
+        per_id, counted_classes, groups = tables
+    if groups is None:
+        if per_id is None:
+            per_id = lf.group_by([*by, cols.id]).agg(id_exprs)
+        # Cached: the ranking family reads it twice (before and after joining pair counts),
+        # and it must be computed once. It is small: one row per id.
+        per_id = per_id.cache()
+        for extend in extends:
+            per_id = extend(lf, per_id)
+        # A fixed order of the ids, so that the groups' float sums are the same on every run.
+        per_id = per_id.sort([*by, cols.id], nulls_last=True)
+        groups = aggregate(per_id, by, group_exprs)
     classes = counted_classes
     if need_classes:
         keys = [*by, cols.cls]
         if classes is None:
             classes = lf.group_by(keys).agg(pl.len().alias(CLASS_ROWS), *class_exprs)
         for make in from_ids:
+            assert per_id is not None  # the per-id table was asked for (see only_groups)
             extra = make(lf, per_id)
             added = [c for c in extra.collect_schema() if c not in keys]
             classes = classes.join(extra, on=keys, how="left", nulls_equal=True).with_columns(
@@ -508,6 +513,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         )
     ids = None
     if opts.per_id:
+        assert per_id is not None
         values = [e for m in spec.metrics for e in family_of(m).id_values(m, cols, opts)]
         ids = per_id.select(*by, cols.id, *_same_by_name(values))
     return MetricState(

@@ -278,12 +278,17 @@ KINDS = {
     ],
 )
 @pytest.mark.parametrize("layout", ["by id", "groups alternate", "ids scattered", "empty"])
+@pytest.mark.parametrize("grouped", [False, True], ids=["per id", "per group"])
 def test_counts_over_id_runs_equal_the_group_by(
-    classes: pl.Series, counted: bool, layout: str, monkeypatch: pytest.MonkeyPatch
+    classes: pl.Series,
+    counted: bool,
+    layout: str,
+    grouped: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Ragged ids, repeated classes, null groups and ids, chunks: the kernel's per-id and
-    per-class tables (rows and confusion counts) are polars' aggregations, and it counts
-    whatever it can."""
+    per-class tables (rows and confusion counts), or the per-id table's reductions per
+    group, are polars' aggregations, and it counts whatever it can."""
     from pl_metrics import _runs
 
     rng = np.random.default_rng(len(classes) + len(layout))
@@ -311,7 +316,17 @@ def test_counts_over_id_runs_equal_the_group_by(
     cells = {"tp": predicted & truth, "fp": predicted & ~truth, "fn": ~predicted & truth}
     cells["tn"] = ~predicted & ~truth
     confusion = [cell.sum().cast(pl.Int64).alias(name) for name, cell in cells.items()]
-    ids_table, class_table = _runs.per_id_and_classes(
+    reductions = [
+        pl.len().alias("ids"),
+        pl.col("rows").max().alias("most_rows"),
+        pl.col("rows").min().alias("least_rows"),
+        pl.col("class_hash").min().alias("least_hash"),
+        pl.col("class_hash").max().alias("most_hash"),
+        pl.col("positives").sum(),
+        pl.col("passed").sum(),
+        pl.col("w").sum(),
+    ]
+    ids_table, class_table, group_table = _runs.per_id_and_classes(
         df.lazy(),
         ["g"],
         "id",
@@ -322,12 +337,19 @@ def test_counts_over_id_runs_equal_the_group_by(
         "n",
         class_counts=_runs.ClassCounts(predicted, {name: name for name in cells}),
         class_exprs=confusion,
+        group_exprs=reductions if grouped else None,
     )
     assert class_table is not None
     want_ids = df.group_by("g", "id").agg(ID_COUNTS)
     want_classes = df.group_by("g", "class").agg(pl.len().alias("n"), *confusion)
-    keys = ["g", "id"]
-    assert_frame_equal(ids_table.collect().sort(keys), want_ids.sort(keys))
+    if grouped:
+        assert ids_table is None and group_table is not None
+        want_groups = want_ids.group_by("g").agg(reductions)
+        assert_frame_equal(group_table.collect().sort("g"), want_groups.sort("g"))
+    else:
+        assert ids_table is not None and group_table is None
+        keys = ["g", "id"]
+        assert_frame_equal(ids_table.collect().sort(keys), want_ids.sort(keys))
     keys = ["g", "class"]
     assert_frame_equal(class_table.collect().sort(keys), want_classes.sort(keys))
     assert len(took) == 1  # both tables from one pass
