@@ -9,6 +9,7 @@ compiler at install time the kernel is missing and `available` is false.
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -121,31 +122,50 @@ def pair_counts(
     """``R`` and ``P`` of every positive row, and per run the sums of P/R and R-P and max R.
 
     ``truth`` is the rows' truth as a numpy array (see `flags`); ``starts`` are the runs'
-    first rows then the row count (`IdRuns.starts`). The runs are split between polars'
-    threads (the kernel releases the GIL), each writing its own slices.
+    first rows then the row count (`IdRuns.starts`). The scores are read in their chunks,
+    without a copy of the column: only runs across two chunks are copied. The runs are
+    split between polars' threads (the kernel releases the GIL), each writing its own slices.
     """
     assert _kernels is not None
     kernels = _kernels
     is_f32 = scores.dtype == pl.Float32
-    values = scores.cast(pl.Float32 if is_f32 else pl.Float64).to_numpy()
+    scores = scores.cast(pl.Float32 if is_f32 else pl.Float64)
+    chunks = [c.to_numpy() for c in scores.get_chunks()]
+    runs = len(starts) - 1
     rank = np.empty(int(np.count_nonzero(truth)), np.int64)
     pos_rank = np.empty_like(rank)
-    sums = (np.empty(len(starts) - 1), np.empty(len(starts) - 1), np.empty(len(starts) - 1))
-    pieces = _pieces(len(starts) - 1)
-    # Where each thread's positives start: counted once per piece, not cumulated per row.
-    positives_at = [int(np.count_nonzero(truth[: starts[g]])) for g in pieces]
+    sums = (np.empty(runs), np.empty(runs), np.empty(runs))
+    pieces = _pieces(runs)
+    bounds = np.cumsum([0, *(len(c) for c in chunks)])
+    # Cut the runs where threads and chunks begin, and around each run across chunks.
+    after = np.searchsorted(starts, bounds[1:-1])  # the first run from each chunk's start on
+    across = after[starts[after] != bounds[1:-1]] - 1
+    cuts = np.unique(np.concatenate([pieces, after, across, across + 1]).clip(0, runs))
+    # Where each cut's positives start: counted once per stretch, not cumulated per row.
+    at = starts[cuts]
+    before = np.concatenate(
+        [[0], np.cumsum([np.count_nonzero(truth[a:b]) for a, b in itertools.pairwise(at)])]
+    )
+    positives_at = dict(zip(cuts.tolist(), before.tolist(), strict=True))
+    chunk_of = np.searchsorted(bounds, at, "right") - 1
 
     def count(piece: int, first: int, last: int) -> None:
-        out = slice(positives_at[piece], positives_at[piece + 1])
-        kernels.pair_counts(
-            starts[first : last + 1],
-            values,
-            is_f32,
-            truth,
-            rank[out],
-            pos_rank[out],
-            *(s[first:last] for s in sums),
-        )
+        for k in range(np.searchsorted(cuts, first), np.searchsorted(cuts, last)):
+            g0, g1 = int(cuts[k]), int(cuts[k + 1])
+            a, b, c = starts[g0], starts[g1], int(chunk_of[k])
+            if b <= bounds[c + 1]:  # within chunk c: read in place
+                base, values = bounds[c], chunks[c]
+            else:  # one run across chunks: a copy of its rows
+                base, values = a, scores.slice(a, b - a).to_numpy()
+            kernels.pair_counts(
+                starts[g0 : g1 + 1] - base,
+                values,
+                is_f32,
+                truth[base : base + len(values)],
+                rank[positives_at[g0] : positives_at[g1]],
+                pos_rank[positives_at[g0] : positives_at[g1]],
+                *(s[g0:g1] for s in sums),
+            )
 
     _in_threads(pieces, count)
     return rank, pos_rank, sums

@@ -257,8 +257,8 @@ static PyObject *change_rows(PyObject *self, PyObject *args) {
     Py_buffer values, out;
     int width;
     if (!PyArg_ParseTuple(args, "y*iw*", &values, &width, &out)) return NULL;
-    int64_t n = values.len / width, found = -1;
-    if (out.len / (Py_ssize_t)sizeof(int64_t) >= n) {
+    int64_t n = width > 0 ? values.len / width : 0, found = -1;
+    if (width > 0 && out.len / (Py_ssize_t)sizeof(int64_t) >= n) {
         Py_BEGIN_ALLOW_THREADS
         switch (width) {
             case 1: found = change_rows_1(values.buf, n, out.buf); break;

@@ -116,12 +116,16 @@ class Reductions:
     ops: dict[str, tuple[str, str | None]]
 
     @classmethod
-    def of(cls, exprs: Sequence[pl.Expr], columns: Sequence[str]) -> Reductions | None:
-        """The reductions that ``exprs`` are, or None if some expression is another one."""
+    def of(cls, exprs: Sequence[pl.Expr], columns: pl.Schema) -> Reductions | None:
+        """The reductions that ``exprs`` are, or None if some expression is another one.
+
+        Sums of integer columns only: a float sum's last bits depend on the order.
+        """
         forms: dict[tuple[str, str | None], pl.Expr] = {("len", None): pl.len()}
-        for c in columns:
-            forms |= {("sum", c): pl.col(c).sum(), ("min", c): pl.col(c).min()}
-            forms[("max", c)] = pl.col(c).max()
+        for c, dtype in columns.items():
+            forms |= {("min", c): pl.col(c).min(), ("max", c): pl.col(c).max()}
+            if dtype.is_integer():
+                forms[("sum", c)] = pl.col(c).sum()
         ops: dict[str, tuple[str, str | None]] = {}
         for expr in exprs:
             bare = expr.meta.undo_aliases()
@@ -185,7 +189,7 @@ def per_id_and_classes(
     keys = [*by, id_col]
     plan_ids = rows.group_by(keys).agg(id_exprs)
     id_schema = plan_ids.collect_schema()
-    counted = id_schema.names()
+    counted = pl.Schema(id_schema)
     for extra in run_columns:
         id_schema |= extra.schema
     reductions = None if group_exprs is None else Reductions.of(group_exprs, counted)
@@ -228,9 +232,9 @@ def per_id_and_classes(
         out = {_GROUPS if reductions is not None else _IDS: ids, _CLASSES: classes}
         return pl.concat(
             [
-                table.cast(dict(parts[part])).with_columns(pl.lit(part).alias(_PART))  # type: ignore[arg-type]
-                for part, table in out.items()
-                if table is not None
+                frame.cast(dict(parts[part])).with_columns(pl.lit(part).alias(_PART))  # type: ignore[arg-type]
+                for part, frame in out.items()
+                if frame is not None
             ],
             how="diagonal",
         ).select(schema.names())
