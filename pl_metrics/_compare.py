@@ -34,7 +34,6 @@ from __future__ import annotations
 import difflib
 import inspect
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
 from typing import Any
@@ -54,6 +53,7 @@ from pl_metrics._frame import (
     join_on,
     to_polars,
 )
+from pl_metrics._kernel import in_threads
 from pl_metrics._registry import info
 from pl_metrics._report import report
 from pl_metrics._spec import Options, Spec, resolve
@@ -237,22 +237,8 @@ def poisson_weights(hashes: np.ndarray, first: int, count: int) -> np.ndarray:
         drawn.flat[split] = np.searchsorted(_THRESHOLDS, z.flat[split], side="right")
         out[start : start + rows] = drawn
 
-    _in_threads(draw, range(0, len(hashes), rows))
+    in_threads(draw, range(0, len(hashes), rows))
     return out
-
-
-def _in_threads(function: Callable[[int], None], items: Sequence[int]) -> None:
-    """``function`` of each item, on polars' number of threads when there are several.
-
-    numpy lets go of the GIL in its loops over arrays, so threads run them in parallel.
-    """
-    threads = min(len(items), pl.thread_pool_size())
-    if threads < 2:
-        for item in items:
-            function(item)
-        return
-    with ThreadPoolExecutor(threads) as pool:
-        list(pool.map(function, items))
 
 
 class _Layout:
@@ -809,7 +795,7 @@ def _curve_values(
         area[i], positives[i], negatives[i] = kernel(weights, problems[i])
         drawn[i] = _drawn(weights, problems[i], positives[i] + negatives[i])
 
-    _in_threads(solve, range(len(problems)))
+    in_threads(solve, range(len(problems)))
     with np.errstate(divide="ignore", invalid="ignore"):
         if metric == "roc_auc":  # undefined without positives or negatives
             defined = (positives > 0) & (negatives > 0)

@@ -2,9 +2,10 @@
 
 A DataFrame's rows are in memory: the kernel counts the ranking family's pairs, and the
 data checks' counts (`run_sums`), in one pass over each id's contiguous rows. This module
-finds those runs (comparing neighbouring keys in numpy, over the columns' own buffers, and
-sorting only when the ids are scattered) and splits them between threads; without a C
-compiler at install time the kernel is missing and `available` is false.
+finds those runs (where neighbouring keys differ, over the columns' own buffers, sorting
+only when the ids are scattered), reads the columns in their chunks and splits the runs
+between threads; without a C compiler at install time the kernel is missing and
+`available` is false.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ __all__ = [
     "deferred_on_rows",
     "flags",
     "id_runs",
+    "in_threads",
     "key_change_rows",
     "pair_counts",
     "run_sums",
@@ -122,73 +124,95 @@ def pair_counts(
     """``R`` and ``P`` of every positive row, and per run the sums of P/R and R-P and max R.
 
     ``truth`` is the rows' truth as a numpy array (see `flags`); ``starts`` are the runs'
-    first rows then the row count (`IdRuns.starts`). The scores are read in their chunks,
-    without a copy of the column: only runs across two chunks are copied. The runs are
-    split between polars' threads (the kernel releases the GIL), each writing its own slices.
+    first rows then the row count (`IdRuns.starts`). The scores are read in their chunks
+    (`_Stretches`), and the runs split between polars' threads, each writing its own slices.
     """
     assert _kernels is not None
     kernels = _kernels
     is_f32 = scores.dtype == pl.Float32
-    scores = scores.cast(pl.Float32 if is_f32 else pl.Float64)
-    chunks = [c.to_numpy() for c in scores.get_chunks()]
     runs = len(starts) - 1
     rank = np.empty(int(np.count_nonzero(truth)), np.int64)
     pos_rank = np.empty_like(rank)
     sums = (np.empty(runs), np.empty(runs), np.empty(runs))
-    pieces = _pieces(runs)
-    bounds = np.cumsum([0, *(len(c) for c in chunks)])
-    # Cut the runs where threads and chunks begin, and around each run across chunks.
-    after = np.searchsorted(starts, bounds[1:-1])  # the first run from each chunk's start on
-    across = after[starts[after] != bounds[1:-1]] - 1
-    cuts = np.unique(np.concatenate([pieces, after, across, across + 1]).clip(0, runs))
-    # Where each cut's positives start: counted once per stretch, not cumulated per row.
-    at = starts[cuts]
-    before = np.concatenate(
-        [[0], np.cumsum([np.count_nonzero(truth[a:b]) for a, b in itertools.pairwise(at)])]
-    )
-    positives_at = dict(zip(cuts.tolist(), before.tolist(), strict=True))
-    chunk_of = np.searchsorted(bounds, at, "right") - 1
+    stretches = _Stretches(scores.cast(pl.Float32 if is_f32 else pl.Float64), starts, runs)
+    # Where each stretch's positives start: counted once per stretch, not cumulated per row.
+    at = starts[stretches.cuts]
+    before = np.cumsum([0, *(np.count_nonzero(truth[a:b]) for a, b in itertools.pairwise(at))])
+    positives_at = dict(zip(stretches.cuts.tolist(), before.tolist(), strict=True))
 
-    def count(piece: int, first: int, last: int) -> None:
-        for k in range(np.searchsorted(cuts, first), np.searchsorted(cuts, last)):
-            g0, g1 = int(cuts[k]), int(cuts[k + 1])
-            a, b, c = starts[g0], starts[g1], int(chunk_of[k])
-            if b <= bounds[c + 1]:  # within chunk c: read in place
-                base, values = bounds[c], chunks[c]
-            else:  # one run across chunks: a copy of its rows
-                base, values = a, scores.slice(a, b - a).to_numpy()
-            kernels.pair_counts(
-                starts[g0 : g1 + 1] - base,
-                values,
-                is_f32,
-                truth[base : base + len(values)],
-                rank[positives_at[g0] : positives_at[g1]],
-                pos_rank[positives_at[g0] : positives_at[g1]],
-                *(s[g0:g1] for s in sums),
-            )
+    def count(piece: int, first: int, last: int, base: int, values: np.ndarray) -> None:
+        out = slice(positives_at[first], positives_at[last])
+        kernels.pair_counts(
+            starts[first : last + 1] - base,
+            values,
+            is_f32,
+            truth[base : base + len(values)],
+            rank[out],
+            pos_rank[out],
+            *(s[first:last] for s in sums),
+        )
 
-    _in_threads(pieces, count)
+    stretches.each(count)
     return rank, pos_rank, sums
 
 
-def _pieces(runs: int, most: int | None = None) -> np.ndarray:
-    """Each thread's first run, then ``runs``: the runs split between polars' threads.
+def in_threads(function: Callable[[int], None], items: Sequence[int]) -> None:
+    """``function`` of each item, on polars' threads (`thread_count`) when there are several.
 
-    ``most``: at most this many threads.
+    The kernels, and numpy in its loops over arrays, let go of the GIL, so threads run them
+    in parallel; each item writes its own slices.
     """
-    threads = max(1, min(thread_count(), runs, runs if most is None else most))
-    return np.linspace(0, runs, threads + 1).astype(int)
+    threads = min(len(items), thread_count())
+    if threads < 2:
+        for item in items:
+            function(item)
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        list(pool.map(function, items))
 
 
-def _in_threads(pieces: np.ndarray, count: Callable[[int, int, int], None]) -> None:
-    """``count(piece, first run, end)`` for each of the `_pieces`, each in a thread.
+class _Stretches:
+    """A column's runs of rows, cut where the threads' pieces and the column's chunks begin.
 
-    The kernels release the GIL, and each piece writes its own slices.
+    Each stretch of runs lies in one chunk, whose buffer a kernel reads in place, or is one
+    run across chunks, whose rows alone are copied: the column is never copied whole (80 to
+    160 MB for 20M scores).
     """
-    with ThreadPoolExecutor(len(pieces) - 1) as pool:
-        list(
-            pool.map(lambda p: count(p, int(pieces[p]), int(pieces[p + 1])), range(len(pieces) - 1))
-        )
+
+    def __init__(self, column: pl.Series, starts: np.ndarray, most: int) -> None:
+        """``most``: at most this many threads (pieces)."""
+        runs = len(starts) - 1
+        threads = max(1, min(thread_count(), runs, most))
+        self.column, self.starts = column, starts
+        #: Each thread's first run, then the run count.
+        self.pieces = np.linspace(0, runs, threads + 1).astype(int)
+        self.chunks = [c.to_numpy() for c in column.get_chunks()]
+        self.bounds = np.cumsum([0, *(len(c) for c in self.chunks)])
+        inner = self.bounds[1:-1]
+        after = np.searchsorted(starts, inner)  # the first run from each chunk's start on
+        across = after[starts[after] != inner] - 1
+        cuts = np.concatenate([self.pieces, after, across, across + 1])
+        #: Each stretch's first run, then the run count.
+        self.cuts = np.unique(cuts.clip(0, runs))
+
+    def each(self, count: Callable[[int, int, int, int, np.ndarray], None]) -> None:
+        """``count(piece, first run, end run, first row, values)`` of each stretch.
+
+        ``values`` are the column's from its ``first row`` on; the pieces run in threads.
+        """
+        chunk_of = np.searchsorted(self.bounds, self.starts[self.cuts], "right") - 1
+
+        def in_piece(piece: int) -> None:
+            first, end = self.pieces[piece], self.pieces[piece + 1]
+            for k in range(np.searchsorted(self.cuts, first), np.searchsorted(self.cuts, end)):
+                g0, g1, c = int(self.cuts[k]), int(self.cuts[k + 1]), int(chunk_of[k])
+                a, b = int(self.starts[g0]), int(self.starts[g1])
+                if b <= self.bounds[c + 1]:  # within chunk c: read in place
+                    count(piece, g0, g1, int(self.bounds[c]), self.chunks[c])
+                else:  # one run across chunks: a copy of its rows
+                    count(piece, g0, g1, a, self.column.slice(a, b - a).to_numpy())
+
+        in_threads(in_piece, range(len(self.pieces) - 1))
 
 
 #: Integer classes spanning at most this many values are counted by `run_sums`, in a
@@ -205,15 +229,15 @@ _NUMPY_INTEGERS = (
     pl.UInt32,
     pl.UInt64,
 )
-#: The class types `run_sums` reads, by numpy type: the kernel's tag for each.
-_CLASS_KINDS = {
-    np.dtype(np.int8): "b",
-    np.dtype(np.int16): "h",
-    np.dtype(np.int32): "i",
-    np.dtype(np.int64): "l",
-    np.dtype(np.uint8): "B",
-    np.dtype(np.uint16): "H",
-    np.dtype(np.uint32): "I",
+#: The class types `run_sums` reads: the kernel's tag for each.
+_CLASS_KINDS: dict[type[pl.DataType], str] = {
+    pl.Int8: "b",
+    pl.Int16: "h",
+    pl.Int32: "i",
+    pl.Int64: "l",
+    pl.UInt8: "B",
+    pl.UInt16: "H",
+    pl.UInt32: "I",
 }
 
 
@@ -232,21 +256,19 @@ def run_sums(
     rows, or with ``predicted`` (flags like ``truth``) four: rows, positives, predicted
     positives and true positives. None when there are no rows or the kernel cannot count
     these classes: not integers of one of its types (`_CLASS_KINDS`), nulls, or so widely
-    spread that a table of them outgrows `_MAX_CLASS_SPAN` and the rows.
+    spread that a table of them outgrows `_MAX_CLASS_SPAN` and the rows. The classes are
+    read in their chunks (`_Stretches`).
     """
     assert _kernels is not None
     kernels = _kernels
     runs = len(starts) - 1
-    if classes.null_count() or not runs or classes.dtype not in _NUMPY_INTEGERS:
+    kind = _CLASS_KINDS.get(classes.dtype.base_type())
+    if classes.null_count() or not runs or kind is None:
         return None
-    values = np.ascontiguousarray(classes.to_numpy())
-    kind = _CLASS_KINDS.get(values.dtype)
-    if kind is None:
-        return None
-    low, high = int(values.min()), int(values.max())
+    low, high = int(classes.min()), int(classes.max())  # type: ignore[arg-type]
     n_segments = 0 if segments is None else int(segments[-1]) + 1
     cells = n_segments * (high - low + 1)
-    if high - low >= _MAX_CLASS_SPAN or cells > max(len(values), _MAX_CLASS_SPAN):
+    if high - low >= _MAX_CLASS_SPAN or cells > max(len(classes), _MAX_CLASS_SPAN):
         return None
     codes = pl.Series(np.arange(low, high + 1)).cast(classes.dtype)
     hash_of = codes.hash(seed=0).to_numpy()
@@ -254,15 +276,17 @@ def run_sums(
     segment = np.zeros(runs, np.int64) if segments is None else segments.astype(np.int64)
     planes = 1 if predicted is None else 4
     # Each thread counts into its own table: as many as keep them within a column's size.
-    pieces = _pieces(runs, max(len(values), _MAX_CLASS_SPAN) // max(planes * cells, 1))
-    counts = np.zeros((len(pieces) - 1, planes, cells), np.int64)
+    most = max(len(classes), _MAX_CLASS_SPAN) // max(planes * cells, 1)
+    stretches = _Stretches(classes, starts, most)
+    counts = np.zeros((len(stretches.pieces) - 1, planes, cells), np.int64)
     pred = np.zeros(0, np.bool_) if predicted is None else predicted
 
-    def count(piece: int, first: int, last: int) -> None:
+    def count(piece: int, first: int, last: int, base: int, values: np.ndarray) -> None:
+        rows = slice(base, base + len(values))
         kernels.run_sums(
-            starts[first : last + 1],
-            truth,
-            pred,
+            starts[first : last + 1] - base,
+            truth[rows],
+            pred[rows],
             values,
             kind,
             low,
@@ -273,7 +297,7 @@ def run_sums(
             counts[piece],
         )
 
-    _in_threads(pieces, count)
+    stretches.each(count)
     if segments is None:
         return npos, hashes, None
     table = counts.sum(axis=0).reshape(planes, n_segments, len(codes))

@@ -76,9 +76,10 @@ def both_paths(df: pl.DataFrame, **options: Any) -> tuple[pl.DataFrame, pl.DataF
 
 @needs_kernel
 @pytest.mark.parametrize("score_dtype", [pl.Float32, pl.Float64])
-def test_pair_counts_read_in_chunks_equal_one_chunk(score_dtype: Any) -> None:
-    """Scores are read in their chunks: runs across two or more chunks (copied), chunks
-    inside a run, empty chunks, and the threads' pieces give the numbers of one chunk."""
+def test_kernels_read_in_chunks_equal_one_chunk(score_dtype: Any) -> None:
+    """Scores and classes are read in their chunks: runs across two or more chunks
+    (copied), chunks inside a run, empty chunks, and the threads' pieces give the pair
+    counts and the run sums of one chunk."""
     rng = np.random.default_rng(11)
     for _ in range(60):
         df = random_dump(
@@ -105,6 +106,19 @@ def test_pair_counts_read_in_chunks_equal_one_chunk(score_dtype: Any) -> None:
         np.testing.assert_array_equal(pos_rank, want_pos)
         for got, want in zip(sums, want_sums, strict=True):
             np.testing.assert_array_equal(got, want)
+        segments = np.arange(len(runs.starts) - 1) // 3  # three runs a segment
+        predicted = truth[::-1].copy()
+        counted = _kernel.run_sums(runs.starts, truth, chunked["class"], segments, predicted)
+        one = _kernel.run_sums(runs.starts, truth, df["class"].rechunk(), segments, predicted)
+        assert counted is not None
+        assert one is not None
+        np.testing.assert_array_equal(counted[0], one[0])
+        np.testing.assert_array_equal(counted[1], one[1])
+        assert counted[2] is not None
+        assert one[2] is not None
+        np.testing.assert_array_equal(counted[2][0], one[2][0])
+        assert counted[2][1].equals(one[2][1])
+        np.testing.assert_array_equal(counted[2][2], one[2][2])
 
 
 @needs_kernel
