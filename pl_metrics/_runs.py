@@ -6,9 +6,10 @@ counts: rows, positives, the sum of class hashes behind the class-set checks, a 
 one, and zeros for row checks that already passed. One pass of the kernel over each id's
 rows gives all of those, the rows per class with them (and a prediction's confusion
 counts per class), and families' own per-id kernels (`RunColumns`) share the runs it
-found, for a fraction of a hash aggregation. Anything else (scattered ids, other columns,
-classes the kernel cannot read) takes the polars aggregation, which stays the reference;
-tests hold the two equal.
+found, for a fraction of a hash aggregation. When a report only reduces the per-id table
+by group (`Reductions`), the runs' counts are reduced per group straight away. Anything
+else (scattered ids, other columns, classes the kernel cannot read) takes the polars
+aggregation, which stays the reference; tests hold the two equal.
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ TRUTH = "__plm_runs_truth"
 _PREDICTED = "__plm_runs_predicted"
 # The combined output's column saying which table each row is of, and the tables.
 _PART, _IDS, _CLASSES, _GROUPS = "__plm_runs_part", "ids", "classes", "groups"
-_SEGMENT = "__plm_runs_segment"
 
 
 @dataclass(frozen=True)
@@ -313,8 +313,8 @@ def _counted(
             "tn": rows_of - positives_of - predicted_of + both,
         }
         columns |= {name: cells[cell] for name, cell in class_counts.cells.items()}
-    table = pl.DataFrame({_SEGMENT: segment, cls: classes, **columns})
+    table = pl.DataFrame({cls: classes, **columns})
     if by:  # each segment's group; a group in several segments sums them
-        groups = runs.groups.with_columns(pl.Series(_SEGMENT, np.arange(runs.groups.height)))
-        table = table.join(groups, on=_SEGMENT).group_by([*by, cls]).agg(pl.col(*columns).sum())
+        table = pl.concat([runs.groups[segment], table], how="horizontal")
+        table = table.group_by([*by, cls]).agg(pl.col(*columns).sum())
     return ids, table.select(*by, cls, *columns)
