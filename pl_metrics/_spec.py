@@ -353,9 +353,15 @@ def _check_metric_options(
         )
     shapes = {per_class(e, opts) for e in entries}
     if len(shapes) > 1:
-        flat = [e.name for e in entries if not per_class(e, opts)]
+        rows = [e.name for e in entries if per_class(e, opts)]
+        groups = [e for e in entries if not per_class(e, opts)]
+        never = [e.name for e in groups if e.per_class == "never"]
+        could = [e.name for e in groups if e.per_class != "never"]
+        hints = [f"set option 'per_class' to have {could} per class too"] if could else []
+        hints += [f"compute {never} in a report of its own"] if never else []
         raise MetricsInputError(
-            f"a per-class report cannot include {flat}: they have no per-class values"
+            f"a per-class report cannot include {[e.name for e in groups]}: {rows} give one "
+            f"row per class and these one row per group; {' and '.join(hints)}"
         )
 
 

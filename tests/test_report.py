@@ -87,6 +87,14 @@ def test_per_class_report(kind: str) -> None:
         pl_metrics.report(df, ["lwlrap", "lrap"], per_class=True)
     with pytest.raises(pl_metrics.MetricsInputError, match="per-class report cannot include"):
         pl_metrics.report(df, ["confusion", "lrap"])
+    # The message says which metric is per class, and how to have the others so too.
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"\['confusion'\] give one row per class .*option 'per_class' to have \['f1'\]",
+    ):
+        pl_metrics.report(df, ["confusion", "f1"])
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"compute \['lrap'\] in a report"):
+        pl_metrics.report(df, ["confusion", "lrap"])
 
 
 def test_report_options_are_checked() -> None:
