@@ -62,26 +62,36 @@ _S_UNDEFINED = f"{INTERNAL}s_undefined"
 
 
 def _per_class_values(
-    curves: pl.LazyFrame, keys: list[str], metric: str, max_fpr: float | None = None
+    curves: pl.LazyFrame,
+    keys: list[str],
+    metric: str,
+    max_fpr: float | None = None,
+    *,
+    pooled: bool = False,
 ) -> pl.LazyFrame:
-    """Per ``keys`` (a class, or everything pooled): the metric and its positive weight."""
-    pooled = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
-    ordered = pooled.sort([*keys, CURVE_SCORE], descending=[False] * len(keys) + [True])
-    window: Callable[[pl.Expr], pl.Expr] = (lambda e: e.over(keys)) if keys else (lambda e: e)
-    tp = window(pl.col(_POS).cum_sum())
-    fp = window(pl.col(_NEG).cum_sum())
+    """Per ``keys`` (a class, or everything pooled): the metric and its positive weight.
+
+    ``pooled``: rows of ``keys`` may share a score (classes pooled, padding rows), and are
+    summed first; otherwise each score is on one row, as in every state's curves table.
+    """
+    if pooled:
+        curves = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
+    # Each group's scores, highest first: sorted within the groups, cheaper than sorting
+    # the table by its keys (strings, often).
+    pos, neg = (pl.col(c).sort_by(CURVE_SCORE, descending=True) for c in (_POS, _NEG))
+    tp, fp = pos.cum_sum(), neg.cum_sum()
     if metric == "roc_auc" and max_fpr is not None:
-        exprs = [ordered_sum(_partial_area(tp, fp, window, max_fpr)).alias("area")]
+        exprs = [ordered_sum(_partial_area(pos, neg, tp, fp, max_fpr)).alias("area")]
     elif metric == "roc_auc":
         # Trapezoids between consecutive thresholds: width fp gained, mean height of tp.
-        area = pl.col(_NEG) * (tp + (tp - pl.col(_POS))) / 2
+        area = neg * (tp + (tp - pos)) / 2
         exprs = [ordered_sum(area).alias("area")]
     else:
         # Step-wise average precision: recall gained at a threshold times its precision.
-        gained = pl.when(pl.col(_POS) > 0).then(pl.col(_POS) * tp / (tp + fp)).otherwise(0.0)
+        gained = pl.when(pos > 0).then(pos * tp / (tp + fp)).otherwise(0.0)
         exprs = [ordered_sum(gained).alias("area")]
-    exprs += [ordered_sum(pl.col(_POS)).alias(_POS), ordered_sum(pl.col(_NEG)).alias(_NEG)]
-    out = aggregate(ordered, keys, exprs)
+    exprs += [ordered_sum(pos).alias(_POS), ordered_sum(neg).alias(_NEG)]
+    out = aggregate(curves, keys, exprs)
     p, n = pl.col(_POS), pl.col(_NEG)
     if metric == "roc_auc" and max_fpr is not None:
         # McClish's standardisation, as scikit-learn: 0.5 for chance, 1 for perfect.
@@ -123,17 +133,16 @@ def cumulated(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     )
 
 
-def _partial_area(
-    tp: pl.Expr, fp: pl.Expr, window: Callable[[pl.Expr], pl.Expr], max_fpr: float
-) -> pl.Expr:
+def _partial_area(pos: pl.Expr, neg: pl.Expr, tp: pl.Expr, fp: pl.Expr, max_fpr: float) -> pl.Expr:
     """Each ROC segment's area left of ``fpr = max_fpr``, the crossing one interpolated.
 
     As ``sklearn.metrics.roc_auc_score(max_fpr=...)``: the curve stops at ``max_fpr``, where
-    its height is interpolated linearly between the points on either side.
+    its height is interpolated linearly between the points on either side. ``pos`` and
+    ``neg`` are the weights at each score, highest first; ``tp`` and ``fp`` their sums.
     """
-    positives, negatives = window(pl.col(_POS).sum()), window(pl.col(_NEG).sum())
+    positives, negatives = pos.sum(), neg.sum()
     x1, y1 = fp / negatives, tp / positives
-    x0, y0 = (fp - pl.col(_NEG)) / negatives, (tp - pl.col(_POS)) / positives
+    x0, y0 = (fp - neg) / negatives, (tp - pos) / positives
     crossing = y0 + (max_fpr - x0) / (x1 - x0) * (y1 - y0)
     return (
         pl.when(x1 <= max_fpr)
@@ -228,10 +237,10 @@ class _Curves(Family):
             return groups.select(*by, mean.cast(pl.Float64).alias(metric))
         assert curves is not None
         if opts.average == "micro" and metric != "padded_cmap":
-            values = _values(metric, curves, by, opts)
+            values = _values(metric, curves, by, opts, pooled=True)
             out = values.select(*by, pl.col(metric).fill_null(float("nan")))
             return _with_undefined(out, values, metric, by, cols, opts)
-        values = _values(metric, curves, [*by, cols.cls], opts)
+        values = _values(metric, curves, [*by, cols.cls], opts, pooled=False)
         if opts.average is None:
             out = values.select(*by, cols.cls, metric)
             return _with_undefined(out, values, metric, [*by, cols.cls], cols, opts)
@@ -285,14 +294,20 @@ def _with_undefined(
     )
 
 
-def _values(metric: str, curves: pl.LazyFrame, keys: list[str], opts: Options) -> pl.LazyFrame:
-    """Per ``keys``: the metric (null where undefined) and the positives' weight."""
+def _values(
+    metric: str, curves: pl.LazyFrame, keys: list[str], opts: Options, *, pooled: bool
+) -> pl.LazyFrame:
+    """Per ``keys``: the metric (null where undefined) and the positives' weight.
+
+    ``pooled``: the classes are pooled (micro average), several rows to a score.
+    """
     if metric == "padded_cmap":
         if opts.padding:
-            curves = _padded(curves, keys, opts.padding)
-        values = _per_class_values(curves, keys, "average_precision")
+            curves, pooled = _padded(curves, keys, opts.padding), True
+        values = _per_class_values(curves, keys, "average_precision", pooled=pooled)
         return values.rename({"average_precision": metric})
-    return _per_class_values(curves, keys, metric, opts.max_fpr if metric == "roc_auc" else None)
+    max_fpr = opts.max_fpr if metric == "roc_auc" else None
+    return _per_class_values(curves, keys, metric, max_fpr, pooled=pooled)
 
 
 def _samples(cols: Columns) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:

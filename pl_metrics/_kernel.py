@@ -32,6 +32,7 @@ __all__ = [
     "IdRuns",
     "available",
     "contiguous_runs",
+    "curve_counts",
     "deferred_on_rows",
     "flags",
     "id_runs",
@@ -56,39 +57,50 @@ KERNEL_SCORES = (
 
 
 def deferred_on_rows(
-    rows: pl.LazyFrame, function: Callable[[pl.DataFrame], pl.DataFrame], schema: pl.Schema
-) -> pl.LazyFrame:
-    """``function`` of the rows of ``rows`` (a DataFrame's lazy view), run when collected.
+    rows: pl.LazyFrame,
+    function: Callable[[pl.DataFrame], dict[str, pl.DataFrame]],
+    schemas: dict[str, pl.Schema],
+) -> dict[str, pl.LazyFrame]:
+    """The tables ``function`` makes of the rows of ``rows``, made when one is collected.
 
-    Run once: the result is kept for as long as the plan is (the rows never change).
+    ``rows`` are a DataFrame's lazy view; ``schemas`` are the tables' names and schemas.
+
+    Made once: they are kept for as long as the plans are (the rows never change).
 
     Not ``map_batches``: in the streaming engine that hands over the rows re-cut into many
     small chunks, and copying those into numpy arrays costs ten times more than the
     DataFrame's own buffers, which an in-memory collect of its lazy view gives as they are.
     """
-    # Computed once: the rows never change, and a plan that reads the result twice (with
-    # different filters pushed into each read) would otherwise run it twice, in parallel.
-    lock, done = threading.Lock(), list[pl.DataFrame]()
+    # Made once: the rows never change, and a plan that reads the tables several times
+    # (with different filters pushed into each read) would otherwise make them each time,
+    # in parallel.
+    lock, done = threading.Lock(), list[dict[str, pl.DataFrame]]()
 
-    def source(
-        with_columns: list[str] | None,
-        predicate: pl.Expr | None,
-        n_rows: int | None,
-        _batch_size: int | None,
-    ) -> Iterator[pl.DataFrame]:
-        with lock:
-            if not done:
-                done.append(function(rows.collect(engine="in-memory")))
-        out = done[0].lazy()
-        if with_columns is not None:
-            out = out.select(with_columns)
-        if predicate is not None:
-            out = out.filter(predicate)
-        if n_rows is not None:
-            out = out.head(n_rows)
-        yield out.collect()
+    def source_of(name: str) -> Callable[..., Iterator[pl.DataFrame]]:
+        def source(
+            with_columns: list[str] | None,
+            predicate: pl.Expr | None,
+            n_rows: int | None,
+            _batch_size: int | None,
+        ) -> Iterator[pl.DataFrame]:
+            with lock:
+                if not done:
+                    done.append(function(rows.collect(engine="in-memory")))
+            out = done[0][name].lazy()
+            if with_columns is not None:
+                out = out.select(with_columns)
+            if predicate is not None:
+                out = out.filter(predicate)
+            if n_rows is not None:
+                out = out.head(n_rows)
+            yield out.collect()
 
-    return register_io_source(source, schema=schema, is_pure=True)
+        return source
+
+    return {
+        name: register_io_source(source_of(name), schema=schema, is_pure=True)
+        for name, schema in schemas.items()
+    }
 
 
 def flags(truth: pl.Series) -> np.ndarray:
@@ -134,17 +146,17 @@ def pair_counts(
     rank = np.empty(int(np.count_nonzero(truth)), np.int64)
     pos_rank = np.empty_like(rank)
     sums = (np.empty(runs), np.empty(runs), np.empty(runs))
-    stretches = _Stretches(scores.cast(pl.Float32 if is_f32 else pl.Float64), starts, runs)
+    stretches = _Stretches([scores.cast(pl.Float32 if is_f32 else pl.Float64)], starts, runs)
     # Where each stretch's positives start: counted once per stretch, not cumulated per row.
     at = starts[stretches.cuts]
     before = np.cumsum([0, *(np.count_nonzero(truth[a:b]) for a, b in itertools.pairwise(at))])
     positives_at = dict(zip(stretches.cuts.tolist(), before.tolist(), strict=True))
 
-    def count(piece: int, first: int, last: int, base: int, values: np.ndarray) -> None:
+    def count(piece: int, first: int, last: int, base: int, values: list[np.ndarray]) -> None:
         out = slice(positives_at[first], positives_at[last])
         kernels.pair_counts(
             starts[first : last + 1] - base,
-            values,
+            values[0],
             is_f32,
             truth[base : base + len(values)],
             rank[out],
@@ -172,22 +184,24 @@ def in_threads(function: Callable[[int], None], items: Sequence[int]) -> None:
 
 
 class _Stretches:
-    """A column's runs of rows, cut where the threads' pieces and the column's chunks begin.
+    """Columns' runs of rows, cut where the threads' pieces and the columns' chunks begin.
 
-    Each stretch of runs lies in one chunk, whose buffer a kernel reads in place, or is one
-    run across chunks, whose rows alone are copied: the column is never copied whole (80 to
-    160 MB for 20M scores).
+    Each stretch of runs lies in one chunk, whose buffers a kernel reads in place, or is one
+    run across chunks, whose rows alone are copied: a column is never copied whole (80 to
+    160 MB for 20M scores), unless the columns are chunked differently.
     """
 
-    def __init__(self, column: pl.Series, starts: np.ndarray, most: int) -> None:
+    def __init__(self, columns: Sequence[pl.Series], starts: np.ndarray, most: int) -> None:
         """``most``: at most this many threads (pieces)."""
         runs = len(starts) - 1
         threads = max(1, min(thread_count(), runs, most))
-        self.column, self.starts = column, starts
+        if len({tuple(c.chunk_lengths()) for c in columns}) > 1:
+            columns = [c.rechunk() for c in columns]
+        self.columns, self.starts = columns, starts
         #: Each thread's first run, then the run count.
         self.pieces = np.linspace(0, runs, threads + 1).astype(int)
-        self.chunks = [c.to_numpy() for c in column.get_chunks()]
-        self.bounds = np.cumsum([0, *(len(c) for c in self.chunks)])
+        self.chunks = [[c.to_numpy() for c in column.get_chunks()] for column in columns]
+        self.bounds = np.cumsum([0, *columns[0].chunk_lengths()])
         inner = self.bounds[1:-1]
         after = np.searchsorted(starts, inner)  # the first run from each chunk's start on
         across = after[starts[after] != inner] - 1
@@ -195,10 +209,10 @@ class _Stretches:
         #: Each stretch's first run, then the run count.
         self.cuts = np.unique(cuts.clip(0, runs))
 
-    def each(self, count: Callable[[int, int, int, int, np.ndarray], None]) -> None:
+    def each(self, count: Callable[[int, int, int, int, list[np.ndarray]], None]) -> None:
         """``count(piece, first run, end run, first row, values)`` of each stretch.
 
-        ``values`` are the column's from its ``first row`` on; the pieces run in threads.
+        ``values`` are the columns' from its ``first row`` on; the pieces run in threads.
         """
         chunk_of = np.searchsorted(self.bounds, self.starts[self.cuts], "right") - 1
 
@@ -208,9 +222,10 @@ class _Stretches:
                 g0, g1, c = int(self.cuts[k]), int(self.cuts[k + 1]), int(chunk_of[k])
                 a, b = int(self.starts[g0]), int(self.starts[g1])
                 if b <= self.bounds[c + 1]:  # within chunk c: read in place
-                    count(piece, g0, g1, int(self.bounds[c]), self.chunks[c])
+                    count(piece, g0, g1, int(self.bounds[c]), [ch[c] for ch in self.chunks])
                 else:  # one run across chunks: a copy of its rows
-                    count(piece, g0, g1, a, self.column.slice(a, b - a).to_numpy())
+                    values = [column.slice(a, b - a).to_numpy() for column in self.columns]
+                    count(piece, g0, g1, a, values)
 
         in_threads(in_piece, range(len(self.pieces) - 1))
 
@@ -277,17 +292,17 @@ def run_sums(
     planes = 1 if predicted is None else 4
     # Each thread counts into its own table: as many as keep them within a column's size.
     most = max(len(classes), _MAX_CLASS_SPAN) // max(planes * cells, 1)
-    stretches = _Stretches(classes, starts, most)
+    stretches = _Stretches([classes], starts, most)
     counts = np.zeros((len(stretches.pieces) - 1, planes, cells), np.int64)
     pred = np.zeros(0, np.bool_) if predicted is None else predicted
 
-    def count(piece: int, first: int, last: int, base: int, values: np.ndarray) -> None:
-        rows = slice(base, base + len(values))
+    def count(piece: int, first: int, last: int, base: int, values: list[np.ndarray]) -> None:
+        rows = slice(base, base + len(values[0]))
         kernels.run_sums(
             starts[first : last + 1] - base,
             truth[rows],
             pred[rows],
-            values,
+            values[0],
             kind,
             low,
             hash_of,
@@ -303,6 +318,72 @@ def run_sums(
     table = counts.sum(axis=0).reshape(planes, n_segments, len(codes))
     segment_of, code = np.nonzero(table[0])
     return npos, hashes, (segment_of, codes.gather(code), table[:, segment_of, code].T)
+
+
+def curve_counts(
+    starts: np.ndarray,
+    segments: np.ndarray,
+    truth: np.ndarray,
+    classes: pl.Series,
+    scores: pl.Series,
+) -> tuple[np.ndarray, pl.Series, pl.Series, np.ndarray, np.ndarray] | None:
+    """The positive and negative rows per (segment, class, distinct score): the curves table.
+
+    ``segments``: each run's segment (`IdRuns.segment`). Gives the rows' segments, classes,
+    scores, positives and negatives, each (segment, class, score) once, scores compared as
+    polars groups them (-0.0 as 0.0, NaN as one value). None when the kernel cannot read
+    them: classes not of `_CLASS_KINDS`, scores not Float32 or Float64, or nulls in either.
+    The columns are read in their chunks, the runs split between polars' threads.
+    """
+    assert _kernels is not None
+    kernels = _kernels
+    runs = len(starts) - 1
+    kind = _CLASS_KINDS.get(classes.dtype.base_type())
+    if kind is None or scores.dtype not in (pl.Float32, pl.Float64):
+        return None
+    if classes.null_count() or scores.null_count():
+        return None
+    is_f32 = scores.dtype == pl.Float32
+    segment = segments.astype(np.int64)
+    stretches = _Stretches([classes, scores], starts, runs)
+    found: dict[int, bytes] = {}  # each stretch's rows, by its first run
+
+    def count(piece: int, first: int, last: int, base: int, values: list[np.ndarray]) -> None:
+        rows = slice(base, base + len(values[0]))
+        found[first] = kernels.curve_counts(
+            starts[first : last + 1] - base,
+            segment[first:last],
+            values[0],
+            kind,
+            values[1],
+            is_f32,
+            truth[rows],
+        )
+
+    if runs:
+        stretches.each(count)
+    firsts = sorted(found)
+    names = ["segment", "code", "bits", "positives", "negatives"]
+    record = np.dtype([(name, np.uint64 if name == "bits" else np.int64) for name in names])
+    table = np.frombuffer(b"".join(found[k] for k in firsts), record)
+    # A segment cut between stretches was counted in each: sum its rows.
+    ends = [int(stretches.cuts[np.searchsorted(stretches.cuts, k) + 1]) for k in firsts]
+    pairs = zip(firsts[1:], ends[:-1], strict=True)
+    cut = [segment[k] for k, end in pairs if segment[k] == segment[end - 1]]
+    frame = pl.DataFrame({name: table[name] for name in names})
+    if cut:
+        twice = pl.col("segment").is_in(cut)
+        merged = frame.filter(twice).group_by(names[:3]).agg(pl.col(names[3:]).sum())
+        frame = pl.concat([frame.filter(~twice), merged])
+    bits = frame["bits"].to_numpy()
+    values = bits.astype(np.uint32).view(np.float32) if is_f32 else bits.view(np.float64)
+    return (
+        frame["segment"].to_numpy(),
+        frame["code"].cast(classes.dtype).rename(classes.name),
+        pl.Series(scores.name, values),
+        frame["positives"].to_numpy(),
+        frame["negatives"].to_numpy(),
+    )
 
 
 def key_change_rows(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:

@@ -11,6 +11,8 @@
  *
  * run_sums: the counts behind the data checks (see below).
  *
+ * curve_counts: the curves table (positive and negative rows per class and score).
+ *
  * change_rows: where a key column's value changes, which splits the rows into runs.
  *
  * The caller (Python) checks the buffers' types and lengths; the GIL is released while
@@ -20,6 +22,7 @@
 #include <Python.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Up to this many positives per run, compare directly: O(rows x positives) with no sort. */
 #define FEW_POSITIVES 16
@@ -217,6 +220,245 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* curve_counts: the curves table of a stretch of runs. Per (segment, class, distinct score),
+ * the positive and negative rows, counted in a hash table that is emptied into the output
+ * whenever the segment changes (and at the end). Scores are compared as polars groups
+ * them: -0.0 as 0.0, every NaN as one. The output is a bytes object of curve_rows.
+ */
+typedef struct {
+    uint64_t key; /* the score's bits + 1; 0: empty */
+    int64_t code, rows, pos;
+} curve_slot;
+
+typedef struct {
+    curve_slot *slots;
+    int64_t mask, used;
+} curve_table;
+
+/* A row of the output (a numpy record in _kernel.curve_counts). */
+typedef struct {
+    int64_t segment, code;
+    uint64_t bits;
+    int64_t pos, neg;
+} curve_row;
+
+typedef struct {
+    curve_row *rows;
+    int64_t n, cap;
+} curve_out;
+
+static inline uint64_t curve_hash(uint64_t key, int64_t code) {
+    uint64_t h = (key ^ ((uint64_t)code * 0x9E3779B97F4A7C15ULL)) * 0xFF51AFD7ED558CCDULL;
+    return h ^ (h >> 32);
+}
+
+static int curve_grow(curve_table *t) {
+    int64_t old = t->mask + 1, size = old * 2;
+    curve_slot *slots = calloc((size_t)size, sizeof(curve_slot));
+    if (slots == NULL) return -1;
+    for (int64_t i = 0; i < old; i++) {
+        curve_slot s = t->slots[i];
+        if (!s.key) continue;
+        uint64_t j = curve_hash(s.key, s.code) & (uint64_t)(size - 1);
+        while (slots[j].key) j = (j + 1) & (uint64_t)(size - 1);
+        slots[j] = s;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->mask = size - 1;
+    return 0;
+}
+
+/* A float's bits as an unsigned integer in the floats' order (NaN, positive, highest). */
+static inline uint64_t float_order(uint64_t bits, int is_f32) {
+    uint64_t sign = is_f32 ? 0x80000000ULL : 0x8000000000000000ULL;
+    uint64_t all = is_f32 ? 0xFFFFFFFFULL : ~0ULL;
+    return (bits & sign) ? (~bits & all) : (bits | sign);
+}
+
+static inline uint64_t float_bits(uint64_t order, int is_f32) {
+    uint64_t sign = is_f32 ? 0x80000000ULL : 0x8000000000000000ULL;
+    uint64_t all = is_f32 ? 0xFFFFFFFFULL : ~0ULL;
+    return (order & sign) ? (order & ~sign) : (~order & all);
+}
+
+/* By class, then highest score first (keys hold float_order). */
+static inline int curve_before(const curve_slot *x, const curve_slot *y) {
+    return x->code < y->code || (x->code == y->code && x->key > y->key);
+}
+
+static int curve_slot_order(const void *a, const void *b) {
+    return curve_before(a, b) ? -1 : (curve_before(b, a) ? 1 : 0);
+}
+
+/* Sorts by curve_before: quicksort with the comparison inlined (several times faster than
+ * qsort's calls through a pointer), insertion sort for short ranges, and qsort where the
+ * splits go badly (deep recursion). */
+static void curve_sort(curve_slot *v, int64_t n, int depth) {
+    while (n > 16) {
+        if (depth-- == 0) {
+            qsort(v, (size_t)n, sizeof(curve_slot), curve_slot_order);
+            return;
+        }
+        curve_slot *a = &v[0], *b = &v[n / 2], *c = &v[n - 1], *m;
+        if (curve_before(a, b))
+            m = curve_before(b, c) ? b : (curve_before(a, c) ? c : a);
+        else
+            m = curve_before(a, c) ? a : (curve_before(b, c) ? c : b);
+        curve_slot pivot = *m, tmp;
+        int64_t i = 0, j = n - 1;
+        while (i <= j) {
+            while (curve_before(&v[i], &pivot)) i++;
+            while (curve_before(&pivot, &v[j])) j--;
+            if (i <= j) {
+                tmp = v[i], v[i] = v[j], v[j] = tmp;
+                i++, j--;
+            }
+        }
+        /* Recurse into the smaller side, loop on the larger. */
+        if (j + 1 < n - i) {
+            curve_sort(v, j + 1, depth);
+            v += i, n -= i;
+        } else {
+            curve_sort(v + i, n - i, depth);
+            n = j + 1;
+        }
+    }
+    for (int64_t i = 1; i < n; i++) {
+        curve_slot x = v[i];
+        int64_t j = i;
+        for (; j > 0 && curve_before(&x, &v[j - 1]); j--) v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
+/* Empties the table onto the output, by class and highest score first (the order the
+ * metrics read them in: sorting within classes is then nearly free). */
+static int curve_flush(curve_table *t, int is_f32, int64_t segment, curve_out *out) {
+    int64_t n = 0;
+    for (int64_t i = 0; i <= t->mask; i++) {
+        if (!t->slots[i].key) continue;
+        curve_slot s = t->slots[i];
+        s.key = float_order(s.key - 1, is_f32);
+        t->slots[n++] = s;
+    }
+    if (out->n + n > out->cap) {
+        int64_t cap = 2 * (out->n + n);
+        curve_row *rows = realloc(out->rows, (size_t)cap * sizeof(curve_row));
+        if (rows == NULL) return -1;
+        out->rows = rows;
+        out->cap = cap;
+    }
+    curve_sort(t->slots, n, 64);
+    for (int64_t i = 0; i < n; i++) {
+        curve_slot *s = &t->slots[i];
+        out->rows[out->n++] = (curve_row){segment, s->code, float_bits(s->key, is_f32), s->pos,
+                                          s->rows - s->pos};
+    }
+    memset(t->slots, 0, (size_t)(t->mask + 1) * sizeof(curve_slot));
+    t->used = 0;
+    return 0;
+}
+
+static inline uint64_t score_key(const void *score, int is_f32, int64_t i) {
+    if (is_f32) {
+        float x = ((const float *)score)[i];
+        uint32_t bits;
+        if (x == 0) return 1; /* -0.0 as 0.0 */
+        if (x != x) return (uint64_t)0x7FC00000u + 1;
+        memcpy(&bits, &x, sizeof bits);
+        return (uint64_t)bits + 1;
+    }
+    double x = ((const double *)score)[i];
+    uint64_t bits;
+    if (x == 0) return 1;
+    if (x != x) return 0x7FF8000000000000ULL + 1;
+    memcpy(&bits, &x, sizeof bits);
+    return bits + 1;
+}
+
+/* Returns 0, or -1 when out of memory. */
+#define DEFINE_CURVE_COUNTS(NAME, C)                                                        \
+    static int NAME(const int64_t *starts, int64_t runs, const int64_t *segment,            \
+                    const C *cls, const void *score, int is_f32, const uint8_t *truth,      \
+                    curve_out *out) {                                                       \
+        curve_table t = {calloc(1024, sizeof(curve_slot)), 1023, 0};                        \
+        if (t.slots == NULL) return -1;                                                     \
+        for (int64_t g = 0; g < runs; g++) {                                                \
+            int last = g == runs - 1, changes = !last && segment[g + 1] != segment[g];      \
+            for (int64_t i = starts[g]; i < starts[g + 1]; i++) {                           \
+                uint64_t key = score_key(score, is_f32, i);                                 \
+                int64_t code = (int64_t)cls[i];                                             \
+                uint64_t j = curve_hash(key, code) & (uint64_t)t.mask;                      \
+                while (t.slots[j].key && (t.slots[j].key != key || t.slots[j].code != code)) \
+                    j = (j + 1) & (uint64_t)t.mask;                                         \
+                curve_slot *s = &t.slots[j];                                                \
+                s->rows++;                                                                  \
+                s->pos += truth[i];                                                         \
+                if (s->key) continue;                                                       \
+                s->key = key;                                                               \
+                s->code = code;                                                             \
+                /* At most half full: the probes stay short. */                             \
+                if (2 * ++t.used > t.mask + 1 && curve_grow(&t) != 0) {                     \
+                    free(t.slots);                                                          \
+                    return -1;                                                              \
+                }                                                                           \
+            }                                                                               \
+            /* The segment ends: its counts are complete. */                               \
+            if ((last || changes) && curve_flush(&t, is_f32, segment[g], out) != 0) {       \
+                free(t.slots);                                                              \
+                return -1;                                                                  \
+            }                                                                               \
+        }                                                                                   \
+        free(t.slots);                                                                      \
+        return 0;                                                                           \
+    }
+DEFINE_CURVE_COUNTS(curve_counts_i8, int8_t)
+DEFINE_CURVE_COUNTS(curve_counts_i16, int16_t)
+DEFINE_CURVE_COUNTS(curve_counts_i32, int32_t)
+DEFINE_CURVE_COUNTS(curve_counts_i64, int64_t)
+DEFINE_CURVE_COUNTS(curve_counts_u8, uint8_t)
+DEFINE_CURVE_COUNTS(curve_counts_u16, uint16_t)
+DEFINE_CURVE_COUNTS(curve_counts_u32, uint32_t)
+
+static PyObject *curve_counts(PyObject *self, PyObject *args) {
+    Py_buffer starts, segment, cls, score, truth;
+    int kind, is_f32, status = -2;
+    if (!PyArg_ParseTuple(args, "y*y*y*Cy*py*", &starts, &segment, &cls, &kind, &score,
+                          &is_f32, &truth))
+        return NULL;
+    int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
+    curve_out out = {NULL, 0, 0};
+    Py_BEGIN_ALLOW_THREADS
+#define RUN(NAME, C)                                                                        \
+    status = NAME(starts.buf, runs, segment.buf, (const C *)cls.buf, score.buf, is_f32,     \
+                  truth.buf, &out)
+    switch (kind) {
+        case 'b': RUN(curve_counts_i8, int8_t); break;
+        case 'h': RUN(curve_counts_i16, int16_t); break;
+        case 'i': RUN(curve_counts_i32, int32_t); break;
+        case 'l': RUN(curve_counts_i64, int64_t); break;
+        case 'B': RUN(curve_counts_u8, uint8_t); break;
+        case 'H': RUN(curve_counts_u16, uint16_t); break;
+        case 'I': RUN(curve_counts_u32, uint32_t); break;
+    }
+#undef RUN
+    Py_END_ALLOW_THREADS
+    Py_buffer *buffers[] = {&starts, &segment, &cls, &score, &truth};
+    for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
+        PyBuffer_Release(buffers[i]);
+    PyObject *rows = NULL;
+    if (status == -2)
+        PyErr_Format(PyExc_TypeError, "curve_counts: class type %c", kind);
+    else if (status != 0)
+        PyErr_NoMemory();
+    else
+        rows = PyBytes_FromStringAndSize((const char *)out.rows,
+                                         (Py_ssize_t)(out.n * (int64_t)sizeof(curve_row)));
+    free(out.rows);
+    return rows;
+}
+
 /* change_rows: the rows i >= 1 of a column's chunk whose value differs from row i - 1's,
  * ascending; values are compared as bits, `width` bytes each (1, 2, 4, 8, or 16 for Arrow
  * string views). Blocks of rows without a change are skipped after one vectorized check.
@@ -282,6 +524,10 @@ static PyMethodDef methods[] = {
     {"run_sums", run_sums, METH_VARARGS,
      "run_sums(starts, truth, pred, classes, kind, low, hash_of, segment, npos, hash_sum,"
      " class_rows): each run's positives and class-hash sum, counts per segment and class."},
+    {"curve_counts", curve_counts, METH_VARARGS,
+     "curve_counts(starts, segment, classes, kind, score, is_f32, truth): the positive and"
+     " negative rows per (segment, class, score), as bytes of (segment, code, score bits,"
+     " positives, negatives) int64 records."},
     {"change_rows", change_rows, METH_VARARGS,
      "change_rows(values, width, out): the rows whose value differs from the row before's,"
      " written to out; returns how many."},

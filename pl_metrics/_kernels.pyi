@@ -30,3 +30,13 @@ def run_sums(
     /,
 ) -> None: ...
 def change_rows(values: npt.NDArray[Any], width: int, out: npt.NDArray[np.int64], /) -> int: ...
+def curve_counts(
+    starts: npt.NDArray[np.int64],
+    segment: npt.NDArray[np.int64],
+    classes: npt.NDArray[np.integer[Any]],
+    kind: str,
+    score: npt.NDArray[np.floating[Any]],
+    is_f32: bool,
+    truth: npt.NDArray[np.bool_],
+    /,
+) -> bytes: ...

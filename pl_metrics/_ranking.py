@@ -201,7 +201,7 @@ def _counted(
     else:
         out = pl.Schema({k: schema[k] for k in [*keys, _POS_CLASS]} | {R: pl.Int64, P: pl.Int64})
     count = partial(_count_in_memory, keys=keys, schema=out, per_id=per_id)
-    return _kernel.deferred_on_rows(pairs, count, out)
+    return _kernel.deferred_on_rows(pairs, lambda df: {"pairs": count(df)}, {"pairs": out})["pairs"]
 
 
 def _count_in_memory(

@@ -22,11 +22,12 @@ import numpy as np
 import polars as pl
 
 from pl_metrics._frame import aggregate
-from pl_metrics._kernel import IdRuns, deferred_on_rows, flags, id_runs, run_sums
+from pl_metrics._kernel import IdRuns, curve_counts, deferred_on_rows, flags, id_runs, run_sums
 
 __all__ = [
     "TRUTH",
     "ClassCounts",
+    "CurveCounts",
     "Reductions",
     "RunColumns",
     "Tables",
@@ -37,8 +38,9 @@ __all__ = [
 #: The truth column (boolean) of the rows that the kernels of `RunColumns` are given.
 TRUTH = "__plm_runs_truth"
 _PREDICTED = "__plm_runs_predicted"
-# The combined output's column saying which table each row is of, and the tables.
-_PART, _IDS, _CLASSES, _GROUPS = "__plm_runs_part", "ids", "classes", "groups"
+_SCORE = "__plm_runs_score"
+# The tables the pass makes.
+_IDS, _CLASSES, _GROUPS, _CURVES = "ids", "classes", "groups", "curves"
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,23 @@ class ClassCounts:
     cells: dict[str, str]
 
 
+@dataclass(frozen=True)
+class CurveCounts:
+    """The curves table: per (group, class, score), the positive and negative rows.
+
+    Unweighted, so counts: the pass gives them with the other tables.
+    """
+
+    #: The score column.
+    score: str
+    #: The table's columns: the score, the positives and the negatives.
+    key: str
+    positives: str
+    negatives: str
+    #: The polars aggregation of the rows by ``(by..., class, key)`` that gives them.
+    exprs: Sequence[pl.Expr]
+
+
 def count_kinds(
     id_exprs: Sequence[pl.Expr], templates: dict[str, pl.Expr]
 ) -> dict[str, str] | None:
@@ -94,7 +113,7 @@ def count_kinds(
 
 
 class Tables(NamedTuple):
-    """What `per_id_and_classes` gives: the per-id, per-class and per-group tables."""
+    """What `per_id_and_classes` gives: the per-id, per-class, per-group and curves tables."""
 
     #: One row per ``(by..., id)``; None when only the groups' reductions were asked for.
     ids: pl.LazyFrame | None
@@ -102,6 +121,8 @@ class Tables(NamedTuple):
     classes: pl.LazyFrame | None
     #: The per-id table reduced by ``by``, when only that was asked for.
     groups: pl.LazyFrame | None
+    #: One row per ``(by..., class, score)``, when asked for (`CurveCounts`).
+    curves: pl.LazyFrame | None
 
 
 @dataclass(frozen=True)
@@ -171,6 +192,7 @@ def per_id_and_classes(
     class_exprs: Sequence[pl.Expr] = (),
     runs: IdRuns | None = None,
     group_exprs: Sequence[pl.Expr] | None = None,
+    curves: CurveCounts | None = None,
 ) -> Tables:
     """The per-id table and the rows per class, from one deferred pass over ``rows``.
 
@@ -185,6 +207,7 @@ def per_id_and_classes(
 
     ``group_exprs``: when the per-id table is wanted only reduced by ``by`` with these,
     and they are `Reductions`, the groups' partial reductions come instead of the table.
+    ``curves``: the curves table too.
     """
     keys = [*by, id_col]
     plan_ids = rows.group_by(keys).agg(id_exprs)
@@ -203,15 +226,19 @@ def per_id_and_classes(
     if class_rows is not None:
         plan_classes = rows.group_by([*by, cls]).agg(pl.len().alias(class_rows), *class_exprs)
         parts[_CLASSES] = plan_classes.collect_schema()
-    schema = pl.Schema({_PART: pl.String})
-    for part in parts.values():
-        schema |= part
+    plan_curves = None
+    if curves is not None:
+        curve_keys = [*by, cls, pl.col(curves.score).alias(curves.key)]
+        plan_curves = rows.group_by(curve_keys).agg(curves.exprs)
+        parts[_CURVES] = plan_curves.collect_schema()
     extra_inputs = [e for extra in run_columns for e in extra.inputs]
     if class_counts is not None:
         extra_inputs.append(class_counts.predicted.alias(_PREDICTED))
+    if curves is not None:
+        extra_inputs.append(pl.col(curves.score).alias(_SCORE))
     inputs = rows.select(*keys, cls, truth.alias(TRUTH), *extra_inputs)
 
-    def tables(df: pl.DataFrame) -> pl.DataFrame:
+    def tables(df: pl.DataFrame) -> dict[str, pl.DataFrame]:
         found = runs or id_runs(df, by, id_col)
         counted = _counted(
             df, by, keys, cls, kinds, class_rows, run_columns, class_counts, found, reductions
@@ -229,27 +256,55 @@ def per_id_and_classes(
                 ids = aggregate(ids.lazy(), by, group_exprs).collect()
         else:
             ids, classes = counted
-        out = {_GROUPS if reductions is not None else _IDS: ids, _CLASSES: classes}
-        return pl.concat(
-            [
-                frame.cast(dict(parts[part])).with_columns(pl.lit(part).alias(_PART))  # type: ignore[arg-type]
-                for part, frame in out.items()
-                if frame is not None
-            ],
-            how="diagonal",
-        ).select(schema.names())
+        curve_table = None
+        if curves is not None:
+            if found is not None:
+                curve_table = _curve_table(df, by, cls, found, curves)
+            if curve_table is None:
+                assert plan_curves is not None
+                curve_table = plan_curves.collect(engine="in-memory")
+        out = {
+            _GROUPS if reductions is not None else _IDS: ids,
+            _CLASSES: classes,
+            _CURVES: curve_table,
+        }
+        made = {}
+        for part, schema in parts.items():
+            frame = out[part]
+            made[part] = pl.DataFrame(schema=schema) if frame is None else frame.cast(schema)
+        return made
 
-    combined = deferred_on_rows(inputs, tables, schema)
-
-    def table(name: str) -> pl.LazyFrame | None:
-        if name not in parts:
-            return None
-        return combined.filter(pl.col(_PART) == name).select(parts[name].names())
-
-    groups = table(_GROUPS)
+    made = deferred_on_rows(inputs, tables, parts)
+    groups = made.get(_GROUPS)
     if reductions is not None and groups is not None:
         groups = aggregate(groups, by, reductions.combined()).cast(dict(parts[_GROUPS]))  # type: ignore[arg-type]
-    return Tables(table(_IDS), table(_CLASSES), groups)
+    return Tables(made.get(_IDS), made.get(_CLASSES), groups, made.get(_CURVES))
+
+
+def _curve_table(
+    df: pl.DataFrame, by: list[str], cls: str, runs: IdRuns, curves: CurveCounts
+) -> pl.DataFrame | None:
+    """The curves table by the kernel, or None where it cannot count these rows."""
+    if df[TRUTH].null_count():
+        return None
+    counted = curve_counts(runs.starts, runs.segment, flags(df[TRUTH]), df[cls], df[_SCORE])
+    if counted is None:
+        return None
+    segment, classes, scores, positives, negatives = counted
+    table = pl.DataFrame(
+        {
+            cls: classes,
+            curves.key: scores,
+            curves.positives: positives.astype(np.float64),
+            curves.negatives: negatives.astype(np.float64),
+        }
+    )
+    if by:
+        table = pl.concat([runs.groups[segment], table], how="horizontal")
+        if runs.groups.n_unique() < runs.groups.height:  # a group in several segments
+            counts = [curves.positives, curves.negatives]
+            table = table.group_by([*by, cls, curves.key]).agg(pl.col(counts).sum())
+    return table.select(*by, cls, curves.key, curves.positives, curves.negatives)
 
 
 def _counted(

@@ -40,7 +40,13 @@ from pl_metrics._frame import (
 from pl_metrics._kernel import available as kernel_available
 from pl_metrics._kernel import contiguous_runs
 from pl_metrics._registry import info
-from pl_metrics._runs import ClassCounts, RunColumns, count_kinds, per_id_and_classes
+from pl_metrics._runs import (
+    ClassCounts,
+    CurveCounts,
+    RunColumns,
+    count_kinds,
+    per_id_and_classes,
+)
 from pl_metrics._spec import Options, Spec
 
 __all__ = [
@@ -452,7 +458,8 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     from_ids = [f for p in parts for f in p.class_from_ids]
     # Ragged input and duplicates are found from the per-class row counts.
     need_classes = bool(class_exprs) or hashed or bool(from_ids)
-    per_id, counted_classes, groups = None, None, None
+    curve_exprs = _same_by_name([e for p in parts for e in p.curve_exprs])
+    per_id, counted_classes, groups, curves = None, None, None, None
     kinds = count_kinds(id_exprs, _count_templates(cols))
     extends = [f for p in parts for f in p.extend_ids]
     if isinstance(frame, pl.DataFrame) and kernel_available() and not prepared and kinds:
@@ -465,6 +472,10 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         # The run columns come in the table; other families may extend it.
         extends = [f for p in parts if p.run_columns is None for f in p.extend_ids]
         only_groups = not extends and not from_ids and not opts.per_id
+        counted_curves = None
+        if curve_exprs and cols.weight is None:  # counts: the pass counts them too
+            assert cols.score is not None
+            counted_curves = CurveCounts(cols.score, CURVE_SCORE, CURVE_POS, CURVE_NEG, curve_exprs)
         tables = per_id_and_classes(
             lf,
             by,
@@ -479,8 +490,9 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
             class_exprs,
             runs,
             group_exprs if only_groups else None,
+            counted_curves,
         )
-        per_id, counted_classes, groups = tables
+        per_id, counted_classes, groups, curves = tables
     if groups is None:
         if per_id is None:
             per_id = lf.group_by([*by, cols.id]).agg(id_exprs)
@@ -504,9 +516,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
             classes = classes.join(extra, on=keys, how="left", nulls_equal=True).with_columns(
                 pl.col(added).fill_null(0)
             )
-    curves = None
-    curve_exprs = _same_by_name([e for p in parts for e in p.curve_exprs])
-    if curve_exprs:
+    if curve_exprs and curves is None:
         assert cols.score is not None
         curves = lf.group_by([*by, cols.cls, pl.col(cols.score).alias(CURVE_SCORE)]).agg(
             curve_exprs

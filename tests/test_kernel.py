@@ -377,7 +377,11 @@ def test_counts_over_id_runs_equal_the_group_by(
     schema = df.lazy().group_by("g", "id").agg(ID_COUNTS).collect_schema()
     assert _runs.Reductions.of([pl.col("w").sum()], schema) is None
     assert _runs.Reductions.of([pl.col("rows").mean()], schema) is None
-    ids_table, class_table, group_table = _runs.per_id_and_classes(
+    curve_exprs = [
+        truth.sum().cast(pl.Float64).alias("pos"),
+        (~truth).sum().cast(pl.Float64).alias("neg"),
+    ]
+    ids_table, class_table, group_table, curve_table = _runs.per_id_and_classes(
         df.lazy(),
         ["g"],
         "id",
@@ -389,8 +393,13 @@ def test_counts_over_id_runs_equal_the_group_by(
         class_counts=_runs.ClassCounts(predicted, {name: name for name in cells}),
         class_exprs=confusion,
         group_exprs=reductions if grouped else None,
+        curves=_runs.CurveCounts("score", "s", "pos", "neg", curve_exprs),
     )
     assert class_table is not None
+    assert curve_table is not None
+    keys = ["g", "class", "s"]
+    want_curves = df.group_by("g", "class", pl.col("score").alias("s")).agg(curve_exprs)
+    assert_frame_equal(curve_table.collect().sort(keys), want_curves.sort(keys))
     want_ids = df.group_by("g", "id").agg(ID_COUNTS)
     want_classes = df.group_by("g", "class").agg(pl.len().alias("n"), *confusion)
     if grouped:
@@ -407,6 +416,77 @@ def test_counts_over_id_runs_equal_the_group_by(
     assert_frame_equal(class_table.collect().sort(keys), want_classes.sort(keys))
     assert len(took) == 1  # both tables from one pass
     assert (took[0] is not None) == (counted and layout in ("by id", "groups alternate"))
+
+
+@needs_kernel
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    groups=st.sampled_from(["one", "in turn", "repeated"]),
+    score_dtype=st.sampled_from([pl.Float32, pl.Float64]),
+    class_dtype=st.sampled_from([pl.Int8, pl.Int16, pl.Int64, pl.UInt8, pl.UInt32]),
+    chunks=st.integers(1, 6),
+    threads=st.sampled_from([1, 2, 5]),
+)
+@settings(max_examples=60, deadline=None)
+def test_curve_counts_equal_the_group_by(
+    seed: int,
+    groups: str,
+    score_dtype: Any,
+    class_dtype: Any,
+    chunks: int,
+    threads: int,
+) -> None:
+    """The kernel's curves table is polars' aggregation by (group, class, score): ties,
+    -0.0 with 0.0, NaN, infinities, a group in several segments (summed), segments cut
+    between threads and chunks (summed), and each class's scores highest first."""
+    rng = np.random.default_rng(seed)
+    n_ids, n_classes = int(rng.integers(1, 40)), int(rng.integers(1, 6))
+    n = n_ids * n_classes
+    first_class = 5 if class_dtype.is_signed_integer() else -5
+    specials = np.array([0.0, -0.0, np.nan, np.inf, -np.inf])
+    scores = np.where(rng.random(n) < 0.1, rng.choice(specials, n), rng.integers(0, 8, n) / 8)
+    group_of = {"one": np.zeros(n_ids), "in turn": np.arange(n_ids) // 7}
+    group_of["repeated"] = rng.integers(0, 3, n_ids)
+    df = pl.DataFrame(
+        {
+            "g": np.repeat(group_of[groups], n_classes).astype(np.int64),
+            "id": np.repeat(np.arange(n_ids), n_classes),
+            "class": np.tile(rng.permutation(n_classes) * 3 - first_class, n_ids),
+            "score": scores,
+            "truth": rng.random(n) < 0.4,
+        },
+        schema_overrides={"score": score_dtype, "class": class_dtype},
+    ).with_columns(pl.col("class").cast(class_dtype))
+    cuts = sorted(rng.integers(0, n + 1, chunks - 1).tolist())
+    bounds = [0, *cuts, n]
+    df = pl.concat([df[a:b] for a, b in itertools.pairwise(bounds)], rechunk=False)
+    runs = _kernel.id_runs(df, ["g"], "id", in_order=True)
+    assert runs is not None
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_kernel, "thread_count", lambda: threads)
+        counted = _kernel.curve_counts(
+            runs.starts, runs.segment, _kernel.flags(df["truth"]), df["class"], df["score"]
+        )
+    assert counted is not None
+    segment, classes, scores_of, positives, negatives = counted
+    got = pl.DataFrame(
+        {"g": runs.groups["g"].gather(segment), "class": classes, "score": scores_of}
+    ).with_columns(pos=pl.Series(positives), neg=pl.Series(negatives))
+    assert got.schema["class"] == class_dtype
+    assert got.schema["score"] == score_dtype
+    truth = pl.col("truth")
+    want = df.group_by("g", "class", "score").agg(
+        truth.sum().cast(pl.Int64).alias("pos"), (~truth).sum().cast(pl.Int64).alias("neg")
+    )
+    keys = ["g", "class", "score"]
+    if groups != "repeated":  # each group in one segment: each key once
+        assert got.select(keys).is_unique().all()
+    summed = got.group_by(keys).agg(pl.col("pos", "neg").sum())
+    assert_frame_equal(summed.sort(keys), want.sort(keys))
+    if threads == 1 and chunks == 1:  # no segment cut: each class's scores highest first
+        ordered = got.with_columns(segment=pl.Series(segment))
+        order = ["segment", "class", "score"]
+        assert_frame_equal(ordered, ordered.sort(order, descending=[False, False, True]))
 
 
 @needs_kernel
