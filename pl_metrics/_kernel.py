@@ -288,7 +288,7 @@ def run_sums(
     codes = pl.Series(np.arange(low, high + 1)).cast(classes.dtype)
     hash_of = codes.hash(seed=0).to_numpy()
     npos, hashes = np.empty(runs, np.int64), np.empty(runs, np.uint64)
-    segment = np.zeros(runs, np.int64) if segments is None else segments.astype(np.int64)
+    segment = np.zeros(runs, np.int64) if segments is None else np.asarray(segments, np.int64)
     planes = 1 if predicted is None else 4
     # Each thread counts into its own table: as many as keep them within a column's size.
     most = max(len(classes), _MAX_CLASS_SPAN) // max(planes * cells, 1)
@@ -344,7 +344,7 @@ def curve_counts(
     if classes.null_count() or scores.null_count():
         return None
     is_f32 = scores.dtype == pl.Float32
-    segment = segments.astype(np.int64)
+    segment = np.asarray(segments, np.int64)
     stretches = _Stretches([classes, scores], starts, runs)
     found: dict[int, bytes] = {}  # each stretch's rows, by its first run
 
@@ -387,38 +387,44 @@ def curve_counts(
 
 
 def key_change_rows(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
-    """The rows (after the first) whose ``keys`` differ from the row before's, ascending.
+    """The rows (after the first) whose ``keys`` differ from the row before's, ascending."""
+    return _union(_each_change_rows(df, keys))
+
+
+def _each_change_rows(df: pl.DataFrame, keys: Sequence[str]) -> list[np.ndarray]:
+    """`key_change_rows` of each of the ``keys``.
 
     Integer and string columns without nulls are compared over their own buffers, by the
     C kernel where there is one (a few times faster than polars' ``shift``, and outside its
     thread pool, which a plan running beside this keeps busy); the others by polars.
     """
-    found, others = [], []
-    for k in keys:
-        key = df[k]
-        rows = None
+    out = []
+    for name in keys:
+        key, rows = df[name], None
         if not key.null_count() and key.dtype in _NUMPY_INTEGERS:
             rows = _change_rows([c.to_numpy() for c in key.get_chunks()])
         elif not key.null_count() and key.dtype == pl.String:
             rows = _string_change_rows(key)
         if rows is None:
-            others.append(pl.col(k).ne_missing(pl.col(k).shift(1)))
-        else:
-            found.append(rows)
-    if others:
-        differs = df.select(pl.any_horizontal(others).slice(1)).to_series().to_numpy()
-        found.append(np.flatnonzero(differs) + 1)
-    return _union(found)
+            differs = pl.col(name).ne_missing(pl.col(name).shift(1)).slice(1)
+            rows = np.flatnonzero(df.select(differs).to_series().to_numpy()) + 1
+        out.append(rows)
+    return out
 
 
 def _union(rows: Sequence[np.ndarray]) -> np.ndarray:
-    """The rows of any of ``rows`` (each ascending), ascending and each once."""
-    if len(rows) < 2:
-        return rows[0] if rows else np.zeros(0, np.int64)
-    # A stable sort (timsort) of ascending pieces merges them.
-    merged = np.sort(np.concatenate(rows), kind="stable")
-    once: np.ndarray = merged[np.concatenate([[True], merged[1:] != merged[:-1]])[: len(merged)]]
-    return once
+    """The rows of any of ``rows`` (each ascending, each row once), ascending and once."""
+    pieces = sorted((r for r in rows if len(r)), key=len)
+    if not pieces:
+        return np.zeros(0, np.int64)
+    # The others are few (group changes) beside the largest (id changes): inserted into
+    # it, rather than all sorted together.
+    union = pieces.pop()
+    for piece in pieces:
+        at = np.searchsorted(union, piece)
+        new = (at == len(union)) | (union[np.minimum(at, len(union) - 1)] != piece)
+        union = np.insert(union, at[new], piece[new])
+    return union
 
 
 def _change_rows(chunks: Sequence[np.ndarray]) -> np.ndarray:
@@ -501,6 +507,8 @@ class IdRuns:
     starts: np.ndarray
     #: Each run's segment: a stretch of consecutive runs of one group, numbered from 0.
     segment: np.ndarray
+    #: Each segment's first run.
+    firsts: np.ndarray
     #: Each segment's ``by`` values (one row per segment).
     groups: pl.DataFrame
     #: Each run's id.
@@ -528,8 +536,9 @@ def id_runs(
     ``by`` values of every run; otherwise the runs' keys are counted. ``in_order``: the
     frame is sorted by its keys, nothing to check.
     """
-    group_rows = key_change_rows(df, by) if by else np.zeros(0, np.int64)
-    where = _union([group_rows, key_change_rows(df, [id_col])])
+    *by_rows, id_rows = _each_change_rows(df, [*by, id_col])
+    group_rows = _union(by_rows)
+    where = _union([group_rows, id_rows])
     starts = np.concatenate([[0], where, [df.height]]).astype(np.int64)
     if not df.height:
         starts = starts[1:]
@@ -537,16 +546,16 @@ def id_runs(
     in_order = in_order or (not by and df[id_col].flags["SORTED_ASC"])
     if not in_order and 2 * n_runs > df.height:  # two rows or fewer per key: scattered
         return None
-    new_segment = np.zeros(n_runs, np.bool_)
-    new_segment[:1] = True
-    new_segment[np.searchsorted(where, group_rows) + 1] = True  # runs after a group change
-    segment = np.cumsum(new_segment, dtype=np.int64) - 1
-    groups = df.select(by)[starts[:-1][new_segment]] if by else pl.DataFrame()
-    ids = df[id_col].gather(starts[:-1])
+    # Each segment's first run: the first, and those after a group change.
+    firsts = np.unique(np.concatenate([[0], np.searchsorted(where, group_rows) + 1]))
+    firsts = firsts[firsts < n_runs]
+    segment = np.repeat(np.arange(len(firsts)), np.diff(np.append(firsts, n_runs)))
+    groups = df.select(by)[starts[firsts]] if by else pl.DataFrame()
+    ids = _gather(df[id_col], starts[:-1])
     if in_order:
-        return IdRuns(starts, segment, groups, ids, ordered=True)
-    ordered = _strictly_increasing(pl.DataFrame({"segment": segment, "id": ids}))
-    runs = IdRuns(starts, segment, groups, ids, ordered)
+        return IdRuns(starts, segment, firsts, groups, ids, ordered=True)
+    ordered = _increasing_in_segments(ids, segment)
+    runs = IdRuns(starts, segment, firsts, groups, ids, ordered)
     if ordered and (groups.n_unique() == groups.height if by else True):
         return runs
     return runs if runs.keys().n_unique() == n_runs else None
@@ -570,6 +579,34 @@ def contiguous_runs(
         # Ids in order, the usual dump: flag it, and polars groups them without hashing.
         df = df.with_columns(pl.col(id_col).set_sorted())
     return df, runs
+
+
+def _gather(column: pl.Series, rows: np.ndarray) -> pl.Series:
+    """``column.gather(rows)`` for ascending ``rows``, from each chunk in numpy if it can.
+
+    polars gathers from a column of many chunks several times slower.
+    """
+    if column.dtype not in _NUMPY_INTEGERS or column.null_count():
+        return column.gather(rows)
+    chunks = column.get_chunks()
+    bounds = np.cumsum([0, *(len(c) for c in chunks)])
+    cuts = np.searchsorted(rows, bounds)
+    pieces = [
+        chunk.to_numpy()[rows[a:b] - start]
+        for chunk, start, a, b in zip(chunks, bounds, cuts[:-1], cuts[1:], strict=False)
+    ]
+    values = np.concatenate(pieces) if pieces else np.zeros(0, np.int64)
+    gathered: pl.Series = pl.Series(column.name, values).cast(column.dtype)
+    return gathered
+
+
+def _increasing_in_segments(ids: pl.Series, segment: np.ndarray) -> bool:
+    """Whether each run's id comes after the run before's, within each segment."""
+    if ids.dtype in _NUMPY_INTEGERS and not ids.null_count():
+        values = ids.to_numpy()
+        same = segment[1:] == segment[:-1]
+        return bool(np.all(values[1:][same] > values[:-1][same]))
+    return _strictly_increasing(pl.DataFrame({"segment": segment, "id": ids}))
 
 
 def _strictly_increasing(df: pl.DataFrame) -> bool:

@@ -159,7 +159,7 @@ class Reductions:
     def per_segment(self, runs: IdRuns, columns: dict[str, np.ndarray]) -> pl.DataFrame:
         """The reductions over each segment's runs, with its ``by`` values."""
         n_runs = len(runs.starts) - 1
-        firsts = np.flatnonzero(np.diff(runs.segment, prepend=-1))  # segments count from 0
+        firsts = runs.firsts
         ends = np.append(firsts[1:], n_runs) if len(firsts) else firsts
         ufuncs = {"sum": np.add, "min": np.minimum, "max": np.maximum}
         out = {}
@@ -342,15 +342,16 @@ def _counted(
             return None
         extra_values |= values_of
     positives, hashes, per_class = sums
-    lengths = np.diff(starts)
-    values = {
-        "rows": lengths,
-        "positives": positives,
-        "class_hash": hashes,
-        "unit_weight": np.ones(len(lengths)),
-        "zero": np.zeros(len(lengths), np.int64),
+    n_runs = len(starts) - 1
+    values: dict[str, Callable[[], np.ndarray]] = {
+        "rows": lambda: np.diff(starts),
+        "positives": lambda: positives,
+        "class_hash": lambda: hashes,
+        # Constants: not a fresh array each (broadcast: nothing allocated).
+        "unit_weight": lambda: np.broadcast_to(1.0, n_runs),
+        "zero": lambda: np.broadcast_to(np.int64(0), n_runs),
     }
-    per_run = {name: values[kind] for name, kind in kinds.items()} | extra_values
+    per_run = {name: values[kind]() for name, kind in kinds.items()} | extra_values
     if reductions is not None:
         ids = reductions.per_segment(runs, per_run)
     else:

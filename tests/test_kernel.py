@@ -583,6 +583,11 @@ def test_key_change_rows_equal_polars(
             want = df.with_row_index().filter(changed.fill_null(False)).get_column("index")
             got = _kernel.key_change_rows(df, keys)
             assert got.tolist() == want.filter(want > 0).to_list(), (keys, values)
+        # The runs' first rows, gathered chunk by chunk, are polars' gather.
+        rows = np.flatnonzero(rng.random(df.height) < 0.3)
+        for column in ("i8", "u16", "i32", "i64", "k"):
+            gathered = _kernel._gather(df[column], rows)
+            assert gathered.equals(df[column].gather(rows), check_dtypes=True), column
 
 
 @needs_kernel
