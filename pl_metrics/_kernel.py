@@ -158,7 +158,7 @@ def pair_counts(
             starts[first : last + 1] - base,
             values[0],
             is_f32,
-            truth[base : base + len(values)],
+            truth[base : base + len(values[0])],
             rank[out],
             pos_rank[out],
             *(s[first:last] for s in sums),

@@ -24,6 +24,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether each column (its buffer, and the bytes of one value) has a row for every row of
+ * the runs: the last run ends at starts[runs]. */
+static int rows_fit(const Py_buffer *starts, const Py_buffer *const *columns,
+                    const Py_ssize_t *sizes, size_t n) {
+    int64_t runs = starts->len / (Py_ssize_t)sizeof(int64_t) - 1;
+    int64_t rows = runs < 0 ? 0 : ((const int64_t *)starts->buf)[runs];
+    for (size_t i = 0; i < n; i++)
+        if (columns[i]->len / sizes[i] < rows) return 0;
+    return 1;
+}
+
+/* The bytes of a class value of kind (a tag of _kernel._CLASS_KINDS). */
+static Py_ssize_t class_width(int kind) {
+    switch (kind) {
+        case 'b': case 'B': return 1;
+        case 'h': case 'H': return 2;
+        case 'l': return 8;
+        default: return 4;
+    }
+}
+
 /* Up to this many positives per run, compare directly: O(rows x positives) with no sort. */
 #define FEW_POSITIVES 16
 
@@ -118,18 +139,24 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
                           &pos_rank, &prec, &neg_above, &max_rank))
         return NULL;
     int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
-    Py_BEGIN_ALLOW_THREADS
-    if (is_f32)
-        status = pair_counts_f32(starts.buf, runs, score.buf, truth.buf, rank.buf, pos_rank.buf,
-                                 prec.buf, neg_above.buf, max_rank.buf);
-    else
-        status = pair_counts_f64(starts.buf, runs, score.buf, truth.buf, rank.buf, pos_rank.buf,
-                                 prec.buf, neg_above.buf, max_rank.buf);
-    Py_END_ALLOW_THREADS
+    const Py_buffer *columns[] = {&score, &truth};
+    Py_ssize_t sizes[] = {is_f32 ? 4 : 8, 1};
+    status = rows_fit(&starts, columns, sizes, 2) ? 0 : -2;
+    if (status == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        if (is_f32)
+            status = pair_counts_f32(starts.buf, runs, score.buf, truth.buf, rank.buf,
+                                     pos_rank.buf, prec.buf, neg_above.buf, max_rank.buf);
+        else
+            status = pair_counts_f64(starts.buf, runs, score.buf, truth.buf, rank.buf,
+                                     pos_rank.buf, prec.buf, neg_above.buf, max_rank.buf);
+        Py_END_ALLOW_THREADS
+    }
     Py_buffer *buffers[] = {&starts, &score, &truth, &rank, &pos_rank, &prec, &neg_above,
                             &max_rank};
     for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
         PyBuffer_Release(buffers[i]);
+    if (status == -2) return PyErr_Format(PyExc_ValueError, "pair_counts: a column is short");
     if (status != 0) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
@@ -195,6 +222,10 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
     /* One plane of counts (rows), or four with pred (rows, positives, predicted, both). */
     int64_t plane = class_rows.len / (Py_ssize_t)sizeof(int64_t) / (pred.len ? 4 : 1);
     int known = 1;
+    const Py_buffer *columns[] = {&truth, &cls, &pred};
+    Py_ssize_t sizes[] = {1, class_width(kind), 1};
+    int fits = rows_fit(&starts, columns, sizes, pred.len ? 3 : 2);
+    if (!fits) kind = 0;
     Py_BEGIN_ALLOW_THREADS
 #define RUN(NAME, C)                                                                        \
     NAME(starts.buf, runs, truth.buf, pred.len ? pred.buf : NULL, (const C *)cls.buf,       \
@@ -216,6 +247,7 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
                             &class_rows};
     for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
         PyBuffer_Release(buffers[i]);
+    if (!fits) return PyErr_Format(PyExc_ValueError, "run_sums: a column is short");
     if (!known) return PyErr_Format(PyExc_TypeError, "run_sums: class type %c", kind);
     Py_RETURN_NONE;
 }
@@ -429,6 +461,10 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
         return NULL;
     int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
     curve_out out = {NULL, 0, 0};
+    const Py_buffer *columns[] = {&cls, &score, &truth};
+    Py_ssize_t sizes[] = {class_width(kind), is_f32 ? 4 : 8, 1};
+    int fits = rows_fit(&starts, columns, sizes, 3);
+    if (!fits) kind = 0;
     Py_BEGIN_ALLOW_THREADS
 #define RUN(NAME, C)                                                                        \
     status = NAME(starts.buf, runs, segment.buf, (const C *)cls.buf, score.buf, is_f32,     \
@@ -448,7 +484,9 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
     for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
         PyBuffer_Release(buffers[i]);
     PyObject *rows = NULL;
-    if (status == -2)
+    if (!fits)
+        PyErr_Format(PyExc_ValueError, "curve_counts: a column is short");
+    else if (status == -2)
         PyErr_Format(PyExc_TypeError, "curve_counts: class type %c", kind);
     else if (status != 0)
         PyErr_NoMemory();

@@ -635,3 +635,38 @@ def test_keys_and_classes_numpy_cannot_hold_take_the_plan(monkeypatch: pytest.Mo
     got = pl_metrics.report(df, metrics, by="group")
     monkeypatch.setattr(_kernel, "_kernels", None)
     assert_frame_equal(got, pl_metrics.report(df, metrics, by="group"))
+
+
+@needs_kernel
+def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
+    """The C functions check that every column has the runs' rows, not read past them."""
+    from pl_metrics import _kernels
+
+    assert _kernels is not None
+    starts = np.array([0, 5, 10], np.int64)
+    two, rows = np.zeros(2), np.zeros(10, np.bool_)
+    with pytest.raises(ValueError, match="short"):  # truth of 4 rows for runs of 10
+        _kernels.pair_counts(
+            starts, np.zeros(10), False, rows[:4], *(np.zeros(5, np.int64),) * 2, two, two, two
+        )
+    with pytest.raises(ValueError, match="short"):  # classes of 9 rows
+        _kernels.run_sums(
+            starts,
+            rows,
+            np.zeros(0, np.bool_),
+            np.zeros(9, np.int16),
+            "h",
+            0,
+            np.zeros(1, np.uint64),
+            np.zeros(2, np.int64),
+            np.zeros(2, np.int64),
+            np.zeros(2, np.uint64),
+            np.zeros(0, np.int64),
+        )
+    segment = np.zeros(2, np.int64)
+    with pytest.raises(ValueError, match="short"):  # no scores
+        _kernels.curve_counts(starts, segment, np.zeros(10, np.int16), "h", two[:0], False, rows)
+    counted = _kernels.curve_counts(
+        starts, segment, np.zeros(10, np.int16), "h", np.zeros(10), False, rows
+    )
+    assert len(counted) == 40  # one (segment, class, score): one 40-byte record
