@@ -214,18 +214,36 @@ class _Stretches:
 
         ``values`` are the columns' from its ``first row`` on; the pieces run in threads.
         """
+
+        def in_piece(piece: int, stretches: list[tuple[int, int, int, list[np.ndarray]]]) -> None:
+            for stretch in stretches:
+                count(piece, *stretch)
+
+        self.each_piece(in_piece)
+
+    def each_piece(
+        self, count: Callable[[int, list[tuple[int, int, int, list[np.ndarray]]]], None]
+    ) -> None:
+        """``count(piece, stretches)`` of each piece, in threads.
+
+        ``stretches``: the piece's, in order, each ``(first run, end run, first row,
+        values)`` as in `each`.
+        """
         chunk_of = np.searchsorted(self.bounds, self.starts[self.cuts], "right") - 1
 
         def in_piece(piece: int) -> None:
             first, end = self.pieces[piece], self.pieces[piece + 1]
+            stretches = []
             for k in range(np.searchsorted(self.cuts, first), np.searchsorted(self.cuts, end)):
                 g0, g1, c = int(self.cuts[k]), int(self.cuts[k + 1]), int(chunk_of[k])
                 a, b = int(self.starts[g0]), int(self.starts[g1])
                 if b <= self.bounds[c + 1]:  # within chunk c: read in place
-                    count(piece, g0, g1, int(self.bounds[c]), [ch[c] for ch in self.chunks])
+                    values = [ch[c] for ch in self.chunks]
+                    stretches.append((g0, g1, int(self.bounds[c]), values))
                 else:  # one run across chunks: a copy of its rows
                     values = [column.slice(a, b - a).to_numpy() for column in self.columns]
-                    count(piece, g0, g1, a, values)
+                    stretches.append((g0, g1, a, values))
+            count(piece, stretches)
 
         in_threads(in_piece, range(len(self.pieces) - 1))
 
@@ -320,6 +338,14 @@ def run_sums(
     return npos, hashes, (segment_of, codes.gather(code), table[:, segment_of, code].T)
 
 
+#: `curve_counts` leaves scores nearly all distinct to polars: a segment with more (class,
+#: score) pairs than this, and than a sixteenth of a thread's rows, gives up (its hash table
+#: and output would outgrow the rows: 20M float64 scores took 6 GB, and longer than polars'
+#: aggregation). Rounded scores stay well below (1,000 levels x 200 classes: 200,000).
+_CURVE_ENTRIES = 1 << 16
+_CURVE_ROWS_PER_ENTRY = 16
+
+
 def curve_counts(
     starts: np.ndarray,
     segments: np.ndarray,
@@ -332,8 +358,9 @@ def curve_counts(
     ``segments``: each run's segment (`IdRuns.segment`). Gives the rows' segments, classes,
     scores, positives and negatives, each (segment, class, score) once, scores compared as
     polars groups them (-0.0 as 0.0, NaN as one value). None when the kernel cannot read
-    them: classes not of `_CLASS_KINDS`, scores not Float32 or Float64, or nulls in either.
-    The columns are read in their chunks, the runs split between polars' threads.
+    them: classes not of `_CLASS_KINDS`, scores not Float32 or Float64, or nulls in either;
+    or scores nearly all distinct (`_CURVE_ENTRIES`). The columns are read in their
+    chunks, the runs split between polars' threads, each counting its share in one table.
     """
     assert _kernels is not None
     kernels = _kernels
@@ -346,33 +373,39 @@ def curve_counts(
     is_f32 = scores.dtype == pl.Float32
     segment = np.asarray(segments, np.int64)
     stretches = _Stretches([classes, scores], starts, runs)
-    found: dict[int, bytes] = {}  # each stretch's rows, by its first run
+    found: dict[int, bytes | None] = {}  # each piece's rows
 
-    def count(piece: int, first: int, last: int, base: int, values: list[np.ndarray]) -> None:
-        rows = slice(base, base + len(values[0]))
-        found[first] = kernels.curve_counts(
-            starts[first : last + 1] - base,
-            segment[first:last],
-            values[0],
+    def count(piece: int, parts: list[tuple[int, int, int, list[np.ndarray]]]) -> None:
+        rows = sum(int(starts[last] - starts[first]) for first, last, _, _ in parts)
+        found[piece] = kernels.curve_counts(
+            [
+                (
+                    starts[first : last + 1] - base,
+                    segment[first:last],
+                    values[0],
+                    values[1],
+                    truth[base : base + len(values[0])],
+                )
+                for first, last, base, values in parts
+            ],
             kind,
-            values[1],
             is_f32,
-            truth[rows],
+            max(_CURVE_ENTRIES, rows // _CURVE_ROWS_PER_ENTRY),
         )
 
     if runs:
-        stretches.each(count)
-    firsts = sorted(found)
+        stretches.each_piece(count)
+    if any(rows is None for rows in found.values()):
+        return None
     names = ["segment", "code", "bits", "positives", "negatives"]
     record = np.dtype([(name, np.uint64 if name == "bits" else np.int64) for name in names])
-    table = np.frombuffer(b"".join(found[k] for k in firsts), record)
-    # A segment cut between stretches was counted in each: sum its rows.
-    ends = [int(stretches.cuts[np.searchsorted(stretches.cuts, k) + 1]) for k in firsts]
-    pairs = zip(firsts[1:], ends[:-1], strict=True)
-    cut = [segment[k] for k, end in pairs if segment[k] == segment[end - 1]]
+    table = np.frombuffer(b"".join(found[k] or b"" for k in sorted(found)), record)
     frame = pl.DataFrame({name: table[name] for name in names})
-    if cut:
-        twice = pl.col("segment").is_in(cut)
+    # A segment cut between threads' pieces was counted in each: sum its rows.
+    inner = stretches.pieces[1:-1]
+    cut_segments = segment[inner[segment[inner] == segment[inner - 1]]]
+    if len(cut_segments):
+        twice = pl.col("segment").is_in(cut_segments.tolist())
         merged = frame.filter(twice).group_by(names[:3]).agg(pl.col(names[3:]).sum())
         frame = pl.concat([frame.filter(~twice), merged])
     bits = frame["bits"].to_numpy()

@@ -252,10 +252,11 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* curve_counts: the curves table of a stretch of runs. Per (segment, class, distinct score),
- * the positive and negative rows, counted in a hash table that is emptied into the output
- * whenever the segment changes (and at the end). Scores are compared as polars groups
- * them: -0.0 as 0.0, every NaN as one. The output is a bytes object of curve_rows.
+/* curve_counts: the curves table of consecutive stretches of runs (a thread's share, read
+ * in the columns' chunks). Per (segment, class, distinct score), the positive and negative
+ * rows, counted in one hash table that is emptied onto the output whenever the segment
+ * changes (and at the end). Scores are compared as polars groups them: -0.0 as 0.0, every
+ * NaN as one. The output is a bytes object of curve_rows.
  */
 typedef struct {
     uint64_t key; /* the score's bits + 1; 0: empty */
@@ -409,16 +410,22 @@ static inline uint64_t score_key(const void *score, int is_f32, int64_t i) {
     return bits + 1;
 }
 
-/* Returns 0, or -1 when out of memory. */
+/* One stretch of runs into the table t, which holds the counts of segment *open (-1: none)
+ * and is emptied onto out when the segment changes. Returns 0; -1 when out of memory; -3
+ * when a segment has more than most distinct (class, score) pairs (scores nearly all
+ * distinct: a table the size of the rows, which the caller leaves to polars). */
 #define DEFINE_CURVE_COUNTS(NAME, C)                                                        \
     static int NAME(const int64_t *starts, int64_t runs, const int64_t *segment,            \
                     const C *cls, const void *score, int is_f32, const uint8_t *truth,      \
-                    curve_out *out) {                                                       \
-        curve_table t = {calloc(1024, sizeof(curve_slot)), 1023, 0};                        \
-        if (t.slots == NULL) return -1;                                                     \
-        for (int64_t g = 0; g < runs; g++) {                                                \
-            int last = g == runs - 1, changes = !last && segment[g + 1] != segment[g];      \
-            for (int64_t i = starts[g]; i < starts[g + 1]; i++) {                           \
+                    int64_t most, curve_table *t_, int64_t *open, curve_out *out) {         \
+        curve_table t = *t_;                                                                \
+        int status = 0;                                                                     \
+        for (int64_t g = 0; g < runs && status == 0; g++) {                                 \
+            if (*open != segment[g]) {                                                      \
+                if (*open >= 0 && curve_flush(&t, is_f32, *open, out) != 0) status = -1;    \
+                *open = segment[g];                                                         \
+            }                                                                               \
+            for (int64_t i = starts[g]; i < starts[g + 1] && status == 0; i++) {            \
                 uint64_t key = score_key(score, is_f32, i);                                 \
                 int64_t code = (int64_t)cls[i];                                             \
                 uint64_t j = curve_hash(key, code) & (uint64_t)t.mask;                      \
@@ -430,20 +437,14 @@ static inline uint64_t score_key(const void *score, int is_f32, int64_t i) {
                 if (s->key) continue;                                                       \
                 s->key = key;                                                               \
                 s->code = code;                                                             \
-                /* At most half full: the probes stay short. */                             \
-                if (2 * ++t.used > t.mask + 1 && curve_grow(&t) != 0) {                     \
-                    free(t.slots);                                                          \
-                    return -1;                                                              \
-                }                                                                           \
-            }                                                                               \
-            /* The segment ends: its counts are complete. */                               \
-            if ((last || changes) && curve_flush(&t, is_f32, segment[g], out) != 0) {       \
-                free(t.slots);                                                              \
-                return -1;                                                                  \
+                if (++t.used > most)                                                        \
+                    status = -3;                                                            \
+                else if (2 * t.used > t.mask + 1) /* at most half full: short probes */     \
+                    status = curve_grow(&t);                                                \
             }                                                                               \
         }                                                                                   \
-        free(t.slots);                                                                      \
-        return 0;                                                                           \
+        *t_ = t;                                                                            \
+        return status;                                                                      \
     }
 DEFINE_CURVE_COUNTS(curve_counts_i8, int8_t)
 DEFINE_CURVE_COUNTS(curve_counts_i16, int16_t)
@@ -453,41 +454,83 @@ DEFINE_CURVE_COUNTS(curve_counts_u8, uint8_t)
 DEFINE_CURVE_COUNTS(curve_counts_u16, uint16_t)
 DEFINE_CURVE_COUNTS(curve_counts_u32, uint32_t)
 
-static PyObject *curve_counts(PyObject *self, PyObject *args) {
+/* The columns of one stretch (see curve_counts). */
+typedef struct {
     Py_buffer starts, segment, cls, score, truth;
-    int kind, is_f32, status = -2;
-    if (!PyArg_ParseTuple(args, "y*y*y*Cy*py*", &starts, &segment, &cls, &kind, &score,
-                          &is_f32, &truth))
-        return NULL;
-    int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
-    curve_out out = {NULL, 0, 0};
-    const Py_buffer *columns[] = {&cls, &score, &truth};
-    Py_ssize_t sizes[] = {class_width(kind), is_f32 ? 4 : 8, 1};
-    int fits = rows_fit(&starts, columns, sizes, 3);
-    if (!fits) kind = 0;
-    Py_BEGIN_ALLOW_THREADS
-#define RUN(NAME, C)                                                                        \
-    status = NAME(starts.buf, runs, segment.buf, (const C *)cls.buf, score.buf, is_f32,     \
-                  truth.buf, &out)
-    switch (kind) {
-        case 'b': RUN(curve_counts_i8, int8_t); break;
-        case 'h': RUN(curve_counts_i16, int16_t); break;
-        case 'i': RUN(curve_counts_i32, int32_t); break;
-        case 'l': RUN(curve_counts_i64, int64_t); break;
-        case 'B': RUN(curve_counts_u8, uint8_t); break;
-        case 'H': RUN(curve_counts_u16, uint16_t); break;
-        case 'I': RUN(curve_counts_u32, uint32_t); break;
+} curve_stretch;
+
+static PyObject *curve_counts(PyObject *self, PyObject *args) {
+    PyObject *items;
+    int kind, is_f32, status = 0;
+    long long most;
+    if (!PyArg_ParseTuple(args, "OCpL", &items, &kind, &is_f32, &most)) return NULL;
+    PyObject *list = PySequence_Fast(items, "curve_counts: stretches must be a sequence");
+    if (list == NULL) return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(list), parsed = 0;
+    curve_stretch *stretches = calloc((size_t)(n ? n : 1), sizeof(curve_stretch));
+    if (stretches == NULL) {
+        Py_DECREF(list);
+        return PyErr_NoMemory();
     }
+    Py_ssize_t sizes[] = {class_width(kind), is_f32 ? 4 : 8, 1};
+    for (; parsed < n; parsed++) {
+        curve_stretch *x = &stretches[parsed];
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(list, parsed), "y*y*y*y*y*", &x->starts,
+                              &x->segment, &x->cls, &x->score, &x->truth)) {
+            status = -4;
+            break;
+        }
+        const Py_buffer *columns[] = {&x->cls, &x->score, &x->truth};
+        if (!rows_fit(&x->starts, columns, sizes, 3)) {
+            PyErr_Format(PyExc_ValueError, "curve_counts: a column is short");
+            parsed++;
+            status = -4;
+            break;
+        }
+    }
+    curve_out out = {NULL, 0, 0};
+    curve_table t = {calloc(1024, sizeof(curve_slot)), 1023, 0};
+    if (status == 0 && t.slots == NULL) status = -1;
+    if (status == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        int64_t open = -1; /* the segment in the table */
+        for (Py_ssize_t k = 0; k < n && status == 0; k++) {
+            curve_stretch *x = &stretches[k];
+            int64_t runs = x->starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
+#define RUN(NAME, C)                                                                        \
+    status = NAME(x->starts.buf, runs, x->segment.buf, (const C *)x->cls.buf, x->score.buf, \
+                  is_f32, x->truth.buf, (int64_t)most, &t, &open, &out)
+            switch (kind) {
+                case 'b': RUN(curve_counts_i8, int8_t); break;
+                case 'h': RUN(curve_counts_i16, int16_t); break;
+                case 'i': RUN(curve_counts_i32, int32_t); break;
+                case 'l': RUN(curve_counts_i64, int64_t); break;
+                case 'B': RUN(curve_counts_u8, uint8_t); break;
+                case 'H': RUN(curve_counts_u16, uint16_t); break;
+                case 'I': RUN(curve_counts_u32, uint32_t); break;
+                default: status = -2;
+            }
 #undef RUN
-    Py_END_ALLOW_THREADS
-    Py_buffer *buffers[] = {&starts, &segment, &cls, &score, &truth};
-    for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
-        PyBuffer_Release(buffers[i]);
+        }
+        if (status == 0 && open >= 0 && curve_flush(&t, is_f32, open, &out) != 0) status = -1;
+        Py_END_ALLOW_THREADS
+    }
+    free(t.slots);
+    for (Py_ssize_t k = 0; k < parsed; k++) {
+        Py_buffer *buffers[] = {&stretches[k].starts, &stretches[k].segment, &stretches[k].cls,
+                                &stretches[k].score, &stretches[k].truth};
+        for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
+            if (buffers[i]->obj != NULL) PyBuffer_Release(buffers[i]);
+    }
+    free(stretches);
+    Py_DECREF(list);
     PyObject *rows = NULL;
-    if (!fits)
-        PyErr_Format(PyExc_ValueError, "curve_counts: a column is short");
+    if (status == -4)
+        ; /* the error is set */
     else if (status == -2)
         PyErr_Format(PyExc_TypeError, "curve_counts: class type %c", kind);
+    else if (status == -3)
+        rows = Py_NewRef(Py_None);
     else if (status != 0)
         PyErr_NoMemory();
     else
@@ -563,9 +606,10 @@ static PyMethodDef methods[] = {
      "run_sums(starts, truth, pred, classes, kind, low, hash_of, segment, npos, hash_sum,"
      " class_rows): each run's positives and class-hash sum, counts per segment and class."},
     {"curve_counts", curve_counts, METH_VARARGS,
-     "curve_counts(starts, segment, classes, kind, score, is_f32, truth): the positive and"
-     " negative rows per (segment, class, score), as bytes of (segment, code, score bits,"
-     " positives, negatives) int64 records."},
+     "curve_counts(stretches, kind, is_f32, most): the positive and negative rows per"
+     " (segment, class, score) of the stretches, each (starts, segment, classes, score,"
+     " truth), as bytes of (segment, code, score bits, positives, negatives) int64 records;"
+     " None if a segment has more than most of them."},
     {"change_rows", change_rows, METH_VARARGS,
      "change_rows(values, width, out): the rows whose value differs from the row before's,"
      " written to out; returns how many."},

@@ -1,3 +1,4 @@
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -31,12 +32,17 @@ def run_sums(
 ) -> None: ...
 def change_rows(values: npt.NDArray[Any], width: int, out: npt.NDArray[np.int64], /) -> int: ...
 def curve_counts(
-    starts: npt.NDArray[np.int64],
-    segment: npt.NDArray[np.int64],
-    classes: npt.NDArray[np.integer[Any]],
+    stretches: Sequence[
+        tuple[
+            npt.NDArray[np.int64],
+            npt.NDArray[np.int64],
+            npt.NDArray[np.integer[Any]],
+            npt.NDArray[np.floating[Any]],
+            npt.NDArray[np.bool_],
+        ]
+    ],
     kind: str,
-    score: npt.NDArray[np.floating[Any]],
     is_f32: bool,
-    truth: npt.NDArray[np.bool_],
+    most: int,
     /,
-) -> bytes: ...
+) -> bytes | None: ...

@@ -262,7 +262,7 @@ def per_id_and_classes(
                 curve_table = _curve_table(df, by, cls, found, curves)
             if curve_table is None:
                 assert plan_curves is not None
-                curve_table = plan_curves.collect(engine="in-memory")
+                curve_table = plan_curves.collect(engine="streaming")
         out = {
             _GROUPS if reductions is not None else _IDS: ids,
             _CLASSES: classes,

@@ -437,8 +437,9 @@ def test_curve_counts_equal_the_group_by(
     threads: int,
 ) -> None:
     """The kernel's curves table is polars' aggregation by (group, class, score): ties,
-    -0.0 with 0.0, NaN, infinities, a group in several segments (summed), segments cut
-    between threads and chunks (summed), and each class's scores highest first."""
+    -0.0 with 0.0, NaN, infinities, a group in several segments (summed), segments across
+    chunks (one table per thread) and cut between threads (summed), and each class's scores
+    highest first."""
     rng = np.random.default_rng(seed)
     n_ids, n_classes = int(rng.integers(1, 40)), int(rng.integers(1, 6))
     n = n_ids * n_classes
@@ -483,7 +484,7 @@ def test_curve_counts_equal_the_group_by(
         assert got.select(keys).is_unique().all()
     summed = got.group_by(keys).agg(pl.col("pos", "neg").sum())
     assert_frame_equal(summed.sort(keys), want.sort(keys))
-    if threads == 1 and chunks == 1:  # no segment cut: each class's scores highest first
+    if threads == 1:  # no segment cut between threads: each class's scores highest first
         ordered = got.with_columns(segment=pl.Series(segment))
         order = ["segment", "class", "score"]
         assert_frame_equal(ordered, ordered.sort(order, descending=[False, False, True]))
@@ -663,10 +664,16 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
             np.zeros(2, np.uint64),
             np.zeros(0, np.int64),
         )
-    segment = np.zeros(2, np.int64)
+    segment, classes = np.zeros(2, np.int64), np.zeros(10, np.int16)
     with pytest.raises(ValueError, match="short"):  # no scores
-        _kernels.curve_counts(starts, segment, np.zeros(10, np.int16), "h", two[:0], False, rows)
+        _kernels.curve_counts([(starts, segment, classes, two[:0], rows)], "h", False, 100)
     counted = _kernels.curve_counts(
-        starts, segment, np.zeros(10, np.int16), "h", np.zeros(10), False, rows
+        [(starts, segment, classes, np.zeros(10), rows)], "h", False, 100
     )
+    assert counted is not None
     assert len(counted) == 40  # one (segment, class, score): one 40-byte record
+    # More distinct (class, score) pairs in a segment than allowed: left to polars.
+    assert (
+        _kernels.curve_counts([(starts, segment, classes, np.arange(10.0), rows)], "h", False, 9)
+        is None
+    )
