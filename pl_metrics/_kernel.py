@@ -1,7 +1,8 @@
 """Glue between polars frames and the C kernel of ``_kernels.c``.
 
-A DataFrame's rows are in memory: the kernel counts the ranking family's pairs, and the
-data checks' counts (`run_sums`), in one pass over each id's contiguous rows. This module
+A DataFrame's rows are in memory: the kernel counts the ranking family's pairs, the data
+checks' counts (`run_sums`) and the curves table (`curve_counts`), in passes over each
+id's contiguous rows. This module
 finds those runs (where neighbouring keys differ, over the columns' own buffers, sorting
 only when the ids are scattered), reads the columns in their chunks and splits the runs
 between threads; without a C compiler at install time the kernel is missing and

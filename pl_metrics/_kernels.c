@@ -45,6 +45,28 @@ static Py_ssize_t class_width(int kind) {
     }
 }
 
+/* The class types the kernels read, by their tag in _kernel._CLASS_KINDS: DEFINE(NAME_type,
+ * C type) for each, and a switch that runs RUN(NAME_type, C type) for a kind. */
+#define EACH_CLASS_TYPE(DEFINE, NAME)                                                       \
+    DEFINE(NAME##_i8, int8_t)                                                               \
+    DEFINE(NAME##_i16, int16_t)                                                             \
+    DEFINE(NAME##_i32, int32_t)                                                             \
+    DEFINE(NAME##_i64, int64_t)                                                             \
+    DEFINE(NAME##_u8, uint8_t)                                                              \
+    DEFINE(NAME##_u16, uint16_t)                                                            \
+    DEFINE(NAME##_u32, uint32_t)
+#define SWITCH_CLASS_TYPE(kind, NAME, OTHERWISE)                                            \
+    switch (kind) {                                                                         \
+        case 'b': RUN(NAME##_i8, int8_t); break;                                            \
+        case 'h': RUN(NAME##_i16, int16_t); break;                                          \
+        case 'i': RUN(NAME##_i32, int32_t); break;                                          \
+        case 'l': RUN(NAME##_i64, int64_t); break;                                          \
+        case 'B': RUN(NAME##_u8, uint8_t); break;                                           \
+        case 'H': RUN(NAME##_u16, uint16_t); break;                                         \
+        case 'I': RUN(NAME##_u32, uint32_t); break;                                         \
+        default: OTHERWISE;                                                                 \
+    }
+
 /* Up to this many positives per run, compare directly: O(rows x positives) with no sort. */
 #define FEW_POSITIVES 16
 
@@ -202,13 +224,7 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
         }                                                                                   \
     }
 
-DEFINE_RUN_SUMS(run_sums_i8, int8_t)
-DEFINE_RUN_SUMS(run_sums_i16, int16_t)
-DEFINE_RUN_SUMS(run_sums_i32, int32_t)
-DEFINE_RUN_SUMS(run_sums_i64, int64_t)
-DEFINE_RUN_SUMS(run_sums_u8, uint8_t)
-DEFINE_RUN_SUMS(run_sums_u16, uint16_t)
-DEFINE_RUN_SUMS(run_sums_u32, uint32_t)
+EACH_CLASS_TYPE(DEFINE_RUN_SUMS, run_sums)
 
 static PyObject *run_sums(PyObject *self, PyObject *args) {
     Py_buffer starts, truth, pred, cls, hash_of, segment, npos, hash_sum, class_rows;
@@ -231,16 +247,7 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
     NAME(starts.buf, runs, truth.buf, pred.len ? pred.buf : NULL, (const C *)cls.buf,       \
          (int64_t)low, hash_of.buf, n_codes, segment.buf, npos.buf, hash_sum.buf,          \
          class_rows.len ? class_rows.buf : NULL, plane)
-    switch (kind) {
-        case 'b': RUN(run_sums_i8, int8_t); break;
-        case 'h': RUN(run_sums_i16, int16_t); break;
-        case 'i': RUN(run_sums_i32, int32_t); break;
-        case 'l': RUN(run_sums_i64, int64_t); break;
-        case 'B': RUN(run_sums_u8, uint8_t); break;
-        case 'H': RUN(run_sums_u16, uint16_t); break;
-        case 'I': RUN(run_sums_u32, uint32_t); break;
-        default: known = 0;
-    }
+    SWITCH_CLASS_TYPE(kind, run_sums, known = 0)
 #undef RUN
     Py_END_ALLOW_THREADS
     Py_buffer *buffers[] = {&starts, &truth, &pred, &cls, &hash_of, &segment, &npos, &hash_sum,
@@ -446,13 +453,7 @@ static inline uint64_t score_key(const void *score, int is_f32, int64_t i) {
         *t_ = t;                                                                            \
         return status;                                                                      \
     }
-DEFINE_CURVE_COUNTS(curve_counts_i8, int8_t)
-DEFINE_CURVE_COUNTS(curve_counts_i16, int16_t)
-DEFINE_CURVE_COUNTS(curve_counts_i32, int32_t)
-DEFINE_CURVE_COUNTS(curve_counts_i64, int64_t)
-DEFINE_CURVE_COUNTS(curve_counts_u8, uint8_t)
-DEFINE_CURVE_COUNTS(curve_counts_u16, uint16_t)
-DEFINE_CURVE_COUNTS(curve_counts_u32, uint32_t)
+EACH_CLASS_TYPE(DEFINE_CURVE_COUNTS, curve_counts)
 
 /* The columns of one stretch (see curve_counts). */
 typedef struct {
@@ -500,16 +501,7 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
 #define RUN(NAME, C)                                                                        \
     status = NAME(x->starts.buf, runs, x->segment.buf, (const C *)x->cls.buf, x->score.buf, \
                   is_f32, x->truth.buf, (int64_t)most, &t, &open, &out)
-            switch (kind) {
-                case 'b': RUN(curve_counts_i8, int8_t); break;
-                case 'h': RUN(curve_counts_i16, int16_t); break;
-                case 'i': RUN(curve_counts_i32, int32_t); break;
-                case 'l': RUN(curve_counts_i64, int64_t); break;
-                case 'B': RUN(curve_counts_u8, uint8_t); break;
-                case 'H': RUN(curve_counts_u16, uint16_t); break;
-                case 'I': RUN(curve_counts_u32, uint32_t); break;
-                default: status = -2;
-            }
+            SWITCH_CLASS_TYPE(kind, curve_counts, status = -2)
 #undef RUN
         }
         if (status == 0 && open >= 0 && curve_flush(&t, is_f32, open, &out) != 0) status = -1;

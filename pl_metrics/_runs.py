@@ -5,8 +5,9 @@ contiguous (dumps are written id by id), and the per-id columns most reports nee
 counts: rows, positives, the sum of class hashes behind the class-set checks, a weight of
 one, and zeros for row checks that already passed. One pass of the kernel over each id's
 rows gives all of those, the rows per class with them (and a prediction's confusion
-counts per class), and families' own per-id kernels (`RunColumns`) share the runs it
-found, for a fraction of a hash aggregation. When a report only reduces the per-id table
+counts per class), ROC AUC's and AP's curves table (`CurveCounts`), and families' own
+per-id kernels (`RunColumns`) share the runs it found, for a fraction of a hash
+aggregation. When a report only reduces the per-id table
 by group (`Reductions`), the runs' counts are reduced per group straight away. Anything
 else (scattered ids, other columns, classes the kernel cannot read) takes the polars
 aggregation, which stays the reference; tests hold the two equal.
