@@ -87,8 +87,10 @@ def _per_class_values(
         area = neg * (tp + (tp - pos)) / 2
         exprs = [ordered_sum(area).alias("area")]
     else:
-        # Step-wise average precision: recall gained at a threshold times its precision.
-        gained = pl.when(pos > 0).then(pos * tp / (tp + fp)).otherwise(0.0)
+        # Step-wise average precision: recall gained at a threshold times its precision
+        # (as scikit-learn: recall lost to a negative weight counts too, and a precision
+        # over no weight is 0).
+        gained = pl.when((pos != 0) & (tp + fp != 0)).then(pos * tp / (tp + fp)).otherwise(0.0)
         exprs = [ordered_sum(gained).alias("area")]
     exprs += [ordered_sum(pos).alias(_POS), ordered_sum(neg).alias(_NEG)]
     out = aggregate(curves, keys, exprs)

@@ -77,6 +77,32 @@ def test_matches_sklearn(kind: str, metric: str, data: st.DataObject) -> None:
         np.testing.assert_allclose(got, np.atleast_1d(want), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("average", [None, "macro", "micro", "weighted"])
+def test_average_precision_with_negative_weights_matches_sklearn(average: str | None) -> None:
+    """A negative id weight can take recall back at a score: scikit-learn counts that step
+    (and a precision over no weight as 0); so does the curves table."""
+    rng = np.random.default_rng(3)
+    n_ids, n_classes = 200, 5
+    truth = rng.random((n_ids, n_classes)) < 0.3
+    truth[5] = True  # the negative weights are positives' too
+    score = np.round(rng.random((n_ids, n_classes)), 3)
+    w = rng.random(n_ids) + 0.5
+    w[[5, 7, 11]] = [-1.0, -0.3, -2.0]
+    df = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(n_ids), n_classes),
+            "class": np.tile(np.arange(n_classes), n_ids),
+            "score": score.ravel(),
+            "truth": truth.ravel(),
+            "w": np.repeat(w, n_classes),
+        }
+    )
+    got = pl_metrics.average_precision(df, weight_col="w", average=average)
+    want = average_precision_score(truth, score, average=average, sample_weight=w)
+    values = got.sort("class")["average_precision"] if average is None else got["average_precision"]
+    np.testing.assert_allclose(values.to_numpy(), np.atleast_1d(want), rtol=1e-12, atol=1e-12)
+
+
 def test_undefined_roc_auc_is_an_error_naming_the_class() -> None:
     truth = np.array([[1, 0], [0, 0], [1, 0]], dtype=bool)
     score = np.array([[0.2, 0.5], [0.3, 0.1], [0.9, 0.4]])
