@@ -678,8 +678,17 @@ def _first_line(error: BaseException) -> str:
     return printable(text.splitlines()[0])  # polars adds lines of context
 
 
+#: The library's hints in its messages, as the command line's flags say them.
+_FLAG_HINTS = {
+    "pass undefined='skip'": "pass --skip-undefined",
+    "pass ragged='allow'": "pass --allow-ragged",
+}
+
+
 def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     message = _first_line(error)
+    for hint, flag in _FLAG_HINTS.items():
+        message = message.replace(hint, flag)
     if args.command in ("score", "curves") and _REPEATED_ROWS in message:
         message += _by_hint(args)
     return message

@@ -84,6 +84,14 @@ def test_user_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: 
     bad = tmp_path / "bad.parquet"
     pl.read_parquet(DATA).with_columns(score=pl.lit(float("nan"))).write_parquet(bad)
     cases.append((["score", str(bad)], "rows are NaN or infinite"))
+    # The library's hints come as the command line's flags.
+    no_positives = tmp_path / "no_positives.parquet"
+    pl.read_parquet(DATA).with_columns(truth=pl.lit(False)).write_parquet(no_positives)
+    argv = ["score", str(no_positives), "-m", "roc_auc", "--by", "model,fold"]
+    cases.append((argv, "pass --skip-undefined to leave them out"))
+    ragged = tmp_path / "ragged.parquet"
+    pl.read_parquet(DATA).slice(1).write_parquet(ragged)
+    cases.append((["score", str(ragged), "--by", "model,fold"], "pass --allow-ragged to rank"))
     for argv, message in cases:
         assert main(argv) == 2
         err = capsys.readouterr().err
