@@ -45,7 +45,8 @@ examples:
 _SCORE_HELP = """\
 Score long prediction dumps: one row per (id, class) with a score and a 0/1 truth.
 Prints one row per group (--by) and one column per metric. Files larger than memory are
-scored in id-disjoint chunks (--memory-budget).
+scored in chunks (--memory-budget): id-disjoint, or class-disjoint for the metrics that
+rank ids within a class (ROC AUC, average precision, padded cmAP).
 """
 
 
@@ -240,7 +241,9 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--memory-budget", default="2GB", metavar="SIZE", help="memory for the states (2GB)"
     )
-    parser.add_argument("--chunks", type=int, metavar="N", help="force N id-disjoint chunks")
+    parser.add_argument(
+        "--chunks", type=int, metavar="N", help="force N chunks (id- or class-disjoint, as above)"
+    )
 
 
 def _add_quiet(parser: argparse.ArgumentParser) -> None:
