@@ -241,8 +241,10 @@ def per_id_and_classes(
 
     def tables(df: pl.DataFrame) -> dict[str, pl.DataFrame]:
         found = runs or id_runs(df, by, id_col)
+        # The truth as flags, for every kernel; with nulls (unchecked), polars counts.
+        truth = None if df[TRUTH].null_count() else flags(df[TRUTH])
         counted = _counted(
-            df, by, keys, cls, kinds, class_rows, run_columns, class_counts, found, reductions
+            df, by, cls, kinds, class_rows, run_columns, class_counts, found, truth, reductions
         )
         if counted is None:  # the reference plan (``rows`` are a DataFrame's: nothing read)
             ids = plan_ids.collect(engine="in-memory")
@@ -259,8 +261,8 @@ def per_id_and_classes(
             ids, classes = counted
         curve_table = None
         if curves is not None:
-            if found is not None:
-                curve_table = _curve_table(df, by, cls, found, curves)
+            if found is not None and truth is not None:
+                curve_table = _curve_table(df, by, cls, found, truth, curves)
             if curve_table is None:
                 assert plan_curves is not None
                 curve_table = plan_curves.collect(engine="streaming")
@@ -283,12 +285,15 @@ def per_id_and_classes(
 
 
 def _curve_table(
-    df: pl.DataFrame, by: list[str], cls: str, runs: IdRuns, curves: CurveCounts
+    df: pl.DataFrame,
+    by: list[str],
+    cls: str,
+    runs: IdRuns,
+    truth: np.ndarray,
+    curves: CurveCounts,
 ) -> pl.DataFrame | None:
     """The curves table by the kernel, or None where it cannot count these rows."""
-    if df[TRUTH].null_count():
-        return None
-    counted = curve_counts(runs.starts, runs.segment, flags(df[TRUTH]), df[cls], df[_SCORE])
+    counted = curve_counts(runs.starts, runs.segment, truth, df[cls], df[_SCORE])
     if counted is None:
         return None
     segment, classes, scores, positives, negatives = counted
@@ -300,38 +305,51 @@ def _curve_table(
             curves.negatives: negatives.astype(np.float64),
         }
     )
-    if by:
-        table = pl.concat([runs.groups[segment], table], how="horizontal")
-        if runs.groups.n_unique() < runs.groups.height:  # a group in several segments
-            counts = [curves.positives, curves.negatives]
-            table = table.group_by([*by, cls, curves.key]).agg(pl.col(counts).sum())
+    table = _by_group(table, runs, segment, by, [curves.positives, curves.negatives])
     return table.select(*by, cls, curves.key, curves.positives, curves.negatives)
+
+
+def _by_group(
+    table: pl.DataFrame, runs: IdRuns, segment: np.ndarray, by: list[str], sums: list[str]
+) -> pl.DataFrame:
+    """``table``, a row per ``segment`` and key, with each segment's ``by`` values.
+
+    A group in several segments has its rows of one key added up (the ``sums``).
+    """
+    if not by:
+        return table
+    table = pl.concat([runs.groups[segment], table], how="horizontal")
+    if runs.groups.n_unique() == runs.groups.height:
+        return table
+    keys = [c for c in table.columns if c not in sums]
+    return table.group_by(keys).agg(pl.col(sums).sum())
 
 
 def _counted(
     df: pl.DataFrame,
     by: list[str],
-    keys: list[str],
     cls: str,
     kinds: dict[str, str],
     class_rows: str | None,
     run_columns: Sequence[RunColumns],
     class_counts: ClassCounts | None,
     runs: IdRuns | None,
+    truth: np.ndarray | None,
     reductions: Reductions | None,
 ) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
     """The tables by the kernel over the id ``runs``, or None where it cannot count them.
 
-    With ``reductions``, their partial reductions per segment instead of the per-id table.
+    ``truth``: the rows' truth as flags (None: it has nulls). With ``reductions``, their
+    partial reductions per segment instead of the per-id table.
     """
-    if runs is None or df[TRUTH].null_count():
+    if runs is None or truth is None:
         return None
     predicted = None
     if class_counts is not None:
         if df[_PREDICTED].null_count():  # unchecked nulls: no prediction, polars counts
             return None
         predicted = flags(df[_PREDICTED])
-    starts, truth = runs.starts, flags(df[TRUTH])
+    starts = runs.starts
     segments = runs.segment if class_rows is not None else None
     sums = run_sums(starts, truth, df[cls], segments, predicted)
     if sums is None:
@@ -370,8 +388,5 @@ def _counted(
             "tn": rows_of - positives_of - predicted_of + both,
         }
         columns |= {name: cells[cell] for name, cell in class_counts.cells.items()}
-    table = pl.DataFrame({cls: classes, **columns})
-    if by:  # each segment's group; a group in several segments sums them
-        table = pl.concat([runs.groups[segment], table], how="horizontal")
-        table = table.group_by([*by, cls]).agg(pl.col(*columns).sum())
+    table = _by_group(pl.DataFrame({cls: classes, **columns}), runs, segment, by, [*columns])
     return ids, table.select(*by, cls, *columns)
