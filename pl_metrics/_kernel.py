@@ -312,7 +312,7 @@ def run_sums(
     # Each thread counts into its own table: as many as keep them within a column's size.
     most = max(len(classes), _MAX_CLASS_SPAN) // max(planes * cells, 1)
     stretches = _Stretches([classes], starts, most)
-    counts = np.zeros((len(stretches.pieces) - 1, planes, cells), np.int64)
+    counts = np.zeros((len(stretches.pieces) - 1, cells * planes), np.int64)
     pred = np.zeros(0, np.bool_) if predicted is None else predicted
 
     def count(piece: int, first: int, last: int, base: int, values: list[np.ndarray]) -> None:
@@ -334,9 +334,13 @@ def run_sums(
     stretches.each(count)
     if segments is None:
         return npos, hashes, None
-    table = counts.sum(axis=0).reshape(planes, n_segments, len(codes))
-    segment_of, code = np.nonzero(table[0])
-    return npos, hashes, (segment_of, codes.gather(code), table[:, segment_of, code].T)
+    table = counts.sum(axis=0).reshape(n_segments, len(codes), planes)
+    if predicted is not None:  # the rows of each (truth, predicted): 0b00, 0b01, 0b10, 0b11
+        _, predicted_only, positive_only, both = np.moveaxis(table, -1, 0)
+        rows = table.sum(axis=-1)
+        table = np.stack([rows, positive_only + both, predicted_only + both, both], axis=-1)
+    segment_of, code = np.nonzero(table[..., 0])
+    return npos, hashes, (segment_of, codes.gather(code), table[segment_of, code])
 
 
 #: `curve_counts` leaves scores nearly all distinct to polars: a segment with more (class,

@@ -194,42 +194,44 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
 
 /* run_sums: per run (one id), its positives and the wrapping sum of its rows' class
  * hashes, the two counts of the data checks; and per (segment, class), where a segment is
- * a stretch of runs of one group, the rows, and with pred the positives, the predicted
- * positives and the true positives (the confusion counts), each in its own plane of
- * class_rows. Classes are looked up as value - low in hash_of, which the caller built over
- * [low, highest class] with polars' own hash, so that the sums are those of the polars
- * plan.
+ * a stretch of runs of one group, the rows, or with pred the rows of each (truth, pred)
+ * pair: class_rows[(segment * n_codes + class) * 4 + 2 * truth + pred], one count a row
+ * (the confusion counts come from these four; four counts a row took twice as long).
+ * Classes are looked up as value - low in hash_of, which the caller built over [low, highest
+ * class] with polars' own hash, so that the sums are those of the polars plan.
  */
 #define DEFINE_RUN_SUMS(NAME, C)                                                            \
     static void NAME(const int64_t *starts, int64_t runs, const uint8_t *truth,            \
                      const uint8_t *pred, const C *cls, int64_t low,                       \
                      const uint64_t *hash_of, int64_t n_codes, const int64_t *segment,     \
-                     int64_t *npos, uint64_t *hash_sum, int64_t *class_rows,               \
-                     int64_t plane) {                                                      \
+                     int64_t *npos, uint64_t *hash_sum, int64_t *class_rows) {             \
         for (int64_t g = 0; g < runs; g++) {                                                \
             int64_t a = starts[g], b = starts[g + 1], p = 0;                                \
             uint64_t h = 0;                                                                 \
-            for (int64_t i = a; i < b; i++) {                                               \
-                p += truth[i];                                                              \
-                h += hash_of[(int64_t)cls[i] - low];                                        \
+            if (class_rows == NULL) {                                                       \
+                for (int64_t i = a; i < b; i++) {                                           \
+                    p += truth[i];                                                          \
+                    h += hash_of[(int64_t)cls[i] - low];                                    \
+                }                                                                           \
+            } else if (pred == NULL) {                                                      \
+                int64_t *rows = class_rows + segment[g] * n_codes;                          \
+                for (int64_t i = a; i < b; i++) {                                           \
+                    int64_t code = (int64_t)cls[i] - low;                                   \
+                    p += truth[i];                                                          \
+                    h += hash_of[code];                                                     \
+                    rows[code]++;                                                           \
+                }                                                                           \
+            } else {                                                                        \
+                int64_t *rows = class_rows + segment[g] * n_codes * 4;                      \
+                for (int64_t i = a; i < b; i++) {                                           \
+                    int64_t code = (int64_t)cls[i] - low;                                   \
+                    p += truth[i];                                                          \
+                    h += hash_of[code];                                                     \
+                    rows[code * 4 + 2 * truth[i] + pred[i]]++;                              \
+                }                                                                           \
             }                                                                               \
             npos[g] = p;                                                                    \
             hash_sum[g] = h;                                                                \
-            if (class_rows == NULL) continue;                                               \
-            int64_t *rows = class_rows + segment[g] * n_codes;                              \
-            if (pred == NULL) {                                                             \
-                for (int64_t i = a; i < b; i++) rows[(int64_t)cls[i] - low]++;             \
-                continue;                                                                   \
-            }                                                                               \
-            int64_t *pos = rows + plane, *predicted = rows + 2 * plane;                     \
-            int64_t *both = rows + 3 * plane;                                               \
-            for (int64_t i = a; i < b; i++) {                                               \
-                int64_t code = (int64_t)cls[i] - low;                                       \
-                rows[code]++;                                                               \
-                pos[code] += truth[i];                                                      \
-                predicted[code] += pred[i];                                                 \
-                both[code] += truth[i] & pred[i];                                           \
-            }                                                                               \
         }                                                                                   \
     }
 
@@ -244,8 +246,6 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
         return NULL;
     int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
     int64_t n_codes = hash_of.len / (Py_ssize_t)sizeof(uint64_t);
-    /* One plane of counts (rows), or four with pred (rows, positives, predicted, both). */
-    int64_t plane = class_rows.len / (Py_ssize_t)sizeof(int64_t) / (pred.len ? 4 : 1);
     int known = 1;
     const Py_buffer *columns[] = {&truth, &cls, &pred};
     Py_ssize_t sizes[] = {1, class_width(kind), 1};
@@ -255,7 +255,7 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
 #define RUN(NAME, C)                                                                        \
     NAME(starts.buf, runs, truth.buf, pred.len ? pred.buf : NULL, (const C *)cls.buf,       \
          (int64_t)low, hash_of.buf, n_codes, segment.buf, npos.buf, hash_sum.buf,          \
-         class_rows.len ? class_rows.buf : NULL, plane)
+         class_rows.len ? class_rows.buf : NULL)
     SWITCH_CLASS_TYPE(kind, run_sums, known = 0)
 #undef RUN
     Py_END_ALLOW_THREADS
