@@ -11,7 +11,9 @@ Run by hand (not part of the test suite), from the repository root:
 
 What is measured (each system in a fresh process, so its peak memory, the process's maximum
 resident set, input included, is its own; best of up to 3 runs, fewer when the runs add up
-to more than a minute; each system's value checked against pl_metrics to 1e-9):
+to more than a minute; in parts 1-3, of 3 such processes per system, the systems taking
+turns, since a shared machine's speed drifts; each system's value checked against pl_metrics
+to 1e-9):
 
 1. LRAP on 100,000 ids x 200 classes (20M rows) in two data shapes (A: float64 uniform
    scores, int64 ids, 1.5% positives; B: float32 scores rounded to 3 decimals, int32 ids, 2%
@@ -52,7 +54,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,10 +92,13 @@ class Sizes:
     large_budget: str | None  # chunked score()'s memory budget (None: its default)
     repeats: int
     budget_s: float  # stop repeating once the runs add up to this
+    rounds: int  # fresh processes per system in parts 1-3, the systems taking turns
 
 
-FULL = Sizes(100_000, 200, 40, 5_000, 20_000, None, 1_000, (100_000_000, 400_000_000), None, 3, 60)
-QUICK = Sizes(2_000, 20, 40, 1_000, 2_000, 200, 20, (1_000_000, 4_000_000), "16MB", 2, 5)
+FULL = Sizes(
+    100_000, 200, 40, 5_000, 20_000, None, 1_000, (100_000_000, 400_000_000), None, 3, 60, 3
+)
+QUICK = Sizes(2_000, 20, 40, 1_000, 2_000, 200, 20, (1_000_000, 4_000_000), "16MB", 2, 5, 1)
 
 
 # --- data -------------------------------------------------------------------------------------
@@ -664,6 +669,16 @@ def watch(proc: subprocess.Popen[str], timeout: float, max_rss: float) -> tuple[
     return peak, killed
 
 
+def merged(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Two processes' results of one system: the best time, every run, the larger memory."""
+    return a | {
+        "best": min(a["best"], b["best"]),
+        "times": a["times"] + b["times"],
+        "rss": max(a["rss"], b["rss"]),
+        "rss_setup": max(a["rss_setup"], b["rss_setup"]),
+    }
+
+
 # --- the report -------------------------------------------------------------------------------
 @dataclass
 class Target:
@@ -701,6 +716,26 @@ class Bench:
         else:
             print(f"  {label}: {r['best']:.3f} s, {r['rss'] / GIB:.2f} GiB", flush=True)
         return r
+
+    def turns(
+        self, family: str, systems: Iterable[str], path: Path, **params: Any
+    ) -> dict[str, dict[str, Any]]:
+        """Each system `run` in ``rounds`` fresh processes, the systems taking turns.
+
+        On a shared machine, whose speed drifts over minutes, one process per system after
+        the other would compare systems timed at different speeds; in turns, each system's
+        best run comes from every stretch of the part. A system that fails is not rerun.
+        """
+        results: dict[str, dict[str, Any]] = {}
+        for _ in range(self.sizes.rounds):
+            for system in systems:
+                if "error" in results.get(system, {}):
+                    continue
+                r = self.run(family, system, path, **params)
+                results[system] = (
+                    r if system not in results or "error" in r else merged(results[system], r)
+                )
+        return results
 
     def table(
         self,
@@ -823,7 +858,7 @@ def part_lrap(b: Bench) -> None:
     ):
         path = make_dump(OUT / f"lrap_{shape}_{n}x{k}.parquet", n, k, shape=shape)
         print(f"part 1, shape {shape}: {path}", flush=True)
-        results = {name: b.run("lrap", name, path) for name in LRAP_SYSTEMS}
+        results = b.turns("lrap", LRAP_SYSTEMS, path)
         ref = reference(results, ["score", "eager", "lazy"])
         b.table(f"Shape {shape}: {about}", results, LRAP_SYSTEMS, "plain-query", ref)
         part = f"1 LRAP {shape}"
@@ -838,7 +873,7 @@ def part_lrap(b: Bench) -> None:
     n, k = s.wide_ids, s.wide_classes
     path = make_dump(OUT / f"wide_{n}x{k}.parquet", n, k, shape="A", positives=0.25)
     print(f"part 1, wide: {path}", flush=True)
-    results = {name: b.run("lrap", name, path) for name in ("eager", "lazy", "lazy-streaming")}
+    results = b.turns("lrap", ("eager", "lazy", "lazy-streaming"), path)
     b.table(
         f"{n} ids x {k:,} classes, 25% positives (float64 uniform scores): the lazy plan's growth",
         results,
@@ -883,7 +918,7 @@ def part_grouped(b: Bench) -> None:
     metrics = ["f1"] + (["confusion"] if "confusion" in pl_metrics.metric_names() else [])
     for metric in metrics:
         print(f"part 2, {metric}: {path}", flush=True)
-        results = {name: b.run("grouped", name, path, metric=metric) for name in GROUPED_SYSTEMS}
+        results = b.turns("grouped", GROUPED_SYSTEMS, path, metric=metric)
         describe = {k: v.format(m=metric) for k, v in GROUPED_SYSTEMS.items()}
         title = "macro F1" if metric == "f1" else "confusion table (checked through macro F1)"
         ref = reference(results, ["pl_metrics-eager", "pl_metrics-lazy"])
@@ -913,7 +948,7 @@ def part_curves(b: Bench) -> None:
     )
     for metric in ("roc_auc", "average_precision"):
         print(f"part 3, {metric}: {path}", flush=True)
-        results = {name: b.run("curves", name, path, metric=metric) for name in CURVE_SYSTEMS}
+        results = b.turns("curves", CURVE_SYSTEMS, path, metric=metric)
         describe = {k: v.format(m=metric) for k, v in CURVE_SYSTEMS.items()}
         ref = reference(results, ["pl_metrics-eager", "pl_metrics-lazy"])
         b.table(f"{metric} by (model, fold)", results, describe, "pl_metrics-eager", ref)
@@ -1223,8 +1258,10 @@ def main() -> None:
         f"Generated by `{command}` in {minutes:.1f} minutes (see the script's docstring). Each"
         " system runs in a fresh process; times are the best of up to"
         f" {sizes.repeats} runs (fewer once the runs add up to {sizes.budget_s:g} s; no"
-        " untimed warm-up), peak RSS is the process's maximum resident memory, input and"
-        " imports included, and `RSS before runs` is that maximum once the system was set up"
+        f" untimed warm-up); in parts 1-3, of {sizes.rounds} such processes per system, the"
+        " systems taking turns (`runs` counts them all). Peak RSS is the process's maximum"
+        " resident memory, input and imports included (the largest of a system's processes),"
+        " and `RSS before runs` is that maximum once the system was set up"
         " (inputs that are in memory loaded). Each value is checked against pl_metrics to"
         f" {TOL:g} (`ok`). Ratios are of best times; a peer that timed out gives a bound.",
         "",

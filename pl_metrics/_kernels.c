@@ -26,7 +26,7 @@
 
 /* The pair counts' loops get a second, AVX2 build, which GCC picks per machine when the
  * module loads (x86-64 glibc: ifuncs): twice as wide as baseline SSE2, they ran 2-3x faster.
- * (The other kernels' loops gather, scatter or branch: no faster, so left alone.) */
+ * The other kernels' loops ran no faster with it: left alone. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
 #define WIDE_SIMD __attribute__((target_clones("avx2", "default")))
 #else
