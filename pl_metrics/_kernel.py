@@ -16,6 +16,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from types import ModuleType
 
 import numpy as np
@@ -554,6 +555,11 @@ class IdRuns:
     #: Whether each segment's ids increase (with no ``by``: the id column is sorted).
     ordered: bool
 
+    @cached_property
+    def distinct_groups(self) -> bool:
+        """Whether each group has one segment (its runs are together)."""
+        return self.groups.n_unique() == self.groups.height
+
     def keys(self) -> pl.DataFrame:
         """Each run's ``(by..., id)``."""
         if not self.groups.width:
@@ -594,7 +600,7 @@ def id_runs(
         return IdRuns(starts, segment, firsts, groups, ids, ordered=True)
     ordered = _increasing_in_segments(ids, segment)
     runs = IdRuns(starts, segment, firsts, groups, ids, ordered)
-    if ordered and (groups.n_unique() == groups.height if by else True):
+    if ordered and (runs.distinct_groups if by else True):
         return runs
     return runs if runs.keys().n_unique() == n_runs else None
 
@@ -642,8 +648,8 @@ def _increasing_in_segments(ids: pl.Series, segment: np.ndarray) -> bool:
     """Whether each run's id comes after the run before's, within each segment."""
     if ids.dtype in _NUMPY_INTEGERS and not ids.null_count():
         values = ids.to_numpy()
-        same = segment[1:] == segment[:-1]
-        return bool(np.all(values[1:][same] > values[:-1][same]))
+        # Compared everywhere, then excused where the segment changes: no masked copies.
+        return bool(np.all((values[1:] > values[:-1]) | (segment[1:] != segment[:-1])))
     return _strictly_increasing(pl.DataFrame({"segment": segment, "id": ids}))
 
 

@@ -169,7 +169,13 @@ class Reductions:
                 out[name] = ends - firsts
             else:
                 values = columns[column]
-                out[name] = ufuncs[op].reduceat(values, firsts) if n_runs else values[:0].copy()
+                if not n_runs:
+                    out[name] = values[:0].copy()
+                elif values.strides == (0,):  # a constant per run (broadcast): no pass
+                    times = (ends - firsts).astype(values.dtype) if op == "sum" else 1
+                    out[name] = np.full(len(firsts), values[0]) * times
+                else:
+                    out[name] = ufuncs[op].reduceat(values, firsts)
         table = pl.DataFrame(out)
         return pl.concat([runs.groups, table], how="horizontal") if runs.groups.width else table
 
@@ -319,7 +325,7 @@ def _by_group(
     if not by:
         return table
     table = pl.concat([runs.groups[segment], table], how="horizontal")
-    if runs.groups.n_unique() == runs.groups.height:
+    if runs.distinct_groups:
         return table
     keys = [c for c in table.columns if c not in sums]
     return table.group_by(keys).agg(pl.col(sums).sum())
