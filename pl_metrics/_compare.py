@@ -739,7 +739,7 @@ def _ap_area(weights: np.ndarray, p: _Ranking) -> tuple[np.ndarray, np.ndarray, 
     at_least_neg = len(p.negatives) - np.searchsorted(p.negative_scores, scores, "left")
     tp, fp = hits[at_least_pos], misses[at_least_neg]
     total = tp + fp
-    precision = np.divide(tp, total, out=np.zeros_like(tp), where=total > 0)
+    precision = np.divide(tp, total, out=np.zeros_like(tp), where=total != 0)  # as sklearn
     gained = _gathered(weights, p.positives[down], user_pos)
     return _dot(gained, precision), hits[-1], misses[-1]
 
@@ -800,8 +800,10 @@ def _curve_values(
         if metric == "roc_auc":  # undefined without positives or negatives
             defined = (positives > 0) & (negatives > 0)
             return np.where(defined, area / (positives * negatives), np.nan), positives, drawn
-        # scikit-learn: a class without positives has average precision 0.
-        return np.where(positives > 0, area / positives, 0.0), positives, drawn
+        # scikit-learn: positives of no weight (none, or weights summing to 0) give 0, and
+        # it clips at 0 (only negative weights take the sum below).
+        value = np.where(positives != 0, np.maximum(area / positives, 0.0), 0.0)
+        return value, positives, drawn
 
 
 def _drawn(weights: np.ndarray, p: _Ranking, total: np.ndarray) -> np.ndarray:

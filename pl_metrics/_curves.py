@@ -103,8 +103,9 @@ def _per_class_values(
     elif metric == "roc_auc":
         value = pl.when((p > 0) & (n > 0)).then(pl.col("area") / (p * n)).otherwise(None)
     else:
-        # scikit-learn: a class without positives has average precision 0.
-        value = pl.when(p > 0).then(pl.col("area") / p).otherwise(0.0)
+        # scikit-learn: positives of no weight (none, or weights summing to 0) give 0, and
+        # it clips at 0 (only negative weights take the sum below).
+        value = pl.when(p != 0).then((pl.col("area") / p).clip(lower_bound=0.0)).otherwise(0.0)
     return out.with_columns(value.cast(pl.Float64).alias(metric))
 
 
@@ -260,7 +261,9 @@ def _undefined_auc(cols: Columns, *, pooled: bool) -> Problem:
         "undefined_auc",
         cols.cls,
         "groups (all classes pooled)" if pooled else "classes",
-        "have no positives or no negatives: their ROC AUC is undefined",
+        "have no positives or no negatives"
+        + (" (weighted: their weights sum to zero or less)" if cols.weight is not None else "")
+        + ": their ROC AUC is undefined",
         "pass undefined='skip' to leave them out of the average (BirdCLEF 2024)",
         examples=not pooled,
     )
@@ -287,7 +290,9 @@ def _with_undefined(
     if problem.examples:
         cls = pl.col(cols.cls).cast(pl.String)
         named = pl.concat_str(pl.lit(f"{cols.cls}='"), cls, pl.lit("'"))
-        exprs.append(named.filter(undefined).head(3).str.join(", ").alias(problem.examples_name))
+        # The first classes in order, the same on every run.
+        first = named.filter(undefined).sort_by(pl.col(cols.cls).filter(undefined)).head(3)
+        exprs.append(first.str.join(", ").alias(problem.examples_name))
     counts = aggregate(values, keys, exprs)
     return (
         out.join(counts, on=keys, how="left", nulls_equal=True)

@@ -395,6 +395,8 @@ def _where(bad: pl.DataFrame, by: Sequence[str], shown: Sequence[str]) -> str:
     if not by and not shown:
         return ""
     parts = []
+    if by:  # the first groups in order, the same on every run (group_by's order is not)
+        bad = bad.sort(by, nulls_last=True)
     for row in bad.head(3).iter_rows(named=True):
         text = ", ".join(f"{k}={row[k]!r}" for k in by)
         example = "; ".join(str(row[k]) for k in shown if row[k])

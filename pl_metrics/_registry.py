@@ -79,6 +79,9 @@ class MetricInfo:
     kind: Literal["metric", "curve"] = "metric"
     #: Options that may also be passed by position, after the frame, in this order.
     positional: tuple[str, ...] = ()
+    #: A group whose weights are all zero: an error (scikit-learn refuses such weights for
+    #: most metrics) or NaN (its LRAP divides by them).
+    zero_weights: Literal["error", "nan"] = "error"
 
     @property
     def weights(self) -> bool:
@@ -118,6 +121,7 @@ METRICS: dict[str, MetricInfo] = {
             "`per_class=True`: rows `(by..., class, lwlrap, weight)`, "
             "`sum(lwlrap * weight)` is the overall value",
             "by, weight_col, per_class",
+            zero_weights="nan",
         ),
         MetricInfo(
             "lrap",
@@ -129,6 +133,7 @@ METRICS: dict[str, MetricInfo] = {
             "never",
             "`label_ranking_average_precision_score`",
             signature="by, weight_col",
+            zero_weights="nan",
         ),
         MetricInfo(
             "coverage_error",

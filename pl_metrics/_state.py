@@ -84,6 +84,7 @@ _MIN_ROWS = f"{MIN_PREFIX}rows"
 _MIN_HASH = f"{MIN_PREFIX}hash"
 _MAX_HASH = f"{MAX_PREFIX}hash"
 _GROUP_HASH = f"{INTERNAL}group_hash"
+_WEIGHTED_IDS = f"{INTERNAL}weighted_ids"  # ids whose weight is not zero
 
 _ROW_CHECKS = ("null_", "nonfinite_", "not_01_")  # keys of `row_problems`
 #: Per id: its weight times its positive labels (lwlrap's weight, before normalising).
@@ -440,6 +441,9 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     id_exprs += [expr for _, expr in checks]
     if hashed:
         id_exprs.append(_class_hash(cols).sum().alias(_ID_HASH))
+    weighted = opts.validate and cols.weight is not None
+    if weighted:  # weights all zero (`_finalize`)
+        id_exprs.append((cols.weight_expr.first() != 0).cast(pl.Int64).alias(_WEIGHTED_IDS))
     id_exprs = _same_by_name(id_exprs)
     group_exprs = [
         pl.len().alias(N_IDS),
@@ -447,6 +451,8 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         *(pl.col(problem.name).sum() for problem, _ in checks),
         *(e for p in parts for e in p.group_exprs),
     ]
+    if weighted:
+        group_exprs.append(pl.col(_WEIGHTED_IDS).sum())
     if hashed:
         group_exprs += [
             pl.col(N_ROWS).min().alias(_MIN_ROWS),
@@ -615,6 +621,18 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         rows = [p for p in problems if p.key.startswith(_ROW_CHECKS)]
         rest = [p for p in problems if not p.key.startswith(_ROW_CHECKS)]
         problems = [*rows, *(p for p, _ in class_sets), *rest]
+    refusing = [m for m in state.metrics if info(m).zero_weights == "error"]
+    if opts.validate and cols.weight is not None and refusing:
+        # As scikit-learn, which refuses weights that are all zero (LRAP gives NaN).
+        zero = Problem(
+            "all_zero_weights",
+            cols.weight,
+            "groups",
+            "have weights that are all zero",
+            f"{', '.join(refusing)} {'is' if len(refusing) == 1 else 'are'} undefined there",
+        )
+        groups = groups.with_columns((pl.col(_WEIGHTED_IDS) == 0).cast(pl.Int64).alias(zero.name))
+        problems.append(zero)
     group_checks = {
         p.key: (p, e) for m in state.metrics for p, e in family_of(m).group_checks(m, cols, opts)
     }

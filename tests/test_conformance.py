@@ -295,6 +295,34 @@ def test_unit_weights_equal_no_weights(metric: str) -> None:
     same(function(TABLE.with_columns(w=pl.lit(1.0)), by="model", weight_col="w"), want)
 
 
+@pytest.mark.parametrize("metric", [m for m, e in METRICS.items() if e.weights])
+def test_all_zero_weights_refused_or_nan_as_registered(metric: str, tmp_path: Path) -> None:
+    """A group whose weights are all zero (model m2): scikit-learn refuses such weights,
+    but for LRAP, which it divides by them (NaN); the registry says which, every path agrees.
+    """
+    df = TABLE.with_columns(w=pl.when(pl.col("model") == "m2").then(0.0).otherwise("w"))
+    function = by_model(metric)
+    path = tmp_path / "zero.parquet"
+    df.write_parquet(path)
+    runs = {
+        "eager": lambda: function(df, by="model", weight_col="w"),
+        "lazy": lambda: function(df.lazy(), by="model", weight_col="w").collect(),
+        "score": lambda: pl_metrics.score(path, metric, by="model", weight_col="w", n_chunks=2),
+    }
+    for name, run in runs.items():
+        if METRICS[metric].zero_weights == "error":
+            with pytest.raises(
+                pl_metrics.MetricsInputError,
+                match=rf"^column 'w': 1 groups have weights that are all zero \(in 1 groups: "
+                rf"model='m2'\); {metric} is undefined there$",
+            ):
+                run()
+        else:
+            got = run().sort("model")
+            assert math.isnan(got[metric][1]), name
+            assert not math.isnan(got[metric][0]), name
+
+
 def _score_at_id_3(value: float | None) -> Any:
     return lambda df: df.with_columns(
         score=pl.when(pl.col("id") == 3).then(value).otherwise("score")

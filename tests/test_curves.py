@@ -80,11 +80,14 @@ def test_matches_sklearn(kind: str, metric: str, data: st.DataObject) -> None:
 @pytest.mark.parametrize("average", [None, "macro", "micro", "weighted"])
 def test_average_precision_with_negative_weights_matches_sklearn(average: str | None) -> None:
     """A negative id weight can take recall back at a score: scikit-learn counts that step
-    (and a precision over no weight as 0); so does the curves table."""
+    (and a precision over no weight as 0); so does the curves table. A class whose positives
+    weigh less than zero in all is divided by that weight, as scikit-learn does (not 0)."""
     rng = np.random.default_rng(3)
     n_ids, n_classes = 200, 5
     truth = rng.random((n_ids, n_classes)) < 0.3
     truth[5] = True  # the negative weights are positives' too
+    truth[:, 4] = False
+    truth[[5, 11, 20], 4] = True  # class 4's positives weigh less than zero
     score = np.round(rng.random((n_ids, n_classes)), 3)
     w = rng.random(n_ids) + 0.5
     w[[5, 7, 11]] = [-1.0, -0.3, -2.0]
