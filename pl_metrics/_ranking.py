@@ -234,17 +234,24 @@ def _count_in_memory(
     )
 
 
-def _kernel_reads(score: pl.Series) -> bool:
-    """Whether the kernel counts these scores exactly (no nulls, NaN or 64-bit integers)."""
+def _kernel_reads(score: pl.Series, *, checked: bool = False) -> bool:
+    """Whether the kernel counts these scores exactly (no nulls, NaN or 64-bit integers).
+
+    ``checked``: the data checks refuse NaN scores after the counts, which are then never
+    shown: no need to scan 20M scores for them here too.
+    """
     return (
         score.dtype in _kernel.KERNEL_SCORES
         and not score.null_count()
-        and not (score.dtype.is_float() and score.is_nan().any())
+        and (checked or not (score.dtype.is_float() and score.is_nan().any()))
     )
 
 
-def _run_columns(cols: Columns) -> RunColumns:
-    """The per-id sums of the pair counts, in the pass that counts the per-id table."""
+def _run_columns(cols: Columns, *, checked: bool) -> RunColumns:
+    """The per-id sums of the pair counts, in the pass that counts the per-id table.
+
+    ``checked``: the data checks are on (see `_kernel_reads`).
+    """
     assert cols.score is not None
     keys = [*cols.by, cols.id]
     sums = pl.Schema(dict.fromkeys(_SUMS, pl.Float64))
@@ -252,7 +259,7 @@ def _run_columns(cols: Columns) -> RunColumns:
     def over_runs(
         df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray
     ) -> dict[str, np.ndarray] | None:
-        if not _kernel_reads(df[SCORE]):
+        if not _kernel_reads(df[SCORE], checked=checked):
             return None
         _, _, values = _kernel.pair_counts(df[SCORE], truth, runs.starts)
         return dict(zip(_SUMS, values, strict=True))
@@ -339,7 +346,9 @@ class _Ranking(Family):
             id_exprs=_id_exprs(cols, in_memory),
             extend_ids=[_with_rank_sums(cols, in_memory)],
             group_exprs=_group_exprs(),
-            run_columns=_run_columns(cols) if _use_kernel(in_memory) else None,
+            run_columns=_run_columns(cols, checked=opts.validate)
+            if _use_kernel(in_memory)
+            else None,
         )
         if opts.per_class and "lwlrap" in metrics:
             parts.class_from_ids.append(_by_positive_class(cols, in_memory))
