@@ -26,6 +26,7 @@ from pl_metrics._frame import (
     aggregate,
     ordered_mean,
     ordered_sum,
+    raise_on_problems,
 )
 from pl_metrics._ranking import N_AT, P_AT, SCORE, P, R, ranked_scores
 from pl_metrics._report import report
@@ -267,6 +268,17 @@ def _undefined_auc(cols: Columns, *, pooled: bool) -> Problem:
         "pass undefined='skip' to leave them out of the average (BirdCLEF 2024)",
         examples=not pooled,
     )
+
+
+def check_undefined(values: pl.DataFrame, by: list[str], cols: Columns, opts: Options) -> None:
+    """Raise on undefined ROC AUCs as `finalize` does.
+
+    ``values``: per-class values (null where undefined) gathered from class-disjoint chunks,
+    which each left theirs out.
+    """
+    keys = values.lazy().select(by).unique() if by else values.lazy().select(pl.len())
+    counted = _with_undefined(keys, values.lazy(), "roc_auc", by, cols, opts)
+    raise_on_problems(counted, [_undefined_auc(cols, pooled=False)], by).collect()
 
 
 def _with_undefined(

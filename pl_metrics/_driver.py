@@ -20,7 +20,7 @@ from typing import Any, TextIO
 import polars as pl
 
 from pl_metrics._chunks import Chunks, budget_bytes, class_chunks, id_range, plan_chunks
-from pl_metrics._curves import average_classes, curve_positives
+from pl_metrics._curves import average_classes, check_undefined, curve_positives
 from pl_metrics._frame import N_IDS, MetricsInputError, Ragged, aggregate
 from pl_metrics._io import files as find_files
 from pl_metrics._io import scan
@@ -271,7 +271,8 @@ def score_spec(
     if by_class:
         assert class_plan is not None
         class_spec = Spec(tuple(by_class), spec.columns, spec.options)
-        per_class = class_spec.with_options(average=None, per_class=False)
+        # Undefined ROC AUCs are left out by each chunk and counted over all of them.
+        per_class = class_spec.with_options(average=None, per_class=False, undefined="skip")
         results.append(_class_values(runner(class_plan, per_class), class_spec))
     keys = spec.keys
     out = results[0]
@@ -348,6 +349,8 @@ def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
                 f"column {cols.cls!r}: {bad.height:,} groups have ids that lack whole sets of "
                 "classes (ragged input); pass ragged='allow' to rank each id over its rows"
             )
+    if "roc_auc" in spec.metrics and opts.undefined == "error":  # after the data checks
+        check_undefined(table.select(*by, cols.cls, "roc_auc"), by, cols, opts)
     if spec.per_class(spec.metrics[0]):  # per-class values (and curves): the chunks' rows
         return table.sort(spec.keys, nulls_last=True, maintain_order=True)
     table = table.join(positives, on=[*by, cols.cls], how="left", nulls_equal=True)

@@ -395,8 +395,11 @@ def _where(bad: pl.DataFrame, by: Sequence[str], shown: Sequence[str]) -> str:
     if not by and not shown:
         return ""
     parts = []
-    if by:  # the first groups in order, the same on every run (group_by's order is not)
-        bad = bad.sort(by, nulls_last=True)
+    # The first groups (and examples) in order, the same on every run (group_by's is not).
+    bad = bad.sort([*by, *shown], nulls_last=True)
+    if shown:  # rows per class: a group's (or the table's) first three named together
+        named = pl.col(shown).head(3).str.join(", ")
+        bad = bad.group_by(by, maintain_order=True).agg(named) if by else bad.select(named)
     for row in bad.head(3).iter_rows(named=True):
         text = ", ".join(f"{k}={row[k]!r}" for k in by)
         example = "; ".join(str(row[k]) for k in shown if row[k])

@@ -102,7 +102,7 @@ def _thresholded(name: str, sklearn: str, notes: str, samples: bool) -> MetricIn
         "option",
         sklearn,
         notes,
-        "threshold, pred_col, by, average, zero_division" if name == "f1" else "...",
+        "threshold, pred_col, by, weight_col, average, zero_division" if name == "f1" else "...",
     )
 
 
@@ -214,7 +214,7 @@ METRICS: dict[str, MetricInfo] = {
             "option",
             "`fbeta_score` on the indicator matrix",
             "recall weighs `beta` times as much as precision; averages as `f1`",
-            "beta, threshold, pred_col, by, average, zero_division",
+            "beta, threshold, pred_col, by, weight_col, average, zero_division",
         ),
         _thresholded(
             "jaccard", "`jaccard_score` on the indicator matrix", "tp / (tp + fp + fn)", True

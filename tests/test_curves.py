@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -118,6 +119,48 @@ def test_undefined_roc_auc_is_an_error_naming_the_class() -> None:
     per_class = pl_metrics.roc_auc(df, average=None, undefined="skip")
     assert per_class["roc_auc"].to_list() == [0.5, None]
     assert pl_metrics.roc_auc(df, undefined="skip").item() == 0.5
+
+
+@pytest.mark.parametrize("by", [None, "g"])
+def test_undefined_roc_auc_message_is_one_on_every_path(by: str | None, tmp_path: Path) -> None:
+    """Classes k3-k5 have no positives in either group: every path names the same count and
+    the same first classes, in order, however the classes are chunked, on every run."""
+    rng = np.random.default_rng(4)
+    names = [f"k{i}" for i in range(6)]
+    frames = []
+    for g in ("g0", "g1"):
+        truth = rng.random((12, 6)) < 0.4
+        truth[:, 3:] = False
+        truth[:3, :3] = True  # every other class has positives and negatives
+        truth[3:6, :3] = False
+        table = long_table(truth, rng.random((12, 6)), class_names=names)
+        frames.append(table.with_columns(g=pl.lit(g)))
+    df = pl.concat(frames)
+    if by is None:
+        df = df.filter(pl.col("g") == "g0")
+    path = tmp_path / "undefined.parquet"
+    df.write_parquet(path)
+    count = 3 if by is None else 6
+    where = "class='k3', class='k4', class='k5'"
+    if by is not None:
+        where = f"in 2 groups: g='g0': {where}; g='g1': {where}"
+    want = (
+        rf"^column 'class': {count} classes have no positives or no negatives: their ROC AUC"
+        rf" is undefined \({where}\); pass undefined='skip'"
+    )
+    for average in (None, "macro"):
+        options = {"by": by, "average": average}
+        paths = [
+            lambda o=options: pl_metrics.roc_auc(df, **o),
+            lambda o=options: pl_metrics.roc_auc(df.lazy(), **o).collect(),
+            *(
+                lambda o=options, n=n: pl_metrics.score(path, "roc_auc", n_chunks=n, **o)
+                for n in (1, 2, 4)
+            ),
+        ]
+        for scored in paths * 2:
+            with pytest.raises(pl_metrics.MetricsInputError, match=want):
+                scored()
 
 
 def padded_cmap_reference(
