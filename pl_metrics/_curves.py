@@ -265,7 +265,9 @@ def _undefined_auc(cols: Columns, *, pooled: bool) -> Problem:
         "have no positives or no negatives"
         + (" (weighted: their weights sum to zero or less)" if cols.weight is not None else "")
         + ": their ROC AUC is undefined",
-        "pass undefined='skip' to leave them out of the average (BirdCLEF 2024)",
+        "pass undefined='skip' to give them NaN"
+        if pooled
+        else "pass undefined='skip' to leave them out of the average (BirdCLEF 2024)",
         examples=not pooled,
     )
 
