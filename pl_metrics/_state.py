@@ -441,8 +441,8 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     id_exprs += [expr for _, expr in checks]
     if hashed:
         id_exprs.append(_class_hash(cols).sum().alias(_ID_HASH))
-    weighted = opts.validate and cols.weight is not None
-    if weighted:  # weights all zero (`_finalize`)
+    weighted = bool(_refusing_zero_weights(spec))
+    if weighted:  # groups whose weights are all zero (`_finalize`)
         id_exprs.append((cols.weight_expr.first() != 0).cast(pl.Int64).alias(_WEIGHTED_IDS))
     id_exprs = _same_by_name(id_exprs)
     group_exprs = [
@@ -595,6 +595,13 @@ def _class_set_checks(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
     ]
 
 
+def _refusing_zero_weights(spec: Spec) -> list[str]:
+    """The metrics of ``spec`` that a group of all-zero weights makes an error, if checked."""
+    if not spec.options.validate or spec.columns.weight is None:
+        return []
+    return [m for m in spec.metrics if info(m).zero_weights == "error"]
+
+
 def _finalize(state: MetricState) -> pl.LazyFrame:
     cols, opts, by = state.columns, state.options, list(state.columns.by)
     groups = state.groups.lazy()
@@ -621,8 +628,8 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         rows = [p for p in problems if p.key.startswith(_ROW_CHECKS)]
         rest = [p for p in problems if not p.key.startswith(_ROW_CHECKS)]
         problems = [*rows, *(p for p, _ in class_sets), *rest]
-    refusing = [m for m in state.metrics if info(m).zero_weights == "error"]
-    if opts.validate and cols.weight is not None and refusing:
+    refusing = _refusing_zero_weights(state.spec)
+    if refusing and cols.weight is not None:  # (refusing implies a weight column)
         # As scikit-learn, which refuses weights that are all zero (LRAP gives NaN).
         zero = Problem(
             "all_zero_weights",
