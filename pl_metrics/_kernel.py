@@ -466,31 +466,67 @@ def _union(rows: Sequence[np.ndarray]) -> np.ndarray:
     return union
 
 
+class _ChangeRows:
+    """A column's change rows, found chunk by chunk and written one after the other.
+
+    Into one array the size of the column (only the rows written touch its memory): one
+    buffer per chunk, their copies and their concatenation took twice as long (5M rows).
+    """
+
+    def __init__(self, height: int) -> None:
+        self._out = np.empty(height, np.int64)
+        self._found = 0  # rows written
+        self.rows = 0  # rows of the chunks added
+
+    def add_chunk(self, values: np.ndarray) -> np.ndarray:
+        """The change rows within the next chunk's ``values``, as rows of the column.
+
+        A chunk's first row is not compared with the row before (see `add_row`). The view
+        returned is of the rows written.
+        """
+        at, out = self._found, self._out[self._found :]
+        width = values.itemsize * (values.shape[1] if values.ndim == 2 else 1)
+        if _kernels is not None and values.flags.c_contiguous and width in (1, 2, 4, 8, 16):
+            found = _kernels.change_rows(values, width, out)
+        else:
+            differs = values[1:] != values[:-1]
+            rows = np.flatnonzero(differs.any(axis=1) if values.ndim == 2 else differs) + 1
+            found = len(rows)
+            out[:found] = rows
+        out[:found] += self.rows
+        self._found += found
+        self.rows += len(values)
+        return self._out[at : self._found]
+
+    def add_row(self, row: int) -> None:
+        """Add ``row``, after those added so far."""
+        self._out[self._found] = row
+        self._found += 1
+
+    def replace_last(self, count: int, rows: np.ndarray) -> None:
+        """Replace the last ``count`` rows written by ``rows`` (as many or fewer)."""
+        self._found -= count
+        self._out[self._found : self._found + len(rows)] = rows
+        self._found += len(rows)
+
+    def result(self) -> np.ndarray:
+        return self._out[: self._found]
+
+
 def _change_rows(chunks: Sequence[np.ndarray]) -> np.ndarray:
     """`key_change_rows` of one column given as its chunks (2-d: rows compare whole).
 
     Each chunk is read where it is: concatenating them first copied the whole column.
     """
-    found, rows, last = [], 0, None  # rows done, and the last row of the chunk before
+    found, last = _ChangeRows(sum(len(c) for c in chunks)), None
     for values in chunks:
         if not len(values):
             continue
         if last is not None and np.any(values[0] != last):
-            found.append(np.array([rows], np.int64))
-        found.append(_chunk_change_rows(values) + rows)
-        rows, last = rows + len(values), values[-1]
-    return np.concatenate(found) if found else np.zeros(0, np.int64)
-
-
-def _chunk_change_rows(values: np.ndarray) -> np.ndarray:
-    """The rows of a chunk whose value (a row, for 2-d) differs from the row before's."""
-    width = values.itemsize * (values.shape[1] if values.ndim == 2 else 1)
-    if _kernels is not None and values.flags.c_contiguous and width in (1, 2, 4, 8, 16):
-        out = np.empty(len(values), np.int64)  # only the rows written touch memory
-        return np.array(out[: _kernels.change_rows(values, width, out)])
-    differs = values[1:] != values[:-1]
-    rows: np.ndarray = np.flatnonzero(differs.any(axis=1) if values.ndim == 2 else differs) + 1
-    return rows
+            found.add_row(found.rows)
+        found.add_chunk(values)
+        last = values[-1]
+    return found.result()
 
 
 #: Strings up to this many bytes are held whole in their 16-byte view.
@@ -509,7 +545,7 @@ def _string_change_rows(key: pl.Series) -> np.ndarray | None:
     view_type = getattr(pa, "StringViewArray", None)  # pyarrow 16 and later
     if view_type is None:
         return None
-    found, rows = [], 0
+    found = _ChangeRows(len(key))
     for chunk in key.get_chunks():
         array = chunk.to_arrow(compat_level=pl.CompatLevel.newest())
         if not isinstance(array, view_type):
@@ -519,23 +555,21 @@ def _string_change_rows(key: pl.Series) -> np.ndarray | None:
         views = views[array.offset : array.offset + len(array)]
         if not len(views):
             continue
-        changed = _chunk_change_rows(views)
+        first = found.rows
+        if first and key[first] != key[first - 1]:  # the chunk's first row, as strings
+            found.add_row(first)
+        changed = found.add_chunk(views)
         if len(buffers) > 2:  # some strings are too long for their views: recheck
             # A view's first 8 bytes are the length (the low 4, little-endian) and prefix.
+            at = changed - first
             heads = views[:, 0]
-            unsure = changed[
-                (heads[changed] == heads[changed - 1])
-                & ((heads[changed] & 0xFFFFFFFF) > _INLINE_BYTES)
-            ]
-            if len(unsure):
-                at = unsure + rows
-                same = (key.gather(at) == key.gather(at - 1)).to_numpy()
-                changed = np.setdiff1d(changed, unsure[same], assume_unique=True)
-        if rows:  # the chunk's first row against the last before it, as strings
-            found.append(np.array([rows] if key[rows] != key[rows - 1] else [], np.int64))
-        found.append(changed + rows)
-        rows += len(views)
-    return np.concatenate(found) if found else np.zeros(0, np.int64)
+            unsure = (heads[at] == heads[at - 1]) & ((heads[at] & 0xFFFFFFFF) > _INLINE_BYTES)
+            if unsure.any():
+                rows = changed[unsure]
+                same = unsure  # now: the rows whose strings are the same after all
+                same[unsure] = (key.gather(rows) == key.gather(rows - 1)).to_numpy()
+                found.replace_last(len(changed), changed[~same])
+    return found.result()
 
 
 @dataclass(frozen=True)
