@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, Generic
+from typing import Any, Generic, overload
 
 import polars as pl
 
@@ -50,3 +50,27 @@ def _method(function: Callable[..., Any]) -> Callable[..., Any]:
 
 for _name, _function in METHODS.items():
     setattr(MetricsNamespace, _name, _method(_function))
+
+
+class _Fresh:
+    """``frame.metrics``: a new namespace at each access, not kept on the frame.
+
+    polars' registration keeps the namespace in the frame's attributes, and the namespace
+    holds the frame: a reference cycle, so every frame that ``.metrics`` was called on
+    stayed in memory until Python's cycle collector next ran. A loop of
+    ``pl.read_parquet(path).metrics.lrap()`` over 20M-row files grew by a frame (0.35 GiB)
+    per file, and each read took three times longer, on fresh pages.
+    """
+
+    @overload
+    def __get__(self, frame: None, owner: type) -> type[MetricsNamespace[Any]]: ...
+    @overload
+    def __get__(self, frame: FrameT, owner: type) -> MetricsNamespace[FrameT]: ...
+    def __get__(self, frame: Any, owner: type) -> Any:
+        return MetricsNamespace if frame is None else MetricsNamespace(frame)
+
+
+# Registered above (polars lists the name among the frames' namespaces); reached through
+# `_Fresh` instead of polars' caching accessor.
+pl.DataFrame.metrics = _Fresh()  # type: ignore[attr-defined]
+pl.LazyFrame.metrics = _Fresh()  # type: ignore[attr-defined]

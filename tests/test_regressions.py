@@ -7,6 +7,8 @@ test_adapters, test_packaging, test_cli and test_io.
 from __future__ import annotations
 
 import datetime as dt
+import gc
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -268,3 +270,31 @@ def test_quantile_edges_round_as_numpy_does() -> None:
         out = out.collect() if isinstance(out, pl.LazyFrame) else out
         np.testing.assert_allclose(out["prob_true"].to_numpy(), prob_true, rtol=1e-12)
         np.testing.assert_allclose(out["prob_pred"].to_numpy(), prob_pred, rtol=1e-12)
+
+
+@pytest.mark.parametrize("lazy", [False, True], ids=["eager", "lazy"])
+@pytest.mark.parametrize("metric", ["lrap", "f1", "report"])
+def test_a_scored_frame_is_freed_when_dropped(lazy: bool, metric: str) -> None:
+    """polars kept the ``.metrics`` namespace on the frame and the namespace the frame: a
+    cycle, so each frame scored stayed in memory until the cycle collector ran (a loop over
+    20M-row files grew by 0.35 GiB a file). Dropped, a scored frame is freed at once."""
+    frame: pl.DataFrame | pl.LazyFrame = DIGITS.clone()
+    if lazy:
+        frame = frame.lazy()
+    gone = weakref.ref(frame)
+    enabled = gc.isenabled()
+    gc.disable()  # only reference counts free it
+    try:
+        namespace = frame.metrics
+        if metric == "report":
+            result = namespace.report(["lrap", "f1"], by="model")
+        else:
+            result = getattr(namespace, metric)(by="model")
+        if isinstance(result, pl.LazyFrame):
+            result = result.collect()
+        assert result.height == 4
+        del frame, namespace
+        assert gone() is None
+    finally:
+        if enabled:
+            gc.enable()
