@@ -510,6 +510,7 @@ class _ChangeRows:
         self._found += len(rows)
 
     def result(self) -> np.ndarray:
+        """The rows written, in order (a view of the array)."""
         return self._out[: self._found]
 
 
@@ -566,7 +567,7 @@ def _string_change_rows(key: pl.Series) -> np.ndarray | None:
             unsure = (heads[at] == heads[at - 1]) & ((heads[at] & 0xFFFFFFFF) > _INLINE_BYTES)
             if unsure.any():
                 rows = changed[unsure]
-                same = unsure  # now: the rows whose strings are the same after all
+                same = np.zeros_like(unsure)  # rows whose strings are the same after all
                 same[unsure] = (key.gather(rows) == key.gather(rows - 1)).to_numpy()
                 found.replace_last(len(changed), changed[~same])
     return found.result()
