@@ -23,7 +23,15 @@ import numpy as np
 import polars as pl
 
 from pl_metrics._frame import aggregate
-from pl_metrics._kernel import IdRuns, curve_counts, deferred_on_rows, flags, id_runs, run_sums
+from pl_metrics._kernel import (
+    ClassCodes,
+    IdRuns,
+    curve_counts,
+    deferred_on_rows,
+    flags,
+    id_runs,
+    run_sums,
+)
 
 __all__ = [
     "TRUTH",
@@ -249,8 +257,20 @@ def per_id_and_classes(
         found = runs or id_runs(df, by, id_col)
         # The truth as flags, for every kernel; with nulls (unchecked), polars counts.
         truth = None if df[TRUTH].null_count() else flags(df[TRUTH])
+        # The classes as the kernels read them, found once for both passes.
+        codes = None if found is None or truth is None else ClassCodes.of(df[cls])
         counted = _counted(
-            df, by, cls, kinds, class_rows, run_columns, class_counts, found, truth, reductions
+            df,
+            by,
+            cls,
+            codes,
+            kinds,
+            class_rows,
+            run_columns,
+            class_counts,
+            found,
+            truth,
+            reductions,
         )
         if counted is None:  # the reference plan (``rows`` are a DataFrame's: nothing read)
             ids = plan_ids.collect(engine="in-memory")
@@ -268,7 +288,7 @@ def per_id_and_classes(
         curve_table = None
         if curves is not None:
             if found is not None and truth is not None:
-                curve_table = _curve_table(df, by, cls, found, truth, curves)
+                curve_table = _curve_table(df, by, cls, codes, found, truth, curves)
             if curve_table is None:
                 assert plan_curves is not None
                 curve_table = plan_curves.collect(engine="streaming")
@@ -294,12 +314,13 @@ def _curve_table(
     df: pl.DataFrame,
     by: list[str],
     cls: str,
+    codes: ClassCodes | None,
     runs: IdRuns,
     truth: np.ndarray,
     curves: CurveCounts,
 ) -> pl.DataFrame | None:
     """The curves table by the kernel, or None where it cannot count these rows."""
-    counted = curve_counts(runs.starts, runs.segment, truth, df[cls], df[_SCORE])
+    counted = curve_counts(runs.starts, runs.segment, truth, codes, df[_SCORE])
     if counted is None:
         return None
     segment, classes, scores, positives, negatives = counted
@@ -335,6 +356,7 @@ def _counted(
     df: pl.DataFrame,
     by: list[str],
     cls: str,
+    codes: ClassCodes | None,
     kinds: dict[str, str],
     class_rows: str | None,
     run_columns: Sequence[RunColumns],
@@ -345,7 +367,8 @@ def _counted(
 ) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
     """The tables by the kernel over the id ``runs``, or None where it cannot count them.
 
-    ``truth``: the rows' truth as flags (None: it has nulls). With ``reductions``, their
+    ``codes``: the classes as the kernels read them (None: they cannot). ``truth``: the
+    rows' truth as flags (None: it has nulls). With ``reductions``, their
     partial reductions per segment instead of the per-id table.
     """
     if runs is None or truth is None:
@@ -357,7 +380,7 @@ def _counted(
         predicted = flags(df[_PREDICTED])
     starts = runs.starts
     segments = runs.segment if class_rows is not None else None
-    sums = run_sums(starts, truth, df[cls], segments, predicted)
+    sums = run_sums(starts, truth, codes, segments, predicted)
     if sums is None:
         return None
     extra_values: dict[str, np.ndarray] = {}

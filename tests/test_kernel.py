@@ -320,8 +320,12 @@ KINDS = {
         (pl.Series([4_000_000_000, 4_000_000_001, 4_000_000_005], dtype=pl.UInt32), True),
         (pl.Series([0, 2**40, 5], dtype=pl.Int64), False),  # too wide a span
         (pl.Series([1, 2, 3], dtype=pl.UInt64), False),
-        (pl.Series(["b", "a", "c"]), False),
+        (pl.Series(["b", "a", "c"]), True),  # strings by their rank
+        (pl.Series(["a much longer class name v2", "a much longer class name v1", ""]), True),
+        (pl.Series(["b", "a", "c"], dtype=pl.Categorical), True),  # by their physical codes
+        (pl.Series(["b", "a", "b"], dtype=pl.Enum(["z", "b", "y", "a"])), True),
         (pl.Series([1, None, 2], dtype=pl.Int32), False),
+        (pl.Series([1.5, 2.5, 0.5]), False),
     ],
 )
 @pytest.mark.parametrize("layout", ["by id", "groups alternate", "ids scattered", "empty"])
@@ -373,8 +377,14 @@ def test_counts_over_id_runs_equal_the_group_by(
         pl.col("passed").sum(),
         pl.col("w").max(),
     ]
+    # Categorical classes hash their strings, as the state's class hash does.
+    hashed = pl.col("class")
+    if isinstance(classes.dtype, (pl.Categorical, pl.Enum)):
+        hashed = hashed.cast(pl.String)
+    id_counts = [*ID_COUNTS[:2], hashed.hash(seed=0).sum().alias("class_hash")]
+    id_counts += ID_COUNTS[3:]
     # A float sum depends on the ids' order: the per-id table is summed in order instead.
-    schema = df.lazy().group_by("g", "id").agg(ID_COUNTS).collect_schema()
+    schema = df.lazy().group_by("g", "id").agg(id_counts).collect_schema()
     assert _runs.Reductions.of([pl.col("w").sum()], schema) is None
     assert _runs.Reductions.of([pl.col("rows").mean()], schema) is None
     curve_exprs = [
@@ -387,7 +397,7 @@ def test_counts_over_id_runs_equal_the_group_by(
         "id",
         "class",
         truth,
-        ID_COUNTS,
+        id_counts,
         KINDS,
         "n",
         class_counts=_runs.ClassCounts(predicted, {name: name for name in cells}),
@@ -400,7 +410,7 @@ def test_counts_over_id_runs_equal_the_group_by(
     keys = ["g", "class", "s"]
     want_curves = df.group_by("g", "class", pl.col("score").alias("s")).agg(curve_exprs)
     assert_frame_equal(curve_table.collect().sort(keys), want_curves.sort(keys))
-    want_ids = df.group_by("g", "id").agg(ID_COUNTS)
+    want_ids = df.group_by("g", "id").agg(id_counts)
     want_classes = df.group_by("g", "class").agg(pl.len().alias("n"), *confusion)
     if grouped:
         assert ids_table is None
@@ -423,7 +433,9 @@ def test_counts_over_id_runs_equal_the_group_by(
     seed=st.integers(0, 2**32 - 1),
     groups=st.sampled_from(["one", "in turn", "repeated"]),
     score_dtype=st.sampled_from([pl.Float32, pl.Float64]),
-    class_dtype=st.sampled_from([pl.Int8, pl.Int16, pl.Int64, pl.UInt8, pl.UInt32]),
+    class_dtype=st.sampled_from(
+        [pl.Int8, pl.Int16, pl.Int64, pl.UInt8, pl.UInt32, pl.String, pl.Categorical, "enum"]
+    ),
     chunks=st.integers(1, 6),
     threads=st.sampled_from([1, 2, 5]),
 )
@@ -443,11 +455,14 @@ def test_curve_counts_equal_the_group_by(
     rng = np.random.default_rng(seed)
     n_ids, n_classes = int(rng.integers(1, 40)), int(rng.integers(1, 6))
     n = n_ids * n_classes
-    first_class = 5 if class_dtype.is_signed_integer() else -5
+    first_class = -5 if class_dtype in (pl.UInt8, pl.UInt32) else 5
     specials = np.array([0.0, -0.0, np.nan, np.inf, -np.inf])
     scores = np.where(rng.random(n) < 0.1, rng.choice(specials, n), rng.integers(0, 8, n) / 8)
     group_of = {"one": np.zeros(n_ids), "in turn": np.arange(n_ids) // 7}
     group_of["repeated"] = rng.integers(0, 3, n_ids)
+    names = [str(k * 3 - first_class) for k in range(n_classes)]
+    if class_dtype == "enum":  # more categories than present, in another order
+        class_dtype = pl.Enum(["unused", *reversed(names), "also unused"])
     df = pl.DataFrame(
         {
             "g": np.repeat(group_of[groups], n_classes).astype(np.int64),
@@ -456,8 +471,11 @@ def test_curve_counts_equal_the_group_by(
             "score": scores,
             "truth": rng.random(n) < 0.4,
         },
-        schema_overrides={"score": score_dtype, "class": class_dtype},
-    ).with_columns(pl.col("class").cast(class_dtype))
+        schema_overrides={"score": score_dtype},
+    )
+    text = class_dtype in (pl.String, pl.Categorical) or isinstance(class_dtype, pl.Enum)
+    df = df.with_columns(pl.col("class").cast(pl.String if text else class_dtype))
+    df = df.with_columns(pl.col("class").cast(class_dtype))
     cuts = sorted(rng.integers(0, n + 1, chunks - 1).tolist())
     bounds = [0, *cuts, n]
     df = pl.concat([df[a:b] for a, b in itertools.pairwise(bounds)], rechunk=False)
@@ -485,8 +503,10 @@ def test_curve_counts_equal_the_group_by(
     summed = got.group_by(keys).agg(pl.col("pos", "neg").sum())
     assert_frame_equal(summed.sort(keys), want.sort(keys))
     if threads == 1:  # no segment cut between threads: each class's scores highest first
+        # Categoricals and enums in the order of their codes, strings as sorted.
+        code = pl.col("class").to_physical() if text and class_dtype != pl.String else "class"
         ordered = got.with_columns(segment=pl.Series(segment))
-        order = ["segment", "class", "score"]
+        order = ["segment", code, "score"]
         assert_frame_equal(ordered, ordered.sort(order, descending=[False, False, True]))
 
 
