@@ -283,7 +283,7 @@ class ClassCodes:
 
     Integers are read as they are; strings by their rank among the distinct classes, and
     categoricals and enums by their physical codes, so that every class type is counted in
-    the kernel's pass (the polars plan took 5-8x longer).
+    the kernel's pass (the polars plan took 3-9x longer).
     """
 
     #: The integers, of a type of `_CLASS_KINDS`, chunked as the classes.
