@@ -27,8 +27,10 @@ __all__ = [
     "aggregate",
     "as_like",
     "check_option",
+    "class_hash",
     "duplicate_problem",
     "id_problems",
+    "is_categorical",
     "join_on",
     "normalize_by",
     "ordered_mean",
@@ -73,6 +75,11 @@ class Columns:
     pred: str | None = None
     pred_is_bool: bool = True
     class_is_categorical: bool = False
+
+    @property
+    def class_hash(self) -> pl.Expr:
+        """The class column's `class_hash`."""
+        return class_hash(pl.col(self.cls), categorical=self.class_is_categorical)
 
     @property
     def truth_expr(self) -> pl.Expr:
@@ -227,8 +234,22 @@ def resolve_columns(
         score_is_float=score_is_float,
         pred=pred_col,
         pred_is_bool=pred_col is None or schema[pred_col] == pl.Boolean,
-        class_is_categorical=isinstance(schema[class_col], (pl.Categorical, pl.Enum)),
+        class_is_categorical=is_categorical(schema[class_col]),
     )
+
+
+def is_categorical(dtype: pl.DataType) -> bool:
+    """Whether ``dtype`` holds codes of strings (categorical or enum)."""
+    return isinstance(dtype, (pl.Categorical, pl.Enum))
+
+
+def class_hash(classes: pl.Expr, *, categorical: bool) -> pl.Expr:
+    """A hash of each class that is the same in every chunk, file and process.
+
+    Categorical codes can differ between files and processes: those hash their strings.
+    The state's class-set checks and the C kernel's sums both use it.
+    """
+    return (classes.cast(pl.String) if categorical else classes).hash(seed=0)
 
 
 def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:

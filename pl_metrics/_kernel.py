@@ -24,6 +24,8 @@ import polars as pl
 import pyarrow as pa
 from polars.io.plugins import register_io_source
 
+from pl_metrics._frame import class_hash, is_categorical
+
 _kernels: ModuleType | None
 try:
     from pl_metrics import _kernels
@@ -300,7 +302,7 @@ class ClassCodes:
         dtype = classes.dtype
         if not len(classes) or classes.null_count():
             return None
-        if isinstance(dtype, (pl.Enum, pl.Categorical)):
+        if is_categorical(dtype):
             codes = classes.to_physical()
         elif dtype == pl.String:
             distinct = classes.unique().sort()
@@ -333,12 +335,11 @@ class ClassCodes:
         return _CLASS_KINDS[self.codes.dtype.base_type()]
 
     def hashes(self) -> np.ndarray:
-        """Each integer's class hash, as the state's (`pl_metrics._state._class_hash`)."""
+        """Each integer's `pl_metrics._frame.class_hash`, as the state sums them."""
         values = self.values
-        if isinstance(values.dtype, (pl.Categorical, pl.Enum)):
-            values = values.cast(pl.String)
-        hashed: np.ndarray = values.hash(seed=0).to_numpy()
-        return hashed
+        hashed = class_hash(pl.col(values.name), categorical=is_categorical(values.dtype))
+        out: np.ndarray = values.to_frame().select(hashed).to_series().to_numpy()
+        return out
 
     def classes_of(self, codes: np.ndarray) -> pl.Series:
         """The classes that ``codes`` (integers less ``low``) stand for."""
@@ -348,39 +349,38 @@ class ClassCodes:
 def run_sums(
     starts: np.ndarray,
     truth: np.ndarray,
-    classes: pl.Series | ClassCodes | None,
+    classes: ClassCodes | None,
     segments: np.ndarray | None,
     predicted: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, pl.Series, np.ndarray] | None] | None:
     """Per run of rows, its positives and the wrapping sum of its class hashes.
 
-    The hashes are polars' (``hash(seed=0)`` of the class values, as the state's). With
+    ``classes``: the rows' classes as `ClassCodes` (None: it cannot read them). The hashes
+    are their `pl_metrics._frame.class_hash`, as the state's. With
     ``segments`` (each run's segment, numbered from 0 in order), also counts per (segment,
     class): the segments, classes and counts of the pairs present, the counts one column of
     rows, or with ``predicted`` (flags like ``truth``) four: rows, positives, predicted
-    positives and true positives. None when there are no rows or the kernel cannot count
-    these classes: nulls, a type `ClassCodes` does not read, or so widely spread that a table
-    of them outgrows `_MAX_CLASS_SPAN` and the rows. The classes are read in their chunks
-    (`_Stretches`).
+    positives and true positives. None when there are no rows or classes, or so widely
+    spread classes that a table of them outgrows `_MAX_CLASS_SPAN` and the rows. The classes
+    are read in their chunks (`_Stretches`).
     """
     assert _kernels is not None
     kernels = _kernels
     runs = len(starts) - 1
-    readable = ClassCodes.of(classes) if isinstance(classes, pl.Series) else classes
-    if readable is None or not runs:
+    if classes is None or not runs:
         return None
-    kind, low, span = readable.kind, readable.low, len(readable.values)
+    kind, low, span = classes.kind, classes.low, len(classes.values)
     n_segments = 0 if segments is None else int(segments[-1]) + 1
     cells = n_segments * span
-    if cells > max(len(readable.codes), _MAX_CLASS_SPAN):
+    if cells > max(len(classes.codes), _MAX_CLASS_SPAN):
         return None
-    hash_of = readable.hashes()
+    hash_of = classes.hashes()
     npos, hashes = np.empty(runs, np.int64), np.empty(runs, np.uint64)
     segment = np.zeros(runs, np.int64) if segments is None else np.asarray(segments, np.int64)
     planes = 1 if predicted is None else 4
     # Each thread counts into its own table: as many as keep them within a column's size.
-    most = max(len(readable.codes), _MAX_CLASS_SPAN) // max(planes * cells, 1)
-    stretches = _Stretches([readable.codes], starts, most)
+    most = max(len(classes.codes), _MAX_CLASS_SPAN) // max(planes * cells, 1)
+    stretches = _Stretches([classes.codes], starts, most)
     counts = np.zeros((len(stretches.pieces) - 1, cells * planes), np.int64)
     pred = np.zeros(0, np.bool_) if predicted is None else predicted
 
@@ -409,7 +409,7 @@ def run_sums(
         rows = table.sum(axis=-1)
         table = np.stack([rows, positive_only + both, predicted_only + both, both], axis=-1)
     segment_of, code = np.nonzero(table[..., 0])
-    return npos, hashes, (segment_of, readable.classes_of(code), table[segment_of, code])
+    return npos, hashes, (segment_of, classes.classes_of(code), table[segment_of, code])
 
 
 #: `curve_counts` leaves scores nearly all distinct to polars: a segment with more (class,
@@ -424,7 +424,7 @@ def curve_counts(
     starts: np.ndarray,
     segments: np.ndarray,
     truth: np.ndarray,
-    classes: pl.Series | ClassCodes | None,
+    classes: ClassCodes | None,
     scores: pl.Series,
 ) -> tuple[np.ndarray, pl.Series, pl.Series, np.ndarray, np.ndarray] | None:
     """The positive and negative rows per (segment, class, distinct score): the curves table.
@@ -432,21 +432,18 @@ def curve_counts(
     ``segments``: each run's segment (`IdRuns.segment`). Gives the rows' segments, classes,
     scores, positives and negatives, each (segment, class, score) once, scores compared as
     polars groups them (-0.0 as 0.0, NaN as one value). None when the kernel cannot read
-    them: classes `ClassCodes` does not read, scores not Float32 or Float64, or nulls in either;
-    or scores nearly all distinct (`_CURVE_ENTRIES`). The columns are read in their
+    them: no ``classes`` (`ClassCodes`), scores not Float32 or Float64 or with nulls, or
+    scores nearly all distinct (`_CURVE_ENTRIES`). The columns are read in their
     chunks, the runs split between polars' threads, each counting its share in one table.
     """
     assert _kernels is not None
     kernels = _kernels
     runs = len(starts) - 1
-    if scores.dtype not in (pl.Float32, pl.Float64) or scores.null_count():
+    if classes is None or scores.dtype not in (pl.Float32, pl.Float64) or scores.null_count():
         return None
-    readable = ClassCodes.of(classes) if isinstance(classes, pl.Series) else classes
-    if readable is None:
-        return None
-    kind, is_f32 = readable.kind, scores.dtype == pl.Float32
+    kind, is_f32 = classes.kind, scores.dtype == pl.Float32
     segment = np.asarray(segments, np.int64)
-    stretches = _Stretches([readable.codes, scores], starts, runs)
+    stretches = _Stretches([classes.codes, scores], starts, runs)
     found: dict[int, bytes | None] = {}  # each piece's rows
 
     def count(piece: int, parts: list[tuple[int, int, int, list[np.ndarray]]]) -> None:
@@ -486,7 +483,7 @@ def curve_counts(
     values = bits.astype(np.uint32).view(np.float32) if is_f32 else bits.view(np.float64)
     return (
         frame["segment"].to_numpy(),
-        readable.classes_of(frame["code"].to_numpy() - readable.low),
+        classes.classes_of(frame["code"].to_numpy() - classes.low),
         pl.Series(scores.name, values),
         frame["positives"].to_numpy(),
         frame["negatives"].to_numpy(),

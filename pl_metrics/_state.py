@@ -440,7 +440,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     id_exprs = [pl.len().alias(N_ROWS), *(e for p in parts for e in p.id_exprs)]
     id_exprs += [expr for _, expr in checks]
     if hashed:
-        id_exprs.append(_class_hash(cols).sum().alias(_ID_HASH))
+        id_exprs.append(cols.class_hash.sum().alias(_ID_HASH))
     weighted = bool(_refusing_zero_weights(spec))
     if weighted:  # groups whose weights are all zero (`_finalize`)
         id_exprs.append((cols.weight_expr.first() != 0).cast(pl.Int64).alias(_WEIGHTED_IDS))
@@ -547,20 +547,11 @@ def _count_templates(cols: Columns) -> dict[str, pl.Expr]:
     templates = {
         "rows": pl.len(),
         "positives": cols.truth_expr.sum().cast(pl.Int64),
-        "class_hash": _class_hash(cols).sum(),
+        "class_hash": cols.class_hash.sum(),
     }
     if cols.weight is None:
         templates["unit_weight"] = cols.weight_expr.first()
     return templates
-
-
-def _class_hash(cols: Columns) -> pl.Expr:
-    """A hash of the class value that is the same in every chunk and process.
-
-    Categorical codes can differ between files and processes: those hash their strings.
-    """
-    cls = pl.col(cols.cls)
-    return (cls.cast(pl.String) if cols.class_is_categorical else cls).hash(seed=0)
 
 
 def _class_set_checks(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
@@ -618,7 +609,7 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
             [
                 pl.len().alias(_N_CLASSES),
                 pl.col(CLASS_ROWS).sum().alias(_TOTAL_ROWS),
-                _class_hash(cols).sum().alias(_GROUP_HASH),  # wraps around, as the ids' do
+                cols.class_hash.sum().alias(_GROUP_HASH),  # wraps around, as the ids' do
             ],
         )
         class_sets = _class_set_checks(cols)

@@ -108,8 +108,10 @@ def test_kernels_read_in_chunks_equal_one_chunk(score_dtype: Any) -> None:
             np.testing.assert_array_equal(got, want)
         segments = np.arange(len(runs.starts) - 1) // 3  # three runs a segment
         predicted = truth[::-1].copy()
-        counted = _kernel.run_sums(runs.starts, truth, chunked["class"], segments, predicted)
-        one = _kernel.run_sums(runs.starts, truth, df["class"].rechunk(), segments, predicted)
+        codes = _kernel.ClassCodes.of(chunked["class"])
+        counted = _kernel.run_sums(runs.starts, truth, codes, segments, predicted)
+        codes = _kernel.ClassCodes.of(df["class"].rechunk())
+        one = _kernel.run_sums(runs.starts, truth, codes, segments, predicted)
         assert counted is not None
         assert one is not None
         np.testing.assert_array_equal(counted[0], one[0])
@@ -483,9 +485,9 @@ def test_curve_counts_equal_the_group_by(
     assert runs is not None
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_kernel, "thread_count", lambda: threads)
-        counted = _kernel.curve_counts(
-            runs.starts, runs.segment, _kernel.flags(df["truth"]), df["class"], df["score"]
-        )
+        codes = _kernel.ClassCodes.of(df["class"])
+        truth_flags = _kernel.flags(df["truth"])
+        counted = _kernel.curve_counts(runs.starts, runs.segment, truth_flags, codes, df["score"])
     assert counted is not None
     segment, classes, scores_of, positives, negatives = counted
     got = pl.DataFrame(
