@@ -75,6 +75,9 @@ class Columns:
     pred: str | None = None
     pred_is_bool: bool = True
     class_is_categorical: bool = False
+    #: The input's other columns that could be keys (not floats), for the duplicate rows'
+    #: hint; not part of what states must share to merge.
+    other_keys: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def class_hash(self) -> pl.Expr:
@@ -235,6 +238,13 @@ def resolve_columns(
         pred=pred_col,
         pred_is_bool=pred_col is None or schema[pred_col] == pl.Boolean,
         class_is_categorical=is_categorical(schema[class_col]),
+        other_keys=tuple(
+            name
+            for name, dtype in schema.items()
+            if name not in {*options.values(), *by_names}
+            and not name.startswith(INTERNAL)
+            and not dtype.is_float()
+        ),
     )
 
 
@@ -318,7 +328,24 @@ def duplicate_problem(cols: Columns) -> Problem:
         cols.cls,
         "rows",
         f"repeat a ({', '.join(keys)}) already present",
-        "each id needs one row per class",
+        "each id needs one row per class" + by_hint(cols),
+    )
+
+
+def by_hint(cols: Columns) -> str:
+    """For rows that repeat an ``(id, class)``: the other key-like columns to group by.
+
+    A dump of several models or folds scored without ``by`` is the usual cause.
+    """
+    others = cols.other_keys
+    if not others:
+        return ""
+    keys = [*cols.by, *others]
+    group = keys[0] if len(keys) == 1 else f"({', '.join(keys)})"
+    return (
+        f"; the table {'also ' if cols.by else ''}has column{'s' if len(others) > 1 else ''} "
+        f"{', '.join(others)}: pass by={keys!r} if each {group} holds one prediction per "
+        f"({cols.id}, {cols.cls})"
     )
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import ast
 import os
+import re
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -606,8 +608,6 @@ _USER_ERRORS = (
     pl.exceptions.NoDataError,  # an empty file
     pl.exceptions.SchemaError,  # files that disagree on a column's type
 )
-#: The duplicate-rows check's words (`pl_metrics._frame.duplicate_problem`).
-_REPEATED_ROWS = "rows repeat a ("
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -692,29 +692,11 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     message = _first_line(error)
     for hint, flag in _FLAG_HINTS.items():
         message = message.replace(hint, flag)
-    if args.command in ("score", "curves") and _REPEATED_ROWS in message:
-        message += _by_hint(args)
-    return message
-
-
-def _by_hint(args: argparse.Namespace) -> str:
-    """For rows that repeat an (id, class): the other key-like columns to group by."""
-    by = _by(args)
-    used = {args.id_col, args.class_col, args.score_col, args.truth_col}
-    used |= {args.weight_col, getattr(args, "pred_col", None), *by}
-    try:
-        schema = scan(args.paths).collect_schema()  # metadata only, read once before
-    except _USER_ERRORS:
-        return ""
-    others = [name for name, dtype in schema.items() if name not in used and not dtype.is_float()]
-    if not others:
-        return ""
-    keys = [*by, *others]
-    group = keys[0] if len(keys) == 1 else f"({', '.join(keys)})"
-    return (
-        f"; the table {'also ' if by else ''}has column{'s' if len(others) > 1 else ''} "
-        f"{', '.join(others)}: pass --by {','.join(keys)} if each {group} holds one "
-        f"prediction per ({args.id_col}, {args.class_col})"
+    # The duplicate rows' hint names Python's option (`pl_metrics._frame.by_hint`).
+    return re.sub(
+        r"pass by=(\[.*?\]) if each",
+        lambda m: f"pass --by {','.join(ast.literal_eval(m.group(1)))} if each",
+        message,
     )
 
 

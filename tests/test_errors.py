@@ -86,6 +86,26 @@ def test_duplicates(good: pl.DataFrame) -> None:
         pl_metrics.lwlrap(bad, by="model", per_class=True)
 
 
+@pytest.mark.parametrize("lazy", [False, True])
+@pytest.mark.parametrize("metric", ["lrap", "f1", "roc_auc"])
+def test_duplicates_name_the_columns_that_could_group_them(
+    good: pl.DataFrame, lazy: bool, metric: str
+) -> None:
+    """A dump of two folds scored without ``by``: the error says which columns to pass."""
+    two = pl.concat([good.with_columns(fold=pl.lit(k)) for k in range(2)])
+    frame = two.lazy() if lazy else two
+    hint = r"the table has columns model, fold: pass by=\['model', 'fold'\] if each \(model, fold\)"
+    with pytest.raises(MetricsInputError, match=r"24 rows repeat a \(id, class\).*" + hint):
+        pl_metrics.report(frame, metric).lazy().collect()
+    also = r"the table also has column fold: pass by=\['model', 'fold'\] if each \(model, fold\)"
+    with pytest.raises(MetricsInputError, match=also):
+        pl_metrics.report(frame, metric, by="model").lazy().collect()
+    # Float columns are not keys; without other columns there is no hint.
+    with pytest.raises(MetricsInputError, match=r"one row per class$"):
+        pl_metrics.report(two.drop("model", "fold"), metric)
+    assert pl_metrics.report(frame, metric, by=["model", "fold"]).lazy().collect().height == 2
+
+
 def test_ragged(good: pl.DataFrame) -> None:
     bad = good.filter(~((pl.col("id") < 2) & (pl.col("class") == 3)))
     pattern = r"column 'class': 2 \(id, class\) rows are missing.*ragged='allow'"
