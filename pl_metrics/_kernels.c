@@ -34,11 +34,12 @@
 #endif
 
 /* Whether each column (its buffer, and the bytes of one value) has a row for every row of
- * the runs: the last run ends at starts[runs]. */
-static int rows_fit(const Py_buffer *starts, const Py_buffer *const *columns,
+ * the runs: they are rows starts[0] - base to starts[runs] - base. */
+static int rows_fit(const Py_buffer *starts, int64_t base, const Py_buffer *const *columns,
                     const Py_ssize_t *sizes, size_t n) {
     int64_t runs = starts->len / (Py_ssize_t)sizeof(int64_t) - 1;
-    int64_t rows = runs < 0 ? 0 : ((const int64_t *)starts->buf)[runs];
+    int64_t rows = runs < 0 ? 0 : ((const int64_t *)starts->buf)[runs] - base;
+    if (runs >= 0 && ((const int64_t *)starts->buf)[0] < base) return 0;
     for (size_t i = 0; i < n; i++)
         if (columns[i]->len / sizes[i] < rows) return 0;
     return 1;
@@ -172,7 +173,7 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
     int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
     const Py_buffer *columns[] = {&score, &truth};
     Py_ssize_t sizes[] = {is_f32 ? 4 : 8, 1};
-    status = rows_fit(&starts, columns, sizes, 2) ? 0 : -2;
+    status = rows_fit(&starts, 0, columns, sizes, 2) ? 0 : -2;
     if (status == 0) {
         Py_BEGIN_ALLOW_THREADS
         if (is_f32)
@@ -199,14 +200,20 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
  * (the confusion counts come from these four; four counts a row took twice as long).
  * Classes are looked up as value - low in hash_of, which the caller built over [low, highest
  * class] with polars' own hash, so that the sums are those of the polars plan.
+ * Runs start at starts[g] - base (the rows of a chunk: no shifted copy of starts). Either
+ * output may be empty: npos and hash_sum (nothing per run), or the per-segment reductions of
+ * the runs' rows, positives and hash sums: seg_counts[segment * 6 + k] for the rows' sum,
+ * min, max, then the positives' (k = 3, 4, 5), and seg_hashes[segment * 3 + k] for the
+ * hash sums' wrapping sum, min and max, updated from the values they hold.
  */
 #define DEFINE_RUN_SUMS(NAME, C)                                                            \
-    static void NAME(const int64_t *starts, int64_t runs, const uint8_t *truth,            \
-                     const uint8_t *pred, const C *cls, int64_t low,                       \
+    static void NAME(const int64_t *starts, int64_t base, int64_t runs,                    \
+                     const uint8_t *truth, const uint8_t *pred, const C *cls, int64_t low, \
                      const uint64_t *hash_of, int64_t n_codes, const int64_t *segment,     \
-                     int64_t *npos, uint64_t *hash_sum, int64_t *class_rows) {             \
+                     int64_t *npos, uint64_t *hash_sum, int64_t *class_rows,               \
+                     int64_t *seg_counts, uint64_t *seg_hashes) {                          \
         for (int64_t g = 0; g < runs; g++) {                                                \
-            int64_t a = starts[g], b = starts[g + 1], p = 0;                                \
+            int64_t a = starts[g] - base, b = starts[g + 1] - base, p = 0;                  \
             uint64_t h = 0;                                                                 \
             if (class_rows == NULL) {                                                       \
                 for (int64_t i = a; i < b; i++) {                                           \
@@ -230,8 +237,23 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
                     rows[code * 4 + 2 * truth[i] + pred[i]]++;                              \
                 }                                                                           \
             }                                                                               \
-            npos[g] = p;                                                                    \
-            hash_sum[g] = h;                                                                \
+            if (npos != NULL) {                                                             \
+                npos[g] = p;                                                                \
+                hash_sum[g] = h;                                                            \
+            }                                                                               \
+            if (seg_counts != NULL) {                                                       \
+                int64_t n = b - a, *c = seg_counts + segment[g] * 6;                        \
+                uint64_t *s = seg_hashes + segment[g] * 3;                                  \
+                c[0] += n;                                                                  \
+                c[1] = n < c[1] ? n : c[1];                                                 \
+                c[2] = n > c[2] ? n : c[2];                                                 \
+                c[3] += p;                                                                  \
+                c[4] = p < c[4] ? p : c[4];                                                 \
+                c[5] = p > c[5] ? p : c[5];                                                 \
+                s[0] += h;                                                                  \
+                s[1] = h < s[1] ? h : s[1];                                                 \
+                s[2] = h > s[2] ? h : s[2];                                                 \
+            }                                                                               \
         }                                                                                   \
     }
 
@@ -239,28 +261,31 @@ EACH_CLASS_TYPE(DEFINE_RUN_SUMS, run_sums)
 
 static PyObject *run_sums(PyObject *self, PyObject *args) {
     Py_buffer starts, truth, pred, cls, hash_of, segment, npos, hash_sum, class_rows;
+    Py_buffer seg_counts, seg_hashes;
     int kind; /* the classes' type: the tag of _kernel._CLASS_KINDS ('l': int64 everywhere) */
-    long long low;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*CLy*y*w*w*w*", &starts, &truth, &pred, &cls, &kind,
-                          &low, &hash_of, &segment, &npos, &hash_sum, &class_rows))
+    long long base, low;
+    if (!PyArg_ParseTuple(args, "y*Ly*y*y*CLy*y*w*w*w*w*w*", &starts, &base, &truth, &pred,
+                          &cls, &kind, &low, &hash_of, &segment, &npos, &hash_sum,
+                          &class_rows, &seg_counts, &seg_hashes))
         return NULL;
     int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
     int64_t n_codes = hash_of.len / (Py_ssize_t)sizeof(uint64_t);
     int known = 1;
     const Py_buffer *columns[] = {&truth, &cls, &pred};
     Py_ssize_t sizes[] = {1, class_width(kind), 1};
-    int fits = rows_fit(&starts, columns, sizes, pred.len ? 3 : 2);
+    int fits = rows_fit(&starts, base, columns, sizes, pred.len ? 3 : 2);
     if (!fits) kind = 0;
     Py_BEGIN_ALLOW_THREADS
 #define RUN(NAME, C)                                                                        \
-    NAME(starts.buf, runs, truth.buf, pred.len ? pred.buf : NULL, (const C *)cls.buf,       \
-         (int64_t)low, hash_of.buf, n_codes, segment.buf, npos.buf, hash_sum.buf,          \
-         class_rows.len ? class_rows.buf : NULL)
+    NAME(starts.buf, (int64_t)base, runs, truth.buf, pred.len ? pred.buf : NULL,           \
+         (const C *)cls.buf, (int64_t)low, hash_of.buf, n_codes, segment.buf,              \
+         npos.len ? npos.buf : NULL, hash_sum.buf, class_rows.len ? class_rows.buf : NULL, \
+         seg_counts.len ? seg_counts.buf : NULL, seg_hashes.buf)
     SWITCH_CLASS_TYPE(kind, run_sums, known = 0)
 #undef RUN
     Py_END_ALLOW_THREADS
-    Py_buffer *buffers[] = {&starts, &truth, &pred, &cls, &hash_of, &segment, &npos, &hash_sum,
-                            &class_rows};
+    Py_buffer *buffers[] = {&starts,  &truth,    &pred,       &cls,       &hash_of,   &segment,
+                            &npos,    &hash_sum, &class_rows, &seg_counts, &seg_hashes};
     for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
         PyBuffer_Release(buffers[i]);
     if (!fits) return PyErr_Format(PyExc_ValueError, "run_sums: a column is short");
@@ -491,7 +516,7 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
             break;
         }
         const Py_buffer *columns[] = {&x->cls, &x->score, &x->truth};
-        if (!rows_fit(&x->starts, columns, sizes, 3)) {
+        if (!rows_fit(&x->starts, 0, columns, sizes, 3)) {
             PyErr_Format(PyExc_ValueError, "curve_counts: a column is short");
             parsed++;
             status = -4;
@@ -604,8 +629,9 @@ static PyMethodDef methods[] = {
      "pair_counts(starts, score, is_f32, truth, rank, pos_rank, prec, neg_above, max_rank):"
      " R and P of each positive, and each run's sums."},
     {"run_sums", run_sums, METH_VARARGS,
-     "run_sums(starts, truth, pred, classes, kind, low, hash_of, segment, npos, hash_sum,"
-     " class_rows): each run's positives and class-hash sum, counts per segment and class."},
+     "run_sums(starts, base, truth, pred, classes, kind, low, hash_of, segment, npos,"
+     " hash_sum, class_rows, seg_counts, seg_hashes): each run's positives and class-hash"
+     " sum, their reductions per segment, counts per segment and class."},
     {"curve_counts", curve_counts, METH_VARARGS,
      "curve_counts(stretches, kind, is_f32, most): the positive and negative rows per"
      " (segment, class, score) of the stretches, each (starts, segment, classes, score,"

@@ -18,6 +18,7 @@ def pair_counts(
 ) -> None: ...
 def run_sums(
     starts: npt.NDArray[np.int64],
+    base: int,
     truth: npt.NDArray[np.bool_],
     pred: npt.NDArray[np.bool_],
     classes: npt.NDArray[np.integer[Any]],
@@ -28,6 +29,8 @@ def run_sums(
     npos: npt.NDArray[np.int64],
     hash_sum: npt.NDArray[np.uint64],
     class_rows: npt.NDArray[np.int64],
+    seg_counts: npt.NDArray[np.int64],
+    seg_hashes: npt.NDArray[np.uint64],
     /,
 ) -> None: ...
 def change_rows(values: npt.NDArray[Any], width: int, out: npt.NDArray[np.int64], /) -> int: ...

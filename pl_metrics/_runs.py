@@ -165,8 +165,18 @@ class Reductions:
             ops[expr.meta.output_name()] = op
         return cls(ops)
 
-    def per_segment(self, runs: IdRuns, columns: dict[str, np.ndarray]) -> pl.DataFrame:
-        """The reductions over each segment's runs, with its ``by`` values."""
+    def per_segment(
+        self,
+        runs: IdRuns,
+        columns: dict[str, np.ndarray],
+        reduced: dict[str, dict[str, np.ndarray]] | None = None,
+    ) -> pl.DataFrame:
+        """The reductions over each segment's runs, with its ``by`` values.
+
+        ``columns``: values per run. ``reduced``: columns reduced per segment already, by
+        operation (`pl_metrics._kernel.RunSums.per_segment`).
+        """
+        reduced = reduced or {}
         n_runs = len(runs.starts) - 1
         firsts = runs.firsts
         ends = np.append(firsts[1:], n_runs) if len(firsts) else firsts
@@ -175,6 +185,8 @@ class Reductions:
         for name, (op, column) in self.ops.items():
             if column is None:
                 out[name] = ends - firsts
+            elif column in reduced:
+                out[name] = reduced[column][op]
             else:
                 values = columns[column]
                 if not n_runs:
@@ -379,8 +391,19 @@ def _counted(
             return None
         predicted = flags(df[_PREDICTED])
     starts = runs.starts
-    segments = runs.segment if class_rows is not None else None
-    sums = run_sums(starts, truth, codes, segments, predicted)
+    # Reduced per group, the per-id values the kernel counts are reduced as it counts them:
+    # no arrays of a value per id to fill (fresh memory costs more than the counting).
+    reduced_only = reductions is not None and not run_columns
+    segments = runs.segment if class_rows is not None or reduced_only else None
+    sums = run_sums(
+        starts,
+        truth,
+        codes,
+        segments,
+        predicted,
+        by_class=class_rows is not None,
+        per_run=not reduced_only,
+    )
     if sums is None:
         return None
     extra_values: dict[str, np.ndarray] = {}
@@ -389,19 +412,28 @@ def _counted(
         if values_of is None:
             return None
         extra_values |= values_of
-    positives, hashes, per_class = sums
+    positives, hashes, per_class, per_segment = sums
     n_runs = len(starts) - 1
+
+    def counted(values: np.ndarray | None) -> np.ndarray:
+        assert values is not None  # asked for per run whenever it is read
+        return values
+
     values: dict[str, Callable[[], np.ndarray]] = {
         "rows": lambda: np.diff(starts),
-        "positives": lambda: positives,
-        "class_hash": lambda: hashes,
+        "positives": lambda: counted(positives),
+        "class_hash": lambda: counted(hashes),
         # Constants: not a fresh array each (broadcast: nothing allocated).
         "unit_weight": lambda: np.broadcast_to(1.0, n_runs),
         "zero": lambda: np.broadcast_to(np.int64(0), n_runs),
     }
-    per_run = {name: values[kind]() for name, kind in kinds.items()} | extra_values
+    reduced = {}
+    if reduced_only and per_segment is not None:
+        reduced = {name: per_segment[kind] for name, kind in kinds.items() if kind in per_segment}
+    per_run = {name: values[kind]() for name, kind in kinds.items() if name not in reduced}
+    per_run |= extra_values
     if reductions is not None:
-        ids = reductions.per_segment(runs, per_run)
+        ids = reductions.per_segment(runs, per_run, reduced)
     else:
         ids = runs.keys().with_columns(pl.Series(name, v) for name, v in per_run.items())
     if per_class is None or class_rows is None:

@@ -121,6 +121,19 @@ def test_kernels_read_in_chunks_equal_one_chunk(score_dtype: Any) -> None:
         np.testing.assert_array_equal(counted[2][0], one[2][0])
         assert counted[2][1].equals(one[2][1])
         np.testing.assert_array_equal(counted[2][2], one[2][2])
+        # Reduced per segment as counted: the per-run values' reductions.
+        reduced = _kernel.run_sums(runs.starts, truth, codes, segments, predicted, per_run=False)
+        assert reduced is not None
+        assert reduced.positives is None
+        assert reduced.per_segment is not None
+        firsts = np.flatnonzero(np.diff(segments, prepend=-1))
+        per_run = {"rows": np.diff(runs.starts), "positives": one[0], "class_hash": one[1]}
+        for kind, values in per_run.items():
+            for op, ufunc in (("sum", np.add), ("min", np.minimum), ("max", np.maximum)):
+                want = ufunc.reduceat(values, firsts)
+                np.testing.assert_array_equal(reduced.per_segment[kind][op], want)
+        assert reduced.per_class is not None
+        np.testing.assert_array_equal(reduced.per_class[2], one[2][2])
 
 
 @needs_kernel
@@ -675,6 +688,7 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
     with pytest.raises(ValueError, match="short"):  # classes of 9 rows
         _kernels.run_sums(
             starts,
+            0,
             rows,
             np.zeros(0, np.bool_),
             np.zeros(9, np.int16),
@@ -685,6 +699,25 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
             np.zeros(2, np.int64),
             np.zeros(2, np.uint64),
             np.zeros(0, np.int64),
+            np.zeros(0, np.int64),
+            np.zeros(0, np.uint64),
+        )
+    with pytest.raises(ValueError, match="short"):  # runs from before the first row
+        _kernels.run_sums(
+            starts,
+            1,
+            rows,
+            np.zeros(0, np.bool_),
+            np.zeros(10, np.int16),
+            "h",
+            0,
+            np.zeros(1, np.uint64),
+            np.zeros(2, np.int64),
+            np.zeros(2, np.int64),
+            np.zeros(2, np.uint64),
+            np.zeros(0, np.int64),
+            np.zeros(0, np.int64),
+            np.zeros(0, np.uint64),
         )
     segment, classes = np.zeros(2, np.int64), np.zeros(10, np.int16)
     with pytest.raises(ValueError, match="short"):  # no scores
