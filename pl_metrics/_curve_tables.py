@@ -52,6 +52,9 @@ _BIN = f"{INTERNAL}bin"
 _EDGE = f"{INTERNAL}edge"
 _K = f"{INTERNAL}k"
 _ROW = f"{INTERNAL}row"
+# The calibration table's columns, internal until calibration_curve names them: a key of the
+# caller's may have their names (its result refuses that, expected_calibration_error need not).
+_PROB_PRED, _PROB_TRUE, _COUNT = (f"{INTERNAL}{n}" for n in ("prob_pred", "prob_true", "count"))
 _PROBABILITIES = ("brier_score", "binary_log_loss", "expected_calibration_error")
 
 
@@ -86,16 +89,22 @@ class _CurveTables(Family):
             return _thinned(_pr_curve(curves, keys), keys, opts.max_points)
         if metric == "calibration_curve":
             bins = _calibration_bins(curves, keys, opts.n_bins, opts.strategy)
-            return bins.select(*keys, "bin", "prob_pred", "prob_true", "count")
+            return bins.select(
+                *keys,
+                pl.col(_BIN).alias("bin"),
+                pl.col(_PROB_PRED).alias("prob_pred"),
+                pl.col(_PROB_TRUE).alias("prob_true"),
+                pl.col(_COUNT).alias("count"),
+            )
         if metric == "expected_calibration_error":
             bins = _calibration_bins(curves, keys, opts.n_bins, opts.strategy)
-            gap = pl.col("count") * (pl.col("prob_true") - pl.col("prob_pred")).abs()
+            gap = pl.col(_COUNT) * (pl.col(_PROB_TRUE) - pl.col(_PROB_PRED)).abs()
             values = aggregate(
-                bins.sort([*keys, "bin"]),
+                bins.sort([*keys, _BIN]),
                 keys,
                 [
-                    (ordered_sum(gap) / ordered_sum(pl.col("count"))).alias(metric),
-                    ordered_sum(pl.col("prob_true") * pl.col("count")).alias(_POS),
+                    (ordered_sum(gap) / ordered_sum(pl.col(_COUNT))).alias(metric),
+                    ordered_sum(pl.col(_PROB_TRUE) * pl.col(_COUNT)).alias(_POS),
                 ],
             )
         else:
@@ -218,12 +227,11 @@ def _calibration_bins(
         binned.sort([*keys, _BIN, CURVE_SCORE])
         .group_by([*keys, _BIN])
         .agg(
-            (ordered_sum(pl.col(CURVE_SCORE) * pl.col(_N)) / count).alias("prob_pred"),
-            (ordered_sum(pl.col(_POS)) / count).alias("prob_true"),
-            count.alias("count"),
+            (ordered_sum(pl.col(CURVE_SCORE) * pl.col(_N)) / count).alias(_PROB_PRED),
+            (ordered_sum(pl.col(_POS)) / count).alias(_PROB_TRUE),
+            count.alias(_COUNT),
         )
-        .rename({_BIN: "bin"})
-        .sort([*keys, "bin"])
+        .sort([*keys, _BIN])
     )
 
 
@@ -235,32 +243,35 @@ def _quantile_edges(cells: pl.LazyFrame, keys: list[str], n_bins: int) -> pl.Laz
     as scikit-learn bins it.
     """
     quantiles = np.linspace(0, 1, n_bins + 1)[1:-1] * 100 / 100
-    up = cells.sort([*keys, CURVE_SCORE]).with_columns(pl.col(_N).cum_sum().over(keys).alias(_K))
-    total = up.group_by(keys).agg(pl.col(_N).sum().alias("total"))
-    q = pl.col("q")
-    grid = total.join(pl.LazyFrame({"q": quantiles.tolist()}), how="cross").with_columns(
-        h=(pl.col("total") - 1) * q  # numpy's virtual index of its 'linear' method
+    # Working columns beside the caller's keys: internal names, never a user's column.
+    total, q, h, lo, hi, gamma, a, b = (
+        f"{INTERNAL}quantile_{n}" for n in ("total", "q", "h", "lo", "hi", "gamma", "a", "b")
     )
-    grid = grid.with_columns(lo=pl.col("h").floor()).with_columns(
-        hi=pl.min_horizontal(pl.col("lo") + 1, pl.col("total") - 1),
-        gamma=pl.col("h") - pl.col("lo"),
+    up = cells.sort([*keys, CURVE_SCORE]).with_columns(pl.col(_N).cum_sum().over(keys).alias(_K))
+    totals = up.group_by(keys).agg(pl.col(_N).sum().alias(total))
+    grid = totals.join(pl.LazyFrame({q: quantiles.tolist()}), how="cross").with_columns(
+        ((pl.col(total) - 1) * pl.col(q)).alias(h)  # numpy's virtual index ('linear')
+    )
+    grid = grid.with_columns(pl.col(h).floor().alias(lo)).with_columns(
+        pl.min_horizontal(pl.col(lo) + 1, pl.col(total) - 1).alias(hi),
+        (pl.col(h) - pl.col(lo)).alias(gamma),
     )
 
     def value_at(index: str, name: str) -> pl.LazyFrame:
         # The score at 0-based position ``index`` of the sorted scores: the first distinct
         # score whose cumulative count exceeds it.
-        wanted = grid.select(*keys, "q", (pl.col(index) + 1).alias(_K)).sort([*keys, _K])
+        wanted = grid.select(*keys, q, (pl.col(index) + 1).alias(_K)).sort([*keys, _K])
         found = wanted.join_asof(
             up.select(*keys, _K, CURVE_SCORE), on=_K, by=keys, strategy="forward"
         )
-        return found.select(*keys, "q", pl.col(CURVE_SCORE).alias(name))
+        return found.select(*keys, q, pl.col(CURVE_SCORE).alias(name))
 
-    a, b, gamma = pl.col("a"), pl.col("b"), pl.col("gamma")
-    diff = b - a
-    lerp = pl.when(gamma >= 0.5).then(b - diff * (1 - gamma)).otherwise(a + diff * gamma)
+    below, above, share = pl.col(a), pl.col(b), pl.col(gamma)
+    diff = above - below
+    lerp = pl.when(share >= 0.5).then(above - diff * (1 - share)).otherwise(below + diff * share)
     return (
-        grid.join(value_at("lo", "a"), on=[*keys, "q"], nulls_equal=True)
-        .join(value_at("hi", "b"), on=[*keys, "q"], nulls_equal=True)
+        grid.join(value_at(lo, a), on=[*keys, q], nulls_equal=True)
+        .join(value_at(hi, b), on=[*keys, q], nulls_equal=True)
         .select(*keys, lerp.alias(_EDGE))
     )
 

@@ -49,6 +49,8 @@ _W = f"{INTERNAL}w"
 _TRUE_SCORE = f"{INTERNAL}true_score"
 _TRUE_CLASS = f"{INTERNAL}topk_true_class"  # as scikit-learn sorts it: not log loss's
 _TOPK_HIT = f"{INTERNAL}topk_hit"
+_TOPK_AHEAD = f"{INTERNAL}topk_ahead"
+_AREA = f"{INTERNAL}area"
 _TOPK_SUM = f"{INTERNAL}topk_sum"
 _TOPK_W = f"{INTERNAL}topk_w"
 # average="samples": per id over its classes.
@@ -82,31 +84,31 @@ def _per_class_values(
     pos, neg = (pl.col(c).sort_by(CURVE_SCORE, descending=True) for c in (_POS, _NEG))
     tp, fp = pos.cum_sum(), neg.cum_sum()
     if metric == "roc_auc" and max_fpr is not None:
-        exprs = [ordered_sum(_partial_area(pos, neg, tp, fp, max_fpr)).alias("area")]
+        exprs = [ordered_sum(_partial_area(pos, neg, tp, fp, max_fpr)).alias(_AREA)]
     elif metric == "roc_auc":
         # Trapezoids between consecutive thresholds: width fp gained, mean height of tp.
         area = neg * (tp + (tp - pos)) / 2
-        exprs = [ordered_sum(area).alias("area")]
+        exprs = [ordered_sum(area).alias(_AREA)]
     else:
         # Step-wise average precision: recall gained at a threshold times its precision
         # (as scikit-learn: recall lost to a negative weight counts too, and a precision
         # over no weight is 0).
         gained = pl.when((pos != 0) & (tp + fp != 0)).then(pos * tp / (tp + fp)).otherwise(0.0)
-        exprs = [ordered_sum(gained).alias("area")]
+        exprs = [ordered_sum(gained).alias(_AREA)]
     exprs += [ordered_sum(pos).alias(_POS), ordered_sum(neg).alias(_NEG)]
     out = aggregate(curves, keys, exprs)
     p, n = pl.col(_POS), pl.col(_NEG)
     if metric == "roc_auc" and max_fpr is not None:
         # McClish's standardisation, as scikit-learn: 0.5 for chance, 1 for perfect.
         low, high = 0.5 * max_fpr**2, max_fpr
-        standard = 0.5 * (1 + (pl.col("area") - low) / (high - low))
+        standard = 0.5 * (1 + (pl.col(_AREA) - low) / (high - low))
         value = pl.when((p > 0) & (n > 0)).then(standard).otherwise(None)
     elif metric == "roc_auc":
-        value = pl.when((p > 0) & (n > 0)).then(pl.col("area") / (p * n)).otherwise(None)
+        value = pl.when((p > 0) & (n > 0)).then(pl.col(_AREA) / (p * n)).otherwise(None)
     else:
         # scikit-learn: positives of no weight (none, or weights summing to 0) give 0, and
         # it clips at 0 (only negative weights take the sum below).
-        value = pl.when(p != 0).then((pl.col("area") / p).clip(lower_bound=0.0)).otherwise(0.0)
+        value = pl.when(p != 0).then((pl.col(_AREA) / p).clip(lower_bound=0.0)).otherwise(0.0)
     return out.with_columns(value.cast(pl.Float64).alias(metric))
 
 
@@ -452,9 +454,9 @@ def _top_k_hits(cols: Columns, k: int) -> Callable[[pl.LazyFrame, pl.LazyFrame],
             rows.select(*keys, cols.score, _sortable(cols).alias(cols.cls))
             .join(per_id.select(*keys, _TRUE_SCORE, _TRUE_CLASS), on=keys, nulls_equal=True)
             .group_by(keys)
-            .agg(ahead.sum().alias("ahead"))
+            .agg(ahead.sum().alias(_TOPK_AHEAD))
         )
-        hits = counts.select(*keys, (pl.col("ahead") < k).cast(pl.Float64).alias(_TOPK_HIT))
+        hits = counts.select(*keys, (pl.col(_TOPK_AHEAD) < k).cast(pl.Float64).alias(_TOPK_HIT))
         return per_id.join(hits, on=keys, how="left", nulls_equal=True).with_columns(
             pl.col(_TOPK_HIT).fill_null(0.0)
         )

@@ -21,7 +21,7 @@ import polars as pl
 
 from pl_metrics._chunks import Chunks, budget_bytes, class_chunks, id_range, plan_chunks
 from pl_metrics._curves import average_classes, check_undefined, curve_positives
-from pl_metrics._frame import N_IDS, MetricsInputError, Ragged, aggregate
+from pl_metrics._frame import INTERNAL, N_IDS, MetricsInputError, Ragged, aggregate
 from pl_metrics._io import files as find_files
 from pl_metrics._io import scan
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
@@ -39,6 +39,8 @@ __all__ = [
     "score_spec",
     "source_frame",
 ]
+
+_LEAST, _MOST = f"{INTERNAL}least_ids", f"{INTERNAL}most_ids"
 
 #: What `score` reads: files, folders and globs, a LazyFrame or DataFrame, an Arrow table or
 #: stream, or a ``pyarrow.dataset.Dataset``.
@@ -340,10 +342,10 @@ def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
     id_counts = pl.concat([s.groups.lazy().select(*by, pl.col(N_IDS)).collect() for s in kept])
     id_counts = id_counts.filter(pl.col(N_IDS) > 0)
     spread = aggregate(
-        id_counts.lazy(), by, [pl.col(N_IDS).min().alias("lo"), pl.col(N_IDS).max().alias("hi")]
+        id_counts.lazy(), by, [pl.col(N_IDS).min().alias(_LEAST), pl.col(N_IDS).max().alias(_MOST)]
     ).collect()
     if opts.validate and opts.ragged == "error":
-        bad = spread.filter(pl.col("lo") != pl.col("hi"))
+        bad = spread.filter(pl.col(_LEAST) != pl.col(_MOST))
         if bad.height:
             raise MetricsInputError(
                 f"column {cols.cls!r}: {bad.height:,} groups have ids that lack whole sets of "

@@ -32,6 +32,7 @@ __all__ = [
     "id_problems",
     "is_categorical",
     "join_on",
+    "missing_column",
     "normalize_by",
     "ordered_mean",
     "ordered_sum",
@@ -151,6 +152,9 @@ def normalize_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
     names = tuple(by)
     if not all(isinstance(name, str) for name in names):
         raise MetricsInputError(f"option 'by': expected column names, got {list(names)!r}")
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        raise MetricsInputError(f"option 'by': {twice} named more than once")
     return names
 
 
@@ -164,7 +168,8 @@ def check_option(name: str, value: object, allowed: Iterable[object]) -> None:
         )
 
 
-def _missing_column(schema: pl.Schema, option: str, name: str) -> MetricsInputError:
+def missing_column(schema: pl.Schema, option: str, name: str) -> MetricsInputError:
+    """The error for a column option naming a column the table lacks, with close names."""
     close = difflib.get_close_matches(name, list(schema), n=3, cutoff=0.5)
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     return MetricsInputError(
@@ -199,7 +204,7 @@ def resolve_columns(
         options["pred_col"] = pred_col
     for option, name in [*options.items(), *(("by", b) for b in by_names)]:
         if name not in schema:
-            raise _missing_column(schema, option, name)
+            raise missing_column(schema, option, name)
     clash = sorted(set(by_names) & set(options.values()))
     if clash:
         raise MetricsInputError(f"option 'by': {clash} are already used as metric columns")

@@ -33,6 +33,10 @@ _NPOS = f"{INTERNAL}ndcg_npos"
 _W = f"{INTERNAL}w"
 _NDCG_SUM = f"{INTERNAL}ndcg_sum"
 _NDCG_W = f"{INTERNAL}ndcg_w"
+# Working columns beside the caller's keys: internal names, never a user's column.
+_END, _START, _IDEAL_AT, _IDEAL = (
+    f"{INTERNAL}ndcg_{n}" for n in ("end", "start", "ideal_at", "ideal")
+)
 
 
 def _discounts(per_id: pl.LazyFrame) -> pl.LazyFrame:
@@ -58,20 +62,18 @@ def _dcg(cols: Columns, k: int | None) -> Callable[[pl.LazyFrame, pl.LazyFrame],
 
         spans = (
             groups.filter(pl.col(P_AT) > 0)
-            .with_columns(end.alias("end"), start.alias("start"))
-            .join(at("end"), on="end")
-            .join(at("start"), on="start")
+            .with_columns(end.alias(_END), start.alias(_START))
+            .join(at(_END), on=_END)
+            .join(at(_START), on=_START)
         )
-        gain = pl.col(P_AT) * (pl.col("end_d") - pl.col("start_d")) / pl.col(N_AT)
+        gain = pl.col(P_AT) * (pl.col(f"{_END}_d") - pl.col(f"{_START}_d")) / pl.col(N_AT)
         dcg = spans.sort([*keys, SCORE]).group_by(keys).agg(ordered_sum(gain).alias(_DCG))
         ideal_at = pl.col(_NPOS) if k is None else pl.col(_NPOS).clip(upper_bound=k)
         return (
             per_id.join(dcg, on=keys, how="left", nulls_equal=True)
-            .with_columns(pl.col(_DCG).fill_null(0.0), ideal_at.alias("ideal_at"))
-            .join(
-                table.select(pl.col(_I).alias("ideal_at"), pl.col(_D).alias("ideal")), on="ideal_at"
-            )
-            .drop("ideal_at")
+            .with_columns(pl.col(_DCG).fill_null(0.0), ideal_at.alias(_IDEAL_AT))
+            .join(table.select(pl.col(_I).alias(_IDEAL_AT), pl.col(_D).alias(_IDEAL)), on=_IDEAL_AT)
+            .drop(_IDEAL_AT)
         )
 
     return extend
@@ -79,7 +81,7 @@ def _dcg(cols: Columns, k: int | None) -> Callable[[pl.LazyFrame, pl.LazyFrame],
 
 def _id_value() -> pl.Expr:
     # No positive: an ideal gain of 0, and an nDCG of 0, as scikit-learn.
-    return pl.when(pl.col("ideal") > 0).then(pl.col(_DCG) / pl.col("ideal")).otherwise(0.0)
+    return pl.when(pl.col(_IDEAL) > 0).then(pl.col(_DCG) / pl.col(_IDEAL)).otherwise(0.0)
 
 
 class _Ndcg(Family):

@@ -82,6 +82,10 @@ class MetricInfo:
     #: A group whose weights are all zero: an error (scikit-learn refuses such weights for
     #: most metrics) or NaN (its LRAP divides by them).
     zero_weights: Literal["error", "nan"] = "error"
+    #: The result's columns besides its keys: its name alone, unless given here.
+    columns: tuple[str, ...] = ()
+    #: The columns it adds when it gives a row per class.
+    class_columns: tuple[str, ...] = ()
 
     @property
     def weights(self) -> bool:
@@ -122,6 +126,7 @@ METRICS: dict[str, MetricInfo] = {
             "`sum(lwlrap * weight)` is the overall value",
             "by, weight_col, per_class",
             zero_weights="nan",
+            class_columns=("weight",),
         ),
         MetricInfo(
             "lrap",
@@ -180,6 +185,7 @@ METRICS: dict[str, MetricInfo] = {
             "`multilabel_confusion_matrix`",
             "rows `(by..., class, tp, fp, fn, tn)`",
             "threshold, pred_col, by, weight_col",
+            columns=("tp", "fp", "fn", "tn"),
         ),
         _thresholded(
             "f1",
@@ -241,7 +247,7 @@ METRICS: dict[str, MetricInfo] = {
             "option",
             "`matthews_corrcoef` per class column",
             "micro: of the counts pooled over classes; 0 where undefined, as sklearn",
-            "threshold, pred_col, by, average",
+            "threshold, pred_col, by, weight_col, average",
         ),
         MetricInfo(
             "hamming_loss",
@@ -377,6 +383,7 @@ METRICS: dict[str, MetricInfo] = {
             "rows `(by..., class, threshold, fpr, tpr)`, first row at threshold inf",
             "by, weight_col, max_points",
             "curve",
+            columns=("threshold", "fpr", "tpr"),
         ),
         MetricInfo(
             "precision_recall_curve",
@@ -390,6 +397,7 @@ METRICS: dict[str, MetricInfo] = {
             "rows `(by..., class, threshold, precision, recall)`; last: 1, 0, null threshold",
             "by, weight_col, max_points",
             "curve",
+            columns=("threshold", "precision", "recall"),
         ),
         MetricInfo(
             "calibration_curve",
@@ -403,6 +411,7 @@ METRICS: dict[str, MetricInfo] = {
             "rows `(by..., class, bin, prob_pred, prob_true, count)`, non-empty bins",
             "n_bins, strategy, by",
             "curve",
+            columns=("bin", "prob_pred", "prob_true", "count"),
         ),
         MetricInfo(
             "threshold_sweep",
@@ -417,6 +426,7 @@ METRICS: dict[str, MetricInfo] = {
             "metric, thresholds, by, weight_col",
             "curve",
             ("metric", "thresholds"),
+            columns=("threshold", "value"),
         ),
         MetricInfo(
             "best_threshold",
@@ -432,6 +442,7 @@ METRICS: dict[str, MetricInfo] = {
             "metric, by, fold_col, weight_col",
             "curve",
             ("metric",),
+            columns=("threshold", "value", "held_out_value"),
         ),
         MetricInfo(
             "top_k_accuracy",

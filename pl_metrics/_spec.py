@@ -22,6 +22,7 @@ from pl_metrics._frame import (
     MetricsInputError,
     Ragged,
     check_option,
+    missing_column,
     normalize_by,
     resolve_columns,
     to_polars,
@@ -301,6 +302,10 @@ _DEFAULTS = Options()
 
 
 def _metric_list(metrics: str | Sequence[str]) -> tuple[str, ...]:
+    if not isinstance(metrics, (str, Sequence)) or not all(isinstance(m, str) for m in metrics):
+        raise MetricsInputError(
+            f"option 'metrics': expected a metric name or a list of names, got {metrics!r}"
+        )
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         raise MetricsInputError("option 'metrics': give at least one metric")
@@ -320,6 +325,15 @@ def _check_metric_options(
                 f"option {option!r} is not used by {', '.join(names)}; the metrics that take "
                 f"it: {', '.join(_takers(option))}"
             )
+    unweighted = [e.name for e in entries if not e.weights]
+    if given.get("weight_col") is not None and unweighted:
+        # Their values would be those of weighted counts, which nothing defines: refused
+        # rather than silently different from their own calls.
+        raise MetricsInputError(
+            f"option 'weight_col': {', '.join(unweighted)} "
+            f"{'take' if len(unweighted) > 1 else 'takes'} no weights; compute "
+            f"{'them' if len(unweighted) > 1 else 'it'} in a report without weight_col"
+        )
     if opts.average != _DEFAULTS.average:
         for entry in entries:
             if "average" in entry.options and opts.average not in entry.averages:
@@ -453,6 +467,9 @@ def resolve(
     _check_metric_options(entries, opts, given)
     needs_score = pred_col is None or any("pred_col" not in e.options for e in entries)
     if fold_col is not None:  # the state groups by fold; the result does not
+        schema = frame.collect_schema()
+        if fold_col not in schema:
+            raise missing_column(schema, "fold_col", fold_col)
         if fold_col in normalize_by(by):
             raise MetricsInputError(f"option 'fold_col': {fold_col!r} is also in 'by'")
         by = [*normalize_by(by), fold_col]
@@ -468,7 +485,25 @@ def resolve(
     )
     if isinstance(opts.threshold, Thresholds):
         _check_threshold_keys(opts.threshold, cols)
+    _check_result_names(entries, cols)
     return Spec(names, cols, opts)
+
+
+def _check_result_names(entries: Sequence[MetricInfo], cols: Columns) -> None:
+    """Refuse key columns named like a column a metric makes.
+
+    Its values, per class or per id too, sit beside the keys in its result and in its
+    working tables.
+    """
+    keys = {cols.id: "id_col", cols.cls: "class_col"} | {name: "by" for name in cols.by}
+    for entry in entries:
+        made = (*(entry.columns or (entry.name,)), *entry.class_columns)
+        for name, option in keys.items():
+            if name in made:
+                raise MetricsInputError(
+                    f"column {name!r} (option {option!r}): {entry.name} makes a column of this "
+                    "name; rename the input's column"
+                )
 
 
 def _check_threshold_keys(thresholds: Thresholds, cols: Columns) -> None:

@@ -18,7 +18,7 @@ import polars as pl
 
 from pl_metrics._counts import from_counts
 from pl_metrics._curves import FP, N_ALL, P_ALL, TP, cumulated
-from pl_metrics._frame import Columns, FrameT, Ragged
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Ragged
 from pl_metrics._report import report
 from pl_metrics._spec import Options
 from pl_metrics._state import CURVE_NEG as _NEG
@@ -28,6 +28,7 @@ from pl_metrics._state import CURVE_SCORE, Family, Parts, curve_exprs, register
 __all__ = ["best_threshold", "threshold_sweep"]
 
 _T = "threshold"
+_FOLD_POS, _FOLD_NEG = f"{INTERNAL}fold_pos", f"{INTERNAL}fold_neg"
 
 
 def _value(opts: Options) -> pl.Expr:
@@ -114,18 +115,21 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
         folds.join(pooled, on=keys, nulls_equal=True)
         .join(
             curves.select(
-                *fold_keys, CURVE_SCORE, pl.col(_POS).alias("p_f"), pl.col(_NEG).alias("n_f")
+                *fold_keys,
+                CURVE_SCORE,
+                pl.col(_POS).alias(_FOLD_POS),
+                pl.col(_NEG).alias(_FOLD_NEG),
             ),
             on=[*fold_keys, CURVE_SCORE],
             how="left",
             nulls_equal=True,
         )
         .with_columns(
-            (pl.col(_POS) - pl.col("p_f").fill_null(0)).alias(_POS),
-            (pl.col(_NEG) - pl.col("n_f").fill_null(0)).alias(_NEG),
+            (pl.col(_POS) - pl.col(_FOLD_POS).fill_null(0)).alias(_POS),
+            (pl.col(_NEG) - pl.col(_FOLD_NEG).fill_null(0)).alias(_NEG),
         )
         .filter((pl.col(_POS) + pl.col(_NEG)) > 0)
-        .drop("p_f", "n_f")
+        .drop(_FOLD_POS, _FOLD_NEG)
     )
     tuned = _best(
         cumulated(others, fold_keys).select(

@@ -288,6 +288,40 @@ def test_invariances(metric: str, how: str) -> None:
         same(got, want)
 
 
+#: Names a user's key column may have that the library also uses: its working columns and
+#: the columns of results.
+KEY_NAMES = [
+    *("area", "ahead", "count", "bin", "prob_pred", "prob_true", "start", "end", "start_d"),
+    *("end_d", "ideal", "ideal_at", "n", "q", "lo", "hi", "total", "segment", "value"),
+    *("threshold", "tp", "fpr", "precision", "weight", "lower"),
+]
+
+
+@pytest.mark.parametrize("metric", list(METRICS))
+def test_key_columns_of_any_name(metric: str) -> None:
+    """A by, id or class column named like a working column gives the same values; named
+    like a column the metric makes, it is refused by name (never a polars error, nor a
+    different number)."""
+    entry = METRICS[metric]
+    options: dict[str, Any] = {"average": None} if "average" in entry.options else {}
+    function = by_model(metric)
+    want = function(TABLE, by="model", **options)
+    for name, (column, option) in itertools.product(
+        [*KEY_NAMES, metric], [("model", "by"), ("id", "id_col"), ("class", "class_col")]
+    ):
+        chosen = {"by": "model", "id_col": "id", "class_col": "class"} | {option: name}
+        frame = TABLE.rename({column: name})
+        if name in (entry.columns or (metric,)) + entry.class_columns:
+            with pytest.raises(
+                pl_metrics.MetricsInputError, match=rf"column '{name}' \(option '{option}'\)"
+            ):
+                function(frame, **options, **chosen)
+            continue
+        got = function(frame, **options, **chosen)
+        back = name in got.columns and column in want.columns  # a key of the result
+        same(got.rename({name: column}) if back else got, want)
+
+
 @pytest.mark.parametrize("metric", [m for m, e in METRICS.items() if e.weights])
 def test_unit_weights_equal_no_weights(metric: str) -> None:
     function = by_model(metric)
