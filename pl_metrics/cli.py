@@ -239,12 +239,27 @@ def _add_by(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _positive(text: str) -> int:
+    """An argument that must be a positive integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
 def _add_chunking(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--memory-budget", default="2GB", metavar="SIZE", help="memory for the states (2GB)"
     )
     parser.add_argument(
-        "--chunks", type=int, metavar="N", help="force N chunks (id- or class-disjoint, as above)"
+        "--chunks",
+        type=_positive,
+        metavar="N",
+        help="force N chunks: id-disjoint, or class-disjoint for the metrics that rank within "
+        "a class",
     )
 
 
@@ -388,7 +403,8 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--format",
         choices=["table", "csv", "json", "parquet"],
-        help="output format (default: table, or from --output's extension)",
+        help="output format (default: table, or from --output's extension: .csv, .json, "
+        ".parquet or .pq, .txt)",
     )
     parser.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
 
@@ -449,10 +465,34 @@ def _metrics(values: Sequence[str] | None) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+#: The formats of --output's file names (no name: the terminal's table).
+_SUFFIX_FORMATS = {
+    "": "table",
+    "txt": "table",
+    "csv": "csv",
+    "json": "json",
+    "parquet": "parquet",
+    "pq": "parquet",
+}
+
+
+def _output_format(fmt: str | None, output: str | None) -> str:
+    """The format to write: --format's, or --output's extension's (checked before scoring)."""
+    if fmt == "parquet" and output is None:
+        raise MetricsInputError("--format parquet needs --output FILE")
+    if fmt is not None:
+        return fmt
+    suffix = Path(output).suffix.lower().lstrip(".") if output else ""
+    if suffix not in _SUFFIX_FORMATS:  # not a table in some other format, silently
+        raise MetricsInputError(
+            f"--output {output}: cannot tell the format from {'.' + suffix!r}; name the file "
+            ".csv, .json, .parquet or .txt, or pass --format"
+        )
+    return _SUFFIX_FORMATS[suffix]
+
+
 def _write(df: pl.DataFrame, fmt: str | None, output: str | None) -> None:
-    if fmt is None:
-        suffix = Path(output).suffix.lower().lstrip(".") if output else ""
-        fmt = suffix if suffix in ("csv", "json", "parquet") else "table"
+    fmt = _output_format(fmt, output)
     if fmt == "parquet" and output is not None:
         df.write_parquet(output)
         return
@@ -641,8 +681,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> None:
-    if args.format == "parquet" and args.output is None:
-        raise MetricsInputError("--format parquet needs --output FILE")
+    _output_format(args.format, args.output)
     if getattr(args, "plot", None):
         _check_plot_file(args.plot)
     if args.command == "compare":

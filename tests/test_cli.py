@@ -79,6 +79,7 @@ def test_user_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: 
         (["score", str(DATA), "--by", "modl"], "did you mean 'model'"),
         (["score", str(DATA), "-m", "auc"], "unknown metric 'auc'"),
         (["score", str(DATA), "--format", "parquet"], "needs --output"),
+        (["score", str(DATA), "-o", str(tmp_path / "out.xlsx")], "cannot tell the format"),
         (["score", str(DATA)], "53,910 rows repeat a (id, class)"),  # forgot --by model,fold
     ]
     bad = tmp_path / "bad.parquet"
@@ -466,3 +467,11 @@ def test_thresholds_command_and_threshold_table(tmp_path: Path) -> None:
     applied = pl_metrics.report(digits, ["f1", "precision"], by="model", threshold=want)
     assert_frame_equal(pl.read_csv(out), applied, rel_tol=1e-12)
     assert main(["score", str(DATA), "--threshold-table", str(tmp_path / "none.csv")]) == 2
+
+
+@pytest.mark.parametrize("bad", ["0", "-3", "x"])
+def test_chunks_must_be_positive(capsys: pytest.CaptureFixture[str], bad: str) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["score", str(DATA), "--by", "model,fold", "--chunks", bad])
+    assert exit_.value.code == 2
+    assert "--chunks: expected a positive integer" in capsys.readouterr().err

@@ -182,3 +182,37 @@ def test_class_hash_check_across_dtypes(good: pl.DataFrame, dtype: pl.DataType) 
     )
     with pytest.raises(MetricsInputError, match="repeat a class and lack another"):
         pl_metrics.f1(swapped)
+
+
+def test_by_naming_a_column_twice_is_refused(good: pl.DataFrame) -> None:
+    with pytest.raises(MetricsInputError, match=r"option 'by': \['model'\] named more than once"):
+        pl_metrics.lrap(good, by=["model", "model"])
+
+
+def test_weights_for_a_report_with_metrics_that_take_none_are_refused(good: pl.DataFrame) -> None:
+    """padded_cmap and expected_calibration_error take no weights: in a weighted report
+    their values would silently differ from their own calls."""
+    for unweighted in ("padded_cmap", "expected_calibration_error"):
+        with pytest.raises(
+            MetricsInputError, match=f"option 'weight_col': {unweighted} takes no weights"
+        ):
+            pl_metrics.report(good, [unweighted, "f1"], weight_col="w")
+        alone = pl_metrics.report(good, [unweighted])
+        assert alone.equals(pl_metrics.report(good, [unweighted, "f1"]).select(unweighted))
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, True])
+def test_n_chunks_must_be_a_positive_integer(good: pl.DataFrame, bad: object) -> None:
+    with pytest.raises(MetricsInputError, match="option 'n_chunks': expected a positive integer"):
+        pl_metrics.score(good.lazy(), "lrap", n_chunks=bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("bad", [None, 3, ["lrap", None]])
+def test_metrics_must_be_names(good: pl.DataFrame, bad: object) -> None:
+    with pytest.raises(MetricsInputError, match="option 'metrics': expected a metric name"):
+        pl_metrics.report(good, bad)  # type: ignore[arg-type]
+
+
+def test_a_missing_fold_column_is_named_by_its_option(good: pl.DataFrame) -> None:
+    with pytest.raises(MetricsInputError, match=r"column 'fold' \(option 'fold_col'\)"):
+        pl_metrics.best_threshold(good, "f1", fold_col="fold")
