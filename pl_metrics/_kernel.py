@@ -405,7 +405,7 @@ def run_sums(
     stretches = _Stretches([classes.codes], starts, most)
     pieces = len(stretches.pieces) - 1
     counts = np.zeros((pieces, cells * planes), np.int64)
-    # Each piece's reductions start from their identities (empty: none asked for).
+    # Each piece reduces into its own tables, from their identities (none without segments).
     most_int, most_hash = np.iinfo(np.int64).max, np.iinfo(np.uint64).max
     seg_counts = np.zeros((pieces, n_segments, 6), np.int64)
     seg_counts[..., [1, 4]], seg_counts[..., [2, 5]] = most_int, -most_int - 1

@@ -685,40 +685,21 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
         _kernels.pair_counts(
             starts, np.zeros(10), False, rows[:4], *(np.zeros(5, np.int64),) * 2, two, two, two
         )
+
+    def run_sums(base: int, classes: np.ndarray) -> None:
+        assert _kernels is not None
+        no_rows, no_pairs = np.zeros(0, np.bool_), np.zeros(0, np.int64)
+        runs = (np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(2, np.uint64))
+        _kernels.run_sums(
+            starts, base, rows, no_rows, classes, "h", 0, np.zeros(1, np.uint64), *runs,
+            no_pairs, no_pairs, no_pairs.view(np.uint64),
+        )  # fmt: skip
+
     with pytest.raises(ValueError, match="short"):  # classes of 9 rows
-        _kernels.run_sums(
-            starts,
-            0,
-            rows,
-            np.zeros(0, np.bool_),
-            np.zeros(9, np.int16),
-            "h",
-            0,
-            np.zeros(1, np.uint64),
-            np.zeros(2, np.int64),
-            np.zeros(2, np.int64),
-            np.zeros(2, np.uint64),
-            np.zeros(0, np.int64),
-            np.zeros(0, np.int64),
-            np.zeros(0, np.uint64),
-        )
+        run_sums(0, np.zeros(9, np.int16))
     with pytest.raises(ValueError, match="short"):  # runs from before the first row
-        _kernels.run_sums(
-            starts,
-            1,
-            rows,
-            np.zeros(0, np.bool_),
-            np.zeros(10, np.int16),
-            "h",
-            0,
-            np.zeros(1, np.uint64),
-            np.zeros(2, np.int64),
-            np.zeros(2, np.int64),
-            np.zeros(2, np.uint64),
-            np.zeros(0, np.int64),
-            np.zeros(0, np.int64),
-            np.zeros(0, np.uint64),
-        )
+        run_sums(1, np.zeros(10, np.int16))
+    run_sums(0, np.zeros(10, np.int16))  # the same runs from row 0: counted
     segment, classes = np.zeros(2, np.int64), np.zeros(10, np.int16)
     with pytest.raises(ValueError, match="short"):  # no scores
         _kernels.curve_counts([(starts, segment, classes, two[:0], rows)], "h", False, 100)
