@@ -56,7 +56,7 @@ from pl_metrics._frame import (
 from pl_metrics._kernel import in_threads
 from pl_metrics._registry import info
 from pl_metrics._report import report
-from pl_metrics._spec import Options, Spec, resolve
+from pl_metrics._spec import Options, Spec, check_key_names, resolve
 from pl_metrics._state import (
     CLASS_ROWS,
     CURVE_POS,
@@ -148,6 +148,7 @@ def compare(
     _check_options("compare", options, ["by"])
     lf = to_polars(frame).lazy()
     spec = resolve(lf, names, by=[model_col, fold_col], **options)  # checked once
+    check_key_names(spec.columns, [f"{m}_{s}" for m in names for s in ("mean", "std")], "compare")
     if spec.keys != [model_col, fold_col]:
         raise MetricsInputError(
             "compare ranks models by one value per metric; for per-class values use "
@@ -988,6 +989,9 @@ def bootstrap(
     group: list[str] = _group(by)
     lf: pl.LazyFrame = to_polars(frame).lazy()
     spec = resolve(lf, names, by=group or None, **options)  # checks the options now
+    check_key_names(
+        spec.columns, ["metric", "value", "estimate", "lower", "upper", "std"], "bootstrap"
+    )
     keys: list[str] = spec.keys
     tail = (1 - confidence) / 2
 
@@ -1053,6 +1057,8 @@ def paired(
     source: pl.LazyFrame = to_polars(frame).lazy()
     lf = source.filter(pl.col(model_col).is_in([model_a, model_b]))
     spec = resolve(lf, [metric], by=[*group, model_col], **options)  # checks the options now
+    paired_keys = replace(spec.columns, by=tuple(group))  # the models are compared, not kept
+    check_key_names(paired_keys, ["a", "b", "difference", "lower", "upper", "p_value"], "paired")
     keys: list[str] = [k for k in spec.keys if k != model_col]
     ids = lf.select(*group, model_col, id_col).unique()
     a_ids = ids.filter(pl.col(model_col) == model_a).drop(model_col)

@@ -36,6 +36,7 @@ __all__ = [
     "Strategy",
     "Thresholds",
     "Undefined",
+    "check_key_names",
     "make_options",
     "resolve",
 ]
@@ -495,15 +496,19 @@ def _check_result_names(entries: Sequence[MetricInfo], cols: Columns) -> None:
     Its values, per class or per id too, sit beside the keys in its result and in its
     working tables.
     """
-    keys = {cols.id: "id_col", cols.cls: "class_col"} | {name: "by" for name in cols.by}
     for entry in entries:
-        made = (*(entry.columns or (entry.name,)), *entry.class_columns)
-        for name, option in keys.items():
-            if name in made:
-                raise MetricsInputError(
-                    f"column {name!r} (option {option!r}): {entry.name} makes a column of this "
-                    "name; rename the input's column"
-                )
+        check_key_names(cols, (*(entry.columns or (entry.name,)), *entry.class_columns), entry.name)
+
+
+def check_key_names(cols: Columns, made: Sequence[str], maker: str) -> None:
+    """Refuse key columns (``by``, id, class) named like a column in ``made``."""
+    keys = {cols.id: "id_col", cols.cls: "class_col"} | {name: "by" for name in cols.by}
+    for name, option in keys.items():
+        if name in made:
+            raise MetricsInputError(
+                f"column {name!r} (option {option!r}): {maker} makes a column of this name; "
+                "rename the input's column"
+            )
 
 
 def _check_threshold_keys(thresholds: Thresholds, cols: Columns) -> None:

@@ -216,3 +216,20 @@ def test_metrics_must_be_names(good: pl.DataFrame, bad: object) -> None:
 def test_a_missing_fold_column_is_named_by_its_option(good: pl.DataFrame) -> None:
     with pytest.raises(MetricsInputError, match=r"column 'fold' \(option 'fold_col'\)"):
         pl_metrics.best_threshold(good, "f1", fold_col="fold")
+
+
+def test_resampling_and_compare_refuse_keys_named_like_their_columns(good: pl.DataFrame) -> None:
+    two = pl.concat([good.with_columns(pl.lit(m).alias("model")) for m in ("a1", "b1")])
+    for name in ("lower", "value", "metric"):
+        with pytest.raises(MetricsInputError, match=rf"column '{name}' \(option 'by'\)"):
+            pl_metrics.bootstrap(two.rename({"model": name}), "lrap", by=name, n_resamples=5)
+    with pytest.raises(MetricsInputError, match=r"column 'difference' \(option 'by'\)"):
+        pl_metrics.paired(
+            two.with_columns(difference=pl.lit(1)), "lrap", "a1", "b1", by="difference"
+        )
+    folds = two.with_columns(fold=pl.col("id") % 2)
+    with pytest.raises(MetricsInputError, match=r"column 'lrap_mean' \(option 'by'\)"):
+        pl_metrics.compare(folds.rename({"model": "lrap_mean"}), "lrap", model_col="lrap_mean")
+    # A key named like a working column elsewhere is fine here.
+    ci = pl_metrics.bootstrap(two.rename({"model": "area"}), "lrap", by="area", n_resamples=5)
+    assert ci["area"].to_list() == ["a1", "b1"]
