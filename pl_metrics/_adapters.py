@@ -147,6 +147,38 @@ def _unknown_labels(
     return summary, check
 
 
+def _unmatched_ids(
+    scores: pl.LazyFrame, truth: pl.LazyFrame, id_col: str
+) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
+    """Count the ids of one table that the other lacks, with a few of them."""
+    score_ids, truth_ids = scores.select(id_col).unique(), truth.select(id_col).unique()
+    sides = {
+        "no_scores": ("the truth table", "the scores", truth_ids, score_ids),
+        "no_truth": ("the scores", "the truth table", score_ids, truth_ids),
+    }
+    summary = pl.concat(
+        [
+            ours.join(theirs, on=id_col, how="anti", nulls_equal=True).select(
+                pl.len().alias(f"{_CHECK}{key}"),
+                pl.col(id_col).sort().head(_SHOWN).implode().alias(f"{_CHECK}{key}_examples"),
+            )
+            for key, (_, _, ours, theirs) in sides.items()
+        ],
+        how="horizontal",
+    )
+
+    def check(row: dict[str, Any]) -> None:
+        for key, (table, other, _, _) in sides.items():
+            if row[f"{_CHECK}{key}"]:
+                count = row[f"{_CHECK}{key}"]
+                raise MetricsInputError(
+                    f"column {id_col!r}: {count:,} ids of {table} are not in {other}: "
+                    f"{_shown(row[f'{_CHECK}{key}_examples'], count)}"
+                )
+
+    return summary, check
+
+
 def from_wide(
     scores: FrameT,
     truth: pl.DataFrame | pl.LazyFrame | None = None,
@@ -187,13 +219,14 @@ def from_wide(
     -------
     DataFrame or LazyFrame (the type of ``scores``)
         Columns ``id_col``, the kept columns, ``class`` (String), ``score`` (Float64) and
-        ``truth`` (Boolean; null where an id has no truth, which the metrics then refuse).
+        ``truth`` (Boolean).
 
     Raises
     ------
     MetricsInputError
         A missing column; a wide truth value other than 0 and 1 (NaN included); a label
-        that is not a class column.
+        that is not a class column; ids of one table missing from the other (a submission
+        that skips ids would otherwise be scored on the ids it has).
 
     Examples
     --------
@@ -258,7 +291,17 @@ def from_wide(
         out = long.join(truth_long, on=[id_col, "class"], how="left")
     else:
         raise MetricsInputError("give the truth: a wide truth table, or labels_col")
-    out = _raise_on_collect(out, summary, check)
+    checks = [check]
+    if truth is not None:  # each id needs scores and a truth: none silently dropped
+        unmatched, unmatched_check = _unmatched_ids(lazy, truth.lazy(), id_col)
+        summary = pl.concat([summary, unmatched], how="horizontal")
+        checks.insert(0, unmatched_check)
+
+    def check_all(row: dict[str, Any]) -> None:
+        for one in checks:
+            one(row)
+
+    out = _raise_on_collect(out, summary, check_all)
     out = out.select(id_col, *keep, "class", "score", "truth").sort(id_col, "class")
     return out.collect() if isinstance(scores, pl.DataFrame) else out
 

@@ -69,12 +69,21 @@ def test_from_wide_errors(arrays: tuple[np.ndarray, np.ndarray]) -> None:
         pl_metrics.from_wide(wide(score, ["a", "b", "c", "d"]))
     with pytest.raises(pl_metrics.MetricsInputError, match="not in the table"):
         pl_metrics.from_wide(wide(score, ["a", "b", "c", "d"]), classes=["a", "z"], labels_col="x")
+    # Ids of one table missing from the other: refused, not scored on the ids both have.
+    scores = wide(score, ["a", "b", "c", "d"])  # ids 0 to 19
     missing_truth = pl.DataFrame({"id": [0], "labels": ["a"]})
-    long = pl_metrics.from_wide(
-        wide(score, ["a", "b", "c", "d"]), missing_truth, labels_col="labels"
-    )
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"column 'truth': .* rows are null"):
-        pl_metrics.lrap(long)
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'id': 19 ids of the scores are not in the truth table: 1, 2, 3, \.\.\.$",
+    ):
+        pl_metrics.from_wide(scores, missing_truth, labels_col="labels")
+    extra = pl.DataFrame({"id": [*range(20), 25], "labels": ["a"] * 21})
+    lazy = pl_metrics.from_wide(scores.lazy(), extra.lazy(), labels_col="labels")
+    with pytest.raises(pl_metrics.MetricsInputError, match="1 ids of the truth table .*: 25$"):
+        lazy.collect()  # lazy: checked when collected
+    wide_truth = wide((score > 0.5).astype(int), ["a", "b", "c", "d"]).head(5)
+    with pytest.raises(pl_metrics.MetricsInputError, match="15 ids of the scores are not in"):
+        pl_metrics.from_wide(scores, wide_truth)
 
 
 @pytest.mark.parametrize(
