@@ -79,7 +79,7 @@ def test_from_wide_errors(arrays: tuple[np.ndarray, np.ndarray]) -> None:
         pl_metrics.from_wide(scores, missing_truth, labels_col="labels")
     extra = pl.DataFrame({"id": [*range(20), 25], "labels": ["a"] * 21})
     lazy = pl_metrics.from_wide(scores.lazy(), extra.lazy(), labels_col="labels")
-    with pytest.raises(pl_metrics.MetricsInputError, match="1 ids of the truth table .*: 25$"):
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"1 ids of the truth table .*: 25$"):
         lazy.collect()  # lazy: checked when collected
     wide_truth = wide((score > 0.5).astype(int), ["a", "b", "c", "d"]).head(5)
     with pytest.raises(pl_metrics.MetricsInputError, match="15 ids of the scores are not in"):
