@@ -491,8 +491,8 @@ def _output_format(fmt: str | None, output: str | None) -> str:
     return _SUFFIX_FORMATS[suffix]
 
 
-def _write(df: pl.DataFrame, fmt: str | None, output: str | None) -> None:
-    fmt = _output_format(fmt, output)
+def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
+    """Write ``df`` in ``fmt`` (resolved by `_output_format`) to ``output`` or stdout."""
     if fmt == "parquet" and output is not None:
         df.write_parquet(output)
         return
@@ -681,7 +681,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> None:
-    _output_format(args.format, args.output)
+    args.format = _output_format(args.format, args.output)  # once, before any scoring
     if getattr(args, "plot", None):
         _check_plot_file(args.plot)
     if args.command == "compare":
