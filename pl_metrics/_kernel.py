@@ -367,7 +367,7 @@ def run_sums(
     starts: np.ndarray,
     truth: np.ndarray,
     classes: ClassCodes | None,
-    segments: np.ndarray | None,
+    firsts: np.ndarray | None,
     predicted: np.ndarray | None = None,
     *,
     by_class: bool = True,
@@ -377,7 +377,7 @@ def run_sums(
 
     ``classes``: the rows' classes as `ClassCodes` (None: it cannot read them). The hashes
     are their `pl_metrics._frame.class_hash`, as the state's. With
-    ``segments`` (each run's segment, numbered from 0 in order), also their reductions per
+    ``firsts`` (each segment's first run, `IdRuns.firsts`), also their reductions per
     segment, and if ``by_class``, counts per (segment, class): the segments, classes and
     counts of the pairs present, the counts one column of rows, or with ``predicted`` (flags
     like ``truth``) four: rows, positives, predicted positives and true positives.
@@ -392,13 +392,13 @@ def run_sums(
     if classes is None or not runs:
         return None
     kind, low, span = classes.kind, classes.low, len(classes.values)
-    n_segments = 0 if segments is None else int(segments[-1]) + 1
+    n_segments = 0 if firsts is None else len(firsts)
     cells = n_segments * span if by_class else 0
     if cells > max(len(classes.codes), _MAX_CLASS_SPAN):
         return None
     hash_of = classes.hashes()
     npos, hashes = (np.empty(runs, np.int64), np.empty(runs, np.uint64)) if per_run else (None,) * 2
-    segment = np.zeros(runs, np.int64) if segments is None else np.asarray(segments, np.int64)
+    first_runs = np.zeros(0, np.int64) if firsts is None else np.asarray(firsts, np.int64)
     planes = 1 if predicted is None else 4
     # Each thread counts into its own table: as many as keep them within a column's size.
     most = max(len(classes.codes), _MAX_CLASS_SPAN) // max(planes * cells, 1)
@@ -425,7 +425,8 @@ def run_sums(
             kind,
             low,
             hash_of,
-            segment[first:last],
+            first_runs,
+            first,
             no_runs if npos is None else npos[first:last],
             no_runs.view(np.uint64) if hashes is None else hashes[first:last],
             counts[piece],
@@ -435,7 +436,7 @@ def run_sums(
 
     stretches.each(count)
     per_segment = None
-    if segments is not None:
+    if firsts is not None:
         int_sums, hash_sums = seg_counts.sum(axis=0), seg_hashes.sum(axis=0)
         int_least, hash_least = seg_counts.min(axis=0), seg_hashes.min(axis=0)
         int_most, hash_most = seg_counts.max(axis=0), seg_hashes.max(axis=0)
@@ -447,7 +448,7 @@ def run_sums(
                 ("class_hash", hash_sums, hash_least, hash_most, 0),
             ]
         }
-    if segments is None or not by_class:
+    if firsts is None or not by_class:
         return RunSums(npos, hashes, None, per_segment)
     table = counts.sum(axis=0).reshape(n_segments, span, planes)
     if predicted is not None:  # the rows of each (truth, predicted): 0b00, 0b01, 0b10, 0b11
@@ -469,14 +470,14 @@ _CURVE_ROWS_PER_ENTRY = 16
 
 def curve_counts(
     starts: np.ndarray,
-    segments: np.ndarray,
+    firsts: np.ndarray,
     truth: np.ndarray,
     classes: ClassCodes | None,
     scores: pl.Series,
 ) -> tuple[np.ndarray, pl.Series, pl.Series, np.ndarray, np.ndarray] | None:
     """The positive and negative rows per (segment, class, distinct score): the curves table.
 
-    ``segments``: each run's segment (`IdRuns.segment`). Gives the rows' segments, classes,
+    ``firsts``: each segment's first run (`IdRuns.firsts`). Gives the rows' segments, classes,
     scores, positives and negatives, each (segment, class, score) once, scores compared as
     polars groups them (-0.0 as 0.0, NaN as one value). None when the kernel cannot read
     them: no ``classes`` (`ClassCodes`), scores not Float32 or Float64 or with nulls, or
@@ -489,7 +490,7 @@ def curve_counts(
     if classes is None or scores.dtype not in (pl.Float32, pl.Float64) or scores.null_count():
         return None
     kind, is_f32 = classes.kind, scores.dtype == pl.Float32
-    segment = np.asarray(segments, np.int64)
+    first_runs = np.asarray(firsts, np.int64)
     stretches = _Stretches([classes.codes, scores], starts, runs)
     found: dict[int, bytes | None] = {}  # each piece's rows
 
@@ -499,13 +500,14 @@ def curve_counts(
             [
                 (
                     starts[first : last + 1] - base,
-                    segment[first:last],
+                    first,
                     values[0],
                     values[1],
                     truth[base : base + len(values[0])],
                 )
                 for first, last, base, values in parts
             ],
+            first_runs,
             kind,
             is_f32,
             max(_CURVE_ENTRIES, rows // _CURVE_ROWS_PER_ENTRY),
@@ -521,7 +523,8 @@ def curve_counts(
     frame = pl.DataFrame({name: table[name] for name in names})
     # A segment cut between threads' pieces was counted in each: sum its rows.
     inner = stretches.pieces[1:-1]
-    cut_segments = segment[inner[segment[inner] == segment[inner - 1]]]
+    segment_of = np.searchsorted(first_runs, inner, "right") - 1
+    cut_segments = segment_of[segment_of == np.searchsorted(first_runs, inner - 1, "right") - 1]
     if len(cut_segments):
         twice = pl.col("segment").is_in(cut_segments.tolist())
         merged = frame.filter(twice).group_by(names[:3]).agg(pl.col(names[3:]).sum())
@@ -539,28 +542,42 @@ def curve_counts(
 
 def key_change_rows(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:
     """The rows (after the first) whose ``keys`` differ from the row before's, ascending."""
-    return _union(_each_change_rows(df, keys))
+    return _union([changes.rows for changes in _each_change_rows(df, keys)])
 
 
-def _each_change_rows(df: pl.DataFrame, keys: Sequence[str]) -> list[np.ndarray]:
+class _Changes(NamedTuple):
+    """A column's change rows, and how many of them hold a value below the row before's."""
+
+    rows: np.ndarray
+    #: None where not counted (only integers are).
+    below: int | None
+
+
+def _each_change_rows(df: pl.DataFrame, keys: Sequence[str]) -> list[_Changes]:
     """`key_change_rows` of each of the ``keys``.
 
     Integer and string columns without nulls are compared over their own buffers, by the
     C kernel where there is one (a few times faster than polars' ``shift``, and outside its
     thread pool, which a plan running beside this keeps busy); the others by polars.
     """
-    out = []
-    for name in keys:
-        key, rows = df[name], None
+    out: list[_Changes | None] = [None] * len(keys)
+
+    def scan(k: int) -> None:
+        key = df[keys[k]]
         if not key.null_count() and key.dtype in _NUMPY_INTEGERS:
-            rows = _change_rows([c.to_numpy() for c in key.get_chunks()])
+            out[k] = _change_rows([c.to_numpy() for c in key.get_chunks()], ordered=True)
         elif not key.null_count() and key.dtype == pl.String:
             rows = _string_change_rows(key)
-        if rows is None:
+            out[k] = None if rows is None else _Changes(rows, None)
+
+    # The columns are scanned side by side: the kernel lets go of the GIL.
+    in_threads(scan, range(len(keys)))
+    for k, name in enumerate(keys):
+        if out[k] is None:
             differs = pl.col(name).ne_missing(pl.col(name).shift(1)).slice(1)
             rows = np.flatnonzero(df.select(differs).to_series().to_numpy()) + 1
-        out.append(rows)
-    return out
+            out[k] = _Changes(rows, None)
+    return [changes for changes in out if changes is not None]
 
 
 def _union(rows: Sequence[np.ndarray]) -> np.ndarray:
@@ -590,22 +607,28 @@ class _ChangeRows:
         self._out = np.empty(height, np.int64)
         self._found = 0  # rows written
         self.rows = 0  # rows of the chunks added
+        self.below = 0  # rows below the row before (integers' chunks added with ordered)
 
-    def add_chunk(self, values: np.ndarray) -> np.ndarray:
+    def add_chunk(self, values: np.ndarray, *, ordered: bool = False) -> np.ndarray:
         """The change rows within the next chunk's ``values``, as rows of the column.
 
         A chunk's first row is not compared with the row before (see `add_row`). The view
-        returned is of the rows written.
+        returned is of the rows written. ``ordered``: count the rows below the row before
+        too (integers).
         """
         at, out = self._found, self._out[self._found :]
         width = values.itemsize * (values.shape[1] if values.ndim == 2 else 1)
+        order = values.dtype.kind if ordered else None
         if _kernels is not None and values.flags.c_contiguous and width in (1, 2, 4, 8, 16):
-            found = _kernels.change_rows(values, width, out)
+            found, below = _kernels.change_rows(values, width, out, *(order or ""))
         else:
             differs = values[1:] != values[:-1]
             rows = np.flatnonzero(differs.any(axis=1) if values.ndim == 2 else differs) + 1
-            found = len(rows)
+            found, below = len(rows), 0
+            if order:
+                below = int(np.count_nonzero(values[1:] < values[:-1]))
             out[:found] = rows
+        self.below += below
         out[:found] += self.rows
         self._found += found
         self.rows += len(values)
@@ -627,10 +650,11 @@ class _ChangeRows:
         return self._out[: self._found]
 
 
-def _change_rows(chunks: Sequence[np.ndarray]) -> np.ndarray:
+def _change_rows(chunks: Sequence[np.ndarray], *, ordered: bool = False) -> _Changes:
     """`key_change_rows` of one column given as its chunks (2-d: rows compare whole).
 
     Each chunk is read where it is: concatenating them first copied the whole column.
+    ``ordered``: integers, whose rows below the row before are counted too.
     """
     found, last = _ChangeRows(sum(len(c) for c in chunks)), None
     for values in chunks:
@@ -638,9 +662,10 @@ def _change_rows(chunks: Sequence[np.ndarray]) -> np.ndarray:
             continue
         if last is not None and np.any(values[0] != last):
             found.add_row(found.rows)
-        found.add_chunk(values)
+            found.below += bool(ordered and values[0] < last)
+        found.add_chunk(values, ordered=ordered)
         last = values[-1]
-    return found.result()
+    return _Changes(found.result(), found.below if ordered else None)
 
 
 #: Strings up to this many bytes are held whole in their 16-byte view.
@@ -692,16 +717,32 @@ class IdRuns:
 
     #: Each run's first row, then the row count.
     starts: np.ndarray
-    #: Each run's segment: a stretch of consecutive runs of one group, numbered from 0.
-    segment: np.ndarray
-    #: Each segment's first run.
+    #: Each segment's first run: a segment is a stretch of consecutive runs of one group.
     firsts: np.ndarray
     #: Each segment's ``by`` values (one row per segment).
     groups: pl.DataFrame
-    #: Each run's id.
-    ids: pl.Series
-    #: Whether each segment's ids increase (with no ``by``: the id column is sorted).
-    ordered: bool
+    #: The id column (each run's id is its value at the run's first row).
+    id_column: pl.Series
+    #: Whether the frame is known to be sorted by its keys.
+    in_order: bool = False
+    #: How many rows hold an id below the row before's (None: not counted).
+    ids_below: int | None = None
+
+    @cached_property
+    def ordered(self) -> bool:
+        """Whether each segment's ids increase (with no ``by``: the id column is sorted)."""
+        return self.in_order or _increasing_in_segments(self)
+
+    @cached_property
+    def segment(self) -> np.ndarray:
+        """Each run's segment, numbered from 0 (the kernels read `firsts` instead)."""
+        sizes = np.diff(np.append(self.firsts, len(self.starts) - 1))
+        return np.repeat(np.arange(len(self.firsts)), sizes)
+
+    @cached_property
+    def ids(self) -> pl.Series:
+        """Each run's id."""
+        return _gather(self.id_column, self.starts[:-1])
 
     @cached_property
     def distinct_groups(self) -> bool:
@@ -728,9 +769,9 @@ def id_runs(
     ``by`` values of every run; otherwise the runs' keys are counted. ``in_order``: the
     frame is sorted by its keys, nothing to check.
     """
-    *by_rows, id_rows = _each_change_rows(df, [*by, id_col])
-    group_rows = _union(by_rows)
-    where = _union([group_rows, id_rows])
+    *by_changes, id_changes = _each_change_rows(df, [*by, id_col])
+    group_rows = _union([changes.rows for changes in by_changes])
+    where = _union([group_rows, id_changes.rows])
     starts = np.concatenate([np.zeros(1, np.int64), where, [df.height]], dtype=np.int64)
     if not df.height:
         starts = starts[1:]
@@ -741,14 +782,11 @@ def id_runs(
     # Each segment's first run: the first, and those after a group change.
     firsts = np.unique(np.concatenate([[0], np.searchsorted(where, group_rows) + 1]))
     firsts = firsts[firsts < n_runs]
-    segment = np.repeat(np.arange(len(firsts)), np.diff(np.append(firsts, n_runs)))
     groups = df.select(by)[starts[firsts]] if by else pl.DataFrame()
-    ids = _gather(df[id_col], starts[:-1])
+    runs = IdRuns(starts, firsts, groups, df[id_col], in_order, id_changes.below)
     if in_order:
-        return IdRuns(starts, segment, firsts, groups, ids, ordered=True)
-    ordered = _increasing_in_segments(ids, segment)
-    runs = IdRuns(starts, segment, firsts, groups, ids, ordered)
-    if ordered and (runs.distinct_groups if by else True):
+        return runs
+    if runs.ordered and (runs.distinct_groups if by else True):
         return runs
     return runs if runs.keys().n_unique() == n_runs else None
 
@@ -792,13 +830,16 @@ def _gather(column: pl.Series, rows: np.ndarray) -> pl.Series:
     return gathered
 
 
-def _increasing_in_segments(ids: pl.Series, segment: np.ndarray) -> bool:
+def _increasing_in_segments(runs: IdRuns) -> bool:
     """Whether each run's id comes after the run before's, within each segment."""
-    if ids.dtype in _NUMPY_INTEGERS and not ids.null_count():
-        values = ids.to_numpy()
-        # Compared everywhere, then excused where the segment changes: no masked copies.
-        return bool(np.all((values[1:] > values[:-1]) | (segment[1:] != segment[:-1])))
-    return _strictly_increasing(pl.DataFrame({"segment": segment, "id": ids}))
+    if runs.ids_below is None:
+        return _strictly_increasing(pl.DataFrame({"segment": runs.segment, "id": runs.ids}))
+    # Within a run the id is the same, so the ids drop only where runs start: they increase
+    # if each drop is where a segment (a new group) starts. No gathered copy of the ids.
+    at = pl.Series(runs.starts[runs.firsts[1:]])
+    column = runs.id_column
+    drops = int((column.gather(at) < column.gather(at - 1)).sum())
+    return runs.ids_below == drops
 
 
 def _strictly_increasing(df: pl.DataFrame) -> bool:

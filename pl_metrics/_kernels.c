@@ -13,7 +13,8 @@
  *
  * curve_counts: the curves table (positive and negative rows per class and score).
  *
- * change_rows: where a key column's value changes, which splits the rows into runs.
+ * change_rows: where a key column's value changes, which splits the rows into runs (and
+ * whether the runs' ids increase).
  *
  * The caller (Python) checks the buffers' types and lengths; the GIL is released while
  * counting, so runs can be split between threads.
@@ -43,6 +44,46 @@ static int rows_fit(const Py_buffer *starts, int64_t base, const Py_buffer *cons
     for (size_t i = 0; i < n; i++)
         if (columns[i]->len / sizes[i] < rows) return 0;
     return 1;
+}
+
+/* The segments of consecutive runs, read from each segment's first run (ascending): no
+ * array of a segment per run to fill and read (fresh memory costs more than the counting).
+ * seg_start gives the cursor at run `run`, seg_at moves it on to a later run. */
+typedef struct {
+    const int64_t *firsts;
+    int64_t n, seg, next; /* the segments; the run's; the next one's first run */
+} seg_cursor;
+
+static inline void seg_advance(seg_cursor *c) {
+    c->seg++;
+    c->next = c->seg + 1 < c->n ? c->firsts[c->seg + 1] : INT64_MAX;
+}
+
+static seg_cursor seg_start(const Py_buffer *firsts, int64_t run) {
+    seg_cursor c = {firsts->buf, firsts->len / (Py_ssize_t)sizeof(int64_t), -1, 0};
+    int64_t lo = 0, hi = c.n; /* the segments whose first run is at most run: [0, lo) */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (c.firsts[mid] <= run)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    c.seg = lo - 2;
+    seg_advance(&c);
+    return c;
+}
+
+static inline int64_t seg_at(seg_cursor *c, int64_t run) {
+    while (run >= c->next) seg_advance(c);
+    return c->seg;
+}
+
+/* Whether a table of `per_segment` values of `size` bytes for each segment of the cursor
+ * fits in buffer (or it is empty: not asked for), and the first run has a segment. */
+static int segments_fit(const seg_cursor *c, const Py_buffer *buffer, Py_ssize_t per_segment) {
+    if (!buffer->len) return 1;
+    return c->seg >= 0 && buffer->len / per_segment >= c->n;
 }
 
 /* The bytes of a class value of kind (a tag of _kernel._CLASS_KINDS). */
@@ -200,7 +241,8 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
  * (the confusion counts come from these four; four counts a row took twice as long).
  * Classes are looked up as value - low in hash_of, which the caller built over [low, highest
  * class] with polars' own hash, so that the sums are those of the polars plan.
- * Runs start at starts[g] - base (the rows of a chunk: no shifted copy of starts). Either
+ * Runs start at starts[g] - base (the rows of a chunk: no shifted copy of starts); the
+ * first is run number run0, whose segment firsts (each segment's first run) tells. Either
  * output may be empty: npos and hash_sum (nothing per run), or the per-segment reductions of
  * the runs' rows, positives and hash sums: seg_counts[segment * 6 + k] for the rows' sum,
  * min, max, then the positives' (k = 3, 4, 5), and seg_hashes[segment * 3 + k] for the
@@ -209,11 +251,12 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
 #define DEFINE_RUN_SUMS(NAME, C)                                                            \
     static void NAME(const int64_t *starts, int64_t base, int64_t runs,                    \
                      const uint8_t *truth, const uint8_t *pred, const C *cls, int64_t low, \
-                     const uint64_t *hash_of, int64_t n_codes, const int64_t *segment,     \
+                     const uint64_t *hash_of, int64_t n_codes, seg_cursor seg, int64_t run0, \
                      int64_t *npos, uint64_t *hash_sum, int64_t *class_rows,               \
                      int64_t *seg_counts, uint64_t *seg_hashes) {                          \
         for (int64_t g = 0; g < runs; g++) {                                                \
             int64_t a = starts[g] - base, b = starts[g + 1] - base, p = 0;                  \
+            int64_t at = class_rows != NULL || seg_counts != NULL ? seg_at(&seg, run0 + g) : 0; \
             uint64_t h = 0;                                                                 \
             if (class_rows == NULL) {                                                       \
                 for (int64_t i = a; i < b; i++) {                                           \
@@ -221,7 +264,7 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
                     h += hash_of[(int64_t)cls[i] - low];                                    \
                 }                                                                           \
             } else if (pred == NULL) {                                                      \
-                int64_t *rows = class_rows + segment[g] * n_codes;                          \
+                int64_t *rows = class_rows + at * n_codes;                                  \
                 for (int64_t i = a; i < b; i++) {                                           \
                     int64_t code = (int64_t)cls[i] - low;                                   \
                     p += truth[i];                                                          \
@@ -229,7 +272,7 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
                     rows[code]++;                                                           \
                 }                                                                           \
             } else {                                                                        \
-                int64_t *rows = class_rows + segment[g] * n_codes * 4;                      \
+                int64_t *rows = class_rows + at * n_codes * 4;                              \
                 for (int64_t i = a; i < b; i++) {                                           \
                     int64_t code = (int64_t)cls[i] - low;                                   \
                     p += truth[i];                                                          \
@@ -242,8 +285,8 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
                 hash_sum[g] = h;                                                            \
             }                                                                               \
             if (seg_counts != NULL) {                                                       \
-                int64_t n = b - a, *c = seg_counts + segment[g] * 6;                        \
-                uint64_t *s = seg_hashes + segment[g] * 3;                                  \
+                int64_t n = b - a, *c = seg_counts + at * 6;                                \
+                uint64_t *s = seg_hashes + at * 3;                                          \
                 c[0] += n;                                                                  \
                 c[1] = n < c[1] ? n : c[1];                                                 \
                 c[2] = n > c[2] ? n : c[2];                                                 \
@@ -260,12 +303,12 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
 EACH_CLASS_TYPE(DEFINE_RUN_SUMS, run_sums)
 
 static PyObject *run_sums(PyObject *self, PyObject *args) {
-    Py_buffer starts, truth, pred, cls, hash_of, segment, npos, hash_sum, class_rows;
+    Py_buffer starts, truth, pred, cls, hash_of, firsts, npos, hash_sum, class_rows;
     Py_buffer seg_counts, seg_hashes;
     int kind; /* the classes' type: the tag of _kernel._CLASS_KINDS ('l': int64 everywhere) */
-    long long base, low;
-    if (!PyArg_ParseTuple(args, "y*Ly*y*y*CLy*y*w*w*w*w*w*", &starts, &base, &truth, &pred,
-                          &cls, &kind, &low, &hash_of, &segment, &npos, &hash_sum,
+    long long base, low, run0;
+    if (!PyArg_ParseTuple(args, "y*Ly*y*y*CLy*y*Lw*w*w*w*w*", &starts, &base, &truth, &pred,
+                          &cls, &kind, &low, &hash_of, &firsts, &run0, &npos, &hash_sum,
                           &class_rows, &seg_counts, &seg_hashes))
         return NULL;
     int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
@@ -273,22 +316,26 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
     int known = 1;
     const Py_buffer *columns[] = {&truth, &cls, &pred};
     Py_ssize_t sizes[] = {1, class_width(kind), 1};
-    int fits = rows_fit(&starts, base, columns, sizes, pred.len ? 3 : 2);
+    seg_cursor seg = seg_start(&firsts, run0);
+    Py_ssize_t planes = pred.len ? 4 : 1, cell = (Py_ssize_t)sizeof(int64_t);
+    int fits = rows_fit(&starts, base, columns, sizes, pred.len ? 3 : 2) &&
+               segments_fit(&seg, &class_rows, n_codes * planes * cell) &&
+               segments_fit(&seg, &seg_counts, 6 * cell) && segments_fit(&seg, &seg_hashes, 3 * cell);
     if (!fits) kind = 0;
     Py_BEGIN_ALLOW_THREADS
 #define RUN(NAME, C)                                                                        \
     NAME(starts.buf, (int64_t)base, runs, truth.buf, pred.len ? pred.buf : NULL,           \
-         (const C *)cls.buf, (int64_t)low, hash_of.buf, n_codes, segment.buf,              \
+         (const C *)cls.buf, (int64_t)low, hash_of.buf, n_codes, seg, (int64_t)run0,       \
          npos.len ? npos.buf : NULL, hash_sum.buf, class_rows.len ? class_rows.buf : NULL, \
          seg_counts.len ? seg_counts.buf : NULL, seg_hashes.buf)
     SWITCH_CLASS_TYPE(kind, run_sums, known = 0)
 #undef RUN
     Py_END_ALLOW_THREADS
-    Py_buffer *buffers[] = {&starts,  &truth,    &pred,       &cls,       &hash_of,   &segment,
+    Py_buffer *buffers[] = {&starts,  &truth,    &pred,       &cls,       &hash_of,   &firsts,
                             &npos,    &hash_sum, &class_rows, &seg_counts, &seg_hashes};
     for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
         PyBuffer_Release(buffers[i]);
-    if (!fits) return PyErr_Format(PyExc_ValueError, "run_sums: a column is short");
+    if (!fits) return PyErr_Format(PyExc_ValueError, "run_sums: a column or table is short");
     if (!known) return PyErr_Format(PyExc_TypeError, "run_sums: class type %c", kind);
     Py_RETURN_NONE;
 }
@@ -456,15 +503,16 @@ static inline uint64_t score_key(const void *score, int is_f32, int64_t i) {
  * when a segment has more than most distinct (class, score) pairs (scores nearly all
  * distinct: a table the size of the rows, which the caller leaves to polars). */
 #define DEFINE_CURVE_COUNTS(NAME, C)                                                        \
-    static int NAME(const int64_t *starts, int64_t runs, const int64_t *segment,            \
+    static int NAME(const int64_t *starts, int64_t runs, seg_cursor seg, int64_t run0,      \
                     const C *cls, const void *score, int is_f32, const uint8_t *truth,      \
                     int64_t most, curve_table *t_, int64_t *open, curve_out *out) {         \
         curve_table t = *t_;                                                                \
         int status = 0;                                                                     \
         for (int64_t g = 0; g < runs && status == 0; g++) {                                 \
-            if (*open != segment[g]) {                                                      \
+            int64_t at = seg_at(&seg, run0 + g);                                            \
+            if (*open != at) {                                                              \
                 if (*open >= 0 && curve_flush(&t, is_f32, *open, out) != 0) status = -1;    \
-                *open = segment[g];                                                         \
+                *open = at;                                                                 \
             }                                                                               \
             for (int64_t i = starts[g]; i < starts[g + 1] && status == 0; i++) {            \
                 uint64_t key = score_key(score, is_f32, i);                                 \
@@ -491,33 +539,40 @@ EACH_CLASS_TYPE(DEFINE_CURVE_COUNTS, curve_counts)
 
 /* The columns of one stretch (see curve_counts). */
 typedef struct {
-    Py_buffer starts, segment, cls, score, truth;
+    Py_buffer starts, cls, score, truth;
+    long long run0; /* the first run's number */
 } curve_stretch;
 
 static PyObject *curve_counts(PyObject *self, PyObject *args) {
     PyObject *items;
+    Py_buffer firsts;
     int kind, is_f32, status = 0;
     long long most;
-    if (!PyArg_ParseTuple(args, "OCpL", &items, &kind, &is_f32, &most)) return NULL;
+    if (!PyArg_ParseTuple(args, "Oy*CpL", &items, &firsts, &kind, &is_f32, &most)) return NULL;
     PyObject *list = PySequence_Fast(items, "curve_counts: stretches must be a sequence");
-    if (list == NULL) return NULL;
+    if (list == NULL) {
+        PyBuffer_Release(&firsts);
+        return NULL;
+    }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(list), parsed = 0;
     curve_stretch *stretches = calloc((size_t)(n ? n : 1), sizeof(curve_stretch));
     if (stretches == NULL) {
         Py_DECREF(list);
+        PyBuffer_Release(&firsts);
         return PyErr_NoMemory();
     }
     Py_ssize_t sizes[] = {class_width(kind), is_f32 ? 4 : 8, 1};
     for (; parsed < n; parsed++) {
         curve_stretch *x = &stretches[parsed];
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(list, parsed), "y*y*y*y*y*", &x->starts,
-                              &x->segment, &x->cls, &x->score, &x->truth)) {
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(list, parsed), "y*Ly*y*y*", &x->starts,
+                              &x->run0, &x->cls, &x->score, &x->truth)) {
             status = -4;
             break;
         }
         const Py_buffer *columns[] = {&x->cls, &x->score, &x->truth};
-        if (!rows_fit(&x->starts, 0, columns, sizes, 3)) {
-            PyErr_Format(PyExc_ValueError, "curve_counts: a column is short");
+        seg_cursor first = seg_start(&firsts, x->run0);
+        if (!rows_fit(&x->starts, 0, columns, sizes, 3) || first.seg < 0) {
+            PyErr_Format(PyExc_ValueError, "curve_counts: a column is short, or a run has no segment");
             parsed++;
             status = -4;
             break;
@@ -533,8 +588,9 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
             curve_stretch *x = &stretches[k];
             int64_t runs = x->starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
 #define RUN(NAME, C)                                                                        \
-    status = NAME(x->starts.buf, runs, x->segment.buf, (const C *)x->cls.buf, x->score.buf, \
-                  is_f32, x->truth.buf, (int64_t)most, &t, &open, &out)
+    status = NAME(x->starts.buf, runs, seg_start(&firsts, x->run0), (int64_t)x->run0,          \
+                  (const C *)x->cls.buf, x->score.buf, is_f32, x->truth.buf, (int64_t)most, &t, \
+                  &open, &out)
             SWITCH_CLASS_TYPE(kind, curve_counts, status = -2)
 #undef RUN
         }
@@ -543,13 +599,14 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
     }
     free(t.slots);
     for (Py_ssize_t k = 0; k < parsed; k++) {
-        Py_buffer *buffers[] = {&stretches[k].starts, &stretches[k].segment, &stretches[k].cls,
-                                &stretches[k].score, &stretches[k].truth};
+        Py_buffer *buffers[] = {&stretches[k].starts, &stretches[k].cls, &stretches[k].score,
+                                &stretches[k].truth};
         for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
             if (buffers[i]->obj != NULL) PyBuffer_Release(buffers[i]);
     }
     free(stretches);
     Py_DECREF(list);
+    PyBuffer_Release(&firsts);
     PyObject *rows = NULL;
     if (status == -4)
         ; /* the error is set */
@@ -569,12 +626,14 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
 /* change_rows: the rows i >= 1 of a column's chunk whose value differs from row i - 1's,
  * ascending; values are compared as bits, `width` bytes each (1, 2, 4, 8, or 16 for Arrow
  * string views). Blocks of rows without a change are skipped after one vectorized check.
- * out needs room for a row per value; only the rows written touch its memory.
+ * out needs room for a row per value; only the rows written touch its memory. Given the
+ * integers' order (kind 'i' signed, 'u' unsigned), it also counts the rows whose value is
+ * below the row before's: whether ids increase, read while they are at hand.
  */
 #define CHANGE_BLOCK 32
-#define DEFINE_CHANGE_ROWS(NAME, T, DIFFERS)                                                \
-    static int64_t NAME(const T *v, int64_t n, int64_t *out) {                              \
-        int64_t k = 0, i = 1;                                                               \
+#define DEFINE_CHANGE_ROWS(NAME, T, DIFFERS, BELOW)                                         \
+    static int64_t NAME(const T *v, int64_t n, int64_t *out, int64_t *below) {              \
+        int64_t k = 0, i = 1, down = 0;                                                     \
         for (; i + CHANGE_BLOCK <= n; i += CHANGE_BLOCK) {                                  \
             int any = 0;                                                                    \
             for (int j = 0; j < CHANGE_BLOCK; j++) any |= DIFFERS(v[i + j], v[i + j - 1]);  \
@@ -582,12 +641,15 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
             for (int j = 0; j < CHANGE_BLOCK; j++) {                                        \
                 out[k] = i + j; /* written always, kept when it differs: no branch */       \
                 k += DIFFERS(v[i + j], v[i + j - 1]);                                       \
+                down += BELOW(v[i + j], v[i + j - 1]);                                      \
             }                                                                               \
         }                                                                                   \
         for (; i < n; i++) {                                                                \
             out[k] = i;                                                                     \
             k += DIFFERS(v[i], v[i - 1]);                                                   \
+            down += BELOW(v[i], v[i - 1]);                                                  \
         }                                                                                   \
+        *below = down;                                                                      \
         return k;                                                                           \
     }
 
@@ -596,32 +658,47 @@ typedef struct {
 } view16;
 #define SCALAR_DIFFERS(a, b) ((a) != (b))
 #define VIEW_DIFFERS(a, b) (((a).low != (b).low) | ((a).high != (b).high))
-DEFINE_CHANGE_ROWS(change_rows_1, uint8_t, SCALAR_DIFFERS)
-DEFINE_CHANGE_ROWS(change_rows_2, uint16_t, SCALAR_DIFFERS)
-DEFINE_CHANGE_ROWS(change_rows_4, uint32_t, SCALAR_DIFFERS)
-DEFINE_CHANGE_ROWS(change_rows_8, uint64_t, SCALAR_DIFFERS)
-DEFINE_CHANGE_ROWS(change_rows_16, view16, VIEW_DIFFERS)
+#define NO_ORDER(a, b) 0
+#define BELOW(a, b) ((a) < (b))
+DEFINE_CHANGE_ROWS(change_rows_1, uint8_t, SCALAR_DIFFERS, NO_ORDER)
+DEFINE_CHANGE_ROWS(change_rows_2, uint16_t, SCALAR_DIFFERS, NO_ORDER)
+DEFINE_CHANGE_ROWS(change_rows_4, uint32_t, SCALAR_DIFFERS, NO_ORDER)
+DEFINE_CHANGE_ROWS(change_rows_8, uint64_t, SCALAR_DIFFERS, NO_ORDER)
+DEFINE_CHANGE_ROWS(change_rows_16, view16, VIEW_DIFFERS, NO_ORDER)
+#define DEFINE_ORDERED(WIDTH, SIGNED, UNSIGNED)                                             \
+    DEFINE_CHANGE_ROWS(change_rows_i##WIDTH, SIGNED, SCALAR_DIFFERS, BELOW)                 \
+    DEFINE_CHANGE_ROWS(change_rows_u##WIDTH, UNSIGNED, SCALAR_DIFFERS, BELOW)
+DEFINE_ORDERED(1, int8_t, uint8_t)
+DEFINE_ORDERED(2, int16_t, uint16_t)
+DEFINE_ORDERED(4, int32_t, uint32_t)
+DEFINE_ORDERED(8, int64_t, uint64_t)
 
 static PyObject *change_rows(PyObject *self, PyObject *args) {
     Py_buffer values, out;
-    int width;
-    if (!PyArg_ParseTuple(args, "y*iw*", &values, &width, &out)) return NULL;
-    int64_t n = width > 0 ? values.len / width : 0, found = -1;
+    int width, order = 0;
+    if (!PyArg_ParseTuple(args, "y*iw*|C", &values, &width, &out, &order)) return NULL;
+    int64_t n = width > 0 ? values.len / width : 0, found = -1, below = 0;
     if (width > 0 && out.len / (Py_ssize_t)sizeof(int64_t) >= n) {
         Py_BEGIN_ALLOW_THREADS
-        switch (width) {
-            case 1: found = change_rows_1(values.buf, n, out.buf); break;
-            case 2: found = change_rows_2(values.buf, n, out.buf); break;
-            case 4: found = change_rows_4(values.buf, n, out.buf); break;
-            case 8: found = change_rows_8(values.buf, n, out.buf); break;
-            case 16: found = change_rows_16(values.buf, n, out.buf); break;
+#define CASE(W, NAME) \
+    case W: found = NAME(values.buf, n, out.buf, &below); break;
+        if (order == 'i') {
+            switch (width) { CASE(1, change_rows_i1) CASE(2, change_rows_i2)
+                             CASE(4, change_rows_i4) CASE(8, change_rows_i8) }
+        } else if (order == 'u') {
+            switch (width) { CASE(1, change_rows_u1) CASE(2, change_rows_u2)
+                             CASE(4, change_rows_u4) CASE(8, change_rows_u8) }
+        } else if (order == 0) {
+            switch (width) { CASE(1, change_rows_1) CASE(2, change_rows_2) CASE(4, change_rows_4)
+                             CASE(8, change_rows_8) CASE(16, change_rows_16) }
         }
+#undef CASE
         Py_END_ALLOW_THREADS
     }
     PyBuffer_Release(&values);
     PyBuffer_Release(&out);
-    if (found < 0) return PyErr_Format(PyExc_ValueError, "change_rows: width %d", width);
-    return PyLong_FromLongLong(found);
+    if (found < 0) return PyErr_Format(PyExc_ValueError, "change_rows: width %d, order %c", width, order ? order : '-');
+    return Py_BuildValue("LL", (long long)found, (long long)below);
 }
 
 static PyMethodDef methods[] = {
@@ -629,17 +706,18 @@ static PyMethodDef methods[] = {
      "pair_counts(starts, score, is_f32, truth, rank, pos_rank, prec, neg_above, max_rank):"
      " R and P of each positive, and each run's sums."},
     {"run_sums", run_sums, METH_VARARGS,
-     "run_sums(starts, base, truth, pred, classes, kind, low, hash_of, segment, npos,"
+     "run_sums(starts, base, truth, pred, classes, kind, low, hash_of, firsts, run0, npos,"
      " hash_sum, class_rows, seg_counts, seg_hashes): each run's positives and class-hash"
      " sum, their reductions per segment, counts per segment and class."},
     {"curve_counts", curve_counts, METH_VARARGS,
-     "curve_counts(stretches, kind, is_f32, most): the positive and negative rows per"
-     " (segment, class, score) of the stretches, each (starts, segment, classes, score,"
+     "curve_counts(stretches, firsts, kind, is_f32, most): the positive and negative rows per"
+     " (segment, class, score) of the stretches, each (starts, run0, classes, score,"
      " truth), as bytes of (segment, code, score bits, positives, negatives) int64 records;"
      " None if a segment has more than most of them."},
     {"change_rows", change_rows, METH_VARARGS,
-     "change_rows(values, width, out): the rows whose value differs from the row before's,"
-     " written to out; returns how many."},
+     "change_rows(values, width, out, order=None): the rows whose value differs from the row"
+     " before's, written to out; returns how many, and how many are below the row before's"
+     " (given the integers' order, 'i' or 'u'; otherwise 0)."},
     {NULL, NULL, 0, NULL},
 };
 

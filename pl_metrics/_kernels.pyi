@@ -25,7 +25,8 @@ def run_sums(
     kind: str,
     low: int,
     hash_of: npt.NDArray[np.uint64],
-    segment: npt.NDArray[np.int64],
+    firsts: npt.NDArray[np.int64],
+    run0: int,
     npos: npt.NDArray[np.int64],
     hash_sum: npt.NDArray[np.uint64],
     class_rows: npt.NDArray[np.int64],
@@ -34,16 +35,20 @@ def run_sums(
     /,
 ) -> None: ...
 def change_rows(values: npt.NDArray[Any], width: int, out: npt.NDArray[np.int64], /) -> int: ...
+def not_increasing(
+    values: npt.NDArray[np.integer[Any]], kind: str, rows: npt.NDArray[np.int64], base: int, /
+) -> int: ...
 def curve_counts(
     stretches: Sequence[
         tuple[
             npt.NDArray[np.int64],
-            npt.NDArray[np.int64],
+            int,
             npt.NDArray[np.integer[Any]],
             npt.NDArray[np.floating[Any]],
             npt.NDArray[np.bool_],
         ]
     ],
+    firsts: npt.NDArray[np.int64],
     kind: str,
     is_f32: bool,
     most: int,

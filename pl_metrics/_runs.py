@@ -332,7 +332,7 @@ def _curve_table(
     curves: CurveCounts,
 ) -> pl.DataFrame | None:
     """The curves table by the kernel, or None where it cannot count these rows."""
-    counted = curve_counts(runs.starts, runs.segment, truth, codes, df[_SCORE])
+    counted = curve_counts(runs.starts, runs.firsts, truth, codes, df[_SCORE])
     if counted is None:
         return None
     segment, classes, scores, positives, negatives = counted
@@ -394,12 +394,12 @@ def _counted(
     # Reduced per group, the per-id values the kernel counts are reduced as it counts them:
     # no arrays of a value per id to fill (fresh memory costs more than the counting).
     reduced_only = reductions is not None and not run_columns
-    segments = runs.segment if class_rows is not None or reduced_only else None
+    firsts = runs.firsts if class_rows is not None or reduced_only else None
     sums = run_sums(
         starts,
         truth,
         codes,
-        segments,
+        firsts,
         predicted,
         by_class=class_rows is not None,
         per_run=not reduced_only,

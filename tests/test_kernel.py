@@ -106,12 +106,12 @@ def test_kernels_read_in_chunks_equal_one_chunk(score_dtype: Any) -> None:
         np.testing.assert_array_equal(pos_rank, want_pos)
         for got, want in zip(sums, want_sums, strict=True):
             np.testing.assert_array_equal(got, want)
-        segments = np.arange(len(runs.starts) - 1) // 3  # three runs a segment
+        firsts = np.arange(0, len(runs.starts) - 1, 3)  # three runs a segment
         predicted = truth[::-1].copy()
         codes = _kernel.ClassCodes.of(chunked["class"])
-        counted = _kernel.run_sums(runs.starts, truth, codes, segments, predicted)
+        counted = _kernel.run_sums(runs.starts, truth, codes, firsts, predicted)
         codes = _kernel.ClassCodes.of(df["class"].rechunk())
-        one = _kernel.run_sums(runs.starts, truth, codes, segments, predicted)
+        one = _kernel.run_sums(runs.starts, truth, codes, firsts, predicted)
         assert counted is not None
         assert one is not None
         np.testing.assert_array_equal(counted[0], one[0])
@@ -122,11 +122,10 @@ def test_kernels_read_in_chunks_equal_one_chunk(score_dtype: Any) -> None:
         assert counted[2][1].equals(one[2][1])
         np.testing.assert_array_equal(counted[2][2], one[2][2])
         # Reduced per segment as counted: the per-run values' reductions.
-        reduced = _kernel.run_sums(runs.starts, truth, codes, segments, predicted, per_run=False)
+        reduced = _kernel.run_sums(runs.starts, truth, codes, firsts, predicted, per_run=False)
         assert reduced is not None
         assert reduced.positives is None
         assert reduced.per_segment is not None
-        firsts = np.flatnonzero(np.diff(segments, prepend=-1))
         per_run = {"rows": np.diff(runs.starts), "positives": one[0], "class_hash": one[1]}
         for kind, values in per_run.items():
             for op, ufunc in (("sum", np.add), ("min", np.minimum), ("max", np.maximum)):
@@ -500,7 +499,7 @@ def test_curve_counts_equal_the_group_by(
         patch.setattr(_kernel, "thread_count", lambda: threads)
         codes = _kernel.ClassCodes.of(df["class"])
         truth_flags = _kernel.flags(df["truth"])
-        counted = _kernel.curve_counts(runs.starts, runs.segment, truth_flags, codes, df["score"])
+        counted = _kernel.curve_counts(runs.starts, runs.firsts, truth_flags, codes, df["score"])
     assert counted is not None
     segment, classes, scores_of, positives, negatives = counted
     got = pl.DataFrame(
@@ -619,11 +618,67 @@ def test_key_change_rows_equal_polars(
             want = df.with_row_index().filter(changed.fill_null(False)).get_column("index")
             got = _kernel.key_change_rows(df, keys)
             assert got.tolist() == want.filter(want > 0).to_list(), (keys, values)
+        # Integers' change rows count those below the row before's.
+        for changes, column in zip(
+            _kernel._each_change_rows(df, df.columns), df.columns, strict=True
+        ):
+            below = df.select((pl.col(column) < pl.col(column).shift(1)).sum()).item()
+            assert changes.below == (None if column == "k" else below), column
         # The runs' first rows, gathered chunk by chunk, are polars' gather.
         rows = np.flatnonzero(rng.random(df.height) < 0.3)
         for column in ("i8", "u16", "i32", "i64", "k"):
             gathered = _kernel._gather(df[column], rows)
             assert gathered.equals(df[column].gather(rows), check_dtypes=True), column
+
+
+@pytest.mark.parametrize("kernel", [True, False], ids=["C", "numpy"])
+@pytest.mark.parametrize("id_type", [pl.Int8, pl.Int64, pl.UInt32, pl.UInt64, pl.String])
+def test_id_runs_find_whether_ids_increase_in_each_segment(
+    id_type: pl.DataType, kernel: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs of ids in order, dropping where a group starts, dropping within a group, a
+    group in two segments, a key in two runs, chunks: the runs, whether each segment's ids
+    increase, and whether each key has one run, as polars finds them."""
+    if kernel and not _kernel.available():
+        pytest.skip("the C kernel is not compiled")
+    if not kernel:
+        monkeypatch.setattr(_kernel, "_kernels", None)
+    rng = np.random.default_rng(11)
+    # Both ends of each type's range, where a signed or unsigned misreading would show.
+    low, high = {
+        pl.Int8: (-128, 127),
+        pl.Int64: (-(2**63), 2**63 - 1),
+        pl.UInt32: (0, 2**32 - 1),
+        pl.UInt64: (0, 2**64 - 1),
+        pl.String: (0, 9),
+    }[id_type]
+    for trial in range(200):
+        n_runs = int(rng.integers(1, 12))
+        picks = rng.integers(0, 6, n_runs)
+        values = np.array([low, low + 1, 0, 1, high - 1, high], dtype=object)[picks]
+        if trial % 2:  # mostly increasing, as dumps are
+            values = np.sort(values)
+        groups = np.sort(rng.integers(0, 3, n_runs)) if trial % 3 else rng.integers(0, 3, n_runs)
+        sizes = rng.integers(2, 5, n_runs)
+        ids = [str(v) if id_type == pl.String else int(v) for v in np.repeat(values, sizes)]
+        df = pl.DataFrame({"g": np.repeat(groups, sizes), "id": pl.Series(ids, dtype=id_type)})
+        cut = int(rng.integers(0, df.height + 1))
+        df = pl.concat([df[:cut], df[cut:]], rechunk=False)
+        key = pl.struct("g", "id")
+        first = df.with_row_index().filter(key.ne_missing(key.shift(1)).fill_null(True))
+        segment = (pl.col("g") != pl.col("g").shift(1)).fill_null(False).cum_sum()
+        want_ordered = first.select(
+            ((pl.col("id") > pl.col("id").shift(1)) | (segment != segment.shift(1))).slice(1).all()
+        ).item()
+        one_run_each = first.select(key.is_unique().all()).item()
+        runs = _kernel.id_runs(df, ["g"], "id", in_order=False)
+        if not one_run_each:
+            assert runs is None
+            continue
+        assert runs is not None
+        assert runs.starts[:-1].tolist() == first["index"].to_list()
+        assert runs.ordered == want_ordered, (df, trial)
+        assert runs.ids.equals(first["id"])
 
 
 @needs_kernel
@@ -686,30 +741,44 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
             starts, np.zeros(10), False, rows[:4], *(np.zeros(5, np.int64),) * 2, two, two, two
         )
 
-    def run_sums(base: int, classes: np.ndarray) -> None:
+    def run_sums(
+        base: int, classes: np.ndarray, firsts: tuple[int, ...] = (0, 1), cells: int = 2
+    ) -> None:
+        """Two runs in ``firsts``' segments, counted into ``cells`` counts per segment."""
         assert _kernels is not None
         no_rows, no_pairs = np.zeros(0, np.bool_), np.zeros(0, np.int64)
-        runs = (np.zeros(2, np.int64), np.zeros(2, np.int64), np.zeros(2, np.uint64))
+        runs = (np.zeros(2, np.int64), np.zeros(2, np.uint64))
         _kernels.run_sums(
-            starts, base, rows, no_rows, classes, "h", 0, np.zeros(1, np.uint64), *runs,
-            no_pairs, no_pairs, no_pairs.view(np.uint64),
+            starts, base, rows, no_rows, classes, "h", 0, np.zeros(1, np.uint64),
+            np.array(firsts, np.int64), 0, *runs, np.zeros(cells, np.int64), no_pairs,
+            no_pairs.view(np.uint64),
         )  # fmt: skip
 
     with pytest.raises(ValueError, match="short"):  # classes of 9 rows
         run_sums(0, np.zeros(9, np.int16))
     with pytest.raises(ValueError, match="short"):  # runs from before the first row
         run_sums(1, np.zeros(10, np.int16))
+    with pytest.raises(ValueError, match="short"):  # a count per class of one segment of two
+        run_sums(0, np.zeros(10, np.int16), cells=1)
+    with pytest.raises(ValueError, match="short"):  # the first run in no segment
+        run_sums(0, np.zeros(10, np.int16), firsts=(1,))
     run_sums(0, np.zeros(10, np.int16))  # the same runs from row 0: counted
-    segment, classes = np.zeros(2, np.int64), np.zeros(10, np.int16)
+    first_runs, classes, scores = np.zeros(1, np.int64), np.zeros(10, np.int16), np.zeros(10)
     with pytest.raises(ValueError, match="short"):  # no scores
-        _kernels.curve_counts([(starts, segment, classes, two[:0], rows)], "h", False, 100)
-    counted = _kernels.curve_counts(
-        [(starts, segment, classes, np.zeros(10), rows)], "h", False, 100
-    )
+        _kernels.curve_counts([(starts, 0, classes, two[:0], rows)], first_runs, "h", False, 100)
+    with pytest.raises(ValueError, match="no segment"):
+        _kernels.curve_counts([(starts, 0, classes, scores, rows)], first_runs + 1, "h", False, 9)
+    counted = _kernels.curve_counts([(starts, 0, classes, scores, rows)], first_runs, "h", False, 9)
     assert counted is not None
     assert len(counted) == 40  # one (segment, class, score): one 40-byte record
     # More distinct (class, score) pairs in a segment than allowed: left to polars.
-    assert (
-        _kernels.curve_counts([(starts, segment, classes, np.arange(10.0), rows)], "h", False, 9)
-        is None
-    )
+    stretch = [(starts, 0, classes, np.arange(10.0), rows)]
+    assert _kernels.curve_counts(stretch, first_runs, "h", False, 9) is None
+    # Change rows, and given the integers' order, how many are below the row before's.
+    ids, out = np.array([3, 1, 2, 2, -1], np.int32), np.zeros(5, np.int64)
+    assert _kernels.change_rows(ids, 4, out) == (3, 0)
+    assert _kernels.change_rows(ids, 4, out, "i") == (3, 2)
+    assert _kernels.change_rows(ids.view(np.uint32), 4, out, "u") == (3, 1)  # -1: the highest
+    np.testing.assert_array_equal(out[:3], [1, 2, 4])
+    with pytest.raises(ValueError, match="order"):
+        _kernels.change_rows(ids, 4, out, "x")
