@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 import polars as pl
 
@@ -314,8 +314,14 @@ def chunk_state(part: pl.LazyFrame, spec: Spec) -> MetricState:
     return build_state(rows, spec).collect()
 
 
+# The chunks' collected states are small tables, whose plans the in-memory engine runs
+# faster than the streaming one ("auto" picks): about 2.5 against 5 ms for one state.
+_SMALL: Final = "in-memory"
+
+
 def _non_empty(states: Sequence[MetricState]) -> list[MetricState]:
-    kept = [s for s in states if s.groups.lazy().select(pl.col(N_IDS).sum()).collect().item()]
+    ids = pl.col(N_IDS).sum()
+    kept = [s for s in states if s.groups.lazy().select(ids).collect(engine=_SMALL).item()]
     if not kept:
         raise MetricsInputError("the table is empty: there are no rows to score")
     return kept
@@ -325,7 +331,7 @@ def _merged(states: Sequence[MetricState]) -> pl.DataFrame:
     """Id-disjoint chunks' states, merged, then finalized."""
     kept = _non_empty(states)
     # One chunk: nothing to merge (merging re-sorts and re-sums its curves table).
-    return (kept[0] if len(kept) == 1 else merge_states(kept)).finalize().collect()
+    return (kept[0] if len(kept) == 1 else merge_states(kept)).finalize().collect(engine=_SMALL)
 
 
 def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
@@ -337,13 +343,15 @@ def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
     cols, opts = spec.columns, spec.options
     by = list(cols.by)
     kept = _non_empty(states)  # buckets that no class hashed to add nothing
-    table = pl.concat([s.finalize().collect() for s in kept], how="vertical_relaxed")
+    table = pl.concat([s.finalize().collect(engine=_SMALL) for s in kept], how="vertical_relaxed")
     positives = pl.concat([curve_positives(s) for s in kept])
-    id_counts = pl.concat([s.groups.lazy().select(*by, pl.col(N_IDS)).collect() for s in kept])
+    id_counts = pl.concat(
+        [s.groups.lazy().select(*by, pl.col(N_IDS)).collect(engine=_SMALL) for s in kept]
+    )
     id_counts = id_counts.filter(pl.col(N_IDS) > 0)
     spread = aggregate(
         id_counts.lazy(), by, [pl.col(N_IDS).min().alias(_LEAST), pl.col(N_IDS).max().alias(_MOST)]
-    ).collect()
+    ).collect(engine=_SMALL)
     if opts.validate and opts.ragged == "error":
         bad = spread.filter(pl.col(_LEAST) != pl.col(_MOST))
         if bad.height:
@@ -359,7 +367,7 @@ def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
     out = None
     for metric in spec.metrics:
         average = "macro" if metric == "padded_cmap" else str(opts.average)
-        one = average_classes(table.lazy(), metric, by, average).collect()
+        one = average_classes(table.lazy(), metric, by, average).collect(engine=_SMALL)
         out = (
             one
             if out is None
