@@ -261,8 +261,14 @@ def _quantile_edges(cells: pl.LazyFrame, keys: list[str], n_bins: int) -> pl.Laz
         # The score at 0-based position ``index`` of the sorted scores: the first distinct
         # score whose cumulative count exceeds it.
         wanted = grid.select(*keys, q, (pl.col(index) + 1).alias(_K)).sort([*keys, _K])
+        # Both sides are in key order, ``_K`` ascending within each key (polars cannot
+        # check that with ``by``, and warns when it tries).
         found = wanted.join_asof(
-            up.select(*keys, _K, CURVE_SCORE), on=_K, by=keys, strategy="forward"
+            up.select(*keys, _K, CURVE_SCORE),
+            on=_K,
+            by=keys,
+            strategy="forward",
+            check_sortedness=False,
         )
         return found.select(*keys, q, pl.col(CURVE_SCORE).alias(name))
 

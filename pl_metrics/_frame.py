@@ -481,14 +481,16 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
     )
 
 
-def as_like(frame: FrameT, result: pl.LazyFrame) -> FrameT:
+def as_like(frame: FrameT, result: pl.LazyFrame, *, small: bool = False) -> FrameT:
     """Return ``result`` lazy if ``frame`` is lazy, else collected: the type in is the type out.
 
     An Arrow table in (see `to_polars`) gives a DataFrame out.
 
     Eager results are collected with the streaming engine, which runs these plans (joins,
-    filters and sums) several times faster than the in-memory engine and in bounded memory.
+    filters and sums over the rows) several times faster than the in-memory engine and in
+    bounded memory. ``small``: a plan over small tables only (counted by the kernels),
+    which the in-memory engine runs in half the time (about 3 against 6 ms).
     """
     if isinstance(frame, pl.LazyFrame):
         return result
-    return result.collect(engine="streaming")
+    return result.collect(engine="in-memory" if small else "streaming")

@@ -230,4 +230,4 @@ def report(
         from pl_metrics._driver import deferred
 
         return deferred(frame, metric_state.spec, metric_state.finalize().collect_schema())
-    return as_like(frame, metric_state.finalize())
+    return as_like(frame, metric_state.finalize(), small=metric_state.counted)

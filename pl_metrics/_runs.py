@@ -27,7 +27,6 @@ from pl_metrics._kernel import (
     ClassCodes,
     IdRuns,
     curve_counts,
-    deferred_on_rows,
     flags,
     id_runs,
     run_sums,
@@ -221,7 +220,7 @@ def per_id_and_classes(
     group_exprs: Sequence[pl.Expr] | None = None,
     curves: CurveCounts | None = None,
 ) -> Tables:
-    """The per-id table and the rows per class, from one deferred pass over ``rows``.
+    """The per-id table and the rows per class, from one pass over ``rows`` (a DataFrame's).
 
     The per-id table has ``id_exprs`` per ``(by..., id)``; the rows per ``(by..., class)``
     come when ``class_rows`` (their column's name) is given, with the ``class_counts``
@@ -315,7 +314,9 @@ def per_id_and_classes(
             made[part] = pl.DataFrame(schema=schema) if frame is None else frame.cast(schema)
         return made
 
-    made = deferred_on_rows(inputs, tables, parts)
+    # Counted now, not when a plan reads them: the rows are in memory, and plans over the
+    # small tables alone run in the in-memory engine (`pl_metrics._state.MetricState.counted`).
+    made = {name: t.lazy() for name, t in tables(inputs.collect(engine="in-memory")).items()}
     groups = made.get(_GROUPS)
     if reductions is not None and groups is not None:
         groups = aggregate(groups, by, reductions.combined()).cast(dict(parts[_GROUPS]))  # type: ignore[arg-type]

@@ -255,6 +255,9 @@ class MetricState:
     problems: tuple[Problem, ...]
     #: With ``per_id``: one row per ``(by..., id)``, each metric's value of that id.
     ids: pl.LazyFrame | pl.DataFrame | None = None
+    #: Whether the kernels counted every table from a DataFrame's rows: the plans read small
+    #: tables only, which the in-memory engine runs faster than the streaming one.
+    counted: bool = field(default=False, compare=False)
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -287,7 +290,7 @@ class MetricState:
 
     def collect(self) -> MetricState:
         """Compute the state's tables (runs the state plan; the result is small)."""
-        return _collected(self, "streaming")
+        return _collected(self, "in-memory" if self.counted else "streaming")
 
     def merge(self, *others: MetricState) -> MetricState:
         """The state of the union of id-disjoint parts: sums (and maxima) of the tables."""
@@ -466,6 +469,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     need_classes = bool(class_exprs) or hashed or bool(from_ids)
     curve_exprs = _same_by_name([e for p in parts for e in p.curve_exprs])
     per_id, counted_classes, groups, curves = None, None, None, None
+    reads_rows = True  # whether polars aggregates some table from the rows
     kinds = count_kinds(id_exprs, _count_templates(cols))
     extends = [f for p in parts for f in p.extend_ids]
     if isinstance(frame, pl.DataFrame) and kernel_available() and not prepared and kinds:
@@ -499,6 +503,11 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
             counted_curves,
         )
         per_id, counted_classes, groups, curves = tables
+        reads_rows = bool(
+            (groups is None and (per_id is None or extends))
+            or (need_classes and (counted_classes is None or from_ids))
+            or (curve_exprs and curves is None)
+        )
     if groups is None:
         if per_id is None:
             per_id = lf.group_by([*by, cols.id]).agg(id_exprs)
@@ -539,6 +548,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         spec=spec,
         problems=tuple(p for p, _ in checks),
         ids=ids,
+        counted=not reads_rows,
     )
 
 
