@@ -24,6 +24,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* The pair counts' loops get a second, AVX2 build, which GCC picks per machine when the
  * module loads (x86-64 glibc: ifuncs): twice as wide as baseline SSE2, they ran 2-3x faster.
@@ -630,19 +633,47 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
  * integers' order (kind 'i' signed, 'u' unsigned), it also counts the rows whose value is
  * below the row before's: whether ids increase, read while they are at hand.
  */
-#define CHANGE_BLOCK 32
+#define CHANGE_BLOCK 64
+#if defined(__GNUC__) || defined(__clang__)
+/* Each block's flags (0 or 0xFF a row, a loop the compiler vectorizes) become a bit mask,
+ * whose set bits are written: twice as fast as a write a row where ids change every few
+ * rows (10 classes), and as fast where they seldom do. */
+#define MASKED_CHANGES 1
+static inline uint64_t block_mask(const uint8_t *flag) {
+    uint64_t mask = 0;
+#ifdef __SSE2__
+    for (int q = 0; q < CHANGE_BLOCK / 16; q++) {
+        __m128i x = _mm_loadu_si128((const __m128i *)(flag + 16 * q));
+        mask |= (uint64_t)(uint32_t)_mm_movemask_epi8(x) << (16 * q);
+    }
+#else
+    for (int j = 0; j < CHANGE_BLOCK; j++) mask |= (uint64_t)(flag[j] & 1) << j;
+#endif
+    return mask;
+}
+#define WRITE_BLOCK(DIFFERS)                                                                \
+    uint8_t flag[CHANGE_BLOCK];                                                             \
+    for (int j = 0; j < CHANGE_BLOCK; j++)                                                  \
+        flag[j] = (uint8_t)(0u - (unsigned)DIFFERS(v[i + j], v[i + j - 1]));                \
+    uint64_t mask = block_mask(flag);                                                       \
+    if (!mask) continue;                                                                    \
+    for (; mask; mask &= mask - 1) out[k++] = i + __builtin_ctzll(mask);
+#else
+#define WRITE_BLOCK(DIFFERS)                                                                \
+    int any = 0;                                                                            \
+    for (int j = 0; j < CHANGE_BLOCK; j++) any |= DIFFERS(v[i + j], v[i + j - 1]);          \
+    if (!any) continue;                                                                     \
+    for (int j = 0; j < CHANGE_BLOCK; j++) {                                                \
+        out[k] = i + j; /* written always, kept when it differs: no branch */               \
+        k += DIFFERS(v[i + j], v[i + j - 1]);                                               \
+    }
+#endif
 #define DEFINE_CHANGE_ROWS(NAME, T, DIFFERS, BELOW)                                         \
     static int64_t NAME(const T *v, int64_t n, int64_t *out, int64_t *below) {              \
         int64_t k = 0, i = 1, down = 0;                                                     \
         for (; i + CHANGE_BLOCK <= n; i += CHANGE_BLOCK) {                                  \
-            int any = 0;                                                                    \
-            for (int j = 0; j < CHANGE_BLOCK; j++) any |= DIFFERS(v[i + j], v[i + j - 1]);  \
-            if (!any) continue;                                                             \
-            for (int j = 0; j < CHANGE_BLOCK; j++) {                                        \
-                out[k] = i + j; /* written always, kept when it differs: no branch */       \
-                k += DIFFERS(v[i + j], v[i + j - 1]);                                       \
-                down += BELOW(v[i + j], v[i + j - 1]);                                      \
-            }                                                                               \
+            WRITE_BLOCK(DIFFERS)                                                            \
+            for (int j = 0; j < CHANGE_BLOCK; j++) down += BELOW(v[i + j], v[i + j - 1]);   \
         }                                                                                   \
         for (; i < n; i++) {                                                                \
             out[k] = i;                                                                     \
