@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import warnings
 from typing import Any
 
 import numpy as np
@@ -784,3 +785,34 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
     np.testing.assert_array_equal(out[:3], [1, 2, 4])
     with pytest.raises(ValueError, match="order"):
         _kernels.change_rows(ids, 4, out, "x")
+
+
+def test_in_threads_nested_and_after_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kept threads run nested calls in place, and a forked child starts its own."""
+    monkeypatch.setattr(_kernel, "thread_count", lambda: 2)
+    seen = np.zeros((4, 3), np.int64)
+
+    def outer(i: int) -> None:
+        def inner(j: int) -> None:
+            seen[i, j] += 1
+
+        _kernel.in_threads(inner, range(3))  # inside a pool thread: run in place
+
+    _kernel.in_threads(outer, range(4))
+    assert (seen == 1).all()
+    if not hasattr(os, "fork"):
+        return
+    read, write = os.pipe()
+    with warnings.catch_warnings():  # Python 3.12+ warns of forking a threaded process
+        warnings.simplefilter("ignore", DeprecationWarning)
+        child = os.fork()  # the parent's pool threads do not exist in the child
+    if child == 0:  # pragma: no cover - runs in the child
+        counts = np.zeros(5, np.int64)
+        _kernel.in_threads(lambda k: counts.__setitem__(k, k), range(5))
+        os.write(write, str(int(counts.sum())).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        got = pipe.read()
+    os.waitpid(child, 0)
+    assert got == "10"
