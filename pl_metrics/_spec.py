@@ -419,6 +419,11 @@ def resolve(
     """Check the metrics, options and schema of ``frame`` (reads no rows) into a `Spec`."""
     names = _metric_list(metrics)
     entries = [info(m) for m in names]
+    if per_class is True and average not in (None, _DEFAULTS.average):
+        raise MetricsInputError(
+            f"option 'per_class': per-class values are those of average=None, not "
+            f"average={average!r}; give one of them"
+        )
     if per_class:
         average = None
     opts = make_options(
@@ -466,6 +471,11 @@ def resolve(
         )
         given[option] = None if same else value
     _check_metric_options(entries, opts, given)
+    if pred_col is not None and given["threshold"] is not None:
+        raise MetricsInputError(
+            f"option 'threshold': the predictions are column {pred_col!r} (option 'pred_col'), "
+            "so no threshold applies; give one of them"
+        )
     needs_score = pred_col is None or any("pred_col" not in e.options for e in entries)
     if fold_col is not None:  # the state groups by fold; the result does not
         schema = frame.collect_schema()

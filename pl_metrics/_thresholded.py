@@ -301,7 +301,7 @@ def f1(
     threshold
         ``pred = score >= threshold``: a number, or a table of per-class thresholds with
         columns ``(class, threshold)`` or ``(by..., class, threshold)`` (what
-        `best_threshold` returns). Ignored when ``pred_col`` is given.
+        `best_threshold` returns). Not with ``pred_col``, which holds the predictions.
     pred_col
         Name of a boolean or 0/1 column of predictions already made (no score is read).
     average

@@ -387,7 +387,6 @@ def _add_threshold(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threshold",
         type=float,
-        default=0.5,
         metavar="X",
         help="thresholded metrics: pred = score >= threshold (default 0.5)",
     )
@@ -548,8 +547,20 @@ def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
     """--threshold, or the table of --threshold-table (CSV or parquet, by its suffix)."""
+    given = [
+        o
+        for o, v in (("--threshold", args.threshold), ("--threshold-table", args.threshold_table))
+        if v is not None
+    ]
+    if args.pred_col is not None and given:
+        raise MetricsInputError(
+            f"--pred-col {args.pred_col} holds the predictions, so {given[0]} would apply to "
+            "nothing: give one of them"
+        )
+    if len(given) == 2:
+        raise MetricsInputError("--threshold and --threshold-table: give one of them")
     if not args.threshold_table:
-        return float(args.threshold)
+        return 0.5 if args.threshold is None else float(args.threshold)
     path = Path(args.threshold_table)
     if not path.is_file():
         raise MetricsInputError(f"--threshold-table: file not found: {str(path)!r}")

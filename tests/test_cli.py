@@ -475,3 +475,18 @@ def test_chunks_must_be_positive(capsys: pytest.CaptureFixture[str], bad: str) -
         main(["score", str(DATA), "--by", "model,fold", "--chunks", bad])
     assert exit_.value.code == 2
     assert "--chunks: expected a positive integer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--pred-col", "p", "--threshold", "0.3"], "--pred-col p holds the predictions"),
+        (["--pred-col", "p", "--threshold-table", "t.csv"], "--threshold-table would apply"),
+        (["--threshold", "0.3", "--threshold-table", "t.csv"], "give one of them"),
+    ],
+)
+def test_contradicting_threshold_options_are_refused(
+    capsys: pytest.CaptureFixture[str], options: list[str], message: str
+) -> None:
+    assert main(["score", str(DATA), "-m", "f1", *options]) == 2
+    assert message in capsys.readouterr().err

@@ -233,3 +233,26 @@ def test_resampling_and_compare_refuse_keys_named_like_their_columns(good: pl.Da
     # A key named like a working column elsewhere is fine here.
     ci = pl_metrics.bootstrap(two.rename({"model": "area"}), "lrap", by="area", n_resamples=5)
     assert ci["area"].to_list() == ["a1", "b1"]
+
+
+def test_options_that_contradict_each_other_are_refused(good: pl.DataFrame) -> None:
+    preds = good.with_columns(pred=pl.col("score") > 0.5)
+    # A threshold beside predictions already made would apply to nothing.
+    for run in (
+        lambda: pl_metrics.f1(preds, pred_col="pred", threshold=0.3),
+        lambda: pl_metrics.report(preds, ["f1", "lrap"], pred_col="pred", threshold=0.3),
+        lambda: pl_metrics.f1(
+            preds, pred_col="pred", threshold=pl.DataFrame({"class": [0], "threshold": [0.2]})
+        ),
+    ):
+        with pytest.raises(MetricsInputError, match=r"option 'threshold'.*column 'pred'"):
+            run()
+    # Per-class values are average=None's; another average asked for beside them is refused.
+    for average in ("samples", "micro", "weighted"):
+        with pytest.raises(MetricsInputError, match=rf"option 'per_class'.*average='{average}'"):
+            pl_metrics.report(good, ["f1", "precision"], per_class=True, average=average)
+    by_class = pl_metrics.report(good, ["f1", "precision"], per_class=True)
+    assert by_class.equals(pl_metrics.report(good, ["f1", "precision"], average=None))
+    assert by_class.equals(
+        pl_metrics.report(good, ["f1", "precision"], per_class=True, average=None)
+    )
