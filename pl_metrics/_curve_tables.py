@@ -67,7 +67,7 @@ class _CurveTables(Family):
             assert cols.score is not None
             score = pl.col(cols.score)
             outside = Problem(
-                "probability_range", cols.score, "rows", "are probabilities outside [0, 1]"
+                "probability_range", cols.score, "rows", "have a score outside [0, 1]"
             )
             parts.id_checks = [(outside, ((score < 0) | (score > 1)).sum().cast(pl.Int64))]
         return parts

@@ -9,6 +9,7 @@ columns of the small aggregated result, and raised by one last step on those few
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
@@ -140,7 +141,15 @@ class Problem:
 
     def message(self, count: int, where: str) -> str:
         hint = f"; {self.hint}" if self.hint else ""
-        return f"column {self.column!r}: {count:,} {self.unit} {self.text}{where}{hint}"
+        unit, text = self.unit, self.text
+        if count == 1:  # "1 row is", not "1 rows are"
+            unit = re.sub(r"\b(row|id|group|class)(e?s)\b", r"\1", unit, count=1)
+            text = re.sub(_PLURAL_VERB, lambda m: _SINGULAR[m[1]], text, count=1)
+        return f"column {self.column!r}: {count:,} {unit} {text}{where}{hint}"
+
+
+_SINGULAR = {"are": "is", "have": "has", "do": "does", "repeat": "repeats"}
+_PLURAL_VERB = rf"\b({'|'.join(_SINGULAR)})\b"
 
 
 def normalize_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -371,7 +380,7 @@ def id_problems(cols: Columns, *, count_duplicates: bool) -> list[tuple[Problem,
                     "weight_varies",
                     cols.weight,
                     "ids",
-                    "have weights that vary between their rows",
+                    "have weights that vary between rows",
                     "weights are per id",
                 ),
                 (pl.col(cols.weight).max() != pl.col(cols.weight).min()).cast(pl.Int64),
@@ -432,7 +441,8 @@ def raise_on_problems(
             bad = rows.filter(pl.col(problem.name) > 0)
             if bad.height:
                 total = int(bad[problem.name].sum())
-                raise MetricsInputError(problem.message(total, _where(bad, by, shown)))
+                where = _where(bad, by, shown, counts_groups=problem.unit.startswith("group"))
+                raise MetricsInputError(problem.message(total, where))
         return df
 
     checked = lf.map_batches(
@@ -442,7 +452,9 @@ def raise_on_problems(
     return checked.drop([*names, *examples, N_IDS], strict=False)
 
 
-def _where(bad: pl.DataFrame, by: Sequence[str], shown: Sequence[str]) -> str:
+def _where(
+    bad: pl.DataFrame, by: Sequence[str], shown: Sequence[str], *, counts_groups: bool = False
+) -> str:
     """Up to three of the groups (and examples) concerned, for an error message."""
     by = [k for k in by if not k.startswith(INTERNAL)]  # a resample number says nothing
     if not by and not shown:
@@ -459,8 +471,10 @@ def _where(bad: pl.DataFrame, by: Sequence[str], shown: Sequence[str]) -> str:
         parts.append(f"{text}: {example}" if text and example else text or example)
     if not by:
         return f" ({'; '.join(parts)})"
-    more = "" if bad.height <= 3 else ", e.g."
-    return f" (in {bad.height:,} groups{more}: {'; '.join(parts)})"
+    if counts_groups:  # the count is of groups already
+        return f" ({'e.g. ' if bad.height > 3 else ''}{'; '.join(parts)})"
+    groups = "1 group" if bad.height == 1 else f"{bad.height:,} groups"
+    return f" (in {groups}{'' if bad.height <= 3 else ', e.g.'}: {'; '.join(parts)})"
 
 
 def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:

@@ -22,7 +22,7 @@ from pl_metrics._ranking import R as R
 from pl_metrics._ranking import ranked_scores
 from pl_metrics._report import report
 from pl_metrics._spec import Options
-from pl_metrics._state import MAX_ROWS, N_ROWS, Family, Parts, register
+from pl_metrics._state import N_ROWS, Family, Parts, register, single_class_ids
 
 __all__ = ["ndcg"]
 
@@ -108,7 +108,7 @@ class _Ndcg(Family):
         single = Problem(
             "ndcg_single_class",
             cols.cls,
-            "groups",
+            "ids",
             "have a single class",
             "ndcg needs at least two classes per id to rank",
         )
@@ -120,7 +120,7 @@ class _Ndcg(Family):
             "ndcg is undefined there",
         )
         return [
-            (single, (pl.col(MAX_ROWS) < 2).cast(pl.Int64)),
+            (single, single_class_ids()),
             (zero, (pl.col(_NDCG_W) == 0).cast(pl.Int64)),
         ]
 

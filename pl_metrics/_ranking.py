@@ -34,7 +34,7 @@ from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, ordere
 from pl_metrics._report import report
 from pl_metrics._runs import TRUTH, RunColumns
 from pl_metrics._spec import Options
-from pl_metrics._state import LWLRAP_WEIGHT, MAX_ROWS, N_ROWS, Family, Parts, register
+from pl_metrics._state import LWLRAP_WEIGHT, N_ROWS, Family, Parts, register, single_class_ids
 
 __all__ = [
     "N_AT",
@@ -365,11 +365,11 @@ class _Ranking(Family):
                 Problem(
                     "single_class",
                     cols.cls,
-                    "groups",
+                    "ids",
                     "have a single class",
                     f"{metric} needs at least two classes per id",
                 ),
-                (pl.col(MAX_ROWS) < 2).cast(pl.Int64),
+                single_class_ids(),
             ),
             (
                 Problem(

@@ -63,6 +63,7 @@ __all__ = [
     "family_of",
     "merge_states",
     "register",
+    "single_class_ids",
 ]
 
 #: State columns merged by maximum (``MIN_PREFIX``: minimum); all others are merged by sum.
@@ -550,6 +551,11 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         ids=ids,
         counted=not reads_rows,
     )
+
+
+def single_class_ids() -> pl.Expr:
+    """The ids of a group that have one row (class) each: all of them, if its largest has one."""
+    return pl.when(pl.col(MAX_ROWS) < 2).then(pl.col(N_IDS).cast(pl.Int64)).otherwise(0)
 
 
 def _count_templates(cols: Columns) -> dict[str, pl.Expr]:

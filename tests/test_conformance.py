@@ -347,8 +347,8 @@ def test_all_zero_weights_refused_or_nan_as_registered(metric: str, tmp_path: Pa
         if METRICS[metric].zero_weights == "error":
             with pytest.raises(
                 pl_metrics.MetricsInputError,
-                match=rf"^column 'w': 1 groups have weights that are all zero \(in 1 groups: "
-                rf"model='m2'\); {metric} is undefined there$",
+                match=rf"^column 'w': 1 group has weights that are all zero \(model='m2'\); "
+                rf"{metric} is undefined there$",
             ):
                 run()
         else:

@@ -177,7 +177,7 @@ def test_probabilities_outside_0_1_are_refused() -> None:
         pl_metrics.expected_calibration_error,
         pl_metrics.calibration_curve,
     ):
-        with pytest.raises(pl_metrics.MetricsInputError, match="1 rows are probabilities outside"):
+        with pytest.raises(pl_metrics.MetricsInputError, match="1 row has a score outside"):
             function(df)
     assert pl_metrics.roc_curve(df).height > 0  # scores of any scale rank
 

@@ -113,7 +113,7 @@ def test_undefined_roc_auc_is_an_error_naming_the_class() -> None:
     df = long_table(truth, score, class_names=["bird", "frog"])
     with pytest.raises(
         pl_metrics.MetricsInputError,
-        match=r"1 classes have no positives or no negatives.*class='frog'",
+        match=r"1 class has no positives or no negatives.*class='frog'",
     ):
         pl_metrics.roc_auc(df)
     per_class = pl_metrics.roc_auc(df, average=None, undefined="skip")
@@ -286,6 +286,6 @@ def test_samples_average_and_partial_auc_match_sklearn(kind: str, data: st.DataO
 
 def test_samples_auc_of_an_id_with_one_kind_of_class_is_refused() -> None:
     df = pl_metrics.from_numpy(np.array([[1, 0], [1, 1]]), np.array([[0.8, 0.1], [0.3, 0.9]]))
-    with pytest.raises(pl_metrics.MetricsInputError, match="1 ids have no positive or no negative"):
+    with pytest.raises(pl_metrics.MetricsInputError, match="1 id has no positive or no negative"):
         pl_metrics.roc_auc(df, average="samples")
     assert pl_metrics.roc_auc(df, average="samples", undefined="skip").item() == 1.0

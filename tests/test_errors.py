@@ -124,7 +124,7 @@ def test_empty(good: pl.DataFrame) -> None:
 
 def test_weights(good: pl.DataFrame) -> None:
     varies = with_value(good, "w", 2.0, [0])
-    with pytest.raises(MetricsInputError, match=r"column 'w': 1 ids have weights that vary"):
+    with pytest.raises(MetricsInputError, match=r"column 'w': 1 id has weights that vary"):
         pl_metrics.lrap(varies, weight_col="w")
     with pytest.raises(MetricsInputError, match=r"column 'w': 4 rows are NaN or infinite"):
         pl_metrics.coverage_error(good.with_columns(w=pl.lit(float("nan"))).head(4), weight_col="w")
@@ -164,9 +164,9 @@ def test_repeated_and_missing_class_in_one_id() -> None:
             "truth": [True, False, False, False, True, False],
         }
     )
-    with pytest.raises(MetricsInputError, match="1 groups have ids that repeat a class and lack"):
+    with pytest.raises(MetricsInputError, match="1 group has ids that repeat a class and lack"):
         pl_metrics.lrap(df)
-    with pytest.raises(MetricsInputError, match=r"1 rows repeat a \(id, class\)"):
+    with pytest.raises(MetricsInputError, match=r"1 row repeats a \(id, class\)"):
         pl_metrics.lrap(df, ragged="allow")  # the distinct count per id finds it
 
 
@@ -256,3 +256,26 @@ def test_options_that_contradict_each_other_are_refused(good: pl.DataFrame) -> N
     assert by_class.equals(
         pl_metrics.report(good, ["f1", "precision"], per_class=True, average=None)
     )
+
+
+def test_counts_are_of_ids_and_read_in_the_singular(good: pl.DataFrame) -> None:
+    one_class = pl.DataFrame(
+        {
+            "model": ["a", "a", "a", "b", "b"],
+            "id": [1, 2, 3, 4, 5],
+            "class": ["x"] * 5,
+            "score": [0.1, 0.9, 0.8, 0.2, 0.3],
+            "truth": [False, True, True, True, False],
+        }
+    )
+    for metric in ("coverage_error", "label_ranking_loss", "ndcg"):
+        with pytest.raises(
+            MetricsInputError,
+            match=rf"^column 'class': 5 ids have a single class \(in 2 groups: model='a'; "
+            rf"model='b'\); {metric} needs at least two classes per id",
+        ):
+            pl_metrics.report(one_class, metric, by="model")
+        with pytest.raises(MetricsInputError, match=r"^column 'class': 1 id has a single class;"):
+            pl_metrics.report(one_class.head(1), metric)
+    with pytest.raises(MetricsInputError, match=r"^column 'score': 1 row is NaN or infinite$"):
+        pl_metrics.lrap(with_value(good, "score", float("nan"), [3]))

@@ -112,7 +112,7 @@ def test_log_loss_errors() -> None:
     two_true = df.with_columns(truth=pl.when(pl.col("id") == 0).then(True).otherwise("truth"))
     with pytest.raises(
         pl_metrics.MetricsInputError,
-        match="column 'truth': 1 ids do not have exactly one true class",
+        match="column 'truth': 1 id does not have exactly one true class",
     ):
         pl_metrics.log_loss(two_true)
     no_true = df.with_columns(truth=pl.when(pl.col("id") < 2).then(False).otherwise("truth"))
@@ -124,7 +124,7 @@ def test_log_loss_errors() -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match="rows are probabilities above 1"):
         pl_metrics.log_loss(df.with_columns(score=pl.col("score") * 2))
     zero = df.with_columns(score=pl.when(pl.col("id") == 3).then(0.0).otherwise("score"))
-    with pytest.raises(pl_metrics.MetricsInputError, match="1 ids have probabilities summing"):
+    with pytest.raises(pl_metrics.MetricsInputError, match="1 id has probabilities summing"):
         pl_metrics.weighted_log_loss(zero)
     with pytest.raises(pl_metrics.MetricsInputError, match="NaN or infinite"):
         pl_metrics.log_loss(df.with_columns(score=pl.lit(float("inf"))))
@@ -132,9 +132,9 @@ def test_log_loss_errors() -> None:
 
 def test_class_weights_must_match_classes() -> None:
     df = seed_002_frame()
-    with pytest.raises(pl_metrics.MetricsInputError, match="1 classes have no weight"):
+    with pytest.raises(pl_metrics.MetricsInputError, match="1 class has no weight"):
         pl_metrics.weighted_log_loss(df, class_weights={"A": 1.0})
-    with pytest.raises(pl_metrics.MetricsInputError, match="1 classes of class_weights are not"):
+    with pytest.raises(pl_metrics.MetricsInputError, match="1 class of class_weights is not"):
         pl_metrics.weighted_log_loss(df, class_weights={"A": 1.0, "B": 1.0, "C": 2.0})
     with pytest.raises(pl_metrics.MetricsInputError, match="finite and non-negative"):
         pl_metrics.weighted_log_loss(df, class_weights={"A": -1.0, "B": 1.0})

@@ -184,7 +184,7 @@ def test_a_clean_part_merges_with_a_part_that_has_problems() -> None:
     bad = clean.with_columns(pl.col("id") + 100, pl.col("score").shift(1))  # one null
     bad = bad.with_columns(pl.col("score").fill_null(float("nan")))
     states = [pl_metrics.state(part, ["lrap", "f1"]).collect() for part in (clean, bad)]
-    with pytest.raises(pl_metrics.MetricsInputError, match="score': 1 rows are NaN"):
+    with pytest.raises(pl_metrics.MetricsInputError, match="score': 1 row is NaN"):
         pl_metrics.merge_states(states).finalize().collect()
 
 

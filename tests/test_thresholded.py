@@ -278,9 +278,7 @@ def test_bad_options() -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match=r"'prd' \(option 'pred_col'\)"):
         pl_metrics.f1(df, pred_col="prd")
     bad_pred = df.with_columns(p=pl.Series([2, 0]))
-    with pytest.raises(
-        pl_metrics.MetricsInputError, match="column 'p': 1 rows are neither 0 nor 1"
-    ):
+    with pytest.raises(pl_metrics.MetricsInputError, match="column 'p': 1 row is neither 0 nor 1"):
         pl_metrics.f1(bad_pred, pred_col="p")
 
 
