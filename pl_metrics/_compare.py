@@ -51,6 +51,7 @@ from pl_metrics._frame import (
     aggregate,
     as_like,
     join_on,
+    missing_column,
     to_polars,
 )
 from pl_metrics._kernel import in_threads
@@ -147,6 +148,10 @@ def compare(
     names = _metric_list(metrics)
     _check_options("compare", options, ["by"])
     lf = to_polars(frame).lazy()
+    schema = lf.collect_schema()
+    for option, name in (("model_col", model_col), ("fold_col", fold_col)):
+        if name not in schema:  # named by its own option, not as a 'by' column
+            raise missing_column(schema, option, name)
     spec = resolve(lf, names, by=[model_col, fold_col], **options)  # checked once
     check_key_names(spec.columns, [f"{m}_{s}" for m in names for s in ("mean", "std")], "compare")
     if spec.keys != [model_col, fold_col]:

@@ -6,9 +6,10 @@ registered metric is on the namespace without anything written here.
 
 from __future__ import annotations
 
+import difflib
 import functools
 from collections.abc import Callable
-from typing import Any, Generic, overload
+from typing import Any, Generic, NoReturn, overload
 
 import polars as pl
 
@@ -36,6 +37,13 @@ class MetricsNamespace(Generic[FrameT]):
 
     def __init__(self, frame: FrameT) -> None:
         self._frame: FrameT = frame
+
+    def __getattr__(self, name: str) -> NoReturn:  # only names that are not methods
+        close = difflib.get_close_matches(name, list(METHODS), n=3, cutoff=0.6)
+        hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+        raise AttributeError(
+            f".metrics has no method {name!r}; {hint}(methods: {', '.join(METHODS)})"
+        )
 
 
 def _method(function: Callable[..., Any]) -> Callable[..., Any]:

@@ -235,6 +235,13 @@ def test_resampling_and_compare_refuse_keys_named_like_their_columns(good: pl.Da
     assert ci["area"].to_list() == ["a1", "b1"]
 
 
+def test_compare_names_its_own_column_options(good: pl.DataFrame) -> None:
+    with pytest.raises(MetricsInputError, match=r"column 'folds' \(option 'fold_col'\)"):
+        pl_metrics.compare(good, "lrap", fold_col="folds")
+    with pytest.raises(MetricsInputError, match=r"column 'modl' \(option 'model_col'\)"):
+        pl_metrics.compare(good.with_columns(fold=pl.lit(0)), "lrap", model_col="modl")
+
+
 def test_options_that_contradict_each_other_are_refused(good: pl.DataFrame) -> None:
     preds = good.with_columns(pred=pl.col("score") > 0.5)
     # A threshold beside predictions already made would apply to nothing.
@@ -279,3 +286,9 @@ def test_counts_are_of_ids_and_read_in_the_singular(good: pl.DataFrame) -> None:
             pl_metrics.report(one_class.head(1), metric)
     with pytest.raises(MetricsInputError, match=r"^column 'score': 1 row is NaN or infinite$"):
         pl_metrics.lrap(with_value(good, "score", float("nan"), [3]))
+
+
+def test_a_misspelled_method_suggests_close_ones(good: pl.DataFrame) -> None:
+    for frame in (good, good.lazy()):
+        with pytest.raises(AttributeError, match=r"no method 'lrapp'; did you mean 'lrap'"):
+            frame.metrics.lrapp()  # type: ignore[attr-defined]
