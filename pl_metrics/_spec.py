@@ -356,9 +356,11 @@ def _check_metric_options(
             raise MetricsInputError("option 'per_id': values per id and per class: choose one")
         by_class = [e.name for e in entries if "average" in e.options and opts.average != "samples"]
         if by_class:
+            verb = "averages" if len(by_class) == 1 else "average"
             raise MetricsInputError(
-                f"option 'per_id': {', '.join(by_class)} average classes; their per-id values "
-                "are those of average='samples'"
+                f"option 'per_id': {', '.join(by_class)} {verb} over classes with "
+                f"average={opts.average!r}; per-id values are those of average='samples': "
+                "pass it"
             )
     curves = [e.name for e in entries if e.kind == "curve"]
     if curves and len(entries) > 1:

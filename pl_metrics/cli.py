@@ -742,6 +742,8 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     message = _first_line(error)
     for hint, flag in _FLAG_HINTS.items():
         message = message.replace(hint, flag)
+    if getattr(args, "threshold_table", None):  # the library's option was given as a file
+        message = message.replace("option 'threshold'", "option 'threshold' (--threshold-table)")
     # The duplicate rows' hint names Python's option (`pl_metrics._frame.by_hint`).
     return re.sub(
         r"pass by=(\[.*?\]) if each",

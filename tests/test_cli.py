@@ -490,3 +490,13 @@ def test_contradicting_threshold_options_are_refused(
 ) -> None:
     assert main(["score", str(DATA), "-m", "f1", *options]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_a_threshold_table_is_named_by_its_flag(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    table = tmp_path / "t.csv"
+    pl.DataFrame({"class": [0], "threshold": [0.3]}).write_csv(table)
+    assert main(["score", str(DATA), "-m", "lrap", "--threshold-table", str(table)]) == 2
+    err = capsys.readouterr().err
+    assert "option 'threshold' (--threshold-table) is not used by lrap" in err

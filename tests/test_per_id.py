@@ -108,7 +108,13 @@ def test_per_id_needs_metrics_that_are_means_over_ids() -> None:
         pl_metrics.MetricsInputError, match="option 'per_id' is not used by roc_curve"
     ):
         pl_metrics.report(df, "roc_curve", per_id=True)
-    with pytest.raises(pl_metrics.MetricsInputError, match="average='samples'"):
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^option 'per_id': f1 averages over classes with average='macro'; per-id values "
+        r"are those of average='samples': pass it$",
+    ):
         pl_metrics.f1(df, per_id=True)
+    with pytest.raises(pl_metrics.MetricsInputError, match="f1, roc_auc average over classes"):
+        pl_metrics.report(df, ["f1", "roc_auc"], per_id=True, average="micro")
     with pytest.raises(pl_metrics.MetricsInputError, match="per_id"):
         pl_metrics.bootstrap(df, "lrap", per_id=True, n_resamples=5)
