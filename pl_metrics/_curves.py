@@ -60,6 +60,7 @@ _S_WRONG = f"{INTERNAL}s_wrong"
 _S_AP_SUM = f"{INTERNAL}s_ap_sum"
 _S_W = f"{INTERNAL}s_w"
 _S_AUC_SUM = f"{INTERNAL}s_auc_sum"
+_S_PARTIAL = f"{INTERNAL}s_partial_area"  # with max_fpr: the id's partial ROC area
 _S_AUC_W = f"{INTERNAL}s_auc_w"
 _S_UNDEFINED = f"{INTERNAL}s_undefined"
 
@@ -99,10 +100,7 @@ def _per_class_values(
     out = aggregate(curves, keys, exprs)
     p, n = pl.col(_POS), pl.col(_NEG)
     if metric == "roc_auc" and max_fpr is not None:
-        # McClish's standardisation, as scikit-learn: 0.5 for chance, 1 for perfect.
-        low, high = 0.5 * max_fpr**2, max_fpr
-        standard = 0.5 * (1 + (pl.col(_AREA) - low) / (high - low))
-        value = pl.when((p > 0) & (n > 0)).then(standard).otherwise(None)
+        value = pl.when((p > 0) & (n > 0)).then(_mcclish(pl.col(_AREA), max_fpr)).otherwise(None)
     elif metric == "roc_auc":
         value = pl.when((p > 0) & (n > 0)).then(pl.col(_AREA) / (p * n)).otherwise(None)
     else:
@@ -139,6 +137,12 @@ def cumulated(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     )
 
 
+def _mcclish(area: pl.Expr, max_fpr: float) -> pl.Expr:
+    """McClish's standardisation of a partial AUC, as scikit-learn: 0.5 chance, 1 perfect."""
+    low, high = 0.5 * max_fpr**2, max_fpr
+    return 0.5 * (1 + (area - low) / (high - low))
+
+
 def _partial_area(pos: pl.Expr, neg: pl.Expr, tp: pl.Expr, fp: pl.Expr, max_fpr: float) -> pl.Expr:
     """Each ROC segment's area left of ``fpr = max_fpr``, the crossing one interpolated.
 
@@ -168,7 +172,7 @@ class _Curves(Family):
         if any(m in CURVE_METRICS and not (by_id and m != "padded_cmap") for m in metrics):
             parts.curve_exprs = curve_exprs(cols)
         if by_id and any(m in ("roc_auc", "average_precision") for m in metrics):
-            samples = _samples_parts(cols)
+            samples = _samples_parts(cols, opts.max_fpr)
             parts.id_exprs += samples.id_exprs
             parts.extend_ids += samples.extend_ids
             parts.group_exprs += samples.group_exprs
@@ -196,7 +200,7 @@ class _Curves(Family):
     def id_values(self, metric: str, cols: Columns, opts: Options) -> list[pl.Expr]:
         if metric == "top_k_accuracy":
             return [pl.col(_TOPK_HIT).alias(metric)]
-        ap, auc, defined = _sample_values()
+        ap, auc, defined = _sample_values(opts.max_fpr)
         value = ap if metric == "average_precision" else pl.when(defined).then(auc)
         return [value.cast(pl.Float64).alias(metric)]
 
@@ -333,55 +337,64 @@ def _values(
     return _per_class_values(curves, keys, metric, max_fpr, pooled=pooled)
 
 
-def _samples(cols: Columns) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
+def _samples(
+    cols: Columns, max_fpr: float | None
+) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
     """Per id, its classes ranked by score: the id's average precision and mis-ordered pairs.
 
     Rows are counted per distinct score and summed down the scores (``R`` rows and ``P``
     positives at or above): a positive ranks below ``R - P`` negatives, ``n - p`` of them
-    tied (counted half for ROC AUC, as a tie between classes is one threshold).
+    tied (counted half for ROC AUC, as a tie between classes is one threshold). With
+    ``max_fpr``, the id's ROC curve is walked down the same scores for its partial area.
     """
 
     def extend(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
         assert cols.score is not None
         keys = [*cols.by, cols.id]
         n, p, r, q = (pl.col(c) for c in (N_AT, P_AT, R, P))
-        ranked = ranked_scores(rows, keys, pl.col(cols.score), cols.truth_expr).filter(p > 0)
-        sums = (
-            ranked.sort([*keys, SCORE])
-            .group_by(keys)
-            .agg(
-                ordered_sum(p * q / r).alias(_S_PREC),
-                ordered_sum(p * ((r - q) - 0.5 * (n - p))).alias(_S_WRONG),
-            )
-        )
-        return per_id.join(sums, on=keys, how="left", nulls_equal=True).with_columns(
-            pl.col(_S_PREC, _S_WRONG).fill_null(0.0)
+        ranked = ranked_scores(rows, keys, pl.col(cols.score), cols.truth_expr)
+        sums = [
+            ordered_sum(p * q / r).alias(_S_PREC),
+            ordered_sum(p * ((r - q) - 0.5 * (n - p))).alias(_S_WRONG),
+        ]
+        if max_fpr is None:  # only scores holding a positive add to the sums
+            ranked = ranked.filter(p > 0)
+        else:  # scores holding only negatives move the curve right: all are kept
+            area = _partial_area(p, n - p, q, r - q, max_fpr)
+            sums.append(ordered_sum(area).alias(_S_PARTIAL))
+        names = [e.meta.output_name() for e in sums]
+        table = ranked.sort([*keys, SCORE]).group_by(keys).agg(sums)
+        return per_id.join(table, on=keys, how="left", nulls_equal=True).with_columns(
+            pl.col(names).fill_null(0.0)
         )
 
     return extend
 
 
-def _sample_values() -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+def _sample_values(max_fpr: float | None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """Each id's AP and ROC AUC over its classes, and whether its AUC is defined."""
     npos, rows = pl.col(_S_NPOS), pl.col(N_ROWS)
     nneg = rows - npos
     # scikit-learn: an id without positives has AP 0; its ROC AUC is undefined (one class).
     ap = pl.when(npos > 0).then(pl.col(_S_PREC) / npos).otherwise(0.0)
     defined = (npos > 0) & (nneg > 0)
-    auc = 1 - pl.col(_S_WRONG) / (npos * nneg).cast(pl.Float64)
+    if max_fpr is None:
+        auc = 1 - pl.col(_S_WRONG) / (npos * nneg).cast(pl.Float64)
+    else:
+        auc = _mcclish(pl.col(_S_PARTIAL), max_fpr)
     return ap, auc, defined
 
 
-def _samples_parts(cols: Columns) -> Parts:
+def _samples_parts(cols: Columns, max_fpr: float | None) -> Parts:
     """Sums over ids of their AP and ROC AUC over classes (``average="samples"``)."""
     w = pl.col(_W)
-    ap, auc, defined = _sample_values()
+    ap, auc, defined = _sample_values(max_fpr)
     return Parts(
         id_exprs=[
             cols.truth_expr.sum().cast(pl.Int64).alias(_S_NPOS),
             cols.weight_expr.first().alias(_W),
         ],
-        extend_ids=[_samples(cols)],
+        extend_ids=[_samples(cols, max_fpr)],
         group_exprs=[
             ordered_sum(w * ap).alias(_S_AP_SUM),
             ordered_sum(w).alias(_S_W),

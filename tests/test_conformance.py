@@ -91,6 +91,8 @@ def option_sets(entry: MetricInfo) -> list[dict[str, Any]]:
         "per_id": {"per_id": True} | ({"average": "samples"} if "average" in entry.options else {}),
     }
     sets += [options for name, options in extra.items() if name in entry.options]
+    if "max_fpr" in entry.options and "samples" in entry.averages:
+        sets.append({"max_fpr": 0.4, "average": "samples"})  # each id's own partial curve
     return sets
 
 

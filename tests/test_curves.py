@@ -259,6 +259,15 @@ def test_samples_average_and_partial_auc_match_sklearn(kind: str, data: st.DataO
     partial = run(
         df, kind, pl_metrics.roc_auc, average=None, max_fpr=max_fpr, undefined="skip", **options
     )
+    samples_partial = run(
+        df,
+        kind,
+        pl_metrics.roc_auc,
+        average="samples",
+        max_fpr=max_fpr,
+        undefined="skip",
+        **options,
+    )
     for g, p in enumerate(problems):
         t, s, w = p["truth"], p["score"], p.get("weight")
         with warnings.catch_warnings():
@@ -268,13 +277,20 @@ def test_samples_average_and_partial_auc_match_sklearn(kind: str, data: st.DataO
         assert got == pytest.approx(want_ap, rel=1e-12, abs=1e-15)
         rows = [i for i in range(len(t)) if 0 < t[i].sum() < t.shape[1]]  # AUC defined
         got = auc.filter(pl.col("g") == g)["roc_auc"].item()
+        got_partial = samples_partial.filter(pl.col("g") == g)["roc_auc"].item()
         if rows:
-            want = roc_auc_score(
-                t[rows], s[rows], average="samples", sample_weight=None if w is None else w[rows]
-            )
-            assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
+            for value, fpr in ((got, None), (got_partial, max_fpr)):
+                want = roc_auc_score(
+                    t[rows],
+                    s[rows],
+                    average="samples",
+                    sample_weight=None if w is None else w[rows],
+                    max_fpr=fpr,
+                )
+                assert value == pytest.approx(want, rel=1e-12, abs=1e-15)
         else:
             assert np.isnan(got)
+            assert np.isnan(got_partial)
         for k in range(t.shape[1]):
             got = partial.filter((pl.col("g") == g) & (pl.col("class") == k))["roc_auc"].item()
             if t[:, k].all() or not t[:, k].any():
