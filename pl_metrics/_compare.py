@@ -52,6 +52,8 @@ from pl_metrics._frame import (
     as_like,
     join_on,
     missing_column,
+    ordered_mean,
+    ordered_sum,
     to_polars,
 )
 from pl_metrics._kernel import in_threads
@@ -111,6 +113,19 @@ def _check_options(function: str, options: dict[str, Any], own: Sequence[str]) -
         raise MetricsInputError(f"{function}: unknown option {unknown[0]!r}{hint}")
 
 
+def _mean_and_std(values: pl.Expr, mean: str, std: str) -> tuple[pl.Expr, pl.Expr]:
+    """The mean and standard deviation (ddof=1) of a group's values, the same on every call.
+
+    The folds' and the resamples' rows come in no fixed order, and a float sum depends on
+    its order: the values are summed sorted. (polars drops a sort before its own ``mean``
+    and ``std``, which it takes for order-free.)
+    """
+    ordered, n = values.sort(), values.count()
+    mu = pl.when(n > 0).then(ordered_mean(ordered))
+    spread = pl.when(n > 1).then((ordered_sum((ordered - mu) ** 2) / (n - 1)).sqrt())
+    return mu.alias(mean), spread.alias(std)  # null where polars' own gives null
+
+
 def compare(
     frame: FrameT,
     metrics: str | Sequence[str],
@@ -163,8 +178,7 @@ def compare(
     by_model = replace(spec, columns=replace(spec.columns, by=(model_col,)))
     pooled = build_state(lf, by_model).finalize()
     spread = per_fold.group_by(model_col).agg(
-        *(pl.col(m).mean().alias(f"{m}_mean") for m in names),
-        *(pl.col(m).std().alias(f"{m}_std") for m in names),
+        *(e for m in names for e in _mean_and_std(pl.col(m), f"{m}_mean", f"{m}_std"))
     )
     columns = [c for m in names for c in (m, f"{m}_mean", f"{m}_std")]
     out = pooled.join(spread, on=model_col, nulls_equal=True).select(model_col, *columns)
@@ -1007,7 +1021,7 @@ def bootstrap(
         stats = per_resample.group_by([*keys, "metric"]).agg(
             pl.col("value").quantile(tail, "linear").alias("lower"),
             pl.col("value").quantile(1 - tail, "linear").alias("upper"),
-            pl.col("value").std().alias("std"),
+            _mean_and_std(pl.col("value"), "mean", "std")[1],
         )
         point = estimate.unpivot(
             on=names, index=keys, variable_name="metric", value_name="estimate"

@@ -291,3 +291,19 @@ def test_other_column_types_and_ragged_ids() -> None:
         assert_same(ragged, metrics, ["g"], weight_col="w", ragged="allow")
     assert_same(ragged, ["f1"], ["g"], average=None, ragged="allow")
     assert_same(ragged, ["roc_auc"], ["g"], average=None, ragged="allow")
+
+
+def test_repeated_calls_are_equal_to_the_bit() -> None:
+    # The resamples' rows come in no fixed order; the statistics over them must not care.
+    df = multilabel(seed=8).with_columns(fold=pl.col("id") % 3)
+    calls = [
+        lambda: pl_metrics.bootstrap(df, ["lrap", "f1"], by="g", n_resamples=60, seed=SEED),
+        lambda: pl_metrics.bootstrap(
+            df, "roc_auc", by="g", n_resamples=60, seed=SEED, undefined="skip"
+        ),
+        lambda: pl_metrics.compare(df, ["lrap", "f1"], model_col="g"),
+    ]
+    for call in calls:
+        first = call()
+        for _ in range(3):
+            assert_frame_equal(call(), first, check_exact=True)
