@@ -20,6 +20,7 @@ import polars as pl
 
 from pl_metrics._frame import MetricsInputError
 from pl_metrics._io import file_format, row_group_ranges
+from pl_metrics._spec import is_integer
 
 __all__ = [
     "BYTES_PER_ROW",
@@ -85,9 +86,7 @@ def plan_chunks(
     chunks are made). Other ids: row-group boundaries if the row groups are clustered, else
     hash buckets of the id.
     """
-    if n_chunks is not None and (
-        isinstance(n_chunks, bool) or not isinstance(n_chunks, int) or n_chunks < 1
-    ):
+    if n_chunks is not None and (not is_integer(n_chunks) or n_chunks < 1):
         raise MetricsInputError(f"option 'n_chunks': expected a positive integer, got {n_chunks!r}")
     rows = int(lf.select(pl.len()).collect().item())  # parquet: metadata only
     chunks = n_chunks or max(1, math.ceil(rows * BYTES_PER_ROW / budget))

@@ -59,7 +59,7 @@ from pl_metrics._frame import (
 from pl_metrics._kernel import in_threads
 from pl_metrics._registry import info
 from pl_metrics._report import report
-from pl_metrics._spec import Options, Spec, check_key_names, resolve
+from pl_metrics._spec import Options, Spec, check_key_names, is_integer, resolve
 from pl_metrics._state import (
     CLASS_ROWS,
     CURVE_POS,
@@ -163,6 +163,11 @@ def compare(
     names = _metric_list(metrics)
     _check_options("compare", options, ["by"])
     lf = to_polars(frame).lazy()
+    if fold_col is None:
+        raise MetricsInputError(
+            "option 'fold_col': compare averages each model over its folds and needs a fold "
+            "column; for values pooled per model, use report(..., by=model_col)"
+        )
     schema = lf.collect_schema()
     for option, name in (("model_col", model_col), ("fold_col", fold_col)):
         if name not in schema:  # named by its own option, not as a 'by' column
@@ -930,7 +935,7 @@ def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float,
         raise MetricsInputError(
             f"the bootstrap weighs ids; {unweighted} take no per-id weights (weight_col)"
         )
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, int) or n_resamples < 2:
+    if not is_integer(n_resamples) or n_resamples < 2:
         raise MetricsInputError(
             f"option 'n_resamples': expected an integer >= 2, got {n_resamples!r}"
         )
@@ -942,7 +947,7 @@ def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float,
         raise MetricsInputError(
             f"option 'confidence': expected a number in (0, 1), got {confidence!r}"
         )
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+    if not is_integer(seed) or not 0 <= seed < 2**63:
         raise MetricsInputError(f"option 'seed': expected an integer in [0, 2**63), got {seed!r}")
 
 

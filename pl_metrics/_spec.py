@@ -37,6 +37,7 @@ __all__ = [
     "Thresholds",
     "Undefined",
     "check_key_names",
+    "is_integer",
     "make_options",
     "resolve",
 ]
@@ -152,11 +153,7 @@ def class_weights_option(
         return None
     if not isinstance(class_weights, Mapping) or not class_weights:
         raise MetricsInputError("option 'class_weights': expected a non-empty mapping")
-    bad = [
-        v
-        for v in class_weights.values()
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0
-    ]
+    bad = [v for v in class_weights.values() if not _is_number(v) or not math.isfinite(v) or v < 0]
     if bad:
         raise MetricsInputError(
             f"option 'class_weights': weights must be finite and non-negative, got {bad}"
@@ -169,6 +166,11 @@ def class_weights_option(
 def _is_number(value: object) -> bool:
     """A real number, numpy's included, but not a bool."""
     return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+
+
+def is_integer(value: object) -> bool:
+    """An integer, numpy's included, but not a bool."""
+    return not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
 
 
 def make_options(
@@ -204,9 +206,7 @@ def make_options(
         threshold_option: float | Thresholds = float(threshold)
     else:
         threshold_option = _threshold_table(threshold)
-    if max_fpr is not None and (
-        isinstance(max_fpr, bool) or not isinstance(max_fpr, (int, float)) or not 0 < max_fpr <= 1
-    ):
+    if max_fpr is not None and (not _is_number(max_fpr) or not 0 < max_fpr <= 1):
         raise MetricsInputError(f"option 'max_fpr': expected a number in (0, 1], got {max_fpr!r}")
     if metric not in sweepable():
         raise MetricsInputError(
@@ -221,14 +221,9 @@ def make_options(
             )
         thresholds = tuple(float(v) for v in values)
     check_option("average", average, (None, "macro", "micro", "weighted", "samples"))
-    if (
-        isinstance(beta, bool)
-        or not isinstance(beta, (int, float))
-        or not math.isfinite(beta)
-        or beta <= 0
-    ):
+    if not _is_number(beta) or not math.isfinite(beta) or beta <= 0:
         raise MetricsInputError(f"option 'beta': expected a positive number, got {beta!r}")
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not 0 <= eps < 0.5:
+    if not _is_number(eps) or not 0 <= eps < 0.5:
         raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {eps!r}")
     check_option("per_class", per_class, (True, False))
     check_option("per_id", per_id, (True, False))
@@ -242,8 +237,12 @@ def make_options(
     if max_points is not None:
         integers.append(("max_points", max_points, 2))
     for name, value, low in integers:
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        if not is_integer(value) or value < low:
             raise MetricsInputError(f"option {name!r}: expected an integer >= {low}, got {value!r}")
+    # numpy's integers (from a loop over np.arange, say) as Python's.
+    padding, n_bins = int(padding), int(n_bins)
+    k = None if k is None else int(k)
+    max_points = None if max_points is None else int(max_points)
     return Options(
         threshold=threshold_option,
         average=average,
@@ -479,6 +478,16 @@ def resolve(
             "so no threshold applies; give one of them"
         )
     needs_score = pred_col is None or any("pred_col" not in e.options for e in entries)
+    if needs_score and score_col is None:
+        raise MetricsInputError(
+            f"option 'score_col': {', '.join(names)} {'needs' if len(names) == 1 else 'need'} "
+            "a score column"
+            + (
+                " (or predictions in pred_col)"
+                if any("pred_col" in e.options for e in entries)
+                else ""
+            )
+        )
     if fold_col is not None:  # the state groups by fold; the result does not
         schema = frame.collect_schema()
         if fold_col not in schema:

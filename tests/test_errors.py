@@ -292,3 +292,41 @@ def test_a_misspelled_method_suggests_close_ones(good: pl.DataFrame) -> None:
     for frame in (good, good.lazy()):
         with pytest.raises(AttributeError, match=r"no method 'lrapp'; did you mean 'lrap'"):
             frame.metrics.lrapp()  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("options", "pattern"),
+    [
+        ({"id_col": None}, r"option 'id_col': expected a column name \(a string\), got None"),
+        ({"class_col": ["class"]}, r"option 'class_col': expected a column name"),
+        ({"weight_col": 1}, r"option 'weight_col': expected a column name .* got 1"),
+        ({"score_col": None}, r"option 'score_col': lrap needs a score column"),
+        ({"by": 3}, r"option 'by': expected column names, got 3"),
+        ({"by": pl.col("model")}, r"option 'by': expected column names"),
+        ({"by": {"model"}}, r"option 'by': expected column names"),
+    ],
+)
+def test_column_options_must_be_names(good: pl.DataFrame, options: dict, pattern: str) -> None:  # type: ignore[type-arg]
+    for frame in (good, good.lazy()):
+        with pytest.raises(MetricsInputError, match=pattern):
+            pl_metrics.lrap(frame, **options)
+
+
+def test_compare_needs_a_fold_column(good: pl.DataFrame) -> None:
+    with pytest.raises(MetricsInputError, match=r"option 'fold_col': compare averages"):
+        pl_metrics.compare(good, "lrap", fold_col=None)  # type: ignore[arg-type]
+
+
+def test_numpy_integers_are_integers(good: pl.DataFrame) -> None:
+    # Options often come from loops over numpy arrays.
+    assert pl_metrics.ndcg(good, k=np.int64(2)).equals(pl_metrics.ndcg(good, k=2))
+    assert pl_metrics.expected_calibration_error(good, n_bins=np.int32(4)).equals(
+        pl_metrics.expected_calibration_error(good, n_bins=4)
+    )
+    assert pl_metrics.fbeta(good, beta=np.float32(2.0)).equals(pl_metrics.fbeta(good, beta=2.0))
+    two = pl.concat([good.with_columns(model=pl.lit(m)) for m in ("a", "b")])
+    assert pl_metrics.bootstrap(
+        two, "lrap", by="model", n_resamples=np.int64(5), seed=np.uint8(1)
+    ).equals(pl_metrics.bootstrap(two, "lrap", by="model", n_resamples=5, seed=1))
+    with pytest.raises(MetricsInputError, match="option 'k': expected an integer"):
+        pl_metrics.ndcg(good, k=np.float64(2.0))  # type: ignore[arg-type]
