@@ -290,6 +290,12 @@ def _threshold_table(table: object) -> Thresholds:
             f"option 'threshold': {bad} thresholds of the table are null, NaN or infinite"
         )
     keys = [c for c in df.columns if c not in (THRESHOLD, "value", "held_out_value")]
+    # Keys are compared as text: a float column of whole numbers (a CSV through pandas, say)
+    # is written as integers, so that class 0.0 finds class 0.
+    whole = [
+        k for k in keys if df[k].dtype.is_float() and bool((df[k].drop_nulls() % 1 == 0).all())
+    ]
+    df = df.with_columns(pl.col(whole).cast(pl.Int64))
     rows = df.select(pl.col(keys).cast(pl.String)).rows()
     if len(set(rows)) < len(rows):
         raise MetricsInputError(

@@ -108,12 +108,16 @@ class _Thresholded(Family):
         parts = Parts()
         if isinstance(opts.threshold, Thresholds) and cols.pred is None:
             parts.prepare = [_with_thresholds(cols, opts.threshold)]
+            table = opts.threshold
+            shown = sorted({str(row[table.keys.index(cols.cls)]) for row in table.rows})
             missing = Problem(
                 "no_threshold",
                 cols.cls,
                 "rows",
                 "have no threshold in the threshold table",
-                "give a threshold for every class (and group) of the table",
+                "give a threshold for every class (and group) of the table; its classes, "
+                f"compared as text, are {', '.join(map(repr, shown[:5]))}"
+                + (", ..." if len(shown) > 5 else ""),
             )
             parts.id_checks = [(missing, pl.col(THRESHOLD_ROW).is_null().sum().cast(pl.Int64))]
         # 'samples' averages each id's value; metrics without it (confusion, hamming_loss)

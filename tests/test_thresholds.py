@@ -124,8 +124,17 @@ def test_a_threshold_table_applies_per_class_and_group() -> None:
 
 def test_threshold_tables_are_checked() -> None:
     df = pl_metrics.from_numpy(np.array([[1, 0], [0, 1]]), np.array([[0.8, 0.1], [0.3, 0.9]]))
-    with pytest.raises(pl_metrics.MetricsInputError, match="2 rows have no threshold"):
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"2 rows have no threshold .*; its classes, compared as text, are '0'$",
+    ):
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0], "threshold": [0.5]}))
+    # Whole floats (a CSV read through pandas) key integer classes; other floats do not.
+    floats = pl.DataFrame({"class": [0.0, 1.0], "threshold": [0.5, 0.2]})
+    ints = floats.with_columns(pl.col("class").cast(pl.Int64))
+    assert pl_metrics.f1(df, threshold=floats).equals(pl_metrics.f1(df, threshold=ints))
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"are '0\.5', '1\.0'$"):
+        pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0.5, 1.0], "threshold": [0.5, 0.2]}))
     with pytest.raises(pl_metrics.MetricsInputError, match="needs a numeric 'threshold' column"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0, 1]}))
     with pytest.raises(pl_metrics.MetricsInputError, match="needs the class column"):
