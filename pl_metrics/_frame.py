@@ -501,8 +501,12 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
     """
     if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
         return frame
-    if hasattr(frame, "__arrow_c_stream__"):
-        return pl.DataFrame(frame)
+    # A column (polars' or pandas' Series, an Arrow array) streams too, but is no table.
+    if hasattr(frame, "__arrow_c_stream__") and not isinstance(frame, pl.Series):
+        try:
+            return pl.DataFrame(frame)
+        except pl.exceptions.SchemaError:  # "expected Struct": a single column's stream
+            pass
     raise TypeError(
         "expected a polars DataFrame or LazyFrame, or a table exporting the Arrow C stream "
         "interface (a pyarrow Table or RecordBatchReader, a DuckDB relation, a pandas "

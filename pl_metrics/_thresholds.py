@@ -260,7 +260,8 @@ def best_threshold(
     other folds, then applied to it; ``held_out_value`` is the metric of those held-out
     predictions pooled over the folds, the number to believe for new data, while
     ``threshold`` and ``value`` are fitted on all folds (the thresholds to ship, and their
-    in-sample value, which is optimistic).
+    in-sample value, which is optimistic). ``held_out_value`` is null for a class (and
+    group) with a single fold: there are no other folds to tune its threshold on.
 
     Parameters
     ----------

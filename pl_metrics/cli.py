@@ -167,7 +167,7 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
         default="macro",
         choices=["macro", "micro", "weighted", "samples"],
         help="average of the thresholded metrics, ROC AUC and average precision (default "
-        "macro; --per-class for one value per class)",
+        "macro; score --per-class for one value per class)",
     )
     parser.add_argument(
         "--zero-division",
@@ -295,6 +295,7 @@ def _add_compare(commands: Any) -> None:
     cp.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     _add_plot(cp, "a plot")
     _add_output(cp)
+    _add_quiet(cp)  # it shows no progress bar: accepted as by the other commands, for scripts
     _add_traceback(cp)
 
 

@@ -226,6 +226,10 @@ def test_other_objects_are_refused_naming_what_is_accepted() -> None:
         pl_metrics.score(42, "lrap")
     with pytest.raises(TypeError, match="Arrow C stream"):
         pl_metrics.compare([1, 2, 3], "lrap")  # type: ignore[type-var]
+    # Columns stream through the Arrow interface too, but are no table.
+    for column in (DIGITS["score"], DIGITS["score"].to_pandas(), DIGITS["score"].to_arrow()):
+        with pytest.raises(TypeError, match=r"got (polars|pandas|pyarrow)\..*(Series|Array)$"):
+            pl_metrics.lrap(column)  # type: ignore[type-var]
 
 
 def test_paired_names_a_model_that_is_not_there() -> None:

@@ -176,3 +176,11 @@ def test_numpy_numbers_are_thresholds() -> None:
     assert pl_metrics.f1(df, threshold=np.float32(0.5)).item() == pl_metrics.f1(df).item()
     sweep = pl_metrics.threshold_sweep(df, "f1", np.arange(2))
     assert sweep["threshold"].unique().sort().to_list() == [0.0, 1.0]
+
+
+def test_a_single_fold_has_no_held_out_value() -> None:
+    rng = np.random.default_rng(5)
+    df = pl_metrics.from_numpy(rng.random((30, 3)) < 0.4, rng.random((30, 3)))
+    best = pl_metrics.best_threshold(df.with_columns(fold=pl.lit(0)), fold_col="fold")
+    assert best["held_out_value"].null_count() == 3
+    assert best.drop("held_out_value").equals(pl_metrics.best_threshold(df))
