@@ -444,8 +444,14 @@ def _padded(curves: pl.LazyFrame, keys: list[str], padding: int) -> pl.LazyFrame
 
 
 def _sortable(cols: Columns) -> pl.Expr:
-    """The class as scikit-learn orders labels (categoricals by their strings)."""
+    """The class in label order: scikit-learn's sorted labels, or an enum's own order.
+
+    Categoricals are ordered by their strings; an enum's categories are the labels in the
+    order it declares (as ``labels=`` would give them to scikit-learn).
+    """
     cls = pl.col(cols.cls)
+    if cols.class_is_enum:
+        return cls.to_physical()
     return cls.cast(pl.String) if cols.class_is_categorical else cls
 
 

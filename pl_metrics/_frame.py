@@ -77,6 +77,8 @@ class Columns:
     pred: str | None = None
     pred_is_bool: bool = True
     class_is_categorical: bool = False
+    #: An enum's categories have an order of their own (a categorical's do not).
+    class_is_enum: bool = False
     #: The input's other columns that could be keys (not floats), for the duplicate rows'
     #: hint; not part of what states must share to merge.
     other_keys: tuple[str, ...] = field(default=(), compare=False)
@@ -267,6 +269,7 @@ def resolve_columns(
         pred=pred_col,
         pred_is_bool=pred_col is None or schema[pred_col] == pl.Boolean,
         class_is_categorical=is_categorical(schema[class_col]),
+        class_is_enum=isinstance(schema[class_col], pl.Enum),
         other_keys=tuple(
             name
             for name, dtype in schema.items()

@@ -221,6 +221,25 @@ def test_top_k_string_classes_follow_label_order() -> None:
         pl_metrics.top_k_accuracy(df.with_columns(truth=pl.lit(True)))
 
 
+def test_top_k_enum_classes_follow_their_declared_order() -> None:
+    # An enum declares its labels' order: ties break as scikit-learn's do on the columns in
+    # that order, not as on the labels sorted as strings (c10 before c2).
+    rng = np.random.default_rng(0)
+    y, score = rng.integers(0, 12, 200), np.round(rng.random((200, 12)), 1)
+    names = [f"c{i}" for i in range(12)]
+    df = pl_metrics.from_numpy(y, score, class_names=names)
+    enum = df.with_columns(pl.col("class").cast(pl.Enum(names)))
+    by_name = np.argsort(names)
+    for k in (1, 3):
+        want = top_k_accuracy_score(y, score, k=k, labels=range(12))
+        assert pl_metrics.top_k_accuracy(enum, k=k).item() == pytest.approx(want, rel=1e-12)
+        want = top_k_accuracy_score(
+            np.array(names)[y], score[:, by_name], k=k, labels=sorted(names)
+        )
+        assert pl_metrics.top_k_accuracy(df, k=k).item() == pytest.approx(want, rel=1e-12)
+    assert pl_metrics.top_k_accuracy(enum).item() != pl_metrics.top_k_accuracy(df).item()
+
+
 def test_curve_states_merge_and_report() -> None:
     rng = np.random.default_rng(3)
     df = long_table(rng.random((60, 4)) < 0.3, rng.integers(0, 10, (60, 4)) / 10)
