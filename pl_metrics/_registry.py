@@ -453,7 +453,8 @@ METRICS: dict[str, MetricInfo] = {
             (),
             "never",
             "`top_k_accuracy_score`",
-            "one true class per id; sklearn's tie order (later label first)",
+            "one true class per id; sklearn's tie order (later label first; labels sorted, "
+            "an enum's in its declared order)",
             "k, by, weight_col",
         ),
     )
