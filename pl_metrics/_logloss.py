@@ -44,10 +44,13 @@ class _LogLoss(Family):
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         assert cols.score is not None
         score, truth = pl.col(cols.score).cast(pl.Float64), cols.truth_expr
+        # weighted_log_loss divides by the id's row sum: added sorted, as an id's rows come
+        # in no fixed order (an unsorted input's ids span the engine's partitions).
+        row_sum = ordered_sum(score.sort()) if "weighted_log_loss" in metrics else score.sum()
         parts = Parts(
             id_exprs=[
                 score.filter(truth).first().alias(_P_TRUE),
-                score.sum().alias(_ROW_SUM),
+                row_sum.alias(_ROW_SUM),
                 pl.col(cols.cls).filter(truth).first().alias(_TRUE_CLASS),
                 cols.weight_expr.first().alias(_W),
             ],

@@ -147,3 +147,19 @@ def test_weighted_log_loss_by_group_and_categorical_class() -> None:
     df = df.with_columns(pl.col("class").cast(pl.Categorical))
     out = pl_metrics.weighted_log_loss(df, by="fold", class_weights={"A": 0.5, "B": 0.5})
     assert out["weighted_log_loss"].to_list() == pytest.approx([0.985151] * 2, abs=1e-6)
+
+
+def test_weighted_log_loss_is_repeatable_on_unsorted_rows() -> None:
+    # Each id's row sum is added sorted: an unsorted input's ids span the engine's
+    # partitions, and a float sum in their order changed between calls.
+    rng = np.random.default_rng(11)
+    p = rng.random((3000, 9))
+    df = pl_metrics.from_numpy(rng.integers(0, 9, 3000), p).sample(
+        fraction=1.0, shuffle=True, seed=1
+    )
+    df = df.with_columns(model=pl.col("id") % 3)
+    first = pl_metrics.weighted_log_loss(df, by="model")
+    for frame in (df, df.lazy()) * 3:
+        got = pl_metrics.weighted_log_loss(frame, by="model")
+        got = got.collect() if isinstance(got, pl.LazyFrame) else got
+        assert got.equals(first)
