@@ -195,11 +195,14 @@ def register(module: str, family: Family) -> None:
 
 
 def chunk_key(metric: str) -> str:
-    """The key that chunks of a table must not split for ``metric``'s states to merge exactly.
+    """The key that chunks of a table must not split for ``metric``.
 
-    ``"id"`` for metrics that rank or count within an id (each id's rows must be in one
-    chunk); ``"class"`` for those that rank ids within a class (ROC AUC, average precision,
-    padded cmAP), whose states are scored in class-disjoint chunks.
+    ``"id"`` for metrics that rank or count within an id: each id's rows must be in one
+    chunk, and `merge_states` adds such chunks' states exactly. ``"class"`` for those that
+    rank or bin ids within a class (ROC AUC, average precision, padded cmAP, the Brier
+    score, binary log loss, calibration, the curves and threshold tables): `score()` and
+    `pl_metrics.dask.score()` cut them by class and average the chunks' per-class values
+    themselves; `merge_states` is for id-disjoint chunks of any metric.
     """
     return info(metric).chunk_key
 
