@@ -565,9 +565,24 @@ def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
     path = Path(args.threshold_table)
     if not path.is_file():
         raise MetricsInputError(f"--threshold-table: file not found: {str(path)!r}")
-    if path.suffix.lower() in (".parquet", ".pq"):
+    suffix = path.suffix.lower()
+    if suffix in (".parquet", ".pq"):
         return pl.read_parquet(path)
-    return pl.read_csv(path)
+    if suffix == ".json":  # as `pl-metrics thresholds -o t.json` writes it
+        return pl.read_json(path)
+    if suffix != ".csv":
+        raise MetricsInputError(
+            f"--threshold-table: expected a .csv, .parquet or .json file, got {str(path)!r}"
+        )
+    # Keys are compared as text: an integer column that is not written back the same once
+    # typed (class "00" read as 0, group "007" as 7) is kept as it is written.
+    typed, text = pl.read_csv(path), pl.read_csv(path, infer_schema=False)
+    kept = [
+        c
+        for c in text.columns
+        if typed[c].dtype.is_integer() and not typed[c].cast(pl.String).equals(text[c])
+    ]
+    return typed.with_columns(text.select(kept))
 
 
 def _run_thresholds(args: argparse.Namespace) -> None:

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -500,3 +501,51 @@ def test_a_threshold_table_is_named_by_its_flag(
     assert main(["score", str(DATA), "-m", "lrap", "--threshold-table", str(table)]) == 2
     err = capsys.readouterr().err
     assert "option 'threshold' (--threshold-table) is not used by lrap" in err
+
+
+@pytest.mark.parametrize("suffix", ["csv", "parquet", "json"])
+def test_thresholds_round_trip_through_every_format(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, suffix: str
+) -> None:
+    # Zero-padded class and group names: a CSV reader would make "00" the integer 0.
+    digits = pl.read_parquet(DATA).filter(pl.col("fold") < 2)
+    padded = digits.with_columns(
+        pl.col("class").cast(pl.String).str.zfill(2), pl.format("00{}", pl.col("fold")).alias("g")
+    )
+    path = tmp_path / "padded.parquet"
+    padded.write_parquet(path)
+    table = tmp_path / f"t.{suffix}"
+    by = ["--by", "model,g"]
+    assert main(["thresholds", str(path), *by, "-o", str(table), "-q"]) == 0
+    assert main(["score", str(path), "-m", "f1", *by, "--threshold-table", str(table)]) == 0
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "score",
+                str(path),
+                "-m",
+                "f1",
+                *by,
+                "--threshold-table",
+                str(table),
+                "-o",
+                str(tmp_path / "got.csv"),
+                "-q",
+            ]
+        )
+        == 0
+    )
+    got = pl.read_csv(tmp_path / "got.csv").sort("model", "g")
+    best = pl_metrics.best_threshold(padded, by=["model", "g"])
+    want = pl_metrics.f1(padded, by=["model", "g"], threshold=best).sort("model", "g")
+    np.testing.assert_allclose(got["f1"], want["f1"], rtol=1e-12)
+
+
+def test_a_threshold_table_of_another_format_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    table = tmp_path / "t.txt"
+    table.write_text("class,threshold\n0,0.5\n")
+    assert main(["score", str(DATA), "-m", "f1", "--threshold-table", str(table)]) == 2
+    assert "expected a .csv, .parquet or .json file" in capsys.readouterr().err
