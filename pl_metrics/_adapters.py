@@ -264,6 +264,20 @@ def from_wide(
     skip: list[str] = [labels_col] if labels_col is not None and truth is None else []
     class_cols: list[str] = _class_columns(schema, id_col, classes, skip)
     keep: list[str] = [c for c in schema if c not in (id_col, *class_cols, *skip)]
+    made = ("class", "score", "truth")
+    for name in (id_col, *keep, *class_cols):
+        if name in made:
+            role = (
+                "option 'id_col'"
+                if name == id_col
+                else "a class column"
+                if name in class_cols
+                else "a column kept"
+            )
+            raise MetricsInputError(
+                f"column {name!r} ({role}): from_wide makes the columns "
+                f"{', '.join(map(repr, made))}; rename it"
+            )
     if labels_col is not None:
         # Split the labels once per row of their table, before the rows are per class.
         label_table = lazy if truth is None else truth.lazy()
@@ -338,8 +352,8 @@ def from_numpy(
     """Turn scikit-learn style arrays into the long format.
 
     ``y_true`` is an ``(n_ids, n_classes)`` 0/1 indicator matrix (boolean, integer or float;
-    other values, NaN included, are refused), or ``(n_ids,)`` class indices (multi-class);
-    ``y_score`` is ``(n_ids, n_classes)``, finite.
+    other values, NaN included, are refused; scipy sparse too), or ``(n_ids,)`` class indices
+    (multi-class); ``y_score`` is ``(n_ids, n_classes)``, finite.
 
     Examples
     --------
@@ -354,6 +368,8 @@ def from_numpy(
     ...
     pl_metrics._frame.MetricsInputError: y_true: 2 values are neither 0 nor 1
     """
+    # scipy's sparse matrices (scikit-learn's multilabel indicators often are) as dense.
+    y_true, y_score = (a.toarray() if hasattr(a, "toarray") else a for a in (y_true, y_score))
     score = np.asarray(y_score)
     if score.ndim != 2:
         raise MetricsInputError(f"y_score must be 2-D (ids, classes), got shape {score.shape}")
@@ -379,6 +395,13 @@ def from_numpy(
     names = list(range(n_classes)) if class_names is None else list(class_names)
     if len(names) != n_classes:
         raise MetricsInputError(f"{len(names)} class names for {n_classes} columns")
+    try:
+        pl.Series(names, strict=True)
+    except (TypeError, pl.exceptions.PolarsError):
+        kinds = sorted({type(n).__name__ for n in names})
+        raise MetricsInputError(
+            f"class_names: expected names of one type, got {', '.join(kinds)}"
+        ) from None
     id_values = np.arange(n_ids) if ids is None else np.asarray(ids)
     if len(id_values) != n_ids:
         raise MetricsInputError(f"{len(id_values)} ids for {n_ids} rows")

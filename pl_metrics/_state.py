@@ -16,7 +16,7 @@ into the metric values, raising on the data problems counted inside it.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -334,14 +334,21 @@ def _in_key_order(df: pl.DataFrame, spec: Spec) -> pl.DataFrame:
     return df.sort(keys, nulls_last=True, maintain_order=True) if keys else df
 
 
-def merge_states(states: Sequence[MetricState]) -> MetricState:
+def merge_states(states: Iterable[MetricState]) -> MetricState:
     """Merge states of id-disjoint parts of a table into the state of the whole.
 
     Every state must be of the same metrics, columns and options; how each was computed
     (from a DataFrame, a LazyFrame or files) does not matter.
     """
+    states = list(states)  # a generator, say
     if not states:
         raise MetricsInputError("merge_states: no states to merge")
+    strangers = sorted({type(s).__name__ for s in states if not isinstance(s, MetricState)})
+    if strangers:
+        raise TypeError(
+            f"merge_states: expected MetricState objects (from pl_metrics.state), got "
+            f"{', '.join(strangers)}"
+        )
     first = states[0]
     for other in states[1:]:
         if other.spec != first.spec:

@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 
 from pl_metrics._counts import check_zero_division, from_counts
@@ -99,7 +100,11 @@ def _pred(score: IntoExpr | None, threshold: float, pred: IntoExpr | None) -> pl
     if pred is not None:
         return _col(pred).cast(pl.Boolean)
     assert score is not None
-    return _col(score) >= threshold
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)):
+        raise MetricsInputError(f"option 'threshold': expected a number, got {threshold!r}")
+    if not math.isfinite(threshold):
+        raise MetricsInputError(f"option 'threshold': expected a finite number, got {threshold}")
+    return _col(score) >= float(threshold)
 
 
 def _counts(

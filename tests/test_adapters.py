@@ -233,3 +233,36 @@ def test_from_wide_takes_labels_of_classes_left_out_on_purpose() -> None:
         pl_metrics.from_wide(
             scores, labels.with_columns(labels=pl.lit("cow")), classes=["bird"], labels_col="labels"
         )
+
+
+def test_from_wide_refuses_columns_named_like_its_own() -> None:
+    truth = pl.DataFrame({"id": [1, 2], "p": [0, 1], "q": [1, 0]})
+    cases = [
+        (
+            pl.DataFrame({"id": [1, 2], "class": ["x", "y"], "p": [0.1, 0.9], "q": [0.4, 0.3]}),
+            "id",
+            r"column 'class' \(a column kept\)",
+        ),
+        (
+            pl.DataFrame({"id": [1, 2], "score": [0.1, 0.9], "q": [0.4, 0.3]}),
+            "id",
+            r"column 'score' \(a class column\)",
+        ),
+        (
+            pl.DataFrame({"truth": [1, 2], "p": [0.1, 0.9], "q": [0.4, 0.3]}),
+            "truth",
+            r"column 'truth' \(option 'id_col'\)",
+        ),
+    ]
+    for scores, id_col, pattern in cases:
+        with pytest.raises(pl_metrics.MetricsInputError, match=pattern):
+            pl_metrics.from_wide(scores, truth.rename({"id": id_col}), id_col=id_col)
+
+
+def test_from_numpy_takes_sparse_truth_and_refuses_mixed_names() -> None:
+    sparse = pytest.importorskip("scipy.sparse")
+    y = np.array([[1, 0, 1], [0, 1, 0]])
+    p = np.array([[0.9, 0.2, 0.4], [0.1, 0.8, 0.3]])
+    assert pl_metrics.from_numpy(sparse.csr_matrix(y), p).equals(pl_metrics.from_numpy(y, p))
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"class_names: .* int, str"):
+        pl_metrics.from_numpy(y, p, class_names=["a", 1, "b"])

@@ -317,3 +317,9 @@ def test_exprs_in_over_select_and_lazy() -> None:
 def test_fbeta_refuses_bad_beta(beta: Any) -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match="beta"):
         expr.fbeta("score", "truth", beta=beta)
+
+
+@pytest.mark.parametrize("threshold", ["0.5", None, float("nan"), float("inf")])
+def test_expr_threshold_must_be_a_finite_number(threshold: object) -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match="option 'threshold'"):
+        expr.f1("score", "truth", threshold=threshold)  # type: ignore[arg-type]

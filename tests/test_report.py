@@ -204,3 +204,14 @@ def test_chunk_keys() -> None:
     }
     with pytest.raises(pl_metrics.MetricsInputError, match="unknown metric"):
         pl_metrics.chunk_key("brier")
+
+
+def test_merge_states_takes_any_iterable_of_states_and_only_states() -> None:
+    rng = np.random.default_rng(4)
+    df = long_table(rng.random((20, 3)) < 0.4, rng.random((20, 3)))
+    parts = [pl_metrics.state(df.filter(pl.col("id") % 2 == r), ["lrap"]).collect() for r in (0, 1)]
+    whole = pl_metrics.lrap(df)
+    merged = pl_metrics.merge_states(p for p in parts).finalize().collect()
+    assert merged["lrap"].item() == pytest.approx(whole.item(), rel=1e-12)
+    with pytest.raises(TypeError, match=r"expected MetricState objects .* got DataFrame"):
+        pl_metrics.merge_states([parts[0], df])  # type: ignore[list-item]
