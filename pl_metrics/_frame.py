@@ -82,6 +82,8 @@ class Columns:
     #: The input's other columns that could be keys (not floats), for the duplicate rows'
     #: hint; not part of what states must share to merge.
     other_keys: tuple[str, ...] = field(default=(), compare=False)
+    #: The ``by`` the caller gave, where it differs from `by` (``fold_col`` is added to it).
+    given_by: tuple[str, ...] | None = field(default=None, compare=False)
 
     @property
     def class_hash(self) -> pl.Expr:
@@ -372,10 +374,11 @@ def by_hint(cols: Columns) -> str:
     others = cols.other_keys
     if not others:
         return ""
-    keys = [*cols.by, *others]
+    given = cols.by if cols.given_by is None else cols.given_by
+    keys = [*given, *others]
     group = keys[0] if len(keys) == 1 else f"({', '.join(keys)})"
     return (
-        f"; the table {'also ' if cols.by else ''}has column{'s' if len(others) > 1 else ''} "
+        f"; the table {'also ' if given else ''}has column{'s' if len(others) > 1 else ''} "
         f"{', '.join(others)}: pass by={keys!r} if each {group} holds one prediction per "
         f"({cols.id}, {cols.cls})"
     )

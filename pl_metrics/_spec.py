@@ -511,6 +511,8 @@ def resolve(
         by=by,
         pred_col=pred_col,
     )
+    if fold_col is not None:  # hints name the by the caller gave
+        cols = replace(cols, given_by=tuple(b for b in cols.by if b != fold_col))
     if isinstance(opts.threshold, Thresholds):
         _check_threshold_keys(opts.threshold, cols)
     _check_result_names(entries, cols)

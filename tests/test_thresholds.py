@@ -184,3 +184,14 @@ def test_a_single_fold_has_no_held_out_value() -> None:
     best = pl_metrics.best_threshold(df.with_columns(fold=pl.lit(0)), fold_col="fold")
     assert best["held_out_value"].null_count() == 3
     assert best.drop("held_out_value").equals(pl_metrics.best_threshold(df))
+
+
+def test_the_duplicate_rows_hint_leaves_out_the_fold_column() -> None:
+    rng = np.random.default_rng(6)
+    one = pl_metrics.from_numpy(rng.random((30, 3)) < 0.4, rng.random((30, 3)))
+    two = pl.concat([one.with_columns(model=pl.lit(m), fold=pl.col("id") % 2) for m in "ab"])
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"the table has column model: pass by=\['model'\] if"
+    ):
+        pl_metrics.best_threshold(two, fold_col="fold")
+    assert pl_metrics.best_threshold(two, fold_col="fold", by="model").height == 6
