@@ -279,6 +279,8 @@ def distributions(table: pl.DataFrame, metrics: Sequence[str], *, bins: int = 30
     ncols = min(3, len(metrics))
     nrows = math.ceil(len(metrics) / ncols)
     fig = _figure(1.0 + 3.8 * ncols, 1.0 + 3.0 * nrows)
+    from matplotlib.ticker import MaxNLocator
+
     first = None
     for i, (metric, data, colour) in enumerate(
         zip(metrics, values, _colours(len(metrics)), strict=True)
@@ -286,6 +288,7 @@ def distributions(table: pl.DataFrame, metrics: Sequence[str], *, bins: int = 30
         ax = fig.add_subplot(nrows, ncols, i + 1, sharex=first if unit else None)
         first = first or ax
         ax.hist(data, bins=bins, color=colour, edgecolor="white", linewidth=0.8)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of groups
         ax.set_title(f"{metric} ({_direction(metric)})")
         ax.set_xlabel(metric)
         if i % ncols == 0:
@@ -294,7 +297,10 @@ def distributions(table: pl.DataFrame, metrics: Sequence[str], *, bins: int = 30
         ax.set_axisbelow(True)
     keys = _key_columns(table, metrics)
     over = f" {' x '.join(keys)}" if keys else ""
-    fig.suptitle(f"Distribution over {table.height:,}{over} groups")
+    missing = [f"{m} {table.height - v.size:,}" for m, v in zip(metrics, values, strict=True)]
+    missing = [text for text, v in zip(missing, values, strict=True) if v.size < table.height]
+    left_out = f" (no value, left out: {', '.join(missing)})" if missing else ""
+    fig.suptitle(f"Distribution over {table.height:,}{over} groups{left_out}")
     return fig
 
 
@@ -375,10 +381,21 @@ def intervals(table: pl.DataFrame, *, label: str | Sequence[str] | None = None) 
         ax.set_title(f"{metric} ({_direction(metric)})")
         ax.set_xlabel(f"{metric}: estimate and bootstrap interval")
         transform = ax.get_yaxis_transform()
+        digits = _decimals(np.concatenate([estimate, lower, upper]))
         for y, (e, lo, hi) in enumerate(zip(estimate, lower, upper, strict=True)):
-            text = f"{e:.4g} [{lo:.4g}, {hi:.4g}]"
+            text = f"{e:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
             ax.text(1.02, y, text, transform=transform, va="center", fontsize=8)
     return fig
+
+
+def _decimals(values: np.ndarray) -> int:
+    """Decimals that show a panel's values to 4 significant digits, the same for each row.
+
+    (A per-value ``.4g`` drops trailing zeros: ``0.985 [0.9806, 0.989]``.)
+    """
+    finite = np.abs(values[np.isfinite(values)])
+    largest = float(finite.max()) if finite.size else 0.0
+    return 4 if largest == 0 else min(8, max(0, 3 - math.floor(math.log10(largest))))
 
 
 def _row_name(names: Sequence[str], row: dict[str, Any]) -> str:
@@ -538,10 +555,10 @@ def reliability(
     a marker per bin, over the diagonal of perfect calibration; laid out as `roc_curves`
     lays out its lines, except that one series draws at most `MAX_RELIABILITY_CLASS_LINES`
     classes in one panel (more get a panel each). With ``counts`` (the default) a small
-    panel underneath shows each bin's ``count`` on a log scale. Each legend entry gives the
-    line's expected calibration error from the table: the count-weighted mean of
-    ``|prob_true - prob_pred|``, `pl_metrics.expected_calibration_error` (``average=None``)
-    with the same bins.
+    panel underneath shows each bin's ``count`` (on a log scale when they span a decade).
+    Each legend entry gives the line's expected calibration error from the table: the
+    count-weighted mean of ``|prob_true - prob_pred|``,
+    `pl_metrics.expected_calibration_error` (``average=None``) with the same bins.
 
     Examples
     --------
@@ -769,6 +786,16 @@ def _draw_counts(ax: Any, panel: _Panel) -> None:
     for line in panel.lines:
         assert line.counts is not None
         ax.plot(line.xs, line.counts, color=line.colour, linewidth=1.0, marker=".", alpha=0.7)
-    ax.set_yscale("log")
+    counts = np.concatenate([np.asarray(line.counts, dtype=float) for line in panel.lines])
+    counts = counts[counts > 0]
+    # A log scale for counts spanning decades; within one, it has no major tick to label
+    # (and its minor labels overlap), so the scale stays linear.
+    if counts.size and counts.max() >= 10 * counts.min():
+        ax.set_yscale("log")
+    else:
+        from matplotlib.ticker import MaxNLocator
+
+        ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_locator(MaxNLocator(3, integer=True))
     ax.grid(True, alpha=0.3)
     ax.set_axisbelow(True)
