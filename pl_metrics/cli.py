@@ -628,13 +628,13 @@ def _run_curves(args: argparse.Namespace) -> None:
         n_chunks=args.chunks,
         progress=False if args.quiet else None,
     )
+    _write(table, args.format, args.output)  # first: a plot refused still leaves the table
     if args.plot:
         from pl_metrics import plot
 
         draw = {"roc": plot.roc_curves, "pr": plot.pr_curves, "calibration": plot.reliability}
         figure = draw[args.kind](table, class_col=args.class_col, group_cols=by)
         figure.savefig(args.plot)
-    _write(table, args.format, args.output)
 
 
 def _run_score(args: argparse.Namespace) -> None:
@@ -758,6 +758,13 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     message = _first_line(error)
     for hint, flag in _FLAG_HINTS.items():
         message = message.replace(hint, flag)
+    # The plots' advice on too many lines is Python's: on the command line, the input's.
+    message = re.sub(
+        r"filter the table first, e\.g\. table\.filter\(pl\.col\('([^']*)'\)[^;]*?\)"
+        r"(, or group by fewer columns)?",
+        r"plot fewer values of \1 (filter the input first), or pass fewer --by columns",
+        message,
+    )
     if getattr(args, "threshold_table", None):  # the library's option was given as a file
         message = message.replace("option 'threshold'", "option 'threshold' (--threshold-table)")
     # The duplicate rows' hint names Python's option (`pl_metrics._frame.by_hint`).

@@ -549,3 +549,17 @@ def test_a_threshold_table_of_another_format_is_refused(
     table.write_text("class,threshold\n0,0.5\n")
     assert main(["score", str(DATA), "-m", "f1", "--threshold-table", str(table)]) == 2
     assert "expected a .csv, .parquet or .json file" in capsys.readouterr().err
+
+
+def test_a_refused_curve_plot_still_writes_the_table(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    pytest.importorskip("matplotlib")
+    table, picture = tmp_path / "roc.csv", tmp_path / "roc.png"
+    argv = ["curves", str(DATA), "--kind", "roc", "--by", "model,fold", "-o", str(table)]
+    assert main([*argv, "--plot", str(picture), "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "plot fewer values of fold (filter the input first), or pass fewer --by" in err
+    assert "table.filter" not in err
+    assert pl.read_csv(table).height > 0
+    assert not picture.exists()
