@@ -710,6 +710,7 @@ def _draw_curves(
     ratios = [3, 1] * nrows if counts else [1] * nrows
     grid = fig.add_gridspec(len(ratios), ncols, height_ratios=ratios)
     step = 2 if counts else 1
+    log_counts = counts and _counts_span_a_decade(panels)
     first: Any = None
     first_count: Any = None
     font = 9 if single else 7
@@ -730,7 +731,7 @@ def _draw_curves(
         if counts:
             below = fig.add_subplot(grid[row * step + 1, col], sharex=ax, sharey=first_count)
             first_count = first_count or below
-            _draw_counts(below, panel)
+            _draw_counts(below, panel, log=log_counts)
             ax.tick_params(axis="x", labelbottom=False)
             if col == 0:
                 below.set_ylabel("count", fontsize=None if single else 8)
@@ -782,15 +783,30 @@ def _draw_panel(ax: Any, panel: _Panel, kind: _CurveKind, font: float, single: b
         )
 
 
-def _draw_counts(ax: Any, panel: _Panel) -> None:
+def _counts_span_a_decade(panels: Sequence[_Panel]) -> bool:
+    """Whether the count panels (which share their y axis) take a log scale.
+
+    Counts within one decade would have no major tick to label on a log axis (and its
+    minor labels overlap): their scale stays linear.
+    """
+    counts = np.concatenate(
+        [
+            np.asarray(line.counts, dtype=float)
+            for p in panels
+            for line in p.lines
+            if line.counts is not None
+        ]
+        or [np.zeros(0)]
+    )
+    counts = counts[counts > 0]
+    return bool(counts.size) and counts.max() >= 10 * counts.min()
+
+
+def _draw_counts(ax: Any, panel: _Panel, *, log: bool) -> None:
     for line in panel.lines:
         assert line.counts is not None
         ax.plot(line.xs, line.counts, color=line.colour, linewidth=1.0, marker=".", alpha=0.7)
-    counts = np.concatenate([np.asarray(line.counts, dtype=float) for line in panel.lines])
-    counts = counts[counts > 0]
-    # A log scale for counts spanning decades; within one, it has no major tick to label
-    # (and its minor labels overlap), so the scale stays linear.
-    if counts.size and counts.max() >= 10 * counts.min():
+    if log:
         ax.set_yscale("log")
     else:
         from matplotlib.ticker import MaxNLocator
