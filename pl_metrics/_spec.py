@@ -8,6 +8,7 @@ Every option is checked once, against the registry's facts, with errors that nam
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -290,12 +291,6 @@ def _threshold_table(table: object) -> Thresholds:
             f"option 'threshold': {bad} thresholds of the table are null, NaN or infinite"
         )
     keys = [c for c in df.columns if c not in (THRESHOLD, "value", "held_out_value")]
-    # Keys are compared as text: a float column of whole numbers (a CSV through pandas, say)
-    # is written as integers, so that class 0.0 finds class 0.
-    whole = [
-        k for k in keys if df[k].dtype.is_float() and bool((df[k].drop_nulls() % 1 == 0).all())
-    ]
-    df = df.with_columns(pl.col(whole).cast(pl.Int64))
     rows = df.select(pl.col(keys).cast(pl.String)).rows()
     if len(set(rows)) < len(rows):
         raise MetricsInputError(
@@ -515,6 +510,7 @@ def resolve(
         cols = replace(cols, given_by=tuple(b for b in cols.by if b != fold_col))
     if isinstance(opts.threshold, Thresholds):
         _check_threshold_keys(opts.threshold, cols)
+        opts = replace(opts, threshold=_integer_keys(opts.threshold, frame.collect_schema()))
     _check_result_names(entries, cols)
     return Spec(names, cols, opts)
 
@@ -538,6 +534,25 @@ def check_key_names(cols: Columns, made: Sequence[str], maker: str) -> None:
                 f"column {name!r} (option {option!r}): {maker} makes a column of this name; "
                 "rename the input's column"
             )
+
+
+def _integer_keys(thresholds: Thresholds, schema: pl.Schema) -> Thresholds:
+    """Keys compared as text: a table's whole floats ("0.0") as the integers of the data.
+
+    A table read from a CSV through pandas, say, has class 0.0 for the data's class 0.
+    """
+    whole = re.compile(r"-?\d+\.0*")
+    integer = [i for i, k in enumerate(thresholds.keys) if k in schema and schema[k].is_integer()]
+    if not integer:
+        return thresholds
+    rows = tuple(
+        tuple(
+            v.split(".")[0] if i in integer and v is not None and whole.fullmatch(v) else v
+            for i, v in enumerate(row)
+        )
+        for row in thresholds.rows
+    )
+    return replace(thresholds, rows=rows)
 
 
 def _check_threshold_keys(thresholds: Thresholds, cols: Columns) -> None:

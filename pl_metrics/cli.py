@@ -547,7 +547,7 @@ def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
-    """--threshold, or the table of --threshold-table (CSV or parquet, by its suffix)."""
+    """--threshold, or the table of --threshold-table (parquet or JSON by its suffix, else CSV)."""
     given = [
         o
         for o, v in (("--threshold", args.threshold), ("--threshold-table", args.threshold_table))
@@ -570,12 +570,9 @@ def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
         return pl.read_parquet(path)
     if suffix == ".json":  # as `pl-metrics thresholds -o t.json` writes it
         return pl.read_json(path)
-    if suffix != ".csv":
-        raise MetricsInputError(
-            f"--threshold-table: expected a .csv, .parquet or .json file, got {str(path)!r}"
-        )
-    # Keys are compared as text: an integer column that is not written back the same once
-    # typed (class "00" read as 0, group "007" as 7) is kept as it is written.
+    # Anything else is CSV (.csv, .txt, .csv.gz, no suffix). Keys are compared as text: an
+    # integer column that is not written back the same once typed (class "00" read as 0,
+    # group "007" as 7) is kept as it is written.
     typed, text = pl.read_csv(path), pl.read_csv(path, infer_schema=False)
     kept = [
         c

@@ -542,13 +542,16 @@ def test_thresholds_round_trip_through_every_format(
     np.testing.assert_allclose(got["f1"], want["f1"], rtol=1e-12)
 
 
-def test_a_threshold_table_of_another_format_is_refused(
+def test_a_threshold_table_of_another_suffix_is_read_as_csv(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     table = tmp_path / "t.txt"
-    table.write_text("class,threshold\n0,0.5\n")
-    assert main(["score", str(DATA), "-m", "f1", "--threshold-table", str(table)]) == 2
-    assert "expected a .csv, .parquet or .json file" in capsys.readouterr().err
+    table.write_text("class,threshold\n" + "".join(f"{c},0.3\n" for c in range(10)))
+    argv = ["score", str(DATA), "-m", "f1", "--by", "model", "--format", "csv", "-q"]
+    assert main([*argv, "--threshold-table", str(table)]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    assert main([*argv, "--threshold", "0.3"]) == 0
+    assert_frame_equal(got, pl.read_csv(capsys.readouterr().out.encode()))
 
 
 def test_a_refused_curve_plot_still_writes_the_table(

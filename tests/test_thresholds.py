@@ -133,7 +133,7 @@ def test_threshold_tables_are_checked() -> None:
     floats = pl.DataFrame({"class": [0.0, 1.0], "threshold": [0.5, 0.2]})
     ints = floats.with_columns(pl.col("class").cast(pl.Int64))
     assert pl_metrics.f1(df, threshold=floats).equals(pl_metrics.f1(df, threshold=ints))
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"are '0\.5', '1\.0'$"):
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"are '0\.5', '1'$"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0.5, 1.0], "threshold": [0.5, 0.2]}))
     with pytest.raises(pl_metrics.MetricsInputError, match="needs a numeric 'threshold' column"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0, 1]}))
@@ -195,3 +195,16 @@ def test_the_duplicate_rows_hint_leaves_out_the_fold_column() -> None:
     ):
         pl_metrics.best_threshold(two, fold_col="fold")
     assert pl_metrics.best_threshold(two, fold_col="fold", by="model").height == 6
+
+
+def test_a_table_of_float_classes_applies_to_its_own_data() -> None:
+    rng = np.random.default_rng(7)
+    df = pl_metrics.from_numpy(rng.random((40, 3)) < 0.4, np.round(rng.random((40, 3)), 2))
+    floats = df.with_columns(pl.col("class").cast(pl.Float64))
+    best = pl_metrics.best_threshold(floats)
+    got = pl_metrics.f1(floats, threshold=best, average=None)
+    np.testing.assert_allclose(got["f1"], best["value"], rtol=1e-12)
+    # and to the same classes as integers
+    assert pl_metrics.f1(df, threshold=best).item() == pytest.approx(
+        pl_metrics.f1(floats, threshold=best).item(), rel=1e-12
+    )
