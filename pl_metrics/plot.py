@@ -381,21 +381,26 @@ def intervals(table: pl.DataFrame, *, label: str | Sequence[str] | None = None) 
         ax.set_title(f"{metric} ({_direction(metric)})")
         ax.set_xlabel(f"{metric}: estimate and bootstrap interval")
         transform = ax.get_yaxis_transform()
-        digits = _decimals(np.concatenate([estimate, lower, upper]))
+        digits = _decimals(lower, upper)
         for y, (e, lo, hi) in enumerate(zip(estimate, lower, upper, strict=True)):
             text = f"{e:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
             ax.text(1.02, y, text, transform=transform, va="center", fontsize=8)
     return fig
 
 
-def _decimals(values: np.ndarray) -> int:
-    """Decimals that show a panel's values to 4 significant digits, the same for each row.
+def _decimals(lower: np.ndarray, upper: np.ndarray) -> int:
+    """Decimals for a panel's values, the same for each row.
 
-    (A per-value ``.4g`` drops trailing zeros: ``0.985 [0.9806, 0.989]``.)
+    Two digits of its narrowest interval (the digits past those are noise), so that close
+    models stay apart. (A per-value ``.4g`` dropped trailing zeros: ``0.985 [0.9806, 0.989]``.)
     """
-    finite = np.abs(values[np.isfinite(values)])
-    largest = float(finite.max()) if finite.size else 0.0
-    return 4 if largest == 0 else min(8, max(0, 3 - math.floor(math.log10(largest))))
+    widths = upper - lower
+    widths = widths[np.isfinite(widths) & (widths > 0)]
+    if widths.size:
+        return min(8, max(0, 1 - math.floor(math.log10(float(widths.min())))))
+    values = np.abs(np.concatenate([lower, upper]))
+    values = values[np.isfinite(values) & (values > 0)]
+    return 4 if not values.size else min(8, max(0, 3 - math.floor(math.log10(values.max()))))
 
 
 def _row_name(names: Sequence[str], row: dict[str, Any]) -> str:
