@@ -139,9 +139,11 @@ def _unknown_labels(
         if row[f"{_CHECK}ids"]:
             n_labels = row[f"{_CHECK}labels"]
             in_all = f" ({n_labels:,} such labels)" if n_labels > _SHOWN else ""
+            ids = row[f"{_CHECK}ids"]
             raise MetricsInputError(
-                f"column {labels_col!r}: {row[f'{_CHECK}ids']:,} ids have labels that are not "
-                f"class columns: {_shown(row[f'{_CHECK}examples'], n_labels)}{in_all}"
+                f"column {labels_col!r}: {ids:,} {'id has' if ids == 1 else 'ids have'} labels "
+                f"that are not class columns: {_shown(row[f'{_CHECK}examples'], n_labels)}"
+                f"{in_all}"
             )
 
     return summary, check
@@ -171,9 +173,10 @@ def _unmatched_ids(
         for key, (table, other, _, _) in sides.items():
             if row[f"{_CHECK}{key}"]:
                 count = row[f"{_CHECK}{key}"]
+                ids = "id of" if count == 1 else "ids of"
                 raise MetricsInputError(
-                    f"column {id_col!r}: {count:,} ids of {table} are not in {other}: "
-                    f"{_shown(row[f'{_CHECK}{key}_examples'], count)}"
+                    f"column {id_col!r}: {count:,} {ids} {table} {'is' if count == 1 else 'are'}"
+                    f" not in {other}: {_shown(row[f'{_CHECK}{key}_examples'], count)}"
                 )
 
     return summary, check
@@ -254,7 +257,7 @@ def from_wide(
     >>> pl_metrics.from_wide(submission, bad, id_col="clip", labels_col="labels")
     Traceback (most recent call last):
     ...
-    pl_metrics._frame.MetricsInputError: column 'labels': 1 ids have ... not class columns: 'cat'
+    pl_metrics._frame.MetricsInputError: column 'labels': 1 id has ... not class columns: 'cat'
     """
     lazy = scores.lazy()
     schema = lazy.collect_schema()
@@ -296,9 +299,13 @@ def from_wide(
             long = _unpivot(lazy, id_col, class_cols, keep).join(
                 label_table.select(id_col, labels_col), on=id_col, how="left"
             )
-        out = long.with_columns(
-            pl.col(labels_col).list.contains(pl.col("class")).alias("truth")
-        ).drop(labels_col)
+        is_label = pl.col(labels_col).list.contains(pl.col("class"))
+        # (Through another name: the labels column may itself be called "truth".)
+        out = (
+            long.with_columns(is_label.alias(f"{_CHECK}truth"))
+            .drop(labels_col)
+            .rename({f"{_CHECK}truth": "truth"})
+        )
     elif truth is not None:
         truth_long, summary, check = _wide_truth(truth.lazy(), id_col, class_cols)
         long = _unpivot(lazy, id_col, class_cols, keep)

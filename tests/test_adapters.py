@@ -79,7 +79,7 @@ def test_from_wide_errors(arrays: tuple[np.ndarray, np.ndarray]) -> None:
         pl_metrics.from_wide(scores, missing_truth, labels_col="labels")
     extra = pl.DataFrame({"id": [*range(20), 25], "labels": ["a"] * 21})
     lazy = pl_metrics.from_wide(scores.lazy(), extra.lazy(), labels_col="labels")
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"1 ids of the truth table .*: 25$"):
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"1 id of the truth table is .*: 25$"):
         lazy.collect()  # lazy: checked when collected
     wide_truth = wide((score > 0.5).astype(int), ["a", "b", "c", "d"]).head(5)
     with pytest.raises(pl_metrics.MetricsInputError, match="15 ids of the scores are not in"):
@@ -210,7 +210,7 @@ def test_from_wide_names_one_unknown_label_and_ignores_empty_ones() -> None:
     scores = pl.DataFrame({"id": [0, 1], "bird": [0.9, 0.2], "frog": [0.4, 0.7]})
     with pytest.raises(
         pl_metrics.MetricsInputError,
-        match=r"^column 'labels': 1 ids have labels that are not class columns: 'cat'$",
+        match=r"^column 'labels': 1 id has labels that are not class columns: 'cat'$",
     ):
         pl_metrics.from_wide(
             scores,
@@ -266,3 +266,14 @@ def test_from_numpy_takes_sparse_truth_and_refuses_mixed_names() -> None:
     assert pl_metrics.from_numpy(sparse.csr_matrix(y), p).equals(pl_metrics.from_numpy(y, p))
     with pytest.raises(pl_metrics.MetricsInputError, match=r"class_names: .* int, str"):
         pl_metrics.from_numpy(y, p, class_names=["a", 1, "b"])
+
+
+def test_from_wide_labels_column_may_be_called_truth() -> None:
+    sub = pl.DataFrame({"clip": [1, 2], "cat": [0.9, 0.2], "dog": [0.1, 0.8]})
+    sol = pl.DataFrame({"clip": [1, 2], "truth": ["cat", "dog"]})
+    want = pl_metrics.from_wide(
+        sub, sol.rename({"truth": "labels"}), id_col="clip", labels_col="labels"
+    )
+    assert pl_metrics.from_wide(sub, sol, id_col="clip", labels_col="truth").equals(want)
+    together = sub.join(sol, on="clip")
+    assert pl_metrics.from_wide(together, id_col="clip", labels_col="truth").equals(want)
