@@ -219,7 +219,7 @@ class _Curves(Family):
             "undefined_auc_ids",
             cols.truth,
             "ids",
-            "have no positive or no negative class: their ROC AUC over classes is undefined",
+            "have no positive or no negative class: ROC AUC over classes is undefined there",
             "pass undefined='skip' to leave them out of the average",
         )
         return [(problem, pl.col(_S_UNDEFINED))]
@@ -269,8 +269,8 @@ def _undefined_auc(cols: Columns, *, pooled: bool) -> Problem:
         cols.cls,
         "groups (all classes pooled)" if pooled else "classes",
         "have no positives or no negatives"
-        + (" (weighted: their weights sum to zero or less)" if cols.weight is not None else "")
-        + ": their ROC AUC is undefined",
+        + (" (weighted: weights summing to zero or less)" if cols.weight is not None else "")
+        + ": ROC AUC is undefined there",
         "pass undefined='skip' to give them NaN"
         if pooled
         else "pass undefined='skip' to leave them out of the average (BirdCLEF 2024)",

@@ -58,7 +58,7 @@ class _LogLoss(Family):
                     (truth.sum() != 1).cast(pl.Int64),
                 ),
                 (
-                    Problem("negative", cols.score, "rows", "are negative probabilities"),
+                    Problem("negative", cols.score, "rows", "have a negative probability"),
                     (score < 0).sum().cast(pl.Int64),
                 ),
                 (
@@ -72,7 +72,7 @@ class _LogLoss(Family):
             # As scikit-learn: probabilities used as given, so above 1 is an error.
             parts.id_checks.append(
                 (
-                    Problem("above_one", cols.score, "rows", "are probabilities above 1"),
+                    Problem("above_one", cols.score, "rows", "have a probability above 1"),
                     (score > 1).sum().cast(pl.Int64),
                 )
             )

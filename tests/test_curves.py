@@ -145,8 +145,8 @@ def test_undefined_roc_auc_message_is_one_on_every_path(by: str | None, tmp_path
     if by is not None:
         where = f"in 2 groups: g='g0': {where}; g='g1': {where}"
     want = (
-        rf"^column 'class': {count} classes have no positives or no negatives: their ROC AUC"
-        rf" is undefined \({where}\); pass undefined='skip'"
+        rf"^column 'class': {count} classes have no positives or no negatives: ROC AUC is"
+        rf" undefined there \({where}\); pass undefined='skip'"
     )
     for average in (None, "macro"):
         options = {"by": by, "average": average}
