@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from pl_metrics._counts import is_real
 from pl_metrics._curves import average_classes
 from pl_metrics._frame import (
     INTERNAL,
@@ -52,6 +53,7 @@ from pl_metrics._frame import (
     as_like,
     join_on,
     missing_column,
+    normalize_by,
     ordered_mean,
     ordered_sum,
     to_polars,
@@ -170,7 +172,7 @@ def compare(
         )
     schema = lf.collect_schema()
     for option, name in (("model_col", model_col), ("fold_col", fold_col)):
-        if name not in schema:  # named by its own option, not as a 'by' column
+        if not isinstance(name, str) or name not in schema:  # named by its own option
             raise missing_column(schema, option, name)
     spec = resolve(lf, names, by=[model_col, fold_col], **options)  # checked once
     check_key_names(spec.columns, [f"{m}_{s}" for m in names for s in ("mean", "std")], "compare")
@@ -939,11 +941,7 @@ def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float,
         raise MetricsInputError(
             f"option 'n_resamples': expected an integer >= 2, got {n_resamples!r}"
         )
-    if (
-        isinstance(confidence, bool)
-        or not isinstance(confidence, (int, float))
-        or not (0 < confidence < 1)
-    ):
+    if not is_real(confidence) or not (0 < confidence < 1):
         raise MetricsInputError(
             f"option 'confidence': expected a number in (0, 1), got {confidence!r}"
         )
@@ -952,7 +950,7 @@ def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float,
 
 
 def _group(by: str | Sequence[str] | None) -> list[str]:
-    return [by] if isinstance(by, str) else list(by or [])
+    return list(normalize_by(by))
 
 
 def bootstrap(

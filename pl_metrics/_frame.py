@@ -162,9 +162,12 @@ def normalize_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
         return ()
     if isinstance(by, str):
         return (by,)
-    if not isinstance(by, Sequence):  # an expression, a number, a set (no fixed order)
+    # Any iterable of names (a list, an array, a Series, a pandas Index); a set's are sorted.
+    # Not an expression: a column name is a string.
+    given: object = by  # what a caller may pass, beyond the annotation
+    if isinstance(given, pl.Expr) or not isinstance(given, Iterable):
         raise MetricsInputError(f"option 'by': expected column names, got {by!r}")
-    names = tuple(by)
+    names = tuple(sorted(given, key=str) if isinstance(given, (set, frozenset)) else given)
     if not all(isinstance(name, str) for name in names):
         raise MetricsInputError(f"option 'by': expected column names, got {list(names)!r}")
     twice = sorted({name for name in names if names.count(name) > 1})
