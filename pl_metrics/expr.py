@@ -6,8 +6,9 @@ a struct of counts). All take the score and the truth first, columns by name or 
 expressions, then keyword options:
 
 * thresholded (`confusion`, `f1`, `precision`, `recall`, `fbeta`, `matthews_corrcoef`,
-  `balanced_accuracy`, `balanced_f1`, `mfif`): the score is thresholded at ``threshold``,
-  or pass ``None`` for it and a column of 0/1 predictions as ``pred=``;
+  `balanced_accuracy`, `balanced_f1`, `mfif`): the score is thresholded at ``threshold``
+  (a number, or an expression such as a column of per-row thresholds), or pass ``None``
+  for it and a column of 0/1 predictions as ``pred=``;
 * on the scores (`roc_auc`, `average_precision`, `brier_score`, `binary_log_loss`): with
   optional sample weights, ``weight=``.
 
@@ -65,10 +66,9 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import polars as pl
 
-from pl_metrics._counts import check_zero_division, from_counts
+from pl_metrics._counts import check_zero_division, from_counts, is_real
 from pl_metrics._frame import MetricsInputError
 
 __all__ = [
@@ -94,21 +94,25 @@ def _col(value: IntoExpr) -> pl.Expr:
     return pl.col(value) if isinstance(value, str) else value
 
 
-def _pred(score: IntoExpr | None, threshold: float, pred: IntoExpr | None) -> pl.Expr:
+def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | None) -> pl.Expr:
     if (score is None) == (pred is None):
         raise MetricsInputError("give either a score (with a threshold) or pred, not both")
     if pred is not None:
         return _col(pred).cast(pl.Boolean)
     assert score is not None
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.number)):
-        raise MetricsInputError(f"option 'threshold': expected a number, got {threshold!r}")
+    if isinstance(threshold, pl.Expr):  # a threshold per row, or any expression
+        return _col(score) >= threshold
+    if not is_real(threshold):
+        raise MetricsInputError(
+            f"option 'threshold': expected a number or an expression, got {threshold!r}"
+        )
     if not math.isfinite(threshold):
         raise MetricsInputError(f"option 'threshold': expected a finite number, got {threshold}")
     return _col(score) >= float(threshold)
 
 
 def _counts(
-    score: IntoExpr | None, truth: IntoExpr, threshold: float, pred: IntoExpr | None
+    score: IntoExpr | None, truth: IntoExpr, threshold: float | pl.Expr, pred: IntoExpr | None
 ) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
     p, t = _pred(score, threshold, pred), _col(truth).cast(pl.Boolean)
     return (p & t).sum(), (p & ~t).sum(), (~p & t).sum(), (~p & ~t).sum()
@@ -118,7 +122,7 @@ def _metric(
     metric: str,
     score: IntoExpr | None,
     truth: IntoExpr,
-    threshold: float,
+    threshold: float | pl.Expr,
     pred: IntoExpr | None,
     zero_division: float,
     beta: float = 1.0,
@@ -156,7 +160,7 @@ def confusion(
     score: IntoExpr | None,
     truth: IntoExpr,
     *,
-    threshold: float = 0.5,
+    threshold: float | pl.Expr = 0.5,
     pred: IntoExpr | None = None,
 ) -> pl.Expr:
     """Confusion counts as a struct ``{tp, fp, fn, tn}`` (unnest it to get columns).
@@ -186,7 +190,7 @@ def f1(
     score: IntoExpr | None,
     truth: IntoExpr,
     *,
-    threshold: float = 0.5,
+    threshold: float | pl.Expr = 0.5,
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
@@ -198,7 +202,7 @@ def precision(
     score: IntoExpr | None,
     truth: IntoExpr,
     *,
-    threshold: float = 0.5,
+    threshold: float | pl.Expr = 0.5,
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
@@ -210,7 +214,7 @@ def recall(
     score: IntoExpr | None,
     truth: IntoExpr,
     *,
-    threshold: float = 0.5,
+    threshold: float | pl.Expr = 0.5,
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
@@ -222,7 +226,7 @@ def balanced_accuracy(
     score: IntoExpr | None,
     truth: IntoExpr,
     *,
-    threshold: float = 0.5,
+    threshold: float | pl.Expr = 0.5,
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
@@ -234,7 +238,7 @@ def balanced_f1(
     score: IntoExpr | None,
     truth: IntoExpr,
     *,
-    threshold: float = 0.5,
+    threshold: float | pl.Expr = 0.5,
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
@@ -246,7 +250,7 @@ def mfif(
     score: IntoExpr | None,
     truth: IntoExpr,
     *,
-    threshold: float = 0.5,
+    threshold: float | pl.Expr = 0.5,
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
@@ -259,7 +263,7 @@ def fbeta(
     truth: IntoExpr,
     *,
     beta: float = 1.0,
-    threshold: float = 0.5,
+    threshold: float | pl.Expr = 0.5,
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
@@ -289,12 +293,7 @@ def fbeta(
     >>> round(df.select(expr.fbeta("score", "truth", beta=2.0)).item(), 6)
     0.5
     """
-    if (
-        isinstance(beta, bool)
-        or not isinstance(beta, (int, float))
-        or not math.isfinite(beta)
-        or beta <= 0
-    ):
+    if not is_real(beta) or not math.isfinite(beta) or beta <= 0:
         raise MetricsInputError(f"option 'beta': expected a positive number, got {beta!r}")
     return _metric("fbeta", score, truth, threshold, pred, zero_division, float(beta))
 
@@ -303,7 +302,7 @@ def matthews_corrcoef(
     score: IntoExpr | None,
     truth: IntoExpr,
     *,
-    threshold: float = 0.5,
+    threshold: float | pl.Expr = 0.5,
     pred: IntoExpr | None = None,
 ) -> pl.Expr:
     """Matthews correlation of the predictions, as `sklearn.metrics.matthews_corrcoef`.

@@ -323,3 +323,13 @@ def test_fbeta_refuses_bad_beta(beta: Any) -> None:
 def test_expr_threshold_must_be_a_finite_number(threshold: object) -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match="option 'threshold'"):
         expr.f1("score", "truth", threshold=threshold)  # type: ignore[arg-type]
+
+
+def test_expr_threshold_may_be_an_expression() -> None:
+    df = pl.DataFrame({"score": [0.9, 0.4, 0.6, 0.2], "truth": [1, 1, 0, 0], "t": [0.5] * 4})
+    want = df.select(expr.f1("score", "truth", threshold=0.5)).item()
+    assert df.select(expr.f1("score", "truth", threshold=pl.col("t"))).item() == want
+    assert df.select(expr.f1("score", "truth", threshold=pl.lit(0.5))).item() == want
+    assert df.select(expr.fbeta("score", "truth", beta=np.float32(2.0))).item() == pytest.approx(
+        df.select(expr.fbeta("score", "truth", beta=2.0)).item()
+    )
