@@ -402,13 +402,14 @@ def from_numpy(
     names = list(range(n_classes)) if class_names is None else list(class_names)
     if len(names) != n_classes:
         raise MetricsInputError(f"{len(names)} class names for {n_classes} columns")
-    try:
-        pl.Series(names, strict=True)
-    except (TypeError, pl.exceptions.PolarsError):
+    # Class columns are integers or strings (README): names all of one of the two.
+    strings = all(isinstance(n, str) for n in names)
+    integers = all(isinstance(n, (int, np.integer)) and not isinstance(n, bool) for n in names)
+    if not (strings or integers):
         kinds = sorted({type(n).__name__ for n in names})
         raise MetricsInputError(
-            f"class_names: expected names of one type, got {', '.join(kinds)}"
-        ) from None
+            f"class_names: expected all strings or all integers, got {', '.join(kinds)}"
+        )
     id_values = np.arange(n_ids) if ids is None else np.asarray(ids)
     if len(id_values) != n_ids:
         raise MetricsInputError(f"{len(id_values)} ids for {n_ids} rows")
