@@ -19,6 +19,7 @@ from pl_metrics._driver import score
 from pl_metrics._frame import MetricsInputError
 from pl_metrics._io import printable, scan
 from pl_metrics._registry import info, metric_names, sweepable
+from pl_metrics.dask import ChunkError
 
 __all__ = ["main"]
 
@@ -667,6 +668,7 @@ def _run_score(args: argparse.Namespace) -> None:
 #: Errors of the input, told in one line with status 2. Any other exception is a bug.
 _USER_ERRORS = (
     MetricsInputError,
+    ChunkError,  # a chunk failed on every try on a Dask worker: a corrupt file, say
     OSError,  # a missing or unreadable file, an --output in a missing folder, a full disk
     pl.exceptions.ComputeError,  # a file that polars cannot read or parse
     pl.exceptions.NoDataError,  # an empty file

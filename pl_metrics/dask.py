@@ -10,6 +10,7 @@ rows travel through the client, and the result equals single-machine scoring (to
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,14 @@ class ChunkError(RuntimeError):
 
 def _chunk_state(paths: list[str], keep: pl.Expr, spec: Spec) -> MetricState:
     """Run on a worker: read the chunk's rows from the files, return its collected state."""
-    return chunk_state(scan(paths).filter(keep), spec)
+    try:
+        return chunk_state(scan(paths).filter(keep), spec)
+    except pl.exceptions.PanicException as error:
+        # A corrupt file can make polars panic; its PanicException cannot be pickled back to
+        # the client, which then waited forever. It travels as its text, raised outside the
+        # handler so that it carries no context holding the panic.
+        message = f"polars panicked: {error}"
+    raise RuntimeError(message)
 
 
 @contextlib.contextmanager
@@ -45,7 +53,12 @@ def _client(client: Any) -> Iterator[Any]:
         return
     with (
         LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            # A failed chunk is reported once, as ChunkError: not also as worker log lines.
+            silence_logs=logging.CRITICAL,
         ) as cluster,  # type: ignore[no-untyped-call]
         Client(cluster) as local,  # type: ignore[no-untyped-call]
     ):

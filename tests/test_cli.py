@@ -566,3 +566,16 @@ def test_a_refused_curve_plot_still_writes_the_table(
     assert "table.filter" not in err
     assert pl.read_csv(table).height > 0
     assert not picture.exists()
+
+
+def test_a_failed_dask_chunk_is_bad_input(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pl_metrics.dask import ChunkError
+
+    def fail(args: object) -> None:
+        raise ChunkError("chunk 1 of 2 (hash buckets) over a.parquet failed after 3 tries")
+
+    monkeypatch.setattr(cli, "_run_score", fail)
+    assert main(["score", str(DATA), "-m", "lrap", "--dask", "local"]) == 2
+    assert capsys.readouterr().err.startswith("pl-metrics: error: chunk 1 of 2")

@@ -135,3 +135,18 @@ def test_command_line_dask_local(dump: Path, capsys: pytest.CaptureFixture[str])
     got = pl.read_csv(capsys.readouterr().out.encode())
     want = pl_metrics.score(dump, "lrap", by="model")
     assert got["lrap"].to_list() == pytest.approx(want["lrap"].to_list(), rel=1e-12)
+
+
+def test_a_polars_panic_on_a_worker_travels_back_as_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    # PanicException cannot be pickled: the client waited forever for the task's error.
+    import pickle
+
+    from pl_metrics import dask as on_dask
+
+    def panic(*args: object) -> None:
+        raise pl.exceptions.PanicException("corrupt page")
+
+    monkeypatch.setattr(on_dask, "chunk_state", panic)
+    with pytest.raises(RuntimeError, match="polars panicked: corrupt page") as caught:
+        on_dask._chunk_state([str(DATA / "digits_oof.parquet")], pl.lit(True), None)  # type: ignore[arg-type]
+    pickle.loads(pickle.dumps(caught.value))
