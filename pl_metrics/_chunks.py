@@ -52,21 +52,33 @@ class Chunks:
         return len(self.filters)
 
 
+#: The smallest memory budget: below it, chunks of a few thousand rows each cost more in
+#: per-chunk work than they save (and "0" would mean a chunk per row).
+MIN_BUDGET = 1024**2
+
+
 def budget_bytes(memory_budget: int | str | None) -> int:
     """Parse a memory budget once: bytes, or a size such as ``"2GB"``; None: 2 GB."""
     if memory_budget is None:
         return 2 * 1024**3
     if isinstance(memory_budget, int) and not isinstance(memory_budget, bool):
-        if memory_budget <= 0:
-            raise MetricsInputError("option 'memory_budget': must be positive")
+        if memory_budget < MIN_BUDGET:
+            raise MetricsInputError(
+                f"option 'memory_budget': {memory_budget} bytes is below the smallest budget, 1MB"
+            )
         return memory_budget
-    match = re.fullmatch(r"\s*([\d.]+)\s*([kmgt]?)i?b?\s*", str(memory_budget).lower())
+    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)i?b?\s*", str(memory_budget).lower())
     if not match:
         raise MetricsInputError(
             f"option 'memory_budget': expected bytes or a size like '2GB', got {memory_budget!r}"
         )
     scale = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}[match.group(2)]
-    return max(1, int(float(match.group(1)) * scale))
+    budget = int(float(match.group(1)) * scale)
+    if budget < MIN_BUDGET:  # "0", "0.5": a chunk per few rows would take hours
+        raise MetricsInputError(
+            f"option 'memory_budget': {memory_budget!r} is below the smallest budget, 1MB"
+        )
+    return budget
 
 
 def plan_chunks(
@@ -90,6 +102,7 @@ def plan_chunks(
         raise MetricsInputError(f"option 'n_chunks': expected a positive integer, got {n_chunks!r}")
     rows = int(lf.select(pl.len()).collect().item())  # parquet: metadata only
     chunks = n_chunks or max(1, math.ceil(rows * BYTES_PER_ROW / budget))
+    chunks = min(chunks, max(1, rows))  # never more chunks than rows
     if chunks <= 1:
         return Chunks((pl.lit(True),), "single", rows)
     ranges = None

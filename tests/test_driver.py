@@ -124,6 +124,20 @@ def test_input_errors(tmp_path: Path) -> None:
         pl_metrics.score(DATA / "digits_oof.parquet", "lrap", memory_budget="lots")
 
 
+@pytest.mark.parametrize("budget", ["0", "0GB", 0.5, "1KB", 0, 1000, "1.2.3", "."])
+def test_budgets_too_small_or_malformed_are_refused(budget: object) -> None:
+    # "0" meant a 1-byte budget: millions of chunks, for hours.
+    with pytest.raises(pl_metrics.MetricsInputError, match="option 'memory_budget'"):
+        budget_bytes(budget)  # type: ignore[arg-type]
+
+
+def test_never_more_chunks_than_rows() -> None:
+    df = long_table(np.eye(3, dtype=bool), np.eye(3) * 0.5)
+    assert len(plan_chunks(df.lazy(), n_chunks=1000, budget=budget_bytes(None))) <= df.height
+    got = pl_metrics.score(df.lazy(), "lrap", n_chunks=10**7)
+    assert got.item() == pytest.approx(pl_metrics.lrap(df).item(), rel=1e-12)
+
+
 def test_progress_bar_writes_to_its_stream() -> None:
     stream = io.StringIO()
     bar = _Progress(total=4, rows=4_000_000, stream=stream)
