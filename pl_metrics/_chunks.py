@@ -18,9 +18,8 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError
+from pl_metrics._frame import MetricsInputError, is_integer
 from pl_metrics._io import file_format, row_group_ranges
-from pl_metrics._spec import is_integer
 
 __all__ = [
     "BYTES_PER_ROW",
@@ -61,19 +60,18 @@ def budget_bytes(memory_budget: int | str | None) -> int:
     """Parse a memory budget once: bytes, or a size such as ``"2GB"``; None: 2 GB."""
     if memory_budget is None:
         return 2 * 1024**3
-    if isinstance(memory_budget, int) and not isinstance(memory_budget, bool):
-        if memory_budget < MIN_BUDGET:
+    if is_integer(memory_budget):
+        budget = int(memory_budget)
+    else:
+        size = str(memory_budget).lower()
+        match = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)i?b?\s*", size)
+        if not match:
             raise MetricsInputError(
-                f"option 'memory_budget': {memory_budget} bytes is below the smallest budget, 1MB"
+                f"option 'memory_budget': expected bytes or a size like '2GB', got "
+                f"{memory_budget!r}"
             )
-        return memory_budget
-    match = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)i?b?\s*", str(memory_budget).lower())
-    if not match:
-        raise MetricsInputError(
-            f"option 'memory_budget': expected bytes or a size like '2GB', got {memory_budget!r}"
-        )
-    scale = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}[match.group(2)]
-    budget = int(float(match.group(1)) * scale)
+        scale = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}[match.group(2)]
+        budget = int(float(match.group(1)) * scale)
     if budget < MIN_BUDGET:  # "0", "0.5": a chunk per few rows would take hours
         raise MetricsInputError(
             f"option 'memory_budget': {memory_budget!r} is below the smallest budget, 1MB"

@@ -41,7 +41,6 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from pl_metrics._counts import is_real
 from pl_metrics._curves import average_classes
 from pl_metrics._frame import (
     INTERNAL,
@@ -51,6 +50,8 @@ from pl_metrics._frame import (
     MetricsInputError,
     aggregate,
     as_like,
+    is_integer,
+    is_number,
     join_on,
     missing_column,
     normalize_by,
@@ -61,7 +62,7 @@ from pl_metrics._frame import (
 from pl_metrics._kernel import in_threads
 from pl_metrics._registry import info
 from pl_metrics._report import report
-from pl_metrics._spec import Options, Spec, check_key_names, is_integer, resolve
+from pl_metrics._spec import Options, Spec, check_key_names, resolve
 from pl_metrics._state import (
     CLASS_ROWS,
     CURVE_POS,
@@ -941,7 +942,7 @@ def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float,
         raise MetricsInputError(
             f"option 'n_resamples': expected an integer >= 2, got {n_resamples!r}"
         )
-    if not is_real(confidence) or not (0 < confidence < 1):
+    if not is_number(confidence) or not (0 < confidence < 1):
         raise MetricsInputError(
             f"option 'confidence': expected a number in (0, 1), got {confidence!r}"
         )

@@ -7,12 +7,10 @@ so each formula and its zero-division rule is written once.
 from __future__ import annotations
 
 import math
-import numbers
 
-import numpy as np
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, ordered_mean, ordered_sum
+from pl_metrics._frame import MetricsInputError, is_number, ordered_mean, ordered_sum
 
 __all__ = [
     "check_zero_division",
@@ -21,14 +19,9 @@ __all__ = [
 ]
 
 
-def is_real(value: object) -> bool:
-    """A real number, numpy's included, but not a bool."""
-    return not isinstance(value, (bool, np.bool_)) and isinstance(value, numbers.Real)
-
-
 def check_zero_division(zero_division: float) -> float:
     """Accept 0, 1 or NaN (as scikit-learn does); return it as a float."""
-    if is_real(zero_division) and (zero_division in (0, 1) or math.isnan(zero_division)):
+    if is_number(zero_division) and (zero_division in (0, 1) or math.isnan(zero_division)):
         return float(zero_division)
     raise MetricsInputError(
         f"option 'zero_division': unknown value {zero_division!r}; expected 0, 1 or NaN"

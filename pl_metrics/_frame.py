@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, TypeVar
 
+import numpy as np
 import polars as pl
 
 __all__ = [
@@ -32,6 +33,8 @@ __all__ = [
     "duplicate_problem",
     "id_problems",
     "is_categorical",
+    "is_integer",
+    "is_number",
     "join_on",
     "missing_column",
     "normalize_by",
@@ -174,6 +177,16 @@ def normalize_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
     if twice:
         raise MetricsInputError(f"option 'by': {twice} named more than once")
     return names
+
+
+def is_number(value: object) -> bool:
+    """A real number, numpy's included, but not a bool."""
+    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
+
+
+def is_integer(value: object) -> bool:
+    """An integer, numpy's included, but not a bool."""
+    return not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
 
 
 def check_option(name: str, value: object, allowed: Iterable[object]) -> None:

@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-import numpy as np
 import polars as pl
 
 from pl_metrics._counts import check_zero_division
@@ -23,6 +22,8 @@ from pl_metrics._frame import (
     MetricsInputError,
     Ragged,
     check_option,
+    is_integer,
+    is_number,
     missing_column,
     normalize_by,
     resolve_columns,
@@ -38,7 +39,6 @@ __all__ = [
     "Thresholds",
     "Undefined",
     "check_key_names",
-    "is_integer",
     "make_options",
     "resolve",
 ]
@@ -154,7 +154,7 @@ def class_weights_option(
         return None
     if not isinstance(class_weights, Mapping) or not class_weights:
         raise MetricsInputError("option 'class_weights': expected a non-empty mapping")
-    bad = [v for v in class_weights.values() if not _is_number(v) or not math.isfinite(v) or v < 0]
+    bad = [v for v in class_weights.values() if not is_number(v) or not math.isfinite(v) or v < 0]
     if bad:
         raise MetricsInputError(
             f"option 'class_weights': weights must be finite and non-negative, got {bad}"
@@ -162,16 +162,6 @@ def class_weights_option(
     if sum(class_weights.values()) == 0:
         raise MetricsInputError("option 'class_weights': the weights sum to zero")
     return tuple((str(k), float(v)) for k, v in class_weights.items())
-
-
-def _is_number(value: object) -> bool:
-    """A real number, numpy's included, but not a bool."""
-    return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
-
-
-def is_integer(value: object) -> bool:
-    """An integer, numpy's included, but not a bool."""
-    return not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
 
 
 def make_options(
@@ -198,7 +188,7 @@ def make_options(
     per_id: bool = False,
 ) -> Options:
     """Check every option's value once, with errors that name the option."""
-    if _is_number(threshold):
+    if is_number(threshold):
         threshold = float(threshold)  # type: ignore[arg-type]
         if not math.isfinite(threshold):
             raise MetricsInputError(
@@ -207,7 +197,7 @@ def make_options(
         threshold_option: float | Thresholds = float(threshold)
     else:
         threshold_option = _threshold_table(threshold)
-    if max_fpr is not None and (not _is_number(max_fpr) or not 0 < max_fpr <= 1):
+    if max_fpr is not None and (not is_number(max_fpr) or not 0 < max_fpr <= 1):
         raise MetricsInputError(f"option 'max_fpr': expected a number in (0, 1], got {max_fpr!r}")
     if metric not in sweepable():
         raise MetricsInputError(
@@ -216,15 +206,15 @@ def make_options(
         )
     if thresholds is not None:
         values = list(thresholds)
-        if not values or not all(_is_number(v) and math.isfinite(float(v)) for v in values):
+        if not values or not all(is_number(v) and math.isfinite(float(v)) for v in values):
             raise MetricsInputError(
                 f"option 'thresholds': expected finite numbers, got {thresholds!r}"
             )
         thresholds = tuple(float(v) for v in values)
     check_option("average", average, (None, "macro", "micro", "weighted", "samples"))
-    if not _is_number(beta) or not math.isfinite(beta) or beta <= 0:
+    if not is_number(beta) or not math.isfinite(beta) or beta <= 0:
         raise MetricsInputError(f"option 'beta': expected a positive number, got {beta!r}")
-    if not _is_number(eps) or not 0 <= eps < 0.5:
+    if not is_number(eps) or not 0 <= eps < 0.5:
         raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {eps!r}")
     check_option("per_class", per_class, (True, False))
     check_option("per_id", per_id, (True, False))

@@ -68,8 +68,8 @@ import math
 
 import polars as pl
 
-from pl_metrics._counts import check_zero_division, from_counts, is_real
-from pl_metrics._frame import MetricsInputError
+from pl_metrics._counts import check_zero_division, from_counts
+from pl_metrics._frame import MetricsInputError, is_number
 
 __all__ = [
     "average_precision",
@@ -102,7 +102,7 @@ def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | N
     assert score is not None
     if isinstance(threshold, pl.Expr):  # a threshold per row, or any expression
         return _col(score) >= threshold
-    if not is_real(threshold):
+    if not is_number(threshold):
         raise MetricsInputError(
             f"option 'threshold': expected a number or an expression, got {threshold!r}"
         )
@@ -293,7 +293,7 @@ def fbeta(
     >>> round(df.select(expr.fbeta("score", "truth", beta=2.0)).item(), 6)
     0.5
     """
-    if not is_real(beta) or not math.isfinite(beta) or beta <= 0:
+    if not is_number(beta) or not math.isfinite(beta) or beta <= 0:
         raise MetricsInputError(f"option 'beta': expected a positive number, got {beta!r}")
     return _metric("fbeta", score, truth, threshold, pred, zero_division, float(beta))
 
