@@ -199,15 +199,12 @@ def check_option(name: str, value: object, allowed: Iterable[object]) -> None:
         )
 
 
-def _not_a_name(option: str, value: object) -> MetricsInputError:
-    """The error for a column option that is not a column name."""
-    return MetricsInputError(f"option {option!r}: expected a column name (a string), got {value!r}")
-
-
 def missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInputError:
     """The error for a column option naming a column the table lacks, with close names."""
     if not isinstance(name, str):
-        return _not_a_name(option, name)
+        return MetricsInputError(
+            f"option {option!r}: expected a column name (a string), got {name!r}"
+        )
     close = difflib.get_close_matches(name, list(schema), n=3, cutoff=0.5)
     hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
     return MetricsInputError(
@@ -231,12 +228,6 @@ def resolve_columns(
 
     ``score_col=None`` is for metrics that take their predictions from ``pred_col``.
     """
-    named = {"id_col": id_col, "class_col": class_col, "truth_col": truth_col}
-    for option, name in [*named.items(), ("weight_col", weight_col), ("pred_col", pred_col)]:
-        if (name is not None or option in named) and not isinstance(name, str):
-            raise _not_a_name(option, name)
-    if score_col is not None and not isinstance(score_col, str):
-        raise _not_a_name("score_col", score_col)
     schema = frame.collect_schema()
     by_names = normalize_by(by)
     options = {"id_col": id_col, "class_col": class_col, "truth_col": truth_col}
@@ -247,7 +238,7 @@ def resolve_columns(
     if pred_col is not None:
         options["pred_col"] = pred_col
     for option, name in [*options.items(), *(("by", b) for b in by_names)]:
-        if name not in schema:
+        if not isinstance(name, str) or name not in schema:  # None or a list: not a name
             raise missing_column(schema, option, name)
     clash = sorted(set(by_names) & set(options.values()))
     if clash:

@@ -481,7 +481,7 @@ def resolve(
         )
     if fold_col is not None:  # the state groups by fold; the result does not
         schema = frame.collect_schema()
-        if fold_col not in schema:
+        if not isinstance(fold_col, str) or fold_col not in schema:
             raise missing_column(schema, "fold_col", fold_col)
         if fold_col in normalize_by(by):
             raise MetricsInputError(f"option 'fold_col': {fold_col!r} is also in 'by'")
