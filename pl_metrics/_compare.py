@@ -31,7 +31,6 @@ The first three give their resampled sums to the metric's own finalize step, so 
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -50,6 +49,7 @@ from pl_metrics._frame import (
     MetricsInputError,
     aggregate,
     as_like,
+    did_you_mean,
     is_integer,
     is_number,
     join_on,
@@ -111,8 +111,8 @@ def _check_options(function: str, options: dict[str, Any], own: Sequence[str]) -
     known = set(inspect.signature(report).parameters) - {"frame", "metrics"}
     unknown = sorted(set(options) - known)
     if unknown:
-        close = difflib.get_close_matches(unknown[0], known, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        close = did_you_mean(unknown[0], known, n=1)
+        hint = f"; {close}" if close else ""
         raise MetricsInputError(f"{function}: unknown option {unknown[0]!r}{hint}")
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "as_like",
     "check_option",
     "class_hash",
+    "did_you_mean",
     "duplicate_problem",
     "id_problems",
     "is_categorical",
@@ -199,14 +200,20 @@ def check_option(name: str, value: object, allowed: Iterable[object]) -> None:
         )
 
 
+def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3, cutoff: float = 0.6) -> str:
+    """``"did you mean 'a' or 'b'?"`` for the choices close to ``name``; "" if none is."""
+    close = difflib.get_close_matches(name, list(choices), n=n, cutoff=cutoff)
+    return f"did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
 def missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInputError:
     """The error for a column option naming a column the table lacks, with close names."""
     if not isinstance(name, str):
         return MetricsInputError(
             f"option {option!r}: expected a column name (a string), got {name!r}"
         )
-    close = difflib.get_close_matches(name, list(schema), n=3, cutoff=0.5)
-    hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    close = did_you_mean(name, schema, cutoff=0.5)
+    hint = f"; {close}" if close else ""
     return MetricsInputError(
         f"column {name!r} (option {option!r}) is not in the table; its columns are "
         f"{list(schema)}{hint}"

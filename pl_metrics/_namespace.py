@@ -6,7 +6,6 @@ registered metric is on the namespace without anything written here.
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Callable
 from typing import Any, Generic, NoReturn, overload
@@ -14,7 +13,7 @@ from typing import Any, Generic, NoReturn, overload
 import polars as pl
 
 from pl_metrics import _compare, _report
-from pl_metrics._frame import FrameT
+from pl_metrics._frame import FrameT, did_you_mean
 from pl_metrics._registry import function, metric_names
 
 __all__ = ["METHODS", "MetricsNamespace"]
@@ -39,8 +38,8 @@ class MetricsNamespace(Generic[FrameT]):
         self._frame: FrameT = frame
 
     def __getattr__(self, name: str) -> NoReturn:  # only names that are not methods
-        close = difflib.get_close_matches(name, list(METHODS), n=3, cutoff=0.6)
-        hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+        close = did_you_mean(name, METHODS)
+        hint = f"{close} " if close else ""
         raise AttributeError(
             f".metrics has no method {name!r}; {hint}(methods: {', '.join(METHODS)})"
         )

@@ -499,12 +499,10 @@ def info(metric: str) -> MetricInfo:
     """The registry entry of ``metric``; unknown names raise, suggesting close ones."""
     entry = METRICS.get(metric) if isinstance(metric, str) else None
     if entry is None:
-        import difflib
+        from pl_metrics._frame import MetricsInputError, did_you_mean
 
-        from pl_metrics._frame import MetricsInputError
-
-        close = difflib.get_close_matches(str(metric), METRICS, n=3, cutoff=0.6)
-        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+        close = did_you_mean(str(metric), METRICS)
+        hint = f"; {close}" if close else ""
         raise MetricsInputError(
             f"unknown metric {metric!r}{hint} (expected one of {', '.join(METRICS)})"
         )

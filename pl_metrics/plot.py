@@ -297,8 +297,11 @@ def distributions(table: pl.DataFrame, metrics: Sequence[str], *, bins: int = 30
         ax.set_axisbelow(True)
     keys = _key_columns(table, metrics)
     over = f" {' x '.join(keys)}" if keys else ""
-    missing = [f"{m} {table.height - v.size:,}" for m, v in zip(metrics, values, strict=True)]
-    missing = [text for text, v in zip(missing, values, strict=True) if v.size < table.height]
+    missing = [
+        f"{m} {table.height - v.size:,}"
+        for m, v in zip(metrics, values, strict=True)
+        if v.size < table.height
+    ]
     left_out = f" (no value, left out: {', '.join(missing)})" if missing else ""
     fig.suptitle(f"Distribution over {table.height:,}{over} groups{left_out}")
     return fig
