@@ -9,11 +9,12 @@ dump size.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -23,7 +24,7 @@ from pl_metrics._chunks import Chunks, budget_bytes, class_chunks, id_range, pla
 from pl_metrics._curves import average_classes, check_undefined, curve_positives
 from pl_metrics._frame import INTERNAL, N_IDS, MetricsInputError, Ragged, aggregate
 from pl_metrics._io import files as find_files
-from pl_metrics._io import scan
+from pl_metrics._io import scan, unreadable_file
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
 
@@ -207,14 +208,27 @@ def score(
         validate=validate,
     )
     show = sys.stderr.isatty() if progress is None else progress
-    return score_spec(
-        lf,
-        spec,
-        files=files,
-        budget=budget_bytes(memory_budget),
-        n_chunks=n_chunks,
-        runner=local_runner(lf, sys.stderr if show else None),
-    )
+    with _named_file(files, spec):
+        return score_spec(
+            lf,
+            spec,
+            files=files,
+            budget=budget_bytes(memory_budget),
+            n_chunks=n_chunks,
+            runner=local_runner(lf, sys.stderr if show else None),
+        )
+
+
+@contextlib.contextmanager
+def _named_file(files: Sequence[Path] | None, spec: Spec) -> Iterator[None]:
+    """Name the file when reading ``files`` fails: polars' errors do not."""
+    try:
+        yield
+    except (pl.exceptions.ComputeError, OSError) as error:
+        which = unreadable_file(files, spec.columns.used) if files else None
+        if which is None:
+            raise
+        raise MetricsInputError(which) from error
 
 
 #: Computes the collected states of the chunks of a plan (locally, or on a cluster).

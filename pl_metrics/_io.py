@@ -15,7 +15,15 @@ import polars as pl
 
 from pl_metrics._frame import MetricsInputError
 
-__all__ = ["FORMATS", "file_format", "files", "printable", "row_group_ranges", "scan"]
+__all__ = [
+    "FORMATS",
+    "file_format",
+    "files",
+    "printable",
+    "row_group_ranges",
+    "scan",
+    "unreadable_file",
+]
 
 FORMATS = {
     ".parquet": "parquet",
@@ -139,6 +147,26 @@ def _reason(error: Exception) -> str:
     """The first line of a reader's error (polars adds lines of advice), printable."""
     text = str(error).strip() or type(error).__name__
     return printable(text.splitlines()[0])
+
+
+def unreadable_file(found: Sequence[Path], columns: Sequence[str]) -> str | None:
+    """Which of ``found`` polars cannot read ``columns`` of, told as an error message.
+
+    For after reading the files together failed, whose error names no file (a corrupt
+    parquet page, a CSV field that does not parse). Each file is read on its own, one after
+    the other, its values hashed in the streaming engine: memory stays that of a batch. None
+    when every file reads.
+    """
+    for path in found:
+        try:
+            lf = scan([path])
+            present = [c for c in columns if c in lf.collect_schema()]
+            lf.select(pl.col(present).hash().max()).collect(engine="streaming")
+        except MetricsInputError:  # alone, it is empty: the files together left it out
+            continue
+        except (pl.exceptions.PolarsError, OSError) as error:
+            return f"cannot read file {str(path)!r}: {_reason(error)}"
+    return None
 
 
 def _file_schema(path: Path, kind: str) -> pl.Schema:

@@ -21,7 +21,7 @@ from pl_metrics._chunks import Chunks, budget_bytes
 from pl_metrics._driver import Runner, chunk_state, score_spec
 from pl_metrics._frame import Ragged
 from pl_metrics._io import files as find_files
-from pl_metrics._io import scan
+from pl_metrics._io import scan, unreadable_file
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState
 
@@ -198,11 +198,23 @@ def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:
             except Exception as error:  # the task's own error, after its retries
                 for other in futures:
                     other.cancel()
+                which = _unreadable_file(client, paths, spec)
                 raise ChunkError(
                     f"chunk {number} of {len(futures)} ({chunks.strategy}) over "
                     f"{', '.join(paths[:3])}{' ...' if len(paths) > 3 else ''} failed after "
                     f"{retries + 1} tries: {type(error).__name__}: {error}"
+                    + (f"; {which}" if which else "")
                 ) from error
         return states
 
     return run
+
+
+def _unreadable_file(client: Any, paths: list[str], spec: Spec) -> str | None:
+    """`pl_metrics._io.unreadable_file`, on a worker (where the files are), or None."""
+    try:
+        found = client.submit(unreadable_file, [Path(p) for p in paths], spec.columns.used)
+        which: str | None = found.result()
+    except Exception:  # a hint only: the chunk's own error is raised
+        return None
+    return which

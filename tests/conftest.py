@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -102,3 +103,12 @@ def grouped_table(problems: list[dict[str, np.ndarray]], seed: int = 0) -> pl.Da
         for g, p in enumerate(problems)
     ]
     return pl.concat(frames).sample(fraction=1.0, shuffle=True, seed=seed)
+
+
+def write_corrupt_page(rows: pl.DataFrame, path: Path) -> None:
+    """``rows`` as a parquet file whose footer reads but one data page does not decode."""
+    rows.write_parquet(path, compression="zstd")
+    data = bytearray(path.read_bytes())
+    at = len(data) // 3  # in a data page, well before the footer
+    data[at : at + 200] = bytes(b ^ 0xFF for b in data[at : at + 200])
+    path.write_bytes(bytes(data))

@@ -17,6 +17,7 @@ import pl_metrics
 from pl_metrics import cli
 from pl_metrics._registry import metric_names
 from pl_metrics.cli import main
+from tests.conftest import write_corrupt_page
 
 DATA = Path(__file__).parent.parent / "data" / "digits_oof.parquet"
 
@@ -213,15 +214,30 @@ def _bad_inputs(folder: Path) -> dict[str, tuple[Path, str]]:
     corrupt.mkdir()
     one.write_parquet(corrupt / "a.parquet")
     (corrupt / "b.parquet").write_bytes(b"\x00\xff\x1b[31m garbage\n" * 20)
+    page = folder / "page"  # a corrupt data page behind an intact footer: read at collect
+    page.mkdir()
+    one.write_parquet(page / "a.parquet")
+    write_corrupt_page(one, page / "b.parquet")
+    with pytest.raises(pl.exceptions.ComputeError):  # the file's metadata reads, its rows don't
+        pl.read_parquet(page / "b.parquet")
+    field = folder / "field"  # a CSV field that does not parse, past type inference
+    field.mkdir()
+    one.write_csv(field / "a.csv")
+    rows = one.with_columns(pl.col("score").cast(pl.String), pl.col("id") + one["id"].max() + 1)
+    last = pl.int_range(pl.len()) == pl.len() - 1
+    rows = rows.with_columns(pl.when(last).then(pl.lit("abc")).otherwise("score").alias("score"))
+    rows.write_csv(field / "b.csv")
     return {
         "empty": (empty, "the table is empty: file '"),
         "header": (header, "header.csv' has no rows"),
         "mixed": (mixed, "column 'score' is Float64 in '"),
         "corrupt": (corrupt, "cannot read file '"),
+        "page": (page, "cannot read file '"),
+        "field": (field, "cannot read file '"),
     }
 
 
-@pytest.mark.parametrize("case", ["empty", "header", "mixed", "corrupt"])
+@pytest.mark.parametrize("case", ["empty", "header", "mixed", "corrupt", "page", "field"])
 def test_bad_files_are_one_named_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, case: str
 ) -> None:
@@ -230,8 +246,11 @@ def test_bad_files_are_one_named_line(
     err = capsys.readouterr().err
     _one_line_error(err)
     assert message in err
-    if case in ("mixed", "corrupt"):
+    if case in ("mixed", "corrupt", "page"):
         assert "b.parquet" in err
+    if case == "field":
+        assert "b.csv" in err
+        assert "abc" in err
 
 
 def test_shards_with_float32_and_float64_scores(

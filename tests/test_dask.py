@@ -16,6 +16,7 @@ import pytest
 
 import pl_metrics
 import pl_metrics.dask
+from tests.conftest import write_corrupt_page
 from tests.test_driver import close
 
 distributed = pytest.importorskip("distributed")
@@ -103,6 +104,14 @@ def test_errors(client: Any, dump: Path, tmp_path: Path, monkeypatch: pytest.Mon
         monkeypatch.setattr(pl_metrics.dask, "_chunk_state", broken)
         with pytest.raises(pl_metrics.dask.ChunkError, match=r"chunk 1 of 3 .*disk went away"):
             pl_metrics.dask.score(dump, "lrap", by="model", client=local, n_chunks=3, retries=1)
+
+
+def test_a_corrupt_file_is_named(client: Any, tmp_path: Path) -> None:
+    rows = pl.read_parquet(DATA / "digits_oof.parquet").filter(pl.col("model") == "knn")
+    rows.filter(pl.col("fold") == 0).write_parquet(tmp_path / "a.parquet")
+    write_corrupt_page(rows.filter(pl.col("fold") == 1), tmp_path / "b.parquet")
+    with pytest.raises(pl_metrics.dask.ChunkError, match=r"cannot read file '.*b\.parquet'"):
+        pl_metrics.dask.score(tmp_path, "lrap", client=client, n_chunks=2, retries=0)
 
 
 def test_default_local_cluster(dump: Path) -> None:
