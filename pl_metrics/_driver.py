@@ -13,12 +13,12 @@ import contextlib
 import itertools
 import math
 import sys
-import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO
 
 import polars as pl
+from tqdm import tqdm
 
 from pl_metrics._chunks import Chunks, budget_bytes, class_chunks, id_range, plan_chunks
 from pl_metrics._curves import average_classes, check_undefined, curve_positives
@@ -46,28 +46,6 @@ _LEAST, _MOST = f"{INTERNAL}least_ids", f"{INTERNAL}most_ids"
 #: What `score` reads: files, folders and globs, a LazyFrame or DataFrame, an Arrow table or
 #: stream, or a ``pyarrow.dataset.Dataset``.
 Source = str | Path | Sequence[str | Path] | pl.LazyFrame | pl.DataFrame | Any
-
-
-class _Progress:
-    """A one-line progress bar on a terminal's stderr: chunks done, rows/s, time left."""
-
-    def __init__(self, total: int, rows: int, stream: TextIO | None) -> None:
-        self.total, self.rows, self.stream = total, rows, stream
-        self.start = time.perf_counter()
-
-    def update(self, done: int) -> None:
-        if self.stream is None:
-            return
-        elapsed = time.perf_counter() - self.start
-        rate = self.rows * done / self.total / elapsed if elapsed > 0 else 0.0
-        eta = elapsed / done * (self.total - done) if done else 0.0
-        bar = "#" * (20 * done // self.total)
-        self.stream.write(
-            f"\r[{bar:<20}] chunk {done}/{self.total}  {rate / 1e6:6.1f}M rows/s  ETA {eta:5.0f}s"
-        )
-        if done == self.total:  # done: clear the line, so the table stands alone
-            self.stream.write("\r\x1b[2K")
-        self.stream.flush()
 
 
 def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
@@ -239,11 +217,19 @@ def local_runner(lf: pl.LazyFrame, stream: TextIO | None) -> Runner:
     """Chunks one after the other in this process, with a progress bar on ``stream``."""
 
     def run(chunks: Chunks, spec: Spec) -> list[MetricState]:
-        bar = _Progress(len(chunks), chunks.rows, stream)
         states = []
-        for done, keep in enumerate(chunks.filters, start=1):
-            states.append(chunk_state(lf if len(chunks) == 1 else lf.filter(keep), spec))
-            bar.update(done)
+        with tqdm(
+            total=chunks.rows,
+            desc=f"{len(chunks)} chunks: {chunks.strategy}",
+            unit="row",
+            unit_scale=True,
+            file=stream,
+            disable=stream is None,
+            leave=False,  # cleared when done, so the table stands alone
+        ) as bar:
+            for done, keep in enumerate(chunks.filters, start=1):
+                states.append(chunk_state(lf if len(chunks) == 1 else lf.filter(keep), spec))
+                bar.update(chunks.rows * done // len(chunks) - bar.n)  # rows: about a share
         return states
 
     return run

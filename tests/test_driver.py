@@ -11,7 +11,8 @@ import pytest
 
 import pl_metrics
 from pl_metrics._chunks import budget_bytes, plan_chunks
-from pl_metrics._driver import _Progress
+from pl_metrics._driver import local_runner
+from pl_metrics._spec import resolve
 from tests.conftest import long_table
 
 DATA = Path(__file__).parent.parent / "data"
@@ -138,18 +139,19 @@ def test_never_more_chunks_than_rows() -> None:
     assert got.item() == pytest.approx(pl_metrics.lrap(df).item(), rel=1e-12)
 
 
-def test_progress_bar_writes_to_its_stream() -> None:
+def test_progress_bar_writes_to_its_stream(digits: pl.DataFrame) -> None:
+    lf = digits.lazy()
+    plan = plan_chunks(lf, n_chunks=4, budget=budget_bytes(None))
+    spec = resolve(lf, "lrap", by="model")
     stream = io.StringIO()
-    bar = _Progress(total=4, rows=4_000_000, stream=stream)
-    for done in range(1, 5):
-        bar.update(done)
+    states = local_runner(lf, stream)(plan, spec)
+    assert len(states) == 4
     text = stream.getvalue()
-    assert "chunk 4/4" in text
-    assert "rows/s" in text
-    assert "ETA" in text
-    assert text.endswith("\r\x1b[2K")  # the finished bar is cleared, not left above the table
-    quiet = _Progress(total=2, rows=10, stream=None)
-    quiet.update(1)  # nothing to write to: no error
+    assert f"4 chunks: {plan.strategy}" in text
+    assert f"/{digits.height / 1000:.1f}k [" in text  # rows to read
+    assert "row/s" in text
+    quiet = local_runner(lf, None)(plan, spec)  # nothing to write to: no error
+    assert len(quiet) == 4
 
 
 @pytest.mark.parametrize("average", ["macro", "weighted", None])
