@@ -8,6 +8,7 @@ the whole dump, keeping only its bucket.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 import re
@@ -213,6 +214,7 @@ def _bound(value: Any, id_type: pl.DataType) -> pl.Expr:
 
 
 def class_chunks(
+    lf: pl.LazyFrame,
     rows: int,
     class_col: str,
     *,
@@ -220,15 +222,35 @@ def class_chunks(
     budget: int,
     n_chunks: int | None = None,
 ) -> Chunks:
-    """Hash buckets of the class, for metrics that rank ids within a class.
+    """Sets of classes of about equal rows, for metrics that rank ids within a class.
 
-    ``rows``: the dump's row count, as `plan_chunks` found it (counting again would run a
-    LazyFrame's upstream query again).
+    ``rows``: the dump's row count, as `plan_chunks` found it. Each chunk reads the whole
+    dump and keeps its classes' rows, so no more chunks than classes are made: the rows per
+    class are counted first (one read of the class column), and each class goes to the
+    chunk with the fewest rows so far, largest classes first. Null classes go to the first
+    chunk, whose state reports them.
     """
     count = n_chunks or max(1, math.ceil(rows * BYTES_PER_ROW_SCATTERED / budget))
+    if count <= 1:
+        return Chunks((pl.lit(True),), "class buckets", rows)
     cls = pl.col(class_col)
-    if categorical:  # categorical codes differ between files: hash the strings
+    if categorical:  # categorical codes differ between files: the strings are compared
         cls = cls.cast(pl.String)
-    bucket = cls.hash(seed=0) % count
-    filters = tuple(bucket == k for k in range(count)) if count > 1 else (pl.lit(True),)
-    return Chunks(filters, "class buckets", rows)
+    sizes = (
+        lf.select(cls.alias("class"))
+        .drop_nulls()
+        .group_by("class")
+        .len()
+        .sort("len", "class", descending=[True, False])
+        .collect(engine="streaming")
+    )
+    count = max(1, min(count, sizes.height))
+    members = [list[object]() for _ in range(count)]
+    least = [(0, k) for k in range(count)]  # (rows held, chunk): a heap
+    for value, size in sizes.iter_rows():
+        held, k = heapq.heappop(least)
+        members[k].append(value)
+        heapq.heappush(least, (held + size, k))
+    filters = tuple(cls.is_in(pl.Series(m, dtype=sizes["class"].dtype).implode()) for m in members)
+    filters = (filters[0] | cls.is_null(), *filters[1:])
+    return Chunks(filters if count > 1 else (pl.lit(True),), "class buckets", rows)

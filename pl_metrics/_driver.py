@@ -133,7 +133,8 @@ def score(
     DataFrame
         What `report` returns, equal to it to rounding (1e-12). Metrics that rank ids within
         a class (ROC AUC, average precision, padded cmAP) are scored in class-disjoint chunks
-        (hash buckets of the class), each holding one row per class and distinct score.
+        (sets of classes of about equal rows), each holding one row per class and distinct
+        score.
 
     Examples
     --------
@@ -258,6 +259,7 @@ def score_spec(
     class_plan = None
     if by_class:
         class_plan = class_chunks(
+            lf,
             id_plan.rows,
             spec.columns.cls,
             categorical=spec.columns.class_is_categorical,

@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 
 import pl_metrics
-from pl_metrics._chunks import budget_bytes, plan_chunks
+from pl_metrics._chunks import budget_bytes, class_chunks, plan_chunks
 from pl_metrics._driver import local_runner
 from pl_metrics._spec import resolve
 from tests.conftest import long_table
@@ -174,6 +174,28 @@ def test_class_and_id_metrics_together(hive_dump: Path, digits: pl.DataFrame) ->
     close(pl_metrics.score(hive_dump, metrics, by=["model", "fold"], k=2, n_chunks=4), whole)
     micro = pl_metrics.report(digits, ["roc_auc"], by="model", average="micro")
     close(pl_metrics.score(hive_dump, ["roc_auc"], by="model", average="micro", n_chunks=3), micro)
+
+
+def test_class_chunks_hold_whole_classes_in_rows_about_equal(digits: pl.DataFrame) -> None:
+    lf, n_classes = digits.lazy(), digits["class"].n_unique()
+    budget = budget_bytes(None)
+    # No more chunks than classes: each one reads the whole dump.
+    assert (
+        len(class_chunks(lf, digits.height, "class", categorical=False, budget=budget, n_chunks=40))
+        == n_classes
+    )
+    plan = class_chunks(lf, digits.height, "class", categorical=False, budget=budget, n_chunks=4)
+    parts = [digits.filter(keep) for keep in plan.filters]
+    assert sum(part.height for part in parts) == digits.height
+    classes = [set(part["class"]) for part in parts]
+    assert sum(map(len, classes)) == n_classes  # each class in one chunk
+    heights = [part.height for part in parts]
+    assert max(heights) - min(heights) <= digits["class"].value_counts()["count"].max()
+    nulls = digits.with_columns(
+        pl.when(pl.col("id") == 7).then(None).otherwise("class").alias("class")
+    )
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"column 'class': \d+ rows are null"):
+        pl_metrics.score(nulls, "roc_auc", by=["model", "fold"], n_chunks=3)
 
 
 def test_class_chunks_see_ids_missing_whole_classes(tmp_path: Path) -> None:
