@@ -80,9 +80,16 @@ def _per_class_values(
     """
     if pooled:
         curves = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
-    # Each group's scores, highest first: sorted within the groups, cheaper than sorting
-    # the table by its keys (strings, often).
-    pos, neg = (pl.col(c).sort_by(CURVE_SCORE, descending=True) for c in (_POS, _NEG))
+    if keys:
+        # Each group's scores, highest first: sorted within the groups, cheaper than sorting
+        # the table by its keys (strings, often).
+        pos, neg = (pl.col(c).sort_by(CURVE_SCORE, descending=True) for c in (_POS, _NEG))
+    else:
+        # One group: the table sorted, then read in order. Sorted within a select instead,
+        # polars 2.1 computed the pieces of the partial area (`max_fpr`) in different orders
+        # of the pooled rows, at random (common subexpressions taken out of the sorts).
+        curves = curves.sort(CURVE_SCORE, descending=True)
+        pos, neg = pl.col(_POS), pl.col(_NEG)
     tp, fp = pos.cum_sum(), neg.cum_sum()
     if metric == "roc_auc" and max_fpr is not None:
         exprs = [ordered_sum(_partial_area(pos, neg, tp, fp, max_fpr)).alias(_AREA)]
