@@ -10,6 +10,7 @@ dump size.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import math
 import sys
@@ -366,20 +367,16 @@ def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
     if spec.per_class(spec.metrics[0]):  # per-class values (and curves): the chunks' rows
         return table.sort(spec.keys, nulls_last=True, maintain_order=True)
     table = table.join(positives, on=[*by, cols.cls], how="left", nulls_equal=True)
-    out = None
+    # Every group, also one whose classes are all left out (undefined): NaN, as report's.
+    values = [spread.select(by)] if by else []
     for metric in spec.metrics:
         average = "macro" if metric == "padded_cmap" else str(opts.average)
-        one = average_classes(table.lazy(), metric, by, average).collect(engine=_SMALL)
-        out = (
-            one
-            if out is None
-            else (
-                out.join(one, on=by, how="left", nulls_equal=True)
-                if by
-                else pl.concat([out, one], how="horizontal")
-            )
-        )
-    assert out is not None
+        values.append(average_classes(table.lazy(), metric, by, average).collect(engine=_SMALL))
+    out = (
+        functools.reduce(lambda a, b: a.join(b, on=by, how="left", nulls_equal=True), values)
+        if by
+        else pl.concat(values, how="horizontal")
+    )
     out = out.with_columns(pl.col(spec.metrics).fill_null(float("nan")))
     return out.sort(by, nulls_last=True) if by else out
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import pl_metrics
 from pl_metrics._chunks import budget_bytes, class_chunks, plan_chunks
@@ -196,6 +197,29 @@ def test_class_chunks_hold_whole_classes_in_rows_about_equal(digits: pl.DataFram
     )
     with pytest.raises(pl_metrics.MetricsInputError, match=r"column 'class': \d+ rows are null"):
         pl_metrics.score(nulls, "roc_auc", by=["model", "fold"], n_chunks=3)
+
+
+@pytest.mark.parametrize("average", ["macro", "weighted"])
+def test_class_chunks_keep_groups_whose_classes_are_all_undefined(
+    tmp_path: Path, average: str
+) -> None:
+    # Group b has no positives: every class's ROC AUC is undefined and left out ('skip').
+    df = pl.DataFrame(
+        {
+            "g": ["a"] * 4 + ["b"] * 4,
+            "id": [1, 1, 2, 2] * 2,
+            "class": ["x", "y"] * 4,
+            "score": [0.9, 0.1, 0.4, 0.6] * 2,
+            "truth": [True, False, False, True] + [False] * 4,
+        }
+    )
+    df.write_parquet(tmp_path / "dump.parquet")
+    options = {"by": "g", "undefined": "skip", "average": average}
+    for metrics in (["roc_auc"], ["roc_auc", "average_precision"], ["padded_cmap", "roc_auc"]):
+        want = pl_metrics.report(df, metrics, **options)
+        assert want["g"].to_list() == ["a", "b"]
+        got = pl_metrics.score(tmp_path / "dump.parquet", metrics, n_chunks=2, **options)
+        assert_frame_equal(got, want)
 
 
 def test_class_chunks_see_ids_missing_whole_classes(tmp_path: Path) -> None:
