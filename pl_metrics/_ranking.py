@@ -76,7 +76,6 @@ _LW_DEN = f"{INTERNAL}lw_den"
 # Per-(group, class) sums for lwlrap per class.
 _CLASS_LW_SUM = f"{INTERNAL}class_lw_sum"
 _CLASS_LW_DEN = f"{INTERNAL}class_lw_den"
-_CLASS_NPOS = f"{INTERNAL}class_npos"
 
 #: Up to this many positives per id, the polars plan counts pairs (as the C kernel does).
 _FEW_POSITIVES = 16
@@ -301,7 +300,6 @@ def _by_positive_class(
             .agg(
                 ordered_sum(w * pl.col(P) / pl.col(R)).alias(_CLASS_LW_SUM),
                 ordered_sum(w).alias(_CLASS_LW_DEN),
-                pl.len().cast(pl.Int64).alias(_CLASS_NPOS),
             )
             .rename({_POS_CLASS: cols.cls})
         )
@@ -430,11 +428,9 @@ def _lwlrap_per_class(classes: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
     return classes.select(
         *cols.by,
         cols.cls,
-        # A class never positive in its group has no precision to average: null, weight 0.
-        pl.when(pl.col(_CLASS_NPOS) > 0)
-        .then(pl.col(_CLASS_LW_SUM) / den)
-        .cast(pl.Float64)
-        .alias("lwlrap"),
+        # A class never positive in its group (or whose positives all weigh 0) has no
+        # precision to average: null, weight 0.
+        pl.when(den > 0).then(pl.col(_CLASS_LW_SUM) / den).cast(pl.Float64).alias("lwlrap"),
         (den / group_den).cast(pl.Float64).alias("weight"),
     )
 
@@ -477,8 +473,9 @@ def lwlrap(
     per_class
         If true, return rows ``(by..., class, lwlrap, weight)``: each class's mean precision
         and its share of the group's positive labels, so that ``sum(lwlrap * weight)`` is the
-        overall value. A class that is never positive in its group gets a null lwlrap and
-        weight 0 (the DCASE code reports 0 there; it carries no weight either way).
+        overall value. A class that is never positive in its group (or whose positives all
+        weigh 0) gets a null lwlrap and weight 0 (the DCASE code reports 0 there; it carries
+        no weight either way).
     ragged
         ``"error"`` (default): every id must have a row for every class of its group.
         ``"allow"``: rank each id over the rows it has.

@@ -185,6 +185,17 @@ def test_seed_000_worked_example(kind: str) -> None:
     assert per_class["weight"].to_list() == pytest.approx([0.25, 0.25, 0.5])
 
 
+def test_lwlrap_per_class_of_positives_that_weigh_nothing_is_null(kind: str) -> None:
+    # Class y's only positive is id 2's, of weight 0: no weighted precision to average.
+    truth, score = np.array([[1, 0], [0, 1]]), np.array([[0.9, 0.1], [0.4, 0.6]])
+    df = long_table(truth, score, weight=np.array([1.0, 0.0]), class_names=["x", "y"])
+    per_class = run(df, kind, pl_metrics.lwlrap, per_class=True, weight_col="w")
+    assert per_class["lwlrap"].to_list() == [1.0, None]
+    assert per_class["weight"].to_list() == [1.0, 0.0]
+    overall = run(df, kind, pl_metrics.lwlrap, weight_col="w").item()
+    assert per_class.select(pl.col("lwlrap") * pl.col("weight")).sum().item() == overall
+
+
 SEED_001 = (
     np.array([[1, 0, 0], [0, 0, 1]], dtype=bool),
     np.array([[0.75, 0.5, 1.0], [1.0, 0.2, 0.1]]),
