@@ -138,13 +138,19 @@ def _cell_losses(
     return aggregate(ordered, keys, [value.alias(metric), ordered_sum(pos).alias(_POS)])
 
 
+def _weighed(points: pl.LazyFrame) -> pl.LazyFrame:
+    """The curve's points at scores of some weight: scikit-learn drops rows of weight 0."""
+    return points.filter((pl.col(_POS) != 0) | (pl.col(_NEG) != 0))
+
+
 def _roc_curve(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Sklearn's ``roc_curve(drop_intermediate=False)``: a first row at threshold inf."""
-    points = cumulated(curves, keys).select(
+    every = cumulated(curves, keys)
+    points = _weighed(every).select(
         *keys, pl.col(CURVE_SCORE).alias("threshold"), TP, FP, P_ALL, N_ALL
     )
-    start = (
-        points.select(*keys, P_ALL, N_ALL)
+    start = (  # every class's, also one whose weights are all zero
+        every.select(*keys, P_ALL, N_ALL)
         .unique()
         .with_columns(threshold=pl.lit(float("inf")), **{TP: pl.lit(0.0), FP: pl.lit(0.0)})
     )
@@ -163,7 +169,7 @@ def _roc_curve(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
 def _pr_curve(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Sklearn's ``precision_recall_curve``: thresholds rising, then precision 1, recall 0."""
     tp, predicted, positives = pl.col(TP), pl.col(TP) + pl.col(FP), pl.col(P_ALL)
-    table = cumulated(curves, keys).select(
+    table = _weighed(cumulated(curves, keys)).select(
         *keys,
         pl.col(CURVE_SCORE).alias("threshold"),
         pl.when(predicted != 0).then(tp / predicted).otherwise(0.0).alias("precision"),
@@ -302,8 +308,9 @@ def roc_curve(
 
     Per class equal to ``sklearn.metrics.roc_curve(truth, score, sample_weight=w,
     drop_intermediate=False)``, its first row included (threshold ``inf``, 0, 0); thresholds
-    fall down the class's distinct scores. A class without negatives has NaN ``fpr``
-    (without positives, NaN ``tpr``), as scikit-learn.
+    fall down the class's distinct scores (those of ids of weight 0 left out, as
+    scikit-learn drops them). A class without negatives has NaN ``fpr`` (without positives,
+    NaN ``tpr``), as scikit-learn.
 
     Parameters
     ----------
@@ -365,9 +372,9 @@ def precision_recall_curve(
 
     Rows ``(by..., class, threshold, precision, recall)``. Per class equal to
     ``sklearn.metrics.precision_recall_curve(truth, score, sample_weight=w)``: thresholds
-    rise through the class's distinct scores, and a last row with precision 1, recall 0 and
-    a null threshold ends the curve. A class without positives has recall 1 throughout, as
-    scikit-learn.
+    rise through the class's distinct scores (of ids of some weight), and a last row with
+    precision 1, recall 0 and a null threshold ends the curve. A class without positives
+    has recall 1 throughout, as scikit-learn.
 
     Parameters
     ----------
