@@ -28,6 +28,7 @@ from pl_metrics._state import CURVE_SCORE, Family, Parts, curve_exprs, register
 __all__ = ["best_threshold", "threshold_sweep"]
 
 _T = "threshold"
+_T_COMPARED = f"{INTERNAL}threshold_compared"  # the threshold in the scores' type
 _FOLD_POS, _FOLD_NEG = f"{INTERNAL}fold_pos", f"{INTERNAL}fold_neg"
 
 
@@ -38,14 +39,30 @@ def _value(opts: Options) -> pl.Expr:
     return from_counts(opts.metric, tp, fp, fn, tn, opts.zero_division, opts.beta)
 
 
-def _at_thresholds(counts: pl.LazyFrame, thresholds: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """The counts of ``score >= t`` for each class and threshold ``t``."""
+def _at_thresholds(
+    counts: pl.LazyFrame, thresholds: pl.LazyFrame, keys: list[str], cols: Columns
+) -> pl.LazyFrame:
+    """The counts of ``score >= t`` for each class and threshold ``t``.
+
+    Compared in the scores' type: a threshold is rounded to Float32 for Float32 scores.
+    """
     classes = counts.select(*keys, P_ALL, N_ALL).unique()
-    grid = classes.join(thresholds, how="cross").sort([*keys, _T])
-    above = counts.select(*keys, pl.col(CURVE_SCORE).alias(_T), TP, FP).sort([*keys, _T])
+    t = pl.col(_T)
+    compared = t.cast(pl.Float32).cast(pl.Float64) if cols.score_is_float32 else t
+    grid = classes.join(thresholds, how="cross").with_columns(compared.alias(_T_COMPARED))
+    grid = grid.sort([*keys, _T_COMPARED])
+    above = counts.select(*keys, pl.col(CURVE_SCORE).alias(_T_COMPARED), TP, FP)
     # The smallest score >= t holds the counts of every score >= t; none: nothing predicted.
-    found = grid.join_asof(above, on=_T, by=keys, strategy="forward", check_sortedness=False)
-    return found.with_columns(pl.col(TP).fill_null(0.0), pl.col(FP).fill_null(0.0))
+    found = grid.join_asof(
+        above.sort([*keys, _T_COMPARED]),
+        on=_T_COMPARED,
+        by=keys,
+        strategy="forward",
+        check_sortedness=False,
+    )
+    return found.drop(_T_COMPARED).with_columns(
+        pl.col(TP).fill_null(0.0), pl.col(FP).fill_null(0.0)
+    )
 
 
 def _best(candidates: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
@@ -81,7 +98,7 @@ class _Thresholds(Family):
         if metric == "threshold_sweep":
             grid = opts.thresholds or tuple(np.linspace(0.0, 1.0, 101).tolist())
             thresholds = pl.LazyFrame({_T: list(grid)}, schema={_T: pl.Float64}).unique()
-            counts = _at_thresholds(cumulated(curves, keys), thresholds, keys)
+            counts = _at_thresholds(cumulated(curves, keys), thresholds, keys, cols)
             return counts.select(*keys, _T, _value(opts).alias("value")).sort([*keys, _T])
         if opts.fold_col is None:
             candidates = cumulated(curves, keys).select(

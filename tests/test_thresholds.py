@@ -208,3 +208,26 @@ def test_a_table_of_float_classes_applies_to_its_own_data() -> None:
     assert pl_metrics.f1(df, threshold=best).item() == pytest.approx(
         pl_metrics.f1(floats, threshold=best).item(), rel=1e-12
     )
+
+
+def test_float32_scores_meet_a_threshold_the_same_way_however_it_is_given(kind: str) -> None:
+    # 0.7 as Float32 is 0.699999988 as Float64: compared in Float64 it is below 0.7.
+    rng = np.random.default_rng(3)
+    score = np.round(rng.random((30, 3)), 1).astype(np.float32)
+    truth = rng.random((30, 3)) < 0.5
+    df = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(30), 3),
+            "class": np.tile(np.arange(3), 30),
+            "score": score.ravel(),
+            "truth": truth.ravel(),
+        }
+    )
+    want = f1_score(truth, score >= 0.7, average="macro", zero_division=0)  # numpy: Float32
+    table = pl.DataFrame({"class": [0, 1, 2], "threshold": [0.7] * 3})
+    for threshold in (0.7, table):
+        got = run(df, kind, pl_metrics.f1, threshold=threshold)["f1"].item()
+        assert got == pytest.approx(want, rel=1e-12)
+    swept = run(df, kind, pl_metrics.threshold_sweep, thresholds=[0.7])
+    per_class = f1_score(truth, score >= 0.7, average=None, zero_division=0)
+    assert swept.sort("class")["value"].to_list() == pytest.approx(per_class.tolist())
