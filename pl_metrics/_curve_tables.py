@@ -44,6 +44,7 @@ __all__ = [
     "expected_calibration_error",
     "precision_recall_curve",
     "roc_curve",
+    "thinned",
 ]
 
 _N = f"{INTERNAL}n"
@@ -84,9 +85,9 @@ class _CurveTables(Family):
         assert curves is not None
         by, keys = list(cols.by), [*cols.by, cols.cls]
         if metric == "roc_curve":
-            return _thinned(_roc_curve(curves, keys), keys, opts.max_points)
+            return thinned(_roc_curve(curves, keys), keys, opts.max_points)
         if metric == "precision_recall_curve":
-            return _thinned(_pr_curve(curves, keys), keys, opts.max_points)
+            return thinned(_pr_curve(curves, keys), keys, opts.max_points)
         if metric == "calibration_curve":
             bins = _calibration_bins(curves, keys, opts.n_bins, opts.strategy)
             return bins.select(
@@ -185,7 +186,7 @@ def _pr_curve(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     )
 
 
-def _thinned(table: pl.LazyFrame, keys: list[str], max_points: int | None) -> pl.LazyFrame:
+def thinned(table: FrameT, keys: list[str], max_points: int | None) -> FrameT:
     """At most ``max_points`` rows per class, evenly spread, first and last kept."""
     if max_points is None:
         return table

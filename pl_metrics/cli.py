@@ -15,10 +15,12 @@ from typing import Any
 import polars as pl
 
 from pl_metrics import __version__
+from pl_metrics._curve_tables import thinned
 from pl_metrics._driver import score
 from pl_metrics._frame import MetricsInputError
 from pl_metrics._io import printable, scan
 from pl_metrics._registry import info, metric_names, sweepable
+from pl_metrics._spec import make_options
 from pl_metrics.dask import ChunkError
 
 __all__ = ["main"]
@@ -223,7 +225,11 @@ def _add_curve_options(parser: argparse.ArgumentParser) -> None:
         help="calibration bins: equal widths or equal counts (default uniform)",
     )
     parser.add_argument(
-        "--max-points", type=int, metavar="N", help="curves: at most N points per class"
+        "--max-points",
+        type=int,
+        metavar="N",
+        help="curves: at most N points per class in the table (a --plot draws the whole curve, "
+        "so its AUC and AP are exact)",
     )
 
 
@@ -608,7 +614,12 @@ def _run_thresholds(args: argparse.Namespace) -> None:
 
 def _run_curves(args: argparse.Namespace) -> None:
     by = _by(args)
-    table = score(
+    # Plotted, ROC and PR curves are computed whole, so that each legend's AUC or AP is the
+    # metric's; --max-points (checked first) thins the table written.
+    whole = args.plot is not None and args.kind != "calibration"
+    if whole:
+        make_options(max_points=args.max_points)
+    exact = score(
         args.paths,
         _CURVE_METRICS[args.kind],
         id_col=args.id_col,
@@ -619,19 +630,20 @@ def _run_curves(args: argparse.Namespace) -> None:
         by=by or None,
         n_bins=args.n_bins,
         strategy=args.strategy,
-        max_points=args.max_points,
+        max_points=None if whole else args.max_points,
         ragged="allow" if args.allow_ragged else "error",
         validate=not args.no_validate,
         memory_budget=args.memory_budget,
         n_chunks=args.chunks,
         progress=False if args.quiet else None,
     )
+    table = thinned(exact, [*by, args.class_col], args.max_points) if whole else exact
     _write(table, args.format, args.output)  # first: a plot refused still leaves the table
     if args.plot:
         from pl_metrics import plot
 
         draw = {"roc": plot.roc_curves, "pr": plot.pr_curves, "calibration": plot.reliability}
-        figure = draw[args.kind](table, class_col=args.class_col, group_cols=by)
+        figure = draw[args.kind](exact, class_col=args.class_col, group_cols=by)
         figure.savefig(args.plot)
 
 

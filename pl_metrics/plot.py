@@ -36,6 +36,10 @@ MAX_GROUPED_SERIES = 8
 #: Up to this many series, `per_class_bars` draws one small panel per series; beyond, it
 #: refuses and asks for a filter.
 MAX_PANELS = 40
+#: A ROC or PR curve is drawn through at most this many of its points, evenly spread
+#: (first and last kept): more do not show at a figure's size. Its AUC or AP is computed
+#: from all of them.
+MAX_DRAWN_POINTS = 5000
 _INTERVAL_COLUMNS = ("metric", "estimate", "lower", "upper", "std")
 
 
@@ -694,6 +698,9 @@ def _curve_line(rows: pl.DataFrame, kind: _CurveKind, name: str, colour: Any) ->
         weights = rows["count"].cast(pl.Float64).to_numpy()
         total = float(weights.sum())
         value = float(np.sum(weights * np.abs(ys - xs)) / total) if total > 0 else math.nan
+    if weights is None and xs.size > MAX_DRAWN_POINTS:  # the value is the whole curve's
+        keep = np.unique(np.linspace(0, xs.size - 1, MAX_DRAWN_POINTS).round().astype(int))
+        xs, ys = xs[keep], ys[keep]
     return _Line(name, colour, xs, ys, value, weights)
 
 

@@ -407,6 +407,27 @@ def test_curves_command_writes_the_table_and_its_plot(tmp_path: Path, kind: str)
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_curves_plot_is_drawn_from_the_whole_curve(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # --max-points thins the table written, not the curve whose AP the legend gives.
+    pytest.importorskip("matplotlib")
+    from pl_metrics import plot
+
+    drawn = []
+    draw = plot.pr_curves
+    monkeypatch.setattr(
+        plot, "pr_curves", lambda table, **kw: drawn.append(table) or draw(table, **kw)
+    )
+    table = tmp_path / "pr.parquet"
+    argv = ["curves", str(DATA), "--kind", "pr", "--by", "model", "--max-points", "20"]
+    assert main([*argv, "-o", str(table), "--plot", str(tmp_path / "pr.png"), "-q"]) == 0
+    df = pl.read_parquet(DATA)
+    assert_frame_equal(drawn[0], pl_metrics.precision_recall_curve(df, by="model"))
+    want = pl_metrics.precision_recall_curve(df, by="model", max_points=20)
+    assert_frame_equal(pl.read_parquet(table), want)
+
+
 def test_curves_command_formats_and_columns(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

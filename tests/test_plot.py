@@ -7,6 +7,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -527,6 +528,21 @@ def test_reliability_one_model_many_classes_gets_panels(digits: pl.DataFrame) ->
     few = plot.reliability(table.filter(pl.col("class").is_in(["1", "2", "3"])))
     assert len(few.axes) == 2
     assert len(curves(few.axes[0])) == 3
+
+
+def test_a_long_curve_is_drawn_through_fewer_points_its_auc_from_all() -> None:
+    rng = np.random.default_rng(0)
+    n = 3 * plot.MAX_DRAWN_POINTS
+    truth = rng.random(n) < 0.3
+    df = pl.DataFrame(
+        {"id": range(n), "class": "a", "score": rng.random(n) + 0.3 * truth, "truth": truth}
+    )
+    fig = plot.roc_curves(pl_metrics.roc_curve(df))
+    drawn = max(len(line.get_xdata()) for line in fig.axes[0].get_lines())
+    assert plot.MAX_DRAWN_POINTS // 2 < drawn <= plot.MAX_DRAWN_POINTS
+    auc = pl_metrics.roc_auc(df).item()
+    assert 0.6 < auc < 0.99
+    assert fig.axes[0].get_legend().get_texts()[0].get_text().endswith(f"(AUC {auc:.3f})")
 
 
 def test_curve_plots_render(digits: pl.DataFrame, tmp_path: Path) -> None:
