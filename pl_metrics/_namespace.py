@@ -13,8 +13,8 @@ from typing import Any, Generic, NoReturn, overload
 import polars as pl
 
 from pl_metrics import _compare, _report
-from pl_metrics._frame import FrameT, did_you_mean
-from pl_metrics._registry import function, metric_names
+from pl_metrics._frame import FrameT
+from pl_metrics._registry import function, metric_names, suggestion
 
 __all__ = ["METHODS", "MetricsNamespace"]
 
@@ -38,7 +38,7 @@ class MetricsNamespace(Generic[FrameT]):
         self._frame: FrameT = frame
 
     def __getattr__(self, name: str) -> NoReturn:  # only names that are not methods
-        close = did_you_mean(name, METHODS)
+        close = suggestion(name, METHODS)
         hint = f"{close} " if close else ""
         raise AttributeError(
             f".metrics has no method {name!r}; {hint}(methods: {', '.join(METHODS)})"

@@ -10,7 +10,8 @@ family module (a `pl_metrics._state.Family` and a public function) plus one entr
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -495,13 +496,36 @@ def metric_names() -> list[str]:
     return list(METRICS)
 
 
+def suggestion(name: str, choices: Iterable[str]) -> str:
+    """What to say of an unknown metric ``name``: ours, or the close ``choices``.
+
+    Ours if ``name`` is scikit-learn's (``f1_score``: ``f1``); "" if nothing is close.
+    """
+    from pl_metrics._frame import did_you_mean
+
+    ours = _SKLEARN_NAMES.get(name)
+    if ours is not None:
+        return f"scikit-learn's {name} is {ours!r} here"
+    return did_you_mean(name, choices)
+
+
+def _sklearn_names() -> dict[str, str]:
+    """scikit-learn's function name of each metric that has one of its own."""
+    names: dict[str, str] = {}
+    for entry in METRICS.values():  # the first metric of a function takes it (f1, not mfif)
+        found = re.match(r"`(?:sklearn\.\w+\.)?(\w+)", entry.sklearn)
+        if found and found.group(1) not in METRICS:
+            names.setdefault(found.group(1), entry.name)
+    return names
+
+
 def info(metric: str) -> MetricInfo:
     """The registry entry of ``metric``; unknown names raise, suggesting close ones."""
     entry = METRICS.get(metric) if isinstance(metric, str) else None
     if entry is None:
-        from pl_metrics._frame import MetricsInputError, did_you_mean
+        from pl_metrics._frame import MetricsInputError
 
-        close = did_you_mean(str(metric), METRICS)
+        close = suggestion(str(metric), METRICS)
         hint = f"; {close}" if close else ""
         raise MetricsInputError(
             f"unknown metric {metric!r}{hint} (expected one of {', '.join(METRICS)})"
@@ -523,3 +547,7 @@ def api_table() -> str:
     for entry in METRICS.values():
         rows.append(f"| `{entry.name}({entry.signature})` | {entry.sklearn} | {entry.notes} |")
     return "\n".join(rows)
+
+
+#: scikit-learn's name of a metric, where it differs from ours: ``f1_score`` is ``f1``.
+_SKLEARN_NAMES: dict[str, str] = _sklearn_names()

@@ -96,3 +96,26 @@ def test_an_incomplete_entry_fails_these_tests() -> None:
 def test_unknown_metric_suggests_close_names() -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match="did you mean 'lwlrap'"):
         pl_metrics.report(pl.DataFrame(), "lwrap")
+
+
+@pytest.mark.parametrize(
+    ("theirs", "ours"),
+    [
+        ("f1_score", "f1"),
+        ("label_ranking_average_precision_score", "lrap"),
+        ("brier_score_loss", "brier_score"),
+    ],
+)
+def test_scikit_learn_names_point_to_ours(theirs: str, ours: str) -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match=f"scikit-learn's {theirs} is '{ours}'"):
+        pl_metrics.report(pl.DataFrame(), theirs)
+    with pytest.raises(AttributeError, match=f"scikit-learn's {theirs} is '{ours}'"):
+        getattr(pl.DataFrame().metrics, theirs)
+
+
+def test_every_scikit_learn_name_of_the_registry_points_to_ours() -> None:
+    for entry in METRICS.values():
+        theirs = entry.sklearn.strip("`").split("`")[0].split("(")[0].split(".")[-1]
+        if theirs.isidentifier() and theirs not in METRICS:
+            with pytest.raises(pl_metrics.MetricsInputError, match="scikit-learn's"):
+                pl_metrics.report(pl.DataFrame(), theirs)
