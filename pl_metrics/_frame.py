@@ -250,9 +250,12 @@ def resolve_columns(
     for option, name in [*options.items(), *(("by", b) for b in by_names)]:
         if not isinstance(name, str) or name not in schema:  # None or a list: not a name
             raise missing_column(schema, option, name)
-    clash = sorted(set(by_names) & set(options.values()))
-    if clash:
-        raise MetricsInputError(f"option 'by': {clash} are already used as metric columns")
+    for option, name in options.items():
+        if name in by_names:
+            raise MetricsInputError(
+                f"option 'by': {name!r} is the {option}, which the metrics read; group by "
+                "other columns"
+            )
     if len(set(options.values())) < len(options):
         raise MetricsInputError(f"the column options name the same column twice: {options}")
 

@@ -485,6 +485,15 @@ def resolve(
             raise missing_column(schema, "fold_col", fold_col)
         if fold_col in normalize_by(by):
             raise MetricsInputError(f"option 'fold_col': {fold_col!r} is also in 'by'")
+        read: dict[str, str | None] = {"id_col": id_col, "class_col": class_col}
+        read |= {"score_col": score_col, "truth_col": truth_col}
+        read |= {"weight_col": weight_col, "pred_col": pred_col}
+        option = next((o for o, name in read.items() if name == fold_col), None)
+        if option is not None:
+            raise MetricsInputError(
+                f"option 'fold_col': {fold_col!r} is the {option}, which the metric reads; "
+                "name the column of folds"
+            )
         by = [*normalize_by(by), fold_col]
     cols = resolve_columns(
         frame,

@@ -137,8 +137,13 @@ def test_options(good: pl.DataFrame) -> None:
         pl_metrics.lrap(good, ragged="sometimes")  # type: ignore[arg-type]
     with pytest.raises(MetricsInputError, match=r"scores must be numeric"):
         pl_metrics.lrap(good.with_columns(pl.col("score").cast(pl.String)))
-    with pytest.raises(MetricsInputError, match=r"already used as metric columns"):
+    with pytest.raises(MetricsInputError, match=r"option 'by': 'id' is the id_col"):
         pl_metrics.lrap(good, by="id")
+    with pytest.raises(MetricsInputError, match=r"option 'by': 'score' is the score_col"):
+        pl_metrics.lrap(good, by=["score"])
+    folds = good.with_columns(fold=pl.col("id") % 2)
+    with pytest.raises(MetricsInputError, match=r"option 'fold_col': 'id' is the id_col"):
+        pl_metrics.best_threshold(folds, "f1", fold_col="id")
     with pytest.raises(TypeError):
         pl_metrics.lrap(good, threshold=0.5)  # type: ignore[call-arg]
 
