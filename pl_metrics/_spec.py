@@ -488,10 +488,10 @@ def resolve(
         read: dict[str, str | None] = {"id_col": id_col, "class_col": class_col}
         read |= {"score_col": score_col, "truth_col": truth_col}
         read |= {"weight_col": weight_col, "pred_col": pred_col}
-        option = next((o for o, name in read.items() if name == fold_col), None)
-        if option is not None:
+        reader = next((o for o, name in read.items() if name == fold_col), None)
+        if reader is not None:
             raise MetricsInputError(
-                f"option 'fold_col': {fold_col!r} is the {option}, which the metric reads; "
+                f"option 'fold_col': {fold_col!r} is the {reader}, which the metric reads; "
                 "name the column of folds"
             )
         by = [*normalize_by(by), fold_col]
