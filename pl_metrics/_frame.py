@@ -261,16 +261,28 @@ def resolve_columns(
 
     for binary in (truth_col, pred_col):
         if binary is not None and not (schema[binary] == pl.Boolean or schema[binary].is_integer()):
+            hint = (
+                f"; map its values to booleans first, e.g. pl.col({binary!r}) == 'yes'"
+                if schema[binary] == pl.String or is_categorical(schema[binary])
+                else ""
+            )
             raise MetricsInputError(
-                f"column {binary!r}: must be boolean or integer 0/1, not {schema[binary]}"
+                f"column {binary!r}: must be boolean or integer 0/1, not {schema[binary]}{hint}"
             )
     score_is_float, score_is_float32 = False, False
     if score_col is not None:
         score_dtype = schema[score_col]
         if not (score_dtype.is_float() or score_dtype.is_integer()):
+            hint = (
+                f"; if it holds numbers as text (a CSV column with one value that is not a "
+                f"number, say), pl.col({score_col!r}).cast(pl.Float64) names the values that "
+                "are not"
+                if score_dtype == pl.String
+                else ""
+            )
             raise MetricsInputError(
                 f"column {score_col!r}: scores must be numeric (float or integer), "
-                f"not {score_dtype}"
+                f"not {score_dtype}{hint}"
             )
         score_is_float, score_is_float32 = score_dtype.is_float(), score_dtype == pl.Float32
     if weight_col is not None:

@@ -357,3 +357,14 @@ def test_by_takes_any_iterable_of_names(good: pl.DataFrame) -> None:
         ("fold", "model"),
     ):
         assert pl_metrics.lrap(two, by=by).equals(want)  # type: ignore[arg-type]
+
+
+def test_text_scores_and_truth_get_a_hint(good: pl.DataFrame) -> None:
+    text = good.with_columns(pl.col("score").cast(pl.String))
+    with pytest.raises(MetricsInputError, match=r"not String; if it holds numbers as text"):
+        pl_metrics.lrap(text)
+    words = good.with_columns(
+        pl.when("truth").then(pl.lit("yes")).otherwise(pl.lit("no")).alias("truth")
+    )
+    with pytest.raises(MetricsInputError, match=r"map its values to booleans first"):
+        pl_metrics.lrap(words)
