@@ -10,14 +10,14 @@ import sys
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import polars as pl
 
 from pl_metrics import __version__
 from pl_metrics._curve_tables import thinned
 from pl_metrics._driver import score
-from pl_metrics._frame import MetricsInputError
+from pl_metrics._frame import MetricsInputError, did_you_mean
 from pl_metrics._io import printable, scan
 from pl_metrics._registry import info, metric_names, sweepable
 from pl_metrics._spec import make_options
@@ -110,8 +110,39 @@ def _metrics_help() -> str:
     return "\n".join(lines) + "\n"
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose errors are one line, as the library's are (not the usage).
+
+    Its subcommands' parsers are of this class too (argparse makes them of the parent's).
+    """
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def parse_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> argparse.Namespace:
+        """Parse; an unknown option is told by its command, with the close ones."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            command = self._subcommand(parsed)
+            options = [o for action in command._actions for o in action.option_strings]
+            close = did_you_mean(extra[0].split("=")[0], options)
+            command.error(
+                f"unrecognized arguments: {' '.join(extra)}{'; ' + close if close else ''}"
+            )
+        return parsed
+
+    def _subcommand(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                found: argparse.ArgumentParser = action.choices[parsed.command]
+                return found
+        return self
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="pl-metrics",
         description="Evaluation metrics of prediction dumps, computed with polars.",
         epilog=f"{_EXAMPLES}\n{_EXIT_STATUS}",
@@ -487,9 +518,15 @@ def _output_format(fmt: str | None, output: str | None) -> str:
     """The format to write: --format's, or --output's extension's (checked before scoring)."""
     if fmt == "parquet" and output is None:
         raise MetricsInputError("--format parquet needs --output FILE")
-    if fmt is not None:
-        return fmt
     suffix = Path(output).suffix.lower().lstrip(".") if output else ""
+    if fmt is not None:
+        named = _SUFFIX_FORMATS.get(suffix) if suffix else None
+        if named is not None and named != fmt:  # a .csv file holding JSON, say
+            raise MetricsInputError(
+                f"--format {fmt} but --output {output} is named as {named}: rename the file or "
+                "drop --format"
+            )
+        return fmt
     if suffix not in _SUFFIX_FORMATS:  # not a table in some other format, silently
         raise MetricsInputError(
             f"--output {output}: cannot tell the format from {'.' + suffix!r}; name the file "

@@ -82,6 +82,7 @@ def test_user_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: 
         (["score", str(DATA), "-m", "auc"], "unknown metric 'auc'"),
         (["score", str(DATA), "--format", "parquet"], "needs --output"),
         (["score", str(DATA), "-o", str(tmp_path / "out.xlsx")], "cannot tell the format"),
+        (["score", str(DATA), "-o", str(tmp_path / "o.csv"), "--format", "json"], "named as csv"),
         (["score", str(DATA)], "53,910 rows repeat a (id, class)"),  # forgot --by model,fold
     ]
     bad = tmp_path / "bad.parquet"
@@ -619,3 +620,24 @@ def test_a_failed_dask_chunk_is_bad_input(
     monkeypatch.setattr(cli, "_run_score", fail)
     assert main(["score", str(DATA), "-m", "lrap", "--dask", "local"]) == 2
     assert capsys.readouterr().err.startswith("pl-metrics: error: chunk 1 of 2")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["score", str(DATA), "--average", "macor"], "argument --average: invalid choice"),
+        (["score", str(DATA), "--averge", "macro"], "did you mean '--average'?"),
+        (["score", str(DATA), "--chunks", "0"], "argument --chunks: expected a positive"),
+        (["score"], "the following arguments are required: PATH"),
+    ],
+)
+def test_option_errors_are_one_line_too(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pl-metrics score: error: ")
+    assert err.count("\n") == 1
+    assert message in err
