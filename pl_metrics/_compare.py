@@ -1073,6 +1073,10 @@ def paired(
     if len(names) != 1:
         raise MetricsInputError(f"option 'metric': paired compares one metric, got {names}")
     metric = names[0]
+    if model_a == model_b:
+        raise MetricsInputError(
+            f"paired compares two models; model_a and model_b are both {model_a!r}"
+        )
     _check_options("paired", options, ["by"])
     _check_resampling(names, n_resamples, confidence, seed)
     group: list[str] = _group(by)

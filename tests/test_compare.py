@@ -133,6 +133,8 @@ def test_paired_needs_the_same_ids() -> None:
     missing = df.filter(~((pl.col("model") == "knn") & (pl.col("id") < 5)))
     with pytest.raises(pl_metrics.MetricsInputError, match="5 ids are scored by only one"):
         pl_metrics.paired(missing, "lrap", "logreg", "knn", n_resamples=10)
+    with pytest.raises(pl_metrics.MetricsInputError, match="both 'knn'"):
+        pl_metrics.paired(df, "lrap", "knn", "knn", n_resamples=10)
 
 
 def test_paired_lazy_equals_eager() -> None:
