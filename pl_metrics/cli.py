@@ -8,7 +8,7 @@ import os
 import re
 import sys
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -277,15 +277,24 @@ def _add_by(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _positive(text: str) -> int:
-    """An argument that must be a positive integer."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+def _at_least(low: int, what: str) -> Callable[[str], int]:
+    """An argument that must be an integer of at least ``low``, told as ``what``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+
+    return parse
+
+
+_positive = _at_least(1, "a positive integer")
+# --bootstrap 0 would mean no intervals, silently: 2 resamples are the fewest.
+_resamples = _at_least(2, "at least 2 resamples")
 
 
 def _add_chunking(parser: argparse.ArgumentParser) -> None:
@@ -329,7 +338,9 @@ def _add_compare(commands: Any) -> None:
     cp.add_argument("--fold-col", default="fold", metavar="COL", help="default fold")
     _add_columns(cp)
     _add_metric_options(cp)
-    cp.add_argument("--bootstrap", type=int, metavar="N", help="add N-resample 95%% intervals")
+    cp.add_argument(
+        "--bootstrap", type=_resamples, metavar="N", help="add N-resample 95%% intervals"
+    )
     cp.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     _add_plot(cp, "a plot")
     _add_output(cp)
@@ -463,7 +474,7 @@ def _run_compare(args: argparse.Namespace) -> None:
         lf, metrics, model_col=args.model_col, fold_col=args.fold_col, **options
     ).collect()
     intervals = None
-    if args.bootstrap:
+    if args.bootstrap is not None:
         intervals = bootstrap(
             lf, metrics, by=args.model_col, n_resamples=args.bootstrap, seed=args.seed, **options
         ).collect()

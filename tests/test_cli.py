@@ -629,6 +629,7 @@ def test_a_failed_dask_chunk_is_bad_input(
         (["score", str(DATA), "--averge", "macro"], "did you mean '--average'?"),
         (["score", str(DATA), "--chunks", "0"], "argument --chunks: expected a positive"),
         (["score"], "the following arguments are required: PATH"),
+        (["compare", str(DATA), "--bootstrap", "0"], "expected at least 2 resamples"),
     ],
 )
 def test_option_errors_are_one_line_too(
@@ -638,6 +639,6 @@ def test_option_errors_are_one_line_too(
         main(argv)
     assert exited.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("pl-metrics score: error: ")
+    assert err.startswith(f"pl-metrics {argv[0]}: error: ")
     assert err.count("\n") == 1
     assert message in err
