@@ -277,7 +277,7 @@ def score_spec(
         assert class_plan is not None
         class_spec = Spec(tuple(by_class), spec.columns, spec.options)
         # Undefined ROC AUCs are left out by each chunk and counted over all of them.
-        per_class = class_spec.with_options(average=None, per_class=False, undefined="skip")
+        per_class = class_spec.with_options(average=None, per_class=True, undefined="skip")
         results.append(_class_values(runner(class_plan, per_class), class_spec))
     keys = spec.keys
     out = results[0]
