@@ -134,8 +134,16 @@ def _unknown_labels(
             names.unique().sort().head(_SHOWN).implode().alias(f"{_CHECK}examples"),
         )
     )
+    nulls = table.select(pl.col(labels_col).null_count().alias(f"{_CHECK}null_labels"))
+    summary = pl.concat([summary, nulls], how="horizontal")
 
     def check(row: dict[str, Any]) -> None:
+        if row[f"{_CHECK}null_labels"]:  # not "no labels": that is "" (or an empty list)
+            rows = row[f"{_CHECK}null_labels"]
+            raise MetricsInputError(
+                f"column {labels_col!r}: {rows:,} {'row is' if rows == 1 else 'rows are'} null; "
+                "an id without true labels has an empty string or list there"
+            )
         if row[f"{_CHECK}ids"]:
             n_labels = row[f"{_CHECK}labels"]
             in_all = f" ({n_labels:,} such labels)" if n_labels > _SHOWN else ""

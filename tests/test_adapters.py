@@ -206,6 +206,16 @@ def test_from_wide_refuses_labels_that_are_not_class_columns(
         long.collect()
 
 
+@pytest.mark.parametrize("in_truth_table", [False, True])
+def test_from_wide_refuses_null_labels(in_truth_table: bool) -> None:
+    scores = pl.DataFrame({"id": [0, 1, 2], "bird": [0.9, 0.2, 0.5], "frog": [0.4, 0.7, 0.1]})
+    labels = pl.DataFrame({"id": [0, 1, 2], "labels": ["bird", None, ""]})
+    message = r"^column 'labels': 1 row is null; an id without true labels has an empty"
+    tables = (scores, labels) if in_truth_table else (scores.join(labels, on="id"), None)
+    with pytest.raises(pl_metrics.MetricsInputError, match=message):
+        pl_metrics.from_wide(*tables, labels_col="labels")
+
+
 def test_from_wide_names_one_unknown_label_and_ignores_empty_ones() -> None:
     scores = pl.DataFrame({"id": [0, 1], "bird": [0.9, 0.2], "frog": [0.4, 0.7]})
     with pytest.raises(
