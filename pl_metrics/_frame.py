@@ -79,9 +79,10 @@ class Columns:
     truth_is_bool: bool
     score_is_float: bool
     pred: str | None = None
-    #: Float32 scores are compared with thresholds in Float32, however a threshold is given
-    #: (as numpy compares a float32 array with a Python float).
-    score_is_float32: bool = False
+    #: The scores' float type when narrower than Float64 (Float32, Float16): thresholds are
+    #: compared in it, however a threshold is given (as numpy compares a float32 array with
+    #: a Python float). None otherwise.
+    narrow_score: pl.DataType | None = None
     pred_is_bool: bool = True
     class_is_categorical: bool = False
     #: An enum's categories have an order of their own (a categorical's do not).
@@ -269,7 +270,7 @@ def resolve_columns(
             raise MetricsInputError(
                 f"column {binary!r}: must be boolean or integer 0/1, not {schema[binary]}{hint}"
             )
-    score_is_float, score_is_float32 = False, False
+    score_is_float, narrow_score = False, None
     if score_col is not None:
         score_dtype = schema[score_col]
         if not (score_dtype.is_float() or score_dtype.is_integer()):
@@ -284,7 +285,8 @@ def resolve_columns(
                 f"column {score_col!r}: scores must be numeric (float or integer), "
                 f"not {score_dtype}{hint}"
             )
-        score_is_float, score_is_float32 = score_dtype.is_float(), score_dtype == pl.Float32
+        score_is_float = score_dtype.is_float()
+        narrow_score = score_dtype if score_is_float and score_dtype != pl.Float64 else None
     if weight_col is not None:
         weight_dtype = schema[weight_col]
         if not (weight_dtype.is_float() or weight_dtype.is_integer()):
@@ -300,7 +302,7 @@ def resolve_columns(
         by=by_names,
         truth_is_bool=schema[truth_col] == pl.Boolean,
         score_is_float=score_is_float,
-        score_is_float32=score_is_float32,
+        narrow_score=narrow_score,
         pred=pred_col,
         pred_is_bool=pred_col is None or schema[pred_col] == pl.Boolean,
         class_is_categorical=is_categorical(schema[class_col]),

@@ -62,7 +62,8 @@ def pred_expr(cols: Columns, threshold: float | Thresholds) -> pl.Expr:
     assert cols.score is not None
     if isinstance(threshold, Thresholds):  # joined onto the rows (see `_with_thresholds`)
         row = pl.col(THRESHOLD_ROW)
-        return pl.col(cols.score) >= (row.cast(pl.Float32) if cols.score_is_float32 else row)
+        narrow = cols.narrow_score
+        return pl.col(cols.score) >= (row if narrow is None else row.cast(narrow))
     return pl.col(cols.score) >= threshold  # a literal takes the scores' type
 
 
@@ -308,7 +309,8 @@ def f1(
         columns ``(class, threshold)`` or ``(by..., class, threshold)`` (what
         `best_threshold` returns). Not with ``pred_col``, which holds the predictions.
         Compared in the scores' type (Float32 scores: the threshold rounded to Float32, as
-        numpy compares), the same way in every form and in `threshold_sweep`.
+        numpy compares; Float16 likewise), the same way in every form and in
+        `threshold_sweep`.
     pred_col
         Name of a boolean or 0/1 column of predictions already made (no score is read).
     average

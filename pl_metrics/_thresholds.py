@@ -48,7 +48,8 @@ def _at_thresholds(
     """
     classes = counts.select(*keys, P_ALL, N_ALL).unique()
     t = pl.col(_T)
-    compared = t.cast(pl.Float32).cast(pl.Float64) if cols.score_is_float32 else t
+    narrow = cols.narrow_score
+    compared = t if narrow is None else t.cast(narrow).cast(pl.Float64)
     grid = classes.join(thresholds, how="cross").with_columns(compared.alias(_T_COMPARED))
     grid = grid.sort([*keys, _T_COMPARED])
     above = counts.select(*keys, pl.col(CURVE_SCORE).alias(_T_COMPARED), TP, FP)

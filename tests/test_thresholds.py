@@ -210,24 +210,30 @@ def test_a_table_of_float_classes_applies_to_its_own_data() -> None:
     )
 
 
-def test_float32_scores_meet_a_threshold_the_same_way_however_it_is_given(kind: str) -> None:
-    # 0.7 as Float32 is 0.699999988 as Float64: compared in Float64 it is below 0.7.
+@pytest.mark.parametrize(("dtype", "at"), [(pl.Float32, 0.7), (pl.Float16, 0.4)])
+def test_narrow_float_scores_meet_a_threshold_the_same_way_however_it_is_given(
+    kind: str, dtype: pl.DataType, at: float
+) -> None:
+    # 0.7 as Float32 is 0.699999988 as Float64 (0.4 as Float16, 0.39990234): compared in
+    # Float64, below the threshold; in their own type, equal to it.
     rng = np.random.default_rng(3)
-    score = np.round(rng.random((30, 3)), 1).astype(np.float32)
     truth = rng.random((30, 3)) < 0.5
     df = pl.DataFrame(
         {
             "id": np.repeat(np.arange(30), 3),
             "class": np.tile(np.arange(3), 30),
-            "score": score.ravel(),
+            "score": pl.Series(np.round(rng.random(90), 1)).cast(dtype),
             "truth": truth.ravel(),
         }
     )
-    want = f1_score(truth, score >= 0.7, average="macro", zero_division=0)  # numpy: Float32
-    table = pl.DataFrame({"class": [0, 1, 2], "threshold": [0.7] * 3})
-    for threshold in (0.7, table):
+    score = df["score"].to_numpy().reshape(30, 3)  # numpy compares in the narrow type too
+    predicted = score >= at
+    assert (score.astype(np.float64) == at).sum() == 0 < (score == score.dtype.type(at)).sum()
+    want = f1_score(truth, predicted, average="macro", zero_division=0)
+    table = pl.DataFrame({"class": [0, 1, 2], "threshold": [at] * 3})
+    for threshold in (at, table):
         got = run(df, kind, pl_metrics.f1, threshold=threshold)["f1"].item()
         assert got == pytest.approx(want, rel=1e-12)
-    swept = run(df, kind, pl_metrics.threshold_sweep, thresholds=[0.7])
-    per_class = f1_score(truth, score >= 0.7, average=None, zero_division=0)
+    swept = run(df, kind, pl_metrics.threshold_sweep, thresholds=[at])
+    per_class = f1_score(truth, predicted, average=None, zero_division=0)
     assert swept.sort("class")["value"].to_list() == pytest.approx(per_class.tolist())
