@@ -164,7 +164,8 @@ def unreadable_file(found: Sequence[Path], columns: Sequence[str]) -> str | None
             lf.select(pl.col(present).hash().max()).collect(engine="streaming")
         except MetricsInputError:  # alone, it is empty: the files together left it out
             continue
-        except (pl.exceptions.PolarsError, OSError) as error:
+        except (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError) as error:
+            # (A corrupt file can make polars panic; that is this file's error too.)
             return f"cannot read file {str(path)!r}: {_reason(error)}"
     return None
 

@@ -198,7 +198,7 @@ def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:
             except Exception as error:  # the task's own error, after its retries
                 for other in futures:
                     other.cancel()
-                which = _unreadable_file(client, paths, spec)
+                which = _unreadable_file(client, paths, spec) if _reading(error) else None
                 raise ChunkError(
                     f"chunk {number} of {len(futures)} ({chunks.strategy}) over "
                     f"{', '.join(paths[:3])}{' ...' if len(paths) > 3 else ''} failed after "
@@ -210,11 +210,34 @@ def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:
     return run
 
 
+#: How long the client waits for a worker to find the file that cannot be read.
+_LOCATE_SECONDS = 300
+
+
+def _reading(error: BaseException) -> bool:
+    """Whether a chunk's error can be a file's: polars' reading errors, a panic, an OSError."""
+    panicked = isinstance(error, RuntimeError) and str(error).startswith("polars panicked")
+    return panicked or isinstance(error, (pl.exceptions.ComputeError, OSError))
+
+
 def _unreadable_file(client: Any, paths: list[str], spec: Spec) -> str | None:
-    """`pl_metrics._io.unreadable_file`, on a worker (where the files are), or None."""
+    """`pl_metrics._io.unreadable_file`, on a worker (where the files are), or None.
+
+    A hint only: None when it fails or takes longer than `_LOCATE_SECONDS` (every file is
+    read again), and the chunk's own error is raised either way.
+    """
     try:
-        found = client.submit(unreadable_file, [Path(p) for p in paths], spec.columns.used)
-        which: str | None = found.result()
-    except Exception:  # a hint only: the chunk's own error is raised
+        found = client.submit(_locate, [Path(p) for p in paths], spec.columns.used, pure=False)
+        which: str | None = found.result(timeout=_LOCATE_SECONDS)
+    except Exception:
         return None
     return which
+
+
+def _locate(paths: list[Path], columns: list[str]) -> str | None:
+    """Run on a worker: `pl_metrics._io.unreadable_file`, a panic as None (see `_chunk_state`)."""
+    try:
+        return unreadable_file(paths, columns)
+    except pl.exceptions.PanicException:
+        pass  # not raised here: the panic cannot travel to the client
+    return None

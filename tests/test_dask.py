@@ -106,6 +106,25 @@ def test_errors(client: Any, dump: Path, tmp_path: Path, monkeypatch: pytest.Mon
             pl_metrics.dask.score(dump, "lrap", by="model", client=local, n_chunks=3, retries=1)
 
 
+def test_a_panic_while_finding_the_file_still_raises_the_chunk_error(
+    dump: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unreadable_chunk(*_: Any) -> None:
+        raise pl.exceptions.ComputeError("a page does not decode")
+
+    def panicking(*_: Any) -> None:
+        raise pl.exceptions.PanicException("corrupt page")
+
+    monkeypatch.setattr(pl_metrics.dask, "_chunk_state", unreadable_chunk)
+    monkeypatch.setattr(pl_metrics.dask, "unreadable_file", panicking)
+    with (
+        distributed.LocalCluster(n_workers=1, processes=False, dashboard_address=":0") as cluster,
+        distributed.Client(cluster) as local,
+        pytest.raises(pl_metrics.dask.ChunkError, match=r"a page does not decode$"),
+    ):
+        pl_metrics.dask.score(dump, "lrap", by="model", client=local, n_chunks=2, retries=0)
+
+
 def test_a_corrupt_file_is_named(client: Any, tmp_path: Path) -> None:
     rows = pl.read_parquet(DATA / "digits_oof.parquet").filter(pl.col("model") == "knn")
     rows.filter(pl.col("fold") == 0).write_parquet(tmp_path / "a.parquet")
