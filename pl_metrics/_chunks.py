@@ -45,7 +45,7 @@ class Chunks:
     """How a dump is split: one filter per chunk, none of which splits an id."""
 
     filters: tuple[pl.Expr, ...]
-    strategy: str  # "single", "id ranges" or "hash buckets"
+    strategy: str  # "single", "id ranges", "hash buckets" or "class sets"
     rows: int
 
     def __len__(self) -> int:
@@ -232,7 +232,7 @@ def class_chunks(
     """
     count = n_chunks or max(1, math.ceil(rows * BYTES_PER_ROW_SCATTERED / budget))
     if count <= 1:
-        return Chunks((pl.lit(True),), "class buckets", rows)
+        return Chunks((pl.lit(True),), "class sets", rows)
     cls = pl.col(class_col)
     if categorical:  # categorical codes differ between files: the strings are compared
         cls = cls.cast(pl.String)
@@ -253,4 +253,4 @@ def class_chunks(
         heapq.heappush(least, (held + size, k))
     filters = tuple(cls.is_in(pl.Series(m, dtype=sizes["class"].dtype).implode()) for m in members)
     filters = (filters[0] | cls.is_null(), *filters[1:])
-    return Chunks(filters if count > 1 else (pl.lit(True),), "class buckets", rows)
+    return Chunks(filters if count > 1 else (pl.lit(True),), "class sets", rows)

@@ -310,8 +310,9 @@ def roc_curve(
     Per class equal to ``sklearn.metrics.roc_curve(truth, score, sample_weight=w,
     drop_intermediate=False)``, its first row included (threshold ``inf``, 0, 0); thresholds
     fall down the class's distinct scores (those of ids of weight 0 left out, as
-    scikit-learn drops them). A class without negatives has NaN ``fpr`` (without positives,
-    NaN ``tpr``), as scikit-learn.
+    scikit-learn drops them; with negative weights, a score whose weights add up to 0 too).
+    A class without negatives has NaN ``fpr`` (without positives, NaN ``tpr``), as
+    scikit-learn.
 
     Parameters
     ----------

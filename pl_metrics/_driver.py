@@ -222,7 +222,7 @@ def local_runner(lf: pl.LazyFrame, stream: TextIO | None) -> Runner:
         states = []
         with tqdm(
             total=chunks.rows,
-            desc=f"{len(chunks)} chunks: {chunks.strategy}",
+            desc=f"{len(chunks)} chunk{'s' if len(chunks) > 1 else ''}: {chunks.strategy}",
             unit="row",
             unit_scale=True,
             file=stream,
@@ -345,7 +345,7 @@ def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
     """
     cols, opts = spec.columns, spec.options
     by = list(cols.by)
-    kept = _non_empty(states)  # buckets that no class hashed to add nothing
+    kept = _non_empty(states)  # a chunk without rows adds nothing
     table = pl.concat([s.finalize().collect(engine=_SMALL) for s in kept], how="vertical_relaxed")
     positives = pl.concat([curve_positives(s) for s in kept])
     id_counts = pl.concat(

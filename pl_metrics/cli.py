@@ -125,7 +125,9 @@ class _Parser(argparse.ArgumentParser):
         """Parse; an unknown option is told by its command, with the close ones."""
         parsed, extra = self.parse_known_args(args, namespace)
         if extra:
-            command = self._subcommand(parsed)
+            given = list(sys.argv[1:] if args is None else args)
+            before = extra[0] in given and given.index(extra[0]) < given.index(parsed.command)
+            command = self if before else self._subcommand(parsed)
             options = [o for action in command._actions for o in action.option_strings]
             close = did_you_mean(extra[0].split("=")[0], options)
             command.error(

@@ -2,9 +2,10 @@
 
 Install with ``pip install "pl_metrics[dask]"``. The client plans the chunks as
 `pl_metrics.score` does (id-disjoint, and class-disjoint for metrics that rank ids within a
-class; from file metadata only), each worker reads its chunk from the files itself and
-computes the chunk's small state with plain polars, and the client merges the states: no
-rows travel through the client, and the result equals single-machine scoring (to 1e-12).
+class; from file metadata, and for the latter the rows per class, one read of the class
+column), each worker reads its chunk from the files itself and computes the chunk's small
+state, and the client merges the states: no rows travel through the client, and the result
+equals single-machine scoring (to 1e-12).
 """
 
 from __future__ import annotations

@@ -642,3 +642,13 @@ def test_option_errors_are_one_line_too(
     assert err.startswith(f"pl-metrics {argv[0]}: error: ")
     assert err.count("\n") == 1
     assert message in err
+
+
+def test_an_unknown_option_before_the_command_is_the_programs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["--bogus", "score", str(DATA), "-m", "lrap"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err == "pl-metrics: error: unrecognized arguments: --bogus (see pl-metrics --help)\n"
