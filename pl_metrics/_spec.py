@@ -344,6 +344,13 @@ def _check_metric_options(
     if opts.per_id:
         if opts.per_class:
             raise MetricsInputError("option 'per_id': values per id and per class: choose one")
+        without = [e.name for e in entries if "per_id" not in e.options]
+        if without:
+            raise MetricsInputError(
+                f"option 'per_id': {', '.join(without)} {'has' if len(without) == 1 else 'have'}"
+                " no per-id values (not a mean over ids); score "
+                f"{'it' if len(without) == 1 else 'them'} in a report without per_id"
+            )
         by_class = [e.name for e in entries if "average" in e.options and opts.average != "samples"]
         if by_class:
             verb = "averages" if len(by_class) == 1 else "average"

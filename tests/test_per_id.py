@@ -118,3 +118,9 @@ def test_per_id_needs_metrics_that_are_means_over_ids() -> None:
         pl_metrics.report(df, ["f1", "roc_auc"], per_id=True, average="micro")
     with pytest.raises(pl_metrics.MetricsInputError, match="per_id"):
         pl_metrics.bootstrap(df, "lrap", per_id=True, n_resamples=5)
+    # Beside a metric that has per-id values, every other one must have them too.
+    for without in ("hamming_loss", "padded_cmap", "brier_score"):
+        with pytest.raises(
+            pl_metrics.MetricsInputError, match=f"^option 'per_id': {without} has no per-id"
+        ):
+            pl_metrics.report(df, [without, "lrap"], per_id=True)
