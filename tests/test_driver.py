@@ -266,3 +266,31 @@ def test_class_chunked_metrics_together_in_chunks_equal_one_pass(
         for n_chunks in (2, 3):
             got = pl_metrics.score(path, list(chosen), n_chunks=n_chunks, **options)
             close(got, want)
+
+
+@pytest.mark.parametrize("metric", _class_chunked())
+def test_class_chunks_check_each_ids_rows_together(tmp_path: Path, metric: str) -> None:
+    # Each class chunk sees part of an id's rows: id 0 lacks class b and id 1 class a,
+    # so every one-class chunk holds two ids; id 3's weight differs between its classes.
+    ragged = pl.DataFrame(
+        {
+            "id": [0, 1, 2, 2],
+            "class": ["a", "b", "a", "b"],
+            "score": [0.9, 0.2, 0.4, 0.7],
+            "truth": [True, False, False, True],
+        }
+    )
+    with pytest.raises(pl_metrics.MetricsInputError, match="ragged input"):
+        pl_metrics.score(ragged, metric, n_chunks=2)
+    varying = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1, 2, 2],
+            "class": ["a", "b"] * 3,
+            "score": [0.9, 0.2, 0.4, 0.7, 0.3, 0.6],
+            "truth": [True, False, False, True, True, True],
+            "w": [1.0, 2.0, 1.0, 1.0, 1.0, 1.0],
+        }
+    )
+    if info(metric).weights:
+        with pytest.raises(pl_metrics.MetricsInputError, match="weights that vary"):
+            pl_metrics.score(varying, metric, weight_col="w", n_chunks=2)
