@@ -66,13 +66,20 @@ def _at_thresholds(
     )
 
 
+#: Values this close (relatively) to the best are ties: weighted counts' ratios that are
+#: equal can differ in their last bits (0.3 / 1.2 is 0.25000000000000006).
+_TIE = 1e-12
+
+
 def _best(candidates: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Per ``keys``: the threshold of the highest value; ties go to the highest threshold."""
-    ranked = candidates.with_columns(pl.col("value").fill_nan(None))
+    value = pl.col("value")
+    ranked = candidates.with_columns(value.fill_nan(None))
+    best = value.max().over(keys) if keys else value.max()
+    tied = (value >= best - _TIE * best.abs()).fill_null(False) | best.is_null()
     return (
-        ranked.sort(
-            [*keys, "value", _T], descending=[False] * len(keys) + [True, True], nulls_last=True
-        )
+        ranked.filter(tied)
+        .sort([*keys, _T], descending=[False] * len(keys) + [True], nulls_last=True)
         .group_by(keys, maintain_order=True)
         .first()
         .select(*keys, _T, "value")
@@ -270,8 +277,10 @@ def best_threshold(
     """The threshold of each class that maximises a thresholded metric.
 
     Rows ``(by..., class, threshold, value)``: over the class's distinct scores ``t``, the
-    one whose ``pred = score >= t`` gives the highest ``metric``; ties go to the highest
-    threshold (the fewest ids predicted positive), NaN values never win. Pass the table to
+    one whose ``pred = score >= t`` gives the highest ``metric``; ties (values within 1e-12
+    of each other, relatively: equal ratios of weighted counts can differ in their last
+    bits) go to the highest threshold (the fewest ids predicted positive), NaN values never
+    win. Pass the table to
     any thresholded metric as ``threshold=`` to apply it: ``f1(test, threshold=best)``.
 
     With ``fold_col``, the thresholds are also tuned without leakage: for each fold, on the

@@ -237,3 +237,16 @@ def test_narrow_float_scores_meet_a_threshold_the_same_way_however_it_is_given(
     swept = run(df, kind, pl_metrics.threshold_sweep, thresholds=[at])
     per_class = f1_score(truth, predicted, average=None, zero_division=0)
     assert swept.sort("class")["value"].to_list() == pytest.approx(per_class.tolist())
+
+
+def test_best_threshold_ties_survive_rounding_of_weighted_ratios() -> None:
+    # Precision 2/8 at 0.875 and 3/12 at 0.375: a tie, to the highest threshold. Weighted by
+    # 0.1, the second is 0.3 / 1.2 = 0.25000000000000006.
+    score = [0.875] * 8 + [0.75, 0.5, 0.5, 0.375] + [0.0] * 4
+    truth = [True, True] + [False] * 9 + [True] + [False] * 4
+    df = pl.DataFrame({"id": range(16), "class": "a", "score": score, "truth": truth})
+    for weighted in (df, df.with_columns(w=pl.lit(0.1))):
+        weight_col = "w" if "w" in weighted.columns else None
+        best = pl_metrics.best_threshold(weighted, "precision", weight_col=weight_col)
+        assert best["threshold"].item() == 0.875
+        assert best["value"].item() == pytest.approx(0.25, rel=1e-15)
