@@ -168,7 +168,8 @@ class _LogLoss(Family):
             per_class = per_class.join(_weights_frame(opts.class_weights), on=_KEY, how="left")
         cw, mean_log = pl.col(_CLASS_WEIGHT), pl.col(_CLASS_LOG_SUM) / pl.col(_CLASS_IDS)
         loss = (-ordered_sum(cw * mean_log) / ordered_sum(cw)).cast(pl.Float64).alias(metric)
-        out = aggregate(per_class, by, [loss])
+        # Sorted again after the join, which keeps no order: the sums' order is fixed.
+        out = aggregate(per_class.sort([*by, _KEY], nulls_last=True), by, [loss])
         # Every group gets a row (NaN if none of its ids has a usable true class).
         return groups.select(by).join(out, on=by, how="left", nulls_equal=True) if by else out
 

@@ -163,3 +163,18 @@ def test_weighted_log_loss_is_repeatable_on_unsorted_rows() -> None:
         got = pl_metrics.weighted_log_loss(frame, by="model")
         got = got.collect() if isinstance(got, pl.LazyFrame) else got
         assert got.equals(first)
+
+
+def test_weighted_log_loss_with_class_weights_is_the_same_in_any_row_order() -> None:
+    # The class weights are joined onto the per-class table, and the join keeps no order:
+    # summed in it, the loss changed in its last bit with the input's row order.
+    rng = np.random.default_rng(0)
+    df = pl_metrics.from_numpy(rng.integers(0, 4, 30), rng.integers(1, 9, (30, 4)) / 8)
+    weights = {0: 1.0, 1: 2.0, 2: 2.0, 3: 0.5}
+    values = {
+        pl_metrics.weighted_log_loss(
+            df.sample(fraction=1.0, shuffle=True, seed=seed), class_weights=weights
+        ).item()
+        for seed in range(20)
+    }
+    assert len(values) == 1
