@@ -332,7 +332,7 @@ METRICS: dict[str, MetricInfo] = {
             (),
             "option",
             "none (BirdCLEF 2023)",
-            "padding added to the state's sums, no rows copied",
+            "padding rows (truth 1, score 1) added to the state's sums; scores in [0, 1]",
             "padding, by",
         ),
         MetricInfo(
