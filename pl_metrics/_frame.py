@@ -234,8 +234,12 @@ def resolve_columns(
     weight_col: str | None = None,
     by: str | Sequence[str] | None = None,
     pred_col: str | None = None,
+    fold_col: str | None = None,
 ) -> Columns:
     """Check that the columns exist and have usable types; only the schema is read.
+
+    ``fold_col``: the one of ``by`` that a metric tunes over (named as such in errors, and
+    left out of the ``by`` that hints name).
 
     ``score_col=None`` is for metrics that take their predictions from ``pred_col``.
     """
@@ -253,9 +257,13 @@ def resolve_columns(
             raise missing_column(schema, option, name)
     for option, name in options.items():
         if name in by_names:
+            given, advice = (
+                ("fold_col", "name the column of folds")
+                if name == fold_col
+                else ("by", "group by other columns")
+            )
             raise MetricsInputError(
-                f"option 'by': {name!r} is the {option}, which the metrics read; group by "
-                "other columns"
+                f"option {given!r}: {name!r} is the {option}, which the metrics read; {advice}"
             )
     if len(set(options.values())) < len(options):
         raise MetricsInputError(f"the column options name the same column twice: {options}")
@@ -307,6 +315,7 @@ def resolve_columns(
         pred_is_bool=pred_col is None or schema[pred_col] == pl.Boolean,
         class_is_categorical=is_categorical(schema[class_col]),
         class_is_enum=isinstance(schema[class_col], pl.Enum),
+        given_by=None if fold_col is None else tuple(b for b in by_names if b != fold_col),
         other_keys=tuple(
             name
             for name, dtype in schema.items()

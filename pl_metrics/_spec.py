@@ -492,15 +492,6 @@ def resolve(
             raise missing_column(schema, "fold_col", fold_col)
         if fold_col in normalize_by(by):
             raise MetricsInputError(f"option 'fold_col': {fold_col!r} is also in 'by'")
-        read: dict[str, str | None] = {"id_col": id_col, "class_col": class_col}
-        read |= {"score_col": score_col, "truth_col": truth_col}
-        read |= {"weight_col": weight_col, "pred_col": pred_col}
-        reader = next((o for o, name in read.items() if name == fold_col), None)
-        if reader is not None:
-            raise MetricsInputError(
-                f"option 'fold_col': {fold_col!r} is the {reader}, which the metric reads; "
-                "name the column of folds"
-            )
         by = [*normalize_by(by), fold_col]
     cols = resolve_columns(
         frame,
@@ -511,9 +502,8 @@ def resolve(
         weight_col=weight_col,
         by=by,
         pred_col=pred_col,
+        fold_col=fold_col,
     )
-    if fold_col is not None:  # hints name the by the caller gave
-        cols = replace(cols, given_by=tuple(b for b in cols.by if b != fold_col))
     if isinstance(opts.threshold, Thresholds):
         _check_threshold_keys(opts.threshold, cols)
         opts = replace(opts, threshold=_integer_keys(opts.threshold, frame.collect_schema()))
