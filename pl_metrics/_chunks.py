@@ -231,8 +231,9 @@ def class_chunks(
     chunk, whose state reports them.
     """
     count = n_chunks or max(1, math.ceil(rows * BYTES_PER_ROW_SCATTERED / budget))
+    single = Chunks((pl.lit(True),), "class sets", rows)
     if count <= 1:
-        return Chunks((pl.lit(True),), "class sets", rows)
+        return single
     cls = pl.col(class_col)
     if categorical:  # categorical codes differ between files: the strings are compared
         cls = cls.cast(pl.String)
@@ -244,7 +245,9 @@ def class_chunks(
         .sort("len", "class", descending=[True, False])
         .collect(engine="streaming")
     )
-    count = max(1, min(count, sizes.height))
+    count = min(count, sizes.height)
+    if count <= 1:
+        return single
     members = [list[object]() for _ in range(count)]
     least = [(0, k) for k in range(count)]  # (rows held, chunk): a heap
     for value, size in sizes.iter_rows():
@@ -253,4 +256,4 @@ def class_chunks(
         heapq.heappush(least, (held + size, k))
     filters = tuple(cls.is_in(pl.Series(m, dtype=sizes["class"].dtype).implode()) for m in members)
     filters = (filters[0] | cls.is_null(), *filters[1:])
-    return Chunks(filters if count > 1 else (pl.lit(True),), "class sets", rows)
+    return Chunks(filters, "class sets", rows)
