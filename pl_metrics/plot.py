@@ -1,8 +1,8 @@
 """Plots of metric tables (``pip install "pl_metrics[plot]"``: matplotlib).
 
-Each function takes a table that pl_metrics returned and gives a matplotlib ``Figure``
-(no global pyplot state, so it works headless); save it with ``fig.savefig("x.png")`` or
-``.svg``. Column options end in ``_col``, as elsewhere in pl_metrics.
+Each function takes a table that pl_metrics returned (a LazyFrame is collected) and gives
+a matplotlib ``Figure`` (no global pyplot state, so it works headless); save it with
+``fig.savefig("x.png")`` or ``.svg``. Column options end in ``_col``, as elsewhere in pl_metrics.
 """
 
 from __future__ import annotations
@@ -51,12 +51,16 @@ def _figure(width: float = 8.0, height: float = 4.5) -> Any:
     return Figure(figsize=(width, height), layout="constrained")
 
 
-def _need(df: pl.DataFrame, columns: Sequence[str]) -> None:
+def _need(df: pl.DataFrame | pl.LazyFrame, columns: Sequence[str]) -> pl.DataFrame:
+    """``df`` collected (the lazy idiom's tables plot as they are), checked for ``columns``."""
+    if isinstance(df, pl.LazyFrame):
+        df = df.collect()
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise MetricsInputError(f"the table has no column {missing}; its columns: {df.columns}")
     if df.height == 0:
         raise MetricsInputError("the table is empty: nothing to plot")
+    return df
 
 
 def _higher_is_better(metric: str) -> bool | None:
@@ -112,7 +116,11 @@ def _tick_size(count: int) -> float:
 
 
 def per_class_bars(
-    table: pl.DataFrame, metric: str, *, class_col: str = "class", model_col: str | None = None
+    table: pl.DataFrame | pl.LazyFrame,
+    metric: str,
+    *,
+    class_col: str = "class",
+    model_col: str | None = None,
 ) -> Any:
     """Bars of a per-class metric, one colour per series, side by side, with a legend.
 
@@ -140,7 +148,7 @@ def per_class_bars(
     >>> len(fig.axes), fig.axes[1].get_title()
     (20, 'forest / fold 1')
     """
-    _need(table, [class_col, metric, *([model_col] if model_col else [])])
+    table = _need(table, [class_col, metric, *([model_col] if model_col else [])])
     if model_col is not None:
         keys = [model_col]
         others = _key_columns(table, [class_col, metric, model_col])
@@ -268,7 +276,9 @@ def _bar_panels(
     return fig
 
 
-def distributions(table: pl.DataFrame, metrics: Sequence[str], *, bins: int = 30) -> Any:
+def distributions(
+    table: pl.DataFrame | pl.LazyFrame, metrics: Sequence[str], *, bins: int = 30
+) -> Any:
     """Histograms of metric values over groups (e.g. per trial, as seed 004 draws them).
 
     One panel per metric, titled with its direction; the panels share their x axis when
@@ -277,7 +287,7 @@ def distributions(table: pl.DataFrame, metrics: Sequence[str], *, bins: int = 30
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
     if not metrics:
         raise MetricsInputError("option 'metrics': none given")
-    _need(table, metrics)
+    table = _need(table, metrics)
     values = [table[m].cast(pl.Float64).drop_nans().drop_nulls().to_numpy() for m in metrics]
     unit = all(v.size == 0 or (v.min() >= 0.0 and v.max() <= 1.0) for v in values)
     ncols = min(3, len(metrics))
@@ -312,14 +322,18 @@ def distributions(table: pl.DataFrame, metrics: Sequence[str], *, bins: int = 30
 
 
 def heatmap(
-    table: pl.DataFrame, metric: str, *, model_col: str = "model", fold_col: str = "fold"
+    table: pl.DataFrame | pl.LazyFrame,
+    metric: str,
+    *,
+    model_col: str = "model",
+    fold_col: str = "fold",
 ) -> Any:
     """A model x fold grid of a metric (from ``report(..., by=[model, fold])``), annotated.
 
     Models are sorted best first by their mean over folds (higher or lower is better as the
     metric says); the colour scale runs from worst (dark) to best (bright).
     """
-    _need(table, [model_col, fold_col, metric])
+    table = _need(table, [model_col, fold_col, metric])
     _unique_rows(
         table, [model_col, fold_col], f"filter the table to one {metric} per model and fold"
     )
@@ -355,7 +369,9 @@ def heatmap(
     return fig
 
 
-def intervals(table: pl.DataFrame, *, label: str | Sequence[str] | None = None) -> Any:
+def intervals(
+    table: pl.DataFrame | pl.LazyFrame, *, label: str | Sequence[str] | None = None
+) -> Any:
     """Bootstrap intervals (from `pl_metrics.bootstrap`): a panel per metric, best first.
 
     Each metric gets its own panel and x scale, titled with its direction; its rows (a point
@@ -363,7 +379,7 @@ def intervals(table: pl.DataFrame, *, label: str | Sequence[str] | None = None) 
     know: highest estimate first), with the values written on the right. ``label`` names
     the key column(s) that label the rows (default: all of them, e.g. ``model``).
     """
-    _need(table, ["metric", "estimate", "lower", "upper"])
+    table = _need(table, ["metric", "estimate", "lower", "upper"])
     keys = [c for c in table.columns if c not in _INTERVAL_COLUMNS]
     names = keys if label is None else [label] if isinstance(label, str) else list(label)
     _need(table, names)
@@ -486,7 +502,7 @@ class _Panel:
 
 
 def roc_curves(
-    table: pl.DataFrame,
+    table: pl.DataFrame | pl.LazyFrame,
     *,
     class_col: str = "class",
     group_cols: Sequence[str] | None = None,
@@ -525,7 +541,7 @@ def roc_curves(
 
 
 def pr_curves(
-    table: pl.DataFrame,
+    table: pl.DataFrame | pl.LazyFrame,
     *,
     class_col: str = "class",
     group_cols: Sequence[str] | None = None,
@@ -554,7 +570,7 @@ def pr_curves(
 
 
 def reliability(
-    table: pl.DataFrame,
+    table: pl.DataFrame | pl.LazyFrame,
     *,
     class_col: str = "class",
     group_cols: Sequence[str] | None = None,
@@ -586,7 +602,7 @@ def reliability(
 
 
 def _curve_plot(
-    table: pl.DataFrame,
+    table: pl.DataFrame | pl.LazyFrame,
     kind: _CurveKind,
     class_col: str,
     group_cols: Sequence[str] | None,
@@ -599,7 +615,7 @@ def _curve_plot(
     value_cols = [kind.x, kind.y, *(["count"] if kind is _RELIABILITY else [])]
     if isinstance(group_cols, str):
         group_cols = [group_cols]
-    _need(table, [class_col, *value_cols, *(group_cols or [])])
+    table = _need(table, [class_col, *value_cols, *(group_cols or [])])
     if group_cols is None:
         keys = _key_columns(table, [class_col, *value_cols, *kind.not_keys])
     else:

@@ -115,6 +115,32 @@ def test_plots(dump: pl.DataFrame, tmp_path: Path) -> None:
         plot.heatmap(per_fold, "auc")
 
 
+def test_lazy_tables_plot_as_their_collected_frames(digits: pl.DataFrame) -> None:
+    """The lazy idiom returns LazyFrames: each plot collects one and draws the same figure."""
+    lf = digits.lazy().filter(pl.col("class").is_in(["3", "8"]))
+    per_fold = pl_metrics.report(lf, ["lrap", "f1"], by=["model", "fold"])
+    tables = {
+        plot.per_class_bars: (pl_metrics.f1(lf, average=None, by="model"), "f1"),
+        plot.heatmap: (per_fold, "lrap"),
+        plot.distributions: (per_fold, ["lrap", "f1"]),
+        plot.intervals: (pl_metrics.bootstrap(lf, "lrap", by="model", n_resamples=20),),
+        plot.roc_curves: (pl_metrics.roc_curve(lf, by="model"),),
+        plot.pr_curves: (pl_metrics.precision_recall_curve(lf, by="model"),),
+        plot.reliability: (pl_metrics.calibration_curve(lf, by="model"),),
+    }
+    for draw, (table, *args) in tables.items():
+        assert isinstance(table, pl.LazyFrame)
+        lazy, eager = draw(table, *args), draw(table.collect(), *args)
+        assert len(lazy.axes) == len(eager.axes) > 0, draw.__name__
+        for a, b in zip(lazy.axes, eager.axes, strict=True):
+            assert a.get_title() == b.get_title(), draw.__name__
+            assert [t.get_text() for t in a.get_yticklabels()] == [
+                t.get_text() for t in b.get_yticklabels()
+            ], draw.__name__
+            for line_a, line_b in zip(a.get_lines(), b.get_lines(), strict=True):
+                np.testing.assert_array_equal(line_a.get_xydata(), line_b.get_xydata())
+
+
 # per_class_bars
 
 
