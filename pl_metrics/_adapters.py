@@ -102,6 +102,36 @@ def _wide_truth(
     return long, summary, check
 
 
+def _check_truth_columns(
+    truth: pl.Schema, scores: pl.Schema, id_col: str, class_cols: list[str]
+) -> None:
+    """Refuse a wide truth table whose 0/1 columns are not the scores' float columns.
+
+    Classes are found by type (the float columns of the scores), so a class whose scores
+    are integers, or one the submission lacks, would otherwise be dropped in silence.
+    """
+    label_like = [
+        c
+        for c, t in truth.items()
+        if c != id_col and c not in class_cols and (t == pl.Boolean or t.is_numeric())
+    ]
+    if not label_like:
+        return
+    in_scores = [c for c in label_like if c in scores]
+    if in_scores:
+        types = [f"{c!r} ({scores[c]})" for c in in_scores]
+        raise MetricsInputError(
+            "truth: columns of 0/1 truth that are in the scores but not float, so not taken as "
+            f"classes: {', '.join(types[:_SHOWN])}{', ...' if len(types) > _SHOWN else ''}; "
+            "cast the scores to float, or name the class columns with classes=[...]"
+        )
+    raise MetricsInputError(
+        "truth: the submission lacks classes of the truth table (columns of 0/1 truth with no "
+        f"score column): {_shown(label_like, len(label_like))}; name the class columns with "
+        "classes=[...] to score the others"
+    )
+
+
 def _label_lists(table: pl.LazyFrame, labels_col: str, separator: str, where: str) -> pl.Expr:
     """``labels_col`` as a list of strings."""
     schema = table.collect_schema()
@@ -237,7 +267,9 @@ def from_wide(
     MetricsInputError
         A missing column; a wide truth value other than 0 and 1 (NaN included); a label
         that is not a class column; ids of one table missing from the other (a submission
-        that skips ids would otherwise be scored on the ids it has).
+        that skips ids would otherwise be scored on the ids it has); with the default
+        ``classes``, a numeric or boolean column of a wide truth table that is not a float
+        column of the scores (a class the submission lacks, or scores it holds as integers).
 
     Examples
     --------
@@ -315,6 +347,8 @@ def from_wide(
             .rename({f"{_CHECK}truth": "truth"})
         )
     elif truth is not None:
+        if classes is None:
+            _check_truth_columns(truth.lazy().collect_schema(), schema, id_col, class_cols)
         truth_long, summary, check = _wide_truth(truth.lazy(), id_col, class_cols)
         long = _unpivot(lazy, id_col, class_cols, keep)
         out = long.join(truth_long, on=[id_col, "class"], how="left")

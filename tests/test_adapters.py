@@ -174,6 +174,34 @@ def test_from_wide_takes_wide_truth_of_booleans_integers_and_floats(
     assert pl_metrics.lrap(got).item() == pytest.approx(want)
 
 
+def test_from_wide_refuses_truth_columns_that_are_not_score_columns(
+    arrays: tuple[np.ndarray, np.ndarray],
+) -> None:
+    """Classes are found by type: one the scores lack, or hold as integers, is not dropped."""
+    truth, score = arrays
+    names = ["bird", "frog", "bat", "owl"]
+    scores, truth_wide = wide(score, names), wide(truth, names)
+    integer_scores = scores.with_columns((pl.col("bat") * 100).cast(pl.Int64))
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"not float, so not taken as classes: 'bat' \(Int64\); cast",
+    ):
+        pl_metrics.from_wide(integer_scores, truth_wide)
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"lacks classes of the truth table .*: 'owl'"
+    ):
+        pl_metrics.from_wide(scores.drop("owl"), truth_wide)
+    # Named classes are taken as given, and a text column of the truth (Kaggle's Usage) is
+    # not a class.
+    chosen = pl_metrics.from_wide(integer_scores, truth_wide, classes=["bird", "frog"])
+    assert chosen["class"].unique().sort().to_list() == ["bird", "frog"]
+    usage = truth_wide.with_columns(Usage=pl.lit("Public"))
+    long = pl_metrics.from_wide(scores, usage)
+    assert pl_metrics.lrap(long).item() == pytest.approx(
+        label_ranking_average_precision_score(truth, score)
+    )
+
+
 @pytest.mark.parametrize("lazy", [False, True])
 @pytest.mark.parametrize("in_truth_table", [False, True])
 def test_from_wide_refuses_labels_that_are_not_class_columns(
