@@ -32,6 +32,7 @@ The first three give their resampled sums to the metric's own finalize step, so 
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
@@ -974,8 +975,10 @@ def bootstrap(
     With per-class output (``per_class=True`` or ``average=None``) the rows are
     ``(by..., class, metric, ...)``: one interval per class. ``seed`` is an integer in
     ``[0, 2**63)``. A resample that draws no positive (or no negative) of a class leaves
-    that class out of its ROC AUC, as ``undefined="skip"`` does. A LazyFrame gives a
-    LazyFrame: nothing is read until it is collected.
+    that class out of its ROC AUC, as ``undefined="skip"`` does; a resample where the
+    metric is undefined (NaN: every class left out, or only ids of weight 0 drawn) is left
+    out of the interval and the standard deviation (NaN when no resample is defined). A
+    LazyFrame gives a LazyFrame: nothing is read until it is collected.
 
     Notes
     -----
@@ -1022,10 +1025,11 @@ def bootstrap(
         df = lf.select(spec.columns.used).collect()
         estimate = report(df, names, by=group or None, **options)  # checks the data first
         per_resample = _resampled(df, spec, n_resamples, seed)
+        value = pl.col("value").fill_nan(None)  # undefined resamples: left out of all three
         stats = per_resample.group_by([*keys, "metric"]).agg(
-            pl.col("value").quantile(tail, "linear").alias("lower"),
-            pl.col("value").quantile(1 - tail, "linear").alias("upper"),
-            _mean_and_std(pl.col("value"), "mean", "std")[1],
+            value.quantile(tail, "linear").fill_null(math.nan).alias("lower"),
+            value.quantile(1 - tail, "linear").fill_null(math.nan).alias("upper"),
+            _mean_and_std(value, "mean", "std")[1].fill_null(math.nan),
         )
         point = estimate.unpivot(
             on=names, index=keys, variable_name="metric", value_name="estimate"
@@ -1060,7 +1064,9 @@ def paired(
     spread of the difference leaves out what the two share. Per group (``by``, for instance
     the fold) and overall: rows ``(by..., difference, lower, upper, p_value)``, where the
     p-value is the two-sided bootstrap p-value of "no difference" (twice the smaller share
-    of resampled differences on either side of 0). With per-class output (``per_class=True``
+    of resampled differences on either side of 0; 0 when none is on one side, which reads
+    "below 2 / n_resamples"). Resamples where the difference is undefined (NaN) are left
+    out of the interval and the p-value. With per-class output (``per_class=True``
     or ``average=None``), one row per group and class. Resampled as by `bootstrap`; a
     LazyFrame gives a LazyFrame, computed when it is collected.
 
@@ -1126,15 +1132,16 @@ def paired(
         df = lf.select(spec.columns.used).collect()
         point = report(df, [metric], by=[*group, model_col], **options)  # checks the data
         resampled = difference(_resampled(df, spec, n_resamples, seed), "value", [*keys, _R])
-        diff = pl.col("difference")
+        diff = pl.col("difference").fill_nan(None)  # undefined resamples: left out
         stats = aggregate(
             resampled.lazy(),
             keys,
             [
-                diff.quantile(tail, "linear").alias("lower"),
-                diff.quantile(1 - tail, "linear").alias("upper"),
+                diff.quantile(tail, "linear").fill_null(math.nan).alias("lower"),
+                diff.quantile(1 - tail, "linear").fill_null(math.nan).alias("upper"),
                 (2 * pl.min_horizontal((diff <= 0).mean(), (diff >= 0).mean()))
                 .clip(upper_bound=1.0)
+                .fill_null(math.nan)
                 .alias("p_value"),
             ],
         )

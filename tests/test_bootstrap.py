@@ -266,6 +266,54 @@ def test_bootstrap_and_paired_summarise_the_resamples() -> None:
     assert_frame_equal(out.select("class", "lower", "upper"), diff.sort("class"), rel_tol=1e-9)
 
 
+@pytest.mark.parametrize(
+    ("metric", "options"),
+    [("roc_auc", {"undefined": "skip"}), ("roc_auc", {"max_fpr": 0.5}), ("lrap", {})],
+)
+def test_undefined_resamples_are_left_out_of_every_statistic(
+    metric: str, options: dict[str, Any]
+) -> None:
+    """Resamples of few ids often leave a metric undefined (NaN): out of the interval and std.
+
+    (polars' quantile sorts NaN last: only ``upper`` and ``std`` used to turn NaN.)
+    """
+    rng = np.random.default_rng(3)
+    df = pl.DataFrame(
+        {
+            "model": np.repeat(["a", "b"], 8),
+            "id": np.tile(np.repeat(np.arange(4), 2), 2),
+            "class": np.tile(["x", "y"], 8),
+            "score": rng.random(16).round(1),
+            "truth": np.tile([True, False, False, True, True, False, False, False], 2),
+            "w": np.tile(np.repeat([1.0, 1.0, 0.0, 0.0], 2), 2),
+        }
+    )
+    if metric == "lrap":
+        options = {**options, "weight_col": "w"}  # resamples of weight-0 ids alone: NaN
+    values = resampled(df, [metric], ["model"], **options)
+    assert values["value"].is_nan().any(), "the data should leave some resamples undefined"
+    defined = values.filter(pl.col("value").is_not_nan())
+    expected = defined.group_by("model").agg(
+        pl.col("value").quantile(0.025, "linear").alias("lower"),
+        pl.col("value").quantile(0.975, "linear").alias("upper"),
+        pl.col("value").std().alias("std"),
+    )
+    ci = pl_metrics.bootstrap(df, metric, by="model", n_resamples=N_RESAMPLES, seed=SEED, **options)
+    got = ci.select("model", "lower", "upper", "std")
+    assert_frame_equal(got, expected.sort("model"), rel_tol=1e-9)
+    out = pl_metrics.paired(df, metric, "a", "b", n_resamples=N_RESAMPLES, seed=SEED, **options)
+    d = (
+        values.pivot("model", index="r", values="value")
+        .select(pl.col("b") - pl.col("a"))
+        .to_series()
+        .drop_nans()
+    )
+    assert out["lower"].item() == pytest.approx(d.quantile(0.025, "linear"), rel=1e-9)
+    assert out["upper"].item() == pytest.approx(d.quantile(0.975, "linear"), rel=1e-9)
+    share = min((d <= 0).mean(), (d >= 0).mean())  # type: ignore[type-var]
+    assert out["p_value"].item() == pytest.approx(min(1.0, 2 * share), rel=1e-9)
+
+
 def test_lazy_in_lazy_out_reads_nothing_before_collect(tmp_path: Any) -> None:
     df = multilabel(seed=8)
     path = tmp_path / "t.parquet"
