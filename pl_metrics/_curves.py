@@ -425,10 +425,17 @@ def average_classes(values: pl.LazyFrame, metric: str, by: list[str], average: s
     # Sorted by value: the same order of the sums whatever order the classes came in.
     kept = values.filter(pl.col(metric).is_not_null()).sort([*by, metric, _POS])
     if average == "weighted":
-        # scikit-learn: weights (positives) summing to zero give 0.
+        # scikit-learn: weights (positives) summing to zero give 0; no class left: NaN, as
+        # the other averages give (and as a group with no class left gets when joined back).
         weight = pl.col(_POS)
         total = ordered_sum(weight)
-        mean = pl.when(total == 0).then(0.0).otherwise(ordered_sum(pl.col(metric) * weight) / total)
+        mean = (
+            pl.when(pl.col(metric).count() == 0)
+            .then(float("nan"))
+            .when(total == 0)
+            .then(0.0)
+            .otherwise(ordered_sum(pl.col(metric) * weight) / total)
+        )
     else:
         mean = ordered_mean(pl.col(metric))
     mean = mean.cast(pl.Float64).alias(metric)

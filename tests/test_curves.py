@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -342,3 +344,20 @@ def test_samples_auc_of_an_id_with_one_kind_of_class_is_refused() -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match="1 id has no positive or no negative"):
         pl_metrics.roc_auc(df, average="samples")
     assert pl_metrics.roc_auc(df, average="samples", undefined="skip").item() == 1.0
+
+
+@pytest.mark.parametrize("average", ["macro", "weighted", "micro", "samples"])
+def test_roc_auc_with_every_class_skipped_is_nan_with_or_without_groups(average: str) -> None:
+    # No negatives at all: every class's ROC AUC is undefined and left out ("skip"). The
+    # weighted mean of no class used to be 0.0 without `by` (an empty sum) and NaN with it.
+    df = pl.DataFrame(
+        {"g": 0, "id": [0, 0, 1, 1], "class": ["a", "b"] * 2, "score": [0.9, 0.2, 0.1, 0.8]}
+    ).with_columns(truth=pl.lit(True))
+    options: dict[str, Any] = {"undefined": "skip", "average": average}
+    values = [
+        pl_metrics.roc_auc(df, **options).item(),
+        pl_metrics.roc_auc(df, by="g", **options)["roc_auc"].item(),
+        pl_metrics.roc_auc(df.lazy(), **options).collect().item(),
+        pl_metrics.score(df, "roc_auc", n_chunks=2, **options)["roc_auc"].item(),
+    ]
+    assert all(math.isnan(v) for v in values), values
