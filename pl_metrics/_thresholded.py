@@ -9,6 +9,7 @@ of a table add up.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Literal
 
 import polars as pl
@@ -143,15 +144,24 @@ class _Thresholded(Family):
                 ordered_sum(w).alias(_EXACT_W),
             ]
         if samples:
-            # scikit-learn's 'samples' average: each id's metric, averaged over ids.
+            # scikit-learn's 'samples' average: each id's metric, averaged over ids. The id's
+            # counts are unweighted (its weight is one number): its value is its own, weight
+            # 0 included, as per_id gives it.
             parts.id_exprs += [
-                *_count_exprs(cols, opts.threshold, _ID_COUNTS),
+                *_count_exprs(replace(cols, weight=None), opts.threshold, _ID_COUNTS),
                 cols.weight_expr.first().alias(_W),
             ]
             tp, fp, fn, tn = (pl.col(c) for c in _ID_COUNTS)
+            w, no = pl.col(_W), pl.lit(0)
             for metric in samples:
                 value = from_counts(metric, tp, fp, fn, tn, opts.zero_division, opts.beta)
-                valid, w = value.is_not_nan(), pl.col(_W)
+                if cols.weight is not None:
+                    # scikit-learn weighs the counts, so an id of weight 0 has none: its
+                    # value is the zero-division one (which the plain mean of a group of
+                    # weight 0 takes, and NaN leaves out).
+                    nothing = from_counts(metric, no, no, no, no, opts.zero_division, opts.beta)
+                    value = pl.when(w == 0).then(nothing).otherwise(value)
+                valid = value.is_not_nan()
                 n, v, wv, ws = samples_names(metric)
                 parts.group_exprs += [
                     valid.sum().cast(pl.Int64).alias(n),

@@ -124,3 +124,34 @@ def test_per_id_needs_metrics_that_are_means_over_ids() -> None:
             pl_metrics.MetricsInputError, match=f"^option 'per_id': {without} has no per-id"
         ):
             pl_metrics.report(df, [without, "lrap"], per_id=True)
+
+
+PER_ID = [m for m, entry in METRICS.items() if "per_id" in entry.options and entry.weights]
+
+
+@pytest.mark.parametrize("metric", PER_ID)
+@pytest.mark.parametrize("zero_division", [0.0, 1.0, float("nan")])
+def test_an_ids_value_does_not_depend_on_its_weight(metric: str, zero_division: float) -> None:
+    """Weights weigh ids in the group's mean; an id of weight 0 still gets its own value."""
+    rng = np.random.default_rng(6)
+    truth = rng.random((30, 4)) < 0.4
+    truth[np.arange(30), rng.integers(0, 4, 30)] = True  # a positive in every id
+    truth[:, 1] &= ~truth.all(axis=1)  # and a negative
+    score = np.round(rng.random((30, 4)), 1)
+    if METRICS[metric].options >= {"k"} or metric in ("log_loss", "top_k_accuracy"):
+        truth = np.eye(4, dtype=bool)[truth.argmax(axis=1)]  # single-label metrics
+        score = score / score.sum(axis=1, keepdims=True)
+    weights = rng.choice([0.0, 0.5, 2.0], 30)
+    df = pl_metrics.from_numpy(truth, score).with_columns(
+        w=pl.lit(pl.Series(weights)).gather(pl.col("id"))
+    )
+    options: dict[str, Any] = {}
+    if "average" in METRICS[metric].options:
+        options["average"] = "samples"
+    if "zero_division" in METRICS[metric].options:
+        options["zero_division"] = zero_division
+    elif not np.isnan(zero_division) and zero_division:
+        return  # the other zero_division values say nothing new here
+    plain = pl_metrics.report(df, metric, per_id=True, **options).sort("id")
+    weighted = pl_metrics.report(df, metric, per_id=True, weight_col="w", **options).sort("id")
+    np.testing.assert_allclose(weighted[metric], plain[metric], rtol=1e-12)
