@@ -772,6 +772,8 @@ def _dispatch(args: argparse.Namespace) -> None:
     args.format = _output_format(args.format, args.output)  # once, before any scoring
     if getattr(args, "plot", None):
         _check_plot_file(args.plot)
+    for option in ("output", "plot"):
+        _check_folder(option, getattr(args, option, None))
     if args.command == "compare":
         _run_compare(args)
     elif args.command == "curves":
@@ -794,6 +796,15 @@ def _check_plot_file(path: str) -> None:
         raise MetricsInputError(
             f"--plot {path!r}: name a file ending in one of .{', .'.join(sorted(kinds))}"
         )
+
+
+def _check_folder(option: str, path: str | None) -> None:
+    """A file to write goes in a folder that exists: told before any work is done."""
+    if path is None:
+        return
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise MetricsInputError(f"--{option} {path!r}: the folder {str(folder)!r} does not exist")
 
 
 def _say(line: str) -> None:

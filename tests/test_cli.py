@@ -609,6 +609,23 @@ def test_a_refused_curve_plot_still_writes_the_table(
     assert not picture.exists()
 
 
+@pytest.mark.parametrize("option", ["-o", "--plot"])
+def test_a_file_in_a_missing_folder_is_refused_before_scoring(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, option: str
+) -> None:
+    pytest.importorskip("matplotlib")
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("scored before the folder was checked")
+
+    monkeypatch.setattr(cli, "score", never)
+    target = tmp_path / "missing" / ("roc.png" if option == "--plot" else "roc.csv")
+    argv = ["curves", str(DATA), "--kind", "roc", "--by", "model", option, str(target)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"folder {str(target.parent)!r} does not exist" in err
+
+
 def test_a_failed_dask_chunk_is_bad_input(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
