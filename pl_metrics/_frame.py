@@ -100,13 +100,13 @@ class Columns:
 
     @property
     def truth_expr(self) -> pl.Expr:
-        """Truth as a boolean (integer 0/1 is cast; other values are caught by a check)."""
+        """Truth as a boolean (numbers 0/1 are cast; other values are caught by a check)."""
         t = pl.col(self.truth)
         return t if self.truth_is_bool else t.cast(pl.Boolean)
 
     @property
     def pred_expr(self) -> pl.Expr:
-        """The ``pred`` column as a boolean (integer 0/1 is cast)."""
+        """The ``pred`` column as a boolean (numbers 0/1 are cast)."""
         assert self.pred is not None
         p = pl.col(self.pred)
         return p if self.pred_is_bool else p.cast(pl.Boolean)
@@ -269,14 +269,16 @@ def resolve_columns(
         raise MetricsInputError(f"the column options name the same column twice: {options}")
 
     for binary in (truth_col, pred_col):
-        if binary is not None and not (schema[binary] == pl.Boolean or schema[binary].is_integer()):
+        # Floats too: a CSV written by pandas holds 0/1 as 1.0 and 0.0 (any other value is
+        # counted by the row checks, NaN included).
+        if binary is not None and not (schema[binary] == pl.Boolean or schema[binary].is_numeric()):
             hint = (
                 f"; map its values to booleans first, e.g. pl.col({binary!r}) == 'yes'"
                 if schema[binary] == pl.String or is_categorical(schema[binary])
                 else ""
             )
             raise MetricsInputError(
-                f"column {binary!r}: must be boolean or integer 0/1, not {schema[binary]}{hint}"
+                f"column {binary!r}: must be boolean or numbers 0/1, not {schema[binary]}{hint}"
             )
     score_is_float, narrow_score = False, None
     if score_col is not None:
@@ -373,7 +375,7 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
             checks.append(
                 (
                     Problem(f"not_01_{binary}", binary, "rows", "are neither 0 nor 1"),
-                    (~pl.col(binary).is_in([0, 1])).sum(),
+                    (~((pl.col(binary) == 0) | (pl.col(binary) == 1))).sum(),
                 )
             )
     return checks

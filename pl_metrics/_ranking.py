@@ -465,7 +465,7 @@ def lwlrap(
     frame
         Long table: one row per ``(by..., id, class)``.
     id_col, class_col, score_col, truth_col
-        Column names. Truth is boolean or integer 0/1; scores are any numbers.
+        Column names. Truth is boolean or numbers 0/1; scores are any numbers.
     weight_col
         Optional per-id weight: each of an id's positive labels counts with the id's weight.
     by
@@ -578,7 +578,7 @@ def lrap(
     frame
         Long table: one row per ``(by..., id, class)``.
     id_col, class_col, score_col, truth_col
-        Column names. Truth is boolean or integer 0/1; scores are any numbers.
+        Column names. Truth is boolean or numbers 0/1; scores are any numbers.
     weight_col
         Optional per-id sample weight (constant within an id). Negative weights are accepted:
         the result is the plain weighted mean.

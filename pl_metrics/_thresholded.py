@@ -309,7 +309,7 @@ def f1(
     frame
         Long table: one row per ``(by..., id, class)``; each class is a binary problem.
     id_col, class_col, score_col, truth_col
-        Column names. Truth is boolean or integer 0/1.
+        Column names. Truth is boolean or numbers 0/1.
     weight_col
         Optional per-id sample weight: counts become weighted sums.
     by

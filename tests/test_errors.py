@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 import pl_metrics
 from pl_metrics import MetricsInputError
@@ -74,8 +75,25 @@ def test_truth_not_binary(good: pl.DataFrame) -> None:
     bad = with_value(good.with_columns(pl.col("truth").cast(pl.Int64)), "truth", 2, [0, 3, 4])
     with pytest.raises(MetricsInputError, match=r"column 'truth': 3 rows are neither 0 nor 1"):
         pl_metrics.lrap(bad)
-    with pytest.raises(MetricsInputError, match=r"must be boolean or integer"):
-        pl_metrics.lrap(good.with_columns(pl.col("truth").cast(pl.Float64)))
+    with pytest.raises(MetricsInputError, match=r"must be boolean or numbers 0/1, not String"):
+        pl_metrics.lrap(good.with_columns(pl.col("truth").cast(pl.String)))
+
+
+@pytest.mark.parametrize("dtype", [pl.Float32, pl.Float64])
+@pytest.mark.parametrize("metric", ["lrap", "f1", "roc_auc", "brier_score"])
+def test_float_truth_of_0_and_1_is_taken_as_scikit_learn_takes_it(
+    good: pl.DataFrame, dtype: pl.DataType, metric: str
+) -> None:
+    """A CSV written by pandas holds 0/1 as 1.0/0.0: the same numbers; others are refused."""
+    floats = good.with_columns(pl.col("truth").cast(dtype))
+    want = pl_metrics.report(good, metric, by="model")
+    assert_frame_equal(pl_metrics.report(floats, metric, by="model"), want)
+    assert_frame_equal(pl_metrics.report(floats.lazy(), metric, by="model").collect(), want)
+    for value, rows in ((0.5, [0, 3]), (float("nan"), [5])):
+        bad = with_value(floats, "truth", value, rows)
+        pattern = rf"column 'truth': {len(rows)} rows? (is|are) neither 0 nor 1"
+        with pytest.raises(MetricsInputError, match=pattern):
+            pl_metrics.report(bad, metric, by="model")
 
 
 def test_duplicates(good: pl.DataFrame) -> None:
