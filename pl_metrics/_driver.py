@@ -23,7 +23,14 @@ from tqdm import tqdm
 
 from pl_metrics._chunks import Chunks, budget_bytes, class_chunks, id_range, plan_chunks
 from pl_metrics._curves import average_classes, check_undefined, curve_positives
-from pl_metrics._frame import INTERNAL, N_IDS, MetricsInputError, Ragged, aggregate
+from pl_metrics._frame import (
+    INTERNAL,
+    N_IDS,
+    MetricsInputError,
+    Ragged,
+    aggregate,
+    to_polars,
+)
 from pl_metrics._io import files as find_files
 from pl_metrics._io import scan, unreadable_file
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
@@ -56,7 +63,7 @@ def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
     if type(source).__module__.startswith("pyarrow") and hasattr(source, "scanner"):
         return pl.scan_pyarrow_dataset(source), None  # a pyarrow.dataset.Dataset
     if hasattr(source, "__arrow_c_stream__"):
-        return pl.DataFrame(source).lazy(), None
+        return to_polars(source).lazy(), None
     if isinstance(source, (str, Path)) or (
         isinstance(source, Sequence) and all(isinstance(s, (str, Path)) for s in source)
     ):

@@ -12,7 +12,7 @@ import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 import polars as pl
@@ -549,21 +549,44 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
 
     pyarrow Tables, DuckDB relations, pandas frames and anything else that exports an Arrow
     C stream (``__arrow_c_stream__``) are accepted; polars takes their buffers without a
-    copy where Arrow allows.
+    copy where Arrow allows. A pandas frame's named index levels are columns, as in Arrow's
+    ``Table.from_pandas``; a column of mixed types is refused by name.
     """
     if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
         return frame
     # A column (polars' or pandas' Series, an Arrow array) streams too, but is no table.
     if hasattr(frame, "__arrow_c_stream__") and not isinstance(frame, pl.Series):
+        pandas = type(frame).__module__.startswith("pandas")
+        if pandas and any(name is not None for name in frame.index.names):  # type: ignore[attr-defined]
+            # A named index (say the ids, after set_index("id")) is a column, as Arrow's
+            # own conversion keeps it; polars would drop it.
+            frame = frame.reset_index()  # type: ignore[attr-defined]
         try:
             return pl.DataFrame(frame)
         except pl.exceptions.SchemaError:  # "expected Struct": a single column's stream
             pass
+        except (TypeError, ValueError, pl.exceptions.PolarsError) as error:
+            mixed = _mixed_pandas_columns(frame) if pandas else []
+            where = f" (columns of mixed types: {mixed}; make each one type)" if mixed else ""
+            raise MetricsInputError(
+                f"the table cannot be read as columns{where}: {error}"
+            ) from None
     raise TypeError(
         "expected a polars DataFrame or LazyFrame, or a table exporting the Arrow C stream "
         "interface (a pyarrow Table or RecordBatchReader, a DuckDB relation, a pandas "
         f"DataFrame); got {type(frame).__module__}.{type(frame).__name__}"
     )
+
+
+def _mixed_pandas_columns(frame: Any) -> list[str]:
+    """The object columns of a pandas frame that hold values of several types."""
+    from pandas.api.types import infer_dtype
+
+    return [
+        str(name)
+        for name, dtype in frame.dtypes.items()
+        if str(dtype) == "object" and infer_dtype(frame[name], skipna=True).startswith("mixed")
+    ]
 
 
 def as_like(frame: FrameT, result: pl.LazyFrame, *, small: bool = False) -> FrameT:

@@ -205,6 +205,18 @@ def test_arrow_tables_are_accepted_everywhere(kind: str) -> None:
     assert pl_metrics.state(make(DIGITS), "lrap").collect().groups.height == 1
 
 
+def test_pandas_index_and_mixed_columns() -> None:
+    """A named index (the ids after set_index) is a column; a mixed column is named."""
+    pd = pytest.importorskip("pandas")
+    want = pl_metrics.report(DIGITS, ["lrap", "f1"], by="model")
+    indexed = DIGITS.to_pandas().set_index(["model", "id"])
+    assert_frame_equal(pl_metrics.report(indexed, ["lrap", "f1"], by="model"), want)
+    assert_frame_equal(pl_metrics.score(indexed, ["lrap", "f1"], by="model"), want)
+    mixed = pd.DataFrame({"id": [0, 0], "class": ["a", 1], "score": [0.9, 0.1], "truth": [1, 0]})
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"mixed types: \['class'\]"):
+        pl_metrics.lrap(mixed)
+
+
 def test_duckdb_relations_are_accepted() -> None:
     duckdb = pytest.importorskip("duckdb")
     relation = duckdb.sql("select * from DIGITS")  # duckdb finds the local polars frame
