@@ -15,6 +15,7 @@ import itertools
 import math
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -29,6 +30,7 @@ from pl_metrics._frame import (
     MetricsInputError,
     Ragged,
     aggregate,
+    join_on,
     to_polars,
 )
 from pl_metrics._io import files as find_files
@@ -350,6 +352,23 @@ def _merged(states: Sequence[MetricState]) -> pl.DataFrame:
     return (kept[0] if len(kept) == 1 else merge_states(kept)).finalize().collect(engine=_SMALL)
 
 
+def _row_checks_summed(states: list[MetricState], by: list[str]) -> list[MetricState]:
+    """Class chunks hold disjoint rows: each one's row checks count the rows of them all.
+
+    (A chunk raising with its own count would name a share of the bad rows. The checks of
+    an id's rows together run over id chunks, see `score_spec`.)
+    """
+    names = [p.name for p in states[0].problems if p.unit == "rows"] if states else []
+    if len(states) < 2 or not names:
+        return states
+    counts = pl.concat([s.groups.lazy().select(*by, *names) for s in states])
+    totals = aggregate(counts, by, [pl.col(n).sum() for n in names])
+    return [
+        replace(s, groups=join_on(s.groups.lazy().drop(names), totals, by).collect(engine=_SMALL))
+        for s in states
+    ]
+
+
 def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
     """Class-disjoint chunks: each gives its classes' values; they are averaged at the end.
 
@@ -358,7 +377,7 @@ def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
     """
     cols, opts = spec.columns, spec.options
     by = list(cols.by)
-    kept = _non_empty(states)  # a chunk without rows adds nothing
+    kept = _row_checks_summed(_non_empty(states), by)  # a chunk without rows adds nothing
     table = pl.concat([s.finalize().collect(engine=_SMALL) for s in kept], how="vertical_relaxed")
     positives = pl.concat([curve_positives(s) for s in kept])
     id_counts = pl.concat(

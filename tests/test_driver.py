@@ -294,3 +294,23 @@ def test_class_chunks_check_each_ids_rows_together(tmp_path: Path, metric: str) 
     if info(metric).weights:
         with pytest.raises(pl_metrics.MetricsInputError, match="weights that vary"):
             pl_metrics.score(varying, metric, weight_col="w", n_chunks=2)
+
+
+@pytest.mark.parametrize(
+    ("metrics", "probabilities"),
+    [(["roc_auc"], False), (["lrap"], False), (["padded_cmap", "brier_score"], True)],
+)
+def test_chunked_errors_count_the_bad_rows_of_every_chunk(
+    digits: pl.DataFrame, metrics: list[str], probabilities: bool
+) -> None:
+    # Class chunks hold disjoint rows: each used to raise with its own share of them.
+    bad = pl.col("id") % 7 == 0
+    total = digits.filter(bad).height
+    cases = {"are NaN or infinite": float("nan")}
+    if probabilities:  # the metrics whose scores must be in [0, 1]
+        cases["have a score outside"] = 2.0
+    for problem, value in cases.items():
+        frame = digits.with_columns(pl.when(bad).then(value).otherwise("score").alias("score"))
+        for n_chunks in (1, 3):
+            with pytest.raises(pl_metrics.MetricsInputError, match=f"{total:,} rows {problem}"):
+                pl_metrics.score(frame, metrics, by=["model", "fold"], n_chunks=n_chunks)
