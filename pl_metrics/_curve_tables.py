@@ -21,12 +21,19 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
-from pl_metrics._curves import FP, N_ALL, P_ALL, TP, average_classes, cumulated
+from pl_metrics._curves import (
+    FP,
+    N_ALL,
+    P_ALL,
+    TP,
+    average_classes,
+    cumulated,
+    probability_check,
+)
 from pl_metrics._frame import (
     INTERNAL,
     Columns,
     FrameT,
-    Problem,
     Ragged,
     aggregate,
     ordered_sum,
@@ -65,12 +72,7 @@ class _CurveTables(Family):
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         parts = Parts(curve_exprs=curve_exprs(cols))
         if any(m in _PROBABILITIES or m == "calibration_curve" for m in metrics):
-            assert cols.score is not None
-            score = pl.col(cols.score)
-            outside = Problem(
-                "probability_range", cols.score, "rows", "have a score outside [0, 1]"
-            )
-            parts.id_checks = [(outside, ((score < 0) | (score > 1)).sum().cast(pl.Int64))]
+            parts.id_checks = [probability_check(cols)]
         return parts
 
     def finalize(

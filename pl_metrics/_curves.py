@@ -170,6 +170,14 @@ def _partial_area(pos: pl.Expr, neg: pl.Expr, tp: pl.Expr, fp: pl.Expr, max_fpr:
     )
 
 
+def probability_check(cols: Columns) -> tuple[Problem, pl.Expr]:
+    """Scores outside [0, 1], for the metrics whose formula assumes probabilities."""
+    assert cols.score is not None
+    score = pl.col(cols.score)
+    outside = Problem("probability_range", cols.score, "rows", "have a score outside [0, 1]")
+    return outside, ((score < 0) | (score > 1)).sum().cast(pl.Int64)
+
+
 class _Curves(Family):
     """ROC AUC and average precision from the curves table; top-k accuracy per id."""
 
@@ -178,6 +186,8 @@ class _Curves(Family):
         by_id = opts.average == "samples"
         if any(m in CURVE_METRICS and not (by_id and m != "padded_cmap") for m in metrics):
             parts.curve_exprs = curve_exprs(cols)
+        if "padded_cmap" in metrics:  # its padding rows score 1: the top of a probability
+            parts.id_checks.append(probability_check(cols))
         if by_id and any(m in ("roc_auc", "average_precision") for m in metrics):
             samples = _samples_parts(cols, opts.max_fpr)
             parts.id_exprs += samples.id_exprs
@@ -656,6 +666,7 @@ def padded_cmap(
     score_col: str = "score",
     truth_col: str = "truth",
     by: str | Sequence[str] | None = None,
+    per_class: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -671,6 +682,8 @@ def padded_cmap(
         As in `roc_auc`.
     padding
         Padding rows per class (BirdCLEF 2023 used 5).
+    per_class
+        Return each class's padded average precision: rows ``(by..., class, padded_cmap)``.
 
     Examples
     --------
@@ -690,6 +703,7 @@ def padded_cmap(
         truth_col=truth_col,
         by=by,
         padding=padding,
+        per_class=per_class,
         ragged=ragged,
         validate=validate,
     )

@@ -361,3 +361,26 @@ def test_roc_auc_with_every_class_skipped_is_nan_with_or_without_groups(average:
         pl_metrics.score(df, "roc_auc", n_chunks=2, **options)["roc_auc"].item(),
     ]
     assert all(math.isnan(v) for v in values), values
+
+
+def test_padded_cmap_per_class_and_its_probability_range() -> None:
+    rng = np.random.default_rng(2)
+    truth, score = rng.random((40, 5)) < 0.3, rng.random((40, 5)).round(2)
+    df = long_table(truth, score).with_columns(model=pl.lit("m"))
+    per_class = pl_metrics.padded_cmap(df, by="model", per_class=True, padding=2)
+    assert per_class.columns == ["model", "class", "padded_cmap"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        padded = np.vstack([truth, np.ones((2, 5))]), np.vstack([score, np.ones((2, 5))])
+        want = average_precision_score(padded[0].astype(int), padded[1], average=None)
+    np.testing.assert_allclose(per_class["padded_cmap"], want, rtol=1e-12)
+    macro = pl_metrics.padded_cmap(df, by="model", padding=2)["padded_cmap"].item()
+    assert per_class["padded_cmap"].mean() == pytest.approx(macro, rel=1e-12)
+    # Its padding scores 1, the top of a probability: logits (say) are refused.
+    logits = df.with_columns(pl.col("score") * 4 - 2)
+    outside = int(((score * 4 - 2) < 0).sum() + ((score * 4 - 2) > 1).sum())
+    pattern = rf"{outside:,} rows have a score outside \[0, 1\]"
+    with pytest.raises(pl_metrics.MetricsInputError, match=pattern):
+        pl_metrics.padded_cmap(logits)
+    with pytest.raises(pl_metrics.MetricsInputError, match=pattern):
+        pl_metrics.padded_cmap(logits.lazy()).collect()
