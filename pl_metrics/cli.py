@@ -830,6 +830,17 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     message = _first_line(error)
     for hint, flag in _FLAG_HINTS.items():
         message = message.replace(hint, flag)
+    # The data hints show Python; on the command line the fix is in the file.
+    message = re.sub(
+        r"map its values to booleans first, e\.g\. pl\.col\('[^']*'\) == 'yes'",
+        "write its values as true/false or 1/0 in the file",
+        message,
+    )
+    message = re.sub(
+        r"pl\.col\('[^']*'\)\.cast\(pl\.Float64\) names the values that are not",
+        "find the values that are not (NA, say) and fix or drop those rows",
+        message,
+    )
     # The plots' advice on too many lines is Python's: on the command line, the input's.
     message = re.sub(
         r"filter the table first, e\.g\. table\.filter\(pl\.col\('([^']*)'\)[^;]*?\)"

@@ -626,6 +626,23 @@ def test_a_file_in_a_missing_folder_is_refused_before_scoring(
     assert f"folder {str(target.parent)!r} does not exist" in err
 
 
+def test_text_truth_and_scores_get_hints_for_the_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The library's hints show Python; the command line's say what to fix in the file."""
+    path = tmp_path / "dump.csv"
+    path.write_text("id,class,score,truth\n0,a,0.9,yes\n0,b,0.1,no\n1,a,0.2,no\n1,b,0.8,yes\n")
+    assert main(["score", str(path), "-m", "lrap"]) == 2
+    err = capsys.readouterr().err
+    assert "write its values as true/false or 1/0 in the file" in err
+    assert "pl.col" not in err
+    path.write_text("id,class,score,truth\n0,a,0.9,1\n0,b,0.1,0\n1,a,NA,0\n1,b,0.8,1\n")
+    assert main(["score", str(path), "-m", "lrap"]) == 2
+    err = capsys.readouterr().err
+    assert "find the values that are not (NA, say) and fix or drop those rows" in err
+    assert "pl.col" not in err
+
+
 def test_a_failed_dask_chunk_is_bad_input(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
