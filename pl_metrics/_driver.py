@@ -34,7 +34,7 @@ from pl_metrics._frame import (
     to_polars,
 )
 from pl_metrics._io import files as find_files
-from pl_metrics._io import scan, unreadable_file
+from pl_metrics._io import mixed_dumps, scan, unreadable_file
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
 
@@ -218,6 +218,13 @@ def _named_file(files: Sequence[Path] | None, spec: Spec) -> Iterator[None]:
         if which is None:
             raise
         raise MetricsInputError(which) from error
+    except MetricsInputError as error:
+        # Several dumps stacked in one folder fail the checks of each id's classes; say so.
+        cols = spec.columns
+        hint = mixed_dumps(files, cols.id, cols.cls, error.problem) if files else None
+        if hint is None:
+            raise
+        raise MetricsInputError(f"{error}; {hint}", problem=error.problem) from None
 
 
 #: Computes the collected states of the chunks of a plan (locally, or on a cluster).
@@ -392,7 +399,8 @@ def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
         if bad.height:
             raise MetricsInputError(
                 f"column {cols.cls!r}: {bad.height:,} groups have ids that lack whole sets of "
-                "classes (ragged input); pass ragged='allow' to rank each id over its rows"
+                "classes (ragged input); pass ragged='allow' to rank each id over its rows",
+                problem="ragged",
             )
     if "roc_auc" in spec.metrics and opts.undefined == "error":  # after the data checks
         check_undefined(table.select(*by, cols.cls, "roc_auc"), by, cols, opts)

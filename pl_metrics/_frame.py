@@ -65,6 +65,11 @@ class MetricsInputError(ValueError):
     The message names the column, the problem and how many rows (or ids, or groups) it touches.
     """
 
+    def __init__(self, message: str, *, problem: str | None = None) -> None:
+        super().__init__(message)
+        #: The data check that failed (``"duplicate"``, ``"ragged"``, ...), when one did.
+        self.problem = problem
+
 
 @dataclass(frozen=True)
 class Columns:
@@ -509,7 +514,7 @@ def raise_on_problems(
             if bad.height:
                 total = int(bad[problem.name].sum())
                 where = _where(bad, by, shown, counts_groups=problem.unit.startswith("group"))
-                raise MetricsInputError(problem.message(total, where))
+                raise MetricsInputError(problem.message(total, where), problem=problem.key)
         return df
 
     checked = lf.map_batches(

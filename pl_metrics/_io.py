@@ -19,12 +19,15 @@ __all__ = [
     "FORMATS",
     "file_format",
     "files",
+    "mixed_dumps",
     "printable",
     "row_group_ranges",
     "scan",
     "unreadable_file",
 ]
 
+#: How many classes a message shows.
+_SHOWN = 4
 FORMATS = {
     ".parquet": "parquet",
     ".pq": "parquet",
@@ -168,6 +171,44 @@ def unreadable_file(found: Sequence[Path], columns: Sequence[str]) -> str | None
             # (A corrupt file can make polars panic; that is this file's error too.)
             return f"cannot read file {str(path)!r}: {_reason(error)}"
     return None
+
+
+def mixed_dumps(
+    found: Sequence[Path], id_col: str, class_col: str, problem: str | None
+) -> str | None:
+    """Why files read together fail a check of each id's classes, when the files show it.
+
+    Dumps of other tasks (other classes) stacked in one folder look like ids lacking
+    classes; one file per model with no column naming the model, like ids repeating their
+    classes. For after the check failed: each file's class (or id) column is read.
+    """
+    if len(found) < 2 or problem not in ("ragged", "class_sets", "duplicate"):
+        return None
+    column = id_col if problem == "duplicate" else class_col
+    values = [set(scan([path]).select(pl.col(column).unique()).collect()[column]) for path in found]
+    first = values[0]
+    if problem == "duplicate":
+        other = next((k for k in range(1, len(found)) if values[k] & first), None)
+        if other is None:
+            return None
+        return (
+            f"files {str(found[0])!r} and {str(found[other])!r} hold the same ids: if each "
+            "file is the dump of one model (or fold), put each in a folder named "
+            "model=<name> (read as a column named model) and group by model"
+        )
+    other = next((k for k in range(1, len(found)) if values[k] != first), None)
+    if other is None:
+        return None
+
+    def shown(classes: set[object]) -> str:
+        names = sorted(map(str, classes))
+        return ", ".join(map(repr, names[:_SHOWN])) + (", ..." if len(names) > _SHOWN else "")
+
+    return (
+        f"but the {len(found)} files hold different classes ({shown(first)} in "
+        f"{str(found[0])!r}; {shown(values[other])} in {str(found[other])!r}): score each "
+        "dump on its own"
+    )
 
 
 def _file_schema(path: Path, kind: str) -> pl.Schema:

@@ -149,3 +149,34 @@ def test_globs_expand_folders_and_literal_names_win(tmp_path: Path, dump: pl.Dat
     odd = tmp_path / "oof[1].parquet"  # a name that is also a glob pattern
     dump.head(10).write_parquet(odd)
     assert files(str(odd)) == [odd]
+
+
+def test_stacked_dumps_are_told_apart_in_the_error(tmp_path: Path) -> None:
+    """Two tasks' dumps in one folder, or one file per model without a model column."""
+    digits = pl.read_parquet("data/digits_oof.parquet")
+    (tmp_path / "tasks").mkdir()
+    digits.write_parquet(tmp_path / "tasks" / "digits.parquet")
+    pl.read_parquet("data/digits_properties_oof.parquet").write_parquet(
+        tmp_path / "tasks" / "properties.parquet"
+    )
+    with pytest.raises(pl_metrics.MetricsInputError, match="ragged") as error:
+        pl_metrics.score(tmp_path / "tasks", "lrap", by=["model", "fold"])
+    assert "but the 2 files hold different classes ('0', '1', '2', '3', ... in" in str(error.value)
+    (tmp_path / "models").mkdir()
+    for model in ("knn", "logreg"):
+        one = digits.filter(pl.col("model") == model).drop("model")
+        one.write_parquet(tmp_path / "models" / f"{model}.parquet")
+    with pytest.raises(pl_metrics.MetricsInputError, match="repeat a") as error:
+        pl_metrics.score(tmp_path / "models", "lrap", by="fold")
+    assert "hold the same ids: if each file is the dump of one model" in str(error.value)
+    # Foldered as model=<name>, they score as one dump per model.
+    for model in ("knn", "logreg"):
+        (tmp_path / f"hive/model={model}").mkdir(parents=True)
+        (tmp_path / "models" / f"{model}.parquet").rename(
+            tmp_path / f"hive/model={model}/part.parquet"
+        )
+    got = pl_metrics.score(tmp_path / "hive", "lrap", by=["model", "fold"])
+    want = pl_metrics.lrap(
+        digits.filter(pl.col("model").is_in(["knn", "logreg"])), by=["model", "fold"]
+    )
+    assert_frame_equal(got, want, check_dtypes=False, rel_tol=1e-12)
