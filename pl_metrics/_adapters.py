@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, FrameT, MetricsInputError
+from pl_metrics._frame import INTERNAL, FrameT, MetricsInputError, to_polars
 
 __all__ = ["from_numpy", "from_wide"]
 
@@ -102,34 +102,55 @@ def _wide_truth(
     return long, summary, check
 
 
-def _check_truth_columns(
-    truth: pl.Schema, scores: pl.Schema, id_col: str, class_cols: list[str]
-) -> None:
-    """Refuse a wide truth table whose 0/1 columns are not the scores' float columns.
+def _unscored_truth(
+    truth: pl.LazyFrame, scores: pl.Schema, id_col: str, class_cols: list[str]
+) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
+    """Refuse the truth table's columns of 0/1 values that are no class of the scores.
 
-    Classes are found by type (the float columns of the scores), so a class whose scores
-    are integers, or one the submission lacks, would otherwise be dropped in silence.
+    Classes are found by type (the float columns of the scores), so a class the submission
+    lacks, or holds as integer scores, would otherwise be dropped in silence. A column is
+    taken for a class's truth when it holds only 0 and 1 (a weight, a duration or a fold
+    number does not).
     """
-    label_like = [
+    schema = truth.collect_schema()
+    suspects = [
         c
-        for c, t in truth.items()
+        for c, t in schema.items()
         if c != id_col and c not in class_cols and (t == pl.Boolean or t.is_numeric())
     ]
-    if not label_like:
-        return
-    in_scores = [c for c in label_like if c in scores]
-    if in_scores:
-        types = [f"{c!r} ({scores[c]})" for c in in_scores]
-        raise MetricsInputError(
-            "truth: columns of 0/1 truth that are in the scores but not float, so not taken as "
-            f"classes: {', '.join(types[:_SHOWN])}{', ...' if len(types) > _SHOWN else ''}; "
-            "cast the scores to float, or name the class columns with classes=[...]"
+    counts = [
+        e
+        for k, c in enumerate(suspects)
+        for e in (
+            ((pl.col(c) == 0) | (pl.col(c) == 1)).not_().sum().alias(f"{_CHECK}other{k}"),
+            pl.col(c).count().alias(f"{_CHECK}values{k}"),
         )
-    raise MetricsInputError(
-        "truth: the submission lacks classes of the truth table (columns of 0/1 truth with no "
-        f"score column): {_shown(label_like, len(label_like))}; name the class columns with "
-        "classes=[...] to score the others"
-    )
+    ]
+    summary = truth.select(counts or [pl.lit(0).alias(f"{_CHECK}no_suspects")])
+
+    def check(row: dict[str, Any]) -> None:
+        found = [
+            c
+            for k, c in enumerate(suspects)
+            if row[f"{_CHECK}values{k}"] and not row[f"{_CHECK}other{k}"]
+        ]
+        if not found:
+            return
+        in_scores = [f"{c!r} ({scores[c]})" for c in found if c in scores]
+        if in_scores:
+            listed = ", ".join(in_scores[:_SHOWN]) + (", ..." if len(in_scores) > _SHOWN else "")
+            raise MetricsInputError(
+                "truth: columns of 0/1 values whose scores are not float, so not taken as "
+                f"classes: {listed}; if they are classes, cast their scores to float; if not, "
+                "drop them from the truth table (or name the class columns with classes=[...])"
+            )
+        raise MetricsInputError(
+            "truth: columns of 0/1 values with no score column, classes the submission lacks: "
+            f"{_shown(found, len(found))}; drop them from the truth table if they are not "
+            "classes (or name the class columns with classes=[...])"
+        )
+
+    return summary, check
 
 
 def _label_lists(table: pl.LazyFrame, labels_col: str, separator: str, where: str) -> pl.Expr:
@@ -299,6 +320,8 @@ def from_wide(
     ...
     pl_metrics._frame.MetricsInputError: column 'labels': 1 id has ... not class columns: 'cat'
     """
+    scores = to_polars(scores)  # type: ignore[assignment]  # (an Arrow table gives a DataFrame)
+    truth = None if truth is None else to_polars(truth)
     lazy = scores.lazy()
     schema = lazy.collect_schema()
     if id_col not in schema:
@@ -347,14 +370,16 @@ def from_wide(
             .rename({f"{_CHECK}truth": "truth"})
         )
     elif truth is not None:
-        if classes is None:
-            _check_truth_columns(truth.lazy().collect_schema(), schema, id_col, class_cols)
         truth_long, summary, check = _wide_truth(truth.lazy(), id_col, class_cols)
         long = _unpivot(lazy, id_col, class_cols, keep)
         out = long.join(truth_long, on=[id_col, "class"], how="left")
     else:
         raise MetricsInputError("give the truth: a wide truth table, or labels_col")
     checks = [check]
+    if truth is not None and labels_col is None and classes is None:
+        unscored, unscored_check = _unscored_truth(truth.lazy(), schema, id_col, class_cols)
+        summary = pl.concat([summary, unscored], how="horizontal")
+        checks.append(unscored_check)
     if truth is not None:  # each id needs scores and a truth: none silently dropped
         unmatched, unmatched_check = _unmatched_ids(lazy, truth.lazy(), id_col)
         summary = pl.concat([summary, unmatched], how="horizontal")

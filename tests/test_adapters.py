@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import polars as pl
 import pytest
@@ -174,30 +176,42 @@ def test_from_wide_takes_wide_truth_of_booleans_integers_and_floats(
     assert pl_metrics.lrap(got).item() == pytest.approx(want)
 
 
-def test_from_wide_refuses_truth_columns_that_are_not_score_columns(
-    arrays: tuple[np.ndarray, np.ndarray],
+@pytest.mark.parametrize("lazy", [False, True])
+def test_from_wide_refuses_0_1_truth_columns_that_are_not_score_columns(
+    arrays: tuple[np.ndarray, np.ndarray], lazy: bool
 ) -> None:
     """Classes are found by type: one the scores lack, or hold as integers, is not dropped."""
     truth, score = arrays
     names = ["bird", "frog", "bat", "owl"]
     scores, truth_wide = wide(score, names), wide(truth, names)
+
+    def long(scores: pl.DataFrame, truth: pl.DataFrame, **options: Any) -> pl.DataFrame:
+        if lazy:
+            return pl_metrics.from_wide(scores.lazy(), truth.lazy(), **options).collect()
+        return pl_metrics.from_wide(scores, truth, **options)
+
     integer_scores = scores.with_columns((pl.col("bat") * 100).cast(pl.Int64))
     with pytest.raises(
         pl_metrics.MetricsInputError,
-        match=r"not float, so not taken as classes: 'bat' \(Int64\); cast",
+        match=r"scores are not float, so not taken as classes: 'bat' \(Int64\); if they are",
     ):
-        pl_metrics.from_wide(integer_scores, truth_wide)
+        long(integer_scores, truth_wide)
     with pytest.raises(
-        pl_metrics.MetricsInputError, match=r"lacks classes of the truth table .*: 'owl'"
+        pl_metrics.MetricsInputError, match=r"no score column, classes the submission lacks: 'owl'"
     ):
-        pl_metrics.from_wide(scores.drop("owl"), truth_wide)
-    # Named classes are taken as given, and a text column of the truth (Kaggle's Usage) is
-    # not a class.
-    chosen = pl_metrics.from_wide(integer_scores, truth_wide, classes=["bird", "frog"])
+        long(scores.drop("owl"), truth_wide)
+    # Named classes are taken as given.
+    chosen = long(integer_scores, truth_wide, classes=["bird", "frog"])
     assert chosen["class"].unique().sort().to_list() == ["bird", "frog"]
-    usage = truth_wide.with_columns(Usage=pl.lit("Public"))
-    long = pl_metrics.from_wide(scores, usage)
-    assert pl_metrics.lrap(long).item() == pytest.approx(
+    # Other columns of a truth table are no classes: text (Kaggle's Usage), numbers that are
+    # not all 0/1 (a weight, a duration), a key the scores hold too (a fold).
+    n = truth_wide.height
+    metadata = truth_wide.with_columns(
+        Usage=pl.lit("Public"), Weight=pl.lit(0.5), seconds=pl.int_range(n) * 5, fold=pl.lit(3)
+    )
+    got = long(scores.with_columns(fold=pl.lit(3)), metadata)
+    assert got["class"].unique().sort().to_list() == sorted(names)
+    assert pl_metrics.lrap(got).item() == pytest.approx(
         label_ranking_average_precision_score(truth, score)
     )
 
