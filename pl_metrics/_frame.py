@@ -562,10 +562,8 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
     # A column (polars' or pandas' Series, an Arrow array) streams too, but is no table.
     if hasattr(frame, "__arrow_c_stream__") and not isinstance(frame, pl.Series):
         pandas = type(frame).__module__.startswith("pandas")
-        if pandas and any(name is not None for name in frame.index.names):  # type: ignore[attr-defined]
-            # A named index (say the ids, after set_index("id")) is a column, as Arrow's
-            # own conversion keeps it; polars would drop it.
-            frame = frame.reset_index()  # type: ignore[attr-defined]
+        if pandas:
+            frame = _named_index_as_columns(frame)
         try:
             return pl.DataFrame(frame)
         except pl.exceptions.SchemaError:  # "expected Struct": a single column's stream
@@ -581,6 +579,21 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
         "interface (a pyarrow Table or RecordBatchReader, a DuckDB relation, a pandas "
         f"DataFrame); got {type(frame).__module__}.{type(frame).__name__}"
     )
+
+
+def _named_index_as_columns(frame: Any) -> Any:
+    """A pandas frame with its named index levels as columns (polars would drop them).
+
+    Arrow's own conversion keeps them: say the ids, after ``set_index("id")``. A level named
+    as a column already (``set_index("id", drop=False)``), an unnamed level and a RangeIndex
+    (a row number, which Arrow keeps as metadata only) are left out.
+    """
+    from pandas import RangeIndex
+
+    if isinstance(frame.index, RangeIndex):
+        return frame
+    levels = [n for n in frame.index.names if n is not None and n not in frame.columns]
+    return frame.reset_index(level=levels) if levels else frame
 
 
 def _mixed_pandas_columns(frame: Any) -> list[str]:

@@ -209,9 +209,17 @@ def test_pandas_index_and_mixed_columns() -> None:
     """A named index (the ids after set_index) is a column; a mixed column is named."""
     pd = pytest.importorskip("pandas")
     want = pl_metrics.report(DIGITS, ["lrap", "f1"], by="model")
-    indexed = DIGITS.to_pandas().set_index(["model", "id"])
+    frame = DIGITS.to_pandas()
+    indexed = frame.set_index(["model", "id"])
     assert_frame_equal(pl_metrics.report(indexed, ["lrap", "f1"], by="model"), want)
     assert_frame_equal(pl_metrics.score(indexed, ["lrap", "f1"], by="model"), want)
+    # A level that is a column already, a row number, a partly named index: as they are.
+    for same in (
+        frame.set_index("id", drop=False),
+        frame.rename_axis("row"),
+        frame.set_index("model", append=True).assign(level_0=0),
+    ):
+        assert_frame_equal(pl_metrics.report(same, ["lrap", "f1"], by="model"), want)
     mixed = pd.DataFrame({"id": [0, 0], "class": ["a", 1], "score": [0.9, 0.1], "truth": [1, 0]})
     with pytest.raises(pl_metrics.MetricsInputError, match=r"mixed types: \['class'\]"):
         pl_metrics.lrap(mixed)
