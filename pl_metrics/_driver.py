@@ -292,15 +292,20 @@ def score_spec(
     if by_class:
         assert class_plan is not None
         class_spec = Spec(tuple(by_class), spec.columns, spec.options)
+        if not by_id and spec.options.validate and len(class_plan) > 1:
+            # A class chunk holds some of each id's rows: what is checked over an id's rows
+            # together (its set of classes, its one weight, repeated rows) needs id chunks,
+            # first, so that the counts are the table's. A counts-only state over them runs
+            # those checks (the id metrics' chunks did otherwise).
+            checks = Spec(("confusion",), spec.columns, spec.options).with_options(per_id=False)
+            try:
+                _merged(runner(id_plan, checks))
+            except MetricsInputError as error:
+                if error.problem != "all_zero_weights":  # the class chunks name their metrics
+                    raise
         # Undefined ROC AUCs are left out by each chunk and counted over all of them.
         per_class = class_spec.with_options(average=None, per_class=True, undefined="skip")
         results.append(_class_values(runner(class_plan, per_class), class_spec))
-        if not by_id and spec.options.validate and len(class_plan) > 1:
-            # A class chunk holds some of each id's rows: what is checked over an id's rows
-            # together (its set of classes, its one weight) needs id chunks. A counts-only
-            # state over them runs those checks (the id metrics' chunks run them otherwise).
-            checks = Spec(("confusion",), spec.columns, spec.options).with_options(per_id=False)
-            _merged(runner(id_plan, checks))
     keys = spec.keys
     out = results[0]
     for extra in results[1:]:

@@ -314,3 +314,15 @@ def test_chunked_errors_count_the_bad_rows_of_every_chunk(
         for n_chunks in (1, 3):
             with pytest.raises(pl_metrics.MetricsInputError, match=f"{total:,} rows {problem}"):
                 pl_metrics.score(frame, metrics, by=["model", "fold"], n_chunks=n_chunks)
+    # Checks of each id's rows together, the usual mistake first: `by` forgotten.
+    repeated = (
+        digits.filter(pl.col("fold") == 0).height
+        - digits.filter((pl.col("fold") == 0) & (pl.col("model") == "knn")).height
+    )
+    missing = digits.filter(bad & (pl.col("class") == "3")).height
+    ragged = digits.filter(~(bad & (pl.col("class") == "3")))
+    for n_chunks in (1, 3):
+        with pytest.raises(pl_metrics.MetricsInputError, match=f"{repeated:,} rows repeat a"):
+            pl_metrics.score(digits.filter(pl.col("fold") == 0), metrics, n_chunks=n_chunks)
+        with pytest.raises(pl_metrics.MetricsInputError, match=rf"{missing:,} \(id, class\) rows"):
+            pl_metrics.score(ragged, metrics, by=["model", "fold"], n_chunks=n_chunks)
