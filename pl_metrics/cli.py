@@ -800,8 +800,10 @@ def _check_plot_file(path: str) -> None:
 
 def _check_folder(option: str, path: str | None) -> None:
     """A file to write goes in a folder that exists: told before any work is done."""
-    if path is None:
+    if path is None or "://" in path:  # a URL: its store tells
         return
+    if Path(path).is_dir():
+        raise MetricsInputError(f"--{option} {path!r} is a folder: name a file in it")
     folder = Path(path).parent
     if not folder.is_dir():
         raise MetricsInputError(f"--{option} {path!r}: the folder {str(folder)!r} does not exist")

@@ -53,11 +53,12 @@ def _figure(width: float = 8.0, height: float = 4.5) -> Any:
 
 def _need(df: pl.DataFrame | pl.LazyFrame, columns: Sequence[str]) -> pl.DataFrame:
     """``df`` collected (the lazy idiom's tables plot as they are), checked for ``columns``."""
+    names = df.collect_schema().names()  # told before a lazy table is computed
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise MetricsInputError(f"the table has no column {missing}; its columns: {names}")
     if isinstance(df, pl.LazyFrame):
         df = df.collect()
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise MetricsInputError(f"the table has no column {missing}; its columns: {df.columns}")
     if df.height == 0:
         raise MetricsInputError("the table is empty: nothing to plot")
     return df

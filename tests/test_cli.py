@@ -624,6 +624,9 @@ def test_a_file_in_a_missing_folder_is_refused_before_scoring(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert f"folder {str(target.parent)!r} does not exist" in err
+    target.mkdir(parents=True)
+    assert main([*argv[:-1], str(target)]) == 2
+    assert "is a folder: name a file in it" in capsys.readouterr().err
 
 
 def test_text_truth_and_scores_get_hints_for_the_file(
