@@ -289,7 +289,7 @@ def from_wide(
         A missing column; a wide truth value other than 0 and 1 (NaN included); a label
         that is not a class column; ids of one table missing from the other (a submission
         that skips ids would otherwise be scored on the ids it has); with the default
-        ``classes``, a numeric or boolean column of a wide truth table that is not a float
+        ``classes``, a column of a wide truth table holding only 0 and 1 that is no float
         column of the scores (a class the submission lacks, or scores it holds as integers).
 
     Examples

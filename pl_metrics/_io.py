@@ -184,11 +184,21 @@ def mixed_dumps(
     """
     if len(found) < 2 or problem not in ("ragged", "class_sets", "duplicate"):
         return None
+    if problem == "duplicate" and any(_hive_parts(path) for path in found):
+        return None  # the folders name a column already: the error's by hint names it
     column = id_col if problem == "duplicate" else class_col
-    values = [set(scan([path]).select(pl.col(column).unique()).collect()[column]) for path in found]
-    first = values[0]
+
+    def distinct(path: Path) -> pl.DataFrame:
+        return scan([path]).select(pl.col(column).unique()).collect(engine="streaming")
+
+    first = distinct(found[0])
     if problem == "duplicate":
-        other = next((k for k in range(1, len(found)) if values[k] & first), None)
+        shared = (
+            k
+            for k in range(1, len(found))
+            if first.join(distinct(found[k]), on=column, how="semi").height
+        )
+        other = next(shared, None)
         if other is None:
             return None
         return (
@@ -196,7 +206,8 @@ def mixed_dumps(
             "file is the dump of one model (or fold), put each in a folder named "
             "model=<name> (read as a column named model) and group by model"
         )
-    other = next((k for k in range(1, len(found)) if values[k] != first), None)
+    values = [set(first[column]), *(set(distinct(path)[column]) for path in found[1:])]
+    other = next((k for k in range(1, len(found)) if values[k] != values[0]), None)
     if other is None:
         return None
 
@@ -205,7 +216,7 @@ def mixed_dumps(
         return ", ".join(map(repr, names[:_SHOWN])) + (", ..." if len(names) > _SHOWN else "")
 
     return (
-        f"but the {len(found)} files hold different classes ({shown(first)} in "
+        f"but the {len(found)} files hold different classes ({shown(values[0])} in "
         f"{str(found[0])!r}; {shown(values[other])} in {str(found[other])!r}): score each "
         "dump on its own"
     )
