@@ -8,15 +8,19 @@ expressions, then keyword options:
 * thresholded (`confusion`, `f1`, `precision`, `recall`, `fbeta`, `matthews_corrcoef`,
   `balanced_accuracy`, `balanced_f1`, `mfif`): the score is thresholded at ``threshold``
   (a number, or an expression such as a column of per-row thresholds), or pass ``None``
-  for it and a column of 0/1 predictions as ``pred=``;
+  as the score and a column of 0/1 predictions as ``pred=``;
 * on the scores (`roc_auc`, `average_precision`, `brier_score`, `binary_log_loss`): with
   optional sample weights, ``weight=``.
 
 Unlike the table functions these run no data checks (an expression cannot raise on data):
 nulls are ignored (a row with a null score, truth or weight is left out), integer truth or
-predictions other than 0/1 count as 1, and what scikit-learn refuses or warns about gives
-a value each function documents (null for the area under the ROC curve of a group with
-one class).
+predictions other than 0/1 count as 1, NaN scores rank above every number (polars' order;
+scikit-learn refuses them: filter them first), and what scikit-learn refuses or warns about
+gives a value each function documents (null for the area under the ROC curve of a group
+with one class). A number threshold meets Float32 scores in Float32, as in the table
+functions; a threshold column is compared as polars compares two columns (a Float64 column
+against Float32 scores in Float64, as numpy compares two arrays): cast it to the scores'
+type to compare as the table functions do.
 
 Examples
 --------
@@ -115,7 +119,9 @@ def _counts(
     score: IntoExpr | None, truth: IntoExpr, threshold: float | pl.Expr, pred: IntoExpr | None
 ) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
     p, t = _pred(score, threshold, pred), _col(truth).cast(pl.Boolean)
-    return (p & t).sum(), (p & ~t).sum(), (~p & t).sum(), (~p & ~t).sum()
+    cells = (p & t, p & ~t, ~p & t, ~p & ~t)
+    tp, fp, fn, tn = (c.sum().cast(pl.Int64) for c in cells)  # as the table functions count
+    return tp, fp, fn, tn
 
 
 def _metric(
@@ -175,7 +181,7 @@ def confusion(
     ┌─────┬─────┬─────┬─────┐
     │ tp  ┆ fp  ┆ fn  ┆ tn  │
     │ --- ┆ --- ┆ --- ┆ --- │
-    │ u32 ┆ u32 ┆ u32 ┆ u32 │
+    │ i64 ┆ i64 ┆ i64 ┆ i64 │
     ╞═════╪═════╪═════╪═════╡
     │ 1   ┆ 1   ┆ 1   ┆ 0   │
     └─────┴─────┴─────┴─────┘
@@ -356,7 +362,7 @@ def binary_log_loss(
     """
     p = _col(score).cast(pl.Float64).clip(eps, 1 - eps)
     t = _col(truth).cast(pl.Boolean)
-    loss = -pl.when(t).then(p.log()).otherwise((1 - p).log())
+    loss = -pl.when(t).then(p.log()).when(~t).then((1 - p).log())  # null truth: no loss
     return _mean(loss, weight).alias("binary_log_loss")
 
 

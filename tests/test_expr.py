@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import math
 import warnings
 from collections.abc import Callable
@@ -9,9 +10,11 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+import polars.selectors as cs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 from sklearn.metrics import (
     average_precision_score,
     brier_score_loss,
@@ -333,3 +336,24 @@ def test_expr_threshold_may_be_an_expression() -> None:
     assert df.select(expr.fbeta("score", "truth", beta=np.float32(2.0))).item() == pytest.approx(
         df.select(expr.fbeta("score", "truth", beta=2.0)).item()
     )
+
+
+@pytest.mark.parametrize("name", expr.__all__)
+@pytest.mark.parametrize("column", ["s", "t", "w"])
+def test_rows_with_a_null_are_left_out(name: str, column: str) -> None:
+    """As documented for every builder: a null truth once counted as a negative."""
+    rng = np.random.default_rng(3)
+    df = pl.DataFrame(
+        {"s": rng.random(40).round(1), "t": rng.random(40) < 0.4, "w": rng.random(40) + 0.5}
+    )
+    nulls = df.with_columns(
+        pl.when(pl.int_range(pl.len()) % 5 == 0).then(None).otherwise(pl.col(column)).alias(column)
+    )
+    function = getattr(expr, name)
+    takes_weight = "weight" in inspect.signature(function).parameters
+    if column == "w" and not takes_weight:
+        return
+    weight = {"weight": "w"} if takes_weight else {}
+    got = nulls.select(function("s", "t", **weight)).unnest(cs.struct())
+    want = nulls.drop_nulls().select(function("s", "t", **weight)).unnest(cs.struct())
+    assert_frame_equal(got, want, rel_tol=1e-12)
