@@ -361,7 +361,9 @@ def _merged(states: Sequence[MetricState]) -> pl.DataFrame:
     """Id-disjoint chunks' states, merged, then finalized."""
     kept = _non_empty(states)
     # One chunk: nothing to merge (merging re-sorts and re-sums its curves table).
-    return (kept[0] if len(kept) == 1 else merge_states(kept)).finalize().collect(engine=_SMALL)
+    # The chunks are id-disjoint by construction: not a caller's merge (`MetricState.merged`).
+    whole = kept[0] if len(kept) == 1 else replace(merge_states(kept), merged=False)
+    return whole.finalize().collect(engine=_SMALL)
 
 
 def _row_checks_summed(states: list[MetricState], by: list[str]) -> list[MetricState]:

@@ -262,6 +262,9 @@ class MetricState:
     #: Whether the kernels counted every table from a DataFrame's rows: the plans read small
     #: tables only, which the in-memory engine runs faster than the streaming one.
     counted: bool = field(default=False, compare=False)
+    #: Merged by the caller (`merge_states`) from parts that may not be id-disjoint: a failed
+    #: check of each id's classes says so.
+    merged: bool = field(default=False, compare=False)
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -355,6 +358,7 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
             raise MetricsInputError(
                 "merge_states: states differ in " + _difference(first.spec, other.spec)
             )
+    _check_key_types(states)
     by = list(first.columns.by)
     eager = all(isinstance(s.groups, pl.DataFrame) for s in states)
 
@@ -376,6 +380,7 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
     cols = first.columns
     merged_state = replace(
         first,
+        merged=True,
         groups=merged([s.groups for s in states], by),
         classes=None
         if first.classes is None
@@ -397,7 +402,21 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
     return _collected(merged_state, "in-memory") if eager else merged_state
 
 
+#: Fields of `Columns` that say how a column was typed, as a user would put it.
+_COLUMN_TYPES = {
+    "truth_is_bool": ("truth", "boolean", "numbers 0/1"),
+    "pred_is_bool": ("pred", "boolean", "numbers 0/1"),
+    "score_is_float": ("score", "float", "integer"),
+    "class_is_categorical": ("class", "categorical", "not categorical"),
+    "class_is_enum": ("class", "enum", "not enum"),
+}
+
+
 def _difference(a: Spec, b: Spec) -> str:
+    def shown(value: object) -> str:
+        text = repr(value)
+        return text if len(text) <= 80 else text[:77] + "..."
+
     if a.metrics != b.metrics:
         return f"metrics: {list(a.metrics)} vs {list(b.metrics)}"
     if a.columns != b.columns:
@@ -406,15 +425,59 @@ def _difference(a: Spec, b: Spec) -> str:
             for f in a.columns.__dataclass_fields__
             if getattr(a.columns, f) != getattr(b.columns, f)
         ]
+        typed = [f for f in fields if f in _COLUMN_TYPES or f == "narrow_score"]
+        if typed:  # the same columns, typed differently: say which, in the user's words
+            f = typed[0]
+            if f == "narrow_score":
+                name = a.columns.score
+                types = [str(c.narrow_score or "Float64") for c in (a.columns, b.columns)]
+            else:
+                column, yes, no = _COLUMN_TYPES[f]
+                name = getattr(a.columns, "cls" if column == "class" else column)
+                types = [yes if getattr(c, f) else no for c in (a.columns, b.columns)]
+            return (
+                f"the type of column {name!r}: {types[0]} vs {types[1]}; cast it to one "
+                "type in every part"
+            )
         return "columns: " + ", ".join(
-            f"{f} {getattr(a.columns, f)!r} vs {getattr(b.columns, f)!r}" for f in fields
+            f"{f} {shown(getattr(a.columns, f))} vs {shown(getattr(b.columns, f))}" for f in fields
         )
     fields = [
         f for f in a.options.__dataclass_fields__ if getattr(a.options, f) != getattr(b.options, f)
     ]
     return "options: " + ", ".join(
-        f"{f} {getattr(a.options, f)!r} vs {getattr(b.options, f)!r}" for f in fields
+        f"{f} {shown(getattr(a.options, f))} vs {shown(getattr(b.options, f))}" for f in fields
     )
+
+
+def _check_key_types(states: Sequence[MetricState]) -> None:
+    """The parts' class and ``by`` columns have one type: the merge compares their values.
+
+    (An Int64 class beside a String one hashes differently, so the merged checks would
+    report ids repeating classes; two enums of other categories do not stack.)
+    """
+    cols = states[0].columns
+
+    def key_types(state: MetricState) -> dict[str, pl.DataType]:
+        found: dict[str, pl.DataType] = {}
+        for table in (state.groups, state.classes, state.curves, state.ids):
+            if table is not None:
+                schema = table.lazy().collect_schema()
+                found |= {k: schema[k] for k in (*cols.by, cols.cls) if k in schema}
+        return found
+
+    def same(name: str, a: pl.DataType, b: pl.DataType) -> bool:
+        # Group keys of two integer widths stack (widened); classes are hashed as they are.
+        return a == b or (name != cols.cls and a.is_numeric() and b.is_numeric())
+
+    first = key_types(states[0])
+    for state in states[1:]:
+        for name, dtype in key_types(state).items():
+            if name in first and not same(name, first[name], dtype):
+                raise MetricsInputError(
+                    f"merge_states: the type of column {name!r}: {first[name]} vs {dtype}; "
+                    "cast it to one type in every part"
+                )
 
 
 def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
@@ -580,8 +643,18 @@ def _count_templates(cols: Columns) -> dict[str, pl.Expr]:
     return templates
 
 
-def _class_set_checks(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
-    """Duplicate and missing ``(id, class)`` rows, from the group's sums over classes."""
+#: The advice of a failed check of an id's classes in a state the caller merged.
+_MERGED_HINT = (
+    "this state is merged from parts, which must be id-disjoint: parts cut by class, or an "
+    "id in two parts, look so (cut the parts by id, e.g. by a hash of it)"
+)
+
+
+def _class_set_checks(cols: Columns, *, merged: bool) -> list[tuple[Problem, pl.Expr]]:
+    """Duplicate and missing ``(id, class)`` rows, from the group's sums over classes.
+
+    ``merged``: the state is the caller's merge of parts, which may not be id-disjoint.
+    """
     # Counts are unsigned: subtract as signed integers.
     expected = pl.col(N_IDS).cast(pl.Int64) * pl.col(_N_CLASSES).cast(pl.Int64)
     total = pl.col(_TOTAL_ROWS).cast(pl.Int64)
@@ -605,8 +678,12 @@ def _class_set_checks(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
         "have ids that repeat a class and lack another",
         "each id needs one row per class",
     )
+    duplicate = duplicate_problem(cols)
+    if merged:  # ragged='allow' on class-disjoint parts would give a wrong number
+        duplicate, mixed = (replace(p, hint=_MERGED_HINT) for p in (duplicate, mixed))
+        ragged = replace(ragged, hint=f"{_MERGED_HINT}; if ids do lack classes, {ragged.hint}")
     return [
-        (duplicate_problem(cols), (total - expected).clip(lower_bound=0).cast(pl.Int64)),
+        (duplicate, (total - expected).clip(lower_bound=0).cast(pl.Int64)),
         (ragged, (expected - total).clip(lower_bound=0).cast(pl.Int64)),
         (mixed, ((total == expected) & ~same_sets).cast(pl.Int64)),
     ]
@@ -638,7 +715,7 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
                 cols.class_hash.sum().alias(_GROUP_HASH),  # wraps around, as the ids' do
             ],
         )
-        class_sets = _class_set_checks(cols)
+        class_sets = _class_set_checks(cols, merged=state.merged)
         groups = join_on(groups, stats, by).with_columns([e.alias(p.name) for p, e in class_sets])
         # Bad rows first, then the table's shape (duplicate or missing rows), then the rest:
         # a repeated (id, class) is named as such, not as an id with two true classes.

@@ -196,6 +196,52 @@ def test_merge_refuses_different_states() -> None:
         pl_metrics.merge_states([])
 
 
+def test_merge_names_columns_typed_differently_in_the_parts() -> None:
+    """A CSV shard beside a parquet one: the same columns, other types, named as such."""
+    rng = np.random.default_rng(8)
+    df = long_table(rng.random((20, 3)) < 0.4, rng.random((20, 3))).with_columns(
+        pl.col("class").cast(pl.String), fold=pl.col("id") % 2
+    )
+    a, b = df.filter(pl.col("id") < 10), df.filter(pl.col("id") >= 10)
+    enum = pl.Enum(["0", "1", "2"])
+    cases = {
+        "class": (a.with_columns(pl.col("class").cast(pl.Int64)), "Int64 vs String"),
+        "score": (a.with_columns(pl.col("score").cast(pl.Float32)), "Float32 vs Float64"),
+        "truth": (a.with_columns(pl.col("truth").cast(pl.Int8)), "numbers 0/1 vs boolean"),
+    }
+    for column, (other, types) in cases.items():
+        states = [pl_metrics.state(part, ["lrap", "f1"], by="fold") for part in (other, b)]
+        with pytest.raises(
+            pl_metrics.MetricsInputError, match=f"type of column '{column}': {types}; cast it"
+        ):
+            pl_metrics.merge_states(states)
+    enums = [a.with_columns(pl.col("class").cast(enum)), b.with_columns(pl.col("class").cast(enum))]
+    enums[1] = enums[1].with_columns(pl.col("class").cast(pl.String).cast(pl.Enum(["2", "1", "0"])))
+    with pytest.raises(pl_metrics.MetricsInputError, match="type of column 'class': Enum"):
+        pl_metrics.merge_states([pl_metrics.state(part, "lrap") for part in enums])
+    # Group keys of two integer widths stack, widened.
+    widths = [a.with_columns(pl.col("fold").cast(pl.Int8)), b]
+    merged = pl_metrics.merge_states([pl_metrics.state(p, "lrap", by="fold") for p in widths])
+    want = pl_metrics.lrap(df, by="fold")
+    assert merged.finalize().collect()["lrap"].to_list() == pytest.approx(want["lrap"].to_list())
+
+
+def test_merged_parts_cut_by_class_are_not_told_to_pass_ragged_allow() -> None:
+    rng = np.random.default_rng(9)
+    df = long_table(rng.random((20, 4)) < 0.4, rng.random((20, 4)))
+    parts = [df.filter(pl.col("class") < 2), df.filter(pl.col("class") >= 2)]
+    merged = pl_metrics.merge_states([pl_metrics.state(p, "lrap") for p in parts])
+    with pytest.raises(pl_metrics.MetricsInputError, match="merged from parts") as error:
+        merged.finalize().collect()
+    assert "must be id-disjoint" in str(error.value)
+    # score() merges its own id chunks: its errors give the usual advice.
+    with pytest.raises(pl_metrics.MetricsInputError, match="ragged") as error:
+        pl_metrics.score(
+            df.filter(~((pl.col("id") < 3) & (pl.col("class") == 0))), "lrap", n_chunks=3
+        )
+    assert "merged from parts" not in str(error.value)
+
+
 def test_chunk_keys() -> None:
     assert {pl_metrics.chunk_key(m) for m in [*RANKING, *THRESHOLDED, "log_loss"]} == {"id"}
     assert pl_metrics.state(multiclass_table(7), ["lrap", "f1"]).chunk_keys == {
