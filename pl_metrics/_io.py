@@ -56,7 +56,11 @@ def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
             raise MetricsInputError(f"no file matches {text!r}")
         for path in matched:
             found += _expand(path) if path.is_dir() else [path]
-    return found
+    # A file reached twice (a glob and the file itself, say) is read once.
+    unique: dict[Path, Path] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
 
 
 def _expand(path: Path) -> list[Path]:

@@ -275,7 +275,11 @@ def _add_checks(parser: argparse.ArgumentParser) -> None:
 
 def _add_by(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--by", default="", metavar="COLS", help="group by these columns: model,fold"
+        "--by",
+        action="append",
+        default=[],
+        metavar="COLS",
+        help="group by these columns: model,fold (or --by model --by fold)",
     )
 
 
@@ -574,7 +578,7 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
 
 
 def _by(args: argparse.Namespace) -> list[str]:
-    return [c.strip() for c in args.by.split(",") if c.strip()]
+    return [c.strip() for given in args.by for c in given.split(",") if c.strip()]
 
 
 def _metric_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -689,3 +689,11 @@ def test_an_unknown_option_before_the_command_is_the_programs(
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert err == "pl-metrics: error: unrecognized arguments: --bogus (see pl-metrics --help)\n"
+
+
+def test_by_may_be_given_more_than_once(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["score", str(DATA), "-m", "lrap", "--format", "csv"]
+    assert main([*argv, "--by", "model", "--by", "fold"]) == 0
+    repeated = capsys.readouterr().out
+    assert main([*argv, "--by", "model,fold"]) == 0
+    assert repeated == capsys.readouterr().out

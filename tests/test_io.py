@@ -180,3 +180,12 @@ def test_stacked_dumps_are_told_apart_in_the_error(tmp_path: Path) -> None:
         digits.filter(pl.col("model").is_in(["knn", "logreg"])), by=["model", "fold"]
     )
     assert_frame_equal(got, want, check_dtypes=False, rel_tol=1e-12)
+
+
+def test_a_file_reached_twice_is_read_once(tmp_path: Path) -> None:
+    digits = pl.read_parquet("data/digits_oof.parquet")
+    digits.write_parquet(tmp_path / "a.parquet")
+    given = [tmp_path / "a.parquet", tmp_path, str(tmp_path / "*.parquet")]
+    assert files(given) == [tmp_path / "a.parquet"]
+    got = pl_metrics.score(given, "lrap", by=["model", "fold"])
+    assert_frame_equal(got, pl_metrics.lrap(digits, by=["model", "fold"]), rel_tol=1e-12)
