@@ -78,6 +78,7 @@ __all__ = ["bootstrap", "compare", "paired"]
 
 _R = f"{INTERNAL}resample"
 _BOOT_W = f"{INTERNAL}boot_w"
+_UNDEFINED = f"{INTERNAL}boot_undefined"
 _ID_KEY = f"{INTERNAL}boot_id"  # the id as a group column: the state of each id alone
 _USER_W = f"{INTERNAL}boot_user_w"
 _GROUP = f"{INTERNAL}boot_group"
@@ -878,6 +879,9 @@ def _by_query(
             ]
         ).filter(pl.col(_BOOT_W) > 0)  # ids not drawn in a resample add nothing
         rows = df.join(drawn, on=cols.id, nulls_equal=True).with_columns(weight.alias(_BOOT_W))
+        # A resample whose drawn ids all weigh 0 leaves the metric undefined, not the input
+        # bad: no row of it (see `_weightless`), rather than report's refusal.
+        rows = rows.filter(pl.col(_BOOT_W).sum().over([*cols.by, _R]) != 0)
         out = build_state(rows, resampled).finalize().collect()
         yield pl.concat([_long(out, m, spec) for m in spec.metrics])
 
@@ -919,13 +923,49 @@ def _resampled(df: pl.DataFrame, spec: Spec, n_resamples: int, seed: int) -> pl.
     paths: dict[str, list[str]] = {}
     for metric in spec.metrics:
         paths.setdefault(_path(metric, spec.options), []).append(metric)
-    return pl.concat(
+    out = pl.concat(
         [
             part
             for path, metrics in paths.items()
             for part in _PATHS[path](df, replace(spec, metrics=tuple(metrics)), layout, n_resamples)
         ]
     )
+    if spec.columns.weight is None:
+        return out
+    keys = [*spec.columns.by, _R]
+    undefined = _weightless(df, spec.columns, layout, n_resamples).with_columns(
+        pl.lit(True).alias(_UNDEFINED)
+    )
+    out = out.join(undefined, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    value = pl.when(pl.col(_UNDEFINED)).then(float("nan")).otherwise(pl.col("value"))
+    return out.with_columns(value.alias("value")).drop(_UNDEFINED)
+
+
+def _weightless(df: pl.DataFrame, cols: Columns, layout: _Layout, n_resamples: int) -> pl.DataFrame:
+    """The ``(by..., resample)`` pairs whose drawn ids all weigh 0: the metric is undefined.
+
+    (Computed over the resample's weighted counts, a thresholded metric would take its
+    zero-division value there.) Resamples in blocks, so memory does not grow with them.
+    """
+    assert cols.weight is not None
+    per_id = df.group_by([*cols.by, cols.id]).agg(pl.col(cols.weight).first().cast(pl.Float64))
+    numbered = layout.pairs.join(per_id, on=[*cols.by, cols.id], nulls_equal=True)
+    group = numbered[_GROUP].to_numpy().astype(np.int64)
+    index = numbered[_INDEX].to_numpy().astype(np.int64)
+    weight = numbered[cols.weight].to_numpy()
+    block = max(1, _BLOCK // max(1, layout.n_ids))
+    found: list[np.ndarray] = []
+    for first in range(0, n_resamples, block):
+        count = min(block, n_resamples - first)
+        drawn = layout.weights(0, layout.n_ids, first, count)[index]  # (pairs, resamples)
+        total = np.zeros((layout.n_groups, count))
+        np.add.at(total, group, drawn * weight[:, None])
+        any_drawn = np.zeros((layout.n_groups, count), dtype=bool)
+        np.logical_or.at(any_drawn, group, drawn > 0)
+        g, r = np.nonzero(any_drawn & (total == 0))
+        found.append(np.stack([g, r + first]))
+    g, r = np.concatenate(found, axis=1) if found else np.zeros((2, 0), np.int64)
+    return pl.DataFrame([*layout.keys(g), pl.Series(_R, r)])
 
 
 def _deferred(frame: FrameT, compute: Callable[[], pl.DataFrame], schema: pl.Schema) -> FrameT:

@@ -355,3 +355,61 @@ def test_repeated_calls_are_equal_to_the_bit() -> None:
         first = call()
         for _ in range(3):
             assert_frame_equal(call(), first, check_exact=True)
+
+
+@pytest.mark.parametrize(
+    ("metric", "options"),
+    [
+        ("lrap", {}),  # resampled from per-id sums
+        ("f1", {}),  # from confusion cells
+        ("recall", {"average": "micro"}),
+        ("f1", {"average": "samples"}),
+        ("average_precision", {}),  # from curves
+        ("brier_score", {}),  # by report on the weighted rows
+        ("roc_auc", {"max_fpr": 0.5}),
+    ],
+)
+def test_resamples_drawing_only_ids_of_weight_0_are_undefined(
+    metric: str, options: dict[str, Any]
+) -> None:
+    """As report refuses a group whose weights are all zero: such a resample is left out."""
+    rng = np.random.default_rng(11)
+    n = 5
+    df = pl.DataFrame(
+        {
+            "g": np.repeat(["a", "b"], 2 * n),
+            "id": np.tile(np.repeat(np.arange(n), 2), 2),
+            "class": np.tile(["x", "y"], 2 * n),
+            "score": rng.random(4 * n).round(2),
+            "truth": np.tile([True, False, False, True], n),
+            "w": np.tile(np.repeat([1.0, 0.0, 0.0, 2.0, 0.0], 2), 2),
+        }
+    )
+    # Each resample by report, on the rows of the ids it draws: none weighing anything is
+    # no resample of the metric.
+    ids = df.select("id").unique()
+    weights = _compare.poisson_weights(ids["id"].hash(SEED).to_numpy(), 0, N_RESAMPLES)
+    drawn = pl.DataFrame(
+        {
+            "id": np.repeat(ids["id"].to_numpy(), N_RESAMPLES),
+            "r": np.tile(np.arange(N_RESAMPLES), ids.height),
+            "bw": weights.reshape(-1),
+        }
+    ).filter(pl.col("bw") > 0)
+    rows = df.join(drawn, on="id").with_columns(pl.col("bw") * pl.col("w"))
+    rows = rows.filter(pl.col("bw").sum().over("g", "r") > 0)
+    skip = {"undefined": "skip"} if metric == "roc_auc" else {}  # as the bootstrap does
+    values = pl_metrics.report(rows, metric, by=["g", "r"], weight_col="bw", **options, **skip)
+    expected = (
+        values.filter(pl.col(metric).is_not_nan())
+        .group_by("g")
+        .agg(
+            pl.col(metric).quantile(0.025, "linear").alias("lower"),
+            pl.col(metric).quantile(0.975, "linear").alias("upper"),
+            pl.col(metric).std().alias("std"),
+        )
+    )
+    ci = pl_metrics.bootstrap(
+        df, metric, by="g", n_resamples=N_RESAMPLES, seed=SEED, weight_col="w", **options
+    )
+    assert_frame_equal(ci.select("g", "lower", "upper", "std"), expected.sort("g"), rel_tol=1e-9)
