@@ -881,7 +881,7 @@ def _by_query(
         rows = df.join(drawn, on=cols.id, nulls_equal=True).with_columns(weight.alias(_BOOT_W))
         # A resample whose drawn ids all weigh 0 leaves the metric undefined, not the input
         # bad: no row of it (see `_weightless`), rather than report's refusal.
-        rows = rows.filter(pl.col(_BOOT_W).sum().over([*cols.by, _R]) != 0)
+        rows = rows.filter((pl.col(_BOOT_W) != 0).any().over([*cols.by, _R]))
         out = build_state(rows, resampled).finalize().collect()
         yield pl.concat([_long(out, m, spec) for m in spec.metrics])
 
@@ -944,8 +944,10 @@ def _resampled(df: pl.DataFrame, spec: Spec, n_resamples: int, seed: int) -> pl.
 def _weightless(df: pl.DataFrame, cols: Columns, layout: _Layout, n_resamples: int) -> pl.DataFrame:
     """The ``(by..., resample)`` pairs whose drawn ids all weigh 0: the metric is undefined.
 
-    (Computed over the resample's weighted counts, a thresholded metric would take its
-    zero-division value there.) Resamples in blocks, so memory does not grow with them.
+    As `report` refuses a group whose weights are all zero (weights that only sum to zero
+    are another case, which scikit-learn defines). Computed over the resample's weighted
+    counts, a thresholded metric would take its zero-division value there. Resamples in
+    blocks, so memory does not grow with them.
     """
     assert cols.weight is not None
     per_id = df.group_by([*cols.by, cols.id]).agg(pl.col(cols.weight).first().cast(pl.Float64))
@@ -957,12 +959,12 @@ def _weightless(df: pl.DataFrame, cols: Columns, layout: _Layout, n_resamples: i
     found: list[np.ndarray] = []
     for first in range(0, n_resamples, block):
         count = min(block, n_resamples - first)
-        drawn = layout.weights(0, layout.n_ids, first, count)[index]  # (pairs, resamples)
-        total = np.zeros((layout.n_groups, count))
-        np.add.at(total, group, drawn * weight[:, None])
+        drawn = layout.weights(0, layout.n_ids, first, count)[index] > 0  # (pairs, resamples)
         any_drawn = np.zeros((layout.n_groups, count), dtype=bool)
-        np.logical_or.at(any_drawn, group, drawn > 0)
-        g, r = np.nonzero(any_drawn & (total == 0))
+        np.logical_or.at(any_drawn, group, drawn)
+        any_weighed = np.zeros((layout.n_groups, count), dtype=bool)
+        np.logical_or.at(any_weighed, group, drawn & (weight != 0)[:, None])
+        g, r = np.nonzero(any_drawn & ~any_weighed)
         found.append(np.stack([g, r + first]))
     g, r = np.concatenate(found, axis=1) if found else np.zeros((2, 0), np.int64)
     return pl.DataFrame([*layout.keys(g), pl.Series(_R, r)])
