@@ -584,14 +584,10 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
 def _named_index_as_columns(frame: Any) -> Any:
     """A pandas frame with its named index levels as columns (polars would drop them).
 
-    Arrow's own conversion keeps them: say the ids, after ``set_index("id")``. A level named
-    as a column already (``set_index("id", drop=False)``), an unnamed level and a RangeIndex
-    (a row number, which Arrow keeps as metadata only) are left out.
+    Arrow's own conversion keeps them: say the ids, after ``set_index("id")`` (which pandas
+    may hold as a RangeIndex: ids 0, 1, ... in order). A level named as a column already
+    (``set_index("id", drop=False)``) and an unnamed level (the row numbers) are left out.
     """
-    from pandas import RangeIndex
-
-    if isinstance(frame.index, RangeIndex):
-        return frame
     levels = [n for n in frame.index.names if n is not None and n not in frame.columns]
     return frame.reset_index(level=levels) if levels else frame
 

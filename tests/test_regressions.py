@@ -213,13 +213,19 @@ def test_pandas_index_and_mixed_columns() -> None:
     indexed = frame.set_index(["model", "id"])
     assert_frame_equal(pl_metrics.report(indexed, ["lrap", "f1"], by="model"), want)
     assert_frame_equal(pl_metrics.score(indexed, ["lrap", "f1"], by="model"), want)
-    # A level that is a column already, a row number, a partly named index: as they are.
+    # A level that is a column already, a named row number, a partly named index.
     for same in (
         frame.set_index("id", drop=False),
         frame.rename_axis("row"),
         frame.set_index("model", append=True).assign(level_0=0),
     ):
         assert_frame_equal(pl_metrics.report(same, ["lrap", "f1"], by="model"), want)
+    # Ids 0, 1, ... in order, one class each: pandas may hold the index as a RangeIndex.
+    one = pl.DataFrame({"id": range(5), "class": "a", "score": [0.1, 0.5, 0.3, 0.9, 0.7]})
+    one = one.with_columns(truth=pl.Series([False, True, False, True, True]))
+    ranged = one.to_pandas().set_index("id")
+    ranged.index = pd.RangeIndex(5, name="id")
+    assert_frame_equal(pl_metrics.report(ranged, "lrap"), pl_metrics.report(one, "lrap"))
     mixed = pd.DataFrame({"id": [0, 0], "class": ["a", 1], "score": [0.9, 0.1], "truth": [1, 0]})
     with pytest.raises(pl_metrics.MetricsInputError, match=r"mixed types: \['class'\]"):
         pl_metrics.lrap(mixed)
