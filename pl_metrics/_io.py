@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import glob
 import io
+import os
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -56,10 +57,11 @@ def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
             raise MetricsInputError(f"no file matches {text!r}")
         for path in matched:
             found += _expand(path) if path.is_dir() else [path]
-    # A file reached twice (a glob and the file itself, say) is read once.
-    unique: dict[Path, Path] = {}
+    # A file reached twice (a glob and the file itself, say) is read once. Links are not
+    # followed: two links to one file in two hive folders are two partitions' data.
+    unique: dict[str, Path] = {}
     for path in found:
-        unique.setdefault(path.resolve(), path)
+        unique.setdefault(os.path.abspath(path), path)
     return list(unique.values())
 
 
@@ -188,29 +190,17 @@ def mixed_dumps(
     """
     if len(found) < 2 or problem not in ("ragged", "class_sets", "duplicate"):
         return None
-    if problem == "duplicate" and any(_hive_parts(path) for path in found):
-        return None  # the folders name a column already: the error's by hint names it
     column = id_col if problem == "duplicate" else class_col
 
     def distinct(path: Path) -> pl.DataFrame:
         return scan([path]).select(pl.col(column).unique()).collect(engine="streaming")
 
-    first = distinct(found[0])
-    if problem == "duplicate":
-        shared = (
-            k
-            for k in range(1, len(found))
-            if first.join(distinct(found[k]), on=column, how="semi").height
-        )
-        other = next(shared, None)
-        if other is None:
-            return None
-        return (
-            f"files {str(found[0])!r} and {str(found[other])!r} hold the same ids: if each "
-            "file is the dump of one model (or fold), put each in a folder named "
-            "model=<name> (read as a column named model) and group by model"
-        )
-    values = [set(first[column]), *(set(distinct(path)[column]) for path in found[1:])]
+    try:  # a hint: if the files cannot tell, the error stands as it is
+        if problem == "duplicate":
+            return _same_ids(found, column, distinct)
+        values = [set(distinct(path)[column]) for path in found]
+    except pl.exceptions.PolarsError:
+        return None
     other = next((k for k in range(1, len(found)) if values[k] != values[0]), None)
     if other is None:
         return None
@@ -224,6 +214,31 @@ def mixed_dumps(
         f"{str(found[0])!r}; {shown(values[other])} in {str(found[other])!r}): score each "
         "dump on its own"
     )
+
+
+def _same_ids(
+    found: Sequence[Path], id_col: str, distinct: Callable[[Path], pl.DataFrame]
+) -> str | None:
+    """Two files of one hive partition (or of none) that hold the same ids, told as a hint.
+
+    Files in different ``key=value`` folders are told apart by those columns already.
+    """
+    partitions: dict[tuple[tuple[str, str], ...], list[Path]] = {}
+    for path in found:
+        partitions.setdefault(tuple(_hive_parts(path).items()), []).append(path)
+    for paths in partitions.values():
+        if len(paths) < 2:
+            continue
+        first = distinct(paths[0])
+        for other in paths[1:]:
+            ids = distinct(other).select(pl.col(id_col).cast(first[id_col].dtype, strict=False))
+            if first.join(ids, on=id_col, how="semi").height:
+                return (
+                    f"files {str(paths[0])!r} and {str(other)!r} hold the same ids: if each "
+                    "file is the dump of one model (or fold), put each in a folder named "
+                    "model=<name> (read as a column named model) and group by model"
+                )
+    return None
 
 
 def _file_schema(path: Path, kind: str) -> pl.Schema:

@@ -189,3 +189,31 @@ def test_a_file_reached_twice_is_read_once(tmp_path: Path) -> None:
     assert files(given) == [tmp_path / "a.parquet"]
     got = pl_metrics.score(given, "lrap", by=["model", "fold"])
     assert_frame_equal(got, pl_metrics.lrap(digits, by=["model", "fold"]), rel_tol=1e-12)
+
+
+def test_links_to_one_file_in_two_hive_folders_are_two_partitions(tmp_path: Path) -> None:
+    digits = pl.read_parquet("data/digits_oof.parquet").filter(pl.col("model") == "knn")
+    digits.drop("model").write_parquet(tmp_path / "knn.parquet")
+    for model in ("a", "b"):
+        (tmp_path / f"oof/model={model}").mkdir(parents=True)
+        (tmp_path / f"oof/model={model}/part.parquet").symlink_to(tmp_path / "knn.parquet")
+    got = pl_metrics.score(tmp_path / "oof", "lrap", by=["model", "fold"])
+    assert got["model"].unique().sort().to_list() == ["a", "b"]
+
+
+def test_the_same_ids_hint_within_hive_folders_and_across_id_types(tmp_path: Path) -> None:
+    digits = pl.read_parquet("data/digits_oof.parquet").filter(pl.col("fold") < 2)
+    # Models stacked per fold folder, without a model column: files of one folder compared.
+    for (fold, model), part in digits.group_by("fold", "model"):
+        (tmp_path / f"hive/fold={fold}").mkdir(parents=True, exist_ok=True)
+        part.drop("model", "fold").write_parquet(tmp_path / f"hive/fold={fold}/{model}.parquet")
+    with pytest.raises(MetricsInputError, match="hold the same ids: if each file"):
+        pl_metrics.score(tmp_path / "hive", "lrap", by="fold")
+    # CSV files whose ids were read as integers in one and floats in the other.
+    (tmp_path / "csv").mkdir()
+    knn = digits.filter(pl.col("model") == "knn").drop("model")
+    knn.write_csv(tmp_path / "csv" / "knn.csv")
+    forest = digits.filter(pl.col("model") == "forest").drop("model")
+    forest.with_columns(pl.col("id").cast(pl.Float64)).write_csv(tmp_path / "csv" / "forest.csv")
+    with pytest.raises(MetricsInputError, match="hold the same ids"):
+        pl_metrics.score(tmp_path / "csv", "lrap", by="fold")
