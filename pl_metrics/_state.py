@@ -380,7 +380,7 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
     cols = first.columns
     merged_state = replace(
         first,
-        merged=True,
+        merged=len(states) > 1,
         groups=merged([s.groups for s in states], by),
         classes=None
         if first.classes is None
@@ -422,11 +422,11 @@ def _difference(a: Spec, b: Spec) -> str:
     if a.columns != b.columns:
         fields = [
             f
-            for f in a.columns.__dataclass_fields__
-            if getattr(a.columns, f) != getattr(b.columns, f)
+            for f, spec in a.columns.__dataclass_fields__.items()
+            if spec.compare and getattr(a.columns, f) != getattr(b.columns, f)
         ]
         typed = [f for f in fields if f in _COLUMN_TYPES or f == "narrow_score"]
-        if typed:  # the same columns, typed differently: say which, in the user's words
+        if typed and len(typed) == len(fields):  # the same columns, typed differently
             f = typed[0]
             if f == "narrow_score":
                 name = a.columns.score
@@ -466,9 +466,17 @@ def _check_key_types(states: Sequence[MetricState]) -> None:
                 found |= {k: schema[k] for k in (*cols.by, cols.cls) if k in schema}
         return found
 
+    def text(dtype: pl.DataType) -> bool:
+        return dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum))
+
     def same(name: str, a: pl.DataType, b: pl.DataType) -> bool:
-        # Group keys of two integer widths stack (widened); classes are hashed as they are.
-        return a == b or (name != cols.cls and a.is_numeric() and b.is_numeric())
+        """Whether the parts' values of the column stack and compare as one type."""
+        if a == b or (a.is_integer() and b.is_integer()):  # integers hash alike at any width
+            return True
+        if name == cols.cls or (isinstance(a, pl.Enum) and isinstance(b, pl.Enum)):
+            return False  # classes are hashed as typed; enums of other categories do not stack
+        # Group keys stack widened: numbers as numbers, text as text.
+        return (a.is_numeric() and b.is_numeric()) or (text(a) and text(b))
 
     first = key_types(states[0])
     for state in states[1:]:
@@ -680,7 +688,9 @@ def _class_set_checks(cols: Columns, *, merged: bool) -> list[tuple[Problem, pl.
     )
     duplicate = duplicate_problem(cols)
     if merged:  # ragged='allow' on class-disjoint parts would give a wrong number
-        duplicate, mixed = (replace(p, hint=_MERGED_HINT) for p in (duplicate, mixed))
+        duplicate, mixed = (
+            replace(p, hint=f"{p.hint}; or {_MERGED_HINT}") for p in (duplicate, mixed)
+        )
         ragged = replace(ragged, hint=f"{_MERGED_HINT}; if ids do lack classes, {ragged.hint}")
     return [
         (duplicate, (total - expected).clip(lower_bound=0).cast(pl.Int64)),

@@ -219,11 +219,23 @@ def test_merge_names_columns_typed_differently_in_the_parts() -> None:
     enums[1] = enums[1].with_columns(pl.col("class").cast(pl.String).cast(pl.Enum(["2", "1", "0"])))
     with pytest.raises(pl_metrics.MetricsInputError, match="type of column 'class': Enum"):
         pl_metrics.merge_states([pl_metrics.state(part, "lrap") for part in enums])
-    # Group keys of two integer widths stack, widened.
-    widths = [a.with_columns(pl.col("fold").cast(pl.Int8)), b]
-    merged = pl_metrics.merge_states([pl_metrics.state(p, "lrap", by="fold") for p in widths])
+    # Keys of two integer widths, or text typed three ways, stack as one type.
     want = pl_metrics.lrap(df, by="fold")
-    assert merged.finalize().collect()["lrap"].to_list() == pytest.approx(want["lrap"].to_list())
+    for widths in (
+        [a.with_columns(pl.col("fold").cast(pl.Int8)), b],
+        [
+            a.with_columns(pl.col("fold").cast(pl.String).cast(pl.Categorical)),
+            b.with_columns(pl.col("fold").cast(pl.String)),
+        ],
+    ):
+        merged = pl_metrics.merge_states([pl_metrics.state(p, "lrap", by="fold") for p in widths])
+        got = merged.finalize().collect().sort(pl.col("fold").cast(pl.String))
+        assert got["lrap"].to_list() == pytest.approx(want["lrap"].to_list())
+    integer_classes = df.with_columns(pl.col("class").cast(pl.Int64))
+    parts = [integer_classes.filter(pl.col("id") < 10), integer_classes.filter(pl.col("id") >= 10)]
+    parts[0] = parts[0].with_columns(pl.col("class").cast(pl.Int32))
+    merged = pl_metrics.merge_states([pl_metrics.state(p, "lrap") for p in parts])
+    assert merged.finalize().collect().item() == pytest.approx(pl_metrics.lrap(df).item())
 
 
 def test_merged_parts_cut_by_class_are_not_told_to_pass_ragged_allow() -> None:
