@@ -946,28 +946,37 @@ def _weightless(df: pl.DataFrame, cols: Columns, layout: _Layout, n_resamples: i
 
     As `report` refuses a group whose weights are all zero (weights that only sum to zero
     are another case, which scikit-learn defines). Computed over the resample's weighted
-    counts, a thresholded metric would take its zero-division value there. Resamples in
-    blocks, so memory does not grow with them.
+    counts, a thresholded metric would take its zero-division value there. Only groups
+    holding an id of weight 0 can be such; their ids' draws are taken in blocks of
+    resamples, so memory does not grow with them.
     """
     assert cols.weight is not None
     per_id = df.group_by([*cols.by, cols.id]).agg(pl.col(cols.weight).first().cast(pl.Float64))
-    numbered = layout.pairs.join(per_id, on=[*cols.by, cols.id], nulls_equal=True)
+    # The pairs are sorted by group: each group's ids are one stretch.
+    numbered = layout.pairs.join(
+        per_id, on=[*cols.by, cols.id], nulls_equal=True, maintain_order="left"
+    )
     group = numbered[_GROUP].to_numpy().astype(np.int64)
-    index = numbered[_INDEX].to_numpy().astype(np.int64)
-    weight = numbered[cols.weight].to_numpy()
-    block = max(1, _BLOCK // max(1, layout.n_ids))
-    found: list[np.ndarray] = []
-    for first in range(0, n_resamples, block):
+    zero = numbered[cols.weight].to_numpy() == 0
+    suspect = np.zeros(layout.n_groups, dtype=bool)
+    suspect[group[zero]] = True
+    keep = suspect[group]
+    group, zero = group[keep], zero[keep]
+    # Each id drawn once, however many groups hold it (the models scored on one fold's ids).
+    ids, pair_id = np.unique(numbered[_INDEX].to_numpy()[keep], return_inverse=True)
+    hashes = layout.hashes[ids.astype(np.int64)]
+    starts = np.flatnonzero(np.r_[True, np.diff(group) != 0]) if len(group) else group
+    found = [np.zeros((2, 0), np.int64)]
+    block = max(1, _BLOCK // max(1, len(group)))
+    for first in range(0, n_resamples if len(group) else 0, block):
         count = min(block, n_resamples - first)
-        drawn = layout.weights(0, layout.n_ids, first, count)[index] > 0  # (pairs, resamples)
-        any_drawn = np.zeros((layout.n_groups, count), dtype=bool)
-        np.logical_or.at(any_drawn, group, drawn)
-        any_weighed = np.zeros((layout.n_groups, count), dtype=bool)
-        np.logical_or.at(any_weighed, group, drawn & (weight != 0)[:, None])
+        drawn = (poisson_weights(hashes, first, count) > 0)[pair_id]  # (pairs, resamples)
+        any_drawn = np.logical_or.reduceat(drawn, starts, axis=0)
+        any_weighed = np.logical_or.reduceat(drawn & ~zero[:, None], starts, axis=0)
         g, r = np.nonzero(any_drawn & ~any_weighed)
-        found.append(np.stack([g, r + first]))
-    g, r = np.concatenate(found, axis=1) if found else np.zeros((2, 0), np.int64)
-    return pl.DataFrame([*layout.keys(g), pl.Series(_R, r)])
+        found.append(np.stack([group[starts][g], r + first]))
+    g, r = np.concatenate(found, axis=1)
+    return pl.DataFrame([*layout.keys(g), pl.Series(_R, r, dtype=pl.Int64)])
 
 
 def _deferred(frame: FrameT, compute: Callable[[], pl.DataFrame], schema: pl.Schema) -> FrameT:
