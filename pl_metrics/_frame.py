@@ -565,7 +565,7 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
         if pandas:
             frame = _named_index_as_columns(frame)
         try:
-            return pl.DataFrame(frame)
+            return _ordered_as_enums(pl.DataFrame(frame), frame) if pandas else pl.DataFrame(frame)
         except pl.exceptions.SchemaError:  # "expected Struct": a single column's stream
             pass
         except (TypeError, ValueError, pl.exceptions.PolarsError) as error:
@@ -590,6 +590,22 @@ def _named_index_as_columns(frame: Any) -> Any:
     """
     levels = [n for n in frame.index.names if n is not None and n not in frame.columns]
     return frame.reset_index(level=levels) if levels else frame
+
+
+def _ordered_as_enums(df: pl.DataFrame, frame: Any) -> pl.DataFrame:
+    """A pandas frame's ordered categoricals of text as enums: their order is the labels'.
+
+    polars reads them as plain categoricals, whose labels sort as text; an enum keeps the
+    declared order (which `top_k_accuracy` breaks ties by, as scikit-learn's ``labels=``).
+    """
+    ordered = {
+        str(name): [str(c) for c in dtype.categories]
+        for name, dtype in frame.dtypes.items()
+        if getattr(dtype, "ordered", False)
+        and all(isinstance(c, str) for c in dtype.categories)
+        and str(name) in df.columns
+    }
+    return df.with_columns(pl.col(n).cast(pl.Enum(c)) for n, c in ordered.items())
 
 
 def _mixed_pandas_columns(frame: Any) -> list[str]:

@@ -226,6 +226,18 @@ def test_pandas_index_and_mixed_columns() -> None:
     ranged = one.to_pandas().set_index("id")
     ranged.index = pd.RangeIndex(5, name="id")
     assert_frame_equal(pl_metrics.report(ranged, "lrap"), pl_metrics.report(one, "lrap"))
+    # An ordered categorical (a polars enum in pandas) keeps its order: top-k breaks ties by it.
+    ties = pl.DataFrame(
+        {
+            "id": [1, 1, 1, 2, 2, 2],
+            "class": ["b", "a", "c"] * 2,
+            "score": [0.5, 0.5, 0.1, 0.2, 0.2, 0.6],
+        }
+    ).with_columns(truth=pl.Series([True, False, False, False, True, False]))
+    enum = ties.with_columns(pl.col("class").cast(pl.Enum(["b", "a", "c"])))
+    want_k = pl_metrics.top_k_accuracy(enum, k=1)
+    assert want_k.item() != pl_metrics.top_k_accuracy(ties, k=1).item()  # the order matters
+    assert_frame_equal(pl_metrics.top_k_accuracy(enum.to_pandas(), k=1), want_k)
     mixed = pd.DataFrame({"id": [0, 0], "class": ["a", 1], "score": [0.9, 0.1], "truth": [1, 0]})
     with pytest.raises(pl_metrics.MetricsInputError, match=r"mixed types: \['class'\]"):
         pl_metrics.lrap(mixed)
