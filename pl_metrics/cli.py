@@ -552,8 +552,12 @@ def _output_format(fmt: str | None, output: str | None) -> str:
     return _SUFFIX_FORMATS[suffix]
 
 
-def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
-    """Write ``df`` in ``fmt`` (resolved by `_output_format`) to ``output`` or stdout."""
+def _write(df: pl.DataFrame, fmt: str, output: str | None, *, digits: int | None = 6) -> None:
+    """Write ``df`` in ``fmt`` (resolved by `_output_format`) to ``output`` or stdout.
+
+    ``digits``: the decimals of floats in the text table (None: every digit, for thresholds
+    a user may copy from it).
+    """
     if fmt == "parquet" and output is not None:
         df.write_parquet(output)
         return
@@ -568,7 +572,8 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
             tbl_hide_dataframe_shape=True,
             tbl_hide_column_data_types=True,
             tbl_width_chars=200,
-            float_precision=6,
+            float_precision=digits,
+            fmt_float="mixed" if digits is not None else "full",
         ):
             text = f"{df}\n"
     if output is None:
@@ -663,7 +668,7 @@ def _run_thresholds(args: argparse.Namespace) -> None:
         n_chunks=args.chunks,
         progress=False if args.quiet else None,
     )
-    _write(table, args.format, args.output)
+    _write(table, args.format, args.output, digits=None)
 
 
 def _run_curves(args: argparse.Namespace) -> None:
@@ -692,7 +697,8 @@ def _run_curves(args: argparse.Namespace) -> None:
         progress=False if args.quiet else None,
     )
     table = thinned(exact, [*by, args.class_col], args.max_points) if whole else exact
-    _write(table, args.format, args.output)  # first: a plot refused still leaves the table
+    # First: a plot refused still leaves the table.
+    _write(table, args.format, args.output, digits=None)
     if args.plot:
         from pl_metrics import plot
 

@@ -697,3 +697,13 @@ def test_by_may_be_given_more_than_once(capsys: pytest.CaptureFixture[str]) -> N
     repeated = capsys.readouterr().out
     assert main([*argv, "--by", "model,fold"]) == 0
     assert repeated == capsys.readouterr().out
+
+
+def test_the_thresholds_table_prints_every_digit(capsys: pytest.CaptureFixture[str]) -> None:
+    """A threshold copied from the printed table is the one tuned (0.000000 was 1.1e-8)."""
+    assert main(["thresholds", str(DATA), "--by", "model", "-q"]) == 0
+    printed = capsys.readouterr().out
+    best = pl_metrics.best_threshold(pl.read_parquet(DATA), "f1", by="model")
+    cells = [c.strip() for line in printed.splitlines() for c in line.split("┆")]
+    shown = {float(c) for c in cells if c.replace(".", "", 1).replace("e-", "", 1).isdigit()}
+    assert set(best["threshold"]) <= shown
