@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import glob
 import io
-import os
 import re
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -57,11 +56,11 @@ def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
             raise MetricsInputError(f"no file matches {text!r}")
         for path in matched:
             found += _expand(path) if path.is_dir() else [path]
-    # A file reached twice (a glob and the file itself, say) is read once. Links are not
-    # followed: two links to one file in two hive folders are two partitions' data.
-    unique: dict[str, Path] = {}
+    # A file reached twice (a glob and the file itself, or through a link) is read once;
+    # two links to one file in two hive folders are two partitions' data.
+    unique: dict[tuple[Path, tuple[tuple[str, str], ...]], Path] = {}
     for path in found:
-        unique.setdefault(os.path.abspath(path), path)
+        unique.setdefault((path.resolve(), tuple(_hive_parts(path).items())), path)
     return list(unique.values())
 
 
@@ -186,23 +185,26 @@ def mixed_dumps(
 
     Dumps of other tasks (other classes) stacked in one folder look like ids lacking
     classes; one file per model with no column naming the model, like ids repeating their
-    classes. For after the check failed: each file's class (or id) column is read.
+    classes. For after the check failed: each file's class (or id) column is read; a file
+    that cannot be read or is empty tells nothing, and no hint leaves the error as it is.
     """
     if len(found) < 2 or problem not in ("ragged", "class_sets", "duplicate"):
         return None
     column = id_col if problem == "duplicate" else class_col
-
-    def distinct(path: Path) -> pl.DataFrame:
-        return scan([path]).select(pl.col(column).unique()).collect(engine="streaming")
-
-    try:  # a hint: if the files cannot tell, the error stands as it is
-        if problem == "duplicate":
-            return _same_ids(found, column, distinct)
-        values = [set(distinct(path)[column]) for path in found]
-    except pl.exceptions.PolarsError:
-        return None
-    other = next((k for k in range(1, len(found)) if values[k] != values[0]), None)
-    if other is None:
+    values: dict[Path, pl.Series] = {}
+    for path in found:
+        try:
+            values[path] = (
+                scan([path]).select(pl.col(column).unique()).collect(engine="streaming")[column]
+            )
+        except (pl.exceptions.PolarsError, MetricsInputError, OSError):  # (an empty CSV)
+            continue
+    if problem == "duplicate":
+        return _same_ids(values)
+    sets = {path: set(v) for path, v in values.items() if len(v)}
+    (first, classes), *others = sets.items() if len(sets) > 1 else [(None, set())]
+    other = next((path for path, c in others if c != classes), None)
+    if first is None or other is None:
         return None
 
     def shown(classes: set[object]) -> str:
@@ -210,31 +212,27 @@ def mixed_dumps(
         return ", ".join(map(repr, names[:_SHOWN])) + (", ..." if len(names) > _SHOWN else "")
 
     return (
-        f"but the {len(found)} files hold different classes ({shown(values[0])} in "
-        f"{str(found[0])!r}; {shown(values[other])} in {str(found[other])!r}): score each "
-        "dump on its own"
+        f"but the {len(found)} files hold different classes ({shown(classes)} in "
+        f"{str(first)!r}; {shown(sets[other])} in {str(other)!r}): score each dump on its own"
     )
 
 
-def _same_ids(
-    found: Sequence[Path], id_col: str, distinct: Callable[[Path], pl.DataFrame]
-) -> str | None:
+def _same_ids(ids: dict[Path, pl.Series]) -> str | None:
     """Two files of one hive partition (or of none) that hold the same ids, told as a hint.
 
     Files in different ``key=value`` folders are told apart by those columns already.
     """
     partitions: dict[tuple[tuple[str, str], ...], list[Path]] = {}
-    for path in found:
+    for path in ids:
         partitions.setdefault(tuple(_hive_parts(path).items()), []).append(path)
-    for paths in partitions.values():
-        if len(paths) < 2:
-            continue
-        first = distinct(paths[0])
-        for other in paths[1:]:
-            ids = distinct(other).select(pl.col(id_col).cast(first[id_col].dtype, strict=False))
-            if first.join(ids, on=id_col, how="semi").height:
+    for first, *others in partitions.values():  # each against the first: n reads, not n²
+        for other in others:
+            a, b = ids[first], ids[other]
+            # One type for both (ids read as integers in one CSV and floats in another).
+            kind = pl.Float64 if a.dtype.is_numeric() and b.dtype.is_numeric() else pl.String
+            if a.cast(kind).is_in(b.cast(kind).implode()).any():
                 return (
-                    f"files {str(paths[0])!r} and {str(other)!r} hold the same ids: if each "
+                    f"files {str(first)!r} and {str(other)!r} hold the same ids: if each "
                     "file is the dump of one model (or fold), put each in a folder named "
                     "model=<name> (read as a column named model) and group by model"
                 )

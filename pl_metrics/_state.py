@@ -358,12 +358,16 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
             raise MetricsInputError(
                 "merge_states: states differ in " + _difference(first.spec, other.spec)
             )
-    _check_key_types(states)
+    as_text = _check_key_types(states)
     by = list(first.columns.by)
     eager = all(isinstance(s.groups, pl.DataFrame) for s in states)
 
     def merged(tables: list[pl.LazyFrame | pl.DataFrame], keys: list[str]) -> pl.LazyFrame:
-        stacked = pl.concat([t.lazy() for t in tables], how="vertical_relaxed")
+        texts = [k for k in as_text if k in keys]
+        stacked = pl.concat(
+            [t.lazy().with_columns(pl.col(texts).cast(pl.String)) for t in tables],
+            how="vertical_relaxed",
+        )
         if keys:  # each key's rows in the order of the states: sums in a fixed order
             stacked = stacked.sort(keys, nulls_last=True, maintain_order=True)
         values = [c for c in stacked.collect_schema() if c not in keys]
@@ -393,9 +397,13 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
         # Per-id values of id-disjoint parts: each id in one part, the rows stacked.
         ids=None
         if first.ids is None
-        else pl.concat([s.ids.lazy() for s in states if s.ids is not None]).sort(
-            [*by, cols.id], nulls_last=True, maintain_order=True
-        ),
+        else pl.concat(
+            [
+                s.ids.lazy().with_columns(pl.col(as_text).cast(pl.String))
+                for s in states
+                if s.ids is not None
+            ]
+        ).sort([*by, cols.id], nulls_last=True, maintain_order=True),
     )
     # Eager states merge in the in-memory engine: sums in the states' order, so the same
     # parts give the same bits every time.
@@ -450,11 +458,13 @@ def _difference(a: Spec, b: Spec) -> str:
     )
 
 
-def _check_key_types(states: Sequence[MetricState]) -> None:
+def _check_key_types(states: Sequence[MetricState]) -> list[str]:
     """The parts' class and ``by`` columns have one type: the merge compares their values.
 
     (An Int64 class beside a String one hashes differently, so the merged checks would
-    report ids repeating classes; two enums of other categories do not stack.)
+    report ids repeating classes; two enums of other categories do not stack.) Returns the
+    group keys that are text of several kinds (String, categorical, enum): they stack as
+    String.
     """
     cols = states[0].columns
 
@@ -479,6 +489,7 @@ def _check_key_types(states: Sequence[MetricState]) -> None:
         return (a.is_numeric() and b.is_numeric()) or (text(a) and text(b))
 
     first = key_types(states[0])
+    as_text = set()
     for state in states[1:]:
         for name, dtype in key_types(state).items():
             if name in first and not same(name, first[name], dtype):
@@ -486,6 +497,9 @@ def _check_key_types(states: Sequence[MetricState]) -> None:
                     f"merge_states: the type of column {name!r}: {first[name]} vs {dtype}; "
                     "cast it to one type in every part"
                 )
+            if name in first and dtype != first[name] and text(dtype):
+                as_text.add(name)
+    return sorted(as_text)
 
 
 def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:

@@ -566,6 +566,8 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, *, digits: int | None
     elif fmt == "json":
         text = df.write_json() + "\n"
     else:
+        if digits is None:  # each float's shortest exact form (polars cuts long cells)
+            df = df.with_columns(pl.col(pl.Float32, pl.Float64).cast(pl.String))
         with pl.Config(
             tbl_rows=-1,
             tbl_cols=-1,
@@ -573,7 +575,6 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, *, digits: int | None
             tbl_hide_column_data_types=True,
             tbl_width_chars=200,
             float_precision=digits,
-            fmt_float="mixed" if digits is not None else "full",
         ):
             text = f"{df}\n"
     if output is None:

@@ -215,5 +215,6 @@ def test_the_same_ids_hint_within_hive_folders_and_across_id_types(tmp_path: Pat
     knn.write_csv(tmp_path / "csv" / "knn.csv")
     forest = digits.filter(pl.col("model") == "forest").drop("model")
     forest.with_columns(pl.col("id").cast(pl.Float64)).write_csv(tmp_path / "csv" / "forest.csv")
+    (tmp_path / "csv" / "a_empty.csv").write_text(",".join(knn.columns) + "\n")  # tells nothing
     with pytest.raises(MetricsInputError, match="hold the same ids"):
         pl_metrics.score(tmp_path / "csv", "lrap", by="fold")

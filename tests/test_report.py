@@ -221,8 +221,13 @@ def test_merge_names_columns_typed_differently_in_the_parts() -> None:
         pl_metrics.merge_states([pl_metrics.state(part, "lrap") for part in enums])
     # Keys of two integer widths, or text typed three ways, stack as one type.
     want = pl_metrics.lrap(df, by="fold")
+    enum = pl.Enum(["0", "1"])
     for widths in (
         [a.with_columns(pl.col("fold").cast(pl.Int8)), b],
+        [
+            a.with_columns(pl.col("fold").cast(pl.String).cast(enum)),
+            b.with_columns(pl.col("fold").cast(pl.String).cast(pl.Categorical)),
+        ],
         [
             a.with_columns(pl.col("fold").cast(pl.String).cast(pl.Categorical)),
             b.with_columns(pl.col("fold").cast(pl.String)),
