@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, FrameT, MetricsInputError, to_polars
+from pl_metrics._frame import INTERNAL, FrameT, MetricsInputError, listed, to_polars
 
 __all__ = ["from_numpy", "from_wide"]
 
@@ -42,8 +42,7 @@ def _class_columns(
 
 def _shown(names: Sequence[object], total: int) -> str:
     """Up to `_SHOWN` names, quoted, with ``, ...`` when there are more."""
-    listed = ", ".join(repr(n) for n in names[:_SHOWN])
-    return listed + (", ..." if total > _SHOWN else "")
+    return listed([repr(n) for n in names], _SHOWN, total)
 
 
 def _raise_on_collect(
@@ -138,11 +137,11 @@ def _unscored_truth(
             return
         in_scores = [f"{c!r} ({scores[c]})" for c in found if c in scores]
         if in_scores:
-            listed = ", ".join(in_scores[:_SHOWN]) + (", ..." if len(in_scores) > _SHOWN else "")
             raise MetricsInputError(
                 "truth: columns of 0/1 values whose scores are not float, so not taken as "
-                f"classes: {listed}; if they are classes, cast their scores to float; if not, "
-                "drop them from the truth table (or name the class columns with classes=[...])"
+                f"classes: {listed(in_scores, _SHOWN)}; if they are classes, cast their scores "
+                "to float; if not, drop them from the truth table (or name the class columns "
+                "with classes=[...])"
             )
         raise MetricsInputError(
             "truth: columns of 0/1 values with no score column, classes the submission lacks: "

@@ -37,6 +37,7 @@ __all__ = [
     "is_integer",
     "is_number",
     "join_on",
+    "listed",
     "missing_column",
     "normalize_by",
     "ordered_mean",
@@ -207,6 +208,15 @@ def check_option(name: str, value: object, allowed: Iterable[object]) -> None:
             f"option {name!r}: unknown value {value!r}; expected one of "
             + ", ".join(repr(a) for a in allowed)
         )
+
+
+def listed(items: Sequence[str], limit: int, total: int | None = None) -> str:
+    """The first ``limit`` of ``items`` for a message, with ``, ...`` when there are more.
+
+    ``total``: how many there are, when ``items`` holds only some of them (examples).
+    """
+    more = (len(items) if total is None else total) > limit
+    return ", ".join(items[:limit]) + (", ..." if more else "")
 
 
 def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3, cutoff: float = 0.6) -> str:

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError
+from pl_metrics._frame import MetricsInputError, listed
 
 __all__ = [
     "FORMATS",
@@ -201,19 +201,17 @@ def mixed_dumps(
             continue
     if problem == "duplicate":
         return _same_ids(values)
-    sets = {path: set(v) for path, v in values.items() if len(v)}
-    (first, classes), *others = sets.items() if len(sets) > 1 else [(None, set())]
-    other = next((path for path, c in others if c != classes), None)
-    if first is None or other is None:
+    sets = [(path, set(v)) for path, v in values.items() if len(v)]
+    other = next((k for k in range(1, len(sets)) if sets[k][1] != sets[0][1]), None)
+    if other is None:
         return None
-
-    def shown(classes: set[object]) -> str:
-        names = sorted(map(str, classes))
-        return ", ".join(map(repr, names[:_SHOWN])) + (", ..." if len(names) > _SHOWN else "")
-
+    shown = [
+        f"{listed([repr(c) for c in sorted(map(str, classes))], _SHOWN)} in {str(path)!r}"
+        for path, classes in (sets[0], sets[other])
+    ]
     return (
-        f"but the {len(found)} files hold different classes ({shown(classes)} in "
-        f"{str(first)!r}; {shown(sets[other])} in {str(other)!r}): score each dump on its own"
+        f"but the {len(found)} files hold different classes ({shown[0]}; {shown[1]}): score "
+        "each dump on its own"
     )
 
 

@@ -22,6 +22,7 @@ from pl_metrics._frame import (
     Problem,
     Ragged,
     aggregate,
+    listed,
     ordered_sum,
 )
 from pl_metrics._registry import info
@@ -119,8 +120,7 @@ class _Thresholded(Family):
                 "rows",
                 "have no threshold in the threshold table",
                 "give a threshold for every class (and group) of the table; its classes, "
-                f"compared as text, are {', '.join(map(repr, shown[:5]))}"
-                + (", ..." if len(shown) > 5 else ""),
+                f"compared as text, are {listed([repr(c) for c in shown], 5)}",
             )
             parts.id_checks = [(missing, pl.col(THRESHOLD_ROW).is_null().sum().cast(pl.Int64))]
         # 'samples' averages each id's value; metrics without it (confusion, hamming_loss)
