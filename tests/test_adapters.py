@@ -134,6 +134,15 @@ def lazy_noting_reads(df: pl.DataFrame, reads: list[int]) -> pl.LazyFrame:
     return df.lazy().map_batches(read)
 
 
+def long_of(
+    scores: pl.DataFrame, truth: pl.DataFrame, *, lazy: bool, **options: Any
+) -> pl.DataFrame:
+    """``from_wide`` of the two tables, eagerly or through LazyFrames collected."""
+    if lazy:
+        return pl_metrics.from_wide(scores.lazy(), truth.lazy(), **options).collect()
+    return pl_metrics.from_wide(scores, truth, **options)
+
+
 @pytest.mark.parametrize("lazy", [False, True])
 def test_from_wide_refuses_wide_truth_outside_0_1(
     arrays: tuple[np.ndarray, np.ndarray], lazy: bool
@@ -167,11 +176,7 @@ def test_from_wide_takes_wide_truth_of_booleans_integers_and_floats(
     truth_wide = wide(truth, names).with_columns(
         pl.col("frog").cast(pl.Int64), pl.col("bat").cast(pl.Float32), pl.col("owl").cast(pl.UInt8)
     )
-    scores = wide(score, names)
-    if lazy:
-        got = pl_metrics.from_wide(scores.lazy(), truth_wide.lazy()).collect()
-    else:
-        got = pl_metrics.from_wide(scores, truth_wide)
+    got = long_of(wide(score, names), truth_wide, lazy=lazy)
     want = label_ranking_average_precision_score(truth, score)
     assert pl_metrics.lrap(got).item() == pytest.approx(want)
 
@@ -185,23 +190,18 @@ def test_from_wide_refuses_0_1_truth_columns_that_are_not_score_columns(
     names = ["bird", "frog", "bat", "owl"]
     scores, truth_wide = wide(score, names), wide(truth, names)
 
-    def long(scores: pl.DataFrame, truth: pl.DataFrame, **options: Any) -> pl.DataFrame:
-        if lazy:
-            return pl_metrics.from_wide(scores.lazy(), truth.lazy(), **options).collect()
-        return pl_metrics.from_wide(scores, truth, **options)
-
     integer_scores = scores.with_columns((pl.col("bat") * 100).cast(pl.Int64))
     with pytest.raises(
         pl_metrics.MetricsInputError,
         match=r"scores are not float, so not taken as classes: 'bat' \(Int64\); if they are",
     ):
-        long(integer_scores, truth_wide)
+        long_of(integer_scores, truth_wide, lazy=lazy)
     with pytest.raises(
         pl_metrics.MetricsInputError, match=r"no score column, classes the submission lacks: 'owl'"
     ):
-        long(scores.drop("owl"), truth_wide)
+        long_of(scores.drop("owl"), truth_wide, lazy=lazy)
     # Named classes are taken as given.
-    chosen = long(integer_scores, truth_wide, classes=["bird", "frog"])
+    chosen = long_of(integer_scores, truth_wide, classes=["bird", "frog"], lazy=lazy)
     assert chosen["class"].unique().sort().to_list() == ["bird", "frog"]
     # Other columns of a truth table are no classes: text (Kaggle's Usage), numbers that are
     # not all 0/1 (a weight, a duration), a key the scores hold too (a fold).
@@ -209,7 +209,7 @@ def test_from_wide_refuses_0_1_truth_columns_that_are_not_score_columns(
     metadata = truth_wide.with_columns(
         Usage=pl.lit("Public"), Weight=pl.lit(0.5), seconds=pl.int_range(n) * 5, fold=pl.lit(3)
     )
-    got = long(scores.with_columns(fold=pl.lit(3)), metadata)
+    got = long_of(scores.with_columns(fold=pl.lit(3)), metadata, lazy=lazy)
     assert got["class"].unique().sort().to_list() == sorted(names)
     assert pl_metrics.lrap(got).item() == pytest.approx(
         label_ranking_average_precision_score(truth, score)
