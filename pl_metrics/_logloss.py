@@ -105,20 +105,6 @@ class _LogLoss(Family):
         p = pl.col(_P_TRUE) if metric == "log_loss" else pl.col(_P_TRUE) / pl.col(_ROW_SUM)
         return [(-p.clip(opts.eps, 1 - opts.eps).log()).cast(pl.Float64).alias(metric)]
 
-    def group_checks(
-        self, metric: str, cols: Columns, opts: Options
-    ) -> list[tuple[Problem, pl.Expr]]:
-        if metric != "log_loss":
-            return []
-        problem = Problem(
-            "zero_weight",
-            cols.weight or cols.id,
-            "groups",
-            "have weights that sum to zero",
-            "log_loss is undefined there",
-        )
-        return [(problem, (pl.col(_W_SUM) == 0).cast(pl.Int64))]
-
     def table_checks(
         self, metric: str, classes: pl.LazyFrame, cols: Columns, opts: Options
     ) -> list[tuple[Problem, pl.LazyFrame]]:

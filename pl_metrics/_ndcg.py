@@ -104,7 +104,7 @@ class _Ndcg(Family):
     def group_checks(
         self, metric: str, cols: Columns, opts: Options
     ) -> list[tuple[Problem, pl.Expr]]:
-        """What scikit-learn refuses: a single class per id, and weights summing to zero."""
+        """What scikit-learn refuses: a single class per id (zero weights: the registry's)."""
         single = Problem(
             "ndcg_single_class",
             cols.cls,
@@ -112,17 +112,7 @@ class _Ndcg(Family):
             "have a single class",
             "ndcg needs at least two classes per id to rank",
         )
-        zero = Problem(
-            "ndcg_zero_weight",
-            cols.weight or cols.id,
-            "groups",
-            "have weights that sum to zero",
-            "ndcg is undefined there",
-        )
-        return [
-            (single, single_class_ids()),
-            (zero, (pl.col(_NDCG_W) == 0).cast(pl.Int64)),
-        ]
+        return [(single, single_class_ids())]
 
     def finalize(
         self,

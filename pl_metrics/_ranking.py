@@ -355,7 +355,7 @@ class _Ranking(Family):
     def group_checks(
         self, metric: str, cols: Columns, opts: Options
     ) -> list[tuple[Problem, pl.Expr]]:
-        """What scikit-learn refuses for coverage and ranking loss."""
+        """What scikit-learn refuses for coverage and ranking loss (zero weights: registry)."""
         if metric not in ("coverage_error", "label_ranking_loss"):
             return []
         return [
@@ -368,16 +368,6 @@ class _Ranking(Family):
                     f"{metric} needs at least two classes per id",
                 ),
                 single_class_ids(),
-            ),
-            (
-                Problem(
-                    "zero_weight",
-                    cols.weight or cols.id,
-                    "groups",
-                    "have weights that sum to zero",
-                    f"{metric} is undefined there",
-                ),
-                (pl.col(_W_SUM) == 0).cast(pl.Int64),
             ),
         ]
 

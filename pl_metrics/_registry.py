@@ -81,8 +81,9 @@ class MetricInfo:
     #: Options that may also be passed by position, after the frame, in this order.
     positional: tuple[str, ...] = ()
     #: A group whose weights are all zero: an error (scikit-learn refuses such weights for
-    #: most metrics) or NaN (its LRAP divides by them).
-    zero_weights: Literal["error", "nan"] = "error"
+    #: most metrics) or NaN (its LRAP divides by them); ``"sum"``: weights that sum to zero
+    #: (negative ones among them) are an error too, for a mean weighted by them.
+    zero_weights: Literal["error", "sum", "nan"] = "error"
     #: The result's columns besides its keys: its name alone, unless given here.
     columns: tuple[str, ...] = ()
     #: The columns it adds when it gives a row per class.
@@ -151,6 +152,7 @@ METRICS: dict[str, MetricInfo] = {
             "never",
             "`coverage_error`",
             signature="by, weight_col",
+            zero_weights="sum",
         ),
         MetricInfo(
             "label_ranking_loss",
@@ -162,6 +164,7 @@ METRICS: dict[str, MetricInfo] = {
             "never",
             "`label_ranking_loss`",
             signature="by, weight_col",
+            zero_weights="sum",
         ),
         MetricInfo(
             "ndcg",
@@ -174,6 +177,7 @@ METRICS: dict[str, MetricInfo] = {
             "`ndcg_score` with truth as relevance",
             "ties share their positions' discounts, as sklearn; no positive: 0",
             "k, by, weight_col",
+            zero_weights="sum",
         ),
         MetricInfo(
             "confusion",
@@ -261,6 +265,7 @@ METRICS: dict[str, MetricInfo] = {
             "`hamming_loss` on the indicator matrix",
             "share of (id, class) cells predicted wrong",
             "threshold, pred_col, by, weight_col",
+            zero_weights="sum",
         ),
         MetricInfo(
             "accuracy",
@@ -273,6 +278,7 @@ METRICS: dict[str, MetricInfo] = {
             "`accuracy_score` on the indicator matrix",
             "share of ids whose whole label set is predicted exactly",
             "threshold, pred_col, by, weight_col",
+            zero_weights="sum",
         ),
         MetricInfo(
             "log_loss",
@@ -285,6 +291,7 @@ METRICS: dict[str, MetricInfo] = {
             "`log_loss`",
             "one true class per id; rows used as given",
             "by, weight_col, eps",
+            zero_weights="sum",
         ),
         MetricInfo(
             "weighted_log_loss",
@@ -346,6 +353,7 @@ METRICS: dict[str, MetricInfo] = {
             "`brier_score_loss` per class column",
             "mean of (score - truth)²; scores are probabilities",
             "by, weight_col, average",
+            zero_weights="sum",
         ),
         MetricInfo(
             "binary_log_loss",
@@ -358,6 +366,7 @@ METRICS: dict[str, MetricInfo] = {
             "`log_loss` per class column; micro: over all cells",
             "each (id, class) cell a binary problem; macro: mean column-wise log loss",
             "by, weight_col, average, eps",
+            zero_weights="sum",
         ),
         MetricInfo(
             "expected_calibration_error",
@@ -457,6 +466,7 @@ METRICS: dict[str, MetricInfo] = {
             "one true class per id; sklearn's tie order (later label first; labels sorted, "
             "an enum's in its declared order)",
             "k, by, weight_col",
+            zero_weights="sum",
         ),
     )
 }

@@ -86,6 +86,7 @@ _MIN_HASH = f"{MIN_PREFIX}hash"
 _MAX_HASH = f"{MAX_PREFIX}hash"
 _GROUP_HASH = f"{INTERNAL}group_hash"
 _WEIGHTED_IDS = f"{INTERNAL}weighted_ids"  # ids whose weight is not zero
+_ID_WEIGHT, _WEIGHT_SUM = f"{INTERNAL}id_weight", f"{INTERNAL}weight_sum"
 
 _ROW_CHECKS = ("null_", "nonfinite_", "not_01_")  # keys of `row_problems`
 #: Per id: its weight times its positive labels (lwlrap's weight, before normalising).
@@ -541,8 +542,11 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     if hashed:
         id_exprs.append(cols.class_hash.sum().alias(_ID_HASH))
     weighted = bool(_refusing_zero_weights(spec))
-    if weighted:  # groups whose weights are all zero (`_finalize`)
+    summed = bool(_refusing_zero_sums(spec))
+    if weighted:  # groups whose weights are all zero, or sum to zero (`_finalize`)
         id_exprs.append((cols.weight_expr.first() != 0).cast(pl.Int64).alias(_WEIGHTED_IDS))
+    if summed:
+        id_exprs.append(cols.weight_expr.first().cast(pl.Float64).alias(_ID_WEIGHT))
     id_exprs = _same_by_name(id_exprs)
     group_exprs = [
         pl.len().alias(N_IDS),
@@ -552,6 +556,8 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     ]
     if weighted:
         group_exprs.append(pl.col(_WEIGHTED_IDS).sum())
+    if summed:
+        group_exprs.append(ordered_sum(pl.col(_ID_WEIGHT)).alias(_WEIGHT_SUM))
     if hashed:
         group_exprs += [
             pl.col(N_ROWS).min().alias(_MIN_ROWS),
@@ -717,7 +723,12 @@ def _refusing_zero_weights(spec: Spec) -> list[str]:
     """The metrics of ``spec`` that a group of all-zero weights makes an error, if checked."""
     if not spec.options.validate or spec.columns.weight is None:
         return []
-    return [m for m in spec.metrics if info(m).zero_weights == "error"]
+    return [m for m in spec.metrics if info(m).zero_weights != "nan"]
+
+
+def _refusing_zero_sums(spec: Spec) -> list[str]:
+    """The metrics of ``spec`` that a group whose weights sum to zero makes an error."""
+    return [m for m in _refusing_zero_weights(spec) if info(m).zero_weights == "sum"]
 
 
 def _finalize(state: MetricState) -> pl.LazyFrame:
@@ -758,6 +769,18 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         )
         groups = groups.with_columns((pl.col(_WEIGHTED_IDS) == 0).cast(pl.Int64).alias(zero.name))
         problems.append(zero)
+    summing = _refusing_zero_sums(state.spec)
+    if summing:  # negative weights (all zero is the problem above)
+        zero_sum = Problem(
+            "zero_weight_sum",
+            cols.weight or cols.id,
+            "groups",
+            "have weights that sum to zero",
+            f"{', '.join(summing)} {'is' if len(summing) == 1 else 'are'} undefined there",
+        )
+        undefined = (pl.col(_WEIGHT_SUM) == 0) & (pl.col(_WEIGHTED_IDS) > 0)
+        groups = groups.with_columns(undefined.cast(pl.Int64).alias(zero_sum.name))
+        problems.append(zero_sum)
     group_checks = {
         p.key: (p, e) for m in state.metrics for p, e in family_of(m).group_checks(m, cols, opts)
     }

@@ -347,7 +347,7 @@ def test_all_zero_weights_refused_or_nan_as_registered(metric: str, tmp_path: Pa
         "score": lambda: pl_metrics.score(path, metric, by="model", weight_col="w", n_chunks=2),
     }
     for name, run in runs.items():
-        if METRICS[metric].zero_weights == "error":
+        if METRICS[metric].zero_weights != "nan":
             with pytest.raises(
                 pl_metrics.MetricsInputError,
                 match=rf"^column 'w': 1 group has weights that are all zero \(model='m2'\); "
@@ -358,6 +358,40 @@ def test_all_zero_weights_refused_or_nan_as_registered(metric: str, tmp_path: Pa
             got = run().sort("model")
             assert math.isnan(got[metric][1]), name
             assert not math.isnan(got[metric][0]), name
+
+
+@pytest.mark.parametrize("metric", [m for m, e in METRICS.items() if e.weights])
+def test_weights_summing_to_zero_refused_as_registered(metric: str, tmp_path: Path) -> None:
+    """Negative weights that sum to zero in a group (model m2): a mean weighted by them
+    (scikit-learn's ``np.average``) is undefined, and every path refuses it; the other
+    metrics take it (scikit-learn defines their counts' ratios there).
+    """
+    ids = pl.col("id").rank("dense") % 2
+    df = TABLE.with_columns(w=pl.when(pl.col("model") == "m2").then(1.0 - 2.0 * ids).otherwise("w"))
+    assert df.filter(model="m2").group_by("id").agg(pl.col("w").first())["w"].sum() == 0
+    function = by_model(metric)
+    path = tmp_path / "zero_sum.parquet"
+    df.write_parquet(path)
+    runs = {
+        "eager": lambda: function(df, by="model", weight_col="w"),
+        "lazy": lambda: function(df.lazy(), by="model", weight_col="w").collect(),
+        "score": lambda: pl_metrics.score(path, metric, by="model", weight_col="w", n_chunks=2),
+    }
+    for name, run in runs.items():
+        if METRICS[metric].zero_weights == "sum":
+            with pytest.raises(
+                pl_metrics.MetricsInputError,
+                match=rf"^column 'w': 1 group has weights that sum to zero \(model='m2'\); "
+                rf"{metric} is undefined there$",
+            ):
+                run()
+        else:  # a value, or a refusal of its own (ROC AUC of classes weighing 0 or less)
+            try:
+                run()
+                problem = None
+            except pl_metrics.MetricsInputError as error:
+                problem = error.problem
+            assert problem != "zero_weight_sum", name
 
 
 def _score_at_id_3(value: float | None) -> Any:
