@@ -29,6 +29,8 @@ def _class_columns(
 ) -> list[str]:
     if classes is not None:
         missing = [c for c in classes if c not in schema]
+        if not classes:
+            raise MetricsInputError("option 'classes': give at least one class column")
         if missing:
             raise MetricsInputError(f"option 'classes': columns {missing} are not in the table")
         return list(classes)
@@ -342,6 +344,18 @@ def from_wide(
             raise MetricsInputError(
                 f"column {name!r} ({role}): from_wide makes the columns "
                 f"{', '.join(map(repr, made))}; rename it"
+            )
+    if truth is not None:
+        truth_schema = truth.lazy().collect_schema()
+        ids, truth_ids = schema[id_col], truth_schema.get(id_col)
+        if (
+            truth_ids is not None
+            and ids != truth_ids
+            and not (ids.is_integer() and truth_ids.is_integer())
+        ):
+            raise MetricsInputError(
+                f"column {id_col!r} (option 'id_col'): the scores' ids are {ids} and the truth "
+                f"table's {truth_ids}; cast one table's ids to the other's type"
             )
     if labels_col is not None:
         # Split the labels once per row of their table, before the rows are per class.

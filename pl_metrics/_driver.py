@@ -31,6 +31,7 @@ from pl_metrics._frame import (
     Ragged,
     aggregate,
     join_on,
+    missing_column,
     to_polars,
 )
 from pl_metrics._io import files as find_files
@@ -448,6 +449,12 @@ def cluster_by_id(
     dumps larger than memory. Returns the paths written (``part-00000.parquet``, ...).
     """
     lf = scan(source)
+    schema = lf.collect_schema()
+    if id_col not in schema:
+        raise missing_column(schema, "id_col", id_col)
+    destination = Path(destination)
+    if destination.exists() and not destination.is_dir():
+        raise MetricsInputError(f"destination {str(destination)!r} is a file, not a folder")
     rows = int(lf.select(pl.len()).collect().item())
     if n_parts is None:
         n_parts = max(1, math.ceil(rows * 24 / budget_bytes(memory_budget)))
@@ -465,8 +472,7 @@ def cluster_by_id(
         if len(sample)
         else []
     )
-    id_type = lf.collect_schema()[id_col]
-    destination = Path(destination)
+    id_type = schema[id_col]
     destination.mkdir(parents=True, exist_ok=True)
     bounds = [None, *cuts, None]
     written = []

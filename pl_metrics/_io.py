@@ -42,6 +42,11 @@ _HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 
 def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
     """The files of ``source``: files, folders (searched recursively) and globs."""
+    if not isinstance(source, (str, Path, list, tuple)):
+        raise MetricsInputError(
+            f"expected files, folders or globs, got a {type(source).__name__}; score a frame "
+            "with pl_metrics.report, or pl_metrics.score in this process"
+        )
     items = [source] if isinstance(source, (str, Path)) else list(source)
     if not items:
         raise MetricsInputError("no input: give at least one file, folder or glob")
@@ -354,7 +359,10 @@ def row_group_ranges(files: Sequence[Path], id_col: str) -> list[tuple[Any, Any,
 
     ranges = []
     for path in files:
-        meta = pq.ParquetFile(path).metadata
+        try:
+            meta = pq.ParquetFile(path).metadata
+        except NotImplementedError:  # a type Arrow cannot read, as Int128: no statistics
+            return None
         names = [meta.schema.column(i).name for i in range(meta.num_columns)]
         if id_col not in names:
             return None  # a hive column or a missing column: no statistics

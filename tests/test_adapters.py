@@ -332,3 +332,14 @@ def test_from_wide_labels_column_may_be_called_truth() -> None:
     assert pl_metrics.from_wide(sub, sol, id_col="clip", labels_col="truth").equals(want)
     together = sub.join(sol, on="clip")
     assert pl_metrics.from_wide(together, id_col="clip", labels_col="truth").equals(want)
+
+
+def test_from_wide_names_ids_of_other_types_and_no_classes() -> None:
+    scores = pl.DataFrame({"id": [1, 2], "a": [0.1, 0.8], "b": [0.9, 0.2]})
+    truth = pl.DataFrame({"id": ["1", "2"], "a": [0, 1], "b": [1, 0]})
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"ids are Int64 and the truth .*String"):
+        pl_metrics.from_wide(scores, truth)
+    narrow = truth.with_columns(pl.col("id").cast(pl.Int32))
+    assert pl_metrics.from_wide(scores, narrow)["truth"].to_list() == [False, True, True, False]
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"give at least one class column"):
+        pl_metrics.from_wide(scores, narrow, classes=[])

@@ -218,3 +218,36 @@ def test_the_same_ids_hint_within_hive_folders_and_across_id_types(tmp_path: Pat
     (tmp_path / "csv" / "a_empty.csv").write_text(",".join(knn.columns) + "\n")  # tells nothing
     with pytest.raises(MetricsInputError, match="hold the same ids"):
         pl_metrics.score(tmp_path / "csv", "lrap", by="fold")
+
+
+def test_a_frame_is_no_list_of_files() -> None:
+    frame = pl.DataFrame({"id": [0, 1]})
+    for source in (frame, frame.lazy()):
+        with pytest.raises(MetricsInputError, match=r"expected files, folders or globs, got a"):
+            files(source)  # type: ignore[arg-type]
+
+
+def test_cluster_by_id_checks_its_column_and_destination(tmp_path: Path) -> None:
+    path = tmp_path / "dump.parquet"
+    pl.DataFrame(
+        {"id": [0, 1], "class": [0, 0], "score": [0.1, 0.2], "truth": [0, 1]}
+    ).write_parquet(path)
+    with pytest.raises(MetricsInputError, match=r"'idd' \(option 'id_col'\).*did you mean 'id'"):
+        pl_metrics.cluster_by_id(path, tmp_path / "out", id_col="idd")
+    with pytest.raises(MetricsInputError, match=r"is a file, not a folder"):
+        pl_metrics.cluster_by_id(path, path)
+
+
+def test_ids_arrow_cannot_read_are_chunked_without_statistics(tmp_path: Path) -> None:
+    path = tmp_path / "wide_ids.parquet"
+    df = pl.DataFrame(
+        {
+            "id": pl.Series([0, 0, 1, 1, 2, 2], dtype=pl.Int128),
+            "class": ["a", "b"] * 3,
+            "score": [0.9, 0.1, 0.2, 0.8, 0.5, 0.4],
+            "truth": [True, False, True, False, False, True],
+        }
+    )
+    df.write_parquet(path)
+    whole = pl_metrics.lrap(df)
+    assert_frame_equal(pl_metrics.score(path, "lrap", n_chunks=2), whole)
