@@ -1139,7 +1139,18 @@ def paired(
     group: list[str] = _group(by)
     id_col = options.get("id_col", "id")
     source: pl.LazyFrame = to_polars(frame).lazy()
-    lf = source.filter(pl.col(model_col).is_in([model_a, model_b]))
+    source_schema = source.collect_schema()
+    if not isinstance(model_col, str) or model_col not in source_schema:
+        raise missing_column(source_schema, "model_col", model_col)
+    try:  # 1 and 2 for the models "1" and "2"; but no model "a" of an integer column
+        pair = pl.Series([model_a, model_b]).cast(source_schema[model_col], strict=True)
+    except (pl.exceptions.PolarsError, TypeError, ValueError):
+        raise MetricsInputError(
+            f"options 'model_a' and 'model_b': {model_a!r} and {model_b!r} are not values of "
+            f"column {model_col!r} ({source_schema[model_col]})"
+        ) from None
+    model_a, model_b = pair.to_list()
+    lf = source.filter(pl.col(model_col).is_in(pair.implode()))
     spec = resolve(lf, [metric], by=[*group, model_col], **options)  # checks the options now
     paired_keys = replace(spec.columns, by=tuple(group))  # the models are compared, not kept
     check_key_names(paired_keys, ["a", "b", "difference", "lower", "upper", "p_value"], "paired")
@@ -1153,9 +1164,14 @@ def paired(
             b_ids.join(a_ids, on=[*group, id_col], how="anti", nulls_equal=True),
         ]
     ).select(pl.len().alias("unmatched"))
-    models = source.select(pl.col(model_col).unique().implode().alias("models"))
+    models = source.select(
+        pl.col(model_col).drop_nulls().unique().implode().alias("models"),
+        pl.col(model_col).null_count().alias("nulls"),
+    )
 
     def check(df: pl.DataFrame) -> None:
+        if df["nulls"][0]:  # rows of no model: of model_a, model_b or neither?
+            raise MetricsInputError(f"column {model_col!r}: {df['nulls'][0]:,} rows are null")
         present = df["models"][0].to_list()
         missing = [m for m in (model_a, model_b) if m not in present]
         if missing:

@@ -270,6 +270,12 @@ def resolve_columns(
     for option, name in [*options.items(), *(("by", b) for b in by_names)]:
         if not isinstance(name, str) or name not in schema:  # None or a list: not a name
             raise missing_column(schema, option, name)
+    for option, name in [*options.items(), *(("by", b) for b in by_names)]:
+        if name.startswith(INTERNAL):  # pl_metrics' working columns are named so
+            raise MetricsInputError(
+                f"column {name!r} (option {option!r}): names starting with {INTERNAL!r} are "
+                "pl_metrics' own; rename the column"
+            )
     for option, name in options.items():
         if name in by_names:
             given, advice = (
@@ -295,6 +301,12 @@ def resolve_columns(
             raise MetricsInputError(
                 f"column {binary!r}: must be boolean or numbers 0/1, not {schema[binary]}{hint}"
             )
+    class_dtype = schema[class_col]
+    if class_dtype.is_nested() or class_dtype in (pl.Null, pl.Object):
+        raise MetricsInputError(
+            f"column {class_col!r}: classes must be integers, strings, categoricals or enums, "
+            f"not {class_dtype}; a list of labels per id is the wide form: see from_wide"
+        )
     score_is_float, narrow_score = False, None
     if score_col is not None:
         score_dtype = schema[score_col]

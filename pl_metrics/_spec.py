@@ -182,7 +182,7 @@ def make_options(
     strategy: Strategy = "uniform",
     max_points: int | None = None,
     metric: str = "f1",
-    thresholds: Sequence[float] | None = None,
+    thresholds: float | Sequence[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
     per_id: bool = False,
@@ -205,7 +205,7 @@ def make_options(
             f"expected one of {', '.join(sweepable())}"
         )
     if thresholds is not None:
-        values = list(thresholds)
+        values: list[Any] = [thresholds] if is_number(thresholds) else list(thresholds)  # type: ignore[arg-type]
         if not values or not all(is_number(v) and math.isfinite(float(v)) for v in values):
             raise MetricsInputError(
                 f"option 'thresholds': expected finite numbers, got {thresholds!r}"
@@ -274,6 +274,8 @@ def _threshold_table(table: object) -> Thresholds:
             f"option 'threshold': a threshold table needs a numeric {THRESHOLD!r} column; its "
             f"columns are {df.columns}"
         )
+    if df.height == 0:
+        raise MetricsInputError("option 'threshold': the threshold table is empty")
     values = df[THRESHOLD].cast(pl.Float64)
     bad = int(values.is_null().sum() + (~values.is_finite()).sum())
     if bad:
@@ -282,9 +284,14 @@ def _threshold_table(table: object) -> Thresholds:
         )
     keys = [c for c in df.columns if c not in (THRESHOLD, "value", "held_out_value")]
     rows = df.select(pl.col(keys).cast(pl.String)).rows()
-    if len(set(rows)) < len(rows):
+    repeated = len(rows) - len(set(rows))
+    if repeated:
+        first = next(r for i, r in enumerate(rows) if r in rows[:i])
         raise MetricsInputError(
-            f"option 'threshold': the table repeats a ({', '.join(keys)}) key; one threshold each"
+            f"option 'threshold': {repeated} "
+            f"{'row of the table repeats' if repeated == 1 else 'rows of the table repeat'} a "
+            f"({', '.join(keys)}) "
+            f"key, e.g. ({', '.join(map(str, first))}); give one threshold each"
         )
     return Thresholds(tuple(keys), tuple(rows), tuple(values.to_list()))
 
@@ -316,6 +323,17 @@ def _check_metric_options(
                 f"option {option!r} is not used by {', '.join(names)}; the metrics that take "
                 f"it: {', '.join(_takers(option))}"
             )
+    tuning = [e.name for e in entries if "metric" in e.options]
+    if tuning:
+        # best_threshold and threshold_sweep pass these on to their metric: it must use them.
+        inner = METRICS[opts.metric]
+        for option in ("zero_division", "beta"):
+            if given.get(option) is not None and option not in inner.options:
+                raise MetricsInputError(
+                    f"option {option!r} is not used by {opts.metric} (option 'metric' of "
+                    f"{tuning[0]}); the metrics that take it: "
+                    f"{', '.join(m for m in sweepable() if option in METRICS[m].options)}"
+                )
     unweighted = [e.name for e in entries if not e.weights]
     if given.get("weight_col") is not None and unweighted:
         # Their values would be those of weighted counts, which nothing defines: refused
@@ -408,7 +426,7 @@ def resolve(
     strategy: Strategy = "uniform",
     max_points: int | None = None,
     metric: str = "f1",
-    thresholds: Sequence[float] | None = None,
+    thresholds: float | Sequence[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
     per_id: bool = False,

@@ -353,6 +353,12 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
             f"merge_states: expected MetricState objects (from pl_metrics.state), got "
             f"{', '.join(strangers)}"
         )
+    repeated = len(states) - len({id(s) for s in states})
+    if repeated:  # its ids would count twice
+        raise MetricsInputError(
+            f"merge_states: {repeated} of the states {'is' if repeated == 1 else 'are'} given "
+            "twice; the parts must be id-disjoint"
+        )
     first = states[0]
     for other in states[1:]:
         if other.spec != first.spec:
@@ -712,6 +718,14 @@ def _class_set_checks(cols: Columns, *, merged: bool) -> list[tuple[Problem, pl.
             replace(p, hint=f"{p.hint}; or {_MERGED_HINT}") for p in (duplicate, mixed)
         )
         ragged = replace(ragged, hint=f"{_MERGED_HINT}; if ids do lack classes, {ragged.hint}")
+    elif named := [repr(b) for b in cols.by if not b.startswith(INTERNAL)]:
+        # An id split over groups lacks classes in each.
+        split = named[0] if len(named) == 1 else f"one of {', '.join(named)}"
+        ragged = replace(
+            ragged,
+            hint=f"{ragged.hint}; or, if {split} varies within an id (its rows then split over "
+            "groups), fix that column",
+        )
     return [
         (duplicate, (total - expected).clip(lower_bound=0).cast(pl.Int64)),
         (ragged, (expected - total).clip(lower_bound=0).cast(pl.Int64)),

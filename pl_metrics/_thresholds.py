@@ -191,7 +191,7 @@ register("_thresholds", _Thresholds())
 def threshold_sweep(
     frame: FrameT,
     metric: str = "f1",
-    thresholds: Sequence[float] | None = None,
+    thresholds: float | Sequence[float] | None = None,
     *,
     id_col: str = "id",
     class_col: str = "class",
@@ -219,7 +219,8 @@ def threshold_sweep(
         ``balanced_accuracy``, ``balanced_f1``, ``mfif``, ``fbeta``, ``jaccard``,
         ``specificity`` or ``matthews_corrcoef``.
     thresholds
-        The thresholds; default 101 from 0 to 1 (``np.linspace(0, 1, 101)``).
+        The thresholds (a number or a sequence); default 101 from 0 to 1
+        (``np.linspace(0, 1, 101)``).
     zero_division, beta
         As in `f1` and `fbeta`.
 

@@ -92,7 +92,7 @@ def score(
     strategy: Strategy = "uniform",
     max_points: int | None = None,
     metric: str = "f1",
-    thresholds: Sequence[float] | None = None,
+    thresholds: float | Sequence[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
     per_id: bool = False,

@@ -102,6 +102,11 @@ def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | N
     if (score is None) == (pred is None):
         raise MetricsInputError("give either a score (with a threshold) or pred, not both")
     if pred is not None:
+        if isinstance(threshold, pl.Expr) or threshold != 0.5:  # (0.5: the default)
+            raise MetricsInputError(
+                "option 'threshold': the predictions are pred, so no threshold applies; give "
+                "one of them"
+            )
         return _col(pred).cast(pl.Boolean)
     assert score is not None
     if isinstance(threshold, pl.Expr):  # a threshold per row, or any expression
@@ -360,6 +365,8 @@ def binary_log_loss(
     >>> round(df.select(expr.binary_log_loss("p", "truth", weight="w")).item(), 6)
     0.245608
     """
+    if not is_number(eps) or not 0 <= eps < 0.5:
+        raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {eps!r}")
     p = _col(score).cast(pl.Float64).clip(eps, 1 - eps)
     t = _col(truth).cast(pl.Boolean)
     loss = -pl.when(t).then(p.log()).when(~t).then((1 - p).log())  # null truth: no loss

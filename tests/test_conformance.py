@@ -75,7 +75,7 @@ def option_sets(entry: MetricInfo) -> list[dict[str, Any]]:
         "zero_division": {"zero_division": math.nan}
         | ({"average": None} if "average" in entry.options else {}),
         "per_class": {"per_class": True},
-        "beta": {"beta": 2.0},
+        "beta": {"beta": 2.0} | ({"metric": "fbeta"} if "metric" in entry.options else {}),
         "eps": {"eps": 1e-3},
         "class_weights": {"class_weights": {"a": 1.0, "b": 2.0, "c": 1.0, "d": 0.5}},
         "k": {"k": 2},

@@ -386,3 +386,75 @@ def test_text_scores_and_truth_get_a_hint(good: pl.DataFrame) -> None:
     )
     with pytest.raises(MetricsInputError, match=r"map its values to booleans first"):
         pl_metrics.lrap(words)
+
+
+def test_options_the_tuned_metric_does_not_use_are_refused(good: pl.DataFrame) -> None:
+    with pytest.raises(MetricsInputError, match=r"'beta' is not used by f1 .*: fbeta"):
+        pl_metrics.best_threshold(good, "f1", beta=2.0)
+    with pytest.raises(MetricsInputError, match=r"'zero_division' is not used by matthews"):
+        pl_metrics.threshold_sweep(good, "matthews_corrcoef", zero_division=1.0)
+    fbeta = pl_metrics.best_threshold(good, "fbeta", beta=2.0)
+    assert not fbeta.equals(pl_metrics.best_threshold(good, "fbeta"))
+
+
+def test_one_threshold_for_a_sweep_is_a_number(good: pl.DataFrame) -> None:
+    one = pl_metrics.threshold_sweep(good, "f1", 0.5)
+    assert_frame_equal(one, pl_metrics.threshold_sweep(good, "f1", [0.5]))
+    assert one["value"].to_list() == pl_metrics.f1(good, average=None)["f1"].to_list()
+
+
+def test_paired_names_a_missing_model_column_and_null_models(good: pl.DataFrame) -> None:
+    two = pl.concat([good.with_columns(model=pl.lit(m)) for m in ("a", "b")])
+    with pytest.raises(MetricsInputError, match=r"'mdl' \(option 'model_col'\).*'model'"):
+        pl_metrics.paired(two, "f1", "a", "b", model_col="mdl")
+    nulls = two.with_columns(model=pl.when(pl.col("id") == 0).then(None).otherwise("model"))
+    with pytest.raises(MetricsInputError, match=r"column 'model': 8 rows are null"):
+        pl_metrics.paired(nulls, "f1", "a", "b", n_resamples=10)
+    with pytest.raises(MetricsInputError, match=r"'a' and 'b' are not values of column 'model'"):
+        pl_metrics.paired(two.with_columns(model=pl.col("id") % 2), "f1", "a", "b")
+
+
+def test_paired_takes_the_models_in_the_column_s_type(good: pl.DataFrame) -> None:
+    two = pl.concat([good.with_columns(model=pl.lit(m)) for m in (1, 2)])
+    flipped = pl.when(pl.col("model") == 2).then(1 - pl.col("score")).otherwise("score")
+    two = two.with_columns(score=flipped)
+    as_int = pl_metrics.paired(two, "f1", 1, 2, n_resamples=20)
+    assert_frame_equal(as_int, pl_metrics.paired(two, "f1", "1", "2", n_resamples=20))
+    with pytest.raises(MetricsInputError, match=r"no rows of model '1'"):
+        pl_metrics.paired(two.with_columns(pl.col("model").cast(pl.String) + "x"), "f1", 1, 2)
+
+
+def test_list_classes_are_refused_by_type(good: pl.DataFrame) -> None:
+    listed = good.with_columns(pl.concat_list("class").alias("class"))
+    for metric in ("lrap", "roc_auc", "top_k_accuracy", "weighted_log_loss"):
+        with pytest.raises(MetricsInputError, match=r"column 'class': classes must be .*List"):
+            pl_metrics.report(listed.lazy(), metric)
+
+
+def test_internal_column_names_are_refused(good: pl.DataFrame) -> None:
+    df = good.rename({"model": "__plm_topk_true_class"})
+    with pytest.raises(MetricsInputError, match=r"'__plm_topk_true_class' \(option 'by'\)"):
+        pl_metrics.top_k_accuracy(df, by="__plm_topk_true_class")
+
+
+def test_threshold_tables_that_are_empty_or_repeat_a_class(good: pl.DataFrame) -> None:
+    empty = pl.DataFrame(schema={"class": pl.Int64, "threshold": pl.Float64})
+    with pytest.raises(MetricsInputError, match=r"the threshold table is empty"):
+        pl_metrics.f1(good, threshold=empty)
+    twice = pl.DataFrame({"class": [0, 0, 1, 1, 2, 3], "threshold": [0.5] * 6})
+    with pytest.raises(MetricsInputError, match=r"2 rows of the table repeat a \(class\) key"):
+        pl_metrics.f1(good, threshold=twice)
+
+
+def test_ragged_groups_hint_at_a_key_that_varies_within_an_id(good: pl.DataFrame) -> None:
+    split = good.with_columns(g=pl.int_range(pl.len()) % 3)
+    with pytest.raises(MetricsInputError, match=r"or, if 'g' varies within an id"):
+        pl_metrics.lrap(split, by="g")
+    with pytest.raises(MetricsInputError, match=r"if one of 'model', 'g' varies"):
+        pl_metrics.lrap(split, by=["model", "g"])
+
+
+def test_one_state_merged_with_itself_is_refused(good: pl.DataFrame) -> None:
+    part = pl_metrics.state(good, "lrap")
+    with pytest.raises(MetricsInputError, match=r"1 of the states is given twice"):
+        part.merge(part)

@@ -357,3 +357,10 @@ def test_rows_with_a_null_are_left_out(name: str, column: str) -> None:
     got = nulls.select(function("s", "t", **weight)).unnest(cs.struct())
     want = nulls.drop_nulls().select(function("s", "t", **weight)).unnest(cs.struct())
     assert_frame_equal(got, want, rel_tol=1e-12)
+
+
+def test_expr_options_are_checked_as_the_tables_are() -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"option 'eps': expected a number in"):
+        expr.binary_log_loss("score", "truth", eps=0.7)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"the predictions are pred"):
+        expr.f1(None, "truth", pred=pl.col("score") > 0.5, threshold=0.1)
