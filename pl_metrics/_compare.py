@@ -1085,8 +1085,11 @@ def bootstrap(
         point = estimate.unpivot(
             on=names, index=keys, variable_name="metric", value_name="estimate"
         )
-        out = point.join(stats, on=[*keys, "metric"], nulls_equal=True)
-        out = out.select(*keys, "metric", "estimate", "lower", "upper", "std")
+        # A group that no resample draws an id of (one id, few resamples) has no stats.
+        out = point.join(stats, on=[*keys, "metric"], how="left", nulls_equal=True)
+        out = out.select(
+            *keys, "metric", "estimate", pl.col("lower", "upper", "std").fill_null(math.nan)
+        )
         return out.sort([*keys, "metric"], nulls_last=True)
 
     schema = lf.select(keys).collect_schema()
@@ -1213,7 +1216,8 @@ def paired(
             ],
         )
         estimate = difference(point.with_columns(pl.lit(0).alias(_R)), metric, [*keys, _R])
-        out = join_on(estimate.drop(_R).lazy(), stats, keys).collect()
+        out = join_on(estimate.drop(_R).lazy(), stats, keys)  # (left: every group stays)
+        out = out.with_columns(pl.col("lower", "upper", "p_value").fill_null(math.nan)).collect()
         return out.sort(keys, nulls_last=True) if keys else out
 
     schema = lf.select(keys).collect_schema()

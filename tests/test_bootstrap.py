@@ -401,3 +401,29 @@ def test_resamples_drawing_only_ids_of_weight_0_are_undefined(
         df, metric, by="g", n_resamples=N_RESAMPLES, seed=SEED, weight_col="w", **options
     )
     assert_frame_equal(ci.select("g", "lower", "upper", "std"), expected.sort("g"), rel_tol=1e-9)
+
+
+def test_a_group_no_resample_draws_keeps_its_row() -> None:
+    """One id in group 'tiny', 2 resamples, seed 0: neither draws it; its estimate stays."""
+    big = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(10), 2),
+            "class": ["a", "b"] * 10,
+            "score": [0.3, 0.6] * 10,
+            "truth": [True, False, False, True] * 5,
+            "g": "big",
+        }
+    )
+    tiny = pl.DataFrame(
+        {"id": [99, 99], "class": ["a", "b"], "score": [0.3, 0.6], "truth": [True, False]}
+    ).with_columns(g=pl.lit("tiny"))
+    both = pl.concat([big, tiny])
+    out = pl_metrics.bootstrap(both, "lrap", by="g", n_resamples=2, seed=0)
+    assert out["g"].to_list() == ["big", "tiny"]
+    assert out["estimate"].to_list() == pl_metrics.lrap(both, by="g")["lrap"].to_list()
+    assert np.isnan(out["lower"][1])
+    assert not np.isnan(out["lower"][0])
+    two = pl.concat([both.with_columns(model=pl.lit(m)) for m in ("a", "b")])
+    paired = pl_metrics.paired(two, "lrap", "a", "b", by="g", n_resamples=2, seed=0)
+    assert paired["g"].to_list() == ["big", "tiny"]
+    assert np.isnan(paired.row(1, named=True)["p_value"])
