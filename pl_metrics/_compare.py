@@ -1216,9 +1216,9 @@ def paired(
             ],
         )
         estimate = difference(point.with_columns(pl.lit(0).alias(_R)), metric, [*keys, _R])
-        out = join_on(estimate.drop(_R).lazy(), stats, keys)  # (left: every group stays)
-        out = out.with_columns(pl.col("lower", "upper", "p_value").fill_null(math.nan)).collect()
-        return out.sort(keys, nulls_last=True) if keys else out
+        joined = join_on(estimate.drop(_R).lazy(), stats, keys)  # (left: every group stays)
+        out = joined.with_columns(pl.col("lower", "upper", "p_value").fill_null(math.nan))
+        return out.sort(keys, nulls_last=True).collect() if keys else out.collect()
 
     schema = lf.select(keys).collect_schema()
     for name in ("difference", "lower", "upper", "p_value"):
