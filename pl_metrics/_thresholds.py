@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from pl_metrics._counts import from_counts
-from pl_metrics._curves import FP, N_ALL, P_ALL, TP, cumulated
+from pl_metrics._curves import FP, N_ALL, P_ALL, TP, cumulated, weighed
 from pl_metrics._frame import INTERNAL, Columns, FrameT, Ragged
 from pl_metrics._report import report
 from pl_metrics._spec import Options
@@ -109,7 +109,7 @@ class _Thresholds(Family):
             counts = _at_thresholds(cumulated(curves, keys), thresholds, keys, cols)
             return counts.select(*keys, _T, _value(opts).alias("value")).sort([*keys, _T])
         if opts.fold_col is None:
-            candidates = cumulated(curves, keys).select(
+            candidates = weighed(cumulated(curves, keys)).select(
                 *keys, pl.col(CURVE_SCORE).alias(_T), _value(opts).alias("value")
             )
             return _best(candidates, keys)
@@ -129,7 +129,7 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
     keys, fold_keys = [*by, cols.cls], [*by, fold, cols.cls]
     pooled = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
     fitted = _best(
-        cumulated(pooled, keys).select(
+        weighed(cumulated(pooled, keys)).select(
             *keys, pl.col(CURVE_SCORE).alias(_T), _value(opts).alias("value")
         ),
         keys,
@@ -281,7 +281,7 @@ def best_threshold(
     one whose ``pred = score >= t`` gives the highest ``metric``; ties (values within 1e-12
     of each other, relatively: equal ratios of weighted counts can differ in their last
     bits) go to the highest threshold (the fewest ids predicted positive), NaN values never
-    win. Pass the table to
+    win. Scores of ids of weight 0 are no candidates (as in `roc_curve`). Pass the table to
     any thresholded metric as ``threshold=`` to apply it: ``f1(test, threshold=best)``.
 
     With ``fold_col``, the thresholds are also tuned without leakage: for each fold, on the

@@ -250,3 +250,22 @@ def test_best_threshold_ties_survive_rounding_of_weighted_ratios() -> None:
         best = pl_metrics.best_threshold(weighted, "precision", weight_col=weight_col)
         assert best["threshold"].item() == 0.875
         assert best["value"].item() == pytest.approx(0.25, rel=1e-15)
+
+
+@pytest.mark.parametrize("metric", sweepable())
+def test_ids_of_weight_zero_change_no_best_threshold(metric: str) -> None:
+    """Their scores are no candidates: a threshold above every weighted score would
+    otherwise offer 'predict nothing', which no weighted score does."""
+    rng = np.random.default_rng(7)
+    truth, score = rng.random((40, 3)) < 0.4, np.round(rng.random((40, 3)), 2)
+    weight = np.where(np.arange(40) % 5 == 0, 0.0, rng.choice([0.5, 1.0, 2.0], 40))
+    score[::5] = 0.995  # the weight-0 ids score above everything else
+    df = pl_metrics.from_numpy(truth, score).join(
+        pl.DataFrame({"id": np.arange(40), "w": weight}), on="id"
+    )
+    df = df.with_columns(fold=pl.col("id") % 3)
+    weighed = df.filter(pl.col("w") > 0)
+    for options in ({}, {"fold_col": "fold"}):
+        got = pl_metrics.best_threshold(df, metric, weight_col="w", **options)
+        want = pl_metrics.best_threshold(weighed, metric, weight_col="w", **options)
+        assert_frame_equal(got, want)
