@@ -29,7 +29,6 @@ from pl_metrics._curves import (
     average_classes,
     cumulated,
     probability_check,
-    weighed,
 )
 from pl_metrics._frame import (
     INTERNAL,
@@ -142,10 +141,15 @@ def _cell_losses(
     return aggregate(ordered, keys, [value.alias(metric), ordered_sum(pos).alias(_POS)])
 
 
+def _weighed(points: pl.LazyFrame) -> pl.LazyFrame:
+    """The curve's points at scores of some weight: scikit-learn drops rows of weight 0."""
+    return points.filter((pl.col(_POS) != 0) | (pl.col(_NEG) != 0))
+
+
 def _roc_curve(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Sklearn's ``roc_curve(drop_intermediate=False)``: a first row at threshold inf."""
     every = cumulated(curves, keys)
-    points = weighed(every).select(
+    points = _weighed(every).select(
         *keys, pl.col(CURVE_SCORE).alias("threshold"), TP, FP, P_ALL, N_ALL
     )
     start = (  # every class's, also one whose weights are all zero
@@ -168,7 +172,7 @@ def _roc_curve(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
 def _pr_curve(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Sklearn's ``precision_recall_curve``: thresholds rising, then precision 1, recall 0."""
     tp, predicted, positives = pl.col(TP), pl.col(TP) + pl.col(FP), pl.col(P_ALL)
-    table = weighed(cumulated(curves, keys)).select(
+    table = _weighed(cumulated(curves, keys)).select(
         *keys,
         pl.col(CURVE_SCORE).alias("threshold"),
         pl.when(predicted != 0).then(tp / predicted).otherwise(0.0).alias("precision"),

@@ -144,11 +144,6 @@ def cumulated(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     )
 
 
-def weighed(points: pl.LazyFrame) -> pl.LazyFrame:
-    """The points at scores of some weight: scikit-learn drops rows of weight 0."""
-    return points.filter((pl.col(_POS) != 0) | (pl.col(_NEG) != 0))
-
-
 def _mcclish(area: pl.Expr, max_fpr: float) -> pl.Expr:
     """McClish's standardisation of a partial AUC, as scikit-learn: 0.5 chance, 1 perfect."""
     low, high = 0.5 * max_fpr**2, max_fpr

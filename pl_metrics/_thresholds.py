@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from pl_metrics._counts import from_counts
-from pl_metrics._curves import FP, N_ALL, P_ALL, TP, cumulated, weighed
+from pl_metrics._curves import FP, N_ALL, P_ALL, TP, cumulated
 from pl_metrics._frame import INTERNAL, Columns, FrameT, Ragged
 from pl_metrics._report import report
 from pl_metrics._spec import Options
@@ -37,6 +37,15 @@ def _value(opts: Options) -> pl.Expr:
     tp, fp = pl.col(TP), pl.col(FP)
     fn, tn = pl.col(P_ALL) - tp, pl.col(N_ALL) - fp
     return from_counts(opts.metric, tp, fp, fn, tn, opts.zero_division, opts.beta)
+
+
+def _candidate(opts: Options) -> pl.Expr:
+    """The metric at a distinct score, null (no candidate) at a score of ids of weight 0.
+
+    `roc_curve` leaves such scores out too.
+    """
+    weighs = (pl.col(_POS) != 0) | (pl.col(_NEG) != 0)
+    return pl.when(weighs).then(_value(opts))
 
 
 def _at_thresholds(
@@ -109,8 +118,8 @@ class _Thresholds(Family):
             counts = _at_thresholds(cumulated(curves, keys), thresholds, keys, cols)
             return counts.select(*keys, _T, _value(opts).alias("value")).sort([*keys, _T])
         if opts.fold_col is None:
-            candidates = weighed(cumulated(curves, keys)).select(
-                *keys, pl.col(CURVE_SCORE).alias(_T), _value(opts).alias("value")
+            candidates = cumulated(curves, keys).select(
+                *keys, pl.col(CURVE_SCORE).alias(_T), _candidate(opts).alias("value")
             )
             return _best(candidates, keys)
         return _out_of_fold(curves, cols, opts)
@@ -129,8 +138,8 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
     keys, fold_keys = [*by, cols.cls], [*by, fold, cols.cls]
     pooled = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
     fitted = _best(
-        weighed(cumulated(pooled, keys)).select(
-            *keys, pl.col(CURVE_SCORE).alias(_T), _value(opts).alias("value")
+        cumulated(pooled, keys).select(
+            *keys, pl.col(CURVE_SCORE).alias(_T), _candidate(opts).alias("value")
         ),
         keys,
     )
