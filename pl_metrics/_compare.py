@@ -193,8 +193,10 @@ def compare(
     columns = [c for m in names for c in (m, f"{m}_mean", f"{m}_std")]
     out = pooled.join(spread, on=model_col, nulls_equal=True).select(model_col, *columns)
     first = names[0]
-    best_first = out.sort(
-        first, descending=bool(info(first).higher_is_better), nulls_last=True, maintain_order=True
+    best_first = out.sort(  # ties in the models' order, the same on every run and path
+        [first, model_col],
+        descending=[bool(info(first).higher_is_better), False],
+        nulls_last=True,
     )
     return as_like(frame, best_first)
 

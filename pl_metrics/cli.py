@@ -486,13 +486,17 @@ def _run_compare(args: argparse.Namespace) -> None:
         ).collect()
         wide = intervals.pivot(on="metric", index=args.model_col, values=["lower", "upper"])
         renamed = {f"{side}_{m}": f"{m}_{side}" for side in ("lower", "upper") for m in metrics}
-        table = table.join(wide.rename(renamed, strict=False), on=args.model_col)
+        table = table.join(  # in compare's order: best first, ties in the models' order
+            wide.rename(renamed, strict=False),
+            on=args.model_col,
+            how="left",
+            nulls_equal=True,
+            maintain_order="left",
+        )
         order = [
             c for m in metrics for c in (m, f"{m}_lower", f"{m}_upper", f"{m}_mean", f"{m}_std")
         ]
-        table = table.select(args.model_col, *order).sort(
-            metrics[0], descending=bool(info(metrics[0]).higher_is_better)
-        )
+        table = table.select(args.model_col, *order)
     if args.plot:
         from pl_metrics import plot
 

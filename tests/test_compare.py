@@ -10,6 +10,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import pl_metrics
+from pl_metrics.cli import main
 from tests.conftest import run
 
 DATA = Path(__file__).parent.parent / "data" / "digits_oof.parquet"
@@ -162,3 +163,26 @@ def test_bootstrap_per_class_rows(kind: str) -> None:
     assert joined.height == ci.height
     assert (joined["estimate"] - joined["value"]).abs().max() == 0
     assert ((ci["lower"] <= ci["estimate"]) & (ci["estimate"] <= ci["upper"])).mean() > 0.9
+
+
+def test_tied_models_come_in_one_order_on_every_path(tmp_path: Path) -> None:
+    """Model B scores as A does, scaled: every ranking metric ties; B then A by name."""
+    df = pl.read_parquet(DATA).filter(pl.col("model") == "knn").drop("model")
+    tied = pl.concat(
+        [
+            df.with_columns(model=pl.lit("B"), score=pl.col("score") * 0.9),
+            df.with_columns(model=pl.lit("A")),
+        ]
+    )
+    path = tmp_path / "tied.parquet"
+    tied.write_parquet(path)
+    orders = {
+        "eager": pl_metrics.compare(tied, "lrap")["model"].to_list(),
+        "lazy": pl_metrics.compare(pl.scan_parquet(path), "lrap").collect()["model"].to_list(),
+    }
+    for extra in ([], ["--bootstrap", "20"]):
+        out = tmp_path / "compare.csv"
+        argv = ["compare", str(path), "--metric", "lrap", "--output", str(out), "--quiet"]
+        assert main([*argv, *extra]) == 0
+        orders[f"cli {extra}"] = pl.read_csv(out)["model"].to_list()
+    assert all(order == ["A", "B"] for order in orders.values()), orders
