@@ -882,8 +882,14 @@ def _by_query(
         ).filter(pl.col(_BOOT_W) > 0)  # ids not drawn in a resample add nothing
         rows = df.join(drawn, on=cols.id, nulls_equal=True).with_columns(weight.alias(_BOOT_W))
         # A resample whose drawn ids all weigh 0 leaves the metric undefined, not the input
-        # bad: no row of it (see `_weightless`), rather than report's refusal.
-        rows = rows.filter((pl.col(_BOOT_W) != 0).any().over([*cols.by, _R]))
+        # bad: no row of it (see `_weightless`), rather than report's refusal; so does one
+        # whose (negative) weights sum to 0, for a mean weighted by them.
+        resample = [*cols.by, _R]
+        defined = (pl.col(_BOOT_W) != 0).any().over(resample)
+        if any(info(m).zero_weights == "sum" for m in spec.metrics):
+            once = pl.col(cols.id).is_first_distinct().over(resample)  # an id's weight once
+            defined &= pl.when(once).then(pl.col(_BOOT_W)).otherwise(0.0).sum().over(resample) != 0
+        rows = rows.filter(defined)
         out = build_state(rows, resampled).finalize().collect()
         yield pl.concat([_long(out, m, spec) for m in spec.metrics])
 

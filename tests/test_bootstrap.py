@@ -427,3 +427,22 @@ def test_a_group_no_resample_draws_keeps_its_row() -> None:
     paired = pl_metrics.paired(two, "lrap", "a", "b", by="g", n_resamples=2, seed=0)
     assert paired["g"].to_list() == ["big", "tiny"]
     assert np.isnan(paired.row(1, named=True)["p_value"])
+
+
+@pytest.mark.parametrize("metric", ["brier_score", "binary_log_loss"])
+def test_resamples_whose_negative_weights_sum_to_zero_are_left_out(metric: str) -> None:
+    """The table's weights (1, -1, 2) are accepted; a resample drawing ids 1 and 2 once
+    each sums to 0: undefined, left out, not the whole bootstrap refused."""
+    df = pl.DataFrame(
+        {
+            "id": [1, 1, 2, 2, 3, 3],
+            "class": ["a", "b"] * 3,
+            "score": [0.8, 0.2, 0.3, 0.7, 0.6, 0.4],
+            "truth": [True, False, False, True, True, False],
+            "w": [1.0, 1.0, -1.0, -1.0, 2.0, 2.0],
+        }
+    )
+    out = pl_metrics.bootstrap(df, metric, weight_col="w", n_resamples=200, seed=1)
+    assert out["estimate"].item() == pl_metrics.report(df, metric, weight_col="w").item()
+    assert np.isfinite(out["lower"].item())
+    assert np.isfinite(out["upper"].item())
