@@ -71,6 +71,7 @@ from pl_metrics._state import (
     MIN_PREFIX,
     build_state,
     family_of,
+    sums_to_zero,
 )
 from pl_metrics._thresholded import COUNTS, pred_expr, samples_names
 
@@ -888,7 +889,8 @@ def _by_query(
         defined = (pl.col(_BOOT_W) != 0).any().over(resample)
         if any(info(m).zero_weights == "sum" for m in spec.metrics):
             once = pl.col(cols.id).is_first_distinct().over(resample)  # an id's weight once
-            defined &= pl.when(once).then(pl.col(_BOOT_W)).otherwise(0.0).sum().over(resample) != 0
+            w = pl.when(once).then(pl.col(_BOOT_W)).otherwise(0.0)
+            defined &= ~sums_to_zero(w.sum().over(resample), w.abs().sum().over(resample))
         rows = rows.filter(defined)
         out = build_state(rows, resampled).finalize().collect()
         yield pl.concat([_long(out, m, spec) for m in spec.metrics])
@@ -953,10 +955,10 @@ def _weightless(df: pl.DataFrame, cols: Columns, layout: _Layout, n_resamples: i
     """The ``(by..., resample)`` pairs whose drawn ids all weigh 0: the metric is undefined.
 
     As `report` refuses a group whose weights are all zero (weights that only sum to zero
-    are another case, which scikit-learn defines). Computed over the resample's weighted
-    counts, a thresholded metric would take its zero-division value there. Only groups
-    holding an id of weight 0 can be such; their ids' draws are taken in blocks of
-    resamples, so memory does not grow with them.
+    are another case: see `_by_query` for the means weighted by them). Computed over the
+    resample's weighted counts, a thresholded metric would take its zero-division value
+    there. Only groups holding an id of weight 0 can be such; their ids' draws are taken
+    in blocks of resamples, so memory does not grow with them.
     """
     assert cols.weight is not None
     per_id = df.group_by([*cols.by, cols.id]).agg(pl.col(cols.weight).first().cast(pl.Float64))
@@ -1107,6 +1109,21 @@ def bootstrap(
     return _deferred(frame, compute, schema)
 
 
+def _model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> Any:
+    """``value`` as a value of the model column: "1" for an integer column's 1, say."""
+    given = pl.Series([value])
+    try:
+        cast = given.cast(dtype, strict=True)
+        same = cast.cast(given.dtype).equals(given)  # 1.5 is no integer model
+    except (pl.exceptions.PolarsError, TypeError, ValueError):
+        same = False
+    if not same:
+        raise MetricsInputError(
+            f"option {option!r}: {value!r} is not a value of column {model_col!r} ({dtype})"
+        )
+    return cast.item()
+
+
 def paired(
     frame: FrameT,
     metric: str,
@@ -1153,14 +1170,11 @@ def paired(
     source_schema = source.collect_schema()
     if not isinstance(model_col, str) or model_col not in source_schema:
         raise missing_column(source_schema, "model_col", model_col)
-    try:  # 1 and 2 for the models "1" and "2"; but no model "a" of an integer column
-        pair = pl.Series([model_a, model_b]).cast(source_schema[model_col], strict=True)
-    except (pl.exceptions.PolarsError, TypeError, ValueError):
-        raise MetricsInputError(
-            f"options 'model_a' and 'model_b': {model_a!r} and {model_b!r} are not values of "
-            f"column {model_col!r} ({source_schema[model_col]})"
-        ) from None
-    model_a, model_b = pair.to_list()
+    model_a, model_b = (
+        _model_value(source_schema[model_col], model_col, option, value)
+        for option, value in (("model_a", model_a), ("model_b", model_b))
+    )
+    pair = pl.Series([model_a, model_b], dtype=source_schema[model_col])
     lf = source.filter(pl.col(model_col).is_in(pair.implode()))
     spec = resolve(lf, [metric], by=[*group, model_col], **options)  # checks the options now
     paired_keys = replace(spec.columns, by=tuple(group))  # the models are compared, not kept

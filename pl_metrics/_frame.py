@@ -302,7 +302,7 @@ def resolve_columns(
                 f"column {binary!r}: must be boolean or numbers 0/1, not {schema[binary]}{hint}"
             )
     class_dtype = schema[class_col]
-    if class_dtype.is_nested() or class_dtype in (pl.Null, pl.Object):
+    if isinstance(class_dtype, (pl.List, pl.Array)) or class_dtype in (pl.Null, pl.Object):
         raise MetricsInputError(
             f"column {class_col!r}: classes must be integers, strings, categoricals or enums, "
             f"not {class_dtype}; a list of labels per id is the wide form: see from_wide"

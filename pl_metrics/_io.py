@@ -42,10 +42,10 @@ _HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 
 def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
     """The files of ``source``: files, folders (searched recursively) and globs."""
-    if not isinstance(source, (str, Path, list, tuple)):
+    if hasattr(source, "collect_schema") or hasattr(source, "__arrow_c_stream__"):  # frames
         raise MetricsInputError(
-            f"expected files, folders or globs, got a {type(source).__name__}; score a frame "
-            "with pl_metrics.report, or pl_metrics.score in this process"
+            f"expected files, folders or globs, got a {type(source).__name__} (frames are "
+            "scored by pl_metrics.report, or pl_metrics.score)"
         )
     items = [source] if isinstance(source, (str, Path)) else list(source)
     if not items:

@@ -205,7 +205,10 @@ def make_options(
             f"expected one of {', '.join(sweepable())}"
         )
     if thresholds is not None:
-        values: list[Any] = [thresholds] if is_number(thresholds) else list(thresholds)  # type: ignore[arg-type]
+        try:
+            values: list[Any] = [thresholds] if is_number(thresholds) else list(thresholds)  # type: ignore[arg-type]
+        except TypeError:  # True, a 0-d array
+            values = []
         if not values or not all(is_number(v) and math.isfinite(float(v)) for v in values):
             raise MetricsInputError(
                 f"option 'thresholds': expected finite numbers, got {thresholds!r}"
@@ -283,10 +286,11 @@ def _threshold_table(table: object) -> Thresholds:
             f"option 'threshold': {bad} thresholds of the table are null, NaN or infinite"
         )
     keys = [c for c in df.columns if c not in (THRESHOLD, "value", "held_out_value")]
-    rows = df.select(pl.col(keys).cast(pl.String)).rows()
+    texts = df.select(pl.col(keys).cast(pl.String))
+    rows = texts.rows()
     repeated = len(rows) - len(set(rows))
     if repeated:
-        first = next(r for i, r in enumerate(rows) if r in rows[:i])
+        first = texts.filter(pl.struct(keys).is_duplicated()).row(0)
         raise MetricsInputError(
             f"option 'threshold': {repeated} "
             f"{'row of the table repeats' if repeated == 1 else 'rows of the table repeat'} a "
@@ -325,10 +329,12 @@ def _check_metric_options(
             )
     tuning = [e.name for e in entries if "metric" in e.options]
     if tuning:
-        # best_threshold and threshold_sweep pass these on to their metric: it must use them.
+        # best_threshold and threshold_sweep pass these on to their metric: it must use
+        # them, unless another metric of the report does.
         inner = METRICS[opts.metric]
         for option in ("zero_division", "beta"):
-            if given.get(option) is not None and option not in inner.options:
+            direct = any(option in e.options for e in entries if "metric" not in e.options)
+            if given.get(option) is not None and option not in inner.options and not direct:
                 raise MetricsInputError(
                     f"option {option!r} is not used by {opts.metric} (option 'metric' of "
                     f"{tuning[0]}); the metrics that take it: "

@@ -87,6 +87,7 @@ _MAX_HASH = f"{MAX_PREFIX}hash"
 _GROUP_HASH = f"{INTERNAL}group_hash"
 _WEIGHTED_IDS = f"{INTERNAL}weighted_ids"  # ids whose weight is not zero
 _ID_WEIGHT, _WEIGHT_SUM = f"{INTERNAL}id_weight", f"{INTERNAL}weight_sum"
+_ABS_WEIGHT_SUM = f"{INTERNAL}abs_weight_sum"
 
 _ROW_CHECKS = ("null_", "nonfinite_", "not_01_")  # keys of `row_problems`
 #: Per id: its weight times its positive labels (lwlrap's weight, before normalising).
@@ -564,6 +565,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         group_exprs.append(pl.col(_WEIGHTED_IDS).sum())
     if summed:
         group_exprs.append(ordered_sum(pl.col(_ID_WEIGHT)).alias(_WEIGHT_SUM))
+        group_exprs.append(ordered_sum(pl.col(_ID_WEIGHT).abs()).alias(_ABS_WEIGHT_SUM))
     if hashed:
         group_exprs += [
             pl.col(N_ROWS).min().alias(_MIN_ROWS),
@@ -723,14 +725,19 @@ def _class_set_checks(cols: Columns, *, merged: bool) -> list[tuple[Problem, pl.
         split = named[0] if len(named) == 1 else f"one of {', '.join(named)}"
         ragged = replace(
             ragged,
-            hint=f"{ragged.hint}; or, if {split} varies within an id (its rows then split over "
-            "groups), fix that column",
+            hint=f"{ragged.hint}; or, if {split} differs between the classes of one id's "
+            "prediction (its rows then split over groups), fix that column",
         )
     return [
         (duplicate, (total - expected).clip(lower_bound=0).cast(pl.Int64)),
         (ragged, (expected - total).clip(lower_bound=0).cast(pl.Int64)),
         (mixed, ((total == expected) & ~same_sets).cast(pl.Int64)),
     ]
+
+
+def sums_to_zero(total: pl.Expr, magnitude: pl.Expr) -> pl.Expr:
+    """Weights summing to zero, up to rounding: chunks' sums cancel in another order."""
+    return total.abs() <= 1e-12 * magnitude
 
 
 def _refusing_zero_weights(spec: Spec) -> list[str]:
@@ -741,7 +748,12 @@ def _refusing_zero_weights(spec: Spec) -> list[str]:
 
 
 def _refusing_zero_sums(spec: Spec) -> list[str]:
-    """The metrics of ``spec`` that a group whose weights sum to zero makes an error."""
+    """The metrics of ``spec`` that a group whose weights sum to zero makes an error.
+
+    None for per-id values, which do not depend on the weights.
+    """
+    if spec.options.per_id:
+        return []
     return [m for m in _refusing_zero_weights(spec) if info(m).zero_weights == "sum"]
 
 
@@ -792,7 +804,9 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
             "have weights that sum to zero",
             f"{', '.join(summing)} {'is' if len(summing) == 1 else 'are'} undefined there",
         )
-        undefined = (pl.col(_WEIGHT_SUM) == 0) & (pl.col(_WEIGHTED_IDS) > 0)
+        undefined = sums_to_zero(pl.col(_WEIGHT_SUM), pl.col(_ABS_WEIGHT_SUM)) & (
+            pl.col(_WEIGHTED_IDS) > 0
+        )
         groups = groups.with_columns(undefined.cast(pl.Int64).alias(zero_sum.name))
         problems.append(zero_sum)
     group_checks = {

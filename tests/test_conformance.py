@@ -332,21 +332,25 @@ def test_unit_weights_equal_no_weights(metric: str) -> None:
     same(function(TABLE.with_columns(w=pl.lit(1.0)), by="model", weight_col="w"), want)
 
 
+def weighted_paths(df: pl.DataFrame, metric: str, tmp_path: Path) -> dict[str, Any]:
+    """``metric`` by model with weights ``w``, eagerly, lazily and in chunks of a file."""
+    function = by_model(metric)
+    path = tmp_path / "weighted.parquet"
+    df.write_parquet(path)
+    return {
+        "eager": lambda: function(df, by="model", weight_col="w"),
+        "lazy": lambda: function(df.lazy(), by="model", weight_col="w").collect(),
+        "score": lambda: pl_metrics.score(path, metric, by="model", weight_col="w", n_chunks=2),
+    }
+
+
 @pytest.mark.parametrize("metric", [m for m, e in METRICS.items() if e.weights])
 def test_all_zero_weights_refused_or_nan_as_registered(metric: str, tmp_path: Path) -> None:
     """A group whose weights are all zero (model m2): scikit-learn refuses such weights,
     but for LRAP, which it divides by them (NaN); the registry says which, every path agrees.
     """
     df = TABLE.with_columns(w=pl.when(pl.col("model") == "m2").then(0.0).otherwise("w"))
-    function = by_model(metric)
-    path = tmp_path / "zero.parquet"
-    df.write_parquet(path)
-    runs = {
-        "eager": lambda: function(df, by="model", weight_col="w"),
-        "lazy": lambda: function(df.lazy(), by="model", weight_col="w").collect(),
-        "score": lambda: pl_metrics.score(path, metric, by="model", weight_col="w", n_chunks=2),
-    }
-    for name, run in runs.items():
+    for name, run in weighted_paths(df, metric, tmp_path).items():
         if METRICS[metric].zero_weights != "nan":
             with pytest.raises(
                 pl_metrics.MetricsInputError,
@@ -369,15 +373,7 @@ def test_weights_summing_to_zero_refused_as_registered(metric: str, tmp_path: Pa
     ids = pl.col("id").rank("dense") % 2
     df = TABLE.with_columns(w=pl.when(pl.col("model") == "m2").then(1.0 - 2.0 * ids).otherwise("w"))
     assert df.filter(model="m2").group_by("id").agg(pl.col("w").first())["w"].sum() == 0
-    function = by_model(metric)
-    path = tmp_path / "zero_sum.parquet"
-    df.write_parquet(path)
-    runs = {
-        "eager": lambda: function(df, by="model", weight_col="w"),
-        "lazy": lambda: function(df.lazy(), by="model", weight_col="w").collect(),
-        "score": lambda: pl_metrics.score(path, metric, by="model", weight_col="w", n_chunks=2),
-    }
-    for name, run in runs.items():
+    for name, run in weighted_paths(df, metric, tmp_path).items():
         if METRICS[metric].zero_weights == "sum":
             with pytest.raises(
                 pl_metrics.MetricsInputError,

@@ -410,7 +410,7 @@ def test_paired_names_a_missing_model_column_and_null_models(good: pl.DataFrame)
     nulls = two.with_columns(model=pl.when(pl.col("id") == 0).then(None).otherwise("model"))
     with pytest.raises(MetricsInputError, match=r"column 'model': 8 rows are null"):
         pl_metrics.paired(nulls, "f1", "a", "b", n_resamples=10)
-    with pytest.raises(MetricsInputError, match=r"'a' and 'b' are not values of column 'model'"):
+    with pytest.raises(MetricsInputError, match=r"'model_a': 'a' is not a value of column 'model'"):
         pl_metrics.paired(two.with_columns(model=pl.col("id") % 2), "f1", "a", "b")
 
 
@@ -448,9 +448,11 @@ def test_threshold_tables_that_are_empty_or_repeat_a_class(good: pl.DataFrame) -
 
 def test_ragged_groups_hint_at_a_key_that_varies_within_an_id(good: pl.DataFrame) -> None:
     split = good.with_columns(g=pl.int_range(pl.len()) % 3)
-    with pytest.raises(MetricsInputError, match=r"or, if 'g' varies within an id"):
+    with pytest.raises(
+        MetricsInputError, match=r"or, if 'g' differs between the classes of one id"
+    ):
         pl_metrics.lrap(split, by="g")
-    with pytest.raises(MetricsInputError, match=r"if one of 'model', 'g' varies"):
+    with pytest.raises(MetricsInputError, match=r"if one of 'model', 'g' differs"):
         pl_metrics.lrap(split, by=["model", "g"])
 
 
@@ -458,3 +460,36 @@ def test_one_state_merged_with_itself_is_refused(good: pl.DataFrame) -> None:
     part = pl_metrics.state(good, "lrap")
     with pytest.raises(MetricsInputError, match=r"1 of the states is given twice"):
         part.merge(part)
+
+
+def test_zero_sum_weights_are_found_however_the_sums_are_cut(good: pl.DataFrame, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """0.1 + 0.2 - 0.1 - 0.2 is 2.8e-17 in one order and 0 in another: both are zero."""
+    weights = pl.col("id").replace_strict({0: 0.1, 1: 0.2, 2: -0.1, 3: -0.2, 4: 0.3, 5: -0.3})
+    df = good.with_columns(w=weights)
+    path = tmp_path / "w.parquet"
+    df.write_parquet(path)
+    runs = [
+        lambda: pl_metrics.coverage_error(df, weight_col="w"),
+        lambda: pl_metrics.score(path, "coverage_error", weight_col="w", n_chunks=3),
+    ]
+    for run in runs:
+        with pytest.raises(MetricsInputError, match=r"1 group has weights that sum to zero"):
+            run()
+    per_id = pl_metrics.accuracy(df, weight_col="w", per_id=True)  # values of their own
+    assert per_id.height == 6
+
+
+def test_paired_refuses_a_model_the_column_cannot_hold(good: pl.DataFrame) -> None:
+    two = pl.concat([good.with_columns(model=pl.lit(m)) for m in (1, 2)])
+    with pytest.raises(MetricsInputError, match=r"'model_a': 1.5 is not a value of column"):
+        pl_metrics.paired(two, "f1", 1.5, 2)
+    enum = two.with_columns(pl.col("model").cast(pl.String).cast(pl.Enum(["1", "2", "3"])))
+    with pytest.raises(MetricsInputError, match=r"'model_b': '4' is not a value"):
+        pl_metrics.paired(enum, "f1", "1", "4")
+
+
+def test_struct_classes_are_classes(good: pl.DataFrame) -> None:
+    structs = good.with_columns(pl.struct(pl.col("class")).alias("class"))
+    assert pl_metrics.lrap(structs).item() == pl_metrics.lrap(good).item()
+    with pytest.raises(MetricsInputError, match=r"option 'thresholds': expected finite"):
+        pl_metrics.threshold_sweep(good, "f1", True)  # type: ignore[arg-type]

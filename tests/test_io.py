@@ -251,3 +251,12 @@ def test_ids_arrow_cannot_read_are_chunked_without_statistics(tmp_path: Path) ->
     df.write_parquet(path)
     whole = pl_metrics.lrap(df)
     assert_frame_equal(pl_metrics.score(path, "lrap", n_chunks=2), whole)
+
+
+def test_cluster_by_id_takes_a_generator_of_paths(tmp_path: Path) -> None:
+    path = tmp_path / "dump.parquet"
+    pl.DataFrame(
+        {"id": [0, 1], "class": [0, 0], "score": [0.1, 0.2], "truth": [0, 1]}
+    ).write_parquet(path)
+    written = pl_metrics.cluster_by_id(tmp_path.glob("*.parquet"), tmp_path / "out")
+    assert pl.read_parquet(written).sort("id")["id"].to_list() == [0, 1]
