@@ -270,7 +270,6 @@ def resolve_columns(
     for option, name in [*options.items(), *(("by", b) for b in by_names)]:
         if not isinstance(name, str) or name not in schema:  # None or a list: not a name
             raise missing_column(schema, option, name)
-    for option, name in [*options.items(), *(("by", b) for b in by_names)]:
         if name.startswith(INTERNAL):  # pl_metrics' working columns are named so
             raise MetricsInputError(
                 f"column {name!r} (option {option!r}): names starting with {INTERNAL!r} are "
