@@ -144,9 +144,9 @@ def compare(
 
     Columns ``model_col``, then for each metric ``{metric}`` (all folds pooled), ``{metric}_mean``
     and ``{metric}_std`` (over folds). Sorted best first by the first metric (higher is
-    better for scores, lower for losses and errors; ties by model). Other options are those of `report`,
-    except per-class output (``per_class``, ``average=None``): `report` with
-    ``by=[model_col, fold_col]`` gives per-class values.
+    better for scores, lower for losses and errors; ties by model). Other options are
+    those of `report`, except per-class output (``per_class``, ``average=None``): `report`
+    with ``by=[model_col, fold_col]`` gives per-class values.
 
     Examples
     --------
