@@ -54,10 +54,10 @@ from pl_metrics._frame import (
     is_integer,
     is_number,
     join_on,
-    missing_column,
     normalize_by,
     ordered_mean,
     ordered_sum,
+    require_column,
     to_polars,
 )
 from pl_metrics._kernel import in_threads
@@ -176,8 +176,7 @@ def compare(
         )
     schema = lf.collect_schema()
     for option, name in (("model_col", model_col), ("fold_col", fold_col)):
-        if not isinstance(name, str) or name not in schema:  # named by its own option
-            raise missing_column(schema, option, name)
+        require_column(schema, option, name)  # named by its own option
     spec = resolve(lf, names, by=[model_col, fold_col], **options)  # checked once
     check_key_names(spec.columns, [f"{m}_{s}" for m in names for s in ("mean", "std")], "compare")
     if spec.keys != [model_col, fold_col]:
@@ -1168,8 +1167,7 @@ def paired(
     id_col = options.get("id_col", "id")
     source: pl.LazyFrame = to_polars(frame).lazy()
     source_schema = source.collect_schema()
-    if not isinstance(model_col, str) or model_col not in source_schema:
-        raise missing_column(source_schema, "model_col", model_col)
+    require_column(source_schema, "model_col", model_col)
     model_a, model_b = (
         _model_value(source_schema[model_col], model_col, option, value)
         for option, value in (("model_a", model_a), ("model_b", model_b))

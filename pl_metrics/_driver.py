@@ -31,7 +31,7 @@ from pl_metrics._frame import (
     Ragged,
     aggregate,
     join_on,
-    missing_column,
+    require_column,
     to_polars,
 )
 from pl_metrics._io import files as find_files
@@ -450,8 +450,7 @@ def cluster_by_id(
     """
     lf = scan(source)
     schema = lf.collect_schema()
-    if id_col not in schema:
-        raise missing_column(schema, "id_col", id_col)
+    require_column(schema, "id_col", id_col)
     destination = Path(destination)
     if destination.exists() and not destination.is_dir():
         raise MetricsInputError(f"destination {str(destination)!r} is a file, not a folder")

@@ -38,11 +38,11 @@ __all__ = [
     "is_number",
     "join_on",
     "listed",
-    "missing_column",
     "normalize_by",
     "ordered_mean",
     "ordered_sum",
     "raise_on_problems",
+    "require_column",
     "resolve_columns",
     "row_problems",
     "skip_passing",
@@ -225,7 +225,13 @@ def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3, cutoff: float
     return f"did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
 
-def missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInputError:
+def require_column(schema: pl.Schema, option: str, name: object) -> None:
+    """Refuse a column option that names no column of the table, suggesting close names."""
+    if not isinstance(name, str) or name not in schema:  # None or a list: not a name
+        raise _missing_column(schema, option, name)
+
+
+def _missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInputError:
     """The error for a column option naming a column the table lacks, with close names."""
     if not isinstance(name, str):
         return MetricsInputError(
@@ -268,8 +274,7 @@ def resolve_columns(
     if pred_col is not None:
         options["pred_col"] = pred_col
     for option, name in [*options.items(), *(("by", b) for b in by_names)]:
-        if not isinstance(name, str) or name not in schema:  # None or a list: not a name
-            raise missing_column(schema, option, name)
+        require_column(schema, option, name)
         if name.startswith(INTERNAL):  # pl_metrics' working columns are named so
             raise MetricsInputError(
                 f"column {name!r} (option {option!r}): names starting with {INTERNAL!r} are "

@@ -24,8 +24,8 @@ from pl_metrics._frame import (
     check_option,
     is_integer,
     is_number,
-    missing_column,
     normalize_by,
+    require_column,
     resolve_columns,
     to_polars,
 )
@@ -511,9 +511,7 @@ def resolve(
             )
         )
     if fold_col is not None:  # the state groups by fold; the result does not
-        schema = frame.collect_schema()
-        if not isinstance(fold_col, str) or fold_col not in schema:
-            raise missing_column(schema, "fold_col", fold_col)
+        require_column(frame.collect_schema(), "fold_col", fold_col)
         if fold_col in normalize_by(by):
             raise MetricsInputError(f"option 'fold_col': {fold_col!r} is also in 'by'")
         by = [*normalize_by(by), fold_col]
