@@ -28,6 +28,7 @@ __all__ = [
     "Ragged",
     "aggregate",
     "as_like",
+    "check_eps",
     "check_option",
     "class_hash",
     "did_you_mean",
@@ -208,6 +209,13 @@ def check_option(name: str, value: object, allowed: Iterable[object]) -> None:
             f"option {name!r}: unknown value {value!r}; expected one of "
             + ", ".join(repr(a) for a in allowed)
         )
+
+
+def check_eps(eps: float) -> float:
+    """The log losses' clipping ``eps``, a number in [0, 0.5), as a float."""
+    if not is_number(eps) or not 0 <= eps < 0.5:
+        raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {eps!r}")
+    return float(eps)
 
 
 def listed(items: Sequence[str], limit: int, total: int | None = None) -> str:

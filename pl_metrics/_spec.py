@@ -21,6 +21,7 @@ from pl_metrics._frame import (
     Columns,
     MetricsInputError,
     Ragged,
+    check_eps,
     check_option,
     is_integer,
     is_number,
@@ -217,8 +218,6 @@ def make_options(
     check_option("average", average, (None, "macro", "micro", "weighted", "samples"))
     if not is_number(beta) or not math.isfinite(beta) or beta <= 0:
         raise MetricsInputError(f"option 'beta': expected a positive number, got {beta!r}")
-    if not is_number(eps) or not 0 <= eps < 0.5:
-        raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {eps!r}")
     check_option("per_class", per_class, (True, False))
     check_option("per_id", per_id, (True, False))
     check_option("ragged", ragged, ("error", "allow"))
@@ -242,7 +241,7 @@ def make_options(
         average=average,
         zero_division=check_zero_division(zero_division),
         beta=float(beta),
-        eps=float(eps),
+        eps=check_eps(eps),
         class_weights=class_weights_option(class_weights),
         per_class=bool(per_class),
         ragged=ragged,

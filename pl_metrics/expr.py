@@ -73,7 +73,7 @@ import math
 import polars as pl
 
 from pl_metrics._counts import check_zero_division, from_counts
-from pl_metrics._frame import MetricsInputError, is_number
+from pl_metrics._frame import MetricsInputError, check_eps, is_number
 
 __all__ = [
     "average_precision",
@@ -365,8 +365,7 @@ def binary_log_loss(
     >>> round(df.select(expr.binary_log_loss("p", "truth", weight="w")).item(), 6)
     0.245608
     """
-    if not is_number(eps) or not 0 <= eps < 0.5:
-        raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {eps!r}")
+    eps = check_eps(eps)
     p = _col(score).cast(pl.Float64).clip(eps, 1 - eps)
     t = _col(truth).cast(pl.Boolean)
     loss = -pl.when(t).then(p.log()).when(~t).then((1 - p).log())  # null truth: no loss
