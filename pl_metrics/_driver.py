@@ -288,22 +288,22 @@ def score_spec(
         # Everything fits at once: one state of every metric, as `report` computes it.
         return _merged(runner(id_plan, spec))
     results = []
+    class_spec = Spec(tuple(by_class), spec.columns, spec.options)
+    id_options = spec.options
+    if class_plan is not None and len(class_plan) > 1 and spec.options.validate:
+        # A class chunk holds some of each id's rows: what is checked over an id's rows
+        # together (its set of classes, its one weight, repeated rows) and over a group's
+        # weights needs id chunks, first, so that the counts are the table's. A class chunk
+        # of ragged input may hold only a group's ids of weight 0.
+        id_options = replace(spec.options, zero_weight_checks=spec.metrics)
+        class_spec = class_spec.with_options(zero_weight_checks=())
+        if not by_id:  # a counts-only state over them runs those checks
+            checks = Spec(("confusion",), spec.columns, id_options).with_options(per_id=False)
+            _merged(runner(id_plan, checks))
     if by_id:
-        results.append(_merged(runner(id_plan, Spec(tuple(by_id), spec.columns, spec.options))))
+        results.append(_merged(runner(id_plan, Spec(tuple(by_id), spec.columns, id_options))))
     if by_class:
         assert class_plan is not None
-        class_spec = Spec(tuple(by_class), spec.columns, spec.options)
-        if not by_id and spec.options.validate and len(class_plan) > 1:
-            # A class chunk holds some of each id's rows: what is checked over an id's rows
-            # together (its set of classes, its one weight, repeated rows) needs id chunks,
-            # first, so that the counts are the table's. A counts-only state over them runs
-            # those checks (the id metrics' chunks did otherwise).
-            checks = Spec(("confusion",), spec.columns, spec.options).with_options(per_id=False)
-            try:
-                _merged(runner(id_plan, checks))
-            except MetricsInputError as error:
-                if error.problem != "all_zero_weights":  # the class chunks name their metrics
-                    raise
         # Undefined ROC AUCs are left out by each chunk and counted over all of them.
         per_class = class_spec.with_options(average=None, per_class=True, undefined="skip")
         results.append(_class_values(runner(class_plan, per_class), class_spec))

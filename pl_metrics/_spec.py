@@ -108,6 +108,9 @@ class Options:
     fold_col: str | None = None
     max_fpr: float | None = None
     per_id: bool = False
+    #: The metrics whose refusal of zero weights a state checks; None: its own. `score()`
+    #: checks its class-chunked metrics' over the id chunks, where a group has all its ids.
+    zero_weight_checks: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -744,7 +744,10 @@ def _refusing_zero_weights(spec: Spec) -> list[str]:
     """The metrics of ``spec`` that a group of all-zero weights makes an error, if checked."""
     if not spec.options.validate or spec.columns.weight is None:
         return []
-    return [m for m in spec.metrics if info(m).zero_weights != "nan"]
+    checked = spec.options.zero_weight_checks
+    return [
+        m for m in (spec.metrics if checked is None else checked) if info(m).zero_weights != "nan"
+    ]
 
 
 def _refusing_zero_sums(spec: Spec) -> list[str]:

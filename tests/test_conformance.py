@@ -11,6 +11,7 @@ types, unit weights) and the bad inputs, on every path.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Iterator
@@ -388,6 +389,43 @@ def test_weights_summing_to_zero_refused_as_registered(metric: str, tmp_path: Pa
             except pl_metrics.MetricsInputError as error:
                 problem = error.problem
             assert problem != "zero_weight_sum", name
+
+
+@pytest.mark.parametrize("metric", [m for m, e in METRICS.items() if e.weights])
+def test_a_class_only_weight_zero_ids_have_agrees_on_every_path(
+    metric: str, tmp_path: Path
+) -> None:
+    """Ragged input whose class 'a' only ids of weight 0 have: the groups weigh something,
+    so no path refuses them for zero weights; a class chunk of `score` sees only those ids.
+    """
+    light = pl.col("id") < 4
+    df = TABLE.with_columns(w=pl.when(light).then(0.0).otherwise("w")).filter(
+        light | (pl.col("class") != "a")
+    )
+    path = tmp_path / "ragged.parquet"
+    df.sort("class").write_parquet(path)
+    function, kw = by_model(metric), {"by": "model", "weight_col": "w", "ragged": "allow"}
+    runs = {
+        "eager": lambda: function(df, **kw),
+        "lazy": lambda: function(df.lazy(), **kw).collect(),
+        **{
+            f"score {n}": functools.partial(pl_metrics.score, path, metric, n_chunks=n, **kw)
+            for n in (1, 2, 4)
+        },
+    }
+    outcomes = {}
+    for name, run in runs.items():
+        try:
+            outcomes[name] = run()
+        except pl_metrics.MetricsInputError as error:
+            outcomes[name] = error.problem
+    want = outcomes.pop("eager")
+    for name, got in outcomes.items():
+        if isinstance(want, str):
+            assert got == want, name
+        else:
+            assert not isinstance(got, str), (name, got)
+            same(got, want)
 
 
 def _score_at_id_3(value: float | None) -> Any:
