@@ -386,7 +386,10 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
     checks: list[tuple[Problem, pl.Expr]] = []
     for name in cols.used:
         checks.append(
-            (Problem(f"null_{name}", name, "rows", "are null"), pl.col(name).is_null().sum())
+            (
+                Problem(f"null_{name}", name, "rows", "are null", "drop or fill them first"),
+                pl.col(name).is_null().sum(),
+            )
         )
     if cols.score is not None and cols.score_is_float:
         checks.append(
@@ -396,6 +399,7 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
                     cols.score,
                     "rows",
                     "are NaN or infinite",
+                    "drop or replace them first",
                     # NaN and inf make the sum NaN or inf (a finite overflow only costs a count).
                     passes=pl.col(cols.score).sum().is_finite(),
                 ),
@@ -405,7 +409,13 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
     if cols.weight is not None:
         checks.append(
             (
-                Problem("nonfinite_weight", cols.weight, "rows", "are NaN or infinite"),
+                Problem(
+                    "nonfinite_weight",
+                    cols.weight,
+                    "rows",
+                    "are NaN or infinite",
+                    "drop or replace them first",
+                ),
                 (~pl.col(cols.weight).cast(pl.Float64).is_finite()).sum(),
             )
         )
@@ -413,7 +423,13 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
         if binary is not None and not is_bool:
             checks.append(
                 (
-                    Problem(f"not_01_{binary}", binary, "rows", "are neither 0 nor 1"),
+                    Problem(
+                        f"not_01_{binary}",
+                        binary,
+                        "rows",
+                        "are neither 0 nor 1",
+                        "give Boolean or 0/1 values",
+                    ),
                     (~((pl.col(binary) == 0) | (pl.col(binary) == 1))).sum(),
                 )
             )
