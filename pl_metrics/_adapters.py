@@ -14,7 +14,14 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, FrameT, MetricsInputError, listed, to_polars
+from pl_metrics._frame import (
+    INTERNAL,
+    FrameT,
+    MetricsInputError,
+    checked_options,
+    listed,
+    to_polars,
+)
 
 __all__ = ["from_numpy", "from_wide"]
 
@@ -242,6 +249,7 @@ def _unmatched_ids(
     return summary, check
 
 
+@checked_options
 def from_wide(
     scores: FrameT,
     truth: pl.DataFrame | pl.LazyFrame | None = None,
@@ -429,6 +437,7 @@ def _check_y_true(truth: np.ndarray) -> None:
         raise MetricsInputError(f"y_true: {bad:,} values are neither 0 nor 1{of_them}")
 
 
+@checked_options
 def from_numpy(
     y_true: np.ndarray,
     y_score: np.ndarray,

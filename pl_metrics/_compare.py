@@ -50,7 +50,6 @@ from pl_metrics._frame import (
     MetricsInputError,
     aggregate,
     as_like,
-    did_you_mean,
     is_integer,
     is_number,
     join_on,
@@ -59,6 +58,7 @@ from pl_metrics._frame import (
     ordered_sum,
     require_column,
     to_polars,
+    unknown_option,
 )
 from pl_metrics._kernel import in_threads
 from pl_metrics._registry import info
@@ -102,21 +102,23 @@ def _metric_list(metrics: str | Sequence[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _check_options(function: str, options: dict[str, Any], own: Sequence[str]) -> None:
+def _check_options(
+    function: Callable[..., Any], options: dict[str, Any], own: Sequence[str]
+) -> None:
     """``options`` go on to `report`: they must be its options, and not ones set here."""
+    name = function.__name__
     clash = [o for o in own if o in options]
     if clash:
-        raise MetricsInputError(f"{function}: option {clash[0]!r} is set by {function} itself")
+        raise MetricsInputError(f"{name}: option {clash[0]!r} is set by {name} itself")
     if options.get("per_id"):
         raise MetricsInputError(
-            f"{function}: option 'per_id' gives a table of ids, not values to {function}"
+            f"{name}: option 'per_id' gives a table of ids, not values to {name}"
         )
     known = set(inspect.signature(report).parameters) - {"frame", "metrics"}
     unknown = sorted(set(options) - known)
     if unknown:
-        close = did_you_mean(unknown[0], known, n=1)
-        hint = f"; {close}" if close else ""
-        raise MetricsInputError(f"{function}: unknown option {unknown[0]!r}{hint}")
+        takes = set(inspect.signature(function).parameters) - {"options"}
+        raise unknown_option(name, unknown[0], known | takes)
 
 
 def _mean_and_std(values: pl.Expr, mean: str, std: str) -> tuple[pl.Expr, pl.Expr]:
@@ -166,8 +168,8 @@ def compare(
     │ naive_bayes ┆ 0.912151 ┆ 0.015976 │
     └─────────────┴──────────┴──────────┘
     """
+    _check_options(compare, options, ["by"])
     names = _metric_list(metrics)
-    _check_options("compare", options, ["by"])
     lf = to_polars(frame).lazy()
     if fold_col is None:
         raise MetricsInputError(
@@ -1069,8 +1071,8 @@ def bootstrap(
     >>> bool(ci["lower"][0] < ci["estimate"][0] < ci["upper"][0])
     True
     """
+    _check_options(bootstrap, options, [])
     names: list[str] = _metric_list(metrics)
-    _check_options("bootstrap", options, [])
     _check_resampling(names, n_resamples, confidence, seed)
     group: list[str] = _group(by)
     lf: pl.LazyFrame = to_polars(frame).lazy()
@@ -1153,6 +1155,7 @@ def paired(
     MetricsInputError
         When the two models do not score exactly the same ids (of each group).
     """
+    _check_options(paired, options, ["by"])
     names: list[str] = _metric_list(metric)
     if len(names) != 1:
         raise MetricsInputError(f"option 'metric': paired compares one metric, got {names}")
@@ -1161,7 +1164,6 @@ def paired(
         raise MetricsInputError(
             f"paired compares two models; model_a and model_b are both {model_a!r}"
         )
-    _check_options("paired", options, ["by"])
     _check_resampling(names, n_resamples, confidence, seed)
     group: list[str] = _group(by)
     id_col = options.get("id_col", "id")

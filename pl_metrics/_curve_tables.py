@@ -36,6 +36,7 @@ from pl_metrics._frame import (
     FrameT,
     Ragged,
     aggregate,
+    checked_options,
     ordered_sum,
 )
 from pl_metrics._report import report
@@ -294,6 +295,7 @@ def _quantile_edges(cells: pl.LazyFrame, keys: list[str], n_bins: int) -> pl.Laz
 register("_curve_tables", _CurveTables())
 
 
+@checked_options
 def roc_curve(
     frame: FrameT,
     *,
@@ -359,6 +361,7 @@ def roc_curve(
     )
 
 
+@checked_options
 def precision_recall_curve(
     frame: FrameT,
     *,
@@ -422,6 +425,7 @@ def precision_recall_curve(
     )
 
 
+@checked_options
 def calibration_curve(
     frame: FrameT,
     *,
@@ -484,6 +488,7 @@ def calibration_curve(
     )
 
 
+@checked_options
 def brier_score(
     frame: FrameT,
     *,
@@ -533,6 +538,7 @@ def brier_score(
     )
 
 
+@checked_options
 def binary_log_loss(
     frame: FrameT,
     *,
@@ -587,6 +593,7 @@ def binary_log_loss(
     )
 
 
+@checked_options
 def expected_calibration_error(
     frame: FrameT,
     *,

@@ -24,6 +24,7 @@ from pl_metrics._frame import (
     Problem,
     Ragged,
     aggregate,
+    checked_options,
     ordered_mean,
     ordered_sum,
     raise_on_problems,
@@ -510,6 +511,7 @@ def _top_k_hits(cols: Columns, k: int) -> Callable[[pl.LazyFrame, pl.LazyFrame],
 register("_curves", _Curves())
 
 
+@checked_options
 def roc_auc(
     frame: FrameT,
     *,
@@ -602,6 +604,7 @@ def roc_auc(
     )
 
 
+@checked_options
 def average_precision(
     frame: FrameT,
     *,
@@ -657,6 +660,7 @@ def average_precision(
     )
 
 
+@checked_options
 def padded_cmap(
     frame: FrameT,
     *,
@@ -709,6 +713,7 @@ def padded_cmap(
     )
 
 
+@checked_options
 def top_k_accuracy(
     frame: FrameT,
     *,

@@ -30,6 +30,7 @@ from pl_metrics._frame import (
     MetricsInputError,
     Ragged,
     aggregate,
+    checked_options,
     join_on,
     require_column,
     to_polars,
@@ -79,6 +80,7 @@ def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
     )
 
 
+@checked_options
 def score(
     source: Source,
     metrics: str | Sequence[str],
@@ -429,6 +431,7 @@ def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
     return out.sort(by, nulls_last=True) if by else out
 
 
+@checked_options
 def cluster_by_id(
     source: str | Path | Sequence[str | Path],
     destination: str | Path,

@@ -9,10 +9,12 @@ columns of the small aggregated result, and raised by one last step on those few
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, ParamSpec, TypeVar
 
 import numpy as np
 import polars as pl
@@ -71,6 +73,43 @@ class MetricsInputError(ValueError):
         super().__init__(message)
         #: The data check that failed (``"duplicate"``, ``"ragged"``, ...), when one did.
         self.problem = problem
+
+
+class UnknownOptionError(MetricsInputError, TypeError):
+    """An option that the function does not take: a TypeError too, as Python's own."""
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOptionError:
+    """The error for an option ``function`` does not take, with the closest it does."""
+    close = did_you_mean(name, known, n=1)
+    return UnknownOptionError(
+        f"{function}: unknown option {name!r}{f'; {close}' if close else ''}",
+        problem="unknown_option",
+    )
+
+
+def checked_options(function: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Refuse a misspelt option as bad input is refused: named, with the closest option.
+
+    ``f1: unknown option 'averge'; did you mean 'average'?``, where Python's TypeError
+    names no fix. (`compare` and the bootstrap check their ``**options`` themselves.)
+    """
+    parameters = inspect.signature(function).parameters
+    assert all(p.kind is not p.VAR_KEYWORD for p in parameters.values()), function
+    known = frozenset(parameters)
+
+    @functools.wraps(function)
+    def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        for name in kwargs:
+            if name not in known:
+                raise unknown_option(function.__name__, name, known)
+        return function(*args, **kwargs)
+
+    return checked
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, listed
+from pl_metrics._frame import MetricsInputError, checked_options, listed
 
 __all__ = [
     "FORMATS",
@@ -94,6 +94,7 @@ def file_format(files: Sequence[Path]) -> str:
     return str(kinds.pop())
 
 
+@checked_options
 def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
     """Lazily scan files, folders (hive-partitioned or not) and globs of one format.
 

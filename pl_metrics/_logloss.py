@@ -18,6 +18,7 @@ from pl_metrics._frame import (
     Problem,
     Ragged,
     aggregate,
+    checked_options,
     ordered_sum,
 )
 from pl_metrics._report import report
@@ -183,6 +184,7 @@ def _weights_frame(class_weights: tuple[tuple[str, float], ...]) -> pl.LazyFrame
 register("_logloss", _LogLoss())
 
 
+@checked_options
 def log_loss(
     frame: FrameT,
     *,
@@ -261,6 +263,7 @@ def log_loss(
     )
 
 
+@checked_options
 def weighted_log_loss(
     frame: FrameT,
     *,

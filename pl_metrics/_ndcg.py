@@ -14,7 +14,15 @@ from collections.abc import Callable, Sequence
 
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, ordered_sum
+from pl_metrics._frame import (
+    INTERNAL,
+    Columns,
+    FrameT,
+    Problem,
+    Ragged,
+    checked_options,
+    ordered_sum,
+)
 from pl_metrics._ranking import N_AT as N_AT
 from pl_metrics._ranking import P_AT as P_AT
 from pl_metrics._ranking import SCORE as SCORE
@@ -130,6 +138,7 @@ class _Ndcg(Family):
 register("_ndcg", _Ndcg())
 
 
+@checked_options
 def ndcg(
     frame: FrameT,
     *,

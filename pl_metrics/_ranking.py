@@ -30,7 +30,15 @@ import numpy as np
 import polars as pl
 
 from pl_metrics import _kernel
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Problem, Ragged, ordered_sum
+from pl_metrics._frame import (
+    INTERNAL,
+    Columns,
+    FrameT,
+    Problem,
+    Ragged,
+    checked_options,
+    ordered_sum,
+)
 from pl_metrics._report import report
 from pl_metrics._runs import TRUTH, RunColumns
 from pl_metrics._spec import Options
@@ -428,6 +436,7 @@ def _lwlrap_per_class(classes: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
 register("_ranking", _Ranking())
 
 
+@checked_options
 def lwlrap(
     frame: FrameT,
     *,
@@ -545,6 +554,7 @@ def lwlrap(
     )
 
 
+@checked_options
 def lrap(
     frame: FrameT,
     *,
@@ -634,6 +644,7 @@ def lrap(
     )
 
 
+@checked_options
 def coverage_error(
     frame: FrameT,
     *,
@@ -699,6 +710,7 @@ def coverage_error(
     )
 
 
+@checked_options
 def label_ranking_loss(
     frame: FrameT,
     *,

@@ -6,13 +6,14 @@ from collections.abc import Mapping, Sequence
 
 import polars as pl
 
-from pl_metrics._frame import FrameT, Ragged, as_like, to_polars
+from pl_metrics._frame import FrameT, Ragged, as_like, checked_options, to_polars
 from pl_metrics._spec import Average, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
 
 __all__ = ["chunk_key", "merge_states", "report", "state"]
 
 
+@checked_options
 def state(
     frame: pl.DataFrame | pl.LazyFrame,
     metrics: str | Sequence[str],
@@ -99,6 +100,7 @@ def state(
     return build_state(frame, spec)
 
 
+@checked_options
 def report(
     frame: FrameT,
     metrics: str | Sequence[str],

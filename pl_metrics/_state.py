@@ -29,6 +29,7 @@ from pl_metrics._frame import (
     MetricsInputError,
     Problem,
     aggregate,
+    checked_options,
     duplicate_problem,
     id_problems,
     join_on,
@@ -196,6 +197,7 @@ def register(module: str, family: Family) -> None:
     _FAMILIES[module] = family
 
 
+@checked_options
 def chunk_key(metric: str) -> str:
     """The key that chunks of a table must not split for ``metric``.
 
@@ -339,6 +341,7 @@ def _in_key_order(df: pl.DataFrame, spec: Spec) -> pl.DataFrame:
     return df.sort(keys, nulls_last=True, maintain_order=True) if keys else df
 
 
+@checked_options
 def merge_states(states: Iterable[MetricState]) -> MetricState:
     """Merge states of id-disjoint parts of a table into the state of the whole.
 

@@ -22,6 +22,7 @@ from pl_metrics._frame import (
     Problem,
     Ragged,
     aggregate,
+    checked_options,
     listed,
     ordered_sum,
 )
@@ -219,6 +220,7 @@ class _Thresholded(Family):
 register("_thresholded", _Thresholded())
 
 
+@checked_options
 def confusion(
     frame: FrameT,
     *,
@@ -282,6 +284,7 @@ def confusion(
     )
 
 
+@checked_options
 def f1(
     frame: FrameT,
     *,
@@ -384,6 +387,7 @@ def f1(
     )
 
 
+@checked_options
 def precision(
     frame: FrameT,
     *,
@@ -441,6 +445,7 @@ def precision(
     )
 
 
+@checked_options
 def recall(
     frame: FrameT,
     *,
@@ -498,6 +503,7 @@ def recall(
     )
 
 
+@checked_options
 def balanced_accuracy(
     frame: FrameT,
     *,
@@ -556,6 +562,7 @@ def balanced_accuracy(
     )
 
 
+@checked_options
 def balanced_f1(
     frame: FrameT,
     *,
@@ -611,6 +618,7 @@ def balanced_f1(
     )
 
 
+@checked_options
 def mfif(
     frame: FrameT,
     *,
@@ -666,6 +674,7 @@ def mfif(
     )
 
 
+@checked_options
 def fbeta(
     frame: FrameT,
     *,
@@ -730,6 +739,7 @@ def fbeta(
     )
 
 
+@checked_options
 def jaccard(
     frame: FrameT,
     *,
@@ -790,6 +800,7 @@ def jaccard(
     )
 
 
+@checked_options
 def specificity(
     frame: FrameT,
     *,
@@ -847,6 +858,7 @@ def specificity(
     )
 
 
+@checked_options
 def matthews_corrcoef(
     frame: FrameT,
     *,
@@ -904,6 +916,7 @@ def matthews_corrcoef(
     )
 
 
+@checked_options
 def hamming_loss(
     frame: FrameT,
     *,
@@ -955,6 +968,7 @@ def hamming_loss(
     )
 
 
+@checked_options
 def accuracy(
     frame: FrameT,
     *,

@@ -18,7 +18,7 @@ import polars as pl
 
 from pl_metrics._counts import from_counts
 from pl_metrics._curves import FP, N_ALL, P_ALL, TP, cumulated
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Ragged
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Ragged, checked_options
 from pl_metrics._report import report
 from pl_metrics._spec import Options
 from pl_metrics._state import CURVE_NEG as _NEG
@@ -197,6 +197,7 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
 register("_thresholds", _Thresholds())
 
 
+@checked_options
 def threshold_sweep(
     frame: FrameT,
     metric: str = "f1",
@@ -268,6 +269,7 @@ def threshold_sweep(
     )
 
 
+@checked_options
 def best_threshold(
     frame: FrameT,
     metric: str = "f1",

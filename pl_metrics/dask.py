@@ -20,7 +20,7 @@ import polars as pl
 
 from pl_metrics._chunks import Chunks, budget_bytes
 from pl_metrics._driver import Runner, chunk_state, score_spec
-from pl_metrics._frame import Ragged
+from pl_metrics._frame import Ragged, checked_options
 from pl_metrics._io import files as find_files
 from pl_metrics._io import scan, unreadable_file
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
@@ -66,6 +66,7 @@ def _client(client: Any) -> Iterator[Any]:
         yield local
 
 
+@checked_options
 def score(
     source: str | Path | Sequence[str | Path],
     metrics: str | Sequence[str],

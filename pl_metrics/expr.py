@@ -73,7 +73,7 @@ import math
 import polars as pl
 
 from pl_metrics._counts import check_zero_division, from_counts
-from pl_metrics._frame import MetricsInputError, check_eps, is_number
+from pl_metrics._frame import MetricsInputError, check_eps, checked_options, is_number
 
 __all__ = [
     "average_precision",
@@ -167,6 +167,7 @@ def _ranking_columns(
     return s.filter(valid), t.filter(valid), None if w is None else w.filter(valid)
 
 
+@checked_options
 def confusion(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -197,6 +198,7 @@ def confusion(
     )
 
 
+@checked_options
 def f1(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -209,6 +211,7 @@ def f1(
     return _metric("f1", score, truth, threshold, pred, zero_division)
 
 
+@checked_options
 def precision(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -221,6 +224,7 @@ def precision(
     return _metric("precision", score, truth, threshold, pred, zero_division)
 
 
+@checked_options
 def recall(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -233,6 +237,7 @@ def recall(
     return _metric("recall", score, truth, threshold, pred, zero_division)
 
 
+@checked_options
 def balanced_accuracy(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -245,6 +250,7 @@ def balanced_accuracy(
     return _metric("balanced_accuracy", score, truth, threshold, pred, zero_division)
 
 
+@checked_options
 def balanced_f1(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -257,6 +263,7 @@ def balanced_f1(
     return _metric("balanced_f1", score, truth, threshold, pred, zero_division)
 
 
+@checked_options
 def mfif(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -269,6 +276,7 @@ def mfif(
     return _metric("mfif", score, truth, threshold, pred, zero_division)
 
 
+@checked_options
 def fbeta(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -309,6 +317,7 @@ def fbeta(
     return _metric("fbeta", score, truth, threshold, pred, zero_division, float(beta))
 
 
+@checked_options
 def matthews_corrcoef(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -343,6 +352,7 @@ def matthews_corrcoef(
     return _metric("matthews_corrcoef", score, truth, threshold, pred, 0.0)
 
 
+@checked_options
 def binary_log_loss(
     score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None, eps: float = 1e-15
 ) -> pl.Expr:
@@ -372,6 +382,7 @@ def binary_log_loss(
     return _mean(loss, weight).alias("binary_log_loss")
 
 
+@checked_options
 def brier_score(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None) -> pl.Expr:
     """Brier score ``mean((score - truth)²)``, as `sklearn.metrics.brier_score_loss`.
 
@@ -405,6 +416,7 @@ def brier_score(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = N
     return _mean((_col(score).cast(pl.Float64) - t).pow(2), weight).alias("brier_score")
 
 
+@checked_options
 def roc_auc(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None) -> pl.Expr:
     """Area under the ROC curve, as `sklearn.metrics.roc_auc_score` on a binary problem.
 
@@ -479,6 +491,7 @@ def roc_auc(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None)
     return pl.when(pairs != 0).then(value).cast(pl.Float64).alias("roc_auc")
 
 
+@checked_options
 def average_precision(
     score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None
 ) -> pl.Expr:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError
+from pl_metrics._frame import MetricsInputError, checked_options
 
 # The only place this module learns a metric's direction: the metric registry.
 from pl_metrics._registry import METRICS as _METRICS
@@ -116,6 +116,7 @@ def _tick_size(count: int) -> float:
     return 10.0 if count <= 12 else 8.0 if count <= 30 else 7.0
 
 
+@checked_options
 def per_class_bars(
     table: pl.DataFrame | pl.LazyFrame,
     metric: str,
@@ -277,6 +278,7 @@ def _bar_panels(
     return fig
 
 
+@checked_options
 def distributions(
     table: pl.DataFrame | pl.LazyFrame, metrics: Sequence[str], *, bins: int = 30
 ) -> Any:
@@ -322,6 +324,7 @@ def distributions(
     return fig
 
 
+@checked_options
 def heatmap(
     table: pl.DataFrame | pl.LazyFrame,
     metric: str,
@@ -370,6 +373,7 @@ def heatmap(
     return fig
 
 
+@checked_options
 def intervals(
     table: pl.DataFrame | pl.LazyFrame, *, label: str | Sequence[str] | None = None
 ) -> Any:
@@ -502,6 +506,7 @@ class _Panel:
     legend_title: str | None = None
 
 
+@checked_options
 def roc_curves(
     table: pl.DataFrame | pl.LazyFrame,
     *,
@@ -541,6 +546,7 @@ def roc_curves(
     return _curve_plot(table, _ROC, class_col, group_cols, max_classes, counts=False)
 
 
+@checked_options
 def pr_curves(
     table: pl.DataFrame | pl.LazyFrame,
     *,
@@ -570,6 +576,7 @@ def pr_curves(
     return _curve_plot(table, _PR, class_col, group_cols, max_classes, counts=False)
 
 
+@checked_options
 def reliability(
     table: pl.DataFrame | pl.LazyFrame,
     *,

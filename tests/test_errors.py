@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import inspect
+from typing import Any
+
 import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
 import pl_metrics
+import pl_metrics.dask
+import pl_metrics.plot
 from pl_metrics import MetricsInputError
 from tests.conftest import long_table
 
@@ -162,8 +167,38 @@ def test_options(good: pl.DataFrame) -> None:
     folds = good.with_columns(fold=pl.col("id") % 2)
     with pytest.raises(MetricsInputError, match=r"option 'fold_col': 'id' is the id_col"):
         pl_metrics.best_threshold(folds, "f1", fold_col="id")
-    with pytest.raises(TypeError):
+    with pytest.raises(MetricsInputError, match=r"^lrap: unknown option 'threshold'$"):
         pl_metrics.lrap(good, threshold=0.5)  # type: ignore[call-arg]
+
+
+def _public_functions() -> dict[str, Any]:
+    modules = [pl_metrics, pl_metrics.expr, pl_metrics.dask, pl_metrics.plot]
+    return {
+        f"{m.__name__}.{name}": getattr(m, name)
+        for m in modules
+        for name in m.__all__
+        if inspect.isfunction(getattr(m, name))
+    }
+
+
+@pytest.mark.parametrize("name", list(_public_functions()))
+def test_a_misspelt_option_is_named_with_the_closest(name: str) -> None:
+    """Every public function refuses a misspelt option by name, suggesting the option meant
+    (a MetricsInputError, and a TypeError as Python's own), before it reads anything."""
+    function = _public_functions()[name]
+    parameters = inspect.signature(function).parameters.values()
+    options = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]
+    if not options:  # nothing to misspell (metric_names)
+        return
+    meant = options[-1]
+    typo = meant[:-1] + "_x" if len(meant) > 3 else meant + "x"
+    required = [p for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty]
+    with pytest.raises(TypeError) as error:
+        function(*[None] * len(required), **{typo: 1})
+    assert isinstance(error.value, MetricsInputError)
+    assert str(error.value) == (
+        f"{function.__name__}: unknown option {typo!r}; did you mean {meant!r}?"
+    ), name
 
 
 def test_validate_false_skips_checks(good: pl.DataFrame) -> None:
