@@ -42,7 +42,15 @@ from pl_metrics._frame import (
 from pl_metrics._report import report
 from pl_metrics._runs import TRUTH, RunColumns
 from pl_metrics._spec import Options
-from pl_metrics._state import LWLRAP_WEIGHT, N_ROWS, Family, Parts, register, single_class_ids
+from pl_metrics._state import (
+    LWLRAP_WEIGHT,
+    N_ROWS,
+    Family,
+    Parts,
+    register,
+    single_class_ids,
+    sums_to_zero,
+)
 
 __all__ = [
     "N_AT",
@@ -76,10 +84,12 @@ R = f"{INTERNAL}r"
 P = f"{INTERNAL}p"
 # Per-group sums.
 _W_SUM = f"{INTERNAL}w_sum"
+_ABS_W_SUM = f"{INTERNAL}abs_w_sum"
 _LRAP_SUM = f"{INTERNAL}lrap_sum"
 _COV_SUM = f"{INTERNAL}cov_sum"
 _LOSS_SUM = f"{INTERNAL}loss_sum"
 _LW_SUM = f"{INTERNAL}lw_sum"
+_ABS_LW_DEN = f"{INTERNAL}abs_lw_den"
 _LW_DEN = f"{INTERNAL}lw_den"
 # Per-(group, class) sums for lwlrap per class.
 _CLASS_LW_SUM = f"{INTERNAL}class_lw_sum"
@@ -341,6 +351,9 @@ def _group_exprs() -> list[pl.Expr]:
         ordered_sum(w * loss_id).alias(_LOSS_SUM),
         ordered_sum(w * pl.col(_PREC)).alias(_LW_SUM),
         ordered_sum(w * npos).alias(_LW_DEN),
+        # The denominators' magnitudes: negative weights that cancel up to rounding.
+        ordered_sum(w.abs()).alias(_ABS_W_SUM),
+        ordered_sum((w * npos).abs()).alias(_ABS_LW_DEN),
     ]
 
 
@@ -408,15 +421,20 @@ class _Ranking(Family):
             assert classes is not None
             return _lwlrap_per_class(classes, cols)
         # A zero denominator gives NaN: no positive label for lwlrap, weights summing to zero
-        # for the others (seed 001; scikit-learn would give +-inf or NaN there).
-        numerator, denominator = {
-            "lwlrap": (_LW_SUM, _LW_DEN),
-            "lrap": (_LRAP_SUM, _W_SUM),
-            "coverage_error": (_COV_SUM, _W_SUM),
-            "label_ranking_loss": (_LOSS_SUM, _W_SUM),
+        # for the others (seed 001; scikit-learn would give +-inf or NaN there), up to
+        # rounding, so that chunks, which add in another order, agree.
+        numerator, denominator, magnitude = {
+            "lwlrap": (_LW_SUM, _LW_DEN, _ABS_LW_DEN),
+            "lrap": (_LRAP_SUM, _W_SUM, _ABS_W_SUM),
+            "coverage_error": (_COV_SUM, _W_SUM, _ABS_W_SUM),
+            "label_ranking_loss": (_LOSS_SUM, _W_SUM, _ABS_W_SUM),
         }[metric]
         den = pl.col(denominator)
-        value = pl.when(den == 0).then(float("nan")).otherwise(pl.col(numerator) / den)
+        value = (
+            pl.when(sums_to_zero(den, pl.col(magnitude)))
+            .then(float("nan"))
+            .otherwise(pl.col(numerator) / den)
+        )
         return groups.select(*cols.by, value.cast(pl.Float64).alias(metric))
 
 

@@ -391,6 +391,29 @@ def test_weights_summing_to_zero_refused_as_registered(metric: str, tmp_path: Pa
             assert problem != "zero_weight_sum", name
 
 
+@pytest.mark.parametrize("metric", [m for m, e in METRICS.items() if e.zero_weights == "nan"])
+def test_weights_cancelling_up_to_rounding_give_nan_on_every_path(
+    metric: str, tmp_path: Path
+) -> None:
+    """Per-id weights 0.1, 0.2, -0.1, -0.2 in model m2 sum to 2.8e-17 in one order and to 0
+    in another (chunks): a mean divided by them is NaN on every path, as for exactly 0."""
+    cancelling = (
+        pl.col("id")
+        .rank("dense")
+        .cast(pl.Int64)
+        .replace_strict({1: 0.1, 2: 0.2, 3: -0.1, 4: -0.2}, default=0.0)
+    )
+    df = TABLE.with_columns(w=pl.when(pl.col("model") == "m2").then(cancelling).otherwise("w"))
+    paths = weighted_paths(df, metric, tmp_path)
+    paths["score 4"] = lambda: pl_metrics.score(
+        tmp_path / "weighted.parquet", metric, by="model", weight_col="w", n_chunks=4
+    )
+    for name, run in paths.items():
+        got = run().sort("model")
+        assert math.isnan(got[metric][1]), name
+        assert not math.isnan(got[metric][0]), name
+
+
 @pytest.mark.parametrize("metric", [m for m, e in METRICS.items() if e.weights])
 def test_a_class_only_weight_zero_ids_have_agrees_on_every_path(
     metric: str, tmp_path: Path
