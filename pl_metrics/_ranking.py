@@ -94,6 +94,7 @@ _LW_DEN = f"{INTERNAL}lw_den"
 # Per-(group, class) sums for lwlrap per class.
 _CLASS_LW_SUM = f"{INTERNAL}class_lw_sum"
 _CLASS_LW_DEN = f"{INTERNAL}class_lw_den"
+_CLASS_ABS_LW_DEN = f"{INTERNAL}class_abs_lw_den"
 
 #: Up to this many positives per id, the polars plan counts pairs (as the C kernel does).
 _FEW_POSITIVES = 16
@@ -318,6 +319,7 @@ def _by_positive_class(
             .agg(
                 ordered_sum(w * pl.col(P) / pl.col(R)).alias(_CLASS_LW_SUM),
                 ordered_sum(w).alias(_CLASS_LW_DEN),
+                ordered_sum(w.abs()).alias(_CLASS_ABS_LW_DEN),
             )
             .rename({_POS_CLASS: cols.cls})
         )
@@ -439,15 +441,26 @@ class _Ranking(Family):
 
 
 def _lwlrap_per_class(classes: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    # Weights that cancel up to rounding count as summing to zero, as for the whole group.
     den = pl.col(_CLASS_LW_DEN)
-    group_den = den.sum().over(list(cols.by)) if cols.by else den.sum()
+    den = pl.when(sums_to_zero(den, pl.col(_CLASS_ABS_LW_DEN))).then(0.0).otherwise(den)
+    magnitude = pl.col(_CLASS_ABS_LW_DEN)
+    by = list(cols.by)
+    group_den, group_magnitude = (den.sum(), magnitude.sum())
+    if by:
+        group_den, group_magnitude = group_den.over(by), group_magnitude.over(by)
+    weight = (
+        pl.when(sums_to_zero(group_den, group_magnitude))
+        .then(float("nan"))
+        .otherwise(den / group_den)
+    )
     return classes.select(
         *cols.by,
         cols.cls,
         # A class never positive in its group (or whose positives all weigh 0) has no
         # precision to average: null, weight 0.
         pl.when(den > 0).then(pl.col(_CLASS_LW_SUM) / den).cast(pl.Float64).alias("lwlrap"),
-        (den / group_den).cast(pl.Float64).alias("weight"),
+        weight.cast(pl.Float64).alias("weight"),
     )
 
 

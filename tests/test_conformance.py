@@ -412,6 +412,14 @@ def test_weights_cancelling_up_to_rounding_give_nan_on_every_path(
         got = run().sort("model")
         assert math.isnan(got[metric][1]), name
         assert not math.isnan(got[metric][0]), name
+    if metric == "lwlrap":  # per class too: each class's weights, and the group's
+        path = tmp_path / "weighted.parquet"
+        want = pl_metrics.lwlrap(df, by="model", weight_col="w", per_class=True)
+        for n_chunks in (2, 4):
+            got = pl_metrics.score(
+                path, "lwlrap", by="model", weight_col="w", per_class=True, n_chunks=n_chunks
+            )
+            same(got, want)
 
 
 @pytest.mark.parametrize("metric", [m for m, e in METRICS.items() if e.weights])
@@ -427,7 +435,10 @@ def test_a_class_only_weight_zero_ids_have_agrees_on_every_path(
     )
     path = tmp_path / "ragged.parquet"
     df.sort("class").write_parquet(path)
-    function, kw = by_model(metric), {"by": "model", "weight_col": "w", "ragged": "allow"}
+    function = by_model(metric)
+    kw: dict[str, Any] = {"by": "model", "weight_col": "w", "ragged": "allow"}
+    if metric == "roc_auc":  # class 'a' has no positive of weight: left out, not refused
+        kw["undefined"] = "skip"
     runs = {
         "eager": lambda: function(df, **kw),
         "lazy": lambda: function(df.lazy(), **kw).collect(),
@@ -449,6 +460,30 @@ def test_a_class_only_weight_zero_ids_have_agrees_on_every_path(
         else:
             assert not isinstance(got, str), (name, got)
             same(got, want)
+
+
+def test_id_and_class_chunked_metrics_together_agree(tmp_path: Path) -> None:
+    """The same ragged table, with metrics chunked by id and by class in one call."""
+    light = pl.col("id") < 4
+    df = TABLE.with_columns(w=pl.when(light).then(0.0).otherwise("w")).filter(
+        light | (pl.col("class") != "a")
+    )
+    path = tmp_path / "ragged.parquet"
+    df.sort("class").write_parquet(path)
+    metrics = ["f1", "lrap", "roc_auc", "brier_score"]
+    kw: dict[str, Any] = {"by": "model", "weight_col": "w", "ragged": "allow", "undefined": "skip"}
+    want = pl_metrics.report(df, metrics, **kw)
+    for n_chunks in (2, 4):
+        same(pl_metrics.score(path, metrics, n_chunks=n_chunks, **kw), want)
+    zero = df.with_columns(w=pl.when(pl.col("model") == "m2").then(0.0).otherwise("w"))
+    zero.write_parquet(path)
+    message = r"^column 'w': 1 group has weights that are all zero \(model='m2'\); f1, roc_auc"
+    for run in (
+        lambda: pl_metrics.report(zero, metrics, **kw),
+        lambda: pl_metrics.score(path, metrics, n_chunks=4, **kw),
+    ):
+        with pytest.raises(pl_metrics.MetricsInputError, match=message):
+            run()
 
 
 def _score_at_id_3(value: float | None) -> Any:
