@@ -20,7 +20,7 @@ from pl_metrics._curve_tables import (
 )
 from pl_metrics._curves import average_precision, padded_cmap, roc_auc, top_k_accuracy
 from pl_metrics._driver import cluster_by_id, scan, score
-from pl_metrics._frame import MetricsInputError
+from pl_metrics._frame import MetricsInputError, UnknownOptionError
 from pl_metrics._logloss import log_loss, weighted_log_loss
 from pl_metrics._ndcg import ndcg
 from pl_metrics._ranking import coverage_error, label_ranking_loss, lrap, lwlrap
@@ -47,6 +47,7 @@ from pl_metrics._thresholds import best_threshold, threshold_sweep
 __all__ = [
     "MetricState",
     "MetricsInputError",
+    "UnknownOptionError",
     "accuracy",
     "average_precision",
     "balanced_accuracy",

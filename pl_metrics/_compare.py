@@ -36,7 +36,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 import polars as pl
@@ -63,7 +63,7 @@ from pl_metrics._frame import (
 from pl_metrics._kernel import in_threads
 from pl_metrics._registry import info
 from pl_metrics._report import report
-from pl_metrics._spec import Options, Spec, check_key_names, resolve
+from pl_metrics._spec import Options, Spec, check_key_names, metric_list, resolve
 from pl_metrics._state import (
     CLASS_ROWS,
     CURVE_POS,
@@ -91,15 +91,25 @@ _BLOCK = 1 << 21
 
 def _metric_list(metrics: str | Sequence[str]) -> list[str]:
     """Metrics that have a direction: scores and losses, not tables of counts."""
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
-    if not names:
-        raise MetricsInputError("option 'metrics': give at least one metric")
+    names = list(metric_list(metrics))
     tables = [m for m in names if info(m).higher_is_better is None]
     if tables:
         raise MetricsInputError(
             f"option 'metrics': {tables} are tables (counts or curves), not scores to compare"
         )
-    return list(dict.fromkeys(names))
+    return names
+
+
+def _distinct_roles(function: str, roles: Sequence[tuple[str, str]]) -> None:
+    """Refuse one column in two roles (the models' and the folds', say), naming both."""
+    seen: dict[str, str] = {}
+    for option, name in roles:
+        if seen.get(name, option) != option:
+            raise MetricsInputError(
+                f"column {name!r}: {function} takes it as option {seen[name]!r} and as "
+                f"option {option!r}; give each role its own column"
+            )
+        seen[name] = option
 
 
 def _check_options(
@@ -117,8 +127,9 @@ def _check_options(
     known = set(inspect.signature(report).parameters) - {"frame", "metrics"}
     unknown = sorted(set(options) - known)
     if unknown:
-        takes = set(inspect.signature(function).parameters) - {"options"}
-        raise unknown_option(name, unknown[0], known | takes)
+        parameters = inspect.signature(function).parameters.values()
+        takes = {p.name for p in parameters if p.kind is p.KEYWORD_ONLY}
+        raise unknown_option(name, unknown[0], (known | takes) - {*own, "per_id"})
 
 
 def _mean_and_std(values: pl.Expr, mean: str, std: str) -> tuple[pl.Expr, pl.Expr]:
@@ -179,6 +190,12 @@ def compare(
     schema = lf.collect_schema()
     for option, name in (("model_col", model_col), ("fold_col", fold_col)):
         require_column(schema, option, name)  # named by its own option
+    roles = [
+        ("model_col", model_col),
+        ("fold_col", fold_col),
+        ("id_col", options.get("id_col", "id")),
+    ]
+    _distinct_roles("compare", roles)
     spec = resolve(lf, names, by=[model_col, fold_col], **options)  # checked once
     check_key_names(spec.columns, [f"{m}_{s}" for m in names for s in ("mean", "std")], "compare")
     if spec.keys != [model_col, fold_col]:
@@ -995,15 +1012,21 @@ def _deferred(frame: FrameT, compute: Callable[[], pl.DataFrame], schema: pl.Sch
     return as_like(frame, pl.defer(compute, schema=schema))
 
 
+#: More resamples only refine the last digit of an interval, and each holds a row per group
+#: and metric: a count far above this is a typo that would fill the memory.
+MAX_RESAMPLES: Final = 1_000_000
+
+
 def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float, seed: int) -> None:
     unweighted = [m for m in names if not info(m).weights]
     if unweighted:
         raise MetricsInputError(
             f"the bootstrap weighs ids; {unweighted} take no per-id weights (weight_col)"
         )
-    if not is_integer(n_resamples) or n_resamples < 2:
+    if not is_integer(n_resamples) or not 2 <= n_resamples <= MAX_RESAMPLES:
         raise MetricsInputError(
-            f"option 'n_resamples': expected an integer >= 2, got {n_resamples!r}"
+            f"option 'n_resamples': expected an integer in [2, {MAX_RESAMPLES:,}], "
+            f"got {n_resamples!r}"
         )
     if not is_number(confidence) or not (0 < confidence < 1):
         raise MetricsInputError(
@@ -1170,6 +1193,9 @@ def paired(
     source: pl.LazyFrame = to_polars(frame).lazy()
     source_schema = source.collect_schema()
     require_column(source_schema, "model_col", model_col)
+    _distinct_roles(
+        "paired", [("model_col", model_col), ("id_col", id_col), *(("by", b) for b in group)]
+    )
     model_a, model_b = (
         _model_value(source_schema[model_col], model_col, option, value)
         for option, value in (("model_a", model_a), ("model_b", model_b))
@@ -1178,7 +1204,13 @@ def paired(
     lf = source.filter(pl.col(model_col).is_in(pair.implode()))
     spec = resolve(lf, [metric], by=[*group, model_col], **options)  # checks the options now
     paired_keys = replace(spec.columns, by=tuple(group))  # the models are compared, not kept
-    check_key_names(paired_keys, ["a", "b", "difference", "lower", "upper", "p_value"], "paired")
+    made = ["a", "b", "difference", "lower", "upper", "p_value", "metric", "value"]
+    check_key_names(paired_keys, made, "paired")
+    if model_col in made:  # the models' values sit in working columns of these names
+        raise MetricsInputError(
+            f"column {model_col!r} (option 'model_col'): paired makes a column of this name; "
+            "rename the input's column"
+        )
     keys: list[str] = [k for k in spec.keys if k != model_col]
     ids = lf.select(*group, model_col, id_col).unique()
     a_ids = ids.filter(pl.col(model_col) == model_a).drop(model_col)
@@ -1196,8 +1228,14 @@ def paired(
 
     def check(df: pl.DataFrame) -> None:
         if df["nulls"][0]:  # rows of no model: of model_a, model_b or neither?
-            raise MetricsInputError(f"column {model_col!r}: {df['nulls'][0]:,} rows are null")
+            nulls = df["nulls"][0]
+            raise MetricsInputError(
+                f"column {model_col!r}: {nulls:,} {'row is' if nulls == 1 else 'rows are'} null; "
+                f"drop or fill {'it' if nulls == 1 else 'them'} first"
+            )
         present = df["models"][0].to_list()
+        if not present:
+            raise MetricsInputError("the table is empty: there are no rows to score")
         missing = [m for m in (model_a, model_b) if m not in present]
         if missing:
             raise MetricsInputError(

@@ -98,15 +98,17 @@ def checked_options(function: Callable[_P, _R]) -> Callable[_P, _R]:
     ``f1: unknown option 'averge'; did you mean 'average'?``, where Python's TypeError
     names no fix. (`compare` and the bootstrap check their ``**options`` themselves.)
     """
-    parameters = inspect.signature(function).parameters
-    assert all(p.kind is not p.VAR_KEYWORD for p in parameters.values()), function
-    known = frozenset(parameters)
+    parameters = inspect.signature(function).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):  # any keyword is taken
+        raise TypeError(f"{function.__name__} takes **kwargs: check them in its body")
+    known = frozenset(p.name for p in parameters)
+    options = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]  # (what to suggest)
 
     @functools.wraps(function)
     def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         for name in kwargs:
             if name not in known:
-                raise unknown_option(function.__name__, name, known)
+                raise unknown_option(function.__name__, name, options)
         return function(*args, **kwargs)
 
     return checked
@@ -176,7 +178,8 @@ class Problem:
     """A data check: a count expression at some stage of a plan and how to describe it.
 
     ``count`` is evaluated in the aggregation that makes the check's column; later stages sum
-    it. The error reads ``column 'score': 3 rows are NaN or infinite``.
+    it. The error reads ``column 'score': 3 rows are NaN or infinite; drop or replace them
+    first``.
     """
 
     key: str
@@ -186,6 +189,8 @@ class Problem:
     hint: str = ""
     #: Whether a String column ``{name}_examples`` names some of the rows concerned.
     examples: bool = False
+    #: Counted over the whole table, the same on each group's row: told once, not per group.
+    whole_table: bool = False
     #: A cheap test that a whole table passes, tried before counting (see `skip_passing`).
     passes: pl.Expr | None = field(default=None, compare=False)
 
@@ -203,6 +208,7 @@ class Problem:
         if count == 1:  # "1 row is", not "1 rows are"
             unit = re.sub(r"\b(row|id|group|class)(e?s)\b", r"\1", unit, count=1)
             text = re.sub(_PLURAL_VERB, lambda m: _SINGULAR[m[1]], text, count=1)
+            hint = re.sub(r"\bthem\b", "it", hint)
         return f"column {self.column!r}: {count:,} {unit} {text}{where}{hint}"
 
 
@@ -467,7 +473,7 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
                         binary,
                         "rows",
                         "are neither 0 nor 1",
-                        "give Boolean or 0/1 values",
+                        "give boolean or 0/1 values",
                     ),
                     (~((pl.col(binary) == 0) | (pl.col(binary) == 1))).sum(),
                 )
@@ -600,6 +606,10 @@ def raise_on_problems(
             shown = [problem.examples_name] if problem.examples else []
             rows = df.select([*by, problem.name, *shown]).unique(maintain_order=True)
             bad = rows.filter(pl.col(problem.name) > 0)
+            if bad.height and problem.whole_table:
+                where = f" ({bad[problem.examples_name][0]})" if problem.examples else ""
+                total = int(bad[problem.name][0])
+                raise MetricsInputError(problem.message(total, where), problem=problem.key)
             if bad.height:
                 total = int(bad[problem.name].sum())
                 where = _where(bad, by, shown, counts_groups=problem.unit.startswith("group"))

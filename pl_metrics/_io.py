@@ -21,6 +21,7 @@ __all__ = [
     "files",
     "mixed_dumps",
     "printable",
+    "reader_error",
     "row_group_ranges",
     "scan",
     "unreadable_file",
@@ -157,7 +158,7 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text.strip())
 
 
-def _reason(error: Exception) -> str:
+def reader_error(error: Exception) -> str:
     """The first line of a reader's error (polars adds lines of advice), printable."""
     text = str(error).strip() or type(error).__name__
     return printable(text.splitlines()[0])
@@ -180,7 +181,7 @@ def unreadable_file(found: Sequence[Path], columns: Sequence[str]) -> str | None
             continue
         except (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError) as error:
             # (A corrupt file can make polars panic; that is this file's error too.)
-            return f"cannot read file {str(path)!r}: {_reason(error)}"
+            return f"cannot read file {str(path)!r}: {reader_error(error)}"
     return None
 
 
@@ -250,7 +251,7 @@ def _file_schema(path: Path, kind: str) -> pl.Schema:
             return pl.Schema(pl.read_parquet_schema(path))
         return pl.Schema(pl.read_ipc_schema(path))
     except (pl.exceptions.PolarsError, OSError) as error:
-        raise MetricsInputError(f"cannot read file {str(path)!r}: {_reason(error)}") from error
+        raise MetricsInputError(f"cannot read file {str(path)!r}: {reader_error(error)}") from error
 
 
 def _common_schema(found: Sequence[Path], schemas: Sequence[pl.Schema]) -> pl.Schema:
@@ -317,7 +318,7 @@ def _has_rows(path: Path) -> bool:
     try:
         return pl.scan_csv(path, raise_if_empty=False).head(1).collect().height > 0
     except pl.exceptions.PolarsError as error:
-        raise MetricsInputError(f"cannot read file {str(path)!r}: {_reason(error)}") from error
+        raise MetricsInputError(f"cannot read file {str(path)!r}: {reader_error(error)}") from error
 
 
 def _hive_parts(path: Path) -> dict[str, str]:

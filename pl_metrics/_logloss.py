@@ -118,16 +118,31 @@ class _LogLoss(Family):
             .select(pl.col(cols.cls).cast(pl.String).alias(_KEY))
             .unique()
         )
+
+        def counted(unmatched: pl.LazyFrame) -> pl.LazyFrame:  # how many, and the first three
+            first = pl.col(_KEY).sort().head(3).str.join(", ")
+            return unmatched.select(pl.len().cast(pl.Int64), first)
+
         return [
             (
-                Problem("unweighted", cols.cls, "classes", "have no weight in class_weights"),
-                present.join(weights, on=_KEY, how="anti").select(pl.len().cast(pl.Int64)),
+                Problem(
+                    "unweighted",
+                    cols.cls,
+                    "classes",
+                    "have no weight in class_weights",
+                    examples=True,
+                ),
+                counted(present.join(weights, on=_KEY, how="anti")),
             ),
             (
                 Problem(
-                    "unknown_weight", cols.cls, "classes", "of class_weights are not in the table"
+                    "unknown_weight",
+                    cols.cls,
+                    "classes",
+                    "of class_weights are not in the table",
+                    examples=True,
                 ),
-                weights.join(present, on=_KEY, how="anti").select(pl.len().cast(pl.Int64)),
+                counted(weights.join(present, on=_KEY, how="anti")),
             ),
         ]
 

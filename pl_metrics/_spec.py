@@ -41,6 +41,7 @@ __all__ = [
     "Undefined",
     "check_key_names",
     "make_options",
+    "metric_list",
     "resolve",
 ]
 
@@ -208,6 +209,11 @@ def make_options(
             f"option 'metric': {metric!r} is not a metric of one class's confusion counts; "
             f"expected one of {', '.join(sweepable())}"
         )
+    if isinstance(thresholds, (pl.DataFrame, pl.LazyFrame)):
+        raise MetricsInputError(
+            "option 'thresholds': expected the numbers to sweep, got a table; a table of "
+            "per-class thresholds to apply is option 'threshold'"
+        )
     if thresholds is not None:
         try:
             values: list[Any] = [thresholds] if is_number(thresholds) else list(thresholds)  # type: ignore[arg-type]
@@ -305,7 +311,8 @@ def _threshold_table(table: object) -> Thresholds:
 _DEFAULTS = Options()
 
 
-def _metric_list(metrics: str | Sequence[str]) -> tuple[str, ...]:
+def metric_list(metrics: str | Sequence[str]) -> tuple[str, ...]:
+    """The metric names asked for, known and unique, in order."""
     if not isinstance(metrics, (str, Sequence)) or not all(isinstance(m, str) for m in metrics):
         raise MetricsInputError(
             f"option 'metrics': expected a metric name or a list of names, got {metrics!r}"
@@ -442,7 +449,7 @@ def resolve(
     validate: bool = True,
 ) -> Spec:
     """Check the metrics, options and schema of ``frame`` (reads no rows) into a `Spec`."""
-    names = _metric_list(metrics)
+    names = metric_list(metrics)
     entries = [info(m) for m in names]
     if per_class is True and average not in (None, _DEFAULTS.average):
         raise MetricsInputError(

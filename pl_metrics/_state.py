@@ -167,7 +167,10 @@ class Family:
     def table_checks(
         self, metric: str, classes: pl.LazyFrame, cols: Columns, opts: Options
     ) -> list[tuple[Problem, pl.LazyFrame]]:
-        """Problems of the whole table (one-row counts), from the per-class table."""
+        """Problems of the whole table, from the per-class table.
+
+        Each a one-row table: the count, then some examples if the problem has them.
+        """
         return []
 
     def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
@@ -824,8 +827,12 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
     if classes is not None:
         for metric in state.metrics:
             for problem, count in family_of(metric).table_checks(metric, classes, cols, opts):
-                checks = join_on(checks, count.select(pl.first().alias(problem.name)), [])
-                problems.append(problem)
+                # (A count, then the examples when the problem has them.)
+                named = [problem.name, problem.examples_name][: 1 + problem.examples]
+                checks = join_on(
+                    checks, count.rename(dict(zip(count.collect_schema(), named, strict=True))), []
+                )
+                problems.append(replace(problem, whole_table=True))
 
     keys = state.spec.keys
     curves = state.curves.lazy() if state.curves is not None else None

@@ -17,8 +17,8 @@ import polars as pl
 from pl_metrics import __version__
 from pl_metrics._curve_tables import thinned
 from pl_metrics._driver import score
-from pl_metrics._frame import MetricsInputError, did_you_mean
-from pl_metrics._io import printable, scan
+from pl_metrics._frame import MetricsInputError, UnknownOptionError, did_you_mean
+from pl_metrics._io import printable, reader_error, scan
 from pl_metrics._registry import info, metric_names, sweepable
 from pl_metrics._spec import make_options
 from pl_metrics.dask import ChunkError
@@ -636,6 +636,15 @@ def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
     path = Path(args.threshold_table)
     if not path.is_file():
         raise MetricsInputError(f"--threshold-table: file not found: {str(path)!r}")
+    try:
+        return _read_threshold_table(path)
+    except (pl.exceptions.PolarsError, OSError) as error:
+        raise MetricsInputError(
+            f"--threshold-table: cannot read {str(path)!r} as a table: {reader_error(error)}"
+        ) from error
+
+
+def _read_threshold_table(path: Path) -> pl.DataFrame:
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
         return pl.read_parquet(path)
@@ -765,22 +774,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, not when Python exits
     except BrokenPipeError:  # `pl-metrics ... | head`: the reader has what it wanted
         return _stdout_closed()
+    except UnknownOptionError as error:  # the command line passed a keyword it should not
+        return _internal_error(error, args)
     except _USER_ERRORS as error:
         if args.traceback:
             raise
         _say(f"error: {_user_message(error, args) or type(error).__name__}")
         return 2
     except (Exception, pl.exceptions.PanicException) as error:
-        if args.traceback:
-            raise
-        detail = _first_line(error)
-        _say(
-            f"internal error: {type(error).__name__}{': ' if detail else ''}{detail} (a bug "
-            f"in pl-metrics {__version__}; please report it with the output of this command "
-            "run with --traceback)"
-        )
-        return 1
+        return _internal_error(error, args)
     return 0
+
+
+def _internal_error(error: BaseException, args: argparse.Namespace) -> int:
+    """A bug: one line saying so (status 1), or the traceback with --traceback."""
+    if args.traceback:
+        raise error
+    detail = _first_line(error)
+    _say(
+        f"internal error: {type(error).__name__}{': ' if detail else ''}{detail} (a bug "
+        f"in pl-metrics {__version__}; please report it with the output of this command "
+        "run with --traceback)"
+    )
+    return 1
 
 
 def _dispatch(args: argparse.Namespace) -> None:

@@ -511,6 +511,17 @@ def test_thresholds_command_and_threshold_table(tmp_path: Path) -> None:
     assert main(["score", str(DATA), "--threshold-table", str(tmp_path / "none.csv")]) == 2
 
 
+@pytest.mark.parametrize(("name", "content"), [("t.csv", b""), ("t.parquet", b"not parquet")])
+def test_an_unreadable_threshold_table_is_named(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, content: bytes
+) -> None:
+    table = tmp_path / name
+    table.write_bytes(content)
+    assert main(["score", str(DATA), "-m", "f1", "--threshold-table", str(table)]) == 2
+    err = capsys.readouterr().err
+    assert f"--threshold-table: cannot read {str(table)!r} as a table: " in err
+
+
 @pytest.mark.parametrize("bad", ["0", "-3", "x"])
 def test_chunks_must_be_positive(capsys: pytest.CaptureFixture[str], bad: str) -> None:
     with pytest.raises(SystemExit) as exit_:

@@ -186,3 +186,36 @@ def test_tied_models_come_in_one_order_on_every_path(tmp_path: Path) -> None:
         assert main([*argv, *extra]) == 0
         orders[f"cli {extra}"] = pl.read_csv(out)["model"].to_list()
     assert all(order == ["A", "B"] for order in orders.values()), orders
+
+
+def test_option_mistakes_are_named_before_anything_is_read() -> None:
+    """Each mistake names its own option (compare takes no ``by``), never a polars error."""
+    df = pl.read_parquet(DATA).filter(pl.col("fold") == 0)
+    error = pl_metrics.MetricsInputError
+    for call in (
+        lambda: pl_metrics.bootstrap(df, None),  # type: ignore[arg-type]
+        lambda: pl_metrics.paired(df, None, "knn", "forest"),  # type: ignore[arg-type]
+        lambda: pl_metrics.compare(df, None),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(error, match=r"^option 'metrics': expected a metric name or a list"):
+            call()
+    roles = r"^column '{}': {} takes it as option '{}' and as option '{}'; give each role"
+    with pytest.raises(error, match=roles.format("model", "compare", "model_col", "fold_col")):
+        pl_metrics.compare(df, "lrap", fold_col="model")
+    with pytest.raises(error, match=roles.format("id", "compare", "fold_col", "id_col")):
+        pl_metrics.compare(df, "lrap", fold_col="id")
+    with pytest.raises(error, match=roles.format("model", "paired", "model_col", "by")):
+        pl_metrics.paired(df, "lrap", "knn", "forest", by="model")
+    for name in ("metric", "value"):  # working columns of the resamples
+        renamed = df.rename({"fold": name})
+        with pytest.raises(error, match=rf"^column '{name}' \(option 'by'\): paired makes"):
+            pl_metrics.paired(renamed, "lrap", "knn", "forest", by=name, n_resamples=10)
+        renamed = df.rename({"model": name})
+        with pytest.raises(error, match=rf"^column '{name}' \(option 'model_col'\): paired"):
+            pl_metrics.paired(renamed, "lrap", "knn", "forest", model_col=name, n_resamples=10)
+    with pytest.raises(error, match=r"^option 'n_resamples': expected an integer in \[2, 1,000"):
+        pl_metrics.bootstrap(df, "lrap", n_resamples=10**12)
+    with pytest.raises(error, match=r"^the table is empty"):
+        pl_metrics.paired(df.clear(), "lrap", "knn", "forest", n_resamples=10)
+    with pytest.raises(TypeError, match=r"^bootstrap: unknown option 'n_resample'; did you mean "):
+        pl_metrics.bootstrap(df, "lrap", n_resample=10)

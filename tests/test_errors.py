@@ -344,7 +344,7 @@ def test_counts_are_of_ids_and_read_in_the_singular(good: pl.DataFrame) -> None:
             pl_metrics.report(one_class.head(1), metric)
     with pytest.raises(
         MetricsInputError,
-        match=r"^column 'score': 1 row is NaN or infinite; drop or replace them first$",
+        match=r"^column 'score': 1 row is NaN or infinite; drop or replace it first$",
     ):
         pl_metrics.lrap(with_value(good, "score", float("nan"), [3]))
 

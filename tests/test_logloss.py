@@ -132,10 +132,20 @@ def test_log_loss_errors() -> None:
 
 def test_class_weights_must_match_classes() -> None:
     df = seed_002_frame()
-    with pytest.raises(pl_metrics.MetricsInputError, match="1 class has no weight"):
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^column 'class': 1 class has no weight .* \(B\)$"
+    ):
         pl_metrics.weighted_log_loss(df, class_weights={"A": 1.0})
-    with pytest.raises(pl_metrics.MetricsInputError, match="1 class of class_weights is not"):
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"1 class of class_weights is not.*\(C\)$"
+    ):
         pl_metrics.weighted_log_loss(df, class_weights={"A": 1.0, "B": 1.0, "C": 2.0})
+    # Counted once for the whole table, not once per group: two groups lack the same class.
+    twice = pl.concat([df.with_columns(model=pl.lit(m)) for m in ("m1", "m2")])
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^column 'class': 1 class has no weight"
+    ):
+        pl_metrics.weighted_log_loss(twice, by="model", class_weights={"A": 1.0})
     with pytest.raises(pl_metrics.MetricsInputError, match="finite and non-negative"):
         pl_metrics.weighted_log_loss(df, class_weights={"A": -1.0, "B": 1.0})
     with pytest.raises(pl_metrics.MetricsInputError, match="option 'eps'"):

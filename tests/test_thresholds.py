@@ -176,6 +176,11 @@ def test_numpy_numbers_are_thresholds() -> None:
     assert pl_metrics.f1(df, threshold=np.float32(0.5)).item() == pl_metrics.f1(df).item()
     sweep = pl_metrics.threshold_sweep(df, "f1", np.arange(2))
     assert sweep["threshold"].unique().sort().to_list() == [0.0, 1.0]
+    table = pl.DataFrame({"class": ["0", "1"], "threshold": [0.3, 0.7]})
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"got a table; a table .* is option 'threshold'$"
+    ):
+        pl_metrics.threshold_sweep(df, "f1", table)  # type: ignore[arg-type]
 
 
 def test_a_single_fold_has_no_held_out_value() -> None:
