@@ -27,6 +27,7 @@ __all__ = [
     "BYTES_PER_ROW_SCATTERED",
     "Chunks",
     "budget_bytes",
+    "chunking_budget",
     "class_chunks",
     "id_range",
     "plan_chunks",
@@ -55,6 +56,22 @@ class Chunks:
 #: The smallest memory budget: below it, chunks of a few thousand rows each cost more in
 #: per-chunk work than they save (and "0" would mean a chunk per row).
 MIN_BUDGET = 1024**2
+
+
+def chunking_budget(
+    memory_budget: int | str | None, count: int | None, count_option: str = "n_chunks"
+) -> int:
+    """The budget in bytes, when a count of chunks (or parts) may be forced instead."""
+    if memory_budget is not None and count is not None:
+        raise MetricsInputError(
+            f"options 'memory_budget' and {count_option!r}: give one of them (the budget "
+            "decides the count)"
+        )
+    if count is not None and (not is_integer(count) or count < 1):
+        raise MetricsInputError(
+            f"option {count_option!r}: expected a positive integer, got {count!r}"
+        )
+    return budget_bytes(memory_budget)
 
 
 def budget_bytes(memory_budget: int | str | None) -> int:
@@ -97,7 +114,7 @@ def plan_chunks(
     chunks are made). Other ids: row-group boundaries if the row groups are clustered, else
     hash buckets of the id.
     """
-    if n_chunks is not None and (not is_integer(n_chunks) or n_chunks < 1):
+    if n_chunks is not None and (not is_integer(n_chunks) or n_chunks < 1):  # (callers' check)
         raise MetricsInputError(f"option 'n_chunks': expected a positive integer, got {n_chunks!r}")
     rows = int(lf.select(pl.len()).collect().item())  # parquet: metadata only
     chunks = n_chunks or max(1, math.ceil(rows * BYTES_PER_ROW / budget))

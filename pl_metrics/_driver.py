@@ -22,7 +22,14 @@ from typing import Any, Final, TextIO
 import polars as pl
 from tqdm import tqdm
 
-from pl_metrics._chunks import Chunks, budget_bytes, class_chunks, id_range, plan_chunks
+from pl_metrics._chunks import (
+    Chunks,
+    budget_bytes,
+    chunking_budget,
+    class_chunks,
+    id_range,
+    plan_chunks,
+)
 from pl_metrics._curves import average_classes, check_undefined, curve_positives
 from pl_metrics._frame import (
     INTERNAL,
@@ -30,7 +37,9 @@ from pl_metrics._frame import (
     MetricsInputError,
     Ragged,
     aggregate,
+    check_option,
     checked_options,
+    is_integer,
     join_on,
     require_column,
     to_polars,
@@ -199,13 +208,15 @@ def score(
         ragged=ragged,
         validate=validate,
     )
+    budget = chunking_budget(memory_budget, n_chunks)
+    check_option("progress", progress, (None, True, False))
     show = sys.stderr.isatty() if progress is None else progress
     with _named_file(files, spec):
         return score_spec(
             lf,
             spec,
             files=files,
-            budget=budget_bytes(memory_budget),
+            budget=budget,
             n_chunks=n_chunks,
             runner=local_runner(lf, sys.stderr if show else None),
         )
@@ -457,9 +468,14 @@ def cluster_by_id(
     destination = Path(destination)
     if destination.exists() and not destination.is_dir():
         raise MetricsInputError(f"destination {str(destination)!r} is a file, not a folder")
+    budget = chunking_budget(memory_budget, n_parts, "n_parts")
+    if not is_integer(row_group_size) or row_group_size < 1:
+        raise MetricsInputError(
+            f"option 'row_group_size': expected a positive integer, got {row_group_size!r}"
+        )
     rows = int(lf.select(pl.len()).collect().item())
     if n_parts is None:
-        n_parts = max(1, math.ceil(rows * 24 / budget_bytes(memory_budget)))
+        n_parts = max(1, math.ceil(rows * 24 / budget))
     every = max(1, rows // (n_parts * 100))
     sample = (
         lf.select(pl.col(id_col))

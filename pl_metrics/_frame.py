@@ -364,6 +364,12 @@ def resolve_columns(
             f"column {class_col!r}: classes must be integers, strings, categoricals or enums, "
             f"not {class_dtype}; a list of labels per id is the wide form: see from_wide"
         )
+    for option, name in [("id_col", id_col), *(("by", b) for b in by_names)]:
+        if schema[name] == pl.Object:  # Python objects: polars can neither sort nor compare them
+            raise MetricsInputError(
+                f"column {name!r} (option {option!r}): holds Python objects (Object), which "
+                "polars cannot sort or compare; cast them to strings or numbers first"
+            )
     score_is_float, narrow_score = False, None
     if score_col is not None:
         score_dtype = schema[score_col]

@@ -6,7 +6,7 @@ import glob
 import io
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -47,6 +47,10 @@ def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
         raise MetricsInputError(
             f"expected files, folders or globs, got a {type(source).__name__} (frames are "
             "scored by pl_metrics.report, or pl_metrics.score)"
+        )
+    if not isinstance(source, (str, Path, Iterable)):  # None, a number
+        raise MetricsInputError(
+            f"expected files, folders or globs (a path or a list of them), got {source!r}"
         )
     items = [source] if isinstance(source, (str, Path)) else list(source)
     if not items:

@@ -88,6 +88,9 @@ class MetricInfo:
     columns: tuple[str, ...] = ()
     #: The columns it adds when it gives a row per class.
     class_columns: tuple[str, ...] = ()
+    #: Whether it breaks ties by the classes' order (scikit-learn's sorted labels): Struct
+    #: classes, which polars does not compare, are refused.
+    orders_classes: bool = False
 
     @property
     def weights(self) -> bool:
@@ -467,6 +470,7 @@ METRICS: dict[str, MetricInfo] = {
             "an enum's in its declared order)",
             "k, by, weight_col",
             zero_weights="sum",
+            orders_classes=True,
         ),
     )
 }

@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import polars as pl
 
@@ -241,9 +241,15 @@ def make_options(
     for name, value, low in integers:
         if not is_integer(value) or value < low:
             raise MetricsInputError(f"option {name!r}: expected an integer >= {low}, got {value!r}")
+    if n_bins > MAX_BINS:  # an array per bin
+        raise MetricsInputError(
+            f"option 'n_bins': expected at most {MAX_BINS:,} bins, got {n_bins:,}"
+        )
     # numpy's integers (from a loop over np.arange, say) as Python's.
     padding, n_bins = int(padding), int(n_bins)
-    k = None if k is None else int(k)
+    # A k beyond the classes takes them all, as any k above 2**31 does (polars' 64-bit
+    # integers take it; 10**20 would not fit).
+    k = None if k is None else min(int(k), 2**31)
     max_points = None if max_points is None else int(max_points)
     return Options(
         threshold=threshold_option,
@@ -309,6 +315,8 @@ def _threshold_table(table: object) -> Thresholds:
 
 
 _DEFAULTS = Options()
+#: More calibration bins than this is a typo: ids per bin would be too few to mean anything.
+MAX_BINS: Final = 1_000_000
 
 
 def metric_list(metrics: str | Sequence[str]) -> tuple[str, ...]:
@@ -539,6 +547,13 @@ def resolve(
         _check_threshold_keys(opts.threshold, cols)
         opts = replace(opts, threshold=_integer_keys(opts.threshold, frame.collect_schema()))
     _check_result_names(entries, cols)
+    ordering = [e.name for e in entries if e.orders_classes]
+    class_type = frame.collect_schema()[cols.cls]
+    if ordering and isinstance(class_type, pl.Struct):
+        raise MetricsInputError(
+            f"column {cols.cls!r}: {', '.join(ordering)} breaks ties by the classes' order, "
+            f"which {class_type} classes lack; use integer, string or enum classes"
+        )
     return Spec(names, cols, opts)
 
 

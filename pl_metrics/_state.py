@@ -351,6 +351,8 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
     Every state must be of the same metrics, columns and options; how each was computed
     (from a DataFrame, a LazyFrame or files) does not matter.
     """
+    if not isinstance(states, Iterable):
+        raise TypeError(f"merge_states: expected MetricState objects, got {states!r}")
     states = list(states)  # a generator, say
     if not states:
         raise MetricsInputError("merge_states: no states to merge")

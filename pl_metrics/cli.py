@@ -305,7 +305,9 @@ _resamples = _at_least(2, "at least 2 resamples")
 
 def _add_chunking(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--memory-budget", default="2GB", metavar="SIZE", help="memory for the states (2GB)"
+        "--memory-budget",
+        metavar="SIZE",
+        help="memory for the states (default 2GB); not with --chunks",
     )
     parser.add_argument(
         "--chunks",

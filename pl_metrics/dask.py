@@ -18,7 +18,7 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._chunks import Chunks, budget_bytes
+from pl_metrics._chunks import Chunks, chunking_budget
 from pl_metrics._driver import Runner, chunk_state, score_spec
 from pl_metrics._frame import Ragged, checked_options
 from pl_metrics._io import files as find_files
@@ -179,7 +179,7 @@ def score(
             lf,
             spec,
             files=files,
-            budget=budget_bytes(memory_budget),
+            budget=chunking_budget(memory_budget, n_chunks),
             n_chunks=n_chunks,
             runner=_dask_runner(dask_client, paths, retries),
         )

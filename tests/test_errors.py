@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -531,3 +532,54 @@ def test_struct_classes_are_classes(good: pl.DataFrame) -> None:
     assert pl_metrics.lrap(structs).item() == pl_metrics.lrap(good).item()
     with pytest.raises(MetricsInputError, match=r"option 'thresholds': expected finite"):
         pl_metrics.threshold_sweep(good, "f1", True)  # type: ignore[arg-type]
+
+
+def test_options_and_column_types_polars_cannot_take_are_named(
+    good: pl.DataFrame, tmp_path: Path
+) -> None:
+    """Values that polars or numpy would fail on deep inside are refused by the option."""
+    path = tmp_path / "good.parquet"
+    good.write_parquet(path)
+    as_objects = pl.Series("id", good["id"].to_list(), dtype=pl.Object)
+    cases: list[tuple[Any, str]] = [
+        (
+            lambda: pl_metrics.lrap(good.with_columns(as_objects)),
+            r"^column 'id' \(option 'id_col'\): holds Python objects",
+        ),
+        (
+            lambda: pl_metrics.top_k_accuracy(good.with_columns(pl.struct("class").alias("class"))),
+            r"^column 'class': top_k_accuracy breaks ties by the classes' order, which Struct",
+        ),
+        (
+            lambda: pl_metrics.calibration_curve(good, n_bins=10**12),
+            r"^option 'n_bins': expected at most 1,000,000",
+        ),
+        (
+            lambda: pl_metrics.score(path, "lrap", progress="yes"),
+            r"^option 'progress': unknown value 'yes'",
+        ),
+        (
+            lambda: pl_metrics.score(path, "lrap", n_chunks=2, memory_budget="1GB"),
+            r"^options 'memory_budget' and 'n_chunks': give one of them",
+        ),
+        (
+            lambda: pl_metrics.cluster_by_id(path, tmp_path / "out", n_parts=0),
+            r"^option 'n_parts': expected a positive",
+        ),
+        (
+            lambda: pl_metrics.cluster_by_id(path, tmp_path / "out", row_group_size=-1),
+            r"^option 'row_group_size': expected a positive integer, got -1$",
+        ),
+        (lambda: pl_metrics.scan(None), r"^expected files, folders or globs .* got None$"),  # type: ignore[arg-type]
+    ]
+    for call, message in cases:
+        with pytest.raises(MetricsInputError, match=message):
+            call()
+    with pytest.raises(TypeError, match=r"^merge_states: expected MetricState objects, got None"):
+        pl_metrics.merge_states(None)  # type: ignore[arg-type]
+    # A k beyond any number of classes takes them all, however large (no 64-bit overflow).
+    rng = np.random.default_rng(0)
+    one_label = pl_metrics.from_numpy(np.eye(4)[rng.integers(0, 4, 30)], rng.random((30, 4)))
+    for metric in ("ndcg", "top_k_accuracy"):
+        function = getattr(pl_metrics, metric)
+        assert function(one_label, k=10**20).item() == function(one_label, k=4).item()
