@@ -520,6 +520,9 @@ def suggestion(name: str, choices: Iterable[str]) -> str:
     ours = _SKLEARN_NAMES.get(name)
     if ours is not None:
         return f"scikit-learn's {name} is {ours!r} here"
+    listed = [part.strip() for part in name.split(",")]
+    if len(listed) > 1 and all(part in METRICS for part in listed):  # the CLI's -m lrap,f1
+        return f"several metrics are a list: {listed!r}"
     return did_you_mean(name, choices)
 
 

@@ -583,3 +583,11 @@ def test_options_and_column_types_polars_cannot_take_are_named(
     for metric in ("ndcg", "top_k_accuracy"):
         function = getattr(pl_metrics, metric)
         assert function(one_label, k=10**20).item() == function(one_label, k=4).item()
+
+
+def test_metrics_joined_by_commas_are_told_to_be_a_list(good: pl.DataFrame) -> None:
+    with pytest.raises(
+        MetricsInputError,
+        match=r"^unknown metric 'lrap,f1'; several metrics are a list: \['lrap', 'f1'\] \(",
+    ):
+        pl_metrics.report(good, "lrap,f1")
