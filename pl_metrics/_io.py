@@ -109,7 +109,9 @@ def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
 
     Parquet and IPC files are read as one table when their numeric column types differ
     (Float32 and Float64 scores: Float64); other differences between files raise a
-    `MetricsInputError` naming the column and the files. Only their metadata is read here.
+    `MetricsInputError` naming the column and the files. Only their metadata is read here,
+    and a file's own column of a folder key where its statistics do not show that it holds
+    the folder's value (else the folder's value would replace the column's silently).
     CSV files without rows are left out (their column types are unknown); if every file
     lacks rows, the table is empty, which raises.
     """
@@ -118,6 +120,7 @@ def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
     if kind == "csv":
         return _scan_csv(found)
     schemas = [_file_schema(path, kind) for path in found]
+    _check_folder_values(found, kind, schemas)
     common = _common_schema(found, schemas)
     same = all(dict(schema) == dict(common) for schema in schemas)
     if kind == "parquet":
@@ -308,6 +311,9 @@ def _scan_csv(found: Sequence[Path]) -> pl.LazyFrame:
         )
         raise MetricsInputError(f"the table is empty: {which}")
     hive = _hive_values(found)
+    if hive:
+        schemas = [pl.scan_csv(path).collect_schema() for path in found]
+        _check_folder_values([found[i] for i in with_rows], "csv", [schemas[i] for i in with_rows])
     frames = [
         pl.scan_csv(found[index]).with_columns(
             pl.lit(values[index], dtype=values.dtype).alias(key) for key, values in hive.items()
@@ -323,6 +329,67 @@ def _has_rows(path: Path) -> bool:
         return pl.scan_csv(path, raise_if_empty=False).head(1).collect().height > 0
     except pl.exceptions.PolarsError as error:
         raise MetricsInputError(f"cannot read file {str(path)!r}: {reader_error(error)}") from error
+
+
+def _check_folder_values(found: Sequence[Path], kind: str, schemas: Sequence[pl.Schema]) -> None:
+    """Refuse files whose own column of a folder key holds another value than the folder.
+
+    The folder's value replaces the column (as polars reads hive partitions): a file moved
+    into the wrong folder would be scored as that folder's, silently. Parquet statistics
+    answer without reading, when they hold one value; else the column is read.
+    """
+    hive = _hive_values(found)
+    wrong: dict[str, list[str]] = {}
+    for index, (path, schema) in enumerate(zip(found, schemas, strict=True)):
+        for key, folders in hive.items():
+            if key not in schema:
+                continue
+            folder = folders[index]
+            # (Cast to the folder's type: a Float64 column's 1.0 is folder 1's value.)
+            held = _held_values(path, kind, key).cast(folders.dtype, strict=False)
+            other = held.filter(held.ne_missing(folder))
+            if other.len():
+                wrong.setdefault(key, []).append(
+                    f"{str(path)!r} holds {other[0]!r} in its folder {key}={folder!r}"
+                )
+    for key, files_ in wrong.items():
+        raise MetricsInputError(
+            f"column {key!r}: {len(files_):,} {'file holds' if len(files_) == 1 else 'files hold'} "
+            f"other values than their folder's {key}=... (e.g. {files_[0]}); the folder's "
+            "value would replace them: move the files, or rename the column"
+        )
+
+
+def _held_values(path: Path, kind: str, column: str) -> pl.Series:
+    """The distinct values of ``column`` in one file.
+
+    From parquet statistics when they hold a single value (no nulls), else read.
+    """
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            meta = pq.ParquetFile(path).metadata
+            names = [meta.schema.column(i).name for i in range(meta.num_columns)]
+            index = names.index(column)
+            stats = [meta.row_group(g).column(index).statistics for g in range(meta.num_row_groups)]
+            bounds = {v for s in stats if s is not None and s.has_min_max for v in (s.min, s.max)}
+            nulls = sum(s.null_count for s in stats if s is not None and s.has_null_count)
+            if (
+                len(bounds) == 1
+                and all(s is not None and s.has_min_max for s in stats)
+                and not nulls
+            ):
+                return pl.Series([bounds.pop()])
+        except (NotImplementedError, ValueError, OSError):  # no statistics: read the column
+            pass
+    if kind == "parquet":
+        lf = pl.scan_parquet(path, hive_partitioning=False)
+    elif kind == "ipc":
+        lf = pl.scan_ipc(path, hive_partitioning=False)
+    else:
+        lf = pl.scan_csv(path)
+    return lf.select(pl.col(column).unique()).collect()[column]
 
 
 def _hive_parts(path: Path) -> dict[str, str]:

@@ -260,3 +260,26 @@ def test_cluster_by_id_takes_a_generator_of_paths(tmp_path: Path) -> None:
     ).write_parquet(path)
     written = pl_metrics.cluster_by_id(tmp_path.glob("*.parquet"), tmp_path / "out")
     assert pl.read_parquet(written).sort("id")["id"].to_list() == [0, 1]
+
+
+@pytest.mark.parametrize("kind", ["parquet", "csv", "ipc"])
+def test_a_file_in_another_models_folder_is_refused(tmp_path: Path, kind: str) -> None:
+    """Files keep their own model column: in its own folder it is scored (polars writes
+    partitions so), in another model's folder the folder's value would replace it."""
+    digits = pl.read_parquet(DATA).filter(pl.col("model").is_in(["knn", "logreg"]))
+    want = pl_metrics.lrap(digits, by=["model", "fold"])
+    layout = {"right": [("knn", "knn"), ("logreg", "logreg")], "swapped": [("knn", "logreg")]}
+    layout["swapped"].append(("logreg", "knn"))  # (folder's model, the file's rows' model)
+    for root, parts in layout.items():
+        for folder, held in parts:
+            (tmp_path / root / f"model={folder}").mkdir(parents=True)
+            part = tmp_path / root / f"model={folder}" / f"part.{kind}"
+            getattr(digits.filter(pl.col("model") == held), f"write_{kind}")(part)
+    got = pl_metrics.score(tmp_path / "right", "lrap", by=["model", "fold"])
+    assert_frame_equal(got, want, check_dtypes=False, rel_tol=1e-12)
+    with pytest.raises(
+        MetricsInputError,
+        match=r"^column 'model': 2 files hold other values than their folder's model=\.\.\. "
+        r"\(e\.g\. '.*model=knn.*' holds 'logreg' in its folder model='knn'\); the folder's",
+    ):
+        pl_metrics.score(tmp_path / "swapped", "lrap", by=["model", "fold"])
