@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Final, Literal
 
 import polars as pl
@@ -113,6 +113,19 @@ class Options:
     #: checks its class-chunked metrics' over the id chunks, where a group has all its ids.
     zero_weight_checks: tuple[str, ...] | None = None
 
+    # zero_division=NaN equals NaN: states made apart (on Dask workers, say) merge.
+    def _key(self) -> tuple[object, ...]:
+        return tuple(
+            "NaN" if isinstance(v, float) and math.isnan(v) else v
+            for v in (getattr(self, f.name) for f in fields(self))
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Options) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
 
 @dataclass(frozen=True)
 class Spec:
@@ -166,7 +179,7 @@ def class_weights_option(
         )
     if sum(class_weights.values()) == 0:
         raise MetricsInputError("option 'class_weights': the weights sum to zero")
-    return tuple((str(k), float(v)) for k, v in class_weights.items())
+    return tuple(sorted((str(k), float(v)) for k, v in class_weights.items()))  # (one order)
 
 
 def make_options(
@@ -311,7 +324,15 @@ def _threshold_table(table: object) -> Thresholds:
             f"({', '.join(keys)}) "
             f"key, e.g. ({', '.join(map(str, first))}); give one threshold each"
         )
-    return Thresholds(tuple(keys), tuple(rows), tuple(values.to_list()))
+    # In one order (keys by name, rows by key): states of the same table merge.
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    pairs = sorted(
+        ((tuple(row[i] for i in order), value) for row, value in zip(rows, values, strict=True)),
+        key=lambda pair: [(cell is None, cell or "") for cell in pair[0]],
+    )
+    return Thresholds(
+        tuple(keys[i] for i in order), tuple(r for r, _ in pairs), tuple(v for _, v in pairs)
+    )
 
 
 _DEFAULTS = Options()

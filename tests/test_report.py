@@ -196,6 +196,31 @@ def test_merge_refuses_different_states() -> None:
         pl_metrics.merge_states([])
 
 
+def test_states_of_equal_options_merge_however_the_options_were_made() -> None:
+    """zero_division=NaN from two calls (two NaN objects, as states pickled back from Dask
+    workers), a threshold table's rows or class weights' keys in another order: equal."""
+    import pickle
+
+    df = multiclass_table(3).filter(model="a")
+    a, b = df.filter(pl.col("id") < 20), df.filter(pl.col("id") >= 20)
+    table = pl.DataFrame({"class": [0, 1, 2, 3], "threshold": [0.1, 0.2, 0.3, 0.25]})
+    weights = {0: 1.0, 1: 2.0, 2: 0.5, 3: 1.0}
+    cases = [
+        ("recall", {"zero_division": float("nan")}, {"zero_division": float("nan")}),
+        ("f1", {"threshold": table}, {"threshold": table.reverse()}),
+        (
+            "weighted_log_loss",
+            {"class_weights": weights},
+            {"class_weights": dict(reversed(weights.items()))},
+        ),
+    ]
+    for metric, first, second in cases:
+        states = [pl_metrics.state(a, metric, **first), pl_metrics.state(b, metric, **second)]
+        states = [pickle.loads(pickle.dumps(s)) for s in states]
+        merged = pl_metrics.merge_states(states).finalize().collect()
+        assert_frame_equal(merged, pl_metrics.report(df, metric, **first), rel_tol=1e-12)
+
+
 def test_merge_names_columns_typed_differently_in_the_parts() -> None:
     """A CSV shard beside a parquet one: the same columns, other types, named as such."""
     rng = np.random.default_rng(8)
