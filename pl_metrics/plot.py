@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, checked_options
+from pl_metrics._frame import MetricsInputError, checked_options, is_integer, to_polars
 
 # The only place this module learns a metric's direction: the metric registry.
 from pl_metrics._registry import METRICS as _METRICS
@@ -51,17 +51,84 @@ def _figure(width: float = 8.0, height: float = 4.5) -> Any:
     return Figure(figsize=(width, height), layout="constrained")
 
 
-def _need(df: pl.DataFrame | pl.LazyFrame, columns: Sequence[str]) -> pl.DataFrame:
-    """``df`` collected (the lazy idiom's tables plot as they are), checked for ``columns``."""
-    names = df.collect_schema().names()  # told before a lazy table is computed
-    missing = [c for c in columns if c not in names]
+def _need(
+    table: object,
+    columns: Sequence[str],
+    *,
+    numeric: Sequence[str] = (),
+    labels: Sequence[str] = (),
+) -> pl.DataFrame:
+    """``table`` collected and checked for ``columns``.
+
+    ``numeric`` columns must hold numbers; ``labels`` columns values to name classes, series
+    or folds by (not lists or structs, which cannot key a dict). A LazyFrame is collected
+    (the lazy idiom's tables plot as they are); an Arrow table or a pandas frame is read as
+    the metrics read them.
+    """
+    try:
+        df = to_polars(table)
+    except TypeError as error:  # None, a dict, ...: bad input, told as the rest is
+        raise MetricsInputError(f"option 'table': {error}") from None
+    schema = df.collect_schema()  # told before a lazy table is computed
+    missing = [c for c in columns if c not in schema]
     if missing:
-        raise MetricsInputError(f"the table has no column {missing}; its columns: {names}")
+        raise MetricsInputError(f"the table has no column {missing}; its columns: {schema.names()}")
+    for name in numeric:  # text or booleans would fail deep inside polars or matplotlib
+        if not schema[name].is_numeric():
+            raise MetricsInputError(
+                f"column {name!r}: expected numbers to plot, got {schema[name]}"
+            )
+    for name in labels:
+        if schema[name].is_nested():
+            raise MetricsInputError(
+                f"column {name!r}: expected values to label the plot with, got {schema[name]}"
+            )
     if isinstance(df, pl.LazyFrame):
         df = df.collect()
     if df.height == 0:
         raise MetricsInputError("the table is empty: nothing to plot")
     return df
+
+
+def _column(option: str, name: object) -> str:
+    """The column named by a one-column option."""
+    if not isinstance(name, str):
+        raise MetricsInputError(f"option {option!r}: expected a column name, got {name!r}")
+    return name
+
+
+def _columns(option: str, names: object) -> list[str]:
+    """The columns named by an option taking one name or several, each once."""
+    if isinstance(names, str):
+        return [names]
+    if isinstance(names, pl.Expr) or not isinstance(names, Iterable):
+        raise MetricsInputError(f"option {option!r}: expected column names, got {names!r}")
+    given = list(names)
+    if not all(isinstance(name, str) for name in given):
+        raise MetricsInputError(f"option {option!r}: expected column names, got {given!r}")
+    twice = sorted({name for name in given if given.count(name) > 1})
+    if twice:
+        raise MetricsInputError(f"option {option!r}: {twice} named more than once")
+    return given
+
+
+def _distinct(**options: str | None) -> None:
+    """Refuse two options naming one column: each column plays one part in a plot."""
+    seen: dict[str, str] = {}
+    for option, name in options.items():
+        if name is not None and name in seen:
+            raise MetricsInputError(
+                f"options {seen[name]!r} and {option!r} both name column {name!r}; "
+                "give each its own column"
+            )
+        if name is not None:
+            seen[name] = option
+
+
+def _positive_integer(option: str, value: int) -> int:
+    if not is_integer(value) or value < 1:
+        raise MetricsInputError(f"option {option!r}: expected a positive integer, got {value!r}")
+    return int(value)
 
 
 def _higher_is_better(metric: str) -> bool | None:
@@ -89,9 +156,14 @@ def _unique_rows(table: pl.DataFrame, columns: list[str], hint: str) -> None:
 
 
 def _sort_key(value: Any) -> tuple[tuple[int, Any], ...]:
-    """Natural order: numbers as numbers, and digit runs in names too (``b_2`` before ``b_10``)."""
+    """Natural order: numbers as numbers, and digit runs in names too (``b_2`` before ``b_10``).
+
+    Nulls come last.
+    """
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return ((0, value),)
+    if value is None:  # a null class, fold or series last
+        return ((2, ""),)
     parts = re.split(r"(\d+)", str(value))
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p)
 
@@ -150,7 +222,12 @@ def per_class_bars(
     >>> len(fig.axes), fig.axes[1].get_title()
     (20, 'forest / fold 1')
     """
-    table = _need(table, [class_col, metric, *([model_col] if model_col else [])])
+    metric, class_col = _column("metric", metric), _column("class_col", class_col)
+    if model_col is not None:
+        model_col = _column("model_col", model_col)
+    _distinct(metric=metric, class_col=class_col, model_col=model_col)
+    named = [class_col, *([model_col] if model_col else [])]
+    table = _need(table, [*named, metric], numeric=[metric], labels=named)
     if model_col is not None:
         keys = [model_col]
         others = _key_columns(table, [class_col, metric, model_col])
@@ -191,10 +268,11 @@ def per_class_bars(
 
 
 def _key_columns(table: pl.DataFrame, exclude: Sequence[str]) -> list[str]:
+    """The columns that tell series apart: not floats, nor lists or structs (unhashable)."""
     return [
         c
         for c, dtype in table.schema.items()
-        if c not in exclude and c != "weight" and not dtype.is_float()
+        if c not in exclude and c != "weight" and not dtype.is_float() and not dtype.is_nested()
     ]
 
 
@@ -287,11 +365,13 @@ def distributions(
     One panel per metric, titled with its direction; the panels share their x axis when
     every value lies in [0, 1], and each keeps its own scale otherwise (scores and losses).
     """
-    metrics = [metrics] if isinstance(metrics, str) else list(metrics)
+    metrics = _columns("metrics", metrics)
     if not metrics:
         raise MetricsInputError("option 'metrics': none given")
-    table = _need(table, metrics)
-    values = [table[m].cast(pl.Float64).drop_nans().drop_nulls().to_numpy() for m in metrics]
+    bins = _positive_integer("bins", bins)
+    table = _need(table, metrics, numeric=metrics)
+    # Nulls (NaN in numpy), NaN and infinite values are left out: a histogram's range is finite.
+    values = [v[np.isfinite(v)] for v in (table[m].cast(pl.Float64).to_numpy() for m in metrics)]
     unit = all(v.size == 0 or (v.min() >= 0.0 and v.max() <= 1.0) for v in values)
     ncols = min(3, len(metrics))
     nrows = math.ceil(len(metrics) / ncols)
@@ -319,7 +399,7 @@ def distributions(
         for m, v in zip(metrics, values, strict=True)
         if v.size < table.height
     ]
-    left_out = f" (no value, left out: {', '.join(missing)})" if missing else ""
+    left_out = f" (no finite value, left out: {', '.join(missing)})" if missing else ""
     fig.suptitle(f"Distribution over {table.height:,}{over} groups{left_out}")
     return fig
 
@@ -337,18 +417,36 @@ def heatmap(
     Models are sorted best first by their mean over folds (higher or lower is better as the
     metric says); the colour scale runs from worst (dark) to best (bright).
     """
-    table = _need(table, [model_col, fold_col, metric])
+    metric = _column("metric", metric)
+    model_col, fold_col = _column("model_col", model_col), _column("fold_col", fold_col)
+    _distinct(metric=metric, model_col=model_col, fold_col=fold_col)
+    table = _need(
+        table, [model_col, fold_col, metric], numeric=[metric], labels=[model_col, fold_col]
+    )
     _unique_rows(
         table, [model_col, fold_col], f"filter the table to one {metric} per model and fold"
     )
     better = _higher_is_better(metric)
     folds = sorted(table[fold_col].unique().to_list(), key=_sort_key)
-    grid = table.pivot(on=fold_col, index=model_col, values=metric)
     fold_names = [str(f) for f in folds]
-    mean = pl.mean_horizontal(pl.col(fold_names).fill_nan(None))
-    grid = grid.sort(mean, model_col, descending=[better is not False, False], nulls_last=True)
-    values = grid.select(fold_names).cast(pl.Float64).to_numpy()
-    models = [str(m) for m in grid[model_col]]
+    # The grid is filled here rather than pivoted: a pivot names its columns by the folds,
+    # which may be null or named like the model column.
+    column = {f: j for j, f in enumerate(folds)}
+    rows: dict[Any, list[float]] = {}
+    cells = table.select(model_col, fold_col, pl.col(metric).cast(pl.Float64))
+    for model, fold, value in cells.iter_rows():
+        row = rows.setdefault(model, [math.nan] * len(folds))
+        row[column[fold]] = math.nan if value is None else value
+    sign = 1.0 if better is False else -1.0  # best first
+
+    def best_first(model: Any) -> tuple[Any, ...]:
+        known = [v for v in rows[model] if not math.isnan(v)]
+        mean = sum(known) / len(known) if known else math.nan
+        return (not known, sign * mean if known else 0.0, _sort_key(model))
+
+    order = sorted(rows, key=best_first)
+    values = np.array([rows[m] for m in order], dtype=np.float64).reshape(len(order), -1)
+    models = [str(m) for m in order]
     longest = max(len(m) for m in models)
     fig = _figure(max(5.0, 2.6 + 0.08 * longest + 0.9 * len(folds)), 1.6 + 0.45 * len(models))
     ax = fig.add_subplot()
@@ -384,12 +482,13 @@ def intervals(
     know: highest estimate first), with the values written on the right. ``label`` names
     the key column(s) that label the rows (default: all of them, e.g. ``model``).
     """
-    table = _need(table, ["metric", "estimate", "lower", "upper"])
+    bounds = ["estimate", "lower", "upper"]
+    table = _need(table, ["metric", *bounds], numeric=bounds, labels=["metric"])
     keys = [c for c in table.columns if c not in _INTERVAL_COLUMNS]
-    names = keys if label is None else [label] if isinstance(label, str) else list(label)
-    _need(table, names)
-    metrics = table["metric"].unique(maintain_order=True).to_list()
-    panels = [table.filter(pl.col("metric") == m) for m in metrics]
+    names = keys if label is None else _columns("label", label)
+    _need(table, names, labels=names)
+    panels = table.partition_by("metric", maintain_order=True)  # a null metric too
+    metrics = [panel["metric"][0] for panel in panels]
     longest = max((len(_row_name(names, row)) for row in table.iter_rows(named=True)), default=0)
     heights = [1.0 + 0.32 * p.height for p in panels]
     fig = _figure(min(14.0, 6.5 + 0.08 * longest), 0.4 + sum(heights))
@@ -618,18 +717,27 @@ def _curve_plot(
     *,
     counts: bool,
 ) -> Any:
-    if max_classes < 1:
-        raise MetricsInputError(f"option 'max_classes': {max_classes} is not a positive number")
+    max_classes = _positive_integer("max_classes", max_classes)
+    given: object = counts  # what a caller may pass, beyond the annotation
+    if not isinstance(given, (bool, np.bool_)):
+        raise MetricsInputError(f"option 'counts': expected True or False, got {counts!r}")
+    class_col = _column("class_col", class_col)
     value_cols = [kind.x, kind.y, *(["count"] if kind is _RELIABILITY else [])]
-    if isinstance(group_cols, str):
-        group_cols = [group_cols]
-    table = _need(table, [class_col, *value_cols, *(group_cols or [])])
-    if group_cols is None:
+    given_keys = None if group_cols is None else _columns("group_cols", group_cols)
+    named = [class_col, *(given_keys or [])]
+    table = _need(table, [*named, *value_cols], numeric=value_cols, labels=named)
+    if given_keys is None:
         keys = _key_columns(table, [class_col, *value_cols, *kind.not_keys])
     else:
-        keys = list(group_cols)
+        keys = given_keys
         if class_col in keys:
-            raise MetricsInputError(f"group_cols names the class column {class_col!r}")
+            raise MetricsInputError(f"option 'group_cols' names the class column {class_col!r}")
+        points = [k for k in keys if k in (*value_cols, kind.unique)]
+        if points:
+            raise MetricsInputError(
+                f"option 'group_cols': {points} hold the points of each curve, not the keys "
+                "of its series"
+            )
     if kind.unique in table.columns:
         others = _key_columns(table, [class_col, *value_cols, *kind.not_keys, *keys])
         _unique_rows(

@@ -579,3 +579,127 @@ def test_curve_plots_render(digits: pl.DataFrame, tmp_path: Path) -> None:
     one = digits.filter(pl.col("class") == "8")
     table = pl_metrics.calibration_curve(one, by="model", strategy="quantile")
     save(plot.reliability(table), tmp_path / "reliability")
+
+
+# bad input: a MetricsInputError naming the option or column, never an error from inside
+
+
+@pytest.fixture(scope="module")
+def small() -> dict[str, pl.DataFrame]:
+    df = pl.DataFrame(
+        {
+            "model": ["a"] * 6 + ["b"] * 6,
+            "fold": [0, 0, 0, 0, 1, 1] * 2,
+            "id": [0, 0, 1, 1, 2, 2] * 2,
+            "class": ["x", "y"] * 6,
+            "score": [0.9, 0.1, 0.3, 0.7, 0.6, 0.4, 0.2, 0.8, 0.5, 0.5, 0.7, 0.3],
+            "truth": [True, False, False, True, True, False] * 2,
+        }
+    )
+    return {
+        "roc": pl_metrics.roc_curve(df, by="model"),
+        "pr": pl_metrics.precision_recall_curve(df, by="model"),
+        "calibration": pl_metrics.calibration_curve(df, by="model", n_bins=2),
+        "report": pl_metrics.report(df, ["lrap"], by=["model", "fold"]),
+        "per_class": pl_metrics.f1(df, average=None, by="model"),
+        "intervals": pl_metrics.bootstrap(df, "lrap", by="model", n_resamples=5),
+    }
+
+
+BAD_OPTIONS = [
+    (plot.roc_curves, "roc", {"max_classes": "3"}, "option 'max_classes': expected a positive"),
+    (plot.roc_curves, "roc", {"max_classes": 2.0}, "option 'max_classes'"),
+    (plot.pr_curves, "pr", {"max_classes": True}, "option 'max_classes'"),
+    (plot.roc_curves, "roc", {"class_col": None}, "option 'class_col': expected a column name"),
+    (plot.roc_curves, "roc", {"group_cols": 1}, "option 'group_cols': expected column names"),
+    (plot.roc_curves, "roc", {"group_cols": ["model", "model"]}, r"\['model'\] named more"),
+    (plot.roc_curves, "roc", {"group_cols": ["threshold"]}, "hold the points of each curve"),
+    (plot.reliability, "calibration", {"counts": "yes"}, "option 'counts': expected True or"),
+    (plot.distributions, "report", {"metrics": "lrap", "bins": 0}, "option 'bins': expected a"),
+    (plot.distributions, "report", {"metrics": "lrap", "bins": "auto"}, "option 'bins'"),
+    (plot.distributions, "report", {"metrics": None}, "option 'metrics': expected column names"),
+    (plot.distributions, "report", {"metrics": ["lrap", "lrap"]}, "named more than once"),
+    (plot.heatmap, "report", {"metric": None}, "option 'metric': expected a column name"),
+    (plot.heatmap, "report", {"metric": "lrap", "model_col": "fold"}, "'model_col' and 'fold_"),
+    (plot.heatmap, "report", {"metric": "lrap", "fold_col": "lrap"}, "'metric' and 'fold_col'"),
+    (plot.per_class_bars, "per_class", {"metric": "f1", "model_col": "class"}, "both name"),
+    (plot.per_class_bars, "per_class", {"metric": "class"}, "both name column 'class'"),
+    (plot.intervals, "intervals", {"label": 1}, "option 'label': expected column names"),
+]
+
+
+@pytest.mark.parametrize(("draw", "table", "options", "message"), BAD_OPTIONS)
+def test_plots_refuse_bad_options(
+    small: dict[str, pl.DataFrame], draw: Any, table: str, options: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match=message):
+        draw(small[table], **options)
+
+
+TABLES = [
+    (plot.roc_curves, "roc", {}, "fpr"),
+    (plot.pr_curves, "pr", {}, "recall"),
+    (plot.reliability, "calibration", {}, "prob_true"),
+    (plot.distributions, "report", {"metrics": ["lrap"]}, "lrap"),
+    (plot.heatmap, "report", {"metric": "lrap"}, "lrap"),
+    (plot.per_class_bars, "per_class", {"metric": "f1"}, "f1"),
+    (plot.intervals, "intervals", {}, "estimate"),
+]
+
+
+@pytest.mark.parametrize(("draw", "table", "options", "numbers"), TABLES)
+def test_plots_refuse_what_is_not_a_table_of_numbers(
+    small: dict[str, pl.DataFrame],
+    draw: Any,
+    table: str,
+    options: dict[str, Any],
+    numbers: str,
+) -> None:
+    error = pl_metrics.MetricsInputError
+    for not_a_table in (None, {"fpr": [0.0]}):
+        with pytest.raises(error, match="option 'table': expected a polars DataFrame"):
+            draw(not_a_table, **options)
+    text = small[table].with_columns(pl.col(numbers).cast(pl.String))
+    with pytest.raises(error, match=f"column '{numbers}': expected numbers to plot, got String"):
+        draw(text, **options)
+    with pytest.raises(error, match=f"column '{numbers}': expected numbers"):
+        draw(small[table].with_columns(pl.lit(True).alias(numbers)), **options)
+    draw(small[table].to_arrow(), **options)  # an Arrow table plots, as the metrics read it
+
+
+def test_plots_refuse_list_labels(small: dict[str, pl.DataFrame]) -> None:
+    error = pl_metrics.MetricsInputError
+    listed = pl.concat_list("fold").alias("fold")
+    with pytest.raises(error, match=r"column 'fold': expected values to label .* List\(Int64\)"):
+        plot.heatmap(small["report"].with_columns(listed), "lrap")
+    listed = pl.concat_list("class").alias("class")
+    with pytest.raises(error, match="column 'class': expected values to label"):
+        plot.per_class_bars(small["per_class"].with_columns(listed), "f1")
+    with pytest.raises(error, match="column 'class': expected values to label"):
+        plot.roc_curves(small["roc"].with_columns(listed))
+
+
+def test_heatmap_null_folds_and_folds_named_like_a_column(small: dict[str, pl.DataFrame]) -> None:
+    """The grid is not a pivot, whose columns are named by the folds."""
+    report = small["report"]
+    fold = pl.when(pl.col("fold") == 0).then(pl.lit(None)).otherwise(pl.lit("model"))
+    fig = plot.heatmap(report.with_columns(fold=fold), "lrap")
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["model", "None"]
+    decimal = report.with_columns(pl.col("lrap").cast(pl.Decimal(10, 4)))
+    grid = plot.heatmap(decimal, "lrap").axes[0].get_images()[0].get_array()
+    expected = plot.heatmap(report, "lrap").axes[0].get_images()[0].get_array()
+    np.testing.assert_allclose(grid, expected, atol=1e-4)
+
+
+def test_distributions_leave_out_infinite_values(small: dict[str, pl.DataFrame]) -> None:
+    report = small["report"]
+    lrap = pl.when(pl.col("fold") == 0).then(float("inf")).otherwise("lrap")
+    fig = plot.distributions(report.with_columns(lrap=lrap), "lrap", bins=3)
+    assert sum(p.get_height() for p in bars(fig.axes[0])) == 2
+    assert "no finite value, left out: lrap 2" in fig.get_suptitle()
+
+
+def test_intervals_of_a_null_metric(small: dict[str, pl.DataFrame]) -> None:
+    table = small["intervals"].with_columns(metric=pl.lit(None, pl.String))
+    (ax,) = plot.intervals(table).axes
+    assert len(ax.get_yticklabels()) == 2
