@@ -3,7 +3,8 @@
 Use them inside ``select``, ``group_by(...).agg(...)`` or ``over`` next to your own
 aggregations; each gives one Float64 value per group, named after the metric (`confusion`
 a struct of counts). All take the score and the truth first, columns by name or as
-expressions, then keyword options:
+expressions (a number or a bool is a value for every row, as polars takes it), then
+keyword options:
 
 * thresholded (`confusion`, `f1`, `precision`, `recall`, `fbeta`, `matthews_corrcoef`,
   `balanced_accuracy`, `balanced_f1`, `mfif`): the score is thresholded at ``threshold``
@@ -70,6 +71,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 
 from pl_metrics._counts import check_zero_division, from_counts
@@ -91,15 +93,32 @@ __all__ = [
     "roc_auc",
 ]
 
-IntoExpr = str | pl.Expr
+#: A column by name, an expression, or a value for every row (a number or a bool), as polars
+#: takes them.
+IntoExpr = str | pl.Expr | float | bool
 
 
-def _col(value: IntoExpr) -> pl.Expr:
-    return pl.col(value) if isinstance(value, str) else value
+def _col(value: IntoExpr, option: str) -> pl.Expr:
+    """``value`` as polars reads an expression argument: a string names a column."""
+    given: object = value  # what a caller may pass, beyond the annotation
+    if isinstance(given, str):
+        return pl.col(given)
+    if isinstance(given, pl.Expr):
+        return given
+    if isinstance(given, (bool, np.bool_)) or is_number(given):
+        return pl.lit(given)
+    raise MetricsInputError(
+        f"option {option!r}: expected a column name, an expression or a number, got {given!r}"
+    )
 
 
 def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | None) -> pl.Expr:
-    if (score is None) == (pred is None):
+    if score is None and pred is None:
+        raise MetricsInputError(
+            "option 'score': None takes 0/1 predictions as pred, and none were given; give a "
+            "score (with a threshold) or pred"
+        )
+    if score is not None and pred is not None:
         raise MetricsInputError("give either a score (with a threshold) or pred, not both")
     if pred is not None:
         if isinstance(threshold, pl.Expr) or threshold != 0.5:  # (0.5: the default)
@@ -107,23 +126,23 @@ def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | N
                 "option 'threshold': the predictions are pred, so no threshold applies; give "
                 "one of them"
             )
-        return _col(pred).cast(pl.Boolean)
+        return _col(pred, "pred").cast(pl.Boolean)
     assert score is not None
     if isinstance(threshold, pl.Expr):  # a threshold per row, or any expression
-        return _col(score) >= threshold
+        return _col(score, "score") >= threshold
     if not is_number(threshold):
         raise MetricsInputError(
             f"option 'threshold': expected a number or an expression, got {threshold!r}"
         )
     if not math.isfinite(threshold):
         raise MetricsInputError(f"option 'threshold': expected a finite number, got {threshold}")
-    return _col(score) >= float(threshold)
+    return _col(score, "score") >= float(threshold)
 
 
 def _counts(
     score: IntoExpr | None, truth: IntoExpr, threshold: float | pl.Expr, pred: IntoExpr | None
 ) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
-    p, t = _pred(score, threshold, pred), _col(truth).cast(pl.Boolean)
+    p, t = _pred(score, threshold, pred), _col(truth, "truth").cast(pl.Boolean)
     cells = (p & t, p & ~t, ~p & t, ~p & ~t)
     tp, fp, fn, tn = (c.sum().cast(pl.Int64) for c in cells)  # as the table functions count
     return tp, fp, fn, tn
@@ -150,7 +169,7 @@ def _mean(value: pl.Expr, weight: IntoExpr | None) -> pl.Expr:
     """
     if weight is None:
         return value.mean()
-    w = pl.when(value.is_not_null()).then(_col(weight).cast(pl.Float64))
+    w = pl.when(value.is_not_null()).then(_col(weight, "weight").cast(pl.Float64))
     total = w.sum()
     return pl.when(total != 0).then((value * w).sum() / total)
 
@@ -159,8 +178,8 @@ def _ranking_columns(
     score: IntoExpr, truth: IntoExpr, weight: IntoExpr | None
 ) -> tuple[pl.Expr, pl.Expr, pl.Expr | None]:
     """Score, truth and weight, less the rows where any of them is null."""
-    s, t = _col(score).cast(pl.Float64), _col(truth).cast(pl.Boolean)
-    w = None if weight is None else _col(weight).cast(pl.Float64)
+    s, t = _col(score, "score").cast(pl.Float64), _col(truth, "truth").cast(pl.Boolean)
+    w = None if weight is None else _col(weight, "weight").cast(pl.Float64)
     valid = s.is_not_null() & t.is_not_null()
     if w is not None:
         valid = valid & w.is_not_null()
@@ -376,8 +395,8 @@ def binary_log_loss(
     0.245608
     """
     eps = check_eps(eps)
-    p = _col(score).cast(pl.Float64).clip(eps, 1 - eps)
-    t = _col(truth).cast(pl.Boolean)
+    p = _col(score, "score").cast(pl.Float64).clip(eps, 1 - eps)
+    t = _col(truth, "truth").cast(pl.Boolean)
     loss = -pl.when(t).then(p.log()).when(~t).then((1 - p).log())  # null truth: no loss
     return _mean(loss, weight).alias("binary_log_loss")
 
@@ -412,8 +431,9 @@ def brier_score(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = N
     >>> round(df.select(expr.brier_score("p", "truth", weight="w")).item(), 6)
     0.1925
     """
-    t = _col(truth).cast(pl.Boolean).cast(pl.Float64)
-    return _mean((_col(score).cast(pl.Float64) - t).pow(2), weight).alias("brier_score")
+    t = _col(truth, "truth").cast(pl.Boolean).cast(pl.Float64)
+    score_ = _col(score, "score").cast(pl.Float64)
+    return _mean((score_ - t).pow(2), weight).alias("brier_score")
 
 
 @checked_options

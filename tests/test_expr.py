@@ -364,3 +364,51 @@ def test_expr_options_are_checked_as_the_tables_are() -> None:
         expr.binary_log_loss("score", "truth", eps=0.7)
     with pytest.raises(pl_metrics.MetricsInputError, match=r"the predictions are pred"):
         expr.f1(None, "truth", pred=pl.col("score") > 0.5, threshold=0.1)
+
+
+@pytest.mark.parametrize("name", expr.__all__)
+def test_python_literals_are_values_for_every_row(name: str) -> None:
+    """As polars takes them: ``f1("score", True)`` once raised AttributeError from inside."""
+    rng = np.random.default_rng(5)
+    df = pl.DataFrame(
+        {"g": rng.integers(0, 3, 30), "s": rng.random(30), "t": rng.integers(0, 2, 30)}
+    ).with_columns(yes=pl.lit(True), no=pl.lit(0), half=pl.lit(0.7), w=pl.lit(1.5))
+    function = getattr(expr, name)
+    takes_weight = "weight" in inspect.signature(function).parameters
+    pairs: list[tuple[tuple[Any, ...], dict[str, Any], tuple[Any, ...], dict[str, Any]]] = [
+        (("s", True), {}, ("s", "yes"), {}),
+        (("s", 0), {}, ("s", "no"), {}),
+        ((0.7, "t"), {}, ("half", "t"), {}),
+    ]
+    if takes_weight:
+        pairs.append((("s", "t"), {"weight": 1.5}, ("s", "t"), {"weight": "w"}))
+    else:
+        pairs.append(((None, "t"), {"pred": True}, (None, "t"), {"pred": "yes"}))
+    for args, options, columns, column_options in pairs:
+        for frame in (
+            lambda e: df.select(e),
+            lambda e: df.group_by("g").agg(e).sort("g"),
+            lambda e: df.select(e.over("g")),
+        ):
+            got = frame(function(*args, **options))
+            assert_frame_equal(got, frame(function(*columns, **column_options)))
+
+
+@pytest.mark.parametrize("name", expr.__all__)
+def test_arguments_that_are_no_expression_are_named(name: str) -> None:
+    function = getattr(expr, name)
+    error = pl_metrics.MetricsInputError
+    with pytest.raises(error, match=r"option 'truth': expected a column name, an expression"):
+        function("s", None)
+    with pytest.raises(error, match=r"option 'truth': .* got \['t'\]"):
+        function("s", ["t"])
+    if "weight" in inspect.signature(function).parameters:
+        with pytest.raises(error, match=r"option 'score': expected a column name, .* got None"):
+            function(None, "t")
+        with pytest.raises(error, match=r"option 'weight': .* got b'w'"):
+            function("s", "t", weight=b"w")
+    else:
+        with pytest.raises(error, match=r"option 'score': None takes 0/1 predictions as pred"):
+            function(None, "t")
+        with pytest.raises(error, match=r"option 'pred': .* got \{1\}"):
+            function(None, "t", pred={1})
