@@ -8,7 +8,7 @@ so a ``LazyFrame`` stays lazy; a ``DataFrame`` in raises at the call.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,16 +31,56 @@ _CHECK = f"{INTERNAL}wide_"
 _SHOWN = 3
 
 
+def _table(option: str, table: object) -> pl.DataFrame | pl.LazyFrame:
+    """``table`` as polars reads it (see `to_polars`); anything else refused by name."""
+    try:
+        return to_polars(table)
+    except TypeError as error:  # None, a dict, ...: bad input, told as the rest is
+        raise MetricsInputError(f"option {option!r}: {error}") from None
+
+
+def _column_name(option: str, name: object) -> None:
+    if not isinstance(name, str):  # a list, None: it would fail unhashable deep inside
+        raise MetricsInputError(f"option {option!r}: expected a column name, got {name!r}")
+
+
+def _names(option: str, names: object) -> list[Any]:
+    """The names an option gives, one (a string) or several, each once."""
+    if isinstance(names, str):
+        return [names]
+    if isinstance(names, pl.Expr) or not isinstance(names, Iterable):
+        raise MetricsInputError(f"option {option!r}: expected names, got {names!r}")
+    given = list(names)
+    twice = sorted({repr(n) for n in given if given.count(n) > 1})
+    if twice:
+        raise MetricsInputError(f"option {option!r}: {', '.join(twice)} named more than once")
+    return given
+
+
 def _class_columns(
     schema: pl.Schema, id_col: str, classes: Sequence[str] | None, skip: Sequence[str]
 ) -> list[str]:
     if classes is not None:
-        missing = [c for c in classes if c not in schema]
-        if not classes:
+        names = _names("classes", classes)
+        if not names:
             raise MetricsInputError("option 'classes': give at least one class column")
+        missing = [c for c in names if not isinstance(c, str) or c not in schema]
         if missing:
             raise MetricsInputError(f"option 'classes': columns {missing} are not in the table")
-        return list(classes)
+        # Each column has one part: the unpivot would repeat it, or score the labels' lists.
+        for name, part in (
+            (id_col, "the id column (option 'id_col')"),
+            *((label, "the labels column (option 'labels_col')") for label in skip),
+        ):
+            if name in names:
+                raise MetricsInputError(f"option 'classes': {name!r} is {part}, not a class")
+        not_scores = [f"{c!r} ({schema[c]})" for c in names if not schema[c].is_numeric()]
+        if not_scores:
+            raise MetricsInputError(
+                f"option 'classes': columns of scores must hold numbers, not "
+                f"{listed(not_scores, _SHOWN)}"
+            )
+        return names
     found = [n for n, t in schema.items() if t.is_float() and n != id_col and n not in skip]
     if not found:
         raise MetricsInputError(
@@ -279,12 +319,13 @@ def from_wide(
     id_col
         The id column, in both tables.
     classes
-        The class columns; default: every float column of ``scores``.
+        The class columns (one name, or several), numeric and each named once; default:
+        every float column of ``scores``.
     labels_col
         Column of true labels (list or separated string). Each must be a class column, or a
         column of ``scores`` left out of ``classes``; empty labels are ignored.
     separator
-        Separator of a string ``labels_col``.
+        Separator of a string ``labels_col``, a non-empty string.
 
     Returns
     -------
@@ -329,8 +370,20 @@ def from_wide(
     ...
     pl_metrics._frame.MetricsInputError: column 'labels': 1 id has ... not class columns: 'cat'
     """
-    scores = to_polars(scores)  # type: ignore[assignment]  # (an Arrow table gives a DataFrame)
-    truth = None if truth is None else to_polars(truth)
+    scores = _table("scores", scores)  # type: ignore[assignment]  # (Arrow gives a DataFrame)
+    truth = None if truth is None else _table("truth", truth)
+    _column_name("id_col", id_col)
+    if labels_col is not None:
+        _column_name("labels_col", labels_col)
+        if labels_col == id_col:
+            raise MetricsInputError(
+                f"options 'id_col' and 'labels_col' both name column {id_col!r}; the labels "
+                "are another column"
+            )
+    if not isinstance(separator, str) or not separator:
+        raise MetricsInputError(
+            f"option 'separator': expected a non-empty string, got {separator!r}"
+        )
     lazy = scores.lazy()
     schema = lazy.collect_schema()
     if id_col not in schema:
@@ -424,6 +477,28 @@ def _unpivot(
     ).with_columns(pl.col("score").cast(pl.Float64))
 
 
+def _array(name: str, values: object) -> np.ndarray:
+    """``values`` as a numpy array; ragged lists refused by name, not by numpy."""
+    try:
+        return np.asarray(values)
+    except ValueError as error:  # "setting an array element with a sequence"
+        raise MetricsInputError(f"{name}: cannot be read as an array: {error}") from None
+
+
+def _ids(values: np.ndarray) -> pl.Series:
+    """The ids as a column; numpy holds ids with a None (a null) as Python objects."""
+    try:
+        ids = pl.Series("id", values.tolist() if values.dtype == object else values)
+    except (TypeError, pl.exceptions.PolarsError):  # several types: a column holds one
+        ids = None
+    if ids is None or ids.dtype == pl.Object:
+        kinds = sorted({type(v).__name__ for v in values.tolist() if v is not None})
+        raise MetricsInputError(
+            f"option 'ids': expected numbers or strings of one type, got {', '.join(kinds)}"
+        )
+    return ids
+
+
 def _check_y_true(truth: np.ndarray) -> None:
     """Refuse an indicator matrix with values other than 0 and 1 (or true and false)."""
     if truth.dtype == np.bool_:
@@ -449,7 +524,8 @@ def from_numpy(
 
     ``y_true`` is an ``(n_ids, n_classes)`` 0/1 indicator matrix (boolean, integer or float;
     other values, NaN included, are refused; scipy sparse too), or ``(n_ids,)`` class indices
-    (multi-class); ``y_score`` is ``(n_ids, n_classes)``, finite.
+    (multi-class); ``y_score`` is ``(n_ids, n_classes)``, finite. ``class_names`` and
+    ``ids`` (default: column and row numbers) name each column and row once.
 
     Examples
     --------
@@ -466,7 +542,7 @@ def from_numpy(
     """
     # scipy's sparse matrices (scikit-learn's multilabel indicators often are) as dense.
     y_true, y_score = (a.toarray() if hasattr(a, "toarray") else a for a in (y_true, y_score))
-    score = np.asarray(y_score)
+    score, truth = _array("y_score", y_score), _array("y_true", y_true)
     if score.ndim != 2:
         raise MetricsInputError(f"y_score must be 2-D (ids, classes), got shape {score.shape}")
     if score.dtype.kind not in "iuf":
@@ -478,7 +554,6 @@ def from_numpy(
         if nonfinite:
             raise MetricsInputError(f"y_score: {nonfinite:,} values are NaN or infinite")
     n_ids, n_classes = score.shape
-    truth = np.asarray(y_true)
     if truth.ndim == 1:
         if truth.shape[0] != n_ids or not np.issubdtype(truth.dtype, np.integer):
             raise MetricsInputError("1-D y_true must hold one class index per row of y_score")
@@ -488,7 +563,11 @@ def from_numpy(
     if truth.shape != score.shape:
         raise MetricsInputError(f"y_true {truth.shape} and y_score {score.shape} differ in shape")
     _check_y_true(truth)
-    names = list(range(n_classes)) if class_names is None else list(class_names)
+    if isinstance(class_names, str):  # not its letters
+        raise MetricsInputError(
+            f"option 'class_names': expected a name per column, got {class_names!r}"
+        )
+    names = list(range(n_classes)) if class_names is None else _names("class_names", class_names)
     if len(names) != n_classes:
         raise MetricsInputError(f"{len(names)} class names for {n_classes} columns")
     # Class columns are integers or strings (README): names all of one of the two.
@@ -499,12 +578,24 @@ def from_numpy(
         raise MetricsInputError(
             f"class_names: expected all strings or all integers, got {', '.join(kinds)}"
         )
-    id_values = np.arange(n_ids) if ids is None else np.asarray(ids)
+    id_values = np.arange(n_ids) if ids is None else _array("ids", ids)
+    if id_values.ndim != 1:
+        raise MetricsInputError(
+            f"option 'ids': expected one id per row, got shape {id_values.shape}"
+        )
     if len(id_values) != n_ids:
         raise MetricsInputError(f"{len(id_values)} ids for {n_ids} rows")
+    id_series = _ids(id_values)
+    repeated = id_series.filter(id_series.is_duplicated()).unique(maintain_order=True)
+    if repeated.len():  # their rows would be one id's, twice over
+        count = repeated.len()
+        raise MetricsInputError(
+            f"option 'ids': {count:,} {'id repeats' if count == 1 else 'ids repeat'} "
+            f"({_shown(repeated.head(_SHOWN).to_list(), count)}); each row needs its own id"
+        )
     return pl.DataFrame(
         {
-            "id": np.repeat(id_values, n_classes),
+            "id": id_series.gather(np.repeat(np.arange(n_ids), n_classes)),
             "class": pl.Series(names * n_ids),
             "score": score.reshape(-1),
             "truth": truth.reshape(-1).astype(bool),

@@ -343,3 +343,65 @@ def test_from_wide_names_ids_of_other_types_and_no_classes() -> None:
     assert pl_metrics.from_wide(scores, narrow)["truth"].to_list() == [False, True, True, False]
     with pytest.raises(pl_metrics.MetricsInputError, match=r"give at least one class column"):
         pl_metrics.from_wide(scores, narrow, classes=[])
+
+
+SCORES = pl.DataFrame({"id": [1, 2, 3], "a": [0.1, 0.8, 0.3], "b": [0.9, 0.2, 0.7]})
+TRUTH = pl.DataFrame({"id": [1, 2, 3], "a": [0, 1, 0], "b": [1, 0, 1]})
+LABELS = pl.DataFrame({"id": [1, 2, 3], "labels": ["b", "a", "b a"]})
+
+
+@pytest.mark.parametrize(
+    ("truth", "options", "message"),
+    [
+        (TRUTH, {"classes": ["a", "a"]}, r"option 'classes': 'a' named more than once"),
+        (TRUTH, {"classes": ["id", "a"]}, r"'id' is the id column \(option 'id_col'\), not a"),
+        (TRUTH, {"classes": 5}, r"option 'classes': expected names, got 5"),
+        (None, {"classes": ["a", "labels"], "labels_col": "labels"}, r"'labels' is the labels"),
+        (LABELS, {"labels_col": "labels", "separator": None}, r"option 'separator': expected a"),
+        (LABELS, {"labels_col": "labels", "separator": ""}, r"a non-empty string, got ''"),
+        (TRUTH, {"id_col": ["id"]}, r"option 'id_col': expected a column name, got \['id'\]"),
+        (LABELS, {"labels_col": ["labels"]}, r"option 'labels_col': expected a column name"),
+        (LABELS, {"labels_col": "id"}, r"options 'id_col' and 'labels_col' both name column"),
+        ({"id": [1]}, {}, r"option 'truth': expected a polars DataFrame"),
+    ],
+)
+def test_from_wide_refuses_bad_options_by_name(
+    truth: Any, options: dict[str, Any], message: str
+) -> None:
+    """Each once leaked a polars DuplicateError, SchemaError, a panic or a TypeError."""
+    scores = SCORES.with_columns(labels=LABELS["labels"]) if truth is None else SCORES
+    for table in (scores, scores.lazy()):
+        with pytest.raises(pl_metrics.MetricsInputError, match=message):
+            pl_metrics.from_wide(table, truth, **options)
+
+
+def test_from_wide_classes_one_name_and_of_numbers() -> None:
+    one = pl_metrics.from_wide(SCORES.rename({"a": "ab"}), TRUTH.rename({"a": "ab"}), classes="ab")
+    assert one["class"].unique().to_list() == ["ab"]  # one class, not its letters
+    text = SCORES.with_columns(a=pl.lit("x"))
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"must hold numbers, not 'a' \(Str"):
+        pl_metrics.from_wide(text, TRUTH, classes=["a", "b"])
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"option 'scores': expected a polars"):
+        pl_metrics.from_wide(None, TRUTH)  # type: ignore[type-var]
+
+
+def test_from_numpy_refuses_bad_names_and_ids() -> None:
+    y, p = np.eye(2, dtype=bool), np.array([[0.9, 0.2], [0.1, 0.8]])
+    error = pl_metrics.MetricsInputError
+    with pytest.raises(error, match=r"option 'class_names': 'a' named more than once"):
+        pl_metrics.from_numpy(y, p, class_names=["a", "a"])
+    with pytest.raises(error, match=r"option 'class_names': expected a name per column, got 'ab'"):
+        pl_metrics.from_numpy(y, p, class_names="ab")
+    with pytest.raises(error, match=r"option 'class_names': expected names, got 5"):
+        pl_metrics.from_numpy(y, p, class_names=5)  # type: ignore[arg-type]
+    with pytest.raises(error, match=r"option 'ids': 1 id repeats \(7\); each row needs its own"):
+        pl_metrics.from_numpy(y, p, ids=[7, 7])
+    with pytest.raises(error, match=r"option 'ids': expected one id per row, got shape \(\)"):
+        pl_metrics.from_numpy(y, p, ids="xy")
+    with pytest.raises(error, match=r"option 'ids': expected one id per row, got shape \(1, 2\)"):
+        pl_metrics.from_numpy(y, p, ids=[[1, 2]])
+    with pytest.raises(error, match=r"option 'ids': expected numbers or strings of one type"):
+        pl_metrics.from_numpy(y, p, ids=np.array([1, "a"], dtype=object))
+    with pytest.raises(error, match=r"y_score: cannot be read as an array"):
+        pl_metrics.from_numpy(y, [[0.9, 0.2], [0.1]])  # type: ignore[arg-type]
+    assert pl_metrics.from_numpy(y, p, ids=[1, None])["id"].to_list() == [1, 1, None, None]
