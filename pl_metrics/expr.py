@@ -459,7 +459,7 @@ def roc_auc(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None)
         A Float64 aggregation named ``roc_auc``. No data checks are run (an expression
         cannot raise on data): rows with a null score, truth or weight are left out, and a
         group without positives or without negatives (or whose positives' or negatives'
-        weights sum to zero) gives null, where scikit-learn warns and returns NaN.
+        weights sum to zero or less) gives null, where scikit-learn warns and returns NaN.
 
     Notes
     -----
@@ -495,7 +495,7 @@ def roc_auc(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None)
         n_neg = (~t).sum().cast(pl.Float64)
         rank_sum = s.rank("average").filter(t).sum()
         value = (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
-        pairs = n_pos * n_neg
+        defined = (n_pos > 0) & (n_neg > 0)
     else:
         # Sorted by score; each row's tie group is the run of equal scores around it.
         ordered = s.sort()
@@ -506,9 +506,10 @@ def roc_auc(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None)
         # Weight of the negatives scored below the row, and at most the row's score.
         below = pl.when(first).then(negatives.shift(1, fill_value=0.0)).forward_fill()
         at_most = pl.when(last).then(negatives).backward_fill()
-        pairs = w_pos.sum() * w_neg.sum()
-        value = (w_pos * (below + at_most)).sum() / (2 * pairs)
-    return pl.when(pairs != 0).then(value).cast(pl.Float64).alias("roc_auc")
+        value = (w_pos * (below + at_most)).sum() / (2 * w_pos.sum() * w_neg.sum())
+        # (Negative weights summing to zero or less leave no area: NaN in scikit-learn.)
+        defined = (w_pos.sum() > 0) & (w_neg.sum() > 0)
+    return pl.when(defined).then(value).cast(pl.Float64).alias("roc_auc")
 
 
 @checked_options
@@ -581,6 +582,7 @@ def average_precision(
         precision = pl.when(at_least != 0).then(tp / at_least).otherwise(0.0)
         total = w_pos.sum()
         value = (w_pos * precision).sum() / total
-    # No positives (or none with weight): 0, as scikit-learn.
-    value = pl.when(total != 0).then(value).otherwise(0.0)
+    # No positives (or none with weight): 0, as scikit-learn, which also clips the area at
+    # 0 (negative weights can make it negative).
+    value = pl.when(total != 0).then(value.clip(lower_bound=0.0)).otherwise(0.0)
     return value.cast(pl.Float64).alias("average_precision")

@@ -412,3 +412,28 @@ def test_arguments_that_are_no_expression_are_named(name: str) -> None:
             function(None, "t")
         with pytest.raises(error, match=r"option 'pred': .* got \{1\}"):
             function(None, "t", pred={1})
+
+
+def test_negative_weights_as_scikit_learn() -> None:
+    """ROC AUC without positive (or negative) weight is undefined (null: scikit-learn's
+    NaN), and average precision is clipped at 0, as scikit-learn clips it."""
+    from sklearn.metrics import average_precision_score
+
+    df = pl.DataFrame(
+        {
+            "group": ["a"] * 3 + ["b"] * 3,
+            "score": [0.74, 0.58, 0.31, 0.49, 0.09, 0.18],
+            "truth": [1, 0, 1, 0, 1, 0],
+            "w": [-1.0, 0.5, 0.5, -1.0, 0.5, 0.5],  # a: positives weigh -0.5, b: negatives
+        }
+    )
+    auc = df.group_by("group").agg(pl_metrics.expr.roc_auc("score", "truth", weight="w"))
+    assert auc["roc_auc"].to_list() == [None, None]
+    y = np.array([1, 0, 1, 1, 1, 0, 0, 0])
+    s = np.array([0.1, 0.9, 0.8, 0.1, 0.5, 0.3, 0.5, 0.6])
+    w = np.array([-1.0, 0.0, -1.0, 0.5, 2.0, 1.0, 0.5, 3.0])
+    want = average_precision_score(y, s, sample_weight=w)
+    ap = pl.DataFrame({"s": s, "y": y, "w": w}).select(
+        pl_metrics.expr.average_precision("s", "y", weight="w")
+    )
+    assert want == ap.item() == 0.0
