@@ -125,15 +125,16 @@ P_ALL = f"{INTERNAL}p_all"
 N_ALL = f"{INTERNAL}n_all"
 
 
-def cumulated(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+def cumulated(curves: pl.LazyFrame, keys: list[str], keep: Sequence[str] = ()) -> pl.LazyFrame:
     """Per ``keys`` and distinct score (as Float64), highest first: weights at or above it.
 
     `TP` and `FP` are the weights of positives and negatives scoring at least ``s`` (the
-    counts of ``score >= s``); `P_ALL` and `N_ALL` are all of them.
+    counts of ``score >= s``); `P_ALL` and `N_ALL` are all of them. ``keep``: columns of
+    ``curves`` that hold one value per score, kept.
     """
     down = (
         curves.group_by([*keys, CURVE_SCORE])
-        .agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
+        .agg(pl.col(_POS).sum(), pl.col(_NEG).sum(), *(pl.col(k).first() for k in keep))
         .with_columns(pl.col(CURVE_SCORE).cast(pl.Float64))
         .sort([*keys, CURVE_SCORE], descending=[False] * len(keys) + [True])
         .with_columns(

@@ -30,6 +30,8 @@ __all__ = ["best_threshold", "threshold_sweep"]
 _T = "threshold"
 _T_COMPARED = f"{INTERNAL}threshold_compared"  # the threshold in the scores' type
 _FOLD_POS, _FOLD_NEG = f"{INTERNAL}fold_pos", f"{INTERNAL}fold_neg"
+#: How many folds hold ids of some weight at a score; of the other folds, for a fold.
+_WEIGHED_FOLDS, _IN_OTHERS = f"{INTERNAL}weighed_folds", f"{INTERNAL}in_others"
 
 
 def _value(opts: Options) -> pl.Expr:
@@ -136,7 +138,10 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
     assert fold is not None
     by = [b for b in cols.by if b != fold]
     keys, fold_keys = [*by, cols.cls], [*by, fold, cols.cls]
-    pooled = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
+    weighs = (pl.col(_POS) != 0) | (pl.col(_NEG) != 0)
+    pooled = curves.group_by([*keys, CURVE_SCORE]).agg(
+        pl.col(_POS).sum(), pl.col(_NEG).sum(), weighs.sum().alias(_WEIGHED_FOLDS)
+    )
     fitted = _best(
         cumulated(pooled, keys).select(
             *keys, pl.col(CURVE_SCORE).alias(_T), _candidate(opts).alias("value")
@@ -144,6 +149,8 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
         keys,
     )
     # The other folds of each fold: pooled weights minus the fold's, at every pooled score.
+    # Every score stays in the sums (negative weights count); a candidate is a score where
+    # another fold has ids of some weight.
     folds = curves.select(fold_keys).unique()
     others = (
         folds.join(pooled, on=keys, nulls_equal=True)
@@ -153,6 +160,7 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
                 CURVE_SCORE,
                 pl.col(_POS).alias(_FOLD_POS),
                 pl.col(_NEG).alias(_FOLD_NEG),
+                weighs.cast(pl.UInt32).alias(_IN_OTHERS),
             ),
             on=[*fold_keys, CURVE_SCORE],
             how="left",
@@ -161,14 +169,13 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
         .with_columns(
             (pl.col(_POS) - pl.col(_FOLD_POS).fill_null(0)).alias(_POS),
             (pl.col(_NEG) - pl.col(_FOLD_NEG).fill_null(0)).alias(_NEG),
+            (pl.col(_WEIGHED_FOLDS) > pl.col(_IN_OTHERS).fill_null(0)).alias(_IN_OTHERS),
         )
-        .filter((pl.col(_POS) + pl.col(_NEG)) > 0)
-        .drop(_FOLD_POS, _FOLD_NEG)
     )
     tuned = _best(
-        cumulated(others, fold_keys).select(
-            *fold_keys, pl.col(CURVE_SCORE).alias(_T), _value(opts).alias("value")
-        ),
+        cumulated(others, fold_keys, keep=[_IN_OTHERS])
+        .filter(_IN_OTHERS)  # (after the sums)
+        .select(*fold_keys, pl.col(CURVE_SCORE).alias(_T), _value(opts).alias("value")),
         fold_keys,
     )
     # Each fold's counts at its tuned threshold, added up over the folds.

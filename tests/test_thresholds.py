@@ -274,3 +274,34 @@ def test_ids_of_weight_zero_change_no_best_threshold(metric: str) -> None:
         got = pl_metrics.best_threshold(df, metric, weight_col="w", **options)
         want = pl_metrics.best_threshold(weighed, metric, weight_col="w", **options)
         assert_frame_equal(got, want)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_held_out_value_is_the_metric_of_thresholds_tuned_without_each_fold(seed: int) -> None:
+    """With negative weights among them: each fold's threshold is `best_threshold` of the
+    other folds' rows, and held_out_value the metric of the predictions so made."""
+    rng = np.random.default_rng(seed)
+    n = 40
+    df = pl.DataFrame(
+        {
+            "id": np.arange(n),
+            "class": "a",
+            "score": rng.integers(0, 8, n) / 8,
+            "truth": rng.random(n) < 0.4,
+            "w": rng.choice([-1.0, 0.0, 0.5, 1.0, 2.0], n),
+            "fold": np.arange(n) % 3,
+        }
+    )
+    for metric in ("precision", "f1"):
+        got = pl_metrics.best_threshold(df, metric, weight_col="w", fold_col="fold")
+        tuned = {
+            f: pl_metrics.best_threshold(df.filter(pl.col("fold") != f), metric, weight_col="w")[
+                "threshold"
+            ][0]
+            for f in range(3)
+        }
+        made = df.with_columns(
+            pred=pl.col("score") >= pl.col("fold").replace_strict(tuned, return_dtype=pl.Float64)
+        )
+        want = getattr(pl_metrics, metric)(made, pred_col="pred", weight_col="w").item()
+        assert got["held_out_value"][0] == pytest.approx(want, rel=1e-12, abs=1e-12), metric
