@@ -8,6 +8,7 @@ so a ``LazyFrame`` stays lazy; a ``DataFrame`` in raises at the call.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ from pl_metrics._frame import (
     FrameT,
     MetricsInputError,
     checked_options,
+    column_name,
     listed,
     to_polars,
 )
@@ -39,11 +41,6 @@ def _table(option: str, table: object) -> pl.DataFrame | pl.LazyFrame:
         raise MetricsInputError(f"option {option!r}: {error}") from None
 
 
-def _column_name(option: str, name: object) -> None:
-    if not isinstance(name, str):  # a list, None: it would fail unhashable deep inside
-        raise MetricsInputError(f"option {option!r}: expected a column name, got {name!r}")
-
-
 def _names(option: str, names: object) -> list[Any]:
     """The names an option gives, one (a string) or several, each once."""
     if isinstance(names, str):
@@ -51,7 +48,7 @@ def _names(option: str, names: object) -> list[Any]:
     if isinstance(names, pl.Expr) or not isinstance(names, Iterable):
         raise MetricsInputError(f"option {option!r}: expected names, got {names!r}")
     given = list(names)
-    twice = sorted({repr(n) for n in given if given.count(n) > 1})
+    twice = sorted(text for text, count in Counter(map(repr, given)).items() if count > 1)
     if twice:
         raise MetricsInputError(f"option {option!r}: {', '.join(twice)} named more than once")
     return given
@@ -372,9 +369,9 @@ def from_wide(
     """
     scores = _table("scores", scores)  # type: ignore[assignment]  # (Arrow gives a DataFrame)
     truth = None if truth is None else _table("truth", truth)
-    _column_name("id_col", id_col)
+    column_name("id_col", id_col)
     if labels_col is not None:
-        _column_name("labels_col", labels_col)
+        column_name("labels_col", labels_col)
         if labels_col == id_col:
             raise MetricsInputError(
                 f"options 'id_col' and 'labels_col' both name column {id_col!r}; the labels "

@@ -12,6 +12,7 @@ import difflib
 import functools
 import inspect
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, ParamSpec, TypeVar
@@ -33,6 +34,8 @@ __all__ = [
     "check_eps",
     "check_option",
     "class_hash",
+    "column_name",
+    "column_names",
     "did_you_mean",
     "duplicate_problem",
     "id_problems",
@@ -218,22 +221,33 @@ _PLURAL_VERB = rf"\b({'|'.join(_SINGULAR)})\b"
 
 def normalize_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
     """Turn the ``by`` option (None, one name or several) into a tuple of names."""
-    if by is None:
-        return ()
-    if isinstance(by, str):
-        return (by,)
-    # Any iterable of names (a list, an array, a Series, a pandas Index); a set's are sorted.
-    # Not an expression: a column name is a string.
-    given: object = by  # what a caller may pass, beyond the annotation
-    if isinstance(given, pl.Expr) or not isinstance(given, Iterable):
-        raise MetricsInputError(f"option 'by': expected column names, got {by!r}")
-    names = tuple(sorted(given, key=str) if isinstance(given, (set, frozenset)) else given)
-    if not all(isinstance(name, str) for name in names):
-        raise MetricsInputError(f"option 'by': expected column names, got {list(names)!r}")
-    twice = sorted({name for name in names if names.count(name) > 1})
+    return () if by is None else column_names("by", by)
+
+
+def column_name(option: str, name: object) -> str:
+    """The column named by a one-column option (a list or None would fail deep inside)."""
+    if not isinstance(name, str):
+        raise MetricsInputError(f"option {option!r}: expected a column name, got {name!r}")
+    return name
+
+
+def column_names(option: str, names: object) -> tuple[str, ...]:
+    """The columns named by an option taking one name or several, each once.
+
+    Any iterable of names (a list, an array, a Series, a pandas Index); a set's are sorted.
+    Not an expression: a column name is a string.
+    """
+    if isinstance(names, str):
+        return (names,)
+    if isinstance(names, pl.Expr) or not isinstance(names, Iterable):
+        raise MetricsInputError(f"option {option!r}: expected column names, got {names!r}")
+    given = tuple(sorted(names, key=str) if isinstance(names, (set, frozenset)) else names)
+    if not all(isinstance(name, str) for name in given):
+        raise MetricsInputError(f"option {option!r}: expected column names, got {list(given)!r}")
+    twice = sorted(name for name, count in Counter(given).items() if count > 1)
     if twice:
-        raise MetricsInputError(f"option 'by': {twice} named more than once")
-    return names
+        raise MetricsInputError(f"option {option!r}: {twice} named more than once")
+    return given
 
 
 def is_number(value: object) -> bool:

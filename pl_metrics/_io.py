@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, checked_options, listed
+from pl_metrics._frame import MetricsInputError, checked_options, is_categorical, listed
 
 __all__ = [
     "FORMATS",
@@ -24,6 +24,7 @@ __all__ = [
     "reader_error",
     "row_group_ranges",
     "scan",
+    "scan_files",
     "unreadable_file",
 ]
 
@@ -115,12 +116,21 @@ def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
     CSV files without rows are left out (their column types are unknown); if every file
     lacks rows, the table is empty, which raises.
     """
-    found = files(source)
+    return scan_files(files(source))
+
+
+def scan_files(found: Sequence[Path], *, check_folders: bool = True) -> pl.LazyFrame:
+    """`scan` of files found by `files`.
+
+    ``check_folders=False`` where the folders were checked already: a Dask worker's chunk,
+    a file read alone to name the one that fails.
+    """
     kind = file_format(found)
     if kind == "csv":
-        return _scan_csv(found)
+        return _scan_csv(found, check_folders)
     schemas = [_file_schema(path, kind) for path in found]
-    _check_folder_values(found, kind, schemas)
+    if check_folders:
+        _check_folder_values(found, kind, schemas)
     common = _common_schema(found, schemas)
     same = all(dict(schema) == dict(common) for schema in schemas)
     if kind == "parquet":
@@ -181,7 +191,7 @@ def unreadable_file(found: Sequence[Path], columns: Sequence[str]) -> str | None
     """
     for path in found:
         try:
-            lf = scan([path])
+            lf = scan_files([path], check_folders=False)
             present = [c for c in columns if c in lf.collect_schema()]
             lf.select(pl.col(present).hash().max()).collect(engine="streaming")
         except MetricsInputError:  # alone, it is empty: the files together left it out
@@ -209,7 +219,9 @@ def mixed_dumps(
     for path in found:
         try:
             values[path] = (
-                scan([path]).select(pl.col(column).unique()).collect(engine="streaming")[column]
+                scan_files([path], check_folders=False)
+                .select(pl.col(column).unique())
+                .collect(engine="streaming")[column]
             )
         except (pl.exceptions.PolarsError, MetricsInputError, OSError):  # (an empty CSV)
             continue
@@ -300,7 +312,7 @@ def _widened(left: pl.DataType, right: pl.DataType) -> pl.DataType | None:
     return pl.concat(both, how="vertical_relaxed").schema["x"]
 
 
-def _scan_csv(found: Sequence[Path]) -> pl.LazyFrame:
+def _scan_csv(found: Sequence[Path], check_folders: bool) -> pl.LazyFrame:
     """CSV files stacked (types relaxed to common ones), with their hive columns."""
     with_rows = [index for index, path in enumerate(found) if _has_rows(path)]
     if not with_rows:
@@ -311,9 +323,9 @@ def _scan_csv(found: Sequence[Path]) -> pl.LazyFrame:
         )
         raise MetricsInputError(f"the table is empty: {which}")
     hive = _hive_values(found)
-    if hive:
-        schemas = [pl.scan_csv(path).collect_schema() for path in found]
-        _check_folder_values([found[i] for i in with_rows], "csv", [schemas[i] for i in with_rows])
+    if hive and check_folders:
+        kept = [found[index] for index in with_rows]
+        _check_folder_values(kept, "csv", [pl.scan_csv(path).collect_schema() for path in kept])
     frames = [
         pl.scan_csv(found[index]).with_columns(
             pl.lit(values[index], dtype=values.dtype).alias(key) for key, values in hive.items()
@@ -344,20 +356,33 @@ def _check_folder_values(found: Sequence[Path], kind: str, schemas: Sequence[pl.
         for key, folders in hive.items():
             if key not in schema:
                 continue
-            folder = folders[index]
-            # (Cast to the folder's type: a Float64 column's 1.0 is folder 1's value.)
-            held = _held_values(path, kind, key).cast(folders.dtype, strict=False)
-            other = held.filter(held.ne_missing(folder))
+            # Compared as polars reads the folder's value: in the file column's type (the
+            # CSV reader adds it in its own, the folder names' type).
+            dtype = folders.dtype if kind == "csv" else schema[key]
+            expected = _as_type(folders.slice(index, 1), dtype)[0]
+            held = _as_type(_held_values(path, kind, key), dtype)
+            other = held.filter(held.ne_missing(expected))
             if other.len():
-                wrong.setdefault(key, []).append(
-                    f"{str(path)!r} holds {other[0]!r} in its folder {key}={folder!r}"
+                where = (
+                    f"in its folder {key}={folders[index]!r}"
+                    if key in _hive_parts(path)
+                    else f"outside any {key}= folder"
                 )
+                wrong.setdefault(key, []).append(f"{str(path)!r} holds {other[0]!r} {where}")
     for key, files_ in wrong.items():
         raise MetricsInputError(
             f"column {key!r}: {len(files_):,} {'file holds' if len(files_) == 1 else 'files hold'} "
             f"other values than their folder's {key}=... (e.g. {files_[0]}); the folder's "
             "value would replace them: move the files, or rename the column"
         )
+
+
+def _as_type(values: pl.Series, dtype: pl.DataType) -> pl.Series:
+    """``values`` in ``dtype``, null where they do not convert (categories through text)."""
+    if dtype == pl.String or is_categorical(dtype):
+        values = values.cast(pl.String)
+    converted: pl.Series = values.cast(dtype, strict=False)
+    return converted
 
 
 def _held_values(path: Path, kind: str, column: str) -> pl.Series:
@@ -370,8 +395,8 @@ def _held_values(path: Path, kind: str, column: str) -> pl.Series:
 
         try:
             meta = pq.ParquetFile(path).metadata
-            names = [meta.schema.column(i).name for i in range(meta.num_columns)]
-            index = names.index(column)
+            paths = [meta.schema.column(i).path for i in range(meta.num_columns)]
+            index = paths.index(column)  # (a struct's field of that name has a longer path)
             stats = [meta.row_group(g).column(index).statistics for g in range(meta.num_row_groups)]
             bounds = {v for s in stats if s is not None and s.has_min_max for v in (s.min, s.max)}
             nulls = sum(s.null_count for s in stats if s is not None and s.has_null_count)
@@ -436,10 +461,10 @@ def row_group_ranges(files: Sequence[Path], id_col: str) -> list[tuple[Any, Any,
             meta = pq.ParquetFile(path).metadata
         except NotImplementedError:  # a type Arrow cannot read, as Int128: no statistics
             return None
-        names = [meta.schema.column(i).name for i in range(meta.num_columns)]
-        if id_col not in names:
+        paths = [meta.schema.column(i).path for i in range(meta.num_columns)]
+        if id_col not in paths:
             return None  # a hive column or a missing column: no statistics
-        index = names.index(id_col)
+        index = paths.index(id_col)  # (a struct's field of that name has a longer path)
         for g in range(meta.num_row_groups):
             group = meta.row_group(g)
             stats = group.column(index).statistics

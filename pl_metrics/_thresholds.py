@@ -30,8 +30,8 @@ __all__ = ["best_threshold", "threshold_sweep"]
 _T = "threshold"
 _T_COMPARED = f"{INTERNAL}threshold_compared"  # the threshold in the scores' type
 _FOLD_POS, _FOLD_NEG = f"{INTERNAL}fold_pos", f"{INTERNAL}fold_neg"
-#: How many folds hold ids of some weight at a score; of the other folds, for a fold.
-_WEIGHED_FOLDS, _IN_OTHERS = f"{INTERNAL}weighed_folds", f"{INTERNAL}in_others"
+#: Whether the other folds of a fold weigh something at a score: a candidate threshold.
+_IN_OTHERS = f"{INTERNAL}in_others"
 
 
 def _value(opts: Options) -> pl.Expr:
@@ -138,10 +138,7 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
     assert fold is not None
     by = [b for b in cols.by if b != fold]
     keys, fold_keys = [*by, cols.cls], [*by, fold, cols.cls]
-    weighs = (pl.col(_POS) != 0) | (pl.col(_NEG) != 0)
-    pooled = curves.group_by([*keys, CURVE_SCORE]).agg(
-        pl.col(_POS).sum(), pl.col(_NEG).sum(), weighs.sum().alias(_WEIGHED_FOLDS)
-    )
+    pooled = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
     fitted = _best(
         cumulated(pooled, keys).select(
             *keys, pl.col(CURVE_SCORE).alias(_T), _candidate(opts).alias("value")
@@ -149,8 +146,9 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
         keys,
     )
     # The other folds of each fold: pooled weights minus the fold's, at every pooled score.
-    # Every score stays in the sums (negative weights count); a candidate is a score where
-    # another fold has ids of some weight.
+    # Every score stays in the sums (negative weights count); a candidate is a score of some
+    # weight in the other folds, as `_candidate` has it of all folds. (Where they have none,
+    # the pooled weight less the fold's is exactly 0.)
     folds = curves.select(fold_keys).unique()
     others = (
         folds.join(pooled, on=keys, nulls_equal=True)
@@ -160,7 +158,6 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
                 CURVE_SCORE,
                 pl.col(_POS).alias(_FOLD_POS),
                 pl.col(_NEG).alias(_FOLD_NEG),
-                weighs.cast(pl.UInt32).alias(_IN_OTHERS),
             ),
             on=[*fold_keys, CURVE_SCORE],
             how="left",
@@ -169,8 +166,8 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
         .with_columns(
             (pl.col(_POS) - pl.col(_FOLD_POS).fill_null(0)).alias(_POS),
             (pl.col(_NEG) - pl.col(_FOLD_NEG).fill_null(0)).alias(_NEG),
-            (pl.col(_WEIGHED_FOLDS) > pl.col(_IN_OTHERS).fill_null(0)).alias(_IN_OTHERS),
         )
+        .with_columns(((pl.col(_POS) != 0) | (pl.col(_NEG) != 0)).alias(_IN_OTHERS))
     )
     tuned = _best(
         cumulated(others, fold_keys, keep=[_IN_OTHERS])

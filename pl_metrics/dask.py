@@ -22,7 +22,7 @@ from pl_metrics._chunks import Chunks, chunking_budget
 from pl_metrics._driver import Runner, chunk_state, score_spec
 from pl_metrics._frame import Ragged, checked_options
 from pl_metrics._io import files as find_files
-from pl_metrics._io import scan, unreadable_file
+from pl_metrics._io import scan, scan_files, unreadable_file
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState
 
@@ -36,7 +36,9 @@ class ChunkError(RuntimeError):
 def _chunk_state(paths: list[str], keep: pl.Expr, spec: Spec) -> MetricState:
     """Run on a worker: read the chunk's rows from the files, return its collected state."""
     try:
-        return chunk_state(scan(paths).filter(keep), spec)
+        # (The client checked the files' folders when it planned the chunks.)
+        found = [Path(p) for p in paths]
+        return chunk_state(scan_files(found, check_folders=False).filter(keep), spec)
     except pl.exceptions.PanicException as error:
         # A corrupt file can make polars panic; its PanicException cannot be pickled back to
         # the client, which then waited forever. It travels as its text, raised outside the

@@ -9,14 +9,21 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, checked_options, is_integer, to_polars
+from pl_metrics._frame import (
+    MetricsInputError,
+    checked_options,
+    column_name,
+    column_names,
+    is_integer,
+    to_polars,
+)
 
 # The only place this module learns a metric's direction: the metric registry.
 from pl_metrics._registry import METRICS as _METRICS
@@ -88,28 +95,6 @@ def _need(
     if df.height == 0:
         raise MetricsInputError("the table is empty: nothing to plot")
     return df
-
-
-def _column(option: str, name: object) -> str:
-    """The column named by a one-column option."""
-    if not isinstance(name, str):
-        raise MetricsInputError(f"option {option!r}: expected a column name, got {name!r}")
-    return name
-
-
-def _columns(option: str, names: object) -> list[str]:
-    """The columns named by an option taking one name or several, each once."""
-    if isinstance(names, str):
-        return [names]
-    if isinstance(names, pl.Expr) or not isinstance(names, Iterable):
-        raise MetricsInputError(f"option {option!r}: expected column names, got {names!r}")
-    given = list(names)
-    if not all(isinstance(name, str) for name in given):
-        raise MetricsInputError(f"option {option!r}: expected column names, got {given!r}")
-    twice = sorted({name for name in given if given.count(name) > 1})
-    if twice:
-        raise MetricsInputError(f"option {option!r}: {twice} named more than once")
-    return given
 
 
 def _distinct(**options: str | None) -> None:
@@ -222,9 +207,9 @@ def per_class_bars(
     >>> len(fig.axes), fig.axes[1].get_title()
     (20, 'forest / fold 1')
     """
-    metric, class_col = _column("metric", metric), _column("class_col", class_col)
+    metric, class_col = column_name("metric", metric), column_name("class_col", class_col)
     if model_col is not None:
-        model_col = _column("model_col", model_col)
+        model_col = column_name("model_col", model_col)
     _distinct(metric=metric, class_col=class_col, model_col=model_col)
     named = [class_col, *([model_col] if model_col else [])]
     table = _need(table, [*named, metric], numeric=[metric], labels=named)
@@ -365,7 +350,7 @@ def distributions(
     One panel per metric, titled with its direction; the panels share their x axis when
     every value lies in [0, 1], and each keeps its own scale otherwise (scores and losses).
     """
-    metrics = _columns("metrics", metrics)
+    metrics = list(column_names("metrics", metrics))
     if not metrics:
         raise MetricsInputError("option 'metrics': none given")
     bins = _positive_integer("bins", bins)
@@ -417,8 +402,8 @@ def heatmap(
     Models are sorted best first by their mean over folds (higher or lower is better as the
     metric says); the colour scale runs from worst (dark) to best (bright).
     """
-    metric = _column("metric", metric)
-    model_col, fold_col = _column("model_col", model_col), _column("fold_col", fold_col)
+    metric = column_name("metric", metric)
+    model_col, fold_col = column_name("model_col", model_col), column_name("fold_col", fold_col)
     _distinct(metric=metric, model_col=model_col, fold_col=fold_col)
     table = _need(
         table, [model_col, fold_col, metric], numeric=[metric], labels=[model_col, fold_col]
@@ -485,7 +470,7 @@ def intervals(
     bounds = ["estimate", "lower", "upper"]
     table = _need(table, ["metric", *bounds], numeric=bounds, labels=["metric"])
     keys = [c for c in table.columns if c not in _INTERVAL_COLUMNS]
-    names = keys if label is None else _columns("label", label)
+    names = keys if label is None else list(column_names("label", label))
     _need(table, names, labels=names)
     panels = table.partition_by("metric", maintain_order=True)  # a null metric too
     metrics = [panel["metric"][0] for panel in panels]
@@ -721,9 +706,9 @@ def _curve_plot(
     given: object = counts  # what a caller may pass, beyond the annotation
     if not isinstance(given, (bool, np.bool_)):
         raise MetricsInputError(f"option 'counts': expected True or False, got {counts!r}")
-    class_col = _column("class_col", class_col)
+    class_col = column_name("class_col", class_col)
     value_cols = [kind.x, kind.y, *(["count"] if kind is _RELIABILITY else [])]
-    given_keys = None if group_cols is None else _columns("group_cols", group_cols)
+    given_keys = None if group_cols is None else list(column_names("group_cols", group_cols))
     named = [class_col, *(given_keys or [])]
     table = _need(table, [*named, *value_cols], numeric=value_cols, labels=named)
     if given_keys is None:

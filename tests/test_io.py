@@ -283,3 +283,37 @@ def test_a_file_in_another_models_folder_is_refused(tmp_path: Path, kind: str) -
         r"\(e\.g\. '.*model=knn.*' holds 'logreg' in its folder model='knn'\); the folder's",
     ):
         pl_metrics.score(tmp_path / "swapped", "lrap", by=["model", "fold"])
+
+
+def test_a_folder_key_in_the_files_is_compared_as_polars_reads_it(tmp_path: Path) -> None:
+    """In the file column's type (Float32 0.1 is folder x=0.1), categories through text, the
+    column itself (not a struct's field of its name); empty CSV shards are left out."""
+    base = pl.DataFrame(
+        {"id": [0, 0, 1, 1], "class": ["a", "b"] * 2, "score": [0.1, 0.9, 0.8, 0.2]}
+    ).with_columns(truth=pl.Series([False, True, True, False]))
+    want = pl_metrics.lrap(base).item()
+    layouts = {
+        "f32/x=0.1/p.parquet": base.with_columns(x=pl.lit(0.1, pl.Float32)),
+        "cat/fold=1/p.arrow": base.with_columns(fold=pl.lit("1").cast(pl.Categorical)),
+        "enum/fold=1/p.parquet": base.with_columns(fold=pl.lit("1").cast(pl.Enum(["1"]))),
+        "nested/model=a/p.parquet": base.select(
+            pl.struct(model=pl.lit("zzz")).alias("meta"), pl.all(), model=pl.lit("a")
+        ),
+        "csv/model=a/p.csv": base.with_columns(model=pl.lit("a")),
+    }
+    for name, frame in layouts.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True)
+        if path.suffix == ".arrow":
+            frame.write_ipc(path)
+        elif path.suffix == ".csv":
+            frame.write_csv(path)
+            (path.parent / "empty.csv").write_bytes(b"")
+        else:
+            frame.write_parquet(path, statistics=not name.startswith("enum"))
+        root = tmp_path / name.split("/")[0]
+        assert pl_metrics.score(root, "lrap").item() == pytest.approx(want), name
+    # A file outside any folder of the key, beside files in such folders.
+    base.with_columns(model=pl.lit("b")).write_parquet(tmp_path / "nested" / "loose.parquet")
+    with pytest.raises(MetricsInputError, match=r"loose\.parquet' holds 'b' outside any model="):
+        pl_metrics.score(tmp_path / "nested", "lrap")

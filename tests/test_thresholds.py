@@ -305,3 +305,31 @@ def test_held_out_value_is_the_metric_of_thresholds_tuned_without_each_fold(seed
         )
         want = getattr(pl_metrics, metric)(made, pred_col="pred", weight_col="w").item()
         assert got["held_out_value"][0] == pytest.approx(want, rel=1e-12, abs=1e-12), metric
+
+
+def test_a_score_whose_other_folds_weights_cancel_is_no_candidate() -> None:
+    """Folds 1 and 2 weigh +1 and -1 at 0.9: without fold 0 that score weighs nothing, as
+    `best_threshold` of those rows has it."""
+    df = pl.DataFrame(
+        {
+            "id": range(7),
+            "class": "a",
+            "score": [0.5, 0.1, 0.9, 0.5, 0.1, 0.9, 0.3],
+            "truth": [False, False, True, True, False, True, False],
+            "w": [1.0, 1.0, 1.0, 1.0, 1.0, -1.0, 1.0],
+            "fold": [0, 0, 1, 1, 1, 2, 2],
+        }
+    )
+    options: dict[str, Any] = {"weight_col": "w", "zero_division": 1.0}
+    got = pl_metrics.best_threshold(df, "precision", fold_col="fold", **options)
+    tuned = {
+        f: pl_metrics.best_threshold(df.filter(pl.col("fold") != f), "precision", **options)[
+            "threshold"
+        ][0]
+        for f in range(3)
+    }
+    made = df.with_columns(
+        pred=pl.col("score") >= pl.col("fold").replace_strict(tuned, return_dtype=pl.Float64)
+    )
+    want = pl_metrics.precision(made, pred_col="pred", **options).item()
+    assert got["held_out_value"][0] == want == 0.0
