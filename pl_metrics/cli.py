@@ -858,6 +858,7 @@ def _first_line(error: BaseException) -> str:
 _FLAG_HINTS = {
     "pass undefined='skip'": "pass --skip-undefined",
     "pass ragged='allow'": "pass --allow-ragged",
+    "options 'memory_budget' and 'n_chunks'": "--memory-budget and --chunks",
 }
 
 

@@ -522,6 +522,13 @@ def test_an_unreadable_threshold_table_is_named(
     assert f"--threshold-table: cannot read {str(table)!r} as a table: " in err
 
 
+def test_chunks_or_a_memory_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["score", str(DATA), "--by", "model", "--quiet"]
+    assert main([*argv, "--chunks", "2", "--memory-budget", "1GB"]) == 2
+    assert "error: --memory-budget and --chunks: give one of them" in capsys.readouterr().err
+    assert main([*argv, "--chunks", "2"]) == 0
+
+
 @pytest.mark.parametrize("bad", ["0", "-3", "x"])
 def test_chunks_must_be_positive(capsys: pytest.CaptureFixture[str], bad: str) -> None:
     with pytest.raises(SystemExit) as exit_:
