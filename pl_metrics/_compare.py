@@ -50,6 +50,7 @@ from pl_metrics._frame import (
     MetricsInputError,
     aggregate,
     as_like,
+    distinct_columns,
     is_integer,
     is_number,
     join_on,
@@ -98,18 +99,6 @@ def _metric_list(metrics: str | Sequence[str]) -> list[str]:
             f"option 'metrics': {tables} are tables (counts or curves), not scores to compare"
         )
     return names
-
-
-def _distinct_roles(function: str, roles: Sequence[tuple[str, str]]) -> None:
-    """Refuse one column in two roles (the models' and the folds', say), naming both."""
-    seen: dict[str, str] = {}
-    for option, name in roles:
-        if seen.get(name, option) != option:
-            raise MetricsInputError(
-                f"column {name!r}: {function} takes it as option {seen[name]!r} and as "
-                f"option {option!r}; give each role its own column"
-            )
-        seen[name] = option
 
 
 def _check_options(
@@ -195,7 +184,7 @@ def compare(
         ("fold_col", fold_col),
         ("id_col", options.get("id_col", "id")),
     ]
-    _distinct_roles("compare", roles)
+    distinct_columns(roles)
     spec = resolve(lf, names, by=[model_col, fold_col], **options)  # checked once
     check_key_names(spec.columns, [f"{m}_{s}" for m in names for s in ("mean", "std")], "compare")
     if spec.keys != [model_col, fold_col]:
@@ -1193,9 +1182,7 @@ def paired(
     source: pl.LazyFrame = to_polars(frame).lazy()
     source_schema = source.collect_schema()
     require_column(source_schema, "model_col", model_col)
-    _distinct_roles(
-        "paired", [("model_col", model_col), ("id_col", id_col), *(("by", b) for b in group)]
-    )
+    distinct_columns([("model_col", model_col), ("id_col", id_col), *(("by", b) for b in group)])
     model_a, model_b = (
         _model_value(source_schema[model_col], model_col, option, value)
         for option, value in (("model_a", model_a), ("model_b", model_b))

@@ -37,6 +37,7 @@ __all__ = [
     "column_name",
     "column_names",
     "did_you_mean",
+    "distinct_columns",
     "duplicate_problem",
     "id_problems",
     "is_categorical",
@@ -222,6 +223,23 @@ _PLURAL_VERB = rf"\b({'|'.join(_SINGULAR)})\b"
 def normalize_by(by: str | Sequence[str] | None) -> tuple[str, ...]:
     """Turn the ``by`` option (None, one name or several) into a tuple of names."""
     return () if by is None else column_names("by", by)
+
+
+def distinct_columns(roles: Iterable[tuple[str, str | None]]) -> None:
+    """Refuse one column named by two options: each column plays one part.
+
+    ``roles``: ``(option, column)`` pairs, the column None where the option is unset.
+    """
+    seen: dict[str, str] = {}
+    for option, name in roles:
+        if name is None:
+            continue
+        if seen.get(name, option) != option:
+            raise MetricsInputError(
+                f"options {seen[name]!r} and {option!r} both name column {name!r}; give each "
+                "its own column"
+            )
+        seen[name] = option
 
 
 def column_name(option: str, name: object) -> str:

@@ -21,6 +21,7 @@ from pl_metrics._frame import (
     checked_options,
     column_name,
     column_names,
+    distinct_columns,
     is_integer,
     to_polars,
 )
@@ -95,19 +96,6 @@ def _need(
     if df.height == 0:
         raise MetricsInputError("the table is empty: nothing to plot")
     return df
-
-
-def _distinct(**options: str | None) -> None:
-    """Refuse two options naming one column: each column plays one part in a plot."""
-    seen: dict[str, str] = {}
-    for option, name in options.items():
-        if name is not None and name in seen:
-            raise MetricsInputError(
-                f"options {seen[name]!r} and {option!r} both name column {name!r}; "
-                "give each its own column"
-            )
-        if name is not None:
-            seen[name] = option
 
 
 def _positive_integer(option: str, value: int) -> int:
@@ -210,7 +198,7 @@ def per_class_bars(
     metric, class_col = column_name("metric", metric), column_name("class_col", class_col)
     if model_col is not None:
         model_col = column_name("model_col", model_col)
-    _distinct(metric=metric, class_col=class_col, model_col=model_col)
+    distinct_columns([("metric", metric), ("class_col", class_col), ("model_col", model_col)])
     named = [class_col, *([model_col] if model_col else [])]
     table = _need(table, [*named, metric], numeric=[metric], labels=named)
     if model_col is not None:
@@ -404,7 +392,7 @@ def heatmap(
     """
     metric = column_name("metric", metric)
     model_col, fold_col = column_name("model_col", model_col), column_name("fold_col", fold_col)
-    _distinct(metric=metric, model_col=model_col, fold_col=fold_col)
+    distinct_columns([("metric", metric), ("model_col", model_col), ("fold_col", fold_col)])
     table = _need(
         table, [model_col, fold_col, metric], numeric=[metric], labels=[model_col, fold_col]
     )

@@ -199,12 +199,12 @@ def test_option_mistakes_are_named_before_anything_is_read() -> None:
     ):
         with pytest.raises(error, match=r"^option 'metrics': expected a metric name or a list"):
             call()
-    roles = r"^column '{}': {} takes it as option '{}' and as option '{}'; give each role"
-    with pytest.raises(error, match=roles.format("model", "compare", "model_col", "fold_col")):
+    roles = r"^options '{}' and '{}' both name column '{}'; give each its own column$"
+    with pytest.raises(error, match=roles.format("model_col", "fold_col", "model")):
         pl_metrics.compare(df, "lrap", fold_col="model")
-    with pytest.raises(error, match=roles.format("id", "compare", "fold_col", "id_col")):
+    with pytest.raises(error, match=roles.format("fold_col", "id_col", "id")):
         pl_metrics.compare(df, "lrap", fold_col="id")
-    with pytest.raises(error, match=roles.format("model", "paired", "model_col", "by")):
+    with pytest.raises(error, match=roles.format("model_col", "by", "model")):
         pl_metrics.paired(df, "lrap", "knn", "forest", by="model")
     for name in ("metric", "value"):  # working columns of the resamples
         renamed = df.rename({"fold": name})
