@@ -22,6 +22,7 @@ from pl_metrics._frame import (
     checked_options,
     column_name,
     listed,
+    shown,
     to_polars,
 )
 
@@ -46,7 +47,7 @@ def _names(option: str, names: object) -> list[Any]:
     if isinstance(names, str):
         return [names]
     if isinstance(names, pl.Expr) or not isinstance(names, Iterable):
-        raise MetricsInputError(f"option {option!r}: expected names, got {names!r}")
+        raise MetricsInputError(f"option {option!r}: expected names, got {shown(names)}")
     given = list(names)
     twice = sorted(text for text, count in Counter(map(repr, given)).items() if count > 1)
     if twice:
@@ -379,7 +380,7 @@ def from_wide(
             )
     if not isinstance(separator, str) or not separator:
         raise MetricsInputError(
-            f"option 'separator': expected a non-empty string, got {separator!r}"
+            f"option 'separator': expected a non-empty string, got {shown(separator)}"
         )
     lazy = scores.lazy()
     schema = lazy.collect_schema()
@@ -562,7 +563,7 @@ def from_numpy(
     _check_y_true(truth)
     if isinstance(class_names, str):  # not its letters
         raise MetricsInputError(
-            f"option 'class_names': expected a name per column, got {class_names!r}"
+            f"option 'class_names': expected a name per column, got {shown(class_names)}"
         )
     names = list(range(n_classes)) if class_names is None else _names("class_names", class_names)
     if len(names) != n_classes:

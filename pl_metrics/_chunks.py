@@ -19,7 +19,7 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, is_integer
+from pl_metrics._frame import MetricsInputError, is_integer, shown
 from pl_metrics._io import file_format, row_group_ranges
 
 __all__ = [
@@ -69,7 +69,7 @@ def chunking_budget(
         )
     if count is not None and (not is_integer(count) or count < 1):
         raise MetricsInputError(
-            f"option {count_option!r}: expected a positive integer, got {count!r}"
+            f"option {count_option!r}: expected a positive integer, got {shown(count)}"
         )
     return budget_bytes(memory_budget)
 
@@ -115,7 +115,9 @@ def plan_chunks(
     hash buckets of the id.
     """
     if n_chunks is not None and (not is_integer(n_chunks) or n_chunks < 1):  # (callers' check)
-        raise MetricsInputError(f"option 'n_chunks': expected a positive integer, got {n_chunks!r}")
+        raise MetricsInputError(
+            f"option 'n_chunks': expected a positive integer, got {shown(n_chunks)}"
+        )
     rows = int(lf.select(pl.len()).collect().item())  # parquet: metadata only
     chunks = n_chunks or max(1, math.ceil(rows * BYTES_PER_ROW / budget))
     chunks = min(chunks, max(1, rows))  # never more chunks than rows

@@ -58,6 +58,7 @@ from pl_metrics._frame import (
     ordered_mean,
     ordered_sum,
     require_column,
+    shown,
     to_polars,
     unknown_option,
 )
@@ -1015,14 +1016,16 @@ def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float,
     if not is_integer(n_resamples) or not 2 <= n_resamples <= MAX_RESAMPLES:
         raise MetricsInputError(
             f"option 'n_resamples': expected an integer in [2, {MAX_RESAMPLES:,}], "
-            f"got {n_resamples!r}"
+            f"got {shown(n_resamples)}"
         )
     if not is_number(confidence) or not (0 < confidence < 1):
         raise MetricsInputError(
-            f"option 'confidence': expected a number in (0, 1), got {confidence!r}"
+            f"option 'confidence': expected a number in (0, 1), got {shown(confidence)}"
         )
     if not is_integer(seed) or not 0 <= seed < 2**63:
-        raise MetricsInputError(f"option 'seed': expected an integer in [0, 2**63), got {seed!r}")
+        raise MetricsInputError(
+            f"option 'seed': expected an integer in [0, 2**63), got {shown(seed)}"
+        )
 
 
 def _group(by: str | Sequence[str] | None) -> list[str]:

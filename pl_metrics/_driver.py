@@ -13,6 +13,7 @@ import contextlib
 import functools
 import itertools
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -42,6 +43,7 @@ from pl_metrics._frame import (
     is_integer,
     join_on,
     require_column,
+    shown,
     to_polars,
 )
 from pl_metrics._io import files as find_files
@@ -465,13 +467,18 @@ def cluster_by_id(
     lf = scan(source)
     schema = lf.collect_schema()
     require_column(schema, "id_col", id_col)
+    if not isinstance(destination, (str, os.PathLike)):
+        raise MetricsInputError(
+            f"option 'destination': expected a folder's path, got {shown(destination)}"
+        )
     destination = Path(destination)
     if destination.exists() and not destination.is_dir():
         raise MetricsInputError(f"destination {str(destination)!r} is a file, not a folder")
     budget = chunking_budget(memory_budget, n_parts, "n_parts")
-    if not is_integer(row_group_size) or row_group_size < 1:
+    if not is_integer(row_group_size) or not 1 <= row_group_size < 2**31:  # (polars panics above)
         raise MetricsInputError(
-            f"option 'row_group_size': expected a positive integer, got {row_group_size!r}"
+            "option 'row_group_size': expected a positive integer below 2**31, got "
+            f"{shown(row_group_size)}"
         )
     rows = int(lf.select(pl.len()).collect().item())
     if n_parts is None:

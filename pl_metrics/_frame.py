@@ -52,6 +52,7 @@ __all__ = [
     "require_column",
     "resolve_columns",
     "row_problems",
+    "shown",
     "skip_passing",
     "to_polars",
 ]
@@ -245,7 +246,7 @@ def distinct_columns(roles: Iterable[tuple[str, str | None]]) -> None:
 def column_name(option: str, name: object) -> str:
     """The column named by a one-column option (a list or None would fail deep inside)."""
     if not isinstance(name, str):
-        raise MetricsInputError(f"option {option!r}: expected a column name, got {name!r}")
+        raise MetricsInputError(f"option {option!r}: expected a column name, got {shown(name)}")
     return name
 
 
@@ -258,7 +259,7 @@ def column_names(option: str, names: object) -> tuple[str, ...]:
     if isinstance(names, str):
         return (names,)
     if isinstance(names, pl.Expr) or not isinstance(names, Iterable):
-        raise MetricsInputError(f"option {option!r}: expected column names, got {names!r}")
+        raise MetricsInputError(f"option {option!r}: expected column names, got {shown(names)}")
     given = tuple(sorted(names, key=str) if isinstance(names, (set, frozenset)) else names)
     if not all(isinstance(name, str) for name in given):
         raise MetricsInputError(f"option {option!r}: expected column names, got {list(given)!r}")
@@ -278,12 +279,25 @@ def is_integer(value: object) -> bool:
     return not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
 
 
+def shown(value: object) -> str:
+    """``value`` in a message, on one line: a table or an array by its type and shape."""
+    text = repr(value)
+    if "\n" in text:
+        shape = getattr(value, "shape", None)
+        return f"a {type(value).__name__}" + ("" if shape is None else f" of shape {shape}")
+    return text if len(text) <= 100 else text[:97] + "..."
+
+
 def check_option(name: str, value: object, allowed: Iterable[object]) -> None:
     """Raise a `MetricsInputError` if ``value`` is not one of ``allowed``."""
     allowed = list(allowed)
-    if value not in allowed:
+    try:
+        known = value in allowed
+    except Exception:  # a table or an array has no single truth value
+        known = False
+    if not known:
         raise MetricsInputError(
-            f"option {name!r}: unknown value {value!r}; expected one of "
+            f"option {name!r}: unknown value {shown(value)}; expected one of "
             + ", ".join(repr(a) for a in allowed)
         )
 
@@ -291,7 +305,7 @@ def check_option(name: str, value: object, allowed: Iterable[object]) -> None:
 def check_eps(eps: float) -> float:
     """The log losses' clipping ``eps``, a number in [0, 0.5), as a float."""
     if not is_number(eps) or not 0 <= eps < 0.5:
-        raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {eps!r}")
+        raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {shown(eps)}")
     return float(eps)
 
 
@@ -320,7 +334,7 @@ def _missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInpu
     """The error for a column option naming a column the table lacks, with close names."""
     if not isinstance(name, str):
         return MetricsInputError(
-            f"option {option!r}: expected a column name (a string), got {name!r}"
+            f"option {option!r}: expected a column name (a string), got {shown(name)}"
         )
     close = did_you_mean(name, schema, cutoff=0.5)
     hint = f"; {close}" if close else ""

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, checked_options, is_categorical, listed
+from pl_metrics._frame import MetricsInputError, checked_options, is_categorical, listed, shown
 
 __all__ = [
     "FORMATS",
@@ -51,7 +51,7 @@ def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
         )
     if not isinstance(source, (str, Path, Iterable)):  # None, a number
         raise MetricsInputError(
-            f"expected files, folders or globs (a path or a list of them), got {source!r}"
+            f"expected files, folders or globs (a path or a list of them), got {shown(source)}"
         )
     items = [source] if isinstance(source, (str, Path)) else list(source)
     if not items:
@@ -356,10 +356,12 @@ def _check_folder_values(found: Sequence[Path], kind: str, schemas: Sequence[pl.
         for key, folders in hive.items():
             if key not in schema:
                 continue
-            # Compared as polars reads the folder's value: in the file column's type (the
-            # CSV reader adds it in its own, the folder names' type).
-            dtype = folders.dtype if kind == "csv" else schema[key]
-            expected = _as_type(folders.slice(index, 1), dtype)[0]
+            # Compared in the file column's type, the folder name read as polars reads it
+            # there ("007" is 7 for an integer column, "007" for a string one).
+            dtype = schema[key]
+            text = _hive_parts(path).get(key)
+            folder = None if text in (None, "", _HIVE_NULL) else unquote(text)
+            expected = _as_type(pl.Series([folder], dtype=pl.String), dtype)[0]
             held = _as_type(_held_values(path, kind, key), dtype)
             other = held.filter(held.ne_missing(expected))
             if other.len():
@@ -378,7 +380,14 @@ def _check_folder_values(found: Sequence[Path], kind: str, schemas: Sequence[pl.
 
 
 def _as_type(values: pl.Series, dtype: pl.DataType) -> pl.Series:
-    """``values`` in ``dtype``, null where they do not convert (categories through text)."""
+    """``values`` in ``dtype``, null where they do not convert.
+
+    Text is parsed as polars parses CSV fields (dates too); categories go through text.
+    """
+    if values.dtype == pl.String and dtype.is_temporal():
+        frame = pl.DataFrame({"v": values})
+        table = io.StringIO(frame.write_csv())
+        values = pl.read_csv(table, schema={"v": dtype}, ignore_errors=True)["v"]
     if dtype == pl.String or is_categorical(dtype):
         values = values.cast(pl.String)
     converted: pl.Series = values.cast(dtype, strict=False)

@@ -28,6 +28,7 @@ from pl_metrics._frame import (
     normalize_by,
     require_column,
     resolve_columns,
+    shown,
     to_polars,
 )
 from pl_metrics._registry import METRIC_OPTIONS, METRICS, MetricInfo, info, sweepable
@@ -216,7 +217,9 @@ def make_options(
     else:
         threshold_option = _threshold_table(threshold)
     if max_fpr is not None and (not is_number(max_fpr) or not 0 < max_fpr <= 1):
-        raise MetricsInputError(f"option 'max_fpr': expected a number in (0, 1], got {max_fpr!r}")
+        raise MetricsInputError(
+            f"option 'max_fpr': expected a number in (0, 1], got {shown(max_fpr)}"
+        )
     if metric not in sweepable():
         raise MetricsInputError(
             f"option 'metric': {metric!r} is not a metric of one class's confusion counts; "
@@ -234,12 +237,12 @@ def make_options(
             values = []
         if not values or not all(is_number(v) and math.isfinite(float(v)) for v in values):
             raise MetricsInputError(
-                f"option 'thresholds': expected finite numbers, got {thresholds!r}"
+                f"option 'thresholds': expected finite numbers, got {shown(thresholds)}"
             )
         thresholds = tuple(float(v) for v in values)
     check_option("average", average, (None, "macro", "micro", "weighted", "samples"))
     if not is_number(beta) or not math.isfinite(beta) or beta <= 0:
-        raise MetricsInputError(f"option 'beta': expected a positive number, got {beta!r}")
+        raise MetricsInputError(f"option 'beta': expected a positive number, got {shown(beta)}")
     check_option("per_class", per_class, (True, False))
     check_option("per_id", per_id, (True, False))
     check_option("ragged", ragged, ("error", "allow"))
@@ -253,7 +256,9 @@ def make_options(
         integers.append(("max_points", max_points, 2))
     for name, value, low in integers:
         if not is_integer(value) or value < low:
-            raise MetricsInputError(f"option {name!r}: expected an integer >= {low}, got {value!r}")
+            raise MetricsInputError(
+                f"option {name!r}: expected an integer >= {low}, got {shown(value)}"
+            )
     if n_bins > MAX_BINS:  # an array per bin
         raise MetricsInputError(
             f"option 'n_bins': expected at most {MAX_BINS:,} bins, got {n_bins:,}"
@@ -344,7 +349,7 @@ def metric_list(metrics: str | Sequence[str]) -> tuple[str, ...]:
     """The metric names asked for, known and unique, in order."""
     if not isinstance(metrics, (str, Sequence)) or not all(isinstance(m, str) for m in metrics):
         raise MetricsInputError(
-            f"option 'metrics': expected a metric name or a list of names, got {metrics!r}"
+            f"option 'metrics': expected a metric name or a list of names, got {shown(metrics)}"
         )
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:

@@ -36,6 +36,7 @@ from pl_metrics._frame import (
     ordered_sum,
     raise_on_problems,
     row_problems,
+    shown,
     skip_passing,
 )
 from pl_metrics._kernel import available as kernel_available
@@ -352,7 +353,7 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
     (from a DataFrame, a LazyFrame or files) does not matter.
     """
     if not isinstance(states, Iterable):
-        raise TypeError(f"merge_states: expected MetricState objects, got {states!r}")
+        raise TypeError(f"merge_states: expected MetricState objects, got {shown(states)}")
     states = list(states)  # a generator, say
     if not states:
         raise MetricsInputError("merge_states: no states to merge")

@@ -32,6 +32,8 @@ _T_COMPARED = f"{INTERNAL}threshold_compared"  # the threshold in the scores' ty
 _FOLD_POS, _FOLD_NEG = f"{INTERNAL}fold_pos", f"{INTERNAL}fold_neg"
 #: Whether the other folds of a fold weigh something at a score: a candidate threshold.
 _IN_OTHERS = f"{INTERNAL}in_others"
+#: Whether a fold got a threshold from its other folds.
+_TUNED = f"{INTERNAL}tuned"
 
 
 def _value(opts: Options) -> pl.Expr:
@@ -186,14 +188,22 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
         .sort([*fold_keys, _T])
         .join_asof(held_out, on=_T, by=fold_keys, strategy="forward", check_sortedness=False)
     )
+    # Every fold counts: one whose other folds offer no threshold predicts nothing (its
+    # positives are missed); with no fold tuned at all (a single fold), there is no value.
     totals = cumulated(curves, fold_keys).select(*fold_keys, P_ALL, N_ALL).unique()
-    applied = (
-        applied.drop(P_ALL, N_ALL)
-        .join(totals, on=fold_keys, nulls_equal=True)
-        .with_columns(pl.col(TP).fill_null(0.0), pl.col(FP).fill_null(0.0))
+    applied = totals.join(
+        applied.drop(P_ALL, N_ALL), on=fold_keys, how="left", nulls_equal=True
+    ).with_columns(
+        pl.col(_T).is_not_null().alias(_TUNED),
+        pl.col(TP).fill_null(0.0),
+        pl.col(FP).fill_null(0.0),
     )
-    summed = applied.sort([*keys, fold]).group_by(keys).agg(pl.col(TP, FP, P_ALL, N_ALL).sum())
-    held = summed.select(*keys, _value(opts).alias("held_out_value"))
+    summed = (
+        applied.sort([*keys, fold])
+        .group_by(keys)
+        .agg(pl.col(TP, FP, P_ALL, N_ALL).sum(), pl.col(_TUNED).any())
+    )
+    held = summed.select(*keys, pl.when(pl.col(_TUNED)).then(_value(opts)).alias("held_out_value"))
     out = fitted.join(held, on=keys, how="left", nulls_equal=True, maintain_order="left")
     return out.select(*keys, _T, "value", "held_out_value")
 

@@ -17,7 +17,7 @@ import polars as pl
 from pl_metrics import __version__
 from pl_metrics._curve_tables import thinned
 from pl_metrics._driver import score
-from pl_metrics._frame import MetricsInputError, UnknownOptionError, did_you_mean
+from pl_metrics._frame import MetricsInputError, UnknownOptionError, did_you_mean, shown
 from pl_metrics._io import printable, reader_error, scan
 from pl_metrics._registry import info, metric_names, sweepable
 from pl_metrics._spec import make_options
@@ -292,7 +292,7 @@ def _at_least(low: int, what: str) -> Callable[[str], int]:
         except ValueError:
             value = low - 1
         if value < low:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+            raise argparse.ArgumentTypeError(f"expected {what}, got {shown(text)}")
         return value
 
     return parse

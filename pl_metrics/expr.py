@@ -75,7 +75,7 @@ import numpy as np
 import polars as pl
 
 from pl_metrics._counts import check_zero_division, from_counts
-from pl_metrics._frame import MetricsInputError, check_eps, checked_options, is_number
+from pl_metrics._frame import MetricsInputError, check_eps, checked_options, is_number, shown
 
 __all__ = [
     "average_precision",
@@ -108,7 +108,7 @@ def _col(value: IntoExpr, option: str) -> pl.Expr:
     if isinstance(given, (bool, np.bool_)) or is_number(given):
         return pl.lit(given)
     raise MetricsInputError(
-        f"option {option!r}: expected a column name, an expression or a number, got {given!r}"
+        f"option {option!r}: expected a column name, an expression or a number, got {shown(given)}"
     )
 
 
@@ -132,7 +132,7 @@ def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | N
         return _col(score, "score") >= threshold
     if not is_number(threshold):
         raise MetricsInputError(
-            f"option 'threshold': expected a number or an expression, got {threshold!r}"
+            f"option 'threshold': expected a number or an expression, got {shown(threshold)}"
         )
     if not math.isfinite(threshold):
         raise MetricsInputError(f"option 'threshold': expected a finite number, got {threshold}")
@@ -332,7 +332,7 @@ def fbeta(
     0.5
     """
     if not is_number(beta) or not math.isfinite(beta) or beta <= 0:
-        raise MetricsInputError(f"option 'beta': expected a positive number, got {beta!r}")
+        raise MetricsInputError(f"option 'beta': expected a positive number, got {shown(beta)}")
     return _metric("fbeta", score, truth, threshold, pred, zero_division, float(beta))
 
 

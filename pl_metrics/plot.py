@@ -23,6 +23,7 @@ from pl_metrics._frame import (
     column_names,
     distinct_columns,
     is_integer,
+    shown,
     to_polars,
 )
 
@@ -100,7 +101,9 @@ def _need(
 
 def _positive_integer(option: str, value: int) -> int:
     if not is_integer(value) or value < 1:
-        raise MetricsInputError(f"option {option!r}: expected a positive integer, got {value!r}")
+        raise MetricsInputError(
+            f"option {option!r}: expected a positive integer, got {shown(value)}"
+        )
     return int(value)
 
 
@@ -693,7 +696,7 @@ def _curve_plot(
     max_classes = _positive_integer("max_classes", max_classes)
     given: object = counts  # what a caller may pass, beyond the annotation
     if not isinstance(given, (bool, np.bool_)):
-        raise MetricsInputError(f"option 'counts': expected True or False, got {counts!r}")
+        raise MetricsInputError(f"option 'counts': expected True or False, got {shown(counts)}")
     class_col = column_name("class_col", class_col)
     value_cols = [kind.x, kind.y, *(["count"] if kind is _RELIABILITY else [])]
     given_keys = None if group_cols is None else list(column_names("group_cols", group_cols))

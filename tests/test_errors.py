@@ -568,9 +568,30 @@ def test_options_and_column_types_polars_cannot_take_are_named(
         ),
         (
             lambda: pl_metrics.cluster_by_id(path, tmp_path / "out", row_group_size=-1),
-            r"^option 'row_group_size': expected a positive integer, got -1$",
+            r"^option 'row_group_size': expected a positive integer below 2\*\*31, got -1$",
         ),
         (lambda: pl_metrics.scan(None), r"^expected files, folders or globs .* got None$"),  # type: ignore[arg-type]
+        (
+            lambda: pl_metrics.cluster_by_id(path, None),  # type: ignore[arg-type]
+            r"^option 'destination': expected a folder's path, got None$",
+        ),
+        (
+            lambda: pl_metrics.cluster_by_id(path, tmp_path / "o", row_group_size=10**12),
+            r"^option 'row_group_size': expected a positive integer below 2\*\*31",
+        ),
+        # A table or an array as an option's value: named on one line, never polars' error.
+        (
+            lambda: pl_metrics.f1(good, validate=good),  # type: ignore[arg-type]
+            r"^option 'validate': unknown value a DataFrame of shape \(\d+, \d+\); expected one",
+        ),
+        (
+            lambda: pl_metrics.f1(good, average=np.array(["macro", "micro"])),  # type: ignore[arg-type]
+            r"^option 'average': unknown value array\(",
+        ),
+        (
+            lambda: pl_metrics.f1(good, class_col=good),  # type: ignore[arg-type]
+            r"^option 'class_col': expected a column name \(a string\), got a DataFrame of shape",
+        ),
     ]
     for call, message in cases:
         with pytest.raises(MetricsInputError, match=message):

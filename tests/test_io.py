@@ -317,3 +317,19 @@ def test_a_folder_key_in_the_files_is_compared_as_polars_reads_it(tmp_path: Path
     base.with_columns(model=pl.lit("b")).write_parquet(tmp_path / "nested" / "loose.parquet")
     with pytest.raises(MetricsInputError, match=r"loose\.parquet' holds 'b' outside any model="):
         pl_metrics.score(tmp_path / "nested", "lrap")
+
+
+@pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])
+def test_a_folder_name_is_read_in_the_type_of_the_files_column(tmp_path: Path, kind: str) -> None:
+    """k=007 holding the text "007" agrees (polars reads the folder as the column's type);
+    a date folder beside a CSV's date column (text in the file) agrees too."""
+    base = pl.DataFrame(
+        {"id": [1, 1, 2, 2], "class": ["a", "b"] * 2, "score": [0.1, 0.7, 0.8, 0.3]}
+    ).with_columns(truth=pl.Series([False, True, True, False]))
+    for key, day in [("007", "2020-01-01"), ("2", "2020-01-02")]:
+        folder = tmp_path / f"k={key}" / f"day={day}"
+        folder.mkdir(parents=True)
+        frame = base.with_columns(k=pl.lit(key), day=pl.lit(day).str.to_date())
+        getattr(frame, f"write_{kind}")(folder / f"part.{kind}")
+    got = pl_metrics.score(tmp_path, "lrap", by="k")
+    assert got["lrap"].to_list() == [pl_metrics.lrap(base).item()] * 2

@@ -333,3 +333,23 @@ def test_a_score_whose_other_folds_weights_cancel_is_no_candidate() -> None:
     )
     want = pl_metrics.precision(made, pred_col="pred", **options).item()
     assert got["held_out_value"][0] == want == 0.0
+
+
+def test_a_fold_without_a_threshold_from_the_others_predicts_nothing() -> None:
+    """Class a: fold 1's one positive weighs 0, so fold 0 gets no threshold from it; its
+    positives are then missed, not left out of held_out_value."""
+    df = pl.DataFrame(
+        {
+            "id": [10, 24, 3, 10, 24, 3, 5],
+            "class": ["a"] * 3 + ["b"] * 4,
+            "score": [0.11, 0.48, 0.98, 0.2, 0.7, 0.4, 0.9],
+            "truth": [1, 1, 1, 0, 1, 0, 1],
+            "w": [3.0, 2.0, 0.0, 3.0, 2.0, 0.0, 1.0],
+            "fold": [0, 0, 1, 0, 0, 1, 1],
+        }
+    )
+    for zero_division in (0.0, 1.0):
+        got = pl_metrics.best_threshold(
+            df, "f1", fold_col="fold", weight_col="w", zero_division=zero_division, ragged="allow"
+        )
+        assert got.filter(pl.col("class") == "a")["held_out_value"].item() == 0.0
