@@ -1127,8 +1127,8 @@ def bootstrap(
 
 def _model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> Any:
     """``value`` as a value of the model column: "1" for an integer column's 1, say."""
-    given = pl.Series([value])
     try:
+        given = pl.Series([value])
         cast = given.cast(dtype, strict=True)
         same = cast.cast(given.dtype).equals(given)  # 1.5 is no integer model
     except (pl.exceptions.PolarsError, TypeError, ValueError):

@@ -483,6 +483,7 @@ def cluster_by_id(
     rows = int(lf.select(pl.len()).collect().item())
     if n_parts is None:
         n_parts = max(1, math.ceil(rows * 24 / budget))
+    n_parts = min(n_parts, max(1, rows))  # a part per row at most (10**12 parts: hours)
     every = max(1, rows // (n_parts * 100))
     sample = (
         lf.select(pl.col(id_col))

@@ -12,6 +12,7 @@ import difflib
 import functools
 import inspect
 import re
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -292,7 +293,9 @@ def check_option(name: str, value: object, allowed: Iterable[object]) -> None:
     """Raise a `MetricsInputError` if ``value`` is not one of ``allowed``."""
     allowed = list(allowed)
     try:
-        known = value in allowed
+        with warnings.catch_warnings():  # (a Series compared with None warns)
+            warnings.simplefilter("ignore")
+            known = value in allowed
     except Exception:  # a table or an array has no single truth value
         known = False
     if not known:

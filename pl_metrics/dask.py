@@ -20,7 +20,7 @@ import polars as pl
 
 from pl_metrics._chunks import Chunks, chunking_budget
 from pl_metrics._driver import Runner, chunk_state, score_spec
-from pl_metrics._frame import Ragged, checked_options
+from pl_metrics._frame import MetricsInputError, Ragged, checked_options, is_integer, shown
 from pl_metrics._io import files as find_files
 from pl_metrics._io import scan, scan_files, unreadable_file
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
@@ -51,8 +51,17 @@ def _chunk_state(paths: list[str], keep: pl.Expr, spec: Spec) -> MetricState:
 def _client(client: Any) -> Iterator[Any]:
     from dask.distributed import Client, LocalCluster
 
+    if isinstance(client, str):
+        try:
+            connected = Client(client)  # type: ignore[no-untyped-call]
+        except (ValueError, OSError) as error:  # not an address, or nothing listens there
+            raise MetricsInputError(
+                f"option 'client': cannot connect to {client!r}: {error}"
+            ) from error
+        yield connected
+        return
     if client is not None:
-        yield client if not isinstance(client, str) else Client(client)  # type: ignore[no-untyped-call]
+        yield client
         return
     with (
         LocalCluster(
@@ -176,6 +185,13 @@ def score(
         ragged=ragged,
         validate=validate,
     )
+    if not is_integer(retries) or retries < 0:
+        raise MetricsInputError(f"option 'retries': expected an integer >= 0, got {shown(retries)}")
+    if client is not None and not isinstance(client, str) and not hasattr(client, "submit"):
+        raise MetricsInputError(
+            "option 'client': expected a dask.distributed Client or a scheduler's address, "
+            f"got {shown(client)}"
+        )
     with _client(client) as dask_client:
         return score_spec(
             lf,

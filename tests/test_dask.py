@@ -178,3 +178,17 @@ def test_a_polars_panic_on_a_worker_travels_back_as_text(monkeypatch: pytest.Mon
     with pytest.raises(RuntimeError, match="polars panicked: corrupt page") as caught:
         on_dask._chunk_state([str(DATA / "digits_oof.parquet")], pl.lit(True), None)  # type: ignore[arg-type]
     pickle.loads(pickle.dumps(caught.value))
+
+
+def test_dask_options_are_checked_before_a_cluster_starts(tmp_path: Path) -> None:
+    path = tmp_path / "dump.parquet"
+    pl.DataFrame(
+        {"id": [1, 1, 2, 2], "class": ["a", "b"] * 2, "score": [0.1, 0.7, 0.8, 0.3]}
+    ).with_columns(truth=pl.Series([False, True, True, False])).write_parquet(path)
+    error = pl_metrics.MetricsInputError
+    with pytest.raises(error, match=r"^option 'retries': expected an integer >= 0, got 1\.5$"):
+        pl_metrics.dask.score(path, "lrap", retries=1.5)  # type: ignore[arg-type]
+    with pytest.raises(error, match=r"^option 'client': expected a dask\.distributed Client"):
+        pl_metrics.dask.score(path, "lrap", client=1.0)
+    with pytest.raises(error, match=r"^option 'client': cannot connect to 'bogus'"):
+        pl_metrics.dask.score(path, "lrap", client="bogus")

@@ -579,6 +579,10 @@ def test_options_and_column_types_polars_cannot_take_are_named(
             lambda: pl_metrics.cluster_by_id(path, tmp_path / "o", row_group_size=10**12),
             r"^option 'row_group_size': expected a positive integer below 2\*\*31",
         ),
+        (
+            lambda: pl_metrics.paired(good, "lrap", "m", [0.2, "x"]),  # type: ignore[arg-type]
+            r"^option 'model_b': \[0\.2, 'x'\] is not a value of column 'model' \(String\)$",
+        ),
         # A table or an array as an option's value: named on one line, never polars' error.
         (
             lambda: pl_metrics.f1(good, validate=good),  # type: ignore[arg-type]

@@ -333,3 +333,34 @@ def test_a_folder_name_is_read_in_the_type_of_the_files_column(tmp_path: Path, k
         getattr(frame, f"write_{kind}")(folder / f"part.{kind}")
     got = pl_metrics.score(tmp_path, "lrap", by="k")
     assert got["lrap"].to_list() == [pl_metrics.lrap(base).item()] * 2
+
+
+@pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])
+def test_a_folder_key_some_files_hold_and_boolean_keys(tmp_path: Path, kind: str) -> None:
+    """flag=true/false folders whose files hold their Boolean column; a key that only some
+    files hold (agreeing): both read as polars reads them, in either file order."""
+    base = pl.DataFrame(
+        {"id": [1, 1, 2, 2], "class": ["a", "b"] * 2, "score": [0.1, 0.7, 0.8, 0.3]}
+    ).with_columns(truth=pl.Series([False, True, True, False]))
+    want = pl_metrics.lrap(base).item()
+    for flag, holds in [(True, True), (False, False)]:
+        folder = tmp_path / f"flag={str(flag).lower()}"
+        folder.mkdir()
+        frame = base.with_columns(flag=pl.lit(flag)) if holds else base
+        getattr(frame, f"write_{kind}")(folder / f"part.{kind}")
+        (tmp_path / "bool" / folder.name).mkdir(parents=True)
+        getattr(base.with_columns(flag=pl.lit(flag)), f"write_{kind}")(
+            tmp_path / "bool" / folder.name / f"part.{kind}"
+        )
+    for root in (tmp_path / "bool", [tmp_path / "flag=true", tmp_path / "flag=false"]):
+        got = pl_metrics.score(root, "lrap", by="flag").sort("flag")
+        assert got["flag"].to_list() == [False, True]
+        assert got["lrap"].to_list() == pytest.approx([want, want])
+
+
+def test_cluster_by_id_makes_a_part_per_row_at_most(tmp_path: Path) -> None:
+    digits = pl.read_parquet(DATA).head(24)
+    digits.write_parquet(tmp_path / "small.parquet")
+    parts = pl_metrics.cluster_by_id(tmp_path / "small.parquet", tmp_path / "out", n_parts=10**12)
+    assert 1 <= len(parts) <= 24
+    assert pl.read_parquet(parts).height == 24
