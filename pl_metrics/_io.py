@@ -131,11 +131,7 @@ def scan_files(found: Sequence[Path], *, check_folders: bool = True) -> pl.LazyF
     schemas = [_file_schema(path, kind) for path in found]
     if check_folders:
         _check_folder_values(found, kind, schemas)
-    # A folder key that some files also hold as a column (agreeing, as checked) is the
-    # folder's: the files' column sets are compared without it.
-    keys = set(_hive_values(found))
-    own = [pl.Schema({k: v for k, v in schema.items() if k not in keys}) for schema in schemas]
-    common = _common_schema(found, own)
+    common = _common_schema(found, schemas)
     same = all(dict(schema) == dict(common) for schema in schemas)
     if kind == "parquet":
         return _scan_parquet(found, None if same else common)
@@ -143,19 +139,12 @@ def scan_files(found: Sequence[Path], *, check_folders: bool = True) -> pl.LazyF
 
 
 def _scan_parquet(found: Sequence[Path], common: pl.Schema | None) -> pl.LazyFrame:
-    """Parquet files as one table; ``common``: the types to read files of other types as.
-
-    Folder keys that some files also hold are read from the folders.
-    """
+    """Parquet files as one table; ``common``: the types to read files of other types as."""
     names = [str(p) for p in found]
     if common is None:
         return pl.scan_parquet(names, hive_partitioning=_is_hive(found))
     return pl.scan_parquet(
-        names,
-        hive_partitioning=_is_hive(found),
-        schema=common,
-        cast_options=_widening(),
-        extra_columns="ignore",
+        names, hive_partitioning=_is_hive(found), schema=common, cast_options=_widening()
     )
 
 
@@ -395,15 +384,15 @@ def _as_type(values: pl.Series, dtype: pl.DataType) -> pl.Series:
 
     Text is parsed as polars parses CSV fields (dates too); categories go through text.
     """
-    if values.dtype == pl.String and (dtype.is_temporal() or dtype == pl.Boolean):
-        frame = pl.DataFrame({"v": values})
-        table = io.StringIO(frame.write_csv())
-        values = pl.read_csv(table, schema={"v": dtype}, ignore_errors=True)["v"]
-    if dtype == pl.String or is_categorical(dtype):
-        values = values.cast(pl.String)
     try:
+        if values.dtype == pl.String and (dtype.is_temporal() or dtype == pl.Boolean):
+            frame = pl.DataFrame({"v": values})
+            table = io.StringIO(frame.write_csv())
+            values = pl.read_csv(table, schema={"v": dtype}, ignore_errors=True)["v"]
+        if dtype == pl.String or is_categorical(dtype):
+            values = values.cast(pl.String)
         converted: pl.Series = values.cast(dtype, strict=False)
-    except pl.exceptions.PolarsError:  # a cast polars does not do: no value agrees
+    except pl.exceptions.PolarsError:  # a conversion polars does not do: no value agrees
         converted = pl.Series(values.name, [None] * len(values), dtype=dtype)
     return converted
 

@@ -337,8 +337,8 @@ def test_a_folder_name_is_read_in_the_type_of_the_files_column(tmp_path: Path, k
 
 @pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])
 def test_a_folder_key_some_files_hold_and_boolean_keys(tmp_path: Path, kind: str) -> None:
-    """flag=true/false folders whose files hold their Boolean column; a key that only some
-    files hold (agreeing): both read as polars reads them, in either file order."""
+    """flag=true/false folders whose files hold their Boolean column read as polars reads
+    them; a key that only some files hold is refused."""
     base = pl.DataFrame(
         {"id": [1, 1, 2, 2], "class": ["a", "b"] * 2, "score": [0.1, 0.7, 0.8, 0.3]}
     ).with_columns(truth=pl.Series([False, True, True, False]))
@@ -352,10 +352,19 @@ def test_a_folder_key_some_files_hold_and_boolean_keys(tmp_path: Path, kind: str
         getattr(base.with_columns(flag=pl.lit(flag)), f"write_{kind}")(
             tmp_path / "bool" / folder.name / f"part.{kind}"
         )
-    for root in (tmp_path / "bool", [tmp_path / "flag=true", tmp_path / "flag=false"]):
-        got = pl_metrics.score(root, "lrap", by="flag").sort("flag")
+    got = pl_metrics.score(tmp_path / "bool", "lrap", by="flag").sort("flag")
+    assert got["flag"].to_list() == [False, True]
+    assert got["lrap"].to_list() == pytest.approx([want, want])
+    # A key that only some parquet or IPC files hold: refused by name (their column sets
+    # differ), never read in another type than the files', which could merge groups. CSV
+    # files are stacked with their folders' values, each read alike.
+    partly = [tmp_path / "flag=true", tmp_path / "flag=false"]
+    if kind == "csv":
+        got = pl_metrics.score(partly, "lrap", by="flag").sort("flag")
         assert got["flag"].to_list() == [False, True]
-        assert got["lrap"].to_list() == pytest.approx([want, want])
+    else:
+        with pytest.raises(MetricsInputError, match=r"have different columns: only .*'flag'"):
+            pl_metrics.score(partly, "lrap", by="flag")
 
 
 def test_cluster_by_id_makes_a_part_per_row_at_most(tmp_path: Path) -> None:
@@ -364,3 +373,17 @@ def test_cluster_by_id_makes_a_part_per_row_at_most(tmp_path: Path) -> None:
     parts = pl_metrics.cluster_by_id(tmp_path / "small.parquet", tmp_path / "out", n_parts=10**12)
     assert 1 <= len(parts) <= 24
     assert pl.read_parquet(parts).height == 24
+
+
+def test_folders_of_one_number_in_two_spellings_stay_two_groups(tmp_path: Path) -> None:
+    """k=007 and k=7 over files holding the text "007" and "7": two groups, as the files say."""
+    base = pl.DataFrame(
+        {"id": [1, 1, 2, 2], "class": ["a", "b"] * 2, "score": [0.1, 0.7, 0.8, 0.3]}
+    ).with_columns(truth=pl.Series([False, True, True, False]))
+    for key in ("007", "7"):
+        (tmp_path / f"k={key}").mkdir()
+        base.with_columns(k=pl.lit(key), id=pl.col("id") + len(key)).write_parquet(
+            tmp_path / f"k={key}" / "p.parquet"
+        )
+    got = pl_metrics.score(tmp_path, "lrap", by="k").sort("k")
+    assert got["k"].to_list() == ["007", "7"]
