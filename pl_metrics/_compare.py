@@ -43,6 +43,7 @@ import polars as pl
 
 from pl_metrics._curves import average_classes
 from pl_metrics._frame import (
+    EMPTY_TABLE,
     INTERNAL,
     N_IDS,
     Columns,
@@ -55,6 +56,7 @@ from pl_metrics._frame import (
     is_number,
     join_on,
     normalize_by,
+    null_rows,
     ordered_mean,
     ordered_sum,
     require_column,
@@ -1218,14 +1220,10 @@ def paired(
 
     def check(df: pl.DataFrame) -> None:
         if df["nulls"][0]:  # rows of no model: of model_a, model_b or neither?
-            nulls = df["nulls"][0]
-            raise MetricsInputError(
-                f"column {model_col!r}: {nulls:,} {'row is' if nulls == 1 else 'rows are'} null; "
-                f"drop or fill {'it' if nulls == 1 else 'them'} first"
-            )
+            raise MetricsInputError(null_rows(model_col).message(df["nulls"][0], ""))
         present = df["models"][0].to_list()
         if not present:
-            raise MetricsInputError("the table is empty: there are no rows to score")
+            raise MetricsInputError(EMPTY_TABLE)
         missing = [m for m in (model_a, model_b) if m not in present]
         if missing:
             raise MetricsInputError(

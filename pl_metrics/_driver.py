@@ -33,6 +33,7 @@ from pl_metrics._chunks import (
 )
 from pl_metrics._curves import average_classes, check_undefined, curve_positives
 from pl_metrics._frame import (
+    EMPTY_TABLE,
     INTERNAL,
     N_IDS,
     MetricsInputError,
@@ -369,7 +370,7 @@ def _non_empty(states: Sequence[MetricState]) -> list[MetricState]:
     ids = pl.col(N_IDS).sum()
     kept = [s for s in states if s.groups.lazy().select(ids).collect(engine=_SMALL).item()]
     if not kept:
-        raise MetricsInputError("the table is empty: there are no rows to score")
+        raise MetricsInputError(EMPTY_TABLE)
     return kept
 
 

@@ -16,13 +16,14 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, ParamSpec, TypeVar
+from typing import Any, Final, Literal, ParamSpec, TypeVar
 
 import numpy as np
 import polars as pl
 
 __all__ = [
     "CHECK_PREFIX",
+    "EMPTY_TABLE",
     "INTERNAL",
     "N_IDS",
     "Columns",
@@ -47,6 +48,7 @@ __all__ = [
     "join_on",
     "listed",
     "normalize_by",
+    "null_rows",
     "ordered_mean",
     "ordered_sum",
     "raise_on_problems",
@@ -62,6 +64,8 @@ FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 #: ``"error"``: every id must have every class of its group; ``"allow"``: rank what is there.
 Ragged = Literal["error", "allow"]
 
+#: The error for a table without rows, whichever path finds it.
+EMPTY_TABLE: Final = "the table is empty: there are no rows to score"
 #: Prefix of internal columns; chosen so that it cannot clash with a user's column by accident.
 INTERNAL = "__plm_"
 CHECK_PREFIX = f"{INTERNAL}check_"
@@ -481,16 +485,16 @@ def class_hash(classes: pl.Expr, *, categorical: bool) -> pl.Expr:
     return (classes.cast(pl.String) if categorical else classes).hash(seed=0)
 
 
+def null_rows(name: str) -> Problem:
+    """Rows whose ``name`` is null: ``column 'score': 3 rows are null; drop or fill ...``."""
+    return Problem(f"null_{name}", name, "rows", "are null", "drop or fill them first")
+
+
 def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
     """Row-level checks: nulls, NaN/inf scores and weights, truth outside 0/1."""
     checks: list[tuple[Problem, pl.Expr]] = []
     for name in cols.used:
-        checks.append(
-            (
-                Problem(f"null_{name}", name, "rows", "are null", "drop or fill them first"),
-                pl.col(name).is_null().sum(),
-            )
-        )
+        checks.append((null_rows(name), pl.col(name).is_null().sum()))
     if cols.score is not None and cols.score_is_float:
         checks.append(
             (
@@ -653,7 +657,7 @@ def raise_on_problems(
 
     def check(df: pl.DataFrame) -> pl.DataFrame:
         if df.height == 0 or (N_IDS in df.columns and df[N_IDS].sum() == 0):
-            raise MetricsInputError("the table is empty: there are no rows to score")
+            raise MetricsInputError(EMPTY_TABLE)
         for problem in problems:
             if not df[problem.name].max():  # the usual case, without a query per problem
                 continue
