@@ -43,7 +43,7 @@ from pl_metrics._report import report
 from pl_metrics._spec import Options, Strategy
 from pl_metrics._state import CURVE_NEG as _NEG
 from pl_metrics._state import CURVE_POS as _POS
-from pl_metrics._state import CURVE_SCORE, Family, Parts, curve_exprs, register
+from pl_metrics._state import CURVE_SCORE, Family, Parts, curve_exprs, register, weighs_something
 
 __all__ = [
     "binary_log_loss",
@@ -144,7 +144,7 @@ def _cell_losses(
 
 def _weighed(points: pl.LazyFrame) -> pl.LazyFrame:
     """The curve's points at scores of some weight: scikit-learn drops rows of weight 0."""
-    return points.filter((pl.col(_POS) != 0) | (pl.col(_NEG) != 0))
+    return points.filter(weighs_something())
 
 
 def _roc_curve(curves: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:

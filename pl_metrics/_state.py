@@ -66,6 +66,8 @@ __all__ = [
     "merge_states",
     "register",
     "single_class_ids",
+    "sums_to_zero",
+    "weighs_something",
 ]
 
 #: State columns merged by maximum (``MIN_PREFIX``: minimum); all others are merged by sum.
@@ -742,6 +744,14 @@ def _class_set_checks(cols: Columns, *, merged: bool) -> list[tuple[Problem, pl.
         (ragged, (expected - total).clip(lower_bound=0).cast(pl.Int64)),
         (mixed, ((total == expected) & ~same_sets).cast(pl.Int64)),
     ]
+
+
+def weighs_something() -> pl.Expr:
+    """Whether a score of the curves table has ids of some weight.
+
+    Its positives' or negatives' weight is not 0; scikit-learn drops rows of weight 0.
+    """
+    return (pl.col(CURVE_POS) != 0) | (pl.col(CURVE_NEG) != 0)
 
 
 def sums_to_zero(total: pl.Expr, magnitude: pl.Expr) -> pl.Expr:

@@ -23,7 +23,7 @@ from pl_metrics._report import report
 from pl_metrics._spec import Options
 from pl_metrics._state import CURVE_NEG as _NEG
 from pl_metrics._state import CURVE_POS as _POS
-from pl_metrics._state import CURVE_SCORE, Family, Parts, curve_exprs, register
+from pl_metrics._state import CURVE_SCORE, Family, Parts, curve_exprs, register, weighs_something
 
 __all__ = ["best_threshold", "threshold_sweep"]
 
@@ -48,8 +48,7 @@ def _candidate(opts: Options) -> pl.Expr:
 
     `roc_curve` leaves such scores out too.
     """
-    weighs = (pl.col(_POS) != 0) | (pl.col(_NEG) != 0)
-    return pl.when(weighs).then(_value(opts))
+    return pl.when(weighs_something()).then(_value(opts))
 
 
 def _at_thresholds(
@@ -169,7 +168,7 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
             (pl.col(_POS) - pl.col(_FOLD_POS).fill_null(0)).alias(_POS),
             (pl.col(_NEG) - pl.col(_FOLD_NEG).fill_null(0)).alias(_NEG),
         )
-        .with_columns(((pl.col(_POS) != 0) | (pl.col(_NEG) != 0)).alias(_IN_OTHERS))
+        .with_columns(weighs_something().alias(_IN_OTHERS))
     )
     tuned = _best(
         cumulated(others, fold_keys, keep=[_IN_OTHERS])
