@@ -353,13 +353,14 @@ def _check_folder_values(found: Sequence[Path], kind: str, schemas: Sequence[pl.
     hive = _hive_values(found)
     wrong: dict[str, list[str]] = {}
     for index, (path, schema) in enumerate(zip(found, schemas, strict=True)):
+        parts = _hive_parts(path)
         for key, folders in hive.items():
             if key not in schema:
                 continue
             # Compared in the file column's type, the folder name read as polars reads it
             # there ("007" is 7 for an integer column, "007" for a string one).
             dtype = schema[key]
-            text = _hive_parts(path).get(key)
+            text = parts.get(key)
             folder = None if text in (None, "", _HIVE_NULL) else unquote(text)
             expected = _as_type(pl.Series([folder], dtype=pl.String), dtype)[0]
             held = _as_type(_held_values(path, kind, key), dtype)
@@ -367,7 +368,7 @@ def _check_folder_values(found: Sequence[Path], kind: str, schemas: Sequence[pl.
             if other.len():
                 where = (
                     f"in its folder {key}={folders[index]!r}"
-                    if key in _hive_parts(path)
+                    if key in parts
                     else f"outside any {key}= folder"
                 )
                 wrong.setdefault(key, []).append(f"{str(path)!r} holds {other[0]!r} {where}")
@@ -406,20 +407,14 @@ def _held_values(path: Path, kind: str, column: str) -> pl.Series:
         import pyarrow.parquet as pq
 
         try:
-            meta = pq.ParquetFile(path).metadata
-            paths = [meta.schema.column(i).path for i in range(meta.num_columns)]
-            index = paths.index(column)  # (a struct's field of that name has a longer path)
-            stats = [meta.row_group(g).column(index).statistics for g in range(meta.num_row_groups)]
-            bounds = {v for s in stats if s is not None and s.has_min_max for v in (s.min, s.max)}
-            nulls = sum(s.null_count for s in stats if s is not None and s.has_null_count)
-            if (
-                len(bounds) == 1
-                and all(s is not None and s.has_min_max for s in stats)
-                and not nulls
-            ):
+            stats = _column_statistics(pq.ParquetFile(path).metadata, column)
+        except (NotImplementedError, ValueError, OSError):  # unreadable metadata: read it
+            stats = None
+        if stats is not None:
+            bounds = {v for s in stats for v in (s.min, s.max)}
+            nulls = sum(s.null_count for s in stats if s.has_null_count)
+            if len(bounds) == 1 and not nulls:
                 return pl.Series([bounds.pop()])
-        except (NotImplementedError, ValueError, OSError):  # no statistics: read the column
-            pass
     if kind == "parquet":
         lf = pl.scan_parquet(path, hive_partitioning=False)
     elif kind == "ipc":
@@ -473,14 +468,23 @@ def row_group_ranges(files: Sequence[Path], id_col: str) -> list[tuple[Any, Any,
             meta = pq.ParquetFile(path).metadata
         except NotImplementedError:  # a type Arrow cannot read, as Int128: no statistics
             return None
-        paths = [meta.schema.column(i).path for i in range(meta.num_columns)]
-        if id_col not in paths:
-            return None  # a hive column or a missing column: no statistics
-        index = paths.index(id_col)  # (a struct's field of that name has a longer path)
-        for g in range(meta.num_row_groups):
-            group = meta.row_group(g)
-            stats = group.column(index).statistics
-            if stats is None or not stats.has_min_max:
-                return None
-            ranges.append((stats.min, stats.max, group.num_rows))
+        stats = _column_statistics(meta, id_col)
+        if stats is None:
+            return None
+        for g, group in enumerate(stats):
+            ranges.append((group.min, group.max, meta.row_group(g).num_rows))
     return ranges
+
+
+def _column_statistics(meta: Any, column: str) -> list[Any] | None:
+    """Each row group's min/max statistics of ``column`` in a parquet file's metadata.
+
+    None when a row group has none, or the file has no such column (a hive column): a
+    struct's field of that name has a longer path, and is not it.
+    """
+    paths = [meta.schema.column(i).path for i in range(meta.num_columns)]
+    if column not in paths:
+        return None
+    index = paths.index(column)
+    stats = [meta.row_group(g).column(index).statistics for g in range(meta.num_row_groups)]
+    return stats if all(s is not None and s.has_min_max for s in stats) else None
