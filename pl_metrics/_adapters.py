@@ -23,7 +23,7 @@ from pl_metrics._frame import (
     column_name,
     listed,
     shown,
-    to_polars,
+    table_option,
 )
 
 __all__ = ["from_numpy", "from_wide"]
@@ -32,14 +32,6 @@ __all__ = ["from_numpy", "from_wide"]
 _CHECK = f"{INTERNAL}wide_"
 #: How many unknown labels or bad columns an error names.
 _SHOWN = 3
-
-
-def _table(option: str, table: object) -> pl.DataFrame | pl.LazyFrame:
-    """``table`` as polars reads it (see `to_polars`); anything else refused by name."""
-    try:
-        return to_polars(table)
-    except TypeError as error:  # None, a dict, ...: bad input, told as the rest is
-        raise MetricsInputError(f"option {option!r}: {error}") from None
 
 
 def _names(option: str, names: object) -> list[Any]:
@@ -368,8 +360,8 @@ def from_wide(
     ...
     pl_metrics._frame.MetricsInputError: column 'labels': 1 id has ... not class columns: 'cat'
     """
-    scores = _table("scores", scores)  # type: ignore[assignment]  # (Arrow gives a DataFrame)
-    truth = None if truth is None else _table("truth", truth)
+    scores = table_option("scores", scores)  # type: ignore[assignment]  # (Arrow gives a DataFrame)
+    truth = None if truth is None else table_option("truth", truth)
     column_name("id_col", id_col)
     if labels_col is not None:
         column_name("labels_col", labels_col)

@@ -57,6 +57,7 @@ __all__ = [
     "row_problems",
     "shown",
     "skip_passing",
+    "table_option",
     "to_polars",
 ]
 
@@ -705,6 +706,14 @@ def _where(
         return f" ({'e.g. ' if bad.height > 3 else ''}{'; '.join(parts)})"
     groups = "1 group" if bad.height == 1 else f"{bad.height:,} groups"
     return f" (in {groups}{'' if bad.height <= 3 else ', e.g.'}: {'; '.join(parts)})"
+
+
+def table_option(option: str, table: object) -> pl.DataFrame | pl.LazyFrame:
+    """A table given as ``option``, as `to_polars` reads it; anything else refused by name."""
+    try:
+        return to_polars(table)
+    except TypeError as error:  # None, a dict, ...: bad input, told as the rest is
+        raise MetricsInputError(f"option {option!r}: {error}") from None
 
 
 def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:

@@ -24,7 +24,7 @@ from pl_metrics._frame import (
     distinct_columns,
     is_integer,
     shown,
-    to_polars,
+    table_option,
 )
 
 # The only place this module learns a metric's direction: the metric registry.
@@ -74,10 +74,7 @@ def _need(
     (the lazy idiom's tables plot as they are); an Arrow table or a pandas frame is read as
     the metrics read them.
     """
-    try:
-        df = to_polars(table)
-    except TypeError as error:  # None, a dict, ...: bad input, told as the rest is
-        raise MetricsInputError(f"option 'table': {error}") from None
+    df = table_option("table", table)
     schema = df.collect_schema()  # told before a lazy table is computed
     missing = [c for c in columns if c not in schema]
     if missing:
