@@ -574,12 +574,13 @@ def resolve(
         opts = replace(opts, threshold=_integer_keys(opts.threshold, frame.collect_schema()))
     _check_result_names(entries, cols)
     ordering = [e.name for e in entries if e.orders_classes]
-    class_type = frame.collect_schema()[cols.cls]
-    if ordering and isinstance(class_type, pl.Struct):
-        raise MetricsInputError(
-            f"column {cols.cls!r}: {', '.join(ordering)} breaks ties by the classes' order, "
-            f"which {class_type} classes lack; use integer, string or enum classes"
-        )
+    if ordering:  # (the schema again only then)
+        class_type = frame.collect_schema()[cols.cls]
+        if isinstance(class_type, pl.Struct):
+            raise MetricsInputError(
+                f"column {cols.cls!r}: {', '.join(ordering)} breaks ties by the classes' "
+                f"order, which {class_type} classes lack; use integer, string or enum classes"
+            )
     return Spec(names, cols, opts)
 
 
