@@ -123,27 +123,19 @@ class _LogLoss(Family):
             first = pl.col(_KEY).sort().head(3).str.join(", ")
             return unmatched.select(pl.len().cast(pl.Int64), first)
 
+        sides = {  # classes of the table without a weight, and weights of no class
+            "unweighted": (
+                "have no weight in class_weights",
+                present.join(weights, on=_KEY, how="anti"),
+            ),
+            "unknown_weight": (
+                "of class_weights are not in the table",
+                weights.join(present, on=_KEY, how="anti"),
+            ),
+        }
         return [
-            (
-                Problem(
-                    "unweighted",
-                    cols.cls,
-                    "classes",
-                    "have no weight in class_weights",
-                    examples=True,
-                ),
-                counted(present.join(weights, on=_KEY, how="anti")),
-            ),
-            (
-                Problem(
-                    "unknown_weight",
-                    cols.cls,
-                    "classes",
-                    "of class_weights are not in the table",
-                    examples=True,
-                ),
-                counted(weights.join(present, on=_KEY, how="anti")),
-            ),
+            (Problem(key, cols.cls, "classes", text, examples=True), counted(missing))
+            for key, (text, missing) in sides.items()
         ]
 
     def finalize(
