@@ -151,6 +151,9 @@ class Columns:
     other_keys: tuple[str, ...] = field(default=(), compare=False)
     #: The ``by`` the caller gave, where it differs from `by` (``fold_col`` is added to it).
     given_by: tuple[str, ...] | None = field(default=None, compare=False)
+    #: Key columns (id, class, ``by``) of a float type, whose NaN values are refused: NaN is
+    #: not equal to itself, so paths that compare keys and paths that hash them differ.
+    float_keys: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def class_hash(self) -> pl.Expr:
@@ -462,6 +465,11 @@ def resolve_columns(
         class_is_categorical=is_categorical(schema[class_col]),
         class_is_enum=isinstance(schema[class_col], pl.Enum),
         given_by=None if fold_col is None else tuple(b for b in by_names if b != fold_col),
+        float_keys=tuple(
+            name
+            for name in dict.fromkeys((id_col, class_col, *by_names))
+            if schema[name].is_float()
+        ),
         other_keys=tuple(
             name
             for name, dtype in schema.items()
@@ -496,6 +504,9 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
     checks: list[tuple[Problem, pl.Expr]] = []
     for name in cols.used:
         checks.append((null_rows(name), pl.col(name).is_null().sum()))
+    for name in cols.float_keys:
+        nan_key = Problem(f"nan_key_{name}", name, "rows", "are NaN", "drop or replace them first")
+        checks.append((nan_key, pl.col(name).is_nan().sum()))
     if cols.score is not None and cols.score_is_float:
         checks.append(
             (
@@ -646,12 +657,13 @@ def join_on(left: pl.LazyFrame, right: pl.LazyFrame, by: Sequence[str]) -> pl.La
 
 
 def raise_on_problems(
-    lf: pl.LazyFrame, problems: Sequence[Problem], by: Sequence[str]
+    lf: pl.LazyFrame, problems: Sequence[Problem], by: Sequence[str], *, keep: bool = False
 ) -> pl.LazyFrame:
     """Append the step that raises on counted problems, then drops their columns.
 
     It runs on the final aggregated rows only (one per group, or per group and class), so it
-    costs nothing and keeps the plan over the input rows free of Python.
+    costs nothing and keeps the plan over the input rows free of Python. ``keep``: keep the
+    columns, for a check made before the rest.
     """
     by = list(by)
     names = [p.name for p in problems]
@@ -679,6 +691,8 @@ def raise_on_problems(
     checked = lf.map_batches(
         check, predicate_pushdown=False, projection_pushdown=False, slice_pushdown=False
     )
+    if keep:
+        return checked
     examples = [p.examples_name for p in problems if p.examples]
     return checked.drop([*names, *examples, N_IDS], strict=False)
 

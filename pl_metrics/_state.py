@@ -93,7 +93,7 @@ _WEIGHTED_IDS = f"{INTERNAL}weighted_ids"  # ids whose weight is not zero
 _ID_WEIGHT, _WEIGHT_SUM = f"{INTERNAL}id_weight", f"{INTERNAL}weight_sum"
 _ABS_WEIGHT_SUM = f"{INTERNAL}abs_weight_sum"
 
-_ROW_CHECKS = ("null_", "nonfinite_", "not_01_")  # keys of `row_problems`
+_ROW_CHECKS = ("null_", "nan_key_", "nonfinite_", "not_01_")  # keys of `row_problems`
 #: Per id: its weight times its positive labels (lwlrap's weight, before normalising).
 LWLRAP_WEIGHT = f"{INTERNAL}lwlrap_weight"
 
@@ -786,6 +786,9 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
     if state.classes is not None:  # in a fixed order, for the sums over classes
         classes = state.classes.lazy().sort([*by, cols.cls], nulls_last=True)
     problems = list(state.problems)
+    nan_by = [p for p in problems if p.key.startswith("nan_key_") and p.column in by]
+    if nan_by:  # before any join on the groups: NaN keys need not match there
+        groups = raise_on_problems(groups, nan_by, by, keep=True)
 
     if opts.validate and opts.ragged == "error":
         assert classes is not None

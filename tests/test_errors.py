@@ -616,3 +616,33 @@ def test_metrics_joined_by_commas_are_told_to_be_a_list(good: pl.DataFrame) -> N
         match=r"^unknown metric 'lrap,f1'; several metrics are a list: \['lrap', 'f1'\] \(",
     ):
         pl_metrics.report(good, "lrap,f1")
+
+
+@pytest.mark.parametrize("metric", ["roc_auc", "lrap", "f1", "average_precision"])
+def test_nan_keys_are_refused_on_every_path(good: pl.DataFrame, metric: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # NaN is not equal to itself: grouping hashes it as one key while joins and the
+    # kernel's runs compare it, so a NaN group scored differently by path (1.0 or NaN).
+    bad = good.with_columns(seed=pl.when(pl.col("id") < 3).then(float("nan")).otherwise(1.0))
+    n_bad = bad.filter(pl.col("seed").is_nan()).height
+    path = tmp_path / "bad.parquet"
+    bad.write_parquet(path)
+    function = getattr(pl_metrics, metric)
+    calls = [
+        lambda: function(bad, by="seed"),
+        lambda: function(bad.lazy(), by="seed").collect(),
+        lambda: function(bad.lazy(), by="seed").collect(engine="streaming"),
+        lambda: pl_metrics.score(path, metric, by="seed", progress=False),
+        lambda: pl_metrics.score(bad, metric, by="seed", n_chunks=2, progress=False),
+        lambda: pl_metrics.bootstrap(bad, metric, by="seed", n_resamples=5),
+    ]
+    for call in calls:
+        with pytest.raises(MetricsInputError, match=rf"^column 'seed': {n_bad} rows are NaN \("):
+            call()
+    nan_ids = bad.with_columns(id=pl.col("id").cast(pl.Float64)).with_columns(
+        id=pl.when(pl.col("id") == 0).then(float("nan")).otherwise(pl.col("id"))
+    )
+    with pytest.raises(MetricsInputError, match=r"^column 'id': 4 rows are NaN; drop or replace"):
+        function(nan_ids)
+    folds = bad.with_columns(fold=pl.col("seed"))
+    with pytest.raises(MetricsInputError, match=rf"^column 'fold': {n_bad} rows are NaN \("):
+        pl_metrics.best_threshold(folds, "f1", fold_col="fold")
