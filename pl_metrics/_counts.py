@@ -10,7 +10,7 @@ import math
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, is_number, ordered_mean, ordered_sum
+from pl_metrics._frame import MetricsInputError, is_number, ordered_mean, ordered_sum, unit_scale
 
 __all__ = [
     "check_zero_division",
@@ -69,6 +69,9 @@ def from_counts(
     elif metric == "jaccard":
         value = _divide(tp, tp + fp + fn, zero_division)
     elif metric == "matthews_corrcoef":
+        # (Weighted counts far from 1 under- or overflow in the products: scaled first.)
+        scale = unit_scale(pl.max_horizontal(c.abs() for c in (tp, fp, fn, tn)))
+        tp, fp, fn, tn = (c * scale for c in (tp, fp, fn, tn))
         spread = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
         value = pl.when(spread == 0).then(0.0).otherwise((tp * tn - fp * fn) / spread.sqrt())
     elif metric == "hamming_loss":

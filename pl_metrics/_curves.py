@@ -28,6 +28,7 @@ from pl_metrics._frame import (
     ordered_mean,
     ordered_sum,
     raise_on_problems,
+    unit_scale,
 )
 from pl_metrics._ranking import N_AT, P_AT, SCORE, P, R, ranked_scores
 from pl_metrics._report import report
@@ -52,6 +53,7 @@ _TRUE_CLASS = f"{INTERNAL}topk_true_class"  # as scikit-learn sorts it: not log 
 _TOPK_HIT = f"{INTERNAL}topk_hit"
 _TOPK_AHEAD = f"{INTERNAL}topk_ahead"
 _AREA = f"{INTERNAL}area"
+_SCALE = f"{INTERNAL}scale"  # see `unit_scale`
 _TOPK_SUM = f"{INTERNAL}topk_sum"
 _TOPK_W = f"{INTERNAL}topk_w"
 # average="samples": per id over its classes.
@@ -91,6 +93,10 @@ def _per_class_values(
         # of the pooled rows, at random (common subexpressions taken out of the sorts).
         curves = curves.sort(CURVE_SCORE, descending=True)
         pos, neg = pl.col(_POS), pl.col(_NEG)
+    # Products of weights (the area) under- or overflow for weights far from 1 (1e-170,
+    # 1e160): the weights are scaled by a power of two first, which changes no bits.
+    scale = unit_scale(pl.max_horizontal(pos.abs().max(), neg.abs().max()))
+    pos, neg = pos * scale, neg * scale
     tp, fp = pos.cum_sum(), neg.cum_sum()
     if metric == "roc_auc" and max_fpr is not None:
         exprs = [ordered_sum(_partial_area(pos, neg, tp, fp, max_fpr)).alias(_AREA)]
@@ -104,7 +110,7 @@ def _per_class_values(
         # over no weight is 0).
         gained = pl.when((pos != 0) & (tp + fp != 0)).then(pos * tp / (tp + fp)).otherwise(0.0)
         exprs = [ordered_sum(gained).alias(_AREA)]
-    exprs += [ordered_sum(pos).alias(_POS), ordered_sum(neg).alias(_NEG)]
+    exprs += [ordered_sum(pos).alias(_POS), ordered_sum(neg).alias(_NEG), scale.alias(_SCALE)]
     out = aggregate(curves, keys, exprs)
     p, n = pl.col(_POS), pl.col(_NEG)
     if metric == "roc_auc" and max_fpr is not None:
@@ -115,7 +121,11 @@ def _per_class_values(
         # scikit-learn: positives of no weight (none, or weights summing to 0) give 0, and
         # it clips at 0 (only negative weights take the sum below).
         value = pl.when(p != 0).then((pl.col(_AREA) / p).clip(lower_bound=0.0)).otherwise(0.0)
-    return out.with_columns(value.cast(pl.Float64).alias(metric))
+    # The positive weight, unscaled, weighs the class in the averages.
+    unscaled = [(pl.col(c) / pl.col(_SCALE)).alias(c) for c in (_POS, _NEG)]
+    return (
+        out.with_columns(value.cast(pl.Float64).alias(metric)).with_columns(unscaled).drop(_SCALE)
+    )
 
 
 #: Columns of `cumulated`: weights at or above a score, and in all.

@@ -59,6 +59,7 @@ __all__ = [
     "skip_passing",
     "table_option",
     "to_polars",
+    "unit_scale",
 ]
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -640,6 +641,17 @@ def ordered_sum(expr: pl.Expr) -> pl.Expr:
 def ordered_mean(expr: pl.Expr) -> pl.Expr:
     """The mean of ``expr``, summed as `ordered_sum` (null for no values)."""
     return ordered_sum(expr) / expr.count()
+
+
+def unit_scale(largest: pl.Expr) -> pl.Expr:
+    """A power of two that brings ``largest`` (a magnitude, at least 0) into [1, 2).
+
+    Multiplying weights by it is exact (short of subnormal numbers), so ratios of their sums
+    and products are the same bits, where products of weights far from 1 (1e-170, 1e160)
+    would have under- or overflowed. 1 where ``largest`` is 0.
+    """
+    exponent = largest.log(2).floor().clip(-1022, 1023)
+    return pl.when(largest > 0).then(pl.lit(2.0).pow(-exponent)).otherwise(1.0)
 
 
 def aggregate(lf: pl.LazyFrame, by: Sequence[str], exprs: Sequence[pl.Expr]) -> pl.LazyFrame:

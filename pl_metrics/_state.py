@@ -560,7 +560,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     if hashed:
         id_exprs.append(cols.class_hash.sum().alias(_ID_HASH))
     weighted = bool(_refusing_zero_weights(spec))
-    summed = bool(_refusing_zero_sums(spec))
+    summed = _summing_weights(spec)
     if weighted:  # groups whose weights are all zero, or sum to zero (`_finalize`)
         id_exprs.append((cols.weight_expr.first() != 0).cast(pl.Int64).alias(_WEIGHTED_IDS))
     if summed:
@@ -779,6 +779,11 @@ def _refusing_zero_sums(spec: Spec) -> list[str]:
     return [m for m in _refusing_zero_weights(spec) if info(m).zero_weights == "sum"]
 
 
+def _summing_weights(spec: Spec) -> bool:
+    """Whether the state sums each group's weights: for the zero sums, and their overflow."""
+    return spec.options.validate and spec.columns.weight is not None and not spec.options.per_id
+
+
 def _finalize(state: MetricState) -> pl.LazyFrame:
     cols, opts, by = state.columns, state.options, list(state.columns.by)
     groups = state.groups.lazy()
@@ -808,6 +813,18 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         rows = [p for p in problems if p.key.startswith(_ROW_CHECKS)]
         rest = [p for p in problems if not p.key.startswith(_ROW_CHECKS)]
         problems = [*rows, *(p for p, _ in class_sets), *rest]
+    if _summing_weights(state.spec):
+        assert cols.weight is not None
+        overflow = Problem(
+            "weight_overflow",
+            cols.weight,
+            "groups",
+            "have weights whose sum overflows Float64",
+            "divide the weights by a common factor, which changes no metric",
+        )
+        too_large = (~pl.col(_ABS_WEIGHT_SUM).is_finite()).cast(pl.Int64)
+        groups = groups.with_columns(too_large.alias(overflow.name))
+        problems.append(overflow)
     refusing = _refusing_zero_weights(state.spec)
     if refusing and cols.weight is not None:  # (refusing implies a weight column)
         # As scikit-learn, which refuses weights that are all zero (LRAP gives NaN).

@@ -75,7 +75,14 @@ import numpy as np
 import polars as pl
 
 from pl_metrics._counts import check_zero_division, from_counts
-from pl_metrics._frame import MetricsInputError, check_eps, checked_options, is_number, shown
+from pl_metrics._frame import (
+    MetricsInputError,
+    check_eps,
+    checked_options,
+    is_number,
+    shown,
+    unit_scale,
+)
 
 __all__ = [
     "average_precision",
@@ -497,6 +504,7 @@ def roc_auc(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None)
         value = (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
         defined = (n_pos > 0) & (n_neg > 0)
     else:
+        w = w * unit_scale(w.abs().max())  # (the area is a product of weights: see `unit_scale`)
         # Sorted by score; each row's tie group is the run of equal scores around it.
         ordered = s.sort()
         first, last = ordered.is_first_distinct(), ordered.is_last_distinct()

@@ -340,3 +340,43 @@ def test_a_scored_frame_is_freed_when_dropped(lazy: bool, metric: str) -> None:
     finally:
         if enabled:
             gc.enable()
+
+
+@pytest.mark.parametrize("factor", [2.0**-600, 1e-170, 1e160, 2.0**600])
+def test_metrics_of_weights_far_from_one_are_those_of_the_weights_scaled(factor: float) -> None:
+    # ROC AUC's area, average precision's steps and MCC's spread multiply weights: 1e-170
+    # underflowed (NaN, 0.0) and 1e160 overflowed (inf, above 1).
+    from sklearn.metrics import average_precision_score, matthews_corrcoef, roc_auc_score
+
+    from pl_metrics import expr
+
+    rng = np.random.default_rng(3)
+    truth, score = rng.random((40, 3)) < 0.4, np.round(rng.random((40, 3)), 1)
+    weight = rng.integers(1, 5, 40).astype(float)  # powers of two apart from the scaled
+    df = pl_metrics.from_numpy(truth, score).with_columns(
+        w=pl.lit(pl.Series(weight)).gather(pl.col("id")) * factor
+    )
+    for metric, reference in [
+        ("roc_auc", lambda t, s, w: roc_auc_score(t, s, sample_weight=w)),
+        ("average_precision", lambda t, s, w: average_precision_score(t, s, sample_weight=w)),
+        ("matthews_corrcoef", lambda t, s, w: matthews_corrcoef(t, s >= 0.5, sample_weight=w)),
+    ]:
+        expected = [reference(truth[:, k], score[:, k], weight) for k in range(3)]
+        function = getattr(pl_metrics, metric)
+        for ours in (
+            function(df, weight_col="w", average=None),
+            function(df.lazy(), weight_col="w", average=None).collect(),
+        ):
+            np.testing.assert_allclose(ours[metric].to_numpy(), expected, rtol=1e-12)
+    one_class = df.filter(pl.col("class") == 0)
+    auc = one_class.select(expr.roc_auc("score", "truth", weight="w")).item()
+    assert auc == pytest.approx(roc_auc_score(truth[:, 0], score[:, 0], sample_weight=weight))
+
+
+def test_weights_whose_sum_overflows_are_refused() -> None:
+    df = KNN.with_columns(w=pl.lit(1e307))
+    for metric in ("f1", "lrap", "roc_auc", "log_loss"):
+        with pytest.raises(pl_metrics.MetricsInputError, match=r"^column 'w': 5 groups have "):
+            pl_metrics.report(df, metric, weight_col="w", by="fold")
+        with pytest.raises(pl_metrics.MetricsInputError, match="weights whose sum overflows"):
+            pl_metrics.score(df, metric, weight_col="w", n_chunks=2, progress=False)
