@@ -334,18 +334,20 @@ def score_spec(
     return out.select(build_state(lf, spec).finalize().collect_schema().names())  # report's order
 
 
-def deferred(lf: pl.LazyFrame, spec: Spec, schema: pl.Schema) -> pl.LazyFrame:
+def deferred(lf: pl.LazyFrame, spec: Spec | Callable[[], Spec], schema: pl.Schema) -> pl.LazyFrame:
     """The metrics of ``lf`` as a LazyFrame that runs the driver when it is collected.
 
     Nothing is read until then. Collected, it scores ``lf`` as `score` does: in id-disjoint
     chunks within the default memory budget, each read into memory and counted by the
     kernels, so the lazy idiom has the speed of the in-memory path and the bounded memory of
     the driver. ``schema`` is the result's (from the state plan, which reads nothing).
+    ``spec`` may be a function that makes it, called when collected (when it reads a table).
     """
 
     def run() -> pl.DataFrame:
         runner = local_runner(lf, None)
-        return score_spec(lf, spec, budget=budget_bytes(None), runner=runner)
+        resolved = spec() if callable(spec) else spec
+        return score_spec(lf, resolved, budget=budget_bytes(None), runner=runner)
 
     return pl.defer(run, schema=schema)
 

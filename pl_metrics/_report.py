@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import polars as pl
 
@@ -196,9 +197,7 @@ def report(
     │ naive_bayes ┆ 0.912151 ┆ 0.912151 ┆ 0.850561 ┆ 2.728109 │
     └─────────────┴──────────┴──────────┴──────────┴──────────┘
     """
-    metric_state = state(
-        frame,
-        metrics,
+    options: dict[str, Any] = dict(
         id_col=id_col,
         class_col=class_col,
         score_col=score_col,
@@ -227,9 +226,19 @@ def report(
         ragged=ragged,
         validate=validate,
     )
+    lazy_table = isinstance(frame, pl.LazyFrame) and isinstance(threshold, pl.LazyFrame)
+    if lazy_table:
+        # A lazy threshold table (say `best_threshold`'s of a LazyFrame) is read when the
+        # result is collected, as the rows are. Until then a number stands in for it: any
+        # but the default, so that the options are checked as given.
+        metric_state = state(frame, metrics, **{**options, "threshold": 0.25})
+    else:
+        metric_state = state(frame, metrics, **options)
     if isinstance(frame, pl.LazyFrame):
         # Imported here: the driver imports the metric families, which import this module.
         from pl_metrics._driver import deferred
 
-        return deferred(frame, metric_state.spec, metric_state.finalize().collect_schema())
+        schema = metric_state.finalize().collect_schema()
+        spec = (lambda: state(frame, metrics, **options).spec) if lazy_table else metric_state.spec
+        return deferred(frame, spec, schema)
     return as_like(frame, metric_state.finalize(), small=metric_state.counted)

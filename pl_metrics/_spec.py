@@ -303,7 +303,10 @@ def _threshold_table(table: object) -> Thresholds:
             "option 'threshold': expected a number or a table of (class, threshold) rows, "
             f"got {type(table).__name__}"
         )
-    df = to_polars(table).lazy().collect()
+    try:
+        df = to_polars(table).lazy().collect()
+    except (pl.exceptions.PolarsError, OSError) as error:  # a lazy table's file, say
+        raise MetricsInputError(f"option 'threshold': cannot read the table: {error}") from None
     if THRESHOLD not in df.columns or not df[THRESHOLD].dtype.is_numeric():
         raise MetricsInputError(
             f"option 'threshold': a threshold table needs a numeric {THRESHOLD!r} column; its "

@@ -353,3 +353,31 @@ def test_a_fold_without_a_threshold_from_the_others_predicts_nothing() -> None:
             df, "f1", fold_col="fold", weight_col="w", zero_division=zero_division, ragged="allow"
         )
         assert got.filter(pl.col("class") == "a")["held_out_value"].item() == 0.0
+
+
+def test_a_lazy_threshold_table_is_read_when_the_result_is_collected() -> None:
+    rng = np.random.default_rng(5)
+    df = pl_metrics.from_numpy(rng.random((60, 3)) < 0.4, np.round(rng.random((60, 3)), 2))
+    df = df.with_columns(model=pl.col("id") % 2)
+    best = pl_metrics.best_threshold(df, by="model")
+    reads = []
+
+    def table() -> pl.DataFrame:
+        reads.append(1)
+        return best
+
+    lazy_best = pl.defer(table, schema=best.schema)
+    lazy = pl_metrics.f1(df.lazy(), threshold=lazy_best, by="model", average=None)
+    assert reads == []  # the call reads nothing, the table included
+    assert_frame_equal(lazy.collect(), pl_metrics.f1(df, threshold=best, by="model", average=None))
+    assert reads
+    # Tuned lazily, applied lazily: one query.
+    tuned = pl_metrics.best_threshold(df.lazy(), by="model")
+    applied = pl_metrics.f1(df.lazy(), threshold=tuned, by="model", average=None).collect()
+    np.testing.assert_allclose(applied["f1"], best["value"], rtol=1e-12)
+    # Its options are checked at the call all the same; its file when read.
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^option 'threshold': the predictions"):
+        pl_metrics.f1(df.lazy(), threshold=lazy_best, pred_col="truth")
+    missing = pl_metrics.f1(df.lazy(), threshold=pl.scan_parquet("/nonexistent/t.parquet"))
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^option 'threshold': cannot read"):
+        missing.collect()
