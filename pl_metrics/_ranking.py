@@ -452,14 +452,16 @@ def _lwlrap_per_class(classes: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
     weight = (
         pl.when(sums_to_zero(group_den, group_magnitude))
         .then(float("nan"))
+        .when(den == 0)
+        .then(0.0)  # (not -0.0 in a group of negative weight)
         .otherwise(den / group_den)
     )
     return classes.select(
         *cols.by,
         cols.cls,
-        # A class never positive in its group (or whose positives all weigh 0) has no
-        # precision to average: null, weight 0.
-        pl.when(den > 0).then(pl.col(_CLASS_LW_SUM) / den).cast(pl.Float64).alias("lwlrap"),
+        # A class never positive in its group (or whose positives' weights sum to 0) has
+        # no precision to average: null, weight 0. (Negative sums average as the group's.)
+        pl.when(den != 0).then(pl.col(_CLASS_LW_SUM) / den).cast(pl.Float64).alias("lwlrap"),
         weight.cast(pl.Float64).alias("weight"),
     )
 

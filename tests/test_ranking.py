@@ -97,6 +97,21 @@ def test_matches_reference_with_weights(kind: str, metric: str, data: st.DataObj
     np.testing.assert_allclose(out[metric].to_numpy(), want, rtol=1e-12, atol=1e-12)
 
 
+def test_lwlrap_per_class_adds_up_with_negative_weights() -> None:
+    # A class whose positives weigh less than zero was null, so the rows no longer added up.
+    rng = np.random.default_rng(9)
+    truth, score = rng.random((30, 5)) < 0.4, np.round(rng.random((30, 5)), 1)
+    weight = rng.choice([-1.25, 0.5, 1.0, 2.0], 30)
+    assert ((truth * weight[:, None]).sum(axis=0) < 0).any()  # a class of negative weight
+    df = long_table(truth, score).with_columns(w=pl.lit(pl.Series(weight)).gather(pl.col("id")))
+    out = pl_metrics.lwlrap(df, per_class=True, weight_col="w").sort("class")
+    per_class, class_weight = lwlrap_reference(truth, score, weight)
+    np.testing.assert_allclose(out["lwlrap"].fill_null(np.nan), per_class, rtol=1e-12)
+    np.testing.assert_allclose(out["weight"], class_weight, rtol=1e-12)
+    total = (out["lwlrap"] * out["weight"]).sum()
+    assert total == pytest.approx(pl_metrics.lwlrap(df, weight_col="w").item(), rel=1e-12)
+
+
 @given(problems=dense_problems(min_classes=1, weights=True))
 @SETTINGS
 def test_lwlrap_per_class_matches_reference(problems: list[dict[str, np.ndarray]]) -> None:
