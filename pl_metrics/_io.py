@@ -131,6 +131,7 @@ def scan_files(found: Sequence[Path], *, check_folders: bool = True) -> pl.LazyF
     schemas = [_file_schema(path, kind) for path in found]
     if check_folders:
         _check_folder_values(found, kind, schemas)
+        _check_folder_keys(found)
     common = _common_schema(found, schemas)
     same = all(dict(schema) == dict(common) for schema in schemas)
     if kind == "parquet":
@@ -326,6 +327,7 @@ def _scan_csv(found: Sequence[Path], check_folders: bool) -> pl.LazyFrame:
     if hive and check_folders:
         kept = [found[index] for index in with_rows]
         _check_folder_values(kept, "csv", [pl.scan_csv(path).collect_schema() for path in kept])
+        _check_folder_keys(kept)
     frames = [
         pl.scan_csv(found[index]).with_columns(
             pl.lit(values[index], dtype=values.dtype).alias(key) for key, values in hive.items()
@@ -341,6 +343,28 @@ def _has_rows(path: Path) -> bool:
         return pl.scan_csv(path, raise_if_empty=False).head(1).collect().height > 0
     except pl.exceptions.PolarsError as error:
         raise MetricsInputError(f"cannot read file {str(path)!r}: {reader_error(error)}") from error
+
+
+def _check_folder_keys(found: Sequence[Path]) -> None:
+    """Refuse files under different ``key=`` folders (``model=a/fold=0/`` and ``model=b/``).
+
+    Polars reads hive partitions only when every file has the same keys, in one order.
+    """
+    layouts = [tuple(_hive_parts(path)) for path in found]
+    if len(set(layouts)) < 2:
+        return
+    first = found[0]
+    other = next(path for path, keys in zip(found, layouts, strict=True) if keys != layouts[0])
+
+    def keys(path: Path) -> str:
+        names = tuple(_hive_parts(path))
+        return "/".join(f"{k}=" for k in names) if names else "no key= folder"
+
+    raise MetricsInputError(
+        f"files {str(first)!r} and {str(other)!r} lie in different key= folders "
+        f"({keys(first)}; {keys(other)}); hive partitions need the same keys, in the same "
+        "order, above every file"
+    )
 
 
 def _check_folder_values(found: Sequence[Path], kind: str, schemas: Sequence[pl.Schema]) -> None:

@@ -387,3 +387,19 @@ def test_folders_of_one_number_in_two_spellings_stay_two_groups(tmp_path: Path) 
         )
     got = pl_metrics.score(tmp_path, "lrap", by="k").sort("k")
     assert got["k"].to_list() == ["007", "7"]
+
+
+@pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])
+def test_files_under_different_folder_keys_are_refused(tmp_path: Path, kind: str) -> None:
+    # model=a/fold=0/ beside model=b/: polars' ShapeError (parquet, IPC), or a null fold.
+    base = pl.DataFrame(
+        {"id": [1, 1, 2, 2], "class": ["a", "b"] * 2, "score": [0.1, 0.7, 0.8, 0.3]}
+    ).with_columns(truth=pl.Series([False, True, True, False]))
+    for folder in ("model=a/fold=0", "model=b"):
+        (tmp_path / folder).mkdir(parents=True)
+        path = tmp_path / folder / f"part.{kind}"
+        {"parquet": base.write_parquet, "ipc": base.write_ipc, "csv": base.write_csv}[kind](path)
+    with pytest.raises(MetricsInputError, match=r"lie in different key= folders \(model=/fold="):
+        pl_metrics.score(tmp_path, "lrap", by="model")
+    with pytest.raises(MetricsInputError, match=r"model=b/part\.\w+' lie in different key="):
+        pl_metrics.scan(tmp_path)
