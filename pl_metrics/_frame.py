@@ -428,6 +428,12 @@ def resolve_columns(
                 f"column {name!r} (option {option!r}): holds Python objects (Object), which "
                 "polars cannot sort or compare; cast them to strings or numbers first"
             )
+    if fold_col is not None and isinstance(schema[fold_col], (pl.List, pl.Array, pl.Struct)):
+        # (Polars' as-of join, which matches the folds, panics on them.)
+        raise MetricsInputError(
+            f"column {fold_col!r} (option 'fold_col'): folds must be single values (numbers, "
+            f"strings), not {schema[fold_col]}"
+        )
     score_is_float, narrow_score = False, None
     if score_col is not None:
         score_dtype = schema[score_col]
@@ -718,7 +724,12 @@ def _where(
         return ""
     parts = []
     # The first groups (and examples) in order, the same on every run (group_by's is not).
-    bad = bad.sort([*by, *shown], nulls_last=True)
+    # Polars cannot order lists and structs (it panics): those by their hashes.
+    nested = (pl.List, pl.Array, pl.Struct)
+    bad = bad.sort(
+        [pl.col(k).hash(seed=0) if isinstance(bad.schema[k], nested) else k for k in [*by, *shown]],
+        nulls_last=True,
+    )
     if shown:  # rows per class: a group's (or the table's) first three named together
         named = pl.col(shown).head(3).str.join(", ")
         bad = bad.group_by(by, maintain_order=True).agg(named) if by else bad.select(named)

@@ -646,3 +646,16 @@ def test_nan_keys_are_refused_on_every_path(good: pl.DataFrame, metric: str, tmp
     folds = bad.with_columns(fold=pl.col("seed"))
     with pytest.raises(MetricsInputError, match=rf"^column 'fold': {n_bad} rows are NaN \("):
         pl_metrics.best_threshold(folds, "f1", fold_col="fold")
+
+
+def test_nested_fold_columns_are_refused_and_nested_groups_named(good: pl.DataFrame) -> None:
+    # A list fold with a null panicked in polars' as-of join; a list or struct `by` with a
+    # null panicked while the error message ordered its groups.
+    folds = good.with_columns(fold=pl.concat_list(pl.col("id") % 2))
+    with pytest.raises(MetricsInputError, match=r"^column 'fold' \(option 'fold_col'\): folds"):
+        pl_metrics.best_threshold(folds, "f1", fold_col="fold")
+    structs = folds.with_columns(fold=pl.struct(k=pl.col("fold").list.first()))
+    for frame in (folds, structs):
+        by = frame.with_columns(fold=pl.when(pl.col("id") == 0).then(None).otherwise("fold"))
+        with pytest.raises(MetricsInputError, match=r"^column 'fold': 4 rows are null \(in 1 "):
+            pl_metrics.f1(by, by="fold")
