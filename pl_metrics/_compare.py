@@ -669,7 +669,9 @@ def _rankings(df: pl.DataFrame, spec: Spec, layout: _Layout) -> list[_Ranking]:
     groups, index, classes = layout.locate(table)
     pooled = spec.options.average == "micro"
     problem = groups if pooled else groups * len(layout.classes) + classes
-    score, truth = table[cols.score].to_numpy(), table[cols.truth].to_numpy()
+    wide = table.schema[cols.score] in (pl.Int128, pl.UInt128)  # numpy has no such integers
+    score = table[cols.score].cast(pl.Float64 if wide else table.schema[cols.score]).to_numpy()
+    truth = table[cols.truth].to_numpy()
     weight = table[_USER_W].to_numpy() if cols.weight is not None else None
     order = np.lexsort((score, problem))
     out = []
@@ -999,6 +1001,17 @@ def _weightless(df: pl.DataFrame, cols: Columns, layout: _Layout, n_resamples: i
     return pl.DataFrame([*layout.keys(g), pl.Series(_R, r, dtype=pl.Int64)])
 
 
+def _spread(names: list[str], estimate: str) -> list[pl.Expr]:
+    """The resamples' statistics: NaN where no resample has a value, null where the estimate is.
+
+    A null estimate is a class left out (``undefined="skip"``), as in the metric's table.
+    """
+    return [
+        pl.when(pl.col(estimate).is_not_null()).then(pl.col(n).fill_null(math.nan)).alias(n)
+        for n in names
+    ]
+
+
 def _deferred(frame: FrameT, compute: Callable[[], pl.DataFrame], schema: pl.Schema) -> FrameT:
     """``compute()`` as the type of ``frame``: a LazyFrame computes it when collected."""
     return as_like(frame, pl.defer(compute, schema=schema))
@@ -1116,7 +1129,7 @@ def bootstrap(
         # A group that no resample draws an id of (one id, few resamples) has no stats.
         out = point.join(stats, on=[*keys, "metric"], how="left", nulls_equal=True)
         out = out.select(
-            *keys, "metric", "estimate", pl.col("lower", "upper", "std").fill_null(math.nan)
+            *keys, "metric", "estimate", *_spread(["lower", "upper", "std"], "estimate")
         )
         return out.sort([*keys, "metric"], nulls_last=True)
 
@@ -1265,7 +1278,7 @@ def paired(
         )
         estimate = difference(point.with_columns(pl.lit(0).alias(_R)), metric, [*keys, _R])
         joined = join_on(estimate.drop(_R).lazy(), stats, keys)  # (left: every group stays)
-        out = joined.with_columns(pl.col("lower", "upper", "p_value").fill_null(math.nan))
+        out = joined.with_columns(_spread(["lower", "upper", "p_value"], "difference"))
         return out.sort(keys, nulls_last=True).collect() if keys else out.collect()
 
     schema = lf.select(keys).collect_schema()

@@ -446,3 +446,22 @@ def test_resamples_whose_negative_weights_sum_to_zero_are_left_out(metric: str) 
     assert out["estimate"].item() == pl_metrics.report(df, metric, weight_col="w").item()
     assert np.isfinite(out["lower"].item())
     assert np.isfinite(out["upper"].item())
+
+
+def test_a_class_left_out_is_null_in_every_column_and_int128_scores_resample() -> None:
+    df = pl.DataFrame(
+        {"id": [0, 0, 1, 1, 2, 2], "class": ["x", "y"] * 3, "score": [9, 1, 2, 8, 6, 4]}
+    ).with_columns(truth=pl.Series([1, 0, 0, 0, 1, 0]) == 1)
+    options: dict[str, Any] = {"average": None, "undefined": "skip", "n_resamples": 20}
+    out = pl_metrics.bootstrap(df, "roc_auc", **options)
+    assert out.filter(pl.col("class") == "y").select("estimate", "lower", "upper", "std").row(
+        0
+    ) == (None, None, None, None)
+    both = pl.concat([df.with_columns(model=pl.lit(m)) for m in ("a", "b")])
+    paired = pl_metrics.paired(
+        both, "roc_auc", model_col="model", model_a="a", model_b="b", **options
+    )
+    assert paired.filter(pl.col("class") == "y").drop("class").row(0) == (None,) * 4
+    # numpy has no 128-bit integers: such scores went through the other paths only.
+    wide = df.with_columns(pl.col("score").cast(pl.Int128))
+    assert_frame_equal(pl_metrics.bootstrap(wide, "roc_auc", **options), out)
