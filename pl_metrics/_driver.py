@@ -466,6 +466,7 @@ def cluster_by_id(
 
     The rewrite itself works in id ranges (sampled quantiles of the id), so it also runs on
     dumps larger than memory. Returns the paths written (``part-00000.parquet``, ...).
+    ``destination`` is a new or empty folder outside the source's folders.
     """
     lf = scan(source)
     schema = lf.collect_schema()
@@ -477,6 +478,7 @@ def cluster_by_id(
     destination = Path(destination)
     if destination.exists() and not destination.is_dir():
         raise MetricsInputError(f"destination {str(destination)!r} is a file, not a folder")
+    _check_destination(destination, source)
     budget = chunking_budget(memory_budget, n_parts, "n_parts")
     if not is_integer(row_group_size) or not 1 <= row_group_size < 2**31:  # (polars panics above)
         raise MetricsInputError(
@@ -511,3 +513,33 @@ def cluster_by_id(
         part.sink_parquet(path, row_group_size=row_group_size)
         written.append(path)
     return written
+
+
+def _check_destination(destination: Path, source: Source) -> None:
+    """Refuse a destination inside the source, or one holding files already.
+
+    Parts written into the source would be read with it from then on; files left in the
+    destination (an earlier run's parts, more of them) would be read with the new parts.
+    """
+    sources = [source] if isinstance(source, (str, os.PathLike)) else source
+    named = (
+        [s for s in sources if isinstance(s, (str, os.PathLike))]
+        if isinstance(sources, (list, tuple))
+        else []
+    )
+    target = destination.resolve()
+    for folder in (Path(s).resolve() for s in named if Path(s).is_dir()):
+        if target.is_relative_to(folder):
+            raise MetricsInputError(
+                f"destination {str(destination)!r} is inside the source folder "
+                f"{str(folder)!r}: the parts would be read with the source from then on; "
+                "give a folder outside it"
+            )
+    if destination.is_dir():
+        held = [p for p in destination.rglob("*") if p.is_file()]
+        if held:
+            raise MetricsInputError(
+                f"destination {str(destination)!r} is not empty ({len(held):,} "
+                f"file{'s' if len(held) > 1 else ''}, e.g. {held[0].name!r}): they would be "
+                "read with the new parts; give an empty or new folder"
+            )

@@ -236,6 +236,15 @@ def test_cluster_by_id_checks_its_column_and_destination(tmp_path: Path) -> None
         pl_metrics.cluster_by_id(path, tmp_path / "out", id_col="idd")
     with pytest.raises(MetricsInputError, match=r"is a file, not a folder"):
         pl_metrics.cluster_by_id(path, path)
+    # Parts written into the source were read with it from then on (refused as a file
+    # outside the key folders); an earlier run's parts stayed beside the new ones.
+    with pytest.raises(MetricsInputError, match=r"is inside the source folder"):
+        pl_metrics.cluster_by_id(tmp_path, tmp_path / "out")
+    with pytest.raises(MetricsInputError, match=r"is inside the source folder"):
+        pl_metrics.cluster_by_id([str(tmp_path)], tmp_path)
+    written = pl_metrics.cluster_by_id(path, tmp_path.parent / f"{tmp_path.name}_out", n_parts=2)
+    with pytest.raises(MetricsInputError, match=r"is not empty \(2 files, e\.g\. 'part-0000"):
+        pl_metrics.cluster_by_id(path, written[0].parent, n_parts=1)
 
 
 def test_ids_arrow_cannot_read_are_chunked_without_statistics(tmp_path: Path) -> None:
