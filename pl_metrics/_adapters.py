@@ -132,7 +132,8 @@ def _wide_truth(
             total = sum(bad.values())
             where = ", ".join(f"column {c!r}: {n:,}" for c, n in list(bad.items())[:_SHOWN])
             more = f", and {len(bad) - _SHOWN:,} more columns" if len(bad) > _SHOWN else ""
-            raise MetricsInputError(f"truth: {total:,} values are neither 0 nor 1 ({where}{more})")
+            values = "value is" if total == 1 else "values are"
+            raise MetricsInputError(f"truth: {total:,} {values} neither 0 nor 1 ({where}{more})")
 
     long = truth.select(id_col, *(pl.col(c).cast(pl.Boolean) for c in class_cols)).unpivot(
         on=class_cols, index=id_col, variable_name="class", value_name="truth"
@@ -499,7 +500,8 @@ def _check_y_true(truth: np.ndarray) -> None:
     if bad:
         nan = int(np.count_nonzero(np.isnan(truth))) if truth.dtype.kind == "f" else 0
         of_them = f" ({nan:,} of them NaN)" if nan else ""
-        raise MetricsInputError(f"y_true: {bad:,} values are neither 0 nor 1{of_them}")
+        values = "value is" if bad == 1 else "values are"
+        raise MetricsInputError(f"y_true: {bad:,} {values} neither 0 nor 1{of_them}")
 
 
 @checked_options

@@ -1243,9 +1243,11 @@ def paired(
                 f"column {model_col!r}: no rows of model {missing[0]!r}; its models: "
                 + ", ".join(repr(m) for m in sorted(present, key=str))
             )
-        if df["unmatched"][0]:
+        unmatched = df["unmatched"][0]
+        if unmatched:
+            ids = "id is" if unmatched == 1 else "ids are"
             raise MetricsInputError(
-                f"column {id_col!r}: {df['unmatched'][0]:,} ids are scored by only one of "
+                f"column {id_col!r}: {unmatched:,} {ids} scored by only one of "
                 f"{model_a!r} and {model_b!r}; a paired comparison needs the same ids"
             )
 

@@ -98,6 +98,18 @@ _R = TypeVar("_R")
 def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOptionError:
     """The error for an option ``function`` does not take, with the closest it does."""
     close = did_you_mean(name, known, n=1)
+    if not close:
+        # An option of other metrics (``lrap(threshold=...)``): named, as `report` names it.
+        # (Imported here: the registry imports this module.)
+        from pl_metrics._registry import METRICS
+
+        takers = [m for m, entry in METRICS.items() if name in entry.options]
+        if function in METRICS and takers:
+            return UnknownOptionError(
+                f"{function}: option {name!r} is not one of its options; the metrics that take "
+                f"it: {', '.join(takers)}",
+                problem="unknown_option",
+            )
     return UnknownOptionError(
         f"{function}: unknown option {name!r}{f'; {close}' if close else ''}",
         problem="unknown_option",
@@ -331,8 +343,14 @@ def listed(items: Sequence[str], limit: int, total: int | None = None) -> str:
 
 
 def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3, cutoff: float = 0.6) -> str:
-    """``"did you mean 'a' or 'b'?"`` for the choices close to ``name``; "" if none is."""
-    close = difflib.get_close_matches(name, list(choices), n=n, cutoff=cutoff)
+    """``"did you mean 'a' or 'b'?"`` for the choices close to ``name``; "" if none is.
+
+    Case aside (``F1``: ``f1``; ``Score``: ``score``): the same name, first.
+    """
+    choices = list(choices)
+    same = [c for c in choices if c.lower() == name.lower() and c != name]
+    close = [*same, *difflib.get_close_matches(name, choices, n=n, cutoff=cutoff)]
+    close = list(dict.fromkeys(close))[:n]
     return f"did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 
 
@@ -542,17 +560,18 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
                 (~pl.col(cols.weight).cast(pl.Float64).is_finite()).sum(),
             )
         )
-    for binary, is_bool in ((cols.truth, cols.truth_is_bool), (cols.pred, cols.pred_is_bool)):
+    pred_hint = (
+        "option 'pred_col' takes predictions made already, boolean or 0/1; to threshold "
+        "scores, give option 'threshold' instead"
+    )
+    for binary, is_bool, hint in (
+        (cols.truth, cols.truth_is_bool, "give boolean or 0/1 values"),
+        (cols.pred, cols.pred_is_bool, pred_hint),
+    ):
         if binary is not None and not is_bool:
             checks.append(
                 (
-                    Problem(
-                        f"not_01_{binary}",
-                        binary,
-                        "rows",
-                        "are neither 0 nor 1",
-                        "give boolean or 0/1 values",
-                    ),
+                    Problem(f"not_01_{binary}", binary, "rows", "are neither 0 nor 1", hint),
                     (~((pl.col(binary) == 0) | (pl.col(binary) == 1))).sum(),
                 )
             )

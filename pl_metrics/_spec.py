@@ -318,7 +318,9 @@ def _threshold_table(table: object) -> Thresholds:
     bad = int(values.is_null().sum() + (~values.is_finite()).sum())
     if bad:
         raise MetricsInputError(
-            f"option 'threshold': {bad} thresholds of the table are null, NaN or infinite"
+            f"option 'threshold': {bad:,} "
+            f"{'threshold of the table is' if bad == 1 else 'thresholds of the table are'} "
+            "null, NaN or infinite"
         )
     keys = [c for c in df.columns if c not in (THRESHOLD, "value", "held_out_value")]
     texts = df.select(pl.col(keys).cast(pl.String))

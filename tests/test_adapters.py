@@ -91,8 +91,8 @@ def test_from_wide_errors(arrays: tuple[np.ndarray, np.ndarray]) -> None:
 @pytest.mark.parametrize(
     ("y_true", "message"),
     [
-        ([[0.3, 1.0], [1.0, 0.0]], r"^y_true: 1 values are neither 0 nor 1$"),
-        ([[2, 1], [1, 0]], r"^y_true: 1 values are neither 0 nor 1$"),
+        ([[0.3, 1.0], [1.0, 0.0]], r"^y_true: 1 value is neither 0 nor 1$"),
+        ([[2, 1], [1, 0]], r"^y_true: 1 value is neither 0 nor 1$"),
         ([[-1, 2], [1, 3]], r"^y_true: 3 values are neither 0 nor 1$"),
         ([[np.nan, 1.0], [1.0, np.nan]], r"^y_true: 2 values .* \(2 of them NaN\)$"),
         ([["1", "0"], ["0", "1"]], r"^y_true: must be boolean or numeric 0/1, not <U1$"),

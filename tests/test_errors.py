@@ -168,8 +168,8 @@ def test_options(good: pl.DataFrame) -> None:
     folds = good.with_columns(fold=pl.col("id") % 2)
     with pytest.raises(MetricsInputError, match=r"option 'fold_col': 'id' is the id_col"):
         pl_metrics.best_threshold(folds, "f1", fold_col="id")
-    with pytest.raises(MetricsInputError, match=r"^lrap: unknown option 'threshold'$"):
-        pl_metrics.lrap(good, threshold=0.5)  # type: ignore[call-arg]
+    with pytest.raises(MetricsInputError, match=r"^lrap: unknown option 'thresold'$"):
+        pl_metrics.lrap(good, thresold=0.5)  # type: ignore[call-arg]
 
 
 def _public_functions() -> dict[str, Any]:
@@ -659,3 +659,14 @@ def test_nested_fold_columns_are_refused_and_nested_groups_named(good: pl.DataFr
         by = frame.with_columns(fold=pl.when(pl.col("id") == 0).then(None).otherwise("fold"))
         with pytest.raises(MetricsInputError, match=r"^column 'fold': 4 rows are null \(in 1 "):
             pl_metrics.f1(by, by="fold")
+
+
+def test_an_option_of_other_metrics_is_named_as_report_names_it(good: pl.DataFrame) -> None:
+    with pytest.raises(
+        pl_metrics.UnknownOptionError,
+        match=r"^lrap: option 'threshold' is not one of its options; the metrics that take it: "
+        r"confusion, f1, ",
+    ):
+        pl_metrics.lrap(good, threshold=0.3)  # type: ignore[call-arg]
+    with pytest.raises(MetricsInputError, match=r"^unknown metric 'F1'; did you mean 'f1'\?"):
+        pl_metrics.report(good, "F1")
