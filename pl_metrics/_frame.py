@@ -419,8 +419,7 @@ def resolve_columns(
             raise MetricsInputError(
                 f"option {given!r}: {name!r} is the {option}, which the metrics read; {advice}"
             )
-    if len(set(options.values())) < len(options):
-        raise MetricsInputError(f"the column options name the same column twice: {options}")
+    distinct_columns(options.items())
 
     for binary in (truth_col, pred_col):
         # Floats too: a CSV written by pandas holds 0/1 as 1.0 and 0.0 (any other value is

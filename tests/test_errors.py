@@ -670,3 +670,7 @@ def test_an_option_of_other_metrics_is_named_as_report_names_it(good: pl.DataFra
         pl_metrics.lrap(good, threshold=0.3)  # type: ignore[call-arg]
     with pytest.raises(MetricsInputError, match=r"^unknown metric 'F1'; did you mean 'f1'\?"):
         pl_metrics.report(good, "F1")
+    with pytest.raises(
+        MetricsInputError, match=r"^options 'id_col' and 'score_col' both name column 'id'; give"
+    ):
+        pl_metrics.lrap(good, score_col="id")
