@@ -222,15 +222,24 @@ def _calibration_bins(
         )
     else:
         edges = _quantile_edges(cells, keys, n_bins)
-    below = (
-        cells.select(*keys, CURVE_SCORE)
-        .join(edges, on=keys, nulls_equal=True)
-        .filter(pl.col(_EDGE) < pl.col(CURVE_SCORE))
-        .group_by([*keys, CURVE_SCORE])
-        .agg(pl.len().cast(pl.Int64).alias(_BIN))
+    # A score's bin is the number of edges below it: the position of the last edge below it
+    # among its key's sorted edges (an as-of join: rows plus edges, where pairing every
+    # score with every edge held scores x bins rows).
+    numbered = edges.sort([*keys, _EDGE]).with_columns(
+        (pl.int_range(pl.len()).over(keys) + 1).alias(_BIN)
     )
-    binned = cells.join(below, on=[*keys, CURVE_SCORE], how="left", nulls_equal=True).with_columns(
-        pl.col(_BIN).fill_null(0)
+    binned = (
+        cells.sort([*keys, CURVE_SCORE])
+        .join_asof(
+            numbered,
+            left_on=CURVE_SCORE,
+            right_on=_EDGE,
+            by=keys,
+            strategy="backward",
+            allow_exact_matches=False,  # a score on an edge goes to the lower bin
+            check_sortedness=False,  # sorted by key, then value (polars cannot check with by)
+        )
+        .with_columns(pl.col(_BIN).fill_null(0))
     )
     count = ordered_sum(pl.col(_N))
     return (
