@@ -48,7 +48,7 @@ from pl_metrics._frame import (
     to_polars,
 )
 from pl_metrics._io import files as find_files
-from pl_metrics._io import mixed_dumps, scan, unreadable_file
+from pl_metrics._io import mixed_dumps, require_in_every_file, scan, unreadable_file
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
 
@@ -211,6 +211,8 @@ def score(
         ragged=ragged,
         validate=validate,
     )
+    if files:
+        require_in_every_file(files, spec.columns.used)
     budget = chunking_budget(memory_budget, n_chunks)
     check_option("progress", progress, (None, True, False))
     show = sys.stderr.isatty() if progress is None else progress

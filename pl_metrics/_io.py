@@ -22,6 +22,7 @@ __all__ = [
     "mixed_dumps",
     "printable",
     "reader_error",
+    "require_in_every_file",
     "row_group_ranges",
     "scan",
     "scan_files",
@@ -109,10 +110,13 @@ def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
     gives ``model`` and ``fold`` columns, in every format, typed as polars types parquet's.
 
     Parquet and IPC files are read as one table when their numeric column types differ
-    (Float32 and Float64 scores: Float64); other differences between files raise a
-    `MetricsInputError` naming the column and the files. Only their metadata is read here,
-    and a file's own column of a folder key where its statistics do not show that it holds
-    the folder's value (else the folder's value would replace the column's silently).
+    (Float32 and Float64 scores: Float64), and when some files lack a column (a shard
+    that gained one): it is null in their rows (`score` refuses such a column when a
+    metric reads it). Other differences between files (types, a folder key some files
+    hold) raise a `MetricsInputError` naming the column and the files. Only their metadata
+    is read here, and a file's own column of a folder key where its statistics do not show
+    that it holds the folder's value (else the folder's value would replace the column's
+    silently).
     CSV files without rows are left out (their column types are unknown); if every file
     lacks rows, the table is empty, which raises.
     """
@@ -145,7 +149,11 @@ def _scan_parquet(found: Sequence[Path], common: pl.Schema | None) -> pl.LazyFra
     if common is None:
         return pl.scan_parquet(names, hive_partitioning=_is_hive(found))
     return pl.scan_parquet(
-        names, hive_partitioning=_is_hive(found), schema=common, cast_options=_widening()
+        names,
+        hive_partitioning=_is_hive(found),
+        schema=common,
+        cast_options=_widening(),
+        missing_columns="insert",
     )
 
 
@@ -161,7 +169,9 @@ def _scan_ipc(found: Sequence[Path], common: pl.Schema | None) -> pl.LazyFrame:
         pl.scan_ipc(name, hive_partitioning=bool(hive_schema), hive_schema=hive_schema or None)
         for name in names
     ]
-    return pl.concat((frame.cast(common) for frame in frames), how="diagonal")
+    # (A file lacking a column gets it as nulls, from the stacking.)
+    held = [pl.Schema({k: v for k, v in common.items() if k in f.collect_schema()}) for f in frames]
+    return pl.concat((f.cast(h) for f, h in zip(frames, held, strict=True)), how="diagonal")
 
 
 def _widening() -> pl.ScanCastOptions:
@@ -275,13 +285,22 @@ def _file_schema(path: Path, kind: str) -> pl.Schema:
 
 
 def _common_schema(found: Sequence[Path], schemas: Sequence[pl.Schema]) -> pl.Schema:
-    """The types every file can be read as: equal columns, numeric types widened."""
+    """The types every file can be read as: numeric types widened, every file's columns.
+
+    A column that some files lack is read as nulls there (a shard that gained a column of
+    notes); `require_in_every_file` refuses such a column when a metric reads it. A folder
+    key held by some files only is refused: polars would read its type from the folders.
+    """
     common = dict(schemas[0])
     source = dict.fromkeys(common, found[0])  # a file holding each column's current type
+    keys = set(_hive_values(found))
     for path, schema in zip(found[1:], schemas[1:], strict=True):
-        if set(schema) != set(common):
+        if (set(schema) ^ set(common)) & keys:
             raise _column_sets_differ(found[0], set(common), path, set(schema))
         for name, dtype in schema.items():
+            if name not in common:
+                common[name], source[name] = dtype, path
+                continue
             if dtype == common[name]:
                 continue
             wider = _widened(common[name], dtype)
@@ -293,6 +312,28 @@ def _common_schema(found: Sequence[Path], schemas: Sequence[pl.Schema]) -> pl.Sc
             if wider != common[name]:
                 common[name], source[name] = wider, path
     return pl.Schema(common)
+
+
+def require_in_every_file(found: Sequence[Path], columns: Sequence[str]) -> None:
+    """Refuse a column the metrics read that some files lack.
+
+    Those files' rows would hold nulls in it (`scan` reads files of different columns as
+    one table), refused later as null rows, which would not say why.
+    """
+    if len(found) < 2:
+        return
+    kind = file_format(found)
+    keys = set(_hive_values(found))
+    for path in found:
+        if kind == "csv" and not _has_rows(path):  # left out of the table
+            continue
+        schema = pl.scan_csv(path).collect_schema() if kind == "csv" else _file_schema(path, kind)
+        lacking = [c for c in columns if c not in keys and c not in schema]
+        if lacking:
+            raise MetricsInputError(
+                f"column {lacking[0]!r} is in some files of the table but not in "
+                f"{str(path)!r}; every file needs the columns the metrics read"
+            )
 
 
 def _column_sets_differ(

@@ -22,7 +22,7 @@ from pl_metrics._chunks import Chunks, chunking_budget
 from pl_metrics._driver import Runner, chunk_state, score_spec
 from pl_metrics._frame import MetricsInputError, Ragged, checked_options, is_integer, shown
 from pl_metrics._io import files as find_files
-from pl_metrics._io import scan, scan_files, unreadable_file
+from pl_metrics._io import require_in_every_file, scan, scan_files, unreadable_file
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState
 
@@ -185,6 +185,7 @@ def score(
         ragged=ragged,
         validate=validate,
     )
+    require_in_every_file(files, spec.columns.used)
     if not is_integer(retries) or retries < 0:
         raise MetricsInputError(f"option 'retries': expected an integer >= 0, got {shown(retries)}")
     if client is not None and not isinstance(client, str) and not hasattr(client, "submit"):

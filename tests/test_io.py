@@ -83,12 +83,26 @@ def test_incompatible_types_name_the_column_and_files(tmp_path: Path, dump: pl.D
         scan(tmp_path)
 
 
-def test_different_columns_name_the_files(tmp_path: Path, dump: pl.DataFrame) -> None:
-    dump.head(100).write_parquet(tmp_path / "a.parquet")
-    dump.head(100).with_columns(w=1.0).drop("truth").write_parquet(tmp_path / "b.parquet")
-    message = r"only '.*a\.parquet' has \['truth'\]; only '.*b\.parquet' has \['w'\]"
-    with pytest.raises(MetricsInputError, match=message):
-        scan(tmp_path)
+@pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])
+def test_files_of_other_columns_are_one_table_unless_a_metric_reads_a_missing_one(
+    tmp_path: Path, dump: pl.DataFrame, kind: str
+) -> None:
+    # A shard that gained a column of notes was refused for it, though no metric reads it.
+    first, rest = dump.filter(pl.col("id") < 50), dump.filter(pl.col("id") >= 50)
+    write = {"parquet": pl.DataFrame.write_parquet, "ipc": pl.DataFrame.write_ipc}
+    write.get(kind, pl.DataFrame.write_csv)(first, tmp_path / f"a.{kind}")
+    write.get(kind, pl.DataFrame.write_csv)(
+        rest.with_columns(note=pl.lit("x"), w=pl.lit(1.0)), tmp_path / f"b.{kind}"
+    )
+    table = scan(tmp_path).collect()
+    assert table.height == dump.height
+    assert table.filter(pl.col("id") < 50)["note"].null_count() == first.height
+    assert_frame_equal(pl_metrics.score(tmp_path, "lrap"), pl_metrics.lrap(dump))
+    with pytest.raises(
+        MetricsInputError,
+        match=rf"^column 'w' is in some files of the table but not in '.*a\.{kind}'",
+    ):
+        pl_metrics.score(tmp_path, "lrap", weight_col="w")
 
 
 @pytest.mark.parametrize("suffix", ["parquet", "arrow"])
