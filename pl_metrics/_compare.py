@@ -739,33 +739,50 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _roc_area(weights: np.ndarray, p: _Ranking) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per resample: the unnormalised ROC area, the positives' and the negatives' weight.
+    """Per resample: the ROC AUC (NaN if undefined), the positives' and negatives' weight.
 
     The area is the weight of (positive, negative) pairs in order, ties counting half: the
     cumulative sums run over the larger side and are read at the rows of the smaller one.
+    It multiplies the two sides' weights, so each side's user weights are scaled by a
+    power of two first (weights far from 1 under- or overflow; see `unit_scale`).
     """
+    pos_scale, neg_scale = _power_of_two(p.positive_weights), _power_of_two(p.negative_weights)
+    pos_user = None if p.positive_weights is None else p.positive_weights * pos_scale
+    neg_user = None if p.negative_weights is None else p.negative_weights * neg_scale
     if len(p.negatives) >= len(p.positives):
-        positives = _gathered(weights, p.positives, p.positive_weights)
-        below = _cumulated(weights, p.negatives, p.negative_weights)
+        gathered = _gathered(weights, p.positives, pos_user)
+        below = _cumulated(weights, p.negatives, neg_user)
         lower = np.searchsorted(p.negative_scores, p.positive_scores, "left")
         upper = np.searchsorted(p.negative_scores, p.positive_scores, "right")
         tied = np.flatnonzero(lower != upper)
-        area = _dot(positives, below[lower]) + 0.5 * _dot(
-            positives[tied], below[upper[tied]] - below[lower[tied]]
+        area = _dot(gathered, below[lower]) + 0.5 * _dot(
+            gathered[tied], below[upper[tied]] - below[lower[tied]]
         )
-        return area, positives.sum(axis=0), below[-1]
-    negatives = _gathered(weights, p.negatives, p.negative_weights)
-    highest = p.positives[::-1]  # row k: the weight of the k highest-scored positives
-    user = None if p.positive_weights is None else p.positive_weights[::-1]
-    above = _cumulated(weights, highest, user)
-    n = len(p.positives)
-    strictly = n - np.searchsorted(p.positive_scores, p.negative_scores, "right")
-    at_least = n - np.searchsorted(p.positive_scores, p.negative_scores, "left")
-    tied = np.flatnonzero(strictly != at_least)
-    area = _dot(negatives, above[strictly]) + 0.5 * _dot(
-        negatives[tied], above[at_least[tied]] - above[strictly[tied]]
-    )
-    return area, above[-1], negatives.sum(axis=0)
+        positives, negatives = gathered.sum(axis=0), below[-1]
+    else:
+        gathered = _gathered(weights, p.negatives, neg_user)
+        highest = p.positives[::-1]  # row k: the weight of the k highest-scored positives
+        above = _cumulated(weights, highest, None if pos_user is None else pos_user[::-1])
+        n = len(p.positives)
+        strictly = n - np.searchsorted(p.positive_scores, p.negative_scores, "right")
+        at_least = n - np.searchsorted(p.positive_scores, p.negative_scores, "left")
+        tied = np.flatnonzero(strictly != at_least)
+        area = _dot(gathered, above[strictly]) + 0.5 * _dot(
+            gathered[tied], above[at_least[tied]] - above[strictly[tied]]
+        )
+        positives, negatives = above[-1], gathered.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        defined = (positives > 0) & (negatives > 0)
+        auc = np.where(defined, area / (positives * negatives), np.nan)
+    return auc, positives / pos_scale, negatives / neg_scale
+
+
+def _power_of_two(user: np.ndarray | None) -> float:
+    """The power of two that brings the largest of ``user``'s magnitudes into [1, 2)."""
+    largest = 0.0 if user is None or not len(user) else float(np.abs(user).max())
+    if not (largest > 0 and math.isfinite(largest)):
+        return 1.0
+    return math.ldexp(1.0, -max(-1022, min(1023, math.frexp(largest)[1] - 1)))
 
 
 def _ap_area(weights: np.ndarray, p: _Ranking) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -842,9 +859,8 @@ def _curve_values(
 
     in_threads(solve, range(len(problems)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        if metric == "roc_auc":  # undefined without positives or negatives
-            defined = (positives > 0) & (negatives > 0)
-            return np.where(defined, area / (positives * negatives), np.nan), positives, drawn
+        if metric == "roc_auc":  # (the kernel's ratio already: NaN where undefined)
+            return area, positives, drawn
         # scikit-learn: positives of no weight (none, or weights summing to 0) give 0, and
         # it clips at 0 (only negative weights take the sum below).
         value = np.where(positives != 0, np.maximum(area / positives, 0.0), 0.0)

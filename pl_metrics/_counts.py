@@ -10,7 +10,7 @@ import math
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, is_number, ordered_mean, ordered_sum, unit_scale
+from pl_metrics._frame import MetricsInputError, is_number, ordered_mean, ordered_sum
 
 __all__ = [
     "check_zero_division",
@@ -69,11 +69,19 @@ def from_counts(
     elif metric == "jaccard":
         value = _divide(tp, tp + fp + fn, zero_division)
     elif metric == "matthews_corrcoef":
-        # (Weighted counts far from 1 under- or overflow in the products: scaled first.)
-        scale = unit_scale(pl.max_horizontal(c.abs() for c in (tp, fp, fn, tn)))
-        tp, fp, fn, tn = (c * scale for c in (tp, fp, fn, tn))
-        spread = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
-        value = pl.when(spread == 0).then(0.0).otherwise((tp * tn - fp * fn) / spread.sqrt())
+        # (tp·tn - fp·fn) / sqrt(a·b·c·d), each product of weights taken as ratios of at
+        # most 1 instead: products of weighted counts far from 1 (1e-170, 1e160, or both
+        # in one table) under- or overflow. Where a·b·c·d < 0 (negative weights) the
+        # square root is NaN, as the plain formula's.
+        a, b, c, d = tp + fp, tp + fn, tn + fp, tn + fn
+        ra, rb, rc, rd = (side.abs().sqrt() for side in (a, b, c, d))
+        value = (
+            pl.when((a == 0) | (b == 0) | (c == 0) | (d == 0))
+            .then(0.0)
+            .when(a.sign() * b.sign() * c.sign() * d.sign() < 0)
+            .then(float("nan"))
+            .otherwise(tp / (ra * rb) * (tn / (rc * rd)) - fp / (ra * rc) * (fn / (rb * rd)))
+        )
     elif metric == "hamming_loss":
         value = (fp + fn) / (tp + fp + fn + tn)
     elif metric == "balanced_accuracy":

@@ -53,7 +53,7 @@ _TRUE_CLASS = f"{INTERNAL}topk_true_class"  # as scikit-learn sorts it: not log 
 _TOPK_HIT = f"{INTERNAL}topk_hit"
 _TOPK_AHEAD = f"{INTERNAL}topk_ahead"
 _AREA = f"{INTERNAL}area"
-_SCALE = f"{INTERNAL}scale"  # see `unit_scale`
+_POS_SCALE, _NEG_SCALE = f"{INTERNAL}pos_scale", f"{INTERNAL}neg_scale"  # see `unit_scale`
 _TOPK_SUM = f"{INTERNAL}topk_sum"
 _TOPK_W = f"{INTERNAL}topk_w"
 # average="samples": per id over its classes.
@@ -93,39 +93,44 @@ def _per_class_values(
         # of the pooled rows, at random (common subexpressions taken out of the sorts).
         curves = curves.sort(CURVE_SCORE, descending=True)
         pos, neg = pl.col(_POS), pl.col(_NEG)
-    # Products of weights (the area) under- or overflow for weights far from 1 (1e-170,
-    # 1e160): the weights are scaled by a power of two first, which changes no bits.
-    scale = unit_scale(pl.max_horizontal(pos.abs().max(), neg.abs().max()))
-    pos, neg = pos * scale, neg * scale
-    tp, fp = pos.cum_sum(), neg.cum_sum()
+    # The ROC area multiplies the positives' weights by the negatives', which under- or
+    # overflows for weights far from 1 (1e-170, 1e160): each side is scaled by a power of
+    # two first, which changes no bits of area / (P * N). (The partial area and average
+    # precision divide first: nothing to scale.)
+    pos_scale = neg_scale = pl.lit(1.0)
+    if metric == "roc_auc" and max_fpr is None:
+        pos_scale, neg_scale = unit_scale(pos.abs().max()), unit_scale(neg.abs().max())
+    tp, fp = (pos * pos_scale).cum_sum(), (neg * neg_scale).cum_sum()
     if metric == "roc_auc" and max_fpr is not None:
         exprs = [ordered_sum(_partial_area(pos, neg, tp, fp, max_fpr)).alias(_AREA)]
     elif metric == "roc_auc":
         # Trapezoids between consecutive thresholds: width fp gained, mean height of tp.
-        area = neg * (tp + (tp - pos)) / 2
+        area = neg * neg_scale * (tp + (tp - pos * pos_scale)) / 2
         exprs = [ordered_sum(area).alias(_AREA)]
     else:
         # Step-wise average precision: recall gained at a threshold times its precision
         # (as scikit-learn: recall lost to a negative weight counts too, and a precision
         # over no weight is 0).
-        gained = pl.when((pos != 0) & (tp + fp != 0)).then(pos * tp / (tp + fp)).otherwise(0.0)
+        gained = pl.when((pos != 0) & (tp + fp != 0)).then(pos * (tp / (tp + fp))).otherwise(0.0)
         exprs = [ordered_sum(gained).alias(_AREA)]
-    exprs += [ordered_sum(pos).alias(_POS), ordered_sum(neg).alias(_NEG), scale.alias(_SCALE)]
+    exprs += [
+        ordered_sum(pos).alias(_POS),
+        ordered_sum(neg).alias(_NEG),
+        pos_scale.alias(_POS_SCALE),
+        neg_scale.alias(_NEG_SCALE),
+    ]
     out = aggregate(curves, keys, exprs)
     p, n = pl.col(_POS), pl.col(_NEG)
     if metric == "roc_auc" and max_fpr is not None:
         value = pl.when((p > 0) & (n > 0)).then(_mcclish(pl.col(_AREA), max_fpr)).otherwise(None)
     elif metric == "roc_auc":
-        value = pl.when((p > 0) & (n > 0)).then(pl.col(_AREA) / (p * n)).otherwise(None)
+        scaled = (p * pl.col(_POS_SCALE)) * (n * pl.col(_NEG_SCALE))
+        value = pl.when((p > 0) & (n > 0)).then(pl.col(_AREA) / scaled).otherwise(None)
     else:
         # scikit-learn: positives of no weight (none, or weights summing to 0) give 0, and
         # it clips at 0 (only negative weights take the sum below).
         value = pl.when(p != 0).then((pl.col(_AREA) / p).clip(lower_bound=0.0)).otherwise(0.0)
-    # The positive weight, unscaled, weighs the class in the averages.
-    unscaled = [(pl.col(c) / pl.col(_SCALE)).alias(c) for c in (_POS, _NEG)]
-    return (
-        out.with_columns(value.cast(pl.Float64).alias(metric)).with_columns(unscaled).drop(_SCALE)
-    )
+    return out.with_columns(value.cast(pl.Float64).alias(metric)).drop(_POS_SCALE, _NEG_SCALE)
 
 
 #: Columns of `cumulated`: weights at or above a score, and in all.

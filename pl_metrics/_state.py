@@ -92,6 +92,7 @@ _GROUP_HASH = f"{INTERNAL}group_hash"
 _WEIGHTED_IDS = f"{INTERNAL}weighted_ids"  # ids whose weight is not zero
 _ID_WEIGHT, _WEIGHT_SUM = f"{INTERNAL}id_weight", f"{INTERNAL}weight_sum"
 _ABS_WEIGHT_SUM = f"{INTERNAL}abs_weight_sum"
+_LARGEST_WEIGHT_SUM = 1e300
 
 _ROW_CHECKS = ("null_", "nan_key_", "nonfinite_", "not_01_")  # keys of `row_problems`
 #: Per id: its weight times its positive labels (lwlrap's weight, before normalising).
@@ -819,10 +820,13 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
             "weight_overflow",
             cols.weight,
             "groups",
-            "have weights whose sum overflows Float64",
+            f"have weights whose magnitudes sum above {_LARGEST_WEIGHT_SUM:g}, where the "
+            "metrics' sums and products of them overflow Float64",
             "divide the weights by a common factor, which changes no metric",
         )
-        too_large = (~pl.col(_ABS_WEIGHT_SUM).is_finite()).cast(pl.Int64)
+        # (2·tp in F1, a weight times a rank in coverage: a margin below Float64's 1.8e308.)
+        too_large = ~(pl.col(_ABS_WEIGHT_SUM) <= _LARGEST_WEIGHT_SUM)
+        too_large = too_large.cast(pl.Int64)
         groups = groups.with_columns(too_large.alias(overflow.name))
         problems.append(overflow)
     refusing = _refusing_zero_weights(state.spec)

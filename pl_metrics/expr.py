@@ -504,12 +504,13 @@ def roc_auc(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None)
         value = (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
         defined = (n_pos > 0) & (n_neg > 0)
     else:
-        w = w * unit_scale(w.abs().max())  # (the area is a product of weights: see `unit_scale`)
         # Sorted by score; each row's tie group is the run of equal scores around it.
         ordered = s.sort()
         first, last = ordered.is_first_distinct(), ordered.is_last_distinct()
         w_pos = pl.when(t).then(w).otherwise(0.0).sort_by(s)
         w_neg = pl.when(t).then(0.0).otherwise(w).sort_by(s)
+        # The area multiplies the two sides' weights: each scaled first (see `unit_scale`).
+        w_pos, w_neg = (side * unit_scale(side.abs().max()) for side in (w_pos, w_neg))
         negatives = w_neg.cum_sum()
         # Weight of the negatives scored below the row, and at most the row's score.
         below = pl.when(first).then(negatives.shift(1, fill_value=0.0)).forward_fill()

@@ -374,9 +374,50 @@ def test_metrics_of_weights_far_from_one_are_those_of_the_weights_scaled(factor:
 
 
 def test_weights_whose_sum_overflows_are_refused() -> None:
-    df = KNN.with_columns(w=pl.lit(1e307))
+    df = KNN.with_columns(w=pl.lit(1e297))  # F1's 2·tp of such sums overflowed
     for metric in ("f1", "lrap", "roc_auc", "log_loss"):
         with pytest.raises(pl_metrics.MetricsInputError, match=r"^column 'w': 5 groups have "):
             pl_metrics.report(df, metric, weight_col="w", by="fold")
-        with pytest.raises(pl_metrics.MetricsInputError, match="weights whose sum overflows"):
+        with pytest.raises(
+            pl_metrics.MetricsInputError, match="weights whose magnitudes sum above 1e"
+        ):
             pl_metrics.score(df, metric, weight_col="w", n_chunks=2, progress=False)
+
+
+def test_weights_of_far_apart_magnitudes_in_one_table() -> None:
+    # One power of two for every weight of a class made 1e-200 beside 1e200 underflow:
+    # ROC AUC was refused (no positives), MCC 0; average precision was 0 before that too.
+    from pl_metrics import expr
+
+    df = pl.DataFrame(
+        {
+            "id": [0, 1, 2, 3],
+            "class": [0] * 4,
+            "score": [0.9, 0.3, 0.6, 0.2],
+            "truth": [True, True, False, False],
+            "w": [1e-200, 1e-200, 1e200, 1e200],
+        }
+    )
+    assert pl_metrics.roc_auc(df, weight_col="w").item() == pytest.approx(0.75, rel=1e-12)
+    assert pl_metrics.average_precision(df, weight_col="w").item() == pytest.approx(0.5)
+    assert df.select(expr.roc_auc("score", "truth", weight="w")).item() == pytest.approx(0.75)
+    ci = pl_metrics.bootstrap(df, "roc_auc", weight_col="w", n_resamples=50)
+    assert ci["estimate"].item() == pytest.approx(0.75)
+    assert np.isfinite(ci["std"].item())
+    mcc = df.with_columns(score=pl.Series([0.0, 1, 1, 1]), truth=pl.Series([1, 0, 0, 1]) == 1)
+    mcc = mcc.with_columns(w=pl.Series([1e-200, 1e200, 1e-200, 1e-200]))
+    got = pl_metrics.matthews_corrcoef(mcc, weight_col="w").item()
+    assert got == pytest.approx(-(0.5**0.5), rel=1e-12)
+
+
+@pytest.mark.parametrize("factor", [1e-170, 1e160])
+def test_bootstrap_of_roc_auc_with_weights_far_from_one(factor: float) -> None:
+    rng = np.random.default_rng(0)
+    df = pl_metrics.from_numpy(rng.random((30, 2)) < 0.5, np.round(rng.random((30, 2)), 2))
+    df = df.with_columns(w=pl.lit(pl.Series(rng.uniform(0.5, 2, 30))).gather(pl.col("id")))
+    for average in ("macro", "weighted"):
+        want = pl_metrics.bootstrap(df, "roc_auc", weight_col="w", average=average)
+        got = pl_metrics.bootstrap(
+            df.with_columns(pl.col("w") * factor), "roc_auc", weight_col="w", average=average
+        )
+        assert_frame_equal(got, want, rel_tol=1e-12)
