@@ -144,13 +144,15 @@ def cumulated(curves: pl.LazyFrame, keys: list[str], keep: Sequence[str] = ()) -
     """Per ``keys`` and distinct score (as Float64), highest first: weights at or above it.
 
     `TP` and `FP` are the weights of positives and negatives scoring at least ``s`` (the
-    counts of ``score >= s``); `P_ALL` and `N_ALL` are all of them. ``keep``: columns of
-    ``curves`` that hold one value per score, kept.
+    counts of ``score >= s``); `P_ALL` and `N_ALL` are all of them. ``keep``: boolean
+    columns of ``curves`` that hold one value per score, kept (any of the scores'). Integer
+    scores beyond 2**53 that are one Float64 are one threshold (as numpy compares them),
+    not several thresholds of one value, which sorted in any order.
     """
     down = (
-        curves.group_by([*keys, CURVE_SCORE])
-        .agg(pl.col(_POS).sum(), pl.col(_NEG).sum(), *(pl.col(k).first() for k in keep))
-        .with_columns(pl.col(CURVE_SCORE).cast(pl.Float64))
+        curves.with_columns(pl.col(CURVE_SCORE).cast(pl.Float64))
+        .group_by([*keys, CURVE_SCORE])
+        .agg(pl.col(_POS).sum(), pl.col(_NEG).sum(), *(pl.col(k).max() for k in keep))
         .sort([*keys, CURVE_SCORE], descending=[False] * len(keys) + [True])
         .with_columns(
             pl.col(_POS).cum_sum().over(keys).alias(TP), pl.col(_NEG).cum_sum().over(keys).alias(FP)

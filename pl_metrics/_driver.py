@@ -14,6 +14,7 @@ import functools
 import itertools
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -517,6 +518,15 @@ def cluster_by_id(
     return written
 
 
+def _folder_of(source: str | os.PathLike[str]) -> Path:
+    """A source's folder: itself, or a glob's before its first wildcard ('oof/*.pq': oof)."""
+    text = os.fspath(source)
+    prefix = re.split(r"[*?\[]", text, maxsplit=1)[0]
+    if prefix == text:
+        return Path(text)
+    return Path(prefix) if prefix.endswith(("/", os.sep)) else Path(prefix).parent
+
+
 def _check_destination(destination: Path, source: Source) -> None:
     """Refuse a destination inside the source, or one holding files already.
 
@@ -530,7 +540,7 @@ def _check_destination(destination: Path, source: Source) -> None:
         else []
     )
     target = destination.resolve()
-    for folder in (Path(s).resolve() for s in named if Path(s).is_dir()):
+    for folder in (f.resolve() for f in map(_folder_of, named) if f.is_dir()):
         if target.is_relative_to(folder):
             raise MetricsInputError(
                 f"destination {str(destination)!r} is inside the source folder "

@@ -75,6 +75,14 @@ class Thresholds:
         """The internal name of a key column, as a string, for the join."""
         return f"{INTERNAL}tkey_{key}"
 
+    @staticmethod
+    def text(key: str, dtype: pl.DataType) -> pl.Expr:
+        """A key column as the strings it is compared as (-0.0 as 0.0, one group of both)."""
+        column = pl.col(key)
+        if dtype.is_float():  # (polars drops a `+ 0.0`, which would do it)
+            column = pl.when(column == 0).then(pl.lit(0.0, dtype)).otherwise(column)
+        return column.cast(pl.String)
+
     def table(self) -> pl.LazyFrame:
         """The keys (as strings, under internal names) and the thresholds."""
         columns: dict[str, list[str | None]] = {self.column(k): [] for k in self.keys}
@@ -323,7 +331,7 @@ def _threshold_table(table: object) -> Thresholds:
             "null, NaN or infinite"
         )
     keys = [c for c in df.columns if c not in (THRESHOLD, "value", "held_out_value")]
-    texts = df.select(pl.col(keys).cast(pl.String))
+    texts = df.select(Thresholds.text(k, df.schema[k]) for k in keys)
     rows = texts.rows()
     repeated = len(rows) - len(set(rows))
     if repeated:

@@ -77,8 +77,9 @@ def _with_thresholds(
     keys = [Thresholds.column(k) for k in thresholds.keys]
 
     def prepare(rows: pl.LazyFrame) -> pl.LazyFrame:
+        schema = rows.collect_schema()
         named = rows.with_columns(
-            pl.col(k).cast(pl.String).alias(Thresholds.column(k)) for k in thresholds.keys
+            Thresholds.text(k, schema[k]).alias(Thresholds.column(k)) for k in thresholds.keys
         )
         joined = named.join(
             thresholds.table(), on=keys, how="left", nulls_equal=True, maintain_order="left"

@@ -256,6 +256,8 @@ def test_cluster_by_id_checks_its_column_and_destination(tmp_path: Path) -> None
         pl_metrics.cluster_by_id(tmp_path, tmp_path / "out")
     with pytest.raises(MetricsInputError, match=r"is inside the source folder"):
         pl_metrics.cluster_by_id([str(tmp_path)], tmp_path)
+    with pytest.raises(MetricsInputError, match=r"is inside the source folder"):
+        pl_metrics.cluster_by_id(f"{tmp_path}/*.parquet", tmp_path / "out")
     written = pl_metrics.cluster_by_id(path, tmp_path.parent / f"{tmp_path.name}_out", n_parts=2)
     with pytest.raises(MetricsInputError, match=r"is not empty \(2 files, e\.g\. 'part-0000"):
         pl_metrics.cluster_by_id(path, written[0].parent, n_parts=1)

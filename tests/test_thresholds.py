@@ -381,3 +381,36 @@ def test_a_lazy_threshold_table_is_read_when_the_result_is_collected() -> None:
     missing = pl_metrics.f1(df.lazy(), threshold=pl.scan_parquet("/nonexistent/t.parquet"))
     with pytest.raises(pl_metrics.MetricsInputError, match=r"^option 'threshold': cannot read"):
         missing.collect()
+
+
+def test_a_threshold_table_applies_to_float_keys_of_either_zero() -> None:
+    # -0.0 and 0.0 are one group everywhere, but a table was matched by text ("-0.0").
+    df = pl.DataFrame(
+        {
+            "g": [0.0, 0.0, -0.0, -0.0],
+            "id": [0, 0, 1, 1],
+            "class": [0, 1, 0, 1],
+            "score": [0.9, 0.2, 0.4, 0.7],
+            "truth": [True, False, False, True],
+        }
+    )
+    best = pl_metrics.best_threshold(df, "f1", by="g")
+    for table in (best, best.with_columns(g=-pl.col("g"))):
+        got = pl_metrics.f1(df, by="g", threshold=table, average=None)
+        np.testing.assert_allclose(got["f1"], best["value"], rtol=1e-12)
+
+
+def test_integer_scores_beyond_float_precision_are_thresholds_once() -> None:
+    # Distinct integers that are one Float64 were several thresholds of one value, sorted
+    # in any order: best_threshold and threshold_sweep changed between identical calls.
+    rng = np.random.default_rng(1)
+    df = pl.DataFrame(
+        {"id": np.arange(30), "class": 0, "score": rng.integers(0, 100, 30) + 2**60}
+    ).with_columns(truth=pl.Series(rng.random(30) < 0.5))
+    threshold = float(2**60 + 50)
+    want = pl_metrics.f1(df, threshold=threshold).item()
+    swept = {pl_metrics.threshold_sweep(df, "f1", thresholds=[threshold]).item(0, "value")}
+    swept |= {pl_metrics.threshold_sweep(df, "f1", thresholds=[threshold]).item(0, "value")}
+    assert swept == {want}
+    best = {pl_metrics.best_threshold(df, "f1").item(0, "value") for _ in range(5)}
+    assert len(best) == 1
