@@ -67,7 +67,7 @@ from pl_metrics._frame import (
 from pl_metrics._kernel import in_threads
 from pl_metrics._registry import info
 from pl_metrics._report import report
-from pl_metrics._spec import Options, Spec, check_key_names, metric_list, resolve
+from pl_metrics._spec import Options, Spec, at_call, check_key_names, metric_list, resolve
 from pl_metrics._state import (
     CLASS_ROWS,
     CURVE_POS,
@@ -669,8 +669,10 @@ def _rankings(df: pl.DataFrame, spec: Spec, layout: _Layout) -> list[_Ranking]:
     groups, index, classes = layout.locate(table)
     pooled = spec.options.average == "micro"
     problem = groups if pooled else groups * len(layout.classes) + classes
-    wide = table.schema[cols.score] in (pl.Int128, pl.UInt128)  # numpy has no such integers
-    score = table[cols.score].cast(pl.Float64 if wide else table.schema[cols.score]).to_numpy()
+    scores = table[cols.score]
+    if scores.dtype in (pl.Int128, pl.UInt128):  # numpy has none: their order is what counts
+        scores = scores.rank("dense")
+    score = scores.to_numpy()
     truth = table[cols.truth].to_numpy()
     weight = table[_USER_W].to_numpy() if cols.weight is not None else None
     order = np.lexsort((score, problem))
@@ -1122,14 +1124,15 @@ def bootstrap(
     _check_resampling(names, n_resamples, confidence, seed)
     group: list[str] = _group(by)
     lf: pl.LazyFrame = to_polars(frame).lazy()
-    spec = resolve(lf, names, by=group or None, **options)  # checks the options now
+    checked = resolve(lf, names, by=group or None, **at_call(options))  # options, now
     check_key_names(
-        spec.columns, ["metric", "value", "estimate", "lower", "upper", "std"], "bootstrap"
+        checked.columns, ["metric", "value", "estimate", "lower", "upper", "std"], "bootstrap"
     )
-    keys: list[str] = spec.keys
+    keys: list[str] = checked.keys
     tail = (1 - confidence) / 2
 
     def compute() -> pl.DataFrame:
+        spec = resolve(lf, names, by=group or None, **options)  # (reads a lazy table)
         df = lf.select(spec.columns.used).collect()
         estimate = report(df, names, by=group or None, **options)  # checks the data first
         per_resample = _resampled(df, spec, n_resamples, seed)
@@ -1223,7 +1226,7 @@ def paired(
     )
     pair = pl.Series([model_a, model_b], dtype=source_schema[model_col])
     lf = source.filter(pl.col(model_col).is_in(pair.implode()))
-    spec = resolve(lf, [metric], by=[*group, model_col], **options)  # checks the options now
+    spec = resolve(lf, [metric], by=[*group, model_col], **at_call(options))  # options, now
     paired_keys = replace(spec.columns, by=tuple(group))  # the models are compared, not kept
     made = ["a", "b", "difference", "lower", "upper", "p_value", "metric", "value"]
     check_key_names(paired_keys, made, "paired")
@@ -1278,9 +1281,10 @@ def paired(
 
     def compute() -> pl.DataFrame:
         check(unmatched.join(models, how="cross").collect())
-        df = lf.select(spec.columns.used).collect()
+        read = resolve(lf, [metric], by=[*group, model_col], **options)  # (a lazy table too)
+        df = lf.select(read.columns.used).collect()
         point = report(df, [metric], by=[*group, model_col], **options)  # checks the data
-        resampled = difference(_resampled(df, spec, n_resamples, seed), "value", [*keys, _R])
+        resampled = difference(_resampled(df, read, n_resamples, seed), "value", [*keys, _R])
         diff = pl.col("difference").fill_nan(None)  # undefined resamples: left out
         stats = aggregate(
             resampled.lazy(),

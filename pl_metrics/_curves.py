@@ -98,7 +98,8 @@ def _per_class_values(
     # two first, which changes no bits of area / (P * N). (The partial area and average
     # precision divide first: nothing to scale.)
     pos_scale = neg_scale = pl.lit(1.0)
-    if metric == "roc_auc" and max_fpr is None:
+    weighted = curves.collect_schema()[_POS].is_float()  # (else counts: nothing to scale)
+    if metric == "roc_auc" and max_fpr is None and weighted:
         pos_scale, neg_scale = unit_scale(pos.abs().max()), unit_scale(neg.abs().max())
     tp, fp = (pos * pos_scale).cum_sum(), (neg * neg_scale).cum_sum()
     if metric == "roc_auc" and max_fpr is not None:

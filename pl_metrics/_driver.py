@@ -48,8 +48,8 @@ from pl_metrics._frame import (
     shown,
     to_polars,
 )
+from pl_metrics._io import FORMATS, mixed_dumps, require_in_every_file, scan, unreadable_file
 from pl_metrics._io import files as find_files
-from pl_metrics._io import mixed_dumps, require_in_every_file, scan, unreadable_file
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
 
@@ -528,7 +528,7 @@ def _folder_of(source: str | os.PathLike[str]) -> Path:
 
 
 def _check_destination(destination: Path, source: Source) -> None:
-    """Refuse a destination inside the source, or one holding files already.
+    """Refuse a destination inside the source, or one holding data files already.
 
     Parts written into the source would be read with it from then on; files left in the
     destination (an earlier run's parts, more of them) would be read with the new parts.
@@ -548,10 +548,10 @@ def _check_destination(destination: Path, source: Source) -> None:
                 "give a folder outside it"
             )
     if destination.is_dir():
-        held = [p for p in destination.rglob("*") if p.is_file()]
+        held = [p for p in destination.rglob("*") if p.is_file() and p.suffix.lower() in FORMATS]
         if held:
             raise MetricsInputError(
-                f"destination {str(destination)!r} is not empty ({len(held):,} "
-                f"file{'s' if len(held) > 1 else ''}, e.g. {held[0].name!r}): they would be "
-                "read with the new parts; give an empty or new folder"
+                f"destination {str(destination)!r} holds {len(held):,} data "
+                f"file{'s' if len(held) > 1 else ''} already (e.g. {held[0].name!r}): they "
+                "would be read with the new parts; give an empty or new folder"
             )

@@ -668,7 +668,7 @@ def ordered_mean(expr: pl.Expr) -> pl.Expr:
 
 
 def unit_scale(largest: pl.Expr) -> pl.Expr:
-    """A power of two that brings ``largest`` (a magnitude, at least 0) into [1, 2).
+    """A power of two that brings ``largest`` (a magnitude, at least 0) to about 1.
 
     Multiplying weights by it is exact (short of subnormal numbers), so ratios of their sums
     and products are the same bits, where products of weights far from 1 (1e-170, 1e160)

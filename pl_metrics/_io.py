@@ -389,9 +389,9 @@ def _has_rows(path: Path) -> bool:
 def _check_folder_keys(found: Sequence[Path]) -> None:
     """Refuse files under different ``key=`` folders (``model=a/fold=0/`` and ``model=b/``).
 
-    Polars reads hive partitions only when every file has the same keys, in one order.
+    Polars reads hive partitions only when every file has the same keys (in any order).
     """
-    layouts = [tuple(_hive_parts(path)) for path in found]
+    layouts = [frozenset(_hive_parts(path)) for path in found]
     if len(set(layouts)) < 2:
         return
     first = found[0]
@@ -403,8 +403,8 @@ def _check_folder_keys(found: Sequence[Path]) -> None:
 
     raise MetricsInputError(
         f"files {str(first)!r} and {str(other)!r} lie in different key= folders "
-        f"({keys(first)}; {keys(other)}); hive partitions need the same keys, in the same "
-        "order, above every file"
+        f"({keys(first)}; {keys(other)}); hive partitions need the same keys above every "
+        "file"
     )
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import polars as pl
 
 from pl_metrics._frame import FrameT, Ragged, as_like, checked_options, to_polars
-from pl_metrics._spec import Average, Strategy, Undefined, resolve
+from pl_metrics._spec import Average, Strategy, Undefined, at_call, resolve
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
 
 __all__ = ["chunk_key", "merge_states", "report", "state"]
@@ -227,13 +227,7 @@ def report(
         validate=validate,
     )
     lazy_table = isinstance(frame, pl.LazyFrame) and isinstance(threshold, pl.LazyFrame)
-    if lazy_table:
-        # A lazy threshold table (say `best_threshold`'s of a LazyFrame) is read when the
-        # result is collected, as the rows are. Until then a number stands in for it: any
-        # but the default, so that the options are checked as given.
-        metric_state = state(frame, metrics, **{**options, "threshold": 0.25})
-    else:
-        metric_state = state(frame, metrics, **options)
+    metric_state = state(frame, metrics, **(at_call(options) if lazy_table else options))
     if isinstance(frame, pl.LazyFrame):
         # Imported here: the driver imports the metric families, which import this module.
         from pl_metrics._driver import deferred

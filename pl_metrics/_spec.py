@@ -40,6 +40,7 @@ __all__ = [
     "Strategy",
     "Thresholds",
     "Undefined",
+    "at_call",
     "check_key_names",
     "make_options",
     "metric_list",
@@ -300,6 +301,18 @@ def make_options(
         max_fpr=None if max_fpr is None or max_fpr == 1 else float(max_fpr),
         per_id=bool(per_id),
     )
+
+
+def at_call(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options to check when a lazy call is made, reading nothing.
+
+    A lazy threshold table (say `best_threshold`'s of a LazyFrame) is read when the result
+    is collected, as the rows are; until then a number stands in for it, any but the
+    default, so that the options are checked as given.
+    """
+    if isinstance(options.get("threshold"), pl.LazyFrame):
+        return {**options, "threshold": 0.25}
+    return dict(options)
 
 
 def _threshold_table(table: object) -> Thresholds:

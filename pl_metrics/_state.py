@@ -561,7 +561,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     if hashed:
         id_exprs.append(cols.class_hash.sum().alias(_ID_HASH))
     weighted = bool(_refusing_zero_weights(spec))
-    summed = _summing_weights(spec)
+    summed = bool(_refusing_zero_sums(spec))
     if weighted:  # groups whose weights are all zero, or sum to zero (`_finalize`)
         id_exprs.append((cols.weight_expr.first() != 0).cast(pl.Int64).alias(_WEIGHTED_IDS))
     if summed:
@@ -780,11 +780,6 @@ def _refusing_zero_sums(spec: Spec) -> list[str]:
     return [m for m in _refusing_zero_weights(spec) if info(m).zero_weights == "sum"]
 
 
-def _summing_weights(spec: Spec) -> bool:
-    """Whether the state sums each group's weights: for the zero sums, and their overflow."""
-    return spec.options.validate and spec.columns.weight is not None and not spec.options.per_id
-
-
 def _finalize(state: MetricState) -> pl.LazyFrame:
     cols, opts, by = state.columns, state.options, list(state.columns.by)
     groups = state.groups.lazy()
@@ -814,7 +809,7 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         rows = [p for p in problems if p.key.startswith(_ROW_CHECKS)]
         rest = [p for p in problems if not p.key.startswith(_ROW_CHECKS)]
         problems = [*rows, *(p for p, _ in class_sets), *rest]
-    if _summing_weights(state.spec):
+    if _refusing_zero_sums(state.spec):  # means weighted by the weights: their sums
         assert cols.weight is not None
         overflow = Problem(
             "weight_overflow",

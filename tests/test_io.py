@@ -259,7 +259,7 @@ def test_cluster_by_id_checks_its_column_and_destination(tmp_path: Path) -> None
     with pytest.raises(MetricsInputError, match=r"is inside the source folder"):
         pl_metrics.cluster_by_id(f"{tmp_path}/*.parquet", tmp_path / "out")
     written = pl_metrics.cluster_by_id(path, tmp_path.parent / f"{tmp_path.name}_out", n_parts=2)
-    with pytest.raises(MetricsInputError, match=r"is not empty \(2 files, e\.g\. 'part-0000"):
+    with pytest.raises(MetricsInputError, match=r"holds 2 data files already \(e\.g\. 'part-0000"):
         pl_metrics.cluster_by_id(path, written[0].parent, n_parts=1)
 
 
@@ -428,3 +428,12 @@ def test_files_under_different_folder_keys_are_refused(tmp_path: Path, kind: str
         pl_metrics.score(tmp_path, "lrap", by="model")
     with pytest.raises(MetricsInputError, match=r"model=b/part\.\w+' lie in different key="):
         pl_metrics.scan(tmp_path)
+
+
+def test_folder_keys_in_another_order_are_the_same_keys(tmp_path: Path, dump: pl.DataFrame) -> None:
+    part = dump.filter(pl.col("id") < 20)
+    for folder in ("model=a/fold=0", "fold=1/model=b"):
+        (tmp_path / folder).mkdir(parents=True)
+        part.write_parquet(tmp_path / folder / "part.parquet")
+    got = pl_metrics.score(tmp_path, "lrap", by=["model", "fold"]).sort("model")
+    assert got.select("model", "fold").rows() == [("a", 0), ("b", 1)]

@@ -414,3 +414,31 @@ def test_integer_scores_beyond_float_precision_are_thresholds_once() -> None:
     assert swept == {want}
     best = {pl_metrics.best_threshold(df, "f1").item(0, "value") for _ in range(5)}
     assert len(best) == 1
+
+
+def test_the_bootstrap_and_paired_read_a_lazy_threshold_table_when_collected() -> None:
+    rng = np.random.default_rng(6)
+    df = pl_metrics.from_numpy(rng.random((40, 3)) < 0.4, np.round(rng.random((40, 3)), 2))
+    df = pl.concat([df.with_columns(model=pl.lit(m)) for m in ("a", "b")])
+    best = pl_metrics.best_threshold(df, by="model")
+    reads = []
+
+    def table() -> pl.DataFrame:
+        reads.append(1)
+        return best
+
+    lazy_best = pl.defer(table, schema=best.schema)
+    options: dict[str, Any] = {"threshold": lazy_best, "n_resamples": 20}
+    intervals = pl_metrics.bootstrap(df.lazy(), "f1", by="model", **options)
+    paired = pl_metrics.paired(
+        df.lazy(), "f1", model_col="model", model_a="a", model_b="b", **options
+    )
+    assert reads == []
+    assert_frame_equal(
+        intervals.collect(),
+        pl_metrics.bootstrap(df, "f1", by="model", threshold=best, n_resamples=20),
+    )
+    want = pl_metrics.paired(
+        df, "f1", model_col="model", model_a="a", model_b="b", threshold=best, n_resamples=20
+    )
+    assert_frame_equal(paired.collect(), want)
