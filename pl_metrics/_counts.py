@@ -69,18 +69,24 @@ def from_counts(
     elif metric == "jaccard":
         value = _divide(tp, tp + fp + fn, zero_division)
     elif metric == "matthews_corrcoef":
-        # (tp·tn - fp·fn) / sqrt(a·b·c·d), each product of weights taken as ratios of at
-        # most 1 instead: products of weighted counts far from 1 (1e-170, 1e160, or both
-        # in one table) under- or overflow. Where a·b·c·d < 0 (negative weights) the
-        # square root is NaN, as the plain formula's.
+        # (tp·tn - fp·fn) / sqrt(a·b·c·d); where a weighted count is far from 1 (1e-170,
+        # 1e160, or both in one table) those products under- or overflow, and each is taken
+        # as a product of ratios of at most 1 instead. Where a·b·c·d < 0 (negative
+        # weights) the square root is NaN, as the plain formula's.
         a, b, c, d = tp + fp, tp + fn, tn + fp, tn + fn
-        ra, rb, rc, rd = (side.abs().sqrt() for side in (a, b, c, d))
+        sides = [side.abs() for side in (a, b, c, d)]
+        plain = (tp * tn - fp * fn) / (a * b * c * d).sqrt()
+        ra, rb, rc, rd = (side.sqrt() for side in sides)
+        ratios = tp / (ra * rb) * (tn / (rc * rd)) - fp / (ra * rc) * (fn / (rb * rd))
+        in_range = pl.all_horizontal((side >= 2.0**-200) & (side <= 2.0**200) for side in sides)
         value = (
             pl.when((a == 0) | (b == 0) | (c == 0) | (d == 0))
             .then(0.0)
+            .when(in_range)
+            .then(plain)
             .when(a.sign() * b.sign() * c.sign() * d.sign() < 0)
             .then(float("nan"))
-            .otherwise(tp / (ra * rb) * (tn / (rc * rd)) - fp / (ra * rc) * (fn / (rb * rd)))
+            .otherwise(ratios)
         )
     elif metric == "hamming_loss":
         value = (fp + fn) / (tp + fp + fn + tn)
