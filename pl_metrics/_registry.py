@@ -421,7 +421,8 @@ METRICS: dict[str, MetricInfo] = {
             (),
             "always",
             "`sklearn.calibration.calibration_curve` per class",
-            "rows `(by..., class, bin, prob_pred, prob_true, count)`, non-empty bins",
+            "rows `(by..., class, bin, prob_pred, prob_true, count)`, non-empty bins; "
+            "`n_bins=10` by default (scikit-learn's is 5)",
             "n_bins, strategy, by",
             "curve",
             columns=("bin", "prob_pred", "prob_true", "count"),

@@ -927,7 +927,11 @@ def _draw_counts(ax: Any, panel: _Panel, *, log: bool) -> None:
         assert line.counts is not None
         ax.plot(line.xs, line.counts, color=line.colour, linewidth=1.0, marker=".", alpha=0.7)
     if log:
+        from matplotlib.ticker import NullFormatter
+
         ax.set_yscale("log")
+        # Counts spanning a decade or so: matplotlib labels the minor ticks too, crowded.
+        ax.yaxis.set_minor_formatter(NullFormatter())
     else:
         from matplotlib.ticker import MaxNLocator
 
