@@ -1191,7 +1191,8 @@ def paired(
 
     Both models are scored on the same resamples (an id weighs the same in both), so the
     spread of the difference leaves out what the two share. Per group (``by``, for instance
-    the fold) and overall: rows ``(by..., difference, lower, upper, p_value)``, where the
+    the fold; without ``by``, one row overall): rows ``(by..., difference, lower, upper,
+    p_value)``, where the
     p-value is the two-sided bootstrap p-value of "no difference" (twice the smaller share
     of resampled differences on either side of 0; 0 when none is on one side, which reads
     "below 2 / n_resamples"). Resamples where the difference is undefined (NaN) are left
