@@ -355,18 +355,23 @@ def test_a_fold_without_a_threshold_from_the_others_predicts_nothing() -> None:
         assert got.filter(pl.col("class") == "a")["held_out_value"].item() == 0.0
 
 
+def counting_reads(table: pl.DataFrame) -> tuple[pl.LazyFrame, list[int]]:
+    """``table`` as a LazyFrame, and the list it appends to each time it is read."""
+    reads: list[int] = []
+
+    def read() -> pl.DataFrame:
+        reads.append(1)
+        return table
+
+    return pl.defer(read, schema=table.schema), reads
+
+
 def test_a_lazy_threshold_table_is_read_when_the_result_is_collected() -> None:
     rng = np.random.default_rng(5)
     df = pl_metrics.from_numpy(rng.random((60, 3)) < 0.4, np.round(rng.random((60, 3)), 2))
     df = df.with_columns(model=pl.col("id") % 2)
     best = pl_metrics.best_threshold(df, by="model")
-    reads = []
-
-    def table() -> pl.DataFrame:
-        reads.append(1)
-        return best
-
-    lazy_best = pl.defer(table, schema=best.schema)
+    lazy_best, reads = counting_reads(best)
     lazy = pl_metrics.f1(df.lazy(), threshold=lazy_best, by="model", average=None)
     assert reads == []  # the call reads nothing, the table included
     assert_frame_equal(lazy.collect(), pl_metrics.f1(df, threshold=best, by="model", average=None))
@@ -421,13 +426,7 @@ def test_the_bootstrap_and_paired_read_a_lazy_threshold_table_when_collected() -
     df = pl_metrics.from_numpy(rng.random((40, 3)) < 0.4, np.round(rng.random((40, 3)), 2))
     df = pl.concat([df.with_columns(model=pl.lit(m)) for m in ("a", "b")])
     best = pl_metrics.best_threshold(df, by="model")
-    reads = []
-
-    def table() -> pl.DataFrame:
-        reads.append(1)
-        return best
-
-    lazy_best = pl.defer(table, schema=best.schema)
+    lazy_best, reads = counting_reads(best)
     options: dict[str, Any] = {"threshold": lazy_best, "n_resamples": 20}
     intervals = pl_metrics.bootstrap(df.lazy(), "f1", by="model", **options)
     paired = pl_metrics.paired(
