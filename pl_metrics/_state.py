@@ -819,9 +819,9 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
             "metrics' sums and products of them overflow Float64",
             "divide the weights by a common factor, which changes no metric",
         )
-        # (2·tp in F1, a weight times a rank in coverage: a margin below Float64's 1.8e308.)
-        too_large = ~(pl.col(_ABS_WEIGHT_SUM) <= _LARGEST_WEIGHT_SUM)
-        too_large = too_large.cast(pl.Int64)
+        # (A weight times a rank in coverage, times the classes in hamming_loss: a margin
+        # below Float64's 1.8e308. NaN and inf sums fail the test too.)
+        too_large = (~(pl.col(_ABS_WEIGHT_SUM) <= _LARGEST_WEIGHT_SUM)).cast(pl.Int64)
         groups = groups.with_columns(too_large.alias(overflow.name))
         problems.append(overflow)
     refusing = _refusing_zero_weights(state.spec)
