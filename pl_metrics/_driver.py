@@ -48,7 +48,14 @@ from pl_metrics._frame import (
     shown,
     to_polars,
 )
-from pl_metrics._io import FORMATS, mixed_dumps, require_in_every_file, scan, unreadable_file
+from pl_metrics._io import (
+    FORMATS,
+    columns_named,
+    mixed_dumps,
+    require_in_every_file,
+    scan,
+    unreadable_file,
+)
 from pl_metrics._io import files as find_files
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
@@ -181,6 +188,13 @@ def score(
     └─────────────┴──────────┘
     """
     lf, files = source_frame(source)
+    if files:  # before the columns' checks, which would call a column left out missing
+        require_in_every_file(
+            files,
+            columns_named(
+                id_col, class_col, score_col, truth_col, weight_col, pred_col, fold_col, by
+            ),
+        )
     spec = resolve(  # checks columns and options, reads nothing
         lf,
         metrics,
@@ -212,8 +226,6 @@ def score(
         ragged=ragged,
         validate=validate,
     )
-    if files:
-        require_in_every_file(files, spec.columns.used)
     budget = chunking_budget(memory_budget, n_chunks)
     check_option("progress", progress, (None, True, False))
     show = sys.stderr.isatty() if progress is None else progress

@@ -17,6 +17,7 @@ from pl_metrics._frame import MetricsInputError, checked_options, is_categorical
 
 __all__ = [
     "FORMATS",
+    "columns_named",
     "file_format",
     "files",
     "mixed_dumps",
@@ -111,12 +112,12 @@ def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
 
     Parquet and IPC files are read as one table when their numeric column types differ
     (Float32 and Float64 scores: Float64), and when some files lack a column (a shard
-    that gained one): it is null in their rows (`score` refuses such a column when a
-    metric reads it). Other differences between files (types, a folder key some files
-    hold) raise a `MetricsInputError` naming the column and the files. Only their metadata
-    is read here, and a file's own column of a folder key where its statistics do not show
-    that it holds the folder's value (else the folder's value would replace the column's
-    silently).
+    that gained one): it is null in their rows. A column of types that do not widen to one
+    (text in one file, numbers in another) is left out. `score` refuses either when a
+    metric reads it, naming the column and the files; a folder key that some files hold
+    is refused here. Only their metadata is read here, and a file's own column of a folder
+    key where its statistics do not show that it holds the folder's value (else the
+    folder's value would replace the column's silently).
     CSV files without rows are left out (their column types are unknown); if every file
     lacks rows, the table is empty, which raises.
     """
@@ -154,6 +155,7 @@ def _scan_parquet(found: Sequence[Path], common: pl.Schema | None) -> pl.LazyFra
         schema=common,
         cast_options=_widening(),
         missing_columns="insert",
+        extra_columns="ignore",  # columns of types that do not agree (`_common_schema`)
     )
 
 
@@ -170,8 +172,11 @@ def _scan_ipc(found: Sequence[Path], common: pl.Schema | None) -> pl.LazyFrame:
         for name in names
     ]
     # (A file lacking a column gets it as nulls, from the stacking.)
-    held = [pl.Schema({k: v for k, v in common.items() if k in f.collect_schema()}) for f in frames]
-    return pl.concat((f.cast(h) for f, h in zip(frames, held, strict=True)), how="diagonal")
+    kept = [[k for k in f.collect_schema() if k in common or k in hive_schema] for f in frames]
+    held = [pl.Schema({k: v for k, v in common.items() if k in names}) for names in kept]
+    return pl.concat(
+        (f.select(k).cast(h) for f, k, h in zip(frames, kept, held, strict=True)), how="diagonal"
+    )
 
 
 def _widening() -> pl.ScanCastOptions:
@@ -288,52 +293,84 @@ def _common_schema(found: Sequence[Path], schemas: Sequence[pl.Schema]) -> pl.Sc
     """The types every file can be read as: numeric types widened, every file's columns.
 
     A column that some files lack is read as nulls there (a shard that gained a column of
-    notes); `require_in_every_file` refuses such a column when a metric reads it. A folder
-    key held by some files only is refused: polars would read its type from the folders.
+    notes); one whose types differ otherwise (text in one file, numbers in another) is left
+    out. `require_in_every_file` refuses either when a metric reads it. A folder key held
+    by some files only is refused: polars would read its type from the folders.
     """
-    common = dict(schemas[0])
-    source = dict.fromkeys(common, found[0])  # a file holding each column's current type
     keys = set(_hive_values(found))
     for path, schema in zip(found[1:], schemas[1:], strict=True):
-        if (set(schema) ^ set(common)) & keys:
-            raise _column_sets_differ(found[0], set(common), path, set(schema))
-        for name, dtype in schema.items():
-            if name not in common:
-                common[name], source[name] = dtype, path
-                continue
-            if dtype == common[name]:
-                continue
-            wider = _widened(common[name], dtype)
-            if wider is None:
-                raise MetricsInputError(
-                    f"column {name!r} is {common[name]} in {str(source[name])!r} but {dtype} in "
-                    f"{str(path)!r}: the files must agree on its type"
-                )
-            if wider != common[name]:
-                common[name], source[name] = wider, path
+        if (set(schema) ^ set(schemas[0])) & keys:
+            raise _column_sets_differ(found[0], set(schemas[0]), path, set(schema))
+    common: dict[str, pl.DataType] = {}
+    for name in dict.fromkeys(name for schema in schemas for name in schema):
+        wider = _common_type(found, schemas, name)
+        if isinstance(wider, MetricsInputError):
+            if name in keys:
+                raise wider
+            continue
+        common[name] = wider
     return pl.Schema(common)
 
 
-def require_in_every_file(found: Sequence[Path], columns: Sequence[str]) -> None:
-    """Refuse a column the metrics read that some files lack.
+def _common_type(
+    found: Sequence[Path], schemas: Sequence[pl.Schema], name: str
+) -> pl.DataType | MetricsInputError:
+    """The type every file holding column ``name`` can be read as, or why there is none."""
+    held = [
+        (path, schema[name]) for path, schema in zip(found, schemas, strict=True) if name in schema
+    ]
+    (source, common), *rest = held
+    for path, dtype in rest:
+        if dtype == common:
+            continue
+        wider = _widened(common, dtype)
+        if wider is None:
+            return MetricsInputError(
+                f"column {name!r} is {common} in {str(source)!r} but {dtype} in "
+                f"{str(path)!r}: the files must agree on its type"
+            )
+        if wider != common:
+            common, source = wider, path
+    return common
 
-    Those files' rows would hold nulls in it (`scan` reads files of different columns as
-    one table), refused later as null rows, which would not say why.
+
+def columns_named(*options: object) -> list[str]:
+    """The column names among options' values: names, and lists of names (``by``)."""
+    listed = (o if isinstance(o, (list, tuple)) else [o] for o in options)
+    return [name for names in listed for name in names if isinstance(name, str)]
+
+
+def require_in_every_file(found: Sequence[Path], columns: Sequence[str]) -> None:
+    """Refuse a column the metrics read that some files lack, or hold in another type.
+
+    `scan` reads files of different columns as one table: a column some files lack is null
+    in their rows, one of types that do not widen to one is left out; a metric reading it
+    would then refuse null rows or a missing column, which would not say why. Columns no
+    file holds are left to the column checks (which suggest close names).
     """
     if len(found) < 2:
         return
     kind = file_format(found)
+    if kind == "csv":  # (stacked with their types relaxed to common ones)
+        found = [path for path in found if _has_rows(path)]
+        schemas = [pl.scan_csv(path).collect_schema() for path in found]
+    else:
+        schemas = [_file_schema(path, kind) for path in found]
     keys = set(_hive_values(found))
-    for path in found:
-        if kind == "csv" and not _has_rows(path):  # left out of the table
+    for name in columns:
+        holders = [name in schema for schema in schemas]
+        if name in keys or not any(holders):
             continue
-        schema = pl.scan_csv(path).collect_schema() if kind == "csv" else _file_schema(path, kind)
-        lacking = [c for c in columns if c not in keys and c not in schema]
-        if lacking:
+        if not all(holders):
+            lacking = found[holders.index(False)]
             raise MetricsInputError(
-                f"column {lacking[0]!r} is in some files of the table but not in "
-                f"{str(path)!r}; every file needs the columns the metrics read"
+                f"column {name!r} is in some files of the table but not in "
+                f"{str(lacking)!r}; every file needs the columns the metrics read"
             )
+        if kind != "csv":
+            wider = _common_type(found, schemas, name)
+            if isinstance(wider, MetricsInputError):
+                raise wider
 
 
 def _column_sets_differ(

@@ -21,8 +21,14 @@ import polars as pl
 from pl_metrics._chunks import Chunks, chunking_budget
 from pl_metrics._driver import Runner, chunk_state, score_spec
 from pl_metrics._frame import MetricsInputError, Ragged, checked_options, is_integer, shown
+from pl_metrics._io import (
+    columns_named,
+    require_in_every_file,
+    scan,
+    scan_files,
+    unreadable_file,
+)
 from pl_metrics._io import files as find_files
-from pl_metrics._io import require_in_every_file, scan, scan_files, unreadable_file
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState
 
@@ -154,6 +160,11 @@ def score(
     files = find_files(source)
     paths = [str(p) for p in files]
     lf = scan(files)
+    # Before the columns' checks, which would call a column left out missing.
+    require_in_every_file(
+        files,
+        columns_named(id_col, class_col, score_col, truth_col, weight_col, pred_col, fold_col, by),
+    )
     spec = resolve(  # columns and options checked on the client first
         lf,
         metrics,
@@ -185,7 +196,6 @@ def score(
         ragged=ragged,
         validate=validate,
     )
-    require_in_every_file(files, spec.columns.used)
     if not is_integer(retries) or retries < 0:
         raise MetricsInputError(f"option 'retries': expected an integer >= 0, got {shown(retries)}")
     if client is not None and not isinstance(client, str) and not hasattr(client, "submit"):

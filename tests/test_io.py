@@ -80,7 +80,16 @@ def test_incompatible_types_name_the_column_and_files(tmp_path: Path, dump: pl.D
     )
     message = r"column 'score' is Float64 in '.*a\.parquet' but String in '.*c\.parquet'"
     with pytest.raises(MetricsInputError, match=message):
-        scan(tmp_path)
+        pl_metrics.score(tmp_path, "lrap")
+    # A column of types that do not agree is left out of the table, where no metric reads it.
+    assert "score" not in scan(tmp_path).collect_schema()
+    noted = [dump.with_columns(note=pl.lit(v)) for v in ("x", 1)]
+    noted[0].filter(pl.col("id") < 50).write_parquet(tmp_path / "a.parquet")
+    noted[1].filter(pl.col("id") >= 50).write_parquet(tmp_path / "b.parquet")
+    (tmp_path / "c.parquet").unlink()
+    assert_frame_equal(pl_metrics.score(tmp_path, "lrap"), pl_metrics.lrap(dump))
+    with pytest.raises(MetricsInputError, match=r"^column 'note' is String in '.*a\.parquet'"):
+        pl_metrics.score(tmp_path, "lrap", by="note")
 
 
 @pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])
