@@ -18,7 +18,14 @@ from pl_metrics import __version__
 from pl_metrics._curve_tables import thinned
 from pl_metrics._driver import score
 from pl_metrics._frame import MetricsInputError, UnknownOptionError, did_you_mean, shown
-from pl_metrics._io import printable, reader_error, scan
+from pl_metrics._io import (
+    columns_named,
+    files,
+    printable,
+    reader_error,
+    require_in_every_file,
+    scan_files,
+)
 from pl_metrics._registry import info, metric_names, sweepable
 from pl_metrics._spec import make_options
 from pl_metrics.dask import ChunkError
@@ -477,7 +484,12 @@ def _run_compare(args: argparse.Namespace) -> None:
 
     metrics = _metrics(args.metric)
     options = _metric_options(args)
-    lf = scan(args.paths)
+    found = files(args.paths)
+    lf = scan_files(found)
+    # A column the options name, in every file (`score` checks the same for its metrics).
+    scores = args.score_col if args.pred_col is None else args.pred_col
+    named = [args.model_col, args.fold_col, args.id_col, args.class_col, scores, args.truth_col]
+    require_in_every_file(found, columns_named(*named, args.weight_col))
     table = compare(
         lf, metrics, model_col=args.model_col, fold_col=args.fold_col, **options
     ).collect()

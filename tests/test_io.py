@@ -112,6 +112,18 @@ def test_files_of_other_columns_are_one_table_unless_a_metric_reads_a_missing_on
         match=rf"^column 'w' is in some files of the table but not in '.*a\.{kind}'",
     ):
         pl_metrics.score(tmp_path, "lrap", weight_col="w")
+    # Predictions made already: the scores are not read, and need not be in every file.
+    for path in tmp_path.iterdir():
+        path.unlink()
+    predicted = dump.with_columns(pred=pl.col("score") > 0.5)
+    write.get(kind, pl.DataFrame.write_csv)(
+        predicted.filter(pl.col("id") < 50), tmp_path / f"a.{kind}"
+    )
+    write.get(kind, pl.DataFrame.write_csv)(
+        predicted.filter(pl.col("id") >= 50).drop("score"), tmp_path / f"b.{kind}"
+    )
+    got = pl_metrics.score(tmp_path, "f1", pred_col="pred")
+    assert got.item() == pytest.approx(pl_metrics.f1(predicted, pred_col="pred").item(), rel=1e-12)
 
 
 @pytest.mark.parametrize("suffix", ["parquet", "arrow"])
