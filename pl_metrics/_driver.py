@@ -50,7 +50,6 @@ from pl_metrics._frame import (
 )
 from pl_metrics._io import (
     FORMATS,
-    columns_left_out,
     columns_named,
     mixed_dumps,
     require_in_every_file,
@@ -192,38 +191,40 @@ def score(
     named = columns_named(
         id_col, class_col, score_col, truth_col, weight_col, pred_col, fold_col, by
     )
-    with columns_left_out(files, lf, named):
-        spec = resolve(  # checks columns and options, reads nothing
-            lf,
-            metrics,
-            id_col=id_col,
-            class_col=class_col,
-            score_col=score_col,
-            truth_col=truth_col,
-            weight_col=weight_col,
-            by=by,
-            threshold=threshold,
-            pred_col=pred_col,
-            average=average,
-            zero_division=zero_division,
-            beta=beta,
-            eps=eps,
-            class_weights=class_weights,
-            per_class=per_class,
-            k=k,
-            padding=padding,
-            undefined=undefined,
-            n_bins=n_bins,
-            strategy=strategy,
-            max_points=max_points,
-            metric=metric,
-            thresholds=thresholds,
-            fold_col=fold_col,
-            max_fpr=max_fpr,
-            per_id=per_id,
-            ragged=ragged,
-            validate=validate,
-        )
+    if files:  # a column the scan left out (types that do not widen): say so, not "missing"
+        left_out = [c for c in named if c not in lf.collect_schema()]
+        require_in_every_file(files, left_out)
+    spec = resolve(  # checks columns and options, reads nothing
+        lf,
+        metrics,
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        threshold=threshold,
+        pred_col=pred_col,
+        average=average,
+        zero_division=zero_division,
+        beta=beta,
+        eps=eps,
+        class_weights=class_weights,
+        per_class=per_class,
+        k=k,
+        padding=padding,
+        undefined=undefined,
+        n_bins=n_bins,
+        strategy=strategy,
+        max_points=max_points,
+        metric=metric,
+        thresholds=thresholds,
+        fold_col=fold_col,
+        max_fpr=max_fpr,
+        per_id=per_id,
+        ragged=ragged,
+        validate=validate,
+    )
     if files:  # a column the metrics read, in every file
         require_in_every_file(files, spec.columns.used)
     budget = chunking_budget(memory_budget, n_chunks)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import glob
 import io
 import re
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -18,7 +17,6 @@ from pl_metrics._frame import MetricsInputError, checked_options, is_categorical
 
 __all__ = [
     "FORMATS",
-    "columns_left_out",
     "columns_named",
     "file_format",
     "files",
@@ -334,24 +332,6 @@ def _common_type(
         if wider != common:
             common, source = wider, path
     return common
-
-
-@contextlib.contextmanager
-def columns_left_out(
-    found: Sequence[Path] | None, lf: pl.LazyFrame, named: list[str]
-) -> Iterator[None]:
-    """Name a column that `scan` of ``found`` left out, where a check calls it missing.
-
-    ``named``: the columns the options name. A column whose types do not widen across the
-    files is not in the table: its check would say "not in the table", not why.
-    """
-    try:
-        yield
-    except MetricsInputError:
-        if found:
-            schema = lf.collect_schema()
-            require_in_every_file(found, [c for c in named if c not in schema])
-        raise
 
 
 def columns_named(*options: object) -> list[str]:

@@ -22,7 +22,6 @@ from pl_metrics._chunks import Chunks, chunking_budget
 from pl_metrics._driver import Runner, chunk_state, score_spec
 from pl_metrics._frame import MetricsInputError, Ragged, checked_options, is_integer, shown
 from pl_metrics._io import (
-    columns_left_out,
     columns_named,
     require_in_every_file,
     scan,
@@ -164,38 +163,39 @@ def score(
     named = columns_named(
         id_col, class_col, score_col, truth_col, weight_col, pred_col, fold_col, by
     )
-    with columns_left_out(files, lf, named):
-        spec = resolve(  # columns and options checked on the client first
-            lf,
-            metrics,
-            id_col=id_col,
-            class_col=class_col,
-            score_col=score_col,
-            truth_col=truth_col,
-            weight_col=weight_col,
-            by=by,
-            threshold=threshold,
-            pred_col=pred_col,
-            average=average,
-            zero_division=zero_division,
-            beta=beta,
-            eps=eps,
-            class_weights=class_weights,
-            per_class=per_class,
-            k=k,
-            padding=padding,
-            undefined=undefined,
-            n_bins=n_bins,
-            strategy=strategy,
-            max_points=max_points,
-            metric=metric,
-            thresholds=thresholds,
-            fold_col=fold_col,
-            max_fpr=max_fpr,
-            per_id=per_id,
-            ragged=ragged,
-            validate=validate,
-        )
+    # A column the scan left out (types that do not widen): say so, not "missing".
+    require_in_every_file(files, [c for c in named if c not in lf.collect_schema()])
+    spec = resolve(  # columns and options checked on the client first
+        lf,
+        metrics,
+        id_col=id_col,
+        class_col=class_col,
+        score_col=score_col,
+        truth_col=truth_col,
+        weight_col=weight_col,
+        by=by,
+        threshold=threshold,
+        pred_col=pred_col,
+        average=average,
+        zero_division=zero_division,
+        beta=beta,
+        eps=eps,
+        class_weights=class_weights,
+        per_class=per_class,
+        k=k,
+        padding=padding,
+        undefined=undefined,
+        n_bins=n_bins,
+        strategy=strategy,
+        max_points=max_points,
+        metric=metric,
+        thresholds=thresholds,
+        fold_col=fold_col,
+        max_fpr=max_fpr,
+        per_id=per_id,
+        ragged=ragged,
+        validate=validate,
+    )
     require_in_every_file(files, spec.columns.used)  # a column the metrics read, in each
     if not is_integer(retries) or retries < 0:
         raise MetricsInputError(f"option 'retries': expected an integer >= 0, got {shown(retries)}")
