@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import glob
 import io
 import re
@@ -280,13 +281,24 @@ def _same_ids(ids: dict[Path, pl.Series]) -> str | None:
 
 
 def _file_schema(path: Path, kind: str) -> pl.Schema:
-    """The schema in a parquet or IPC file's metadata; an unreadable file raises, named."""
+    """The schema in a parquet or IPC file's metadata; an unreadable file raises, named.
+
+    `score` asks for it when it scans the files and again when it checks the columns the
+    metrics read: read once, kept while the file's size and modification time stay.
+    """
     try:
-        if kind == "parquet":
-            return pl.Schema(pl.read_parquet_schema(path))
-        return pl.Schema(pl.read_ipc_schema(path))
+        stat = path.stat()
+        return pl.Schema(_read_schema(str(path), kind, stat.st_mtime_ns, stat.st_size))
     except (pl.exceptions.PolarsError, OSError) as error:
         raise MetricsInputError(f"cannot read file {str(path)!r}: {reader_error(error)}") from error
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_schema(path: str, kind: str, mtime_ns: int, size: int) -> pl.Schema:
+    """`_file_schema`'s read (``mtime_ns`` and ``size``: keys, so a changed file is reread)."""
+    if kind == "parquet":
+        return pl.Schema(pl.read_parquet_schema(path))
+    return pl.Schema(pl.read_ipc_schema(path))
 
 
 def _common_schema(found: Sequence[Path], schemas: Sequence[pl.Schema]) -> pl.Schema:
@@ -348,7 +360,7 @@ def require_in_every_file(found: Sequence[Path], columns: Sequence[str]) -> None
     would then refuse null rows or a missing column, which would not say why. Columns no
     file holds are left to the column checks (which suggest close names).
     """
-    if len(found) < 2:
+    if len(found) < 2 or not columns:
         return
     kind = file_format(found)
     if kind == "csv":  # (stacked with their types relaxed to common ones)
