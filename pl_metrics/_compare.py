@@ -1081,8 +1081,9 @@ def bootstrap(
     the module notes), so each resample is the metric of the weighted rows.
 
     Returns rows ``(by..., metric, estimate, lower, upper, std)``: the metric on the data,
-    the ``confidence`` percentile interval of the resamples and their standard deviation.
-    With per-class output (``per_class=True`` or ``average=None``) the rows are
+    the ``confidence`` percentile interval of the resamples and their standard deviation,
+    sorted by the ``by`` columns, then the metrics in the order given. With per-class
+    output (``per_class=True`` or ``average=None``) the rows are
     ``(by..., class, metric, ...)``: one interval per class. ``seed`` is an integer in
     ``[0, 2**63)``. A resample that draws no positive (or no negative) of a class leaves
     that class out of its ROC AUC, as ``undefined="skip"`` does; a resample where the
@@ -1150,7 +1151,9 @@ def bootstrap(
         out = out.select(
             *keys, "metric", "estimate", *_spread(["lower", "upper", "std"], "estimate")
         )
-        return out.sort([*keys, "metric"], nulls_last=True)
+        # The metrics in the order asked for, within each group.
+        asked = pl.col("metric").replace_strict(names, range(len(names)))
+        return out.sort([*keys, asked], nulls_last=True)
 
     schema = lf.select(keys).collect_schema()
     schema["metric"] = pl.String

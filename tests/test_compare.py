@@ -96,6 +96,8 @@ def test_bootstrap_is_reproducible_and_checked() -> None:
     assert_frame_equal(a, b, rel_tol=1e-9)
     assert not a.equals(c)
     assert a.columns == ["model", "metric", "estimate", "lower", "upper", "std"]
+    # Each group's metrics come in the order asked for, not sorted by name.
+    assert a["metric"].to_list() == ["lrap", "f1"] * a["model"].n_unique()
     with pytest.raises(pl_metrics.MetricsInputError, match="take no per-id weights"):
         pl_metrics.bootstrap(df, "padded_cmap")
     with pytest.raises(pl_metrics.MetricsInputError, match="confidence"):
