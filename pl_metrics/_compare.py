@@ -2,7 +2,8 @@
 
 Resample weights. The bootstrap resamples ids with Poisson(1) weights: an id's weight in a
 resample is the number of times it is drawn. It depends only on the id, the resample number
-``r`` and ``seed``: polars' hash of the id (seeded with ``seed``) is the state of a SplitMix64
+``r`` and ``seed``: polars' hash of the id (seeded with ``seed``; categorical and enum
+ids as their text) is the state of a SplitMix64
 generator whose ``r + 1``-th output, a uniform 64-bit number, goes through the Poisson(1)
 inverse CDF. So the same id gets the same weight in every model and fold (a paired
 comparison needs it), whatever else the table holds, and a seed gives the same resamples
@@ -296,7 +297,10 @@ class _Layout:
         pairs = df.select(*self.by, self.id).unique().sort([*self.by, self.id], nulls_last=True)
         ids = pairs.select(self.id).unique(maintain_order=True).with_row_index(_INDEX)
         self.ids = ids[self.id]
-        self.hashes = self.ids.hash(seed).to_numpy()
+        # Categorical and enum ids hash as their text: the same ids read from a CSV
+        # (strings) and from a pandas-written parquet (categorical) resample alike.
+        text = isinstance(self.ids.dtype, (pl.Categorical, pl.Enum))
+        self.hashes = (self.ids.cast(pl.String) if text else self.ids).hash(seed).to_numpy()
         self.groups = pairs.select(self.by).unique(maintain_order=True)
         self.n_groups = self.groups.height if self.by else 1
         group = pl.struct(self.by).rle_id() if self.by else pl.lit(0, pl.UInt32)

@@ -343,6 +343,26 @@ def test_other_column_types_and_ragged_ids() -> None:
     assert_same(ragged, ["roc_auc"], ["g"], average=None, ragged="allow")
 
 
+def test_the_resamples_of_text_ids_do_not_depend_on_their_type() -> None:
+    """The same ids as strings, categoricals or an enum draw the same resamples.
+
+    (A CSV gives strings where a pandas-written parquet gives categoricals.)
+    """
+    df = multilabel(seed=4).with_columns(pl.format("id{}", pl.col("id")).alias("id"))
+    names = df["id"].unique().sort(descending=True)  # an enum's order is not the text's
+    for kind in ("bootstrap", "paired"):
+        results = []
+        for dtype in (pl.String, pl.Categorical, pl.Enum(names)):
+            typed = df.with_columns(pl.col("id").cast(dtype))
+            if kind == "bootstrap":
+                results.append(pl_metrics.bootstrap(typed, ["lrap", "f1"], by="g", seed=3))
+            else:
+                pair = typed.filter(pl.col("g").is_in(["a", "b"]))
+                results.append(pl_metrics.paired(pair, "lrap", "a", "b", model_col="g", seed=3))
+        for other in results[1:]:
+            assert_frame_equal(other, results[0], rel_tol=1e-12)
+
+
 def test_repeated_calls_are_equal_to_the_bit() -> None:
     # The resamples' rows come in no fixed order; the statistics over them must not care.
     df = multilabel(seed=8).with_columns(fold=pl.col("id") % 3)
