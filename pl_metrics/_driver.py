@@ -54,6 +54,7 @@ from pl_metrics._io import (
     mixed_dumps,
     require_in_every_file,
     scan,
+    scan_files,
     unreadable_file,
 )
 from pl_metrics._io import files as find_files
@@ -92,7 +93,7 @@ def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
         isinstance(source, Sequence) and all(isinstance(s, (str, Path)) for s in source)
     ):
         found = find_files(source)
-        return scan(found), found
+        return scan_files(found), found  # (a column left out is explained if read)
     raise TypeError(
         "score(): expected files, folders or globs (str or Path), a polars DataFrame or "
         "LazyFrame, an Arrow table or stream, or a pyarrow.dataset.Dataset; got "

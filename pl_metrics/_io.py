@@ -118,11 +118,23 @@ def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
     metric reads it, naming the column and the files; a folder key that some files hold
     is refused here. Only their metadata is read here, and a file's own column of a folder
     key where its statistics do not show that it holds the folder's value (else the
-    folder's value would replace the column's silently).
+    folder's value would replace the column's silently). A column left out is told in a
+    warning, which names its types and files.
     CSV files without rows are left out (their column types are unknown); if every file
     lacks rows, the table is empty, which raises.
     """
-    return scan_files(files(source))
+    found = files(source)
+    scanned = scan_files(found)
+    kind = file_format(found)
+    if kind != "csv":
+        # (Cached: the scan read these schemas.) A metric reading a column left out would
+        # only say that the table lacks it: the warning says why.
+        schemas = [_file_schema(path, kind) for path in found]
+        for name in dict.fromkeys(name for schema in schemas for name in schema):
+            why = _common_type(found, schemas, name)
+            if isinstance(why, MetricsInputError):
+                warnings.warn(f"{why}; it is left out of the table", UserWarning, stacklevel=3)
+    return scanned
 
 
 def scan_files(found: Sequence[Path], *, check_folders: bool = True) -> pl.LazyFrame:

@@ -24,7 +24,6 @@ from pl_metrics._frame import MetricsInputError, Ragged, checked_options, is_int
 from pl_metrics._io import (
     columns_named,
     require_in_every_file,
-    scan,
     scan_files,
     unreadable_file,
 )
@@ -159,7 +158,7 @@ def score(
     """
     files = find_files(source)
     paths = [str(p) for p in files]
-    lf = scan(files)
+    lf = scan_files(files)  # (a column left out is explained if read)
     named = columns_named(
         id_col, class_col, score_col, truth_col, weight_col, pred_col, fold_col, by
     )
