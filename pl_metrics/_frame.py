@@ -518,6 +518,10 @@ def class_hash(classes: pl.Expr, *, categorical: bool) -> pl.Expr:
     return (classes.cast(pl.String) if categorical else classes).hash(seed=0)
 
 
+#: The largest magnitude of a weight (`row_problems`).
+LARGEST_WEIGHT = 1e290
+
+
 def null_rows(name: str) -> Problem:
     """Rows whose ``name`` is null: ``column 'score': 3 rows are null; drop or fill ...``."""
     return Problem(f"null_{name}", name, "rows", "are null", "drop or fill them first")
@@ -557,6 +561,30 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
                     "drop or replace them first",
                 ),
                 (~pl.col(cols.weight).cast(pl.Float64).is_finite()).sum(),
+            )
+        )
+        # Sums of weights above it (with products: F1's 2 tp, a rank times a weight)
+        # overflow Float64 within 1e18 rows; products of weights below its inverse lose
+        # their digits to subnormals. Between, any metric is exact up to rounding.
+        magnitude = pl.col(cols.weight).cast(pl.Float64).abs()
+        outside = (magnitude > LARGEST_WEIGHT) | (
+            (magnitude < 1 / LARGEST_WEIGHT) & (magnitude > 0)
+        )
+        checks.append(
+            (
+                Problem(
+                    "extreme_weight",
+                    cols.weight,
+                    "rows",
+                    f"have a magnitude outside [{1 / LARGEST_WEIGHT:g}, {LARGEST_WEIGHT:g}] "
+                    "(and are not 0), where sums or products of weights leave Float64's range",
+                    "multiply the weights by a common factor, which changes no metric",
+                    passes=(
+                        (magnitude.max() <= LARGEST_WEIGHT)
+                        & (magnitude.filter(magnitude > 0).min() >= 1 / LARGEST_WEIGHT)
+                    ).fill_null(True),
+                ),
+                outside.sum(),
             )
         )
     pred_hint = (

@@ -92,9 +92,8 @@ _GROUP_HASH = f"{INTERNAL}group_hash"
 _WEIGHTED_IDS = f"{INTERNAL}weighted_ids"  # ids whose weight is not zero
 _ID_WEIGHT, _WEIGHT_SUM = f"{INTERNAL}id_weight", f"{INTERNAL}weight_sum"
 _ABS_WEIGHT_SUM = f"{INTERNAL}abs_weight_sum"
-_LARGEST_WEIGHT_SUM = 1e300
 
-_ROW_CHECKS = ("null_", "nan_key_", "nonfinite_", "not_01_")  # keys of `row_problems`
+_ROW_CHECKS = ("null_", "nan_key_", "nonfinite_", "extreme_", "not_01_")  # keys of `row_problems`
 #: Per id: its weight times its positive labels (lwlrap's weight, before normalising).
 LWLRAP_WEIGHT = f"{INTERNAL}lwlrap_weight"
 
@@ -809,21 +808,6 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         rows = [p for p in problems if p.key.startswith(_ROW_CHECKS)]
         rest = [p for p in problems if not p.key.startswith(_ROW_CHECKS)]
         problems = [*rows, *(p for p, _ in class_sets), *rest]
-    if _refusing_zero_sums(state.spec):  # means weighted by the weights: their sums
-        assert cols.weight is not None
-        overflow = Problem(
-            "weight_overflow",
-            cols.weight,
-            "groups",
-            f"have weights whose magnitudes sum above {_LARGEST_WEIGHT_SUM:g}, where the "
-            "metrics' sums and products of them overflow Float64",
-            "divide the weights by a common factor, which changes no metric",
-        )
-        # (A weight times a rank in coverage, times the classes in hamming_loss: a margin
-        # below Float64's 1.8e308. NaN and inf sums fail the test too.)
-        too_large = (~(pl.col(_ABS_WEIGHT_SUM) <= _LARGEST_WEIGHT_SUM)).cast(pl.Int64)
-        groups = groups.with_columns(too_large.alias(overflow.name))
-        problems.append(overflow)
     refusing = _refusing_zero_weights(state.spec)
     if refusing and cols.weight is not None:  # (refusing implies a weight column)
         # As scikit-learn, which refuses weights that are all zero (LRAP gives NaN).

@@ -373,15 +373,26 @@ def test_metrics_of_weights_far_from_one_are_those_of_the_weights_scaled(factor:
     assert auc == pytest.approx(roc_auc_score(truth[:, 0], score[:, 0], sample_weight=weight))
 
 
-def test_weights_whose_sum_overflows_are_refused() -> None:
-    df = KNN.with_columns(w=pl.lit(1e298))  # (weighted means of them overflow)
-    for metric in ("log_loss", "coverage_error", "brier_score", "accuracy"):
-        with pytest.raises(pl_metrics.MetricsInputError, match=r"^column 'w': 5 groups have "):
-            pl_metrics.report(df, metric, weight_col="w", by="fold")
-        with pytest.raises(
-            pl_metrics.MetricsInputError, match="weights whose magnitudes sum above 1e"
-        ):
-            pl_metrics.score(df, metric, weight_col="w", n_chunks=2, progress=False)
+def test_weights_whose_sums_overflow_are_refused() -> None:
+    # Weighted means of them overflowed; F1 was NaN, ROC AUC 0.0, the PR curve's precision 0.
+    huge = KNN.with_columns(w=pl.when(pl.col("id") % 7 == 0).then(-1e298).otherwise(1.0))
+    names = ["log_loss", "coverage_error", "brier_score", "accuracy", "f1", "roc_auc"]
+    message = r"^column 'w': [\d,]+ rows have a magnitude outside \[1e-290, 1e\+290\]"
+    for metric in [*names, "precision_recall_curve", "best_threshold"]:
+        with pytest.raises(pl_metrics.MetricsInputError, match=message):
+            pl_metrics.report(huge, metric, weight_col="w", by="fold")
+    with pytest.raises(pl_metrics.MetricsInputError, match=message):
+        pl_metrics.score(huge, names, weight_col="w", by="fold", n_chunks=2, progress=False)
+    # Subnormal weights lost digits (MCC -0.444 for -0.5).
+    tiny = KNN.with_columns(w=pl.lit(2e-323))
+    with pytest.raises(pl_metrics.MetricsInputError, match=message):
+        pl_metrics.matthews_corrcoef(tiny, weight_col="w", by="fold")
+    # Within [1e-290, 1e290], the metrics of the weights divided by a common factor.
+    want = pl_metrics.report(KNN, [*names, "matthews_corrcoef"], by="fold")
+    for w in (1e290, 1e-290):
+        weighted = KNN.with_columns(w=pl.lit(w))
+        got = pl_metrics.report(weighted, [*names, "matthews_corrcoef"], weight_col="w", by="fold")
+        assert_frame_equal(got, want, rel_tol=1e-12)
 
 
 def test_weights_of_far_apart_magnitudes_in_one_table() -> None:
