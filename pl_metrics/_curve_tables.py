@@ -133,7 +133,12 @@ def _cell_losses(
         loss = pos * (s - 1) ** 2 + neg * s**2
     else:  # binary_log_loss, clipped as log_loss
         p = s.clip(eps, 1 - eps)
-        loss = -(pos * p.log() + neg * (1 - p).log())
+        # A side of no weight adds 0, also where its log is -inf (eps below 2**-53 leaves
+        # a score of 1 at 1: 0 * -inf would be NaN).
+        loss = -(
+            pl.when(pos != 0).then(pos * p.log()).otherwise(0.0)
+            + pl.when(neg != 0).then(neg * (1 - p).log()).otherwise(0.0)
+        )
     # Sorted by class and score within the keys: the sums in a fixed order.
     order = list(dict.fromkeys([*keys, cls, CURVE_SCORE]))
     ordered = curves.with_columns(loss.alias(_LOSS)).sort(order)

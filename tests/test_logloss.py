@@ -188,3 +188,27 @@ def test_weighted_log_loss_with_class_weights_is_the_same_in_any_row_order() -> 
         for seed in range(20)
     }
     assert len(values) == 1
+
+
+@pytest.mark.parametrize("eps", [0.0, 1e-17, 1e-15])
+def test_binary_log_loss_of_certain_scores_with_eps_below_rounding(eps: float) -> None:
+    # A score of 1 on a class whose rows are all positive added 0 * log(0) = NaN when
+    # 1 - eps rounds to 1; the expression, which skips the empty side, gave the number.
+    from pl_metrics import expr
+
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1],
+            "class": ["a", "b", "a", "b"],
+            "score": [0.0, 1.0, 0.3, 0.7],
+            "truth": [False, True, False, True],
+        }
+    )
+    got = pl_metrics.binary_log_loss(df, eps=eps, average=None).sort("class")
+    want = df.group_by("class").agg(expr.binary_log_loss("score", "truth", eps=eps))
+    assert got["binary_log_loss"].to_list() == pytest.approx(
+        want.sort("class")["binary_log_loss"].to_list(), rel=1e-12
+    )
+    assert got["binary_log_loss"].to_list() == pytest.approx([-np.log(0.7) / 2] * 2, rel=1e-9)
+    micro = pl_metrics.binary_log_loss(df, eps=eps, average="micro").item()
+    assert micro == pytest.approx(-np.log(0.7) / 2, rel=1e-9)
