@@ -344,6 +344,12 @@ def _threshold_table(table: object) -> Thresholds:
             "null, NaN or infinite"
         )
     keys = [c for c in df.columns if c not in (THRESHOLD, "value", "held_out_value")]
+    if not keys:
+        raise MetricsInputError(
+            f"option 'threshold': the threshold table's columns {df.columns} hold no key; "
+            "it needs the class column (and any 'by' columns) to say whose thresholds they "
+            "are, or give one threshold for every class as a number"
+        )
     texts = df.select(Thresholds.text(k, df.schema[k]) for k in keys)
     rows = texts.rows()
     repeated = len(rows) - len(set(rows))

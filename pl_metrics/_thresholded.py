@@ -116,13 +116,16 @@ class _Thresholded(Family):
             parts.prepare = [_with_thresholds(cols, opts.threshold)]
             table = opts.threshold
             shown = sorted({str(row[table.keys.index(cols.cls)]) for row in table.rows})
+            classes = f"{len(shown):,} {'class' if len(shown) == 1 else 'classes'}"
+            are = "is" if len(shown) == 1 else "are"
             missing = Problem(
                 "no_threshold",
                 cols.cls,
                 "rows",
                 "have no threshold in the threshold table",
-                "give a threshold for every class (and group) of the table; its classes, "
-                f"compared as text, are {listed([repr(c) for c in shown], 5)}",
+                "give a threshold for every class (and group) of the data; the threshold "
+                f"table's {classes}, compared as text, {are} "
+                f"{listed([repr(c) for c in shown], 12)}",
             )
             parts.id_checks = [(missing, pl.col(THRESHOLD_ROW).is_null().sum().cast(pl.Int64))]
         # 'samples' averages each id's value; metrics without it (confusion, hamming_loss)

@@ -126,7 +126,8 @@ def test_threshold_tables_are_checked() -> None:
     df = pl_metrics.from_numpy(np.array([[1, 0], [0, 1]]), np.array([[0.8, 0.1], [0.3, 0.9]]))
     with pytest.raises(
         pl_metrics.MetricsInputError,
-        match=r"2 rows have no threshold .*; its classes, compared as text, are '0'$",
+        match=r"2 rows have no threshold .*; the threshold table's 1 class, compared as text, "
+        r"is '0'$",
     ):
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0], "threshold": [0.5]}))
     # Whole floats (a CSV read through pandas) key integer classes; other floats do not.
@@ -139,6 +140,9 @@ def test_threshold_tables_are_checked() -> None:
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0, 1]}))
     with pytest.raises(pl_metrics.MetricsInputError, match="needs the class column"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"label": [0, 1], "threshold": [0.5, 0.5]}))
+    # A table of thresholds alone raised zip()'s ValueError.
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"\['threshold'\] hold no key"):
+        pl_metrics.f1(df, threshold=pl.DataFrame({"threshold": [0.5]}))
     with pytest.raises(pl_metrics.MetricsInputError, match="repeats a"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0, 0], "threshold": [0.5, 0.6]}))
     with pytest.raises(pl_metrics.MetricsInputError, match="option 'metric'"):
