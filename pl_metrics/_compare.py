@@ -495,7 +495,7 @@ class _Resampler:
 
     def _groups(self, sums: dict[str, np.ndarray], first: int, count: int) -> pl.DataFrame:
         groups = np.repeat(np.arange(self.layout.n_groups), count)
-        frame = pl.DataFrame(
+        frame = _frame_of(
             [
                 *self.layout.keys(groups),
                 _resample_numbers(first, count, self.layout.n_groups),
@@ -511,7 +511,7 @@ class _Resampler:
         n_classes = len(layout.classes)
         groups = np.repeat(np.arange(layout.n_groups), n_classes * count)
         classes = np.tile(np.repeat(np.arange(n_classes), count), layout.n_groups)
-        frame = pl.DataFrame(
+        frame = _frame_of(
             [
                 *layout.keys(groups, classes),
                 _resample_numbers(first, count, layout.n_groups * n_classes),
@@ -542,6 +542,11 @@ def _entries(
     column = np.concatenate([base + j for j in range(len(names))] or [base[:0]])
     kept = value != 0
     return np.tile(index, len(names))[kept], column[kept], value[kept]
+
+
+def _frame_of(columns: Sequence[pl.Series]) -> pl.DataFrame:
+    """A frame of these columns, named as they are (from a list, polars names ``""`` column_0)."""
+    return pl.DataFrame({column.name: column for column in columns})
 
 
 # --- the paths ----------------------------------------------------------------------------------
@@ -834,7 +839,7 @@ def _by_curve(
         frames = []
         for metric in spec.metrics:
             value, positives, drawn = _curve_values(metric, weights, problems)
-            values = pl.DataFrame(
+            values = _frame_of(
                 [
                     *keys,
                     resample,
@@ -908,7 +913,7 @@ def _by_query(
     ids = layout.ids
     for first in range(0, n_resamples, block):
         count = min(block, n_resamples - first)
-        drawn = pl.DataFrame(
+        drawn = _frame_of(
             [
                 ids.gather(np.repeat(np.arange(layout.n_ids), count)),
                 _resample_numbers(first, count, layout.n_ids),
@@ -1020,7 +1025,7 @@ def _weightless(df: pl.DataFrame, cols: Columns, layout: _Layout, n_resamples: i
         g, r = np.nonzero(any_drawn & ~any_weighed)
         found.append(np.stack([group[starts][g], r + first]))
     g, r = np.concatenate(found, axis=1)
-    return pl.DataFrame([*layout.keys(g), pl.Series(_R, r, dtype=pl.Int64)])
+    return _frame_of([*layout.keys(g), pl.Series(_R, r, dtype=pl.Int64)])
 
 
 def _spread(names: list[str], estimate: str) -> list[pl.Expr]:

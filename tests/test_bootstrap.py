@@ -363,6 +363,24 @@ def test_the_resamples_of_text_ids_do_not_depend_on_their_type() -> None:
             assert_frame_equal(other, results[0], rel_tol=1e-12)
 
 
+def test_columns_named_by_the_empty_string() -> None:
+    # A pandas CSV's unnamed index is a column named "": polars named it column_0 in the
+    # resample tables, and bootstrap and paired raised ColumnNotFoundError.
+    df = multilabel(seed=5)
+    renamed = df.rename({"id": "", "g": " "})
+    for metrics in (["lrap"], ["brier_score"], ["average_precision", "f1"]):
+        want = pl_metrics.bootstrap(df, metrics, by="g", n_resamples=30)
+        got = pl_metrics.bootstrap(renamed, metrics, by=" ", id_col="", n_resamples=30)
+        assert_frame_equal(got.rename({" ": "g"}), want)
+    pair = df.filter(pl.col("g").is_in(["a", "b"]))
+    want = pl_metrics.paired(pair, "lrap", "a", "b", model_col="g", n_resamples=30)
+    blank = pair.rename({"id": "", "g": " "}).with_columns(k=pl.lit(1))
+    got = pl_metrics.paired(
+        blank, "lrap", "a", "b", model_col=" ", by="k", id_col="", n_resamples=30
+    )
+    assert_frame_equal(got.drop("k"), want)
+
+
 def test_repeated_calls_are_equal_to_the_bit() -> None:
     # The resamples' rows come in no fixed order; the statistics over them must not care.
     df = multilabel(seed=8).with_columns(fold=pl.col("id") % 3)
