@@ -37,6 +37,7 @@ from pl_metrics._frame import (
     Ragged,
     aggregate,
     checked_options,
+    join_asof_by,
     ordered_sum,
 )
 from pl_metrics._report import report
@@ -233,19 +234,16 @@ def _calibration_bins(
     numbered = edges.sort([*keys, _EDGE]).with_columns(
         (pl.int_range(pl.len()).over(keys) + 1).alias(_BIN)
     )
-    binned = (
-        cells.sort([*keys, CURVE_SCORE])
-        .join_asof(
-            numbered,
-            left_on=CURVE_SCORE,
-            right_on=_EDGE,
-            by=keys,
-            strategy="backward",
-            allow_exact_matches=False,  # a score on an edge goes to the lower bin
-            check_sortedness=False,  # sorted by key, then value (polars cannot check with by)
-        )
-        .with_columns(pl.col(_BIN).fill_null(0))
-    )
+    binned = join_asof_by(
+        cells.sort([*keys, CURVE_SCORE]),
+        numbered,
+        keys,
+        left_on=CURVE_SCORE,
+        right_on=_EDGE,
+        strategy="backward",
+        allow_exact_matches=False,  # a score on an edge goes to the lower bin
+        check_sortedness=False,  # sorted by key, then value (polars cannot check with by)
+    ).with_columns(pl.col(_BIN).fill_null(0))
     count = ordered_sum(pl.col(_N))
     return (
         binned.sort([*keys, _BIN, CURVE_SCORE])
@@ -287,10 +285,11 @@ def _quantile_edges(cells: pl.LazyFrame, keys: list[str], n_bins: int) -> pl.Laz
         wanted = grid.select(*keys, q, (pl.col(index) + 1).alias(_K)).sort([*keys, _K])
         # Both sides are in key order, ``_K`` ascending within each key (polars cannot
         # check that with ``by``, and warns when it tries).
-        found = wanted.join_asof(
+        found = join_asof_by(
+            wanted,
             up.select(*keys, _K, CURVE_SCORE),
+            keys,
             on=_K,
-            by=keys,
             strategy="forward",
             check_sortedness=False,
         )

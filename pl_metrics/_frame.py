@@ -720,6 +720,29 @@ def join_on(left: pl.LazyFrame, right: pl.LazyFrame, by: Sequence[str]) -> pl.La
     return left.join(right, how="cross", maintain_order="left")
 
 
+def join_asof_by(
+    left: pl.LazyFrame, right: pl.LazyFrame, by: Sequence[str], **options: Any
+) -> pl.LazyFrame:
+    """``left.join_asof(right, by=by, **options)``, nested ``by`` columns matched by hash.
+
+    polars' as-of join orders its ``by`` values, which it cannot do for lists, arrays and
+    structs (it panics); their 64-bit hashes stand in for them (the same on both sides).
+    """
+    schema = left.collect_schema()
+    nested = [k for k in by if schema[k].is_nested()]
+    if not nested:
+        return left.join_asof(right, by=list(by), **options)
+    codes = {k: f"{INTERNAL}asof_key_{i}" for i, k in enumerate(nested)}
+
+    def coded(lf: pl.LazyFrame) -> pl.LazyFrame:
+        return lf.with_columns(pl.col(k).hash().alias(code) for k, code in codes.items())
+
+    joined = coded(left).join_asof(
+        coded(right).drop(nested), by=[codes.get(k, k) for k in by], **options
+    )
+    return joined.drop(codes.values())
+
+
 def raise_on_problems(
     lf: pl.LazyFrame, problems: Sequence[Problem], by: Sequence[str], *, keep: bool = False
 ) -> pl.LazyFrame:

@@ -82,6 +82,8 @@ class Thresholds:
         column = pl.col(key)
         if dtype.is_float():  # (polars drops a `+ 0.0`, which would do it)
             column = pl.when(column == 0).then(pl.lit(0.0, dtype)).otherwise(column)
+        if dtype.is_nested():  # lists, arrays, structs: no cast to text; their JSON
+            return pl.struct(column.alias("k")).struct.json_encode().alias(key)
         return column.cast(pl.String)
 
     def table(self) -> pl.LazyFrame:

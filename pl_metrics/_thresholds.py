@@ -18,7 +18,7 @@ import polars as pl
 
 from pl_metrics._counts import from_counts
 from pl_metrics._curves import FP, N_ALL, P_ALL, TP, cumulated
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Ragged, checked_options
+from pl_metrics._frame import INTERNAL, Columns, FrameT, Ragged, checked_options, join_asof_by
 from pl_metrics._report import report
 from pl_metrics._spec import Options
 from pl_metrics._state import CURVE_NEG as _NEG
@@ -66,10 +66,11 @@ def _at_thresholds(
     grid = grid.sort([*keys, _T_COMPARED])
     above = counts.select(*keys, pl.col(CURVE_SCORE).alias(_T_COMPARED), TP, FP)
     # The smallest score >= t holds the counts of every score >= t; none: nothing predicted.
-    found = grid.join_asof(
+    found = join_asof_by(
+        grid,
         above.sort([*keys, _T_COMPARED]),
+        keys,
         on=_T_COMPARED,
-        by=keys,
         strategy="forward",
         check_sortedness=False,
     )
@@ -182,10 +183,9 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
         .select(*fold_keys, pl.col(CURVE_SCORE).alias(_T), TP, FP, P_ALL, N_ALL)
         .sort([*fold_keys, _T])
     )
-    applied = (
-        tuned.select(*fold_keys, _T)
-        .sort([*fold_keys, _T])
-        .join_asof(held_out, on=_T, by=fold_keys, strategy="forward", check_sortedness=False)
+    tuned_thresholds = tuned.select(*fold_keys, _T).sort([*fold_keys, _T])
+    applied = join_asof_by(
+        tuned_thresholds, held_out, fold_keys, on=_T, strategy="forward", check_sortedness=False
     )
     # Every fold counts: one whose other folds offer no threshold predicts nothing (its
     # positives are missed); with no fold tuned at all (a single fold), there is no value.

@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -432,3 +433,43 @@ def test_bootstrap_of_roc_auc_with_weights_far_from_one(factor: float) -> None:
             df.with_columns(pl.col("w") * factor), "roc_auc", weight_col="w", average=average
         )
         assert_frame_equal(got, want, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["list", "array", "struct"])
+def test_nested_group_and_class_columns_on_the_curve_and_threshold_tables(kind: str) -> None:
+    # polars' as-of join panicked ordering lists and structs (calibration, ECE, sweeps,
+    # held-out thresholds); a threshold table's nested keys could not be cast to text.
+    df = KNN.filter(pl.col("id") < 400).drop("model")
+    nest = {
+        "list": lambda c: pl.concat_list(c),
+        "array": lambda c: pl.concat_list(c).list.to_array(1),
+        "struct": lambda c: pl.struct(c.alias("v")),
+    }[kind]
+    text = df.with_columns(g=(pl.col("id") % 3).cast(pl.String))
+    nested = text.with_columns(g=nest(pl.col("g")))
+    if kind == "struct":  # (list classes are refused: a list of labels is the wide form)
+        nested = nested.with_columns(nest(pl.col("class")).alias("class"))
+
+    def same(function: Callable[..., pl.DataFrame], *args: object, **options: object) -> None:
+        got = function(nested, *args, by="g", **options)
+        want = function(text, *args, by="g", **options)
+        keys = [k for k in ("g", "class") if k in got.columns and got.schema[k].is_nested()]
+        # The nested keys back as text, to line the rows up with the text keys' rows.
+        first = {
+            "list": lambda k: pl.col(k).list.first(),
+            "array": lambda k: pl.col(k).arr.first(),
+            "struct": lambda k: pl.col(k).struct.field("v"),
+        }[kind]
+        back = got.with_columns(first(k).alias(k) for k in keys)
+        keys = [k for k in ("g", "class") if k in got.columns]
+        assert_frame_equal(back.sort(keys), want.sort(keys), check_dtypes=False)
+
+    same(pl_metrics.calibration_curve, n_bins=4)
+    same(pl_metrics.calibration_curve, n_bins=4, strategy="quantile")
+    same(pl_metrics.expected_calibration_error, n_bins=4)
+    same(pl_metrics.threshold_sweep, "f1", thresholds=[0.2, 0.5])
+    same(pl_metrics.best_threshold, "f1", fold_col="fold")
+    tuned = pl_metrics.best_threshold(nested, "f1", by="g").drop("value")
+    want = pl_metrics.best_threshold(text, "f1", by="g").drop("value")
+    got = pl_metrics.f1(nested.lazy(), by="g", threshold=tuned.lazy()).collect()
+    assert got["f1"].to_list() == pl_metrics.f1(text, by="g", threshold=want)["f1"].to_list()
