@@ -37,6 +37,15 @@ def _nanmean2(a: pl.Expr, b: pl.Expr) -> pl.Expr:
     return pl.when(a.is_nan()).then(b).when(b.is_nan()).then(a).otherwise((a + b) / 2)
 
 
+def _fbeta_shares(beta: float) -> tuple[float, float]:
+    """``beta² / (1 + beta²)`` and ``1 / (1 + beta²)``, for any ``beta >= 0``."""
+    if beta <= 1:
+        b2 = beta * beta
+        return b2 / (1 + b2), 1 / (1 + b2)
+    inverse = (1 / beta) ** 2  # (0 for a huge beta: recall)
+    return 1 / (1 + inverse), inverse / (1 + inverse)
+
+
 def from_counts(
     metric: str,
     tp: pl.Expr,
@@ -62,8 +71,10 @@ def from_counts(
     elif metric == "f1":
         value = _divide(2 * tp, 2 * tp + fp + fn, zero_division)
     elif metric == "fbeta":
-        b2 = beta * beta
-        value = _divide((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp, zero_division)
+        # The formula divided by 1 + beta², whose factors then stay within [0, 1] (beta²
+        # overflows beyond 1.3e154; beta = 0 is precision).
+        on_fn, on_fp = _fbeta_shares(beta)
+        value = _divide(tp, tp + on_fn * fn + on_fp * fp, zero_division)
     elif metric == "specificity":
         value = tnr
     elif metric == "jaccard":

@@ -227,7 +227,7 @@ METRICS: dict[str, MetricInfo] = {
             _ALL_AVERAGES,
             "option",
             "`fbeta_score` on the indicator matrix",
-            "recall weighs `beta` times as much as precision; averages as `f1`",
+            "recall weighs `beta` times as much as precision (0: precision); averages as `f1`",
             "beta, threshold, pred_col, by, weight_col, average, zero_division",
         ),
         _thresholded(

@@ -252,8 +252,10 @@ def make_options(
             )
         thresholds = tuple(float(v) for v in values)
     check_option("average", average, (None, "macro", "micro", "weighted", "samples"))
-    if not is_number(beta) or not math.isfinite(beta) or beta <= 0:
-        raise MetricsInputError(f"option 'beta': expected a positive number, got {shown(beta)}")
+    if not is_number(beta) or not math.isfinite(beta) or beta < 0:
+        raise MetricsInputError(
+            f"option 'beta': expected a number >= 0 (0: precision), got {shown(beta)}"
+        )
     check_option("per_class", per_class, (True, False))
     check_option("per_id", per_id, (True, False))
     check_option("ragged", ragged, ("error", "allow"))

@@ -320,7 +320,7 @@ def fbeta(
         Columns, by name or as expressions. ``score >= threshold`` is the prediction;
         pass ``None`` as the score to give 0/1 predictions with ``pred``.
     beta
-        Recall weighs ``beta`` times as much as precision; a positive number.
+        Recall weighs ``beta`` times as much as precision; a number >= 0 (0: precision).
     threshold, pred, zero_division
         As in `f1`: the value where no row is predicted or truly positive (0, 1 or NaN).
 
@@ -338,8 +338,10 @@ def fbeta(
     >>> round(df.select(expr.fbeta("score", "truth", beta=2.0)).item(), 6)
     0.5
     """
-    if not is_number(beta) or not math.isfinite(beta) or beta <= 0:
-        raise MetricsInputError(f"option 'beta': expected a positive number, got {shown(beta)}")
+    if not is_number(beta) or not math.isfinite(beta) or beta < 0:
+        raise MetricsInputError(
+            f"option 'beta': expected a number >= 0 (0: precision), got {shown(beta)}"
+        )
     return _metric("fbeta", score, truth, threshold, pred, zero_division, float(beta))
 
 

@@ -135,10 +135,33 @@ def test_fbeta_with_beta_one_is_f1() -> None:
         np.testing.assert_allclose(fb.to_numpy(), f1.to_numpy(), rtol=1e-15)
 
 
-def test_beta_must_be_positive() -> None:
+def test_beta_must_be_a_finite_number_at_least_0() -> None:
     df = pl_metrics.from_numpy(np.array([[1, 0]]), np.array([[0.7, 0.2]]))
-    for beta in (0, -1.0, float("inf"), True):
+    for beta in (-1.0, float("inf"), True):
         with pytest.raises(pl_metrics.MetricsInputError, match="option 'beta'"):
             pl_metrics.fbeta(df, beta=beta)
     with pytest.raises(pl_metrics.MetricsInputError, match="option 'beta' is not used by f1"):
         pl_metrics.report(df, "f1", beta=2.0)
+
+
+def test_fbeta_at_the_ends_of_beta() -> None:
+    # beta = 0 is precision, as scikit-learn (it was refused); a huge beta is recall (beta²
+    # overflowed to NaN beyond 1.3e154), whatever the weights (1e150 with weights of 1e10
+    # was NaN too).
+    rng = np.random.default_rng(3)
+    df = pl_metrics.from_numpy(rng.random((40, 3)) < 0.4, rng.random((40, 3)))
+    df = df.with_columns(w=(pl.col("id") % 5 + 1) * 1e10)
+    for average in (None, "macro", "micro", "weighted", "samples"):
+        options = {"average": average, "weight_col": "w", "zero_division": 0.0}
+        precision = pl_metrics.precision(df, **options)["precision"].to_numpy()
+        recall = pl_metrics.recall(df, **options)["recall"].to_numpy()
+        zero = pl_metrics.fbeta(df, beta=0, **options)["fbeta"].to_numpy()
+        np.testing.assert_allclose(zero, precision, rtol=1e-14)
+        for beta in (1e150, 1e160, 1e300):
+            huge = pl_metrics.fbeta(df, beta=beta, **options)["fbeta"].to_numpy()
+            np.testing.assert_allclose(huge, recall, rtol=1e-14)
+    truth, scores = rng.random((40, 3)) < 0.4, rng.random((40, 3))
+    for beta in (0.0, 0.3, 2.0, 1e3):
+        got = pl_metrics.fbeta(pl_metrics.from_numpy(truth, scores), beta=beta).item()
+        want = fbeta_score(truth, scores >= 0.5, beta=beta, average="macro", zero_division=0)
+        assert got == pytest.approx(want, rel=1e-12)
