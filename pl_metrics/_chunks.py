@@ -92,7 +92,8 @@ def budget_bytes(memory_budget: int | str | None) -> int:
         budget = int(float(match.group(1)) * scale)
     if budget < MIN_BUDGET:  # "0", "0.5": a chunk per few rows would take hours
         raise MetricsInputError(
-            f"option 'memory_budget': {memory_budget!r} is below the smallest budget, 1MB"
+            f"option 'memory_budget': {memory_budget!r} is below the smallest budget, 1MB "
+            f"({MIN_BUDGET:,} bytes: sizes count in powers of 1024)"
         )
     return budget
 
@@ -121,6 +122,13 @@ def plan_chunks(
     rows = int(lf.select(pl.len()).collect().item())  # parquet: metadata only
     chunks = n_chunks or max(1, math.ceil(rows * BYTES_PER_ROW / budget))
     chunks = min(chunks, max(1, rows))  # never more chunks than rows
+    if n_chunks is not None and chunks > 1 and rows < chunks * 1_000:
+        # Chunks of a few rows (n_chunks taken for the rows per chunk, say) cost a read each:
+        # no more of them than ids, counted only then.
+        ids = lf.select(pl.col(id_col).n_unique()).collect(engine="streaming").item()
+        chunks = min(chunks, max(1, int(ids)))
+        if chunks <= 1:
+            return Chunks((pl.lit(True),), "single", rows)
     if chunks <= 1:
         return Chunks((pl.lit(True),), "single", rows)
     ranges = None

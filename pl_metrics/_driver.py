@@ -158,7 +158,8 @@ def score(
         Bytes (or a size such as ``"2GB"``) the states may use; decides the number of chunks
         (about 40 bytes per row). Default 2 GB.
     n_chunks
-        Force a number of chunks instead.
+        Force a number of chunks instead (never more than the ids, or the classes for the
+        metrics that take whole classes).
     progress
         Show a progress bar on stderr. Default: only when stderr is a terminal.
 

@@ -56,6 +56,16 @@ def test_chunked_equals_in_memory(hive_dump: Path, digits: pl.DataFrame, n_chunk
     close(out, whole)
 
 
+def test_no_more_chunks_than_ids() -> None:
+    # n_chunks=10,000 on 2,000 ids made 10,000 chunks of a read each (53 s; 1,000,000 hung).
+    df = pl.DataFrame({"id": np.repeat(np.arange(30), 2), "class": [0, 1] * 30})
+    plan = plan_chunks(df.lazy(), n_chunks=1_000, budget=budget_bytes(None))
+    assert len(plan.filters) == 30
+    single = pl.DataFrame({"id": [7, 7], "class": [0, 1]}).lazy()
+    assert plan_chunks(single, n_chunks=5, budget=budget_bytes(None)).strategy == "single"
+    assert len(plan_chunks(df.lazy(), n_chunks=4, budget=budget_bytes(None)).filters) == 4
+
+
 def test_chunk_strategies(hive_dump: Path, tmp_path: Path, digits: pl.DataFrame) -> None:
     files = sorted(hive_dump.rglob("*.parquet"))
     lf = pl_metrics.scan(hive_dump)
