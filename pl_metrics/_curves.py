@@ -758,7 +758,7 @@ def top_k_accuracy(
     frame, id_col, class_col, score_col, truth_col, weight_col, by, ragged, validate
         As in `roc_auc`.
     k
-        How many of the best scores count.
+        How many of the best scores count. Default 1 (scikit-learn's default is 2).
     per_id
         Return each id's value instead, for error analysis: rows ``(by..., id, top_k_accuracy)``.
 

@@ -314,7 +314,11 @@ class MetricState:
         return merge_states([self, *others])
 
     def finalize(self) -> pl.LazyFrame:
-        """The metric values: one row per group (or per group and class), checks raised."""
+        """The metric values: one row per group (or per group and class), checks raised.
+
+        A LazyFrame, whatever the parts were (the state is lazy until collected): call
+        ``.collect()`` on it for the table.
+        """
         return _finalize(self)
 
     @property
