@@ -874,6 +874,17 @@ _FLAG_HINTS = {
 }
 
 
+#: The library's names of options whose flags are named otherwise.
+_LIBRARY_OPTIONS = {"n_chunks": "chunks", "metrics": "metric"}
+
+
+def _flags(command: str) -> dict[str, str]:
+    """The long flag of each option of ``command``, by its argparse destination."""
+    commands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
+    actions = commands.choices[command]._actions
+    return {a.dest: max(a.option_strings, key=len) for a in actions if a.option_strings}
+
+
 def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     message = _first_line(error)
     for hint, flag in _FLAG_HINTS.items():
@@ -896,8 +907,18 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         r"plot fewer values of \1 (filter the input first), or pass fewer --by columns",
         message,
     )
+    # The library's options by the command's flags: "option 'per_class'" is --per-class.
+    flags = _flags(args.command)
     if getattr(args, "threshold_table", None):  # the library's option was given as a file
-        message = message.replace("option 'threshold'", "option 'threshold' (--threshold-table)")
+        flags["threshold"] = "--threshold-table"
+    if "per_class" in flags:
+        message = message.replace("average=None", "--per-class")
+    message = re.sub(r"\baverage='(\w+)'", r"--average \1", message)
+    message = re.sub(
+        r"\boption '(\w+)'",
+        lambda m: flags.get(_LIBRARY_OPTIONS.get(m[1], m[1]), m[0]),
+        message,
+    )
     # The duplicate rows' hint names Python's option (`pl_metrics._frame.by_hint`).
     return re.sub(
         r"pass by=(\[.*?\]) if each",

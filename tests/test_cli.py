@@ -467,8 +467,11 @@ def test_curves_command_errors(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     capsys.readouterr()
     cases = [
         (["--kind", "roc"], "pass --by model,fold if each (model, fold)"),
-        (["--kind", "roc", "--by", "model", "--n-bins", "5"], "'n_bins' is not used by roc_curve"),
-        (["--kind", "calibration", "--by", "model", "--weight-col", "fold"], "'weight_col'"),
+        (["--kind", "roc", "--by", "model", "--n-bins", "5"], "--n-bins is not used by roc_curve"),
+        (
+            ["--kind", "calibration", "--by", "model", "--weight-col", "fold"],
+            "--weight-col is not used",
+        ),
         (["--kind", "roc", "--by", "model", "--plot", str(tmp_path / "x.bmp")], ".png"),
         (["--kind", "roc", "--by", "model,fold", "--plot", str(tmp_path / "x.png")], "too many"),
         (["--kind", "pr", "--by", "modl"], "did you mean 'model'"),
@@ -552,6 +555,24 @@ def test_contradicting_threshold_options_are_refused(
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--average", "micro", "--per-class"], "those of --per-class, not --average micro"),
+        (["--per-id"], "per-id values are those of --average samples: pass it"),
+        (["--score-col", "sc"], "column 'sc' (--score-col) is not in the table"),
+    ],
+)
+def test_messages_name_the_flags_not_the_library_options(
+    capsys: pytest.CaptureFixture[str], options: list[str], message: str
+) -> None:
+    assert main(["score", str(DATA), "-m", "f1", "--by", "model", *options]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "option '" not in err
+    assert "average=" not in err
+
+
 def test_a_threshold_table_is_named_by_its_flag(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -559,7 +580,7 @@ def test_a_threshold_table_is_named_by_its_flag(
     pl.DataFrame({"class": [0], "threshold": [0.3]}).write_csv(table)
     assert main(["score", str(DATA), "-m", "lrap", "--threshold-table", str(table)]) == 2
     err = capsys.readouterr().err
-    assert "option 'threshold' (--threshold-table) is not used by lrap" in err
+    assert "error: --threshold-table is not used by lrap" in err
 
 
 @pytest.mark.parametrize("suffix", ["csv", "parquet", "json"])
