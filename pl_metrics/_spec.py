@@ -671,5 +671,6 @@ def _check_threshold_keys(thresholds: Thresholds, cols: Columns) -> None:
     if extra:
         raise MetricsInputError(
             f"option 'threshold': the table's columns {extra} are neither the class column nor "
-            f"'by' columns ({list(cols.by)})"
+            f"'by' columns ({list(cols.by)}); pass by={[*cols.by, *extra]} to apply its "
+            "thresholds per group"
         )

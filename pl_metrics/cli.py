@@ -921,8 +921,8 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     )
     # The duplicate rows' hint names Python's option (`pl_metrics._frame.by_hint`).
     return re.sub(
-        r"pass by=(\[.*?\]) if each",
-        lambda m: f"pass --by {','.join(ast.literal_eval(m.group(1)))} if each",
+        r"pass by=(\[.*?\]) (if each|to apply)",
+        lambda m: f"pass --by {','.join(ast.literal_eval(m.group(1)))} {m.group(2)}",
         message,
     )
 

@@ -573,6 +573,16 @@ def test_messages_name_the_flags_not_the_library_options(
     assert "average=" not in err
 
 
+def test_a_threshold_table_of_groups_says_which_by_to_pass(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    table = tmp_path / "t.csv"
+    assert main(["thresholds", str(DATA), "-m", "f1", "--by", "model", "-o", str(table)]) == 0
+    capsys.readouterr()
+    assert main(["score", str(DATA), "-m", "f1", "--threshold-table", str(table)]) == 2
+    assert "pass --by model to apply its thresholds per group" in capsys.readouterr().err
+
+
 def test_a_threshold_table_is_named_by_its_flag(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
