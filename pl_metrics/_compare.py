@@ -12,7 +12,7 @@ every time.
 A resample is the metric of the rows weighted by the resample's weights (times
 ``weight_col``), the ids drawn zero times left out. Resamples are computed in blocks, so
 that the largest array of a block holds at most ``_BLOCK`` numbers whatever the number of
-resamples; each metric takes one of four paths:
+resamples; each metric takes one of five paths:
 
 * ``"ids"``: the ranking family (lwlrap, lrap, coverage_error, label_ranking_loss),
   log_loss, ndcg, top_k_accuracy, accuracy and the ``average="samples"`` metrics. Their
@@ -23,11 +23,14 @@ resamples; each metric takes one of four paths:
 * ``"curves"``: roc_auc (without ``max_fpr``) and average_precision: each class's rows are
   sorted by score once, and a resample's ROC area and average precision come from cumulative
   sums of its weights down the scores;
-* ``"rows"``: any other metric (brier_score, binary_log_loss, roc_auc with ``max_fpr``):
-  `report` of the rows joined to a block of resamples' weights, one query per block.
+* ``"losses"``: brier_score and binary_log_loss: each (id, class) row's weighted loss and
+  weight, summed per class as the ``"cells"`` path sums confusion cells;
+* ``"rows"``: any other metric (roc_auc with ``max_fpr``): `report` of the rows joined to a
+  block of resamples' weights, one query per block.
 
 The first three give their resampled sums to the metric's own finalize step, so averages,
-``zero_division``, per-class values and the rest are those of `report` on weighted rows.
+``zero_division``, per-class values and the rest are those of `report` on weighted rows;
+the fourth averages its classes as the curves family does.
 """
 
 from __future__ import annotations
@@ -90,6 +93,7 @@ _USER_W = f"{INTERNAL}boot_user_w"
 _GROUP = f"{INTERNAL}boot_group"
 _INDEX = f"{INTERNAL}boot_index"
 _CLASS = f"{INTERNAL}boot_class"
+_WEIGHT, _MAGNITUDE = f"{INTERNAL}boot_weight", f"{INTERNAL}boot_magnitude"
 #: The most numbers in one array of a block of resamples (float64: 16 MiB).
 _BLOCK = 1 << 21
 
@@ -641,6 +645,87 @@ def _by_cell(
         yield _finalized(spec, layout, groups, classes.with_columns(unread))
 
 
+def _by_loss(
+    df: pl.DataFrame, spec: Spec, layout: _Layout, n_resamples: int
+) -> Iterator[pl.DataFrame]:
+    """brier_score, binary_log_loss: each (id, class) row's weighted loss, summed per class.
+
+    A class's value is its rows' loss over their weight, as the curves family's (a row of
+    weight 0 adds nothing, also where its loss is infinite).
+    """
+    cols, opts = spec.columns, spec.options
+    assert cols.score is not None  # (these metrics read scores)
+    score, truth, weight = pl.col(cols.score).cast(pl.Float64), cols.truth_expr, cols.weight_expr
+
+    def loss(metric: str) -> pl.Expr:
+        if metric == "brier_score":
+            cell = (score - truth.cast(pl.Float64)) ** 2
+        else:
+            p = score.clip(opts.eps, 1 - opts.eps)
+            cell = -pl.when(truth).then(p.log()).otherwise((1 - p).log())
+        return pl.when(weight != 0).then(weight * cell).otherwise(0.0).alias(_loss_sum(metric))
+
+    table = (
+        df.lazy()
+        .select(
+            *cols.by,
+            cols.id,
+            cols.cls,
+            pl.lit(1, pl.UInt32).alias(CLASS_ROWS),
+            weight.alias(_WEIGHT),
+            *(loss(m) for m in spec.metrics),
+        )
+        .collect()
+    )
+    sums = [_loss_sum(m) for m in spec.metrics]
+    if not table.select(pl.all_horizontal(pl.col(sums).is_finite().all())).item():
+        # An infinite loss (eps=0 beside a score of 0 or 1) times a weight of 0 in the
+        # products would be NaN: these resamples are the rows'.
+        yield from _by_query(df, spec, layout, n_resamples)
+        return
+    # Each id's weight, for the groups whose drawn weights sum to 0 (a weighted mean's).
+    ids = (
+        df.lazy()
+        .group_by([*cols.by, cols.id])
+        .agg(
+            pl.lit(1, pl.UInt32).alias(N_IDS),
+            weight.first().alias(_WEIGHT),
+            weight.first().abs().alias(_MAGNITUDE),
+        )
+        .collect()
+    )
+    by = [*layout.by, _R]
+    for groups, classes in _Resampler(layout, ids, table, set()).states(n_resamples):
+        assert classes is not None
+        # As `_by_query`: a resample whose drawn weights sum to 0 (or are all 0) has no row.
+        defined = groups.filter(~sums_to_zero(pl.col(_WEIGHT), pl.col(_MAGNITUDE))).select(by)
+        classes = classes.join(defined, on=by, how="semi", nulls_equal=True)
+        frames = []
+        for metric in spec.metrics:
+            total, summed = pl.col(_WEIGHT), pl.col(_loss_sum(metric))
+            if opts.average == "micro":
+                ordered = classes.sort([*by, cols.cls])
+                pooled = aggregate(
+                    ordered.lazy(), by, [ordered_sum(summed), ordered_sum(total)]
+                ).collect()
+                values = pooled.select(*by, _ratio(summed, total).alias(metric))
+            else:
+                values = classes.select(
+                    *by, cols.cls, _ratio(summed, total).alias(metric), pl.lit(0.0).alias(CURVE_POS)
+                )
+            frames.append(_long(_averaged(values, metric, by, opts), metric, spec))
+        yield pl.concat(frames)
+
+
+def _loss_sum(metric: str) -> str:
+    return f"{INTERNAL}boot_loss_{metric}"
+
+
+def _ratio(summed: pl.Expr, total: pl.Expr) -> pl.Expr:
+    """A weighted mean from its sums: NaN where the weights sum to 0, as `_cell_losses`."""
+    return pl.when(total == 0).then(float("nan")).otherwise(summed / total)
+
+
 #: Thresholded metrics of tp, fp and fn only.
 _OF_POSITIVES = {"precision", "recall", "f1", "fbeta", "jaccard"}
 
@@ -939,6 +1024,7 @@ _PATHS: dict[str, _Path] = {
     "ids": _by_id,
     "cells": _by_cell,
     "curves": _by_curve,
+    "losses": _by_loss,
     "rows": _by_query,
 }
 
@@ -956,6 +1042,8 @@ def _path(metric: str, opts: Options) -> str:
         return "cells"
     if metric == "average_precision" or (metric == "roc_auc" and opts.max_fpr is None):
         return "curves"
+    if metric in ("brier_score", "binary_log_loss"):
+        return "losses"
     return "rows"
 
 
