@@ -247,6 +247,41 @@ def _unknown_labels(
     return summary, check
 
 
+def _repeated_ids(
+    tables: dict[str, pl.LazyFrame], id_col: str
+) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
+    """Count the ids that repeat within each wide table (a row per id), with a few of them.
+
+    Unpivoted, a repeated id would repeat each of its classes: the metrics would name the
+    class column, not the table.
+    """
+    summary = pl.concat(
+        [
+            table.select(id_col)
+            .filter(pl.col(id_col).is_duplicated())
+            .unique()
+            .select(
+                pl.len().alias(f"{_CHECK}repeat_{k}"),
+                pl.col(id_col).sort().head(_SHOWN).implode().alias(f"{_CHECK}repeat_{k}_ex"),
+            )
+            for k, table in enumerate(tables.values())
+        ],
+        how="horizontal",
+    )
+
+    def check(row: dict[str, Any]) -> None:
+        for k, name in enumerate(tables):
+            count = row[f"{_CHECK}repeat_{k}"]
+            if count:
+                raise MetricsInputError(
+                    f"column {id_col!r}: {count:,} {'id repeats' if count == 1 else 'ids repeat'}"
+                    f" in {name}, which needs one row per id: "
+                    f"{_shown(row[f'{_CHECK}repeat_{k}_ex'], count)}"
+                )
+
+    return summary, check
+
+
 def _unmatched_ids(
     scores: pl.LazyFrame, truth: pl.LazyFrame, id_col: str
 ) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
@@ -449,6 +484,12 @@ def from_wide(
         unmatched, unmatched_check = _unmatched_ids(lazy, truth.lazy(), id_col)
         summary = pl.concat([summary, unmatched], how="horizontal")
         checks.insert(0, unmatched_check)
+    wide = {"the scores": lazy}
+    if truth is not None:
+        wide["the truth table"] = truth.lazy()
+    repeated, repeated_check = _repeated_ids(wide, id_col)
+    summary = pl.concat([summary, repeated], how="horizontal")
+    checks.insert(0, repeated_check)
 
     def check_all(row: dict[str, Any]) -> None:
         for one in checks:
@@ -544,7 +585,8 @@ def from_numpy(
     if score.dtype.kind == "f":
         nonfinite = int(np.count_nonzero(~np.isfinite(score)))
         if nonfinite:
-            raise MetricsInputError(f"y_score: {nonfinite:,} values are NaN or infinite")
+            values = "value is" if nonfinite == 1 else "values are"
+            raise MetricsInputError(f"y_score: {nonfinite:,} {values} NaN or infinite")
     n_ids, n_classes = score.shape
     if truth.ndim == 1:
         if truth.shape[0] != n_ids or not np.issubdtype(truth.dtype, np.integer):

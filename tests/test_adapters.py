@@ -405,3 +405,23 @@ def test_from_numpy_refuses_bad_names_and_ids() -> None:
     with pytest.raises(error, match=r"y_score: cannot be read as an array"):
         pl_metrics.from_numpy(y, [[0.9, 0.2], [0.1]])  # type: ignore[arg-type]
     assert pl_metrics.from_numpy(y, p, ids=[1, None])["id"].to_list() == [1, 1, None, None]
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_from_wide_refuses_repeated_ids_naming_the_table(lazy: bool) -> None:
+    # An id on two rows made a row per class twice: the metrics then named the class column.
+    scores = pl.DataFrame({"id": [1, 1, 2], "a": [0.1, 0.2, 0.3], "b": [0.9, 0.8, 0.7]})
+    truth = pl.DataFrame({"id": [1, 2, 2, 3, 3], "a": [0, 1, 1, 0, 0], "b": [1, 0, 0, 1, 1]})
+
+    def made(s: pl.DataFrame, t: pl.DataFrame) -> pl.DataFrame:
+        out = pl_metrics.from_wide(s.lazy() if lazy else s, t.lazy() if lazy else t)
+        return out.collect() if isinstance(out, pl.LazyFrame) else out
+
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^column 'id': 1 id repeats in the scores, "
+    ):
+        made(scores, truth.filter(pl.col("id") < 3).unique("id"))
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"2 ids repeat in the truth table, .*: 2, 3$"
+    ):
+        made(pl.DataFrame({"id": [1, 2, 3], "a": [0.1] * 3, "b": [0.2] * 3}), truth)
