@@ -460,6 +460,8 @@ def resolve_columns(
                 f"number, say), pl.col({score_col!r}).cast(pl.Float64) names the values that "
                 "are not"
                 if score_dtype == pl.String
+                else f"; cast them first: pl.col({score_col!r}).cast(pl.Float64)"
+                if isinstance(score_dtype, pl.Decimal)
                 else ""
             )
             raise MetricsInputError(
@@ -471,8 +473,13 @@ def resolve_columns(
     if weight_col is not None:
         weight_dtype = schema[weight_col]
         if not (weight_dtype.is_float() or weight_dtype.is_integer()):
+            cast = (
+                f"; cast them first: pl.col({weight_col!r}).cast(pl.Float64)"
+                if isinstance(weight_dtype, pl.Decimal)
+                else ""
+            )
             raise MetricsInputError(
-                f"column {weight_col!r}: weights must be numeric, not {weight_dtype}"
+                f"column {weight_col!r}: weights must be numeric, not {weight_dtype}{cast}"
             )
     return Columns(
         id=id_col,

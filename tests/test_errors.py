@@ -154,6 +154,13 @@ def test_weights(good: pl.DataFrame) -> None:
         pl_metrics.coverage_error(good.with_columns(w=pl.lit(float("nan"))).head(4), weight_col="w")
     with pytest.raises(MetricsInputError, match=r"weights must be numeric"):
         pl_metrics.lrap(good.with_columns(w=pl.lit("a")), weight_col="w")
+    # Decimals (DuckDB's, pyarrow's decimal128) say how to cast them.
+    decimal = good.with_columns(pl.col("w", "score").cast(pl.Decimal(10, 3)))
+    cast = r"cast them first: pl.col\('{}'\).cast\(pl.Float64\)$"
+    with pytest.raises(MetricsInputError, match=cast.format("w")):
+        pl_metrics.lrap(decimal.with_columns(pl.col("score").cast(pl.Float64)), weight_col="w")
+    with pytest.raises(MetricsInputError, match=cast.format("score")):
+        pl_metrics.lrap(decimal)
 
 
 def test_options(good: pl.DataFrame) -> None:
