@@ -648,6 +648,11 @@ def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
     if not args.threshold_table:
         return 0.5 if args.threshold is None else float(args.threshold)
     path = Path(args.threshold_table)
+    if path.is_dir():
+        raise MetricsInputError(
+            f"--threshold-table: {str(path)!r} is a folder; give the table's file (such as "
+            "pl-metrics thresholds --output writes)"
+        )
     if not path.is_file():
         raise MetricsInputError(f"--threshold-table: file not found: {str(path)!r}")
     try:

@@ -84,6 +84,7 @@ def test_user_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: 
         (["score", str(DATA), "-o", str(tmp_path / "out.xlsx")], "cannot tell the format"),
         (["score", str(DATA), "-o", str(tmp_path / "o.csv"), "--format", "json"], "named as csv"),
         (["score", str(DATA)], "53,910 rows repeat a (id, class)"),  # forgot --by model,fold
+        (["score", str(DATA), "--threshold-table", str(tmp_path)], "is a folder; give the"),
     ]
     bad = tmp_path / "bad.parquet"
     pl.read_parquet(DATA).with_columns(score=pl.lit(float("nan"))).write_parquet(bad)
