@@ -973,6 +973,7 @@ BOOT_METRICS = {  # metric: the most a bootstrap may take, in evaluations
     "lwlrap": 10,
     "f1": 10,
     "log_loss": 10,
+    "binary_log_loss": 10,
     "roc_auc": 30,
     "average_precision": 30,
 }

@@ -248,34 +248,36 @@ def _unknown_labels(
 
 
 def _repeated_ids(
-    tables: dict[str, pl.LazyFrame], id_col: str
+    tables: dict[str, tuple[pl.LazyFrame, list[str]]], id_col: str
 ) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
-    """Count the ids that repeat within each wide table (a row per id), with a few of them.
+    """Count the ids that repeat within each wide table, with a few of them.
 
-    Unpivoted, a repeated id would repeat each of its classes: the metrics would name the
-    class column, not the table.
+    ``tables``: each table and its key columns (the id, and the scores' kept columns: a
+    model's). Unpivoted, a repeated key would repeat each of its classes: the metrics would
+    name the class column, not the table.
     """
     summary = pl.concat(
         [
-            table.select(id_col)
-            .filter(pl.col(id_col).is_duplicated())
-            .unique()
+            table.group_by(keys)
+            .len()
+            .filter(pl.col("len") > 1)
             .select(
                 pl.len().alias(f"{_CHECK}repeat_{k}"),
                 pl.col(id_col).sort().head(_SHOWN).implode().alias(f"{_CHECK}repeat_{k}_ex"),
             )
-            for k, table in enumerate(tables.values())
+            for k, (table, keys) in enumerate(tables.values())
         ],
         how="horizontal",
     )
 
     def check(row: dict[str, Any]) -> None:
-        for k, name in enumerate(tables):
+        for k, (name, (_, keys)) in enumerate(tables.items()):
             count = row[f"{_CHECK}repeat_{k}"]
             if count:
+                key = keys[0] if len(keys) == 1 else f"({', '.join(keys)})"
                 raise MetricsInputError(
                     f"column {id_col!r}: {count:,} {'id repeats' if count == 1 else 'ids repeat'}"
-                    f" in {name}, which needs one row per id: "
+                    f" in {name}, which needs one row per {key}: "
                     f"{_shown(row[f'{_CHECK}repeat_{k}_ex'], count)}"
                 )
 
@@ -363,7 +365,9 @@ def from_wide(
     ------
     MetricsInputError
         A missing column; a wide truth value other than 0 and 1 (NaN included); a label
-        that is not a class column; ids of one table missing from the other (a submission
+        that is not a class column; an id on two rows of the truth table, or of the scores
+        (with the same values of the kept columns: a model's); ids of one table missing
+        from the other (a submission
         that skips ids would otherwise be scored on the ids it has); with the default
         ``classes``, a column of a wide truth table holding only 0 and 1 that is no float
         column of the scores (a class the submission lacks, or scores it holds as integers).
@@ -484,9 +488,9 @@ def from_wide(
         unmatched, unmatched_check = _unmatched_ids(lazy, truth.lazy(), id_col)
         summary = pl.concat([summary, unmatched], how="horizontal")
         checks.insert(0, unmatched_check)
-    wide = {"the scores": lazy}
+    wide = {"the scores": (lazy, [*keep, id_col])}
     if truth is not None:
-        wide["the truth table"] = truth.lazy()
+        wide["the truth table"] = (truth.lazy(), [id_col])
     repeated, repeated_check = _repeated_ids(wide, id_col)
     summary = pl.concat([summary, repeated], how="horizontal")
     checks.insert(0, repeated_check)

@@ -425,3 +425,10 @@ def test_from_wide_refuses_repeated_ids_naming_the_table(lazy: bool) -> None:
         pl_metrics.MetricsInputError, match=r"2 ids repeat in the truth table, .*: 2, 3$"
     ):
         made(pl.DataFrame({"id": [1, 2, 3], "a": [0.1] * 3, "b": [0.2] * 3}), truth)
+    # Once per model is one row per (model, id): a kept column is part of the key.
+    one_truth = truth.filter(pl.col("id") < 3).unique("id")
+    once = scores.unique("id", keep="first")
+    models = pl.concat([once.with_columns(model=pl.lit(m)) for m in "xy"])
+    assert made(models, one_truth).height == 8
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"one row per \(model, id\): 1$"):
+        made(pl.concat([models, models.sort("id").head(1)]), one_truth)
