@@ -741,6 +741,11 @@ def _run_curves(args: argparse.Namespace) -> None:
 
 
 def _run_score(args: argparse.Namespace) -> None:
+    if args.per_class and args.average != "macro":  # (the library's words would be its own)
+        raise MetricsInputError(
+            f"--per-class and --average {args.average}: per-class values are not averaged; "
+            "give one of them"
+        )
     options = {
         **_metric_options(args),
         "by": _by(args) or None,
@@ -875,12 +880,16 @@ def _first_line(error: BaseException) -> str:
 _FLAG_HINTS = {
     "pass undefined='skip'": "pass --skip-undefined",
     "pass ragged='allow'": "pass --allow-ragged",
-    "options 'memory_budget' and 'n_chunks'": "--memory-budget and --chunks",
 }
 
 
 #: The library's names of options whose flags are named otherwise.
-_LIBRARY_OPTIONS = {"n_chunks": "chunks", "metrics": "metric"}
+_LIBRARY_OPTIONS = {
+    "n_chunks": "chunks",
+    "metrics": "metric",
+    "n_resamples": "bootstrap",
+    "client": "dask",
+}
 
 
 def _flags(command: str) -> dict[str, str]:
@@ -892,8 +901,8 @@ def _flags(command: str) -> dict[str, str]:
 
 def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     message = _first_line(error)
-    for hint, flag in _FLAG_HINTS.items():
-        message = message.replace(hint, flag)
+    for hint, replacement in _FLAG_HINTS.items():
+        message = message.replace(hint, replacement)
     # The data hints show Python; on the command line the fix is in the file.
     message = re.sub(
         r"map its values to booleans first, e\.g\. pl\.col\('[^']*'\) == 'yes'",
@@ -919,11 +928,16 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     if "per_class" in flags:
         message = message.replace("average=None", "--per-class")
     message = re.sub(r"\baverage='(\w+)'", r"--average \1", message)
+
+    def flag(name: str) -> str | None:
+        return flags.get(_LIBRARY_OPTIONS.get(name, name))
+
     message = re.sub(
-        r"\boption '(\w+)'",
-        lambda m: flags.get(_LIBRARY_OPTIONS.get(m[1], m[1]), m[0]),
+        r"\boptions '(\w+)' and '(\w+)'",
+        lambda m: f"{flag(m[1])} and {flag(m[2])}" if flag(m[1]) and flag(m[2]) else m[0],
         message,
     )
+    message = re.sub(r"\boption '(\w+)'", lambda m: flag(m[1]) or m[0], message)
     # The duplicate rows' hint names Python's option (`pl_metrics._frame.by_hint`).
     return re.sub(
         r"pass by=(\[.*?\]) (if each|to apply)",

@@ -559,11 +559,20 @@ def test_contradicting_threshold_options_are_refused(
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (["--average", "micro", "--per-class"], "those of --per-class, not --average micro"),
+        (["--average", "micro", "--per-class"], "--per-class and --average micro: per-class"),
         (["--per-id"], "per-id values are those of --average samples: pass it"),
         (["--score-col", "sc"], "column 'sc' (--score-col) is not in the table"),
     ],
 )
+def test_compare_messages_name_its_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, message in [
+        (["--bootstrap", "100000000"], "--bootstrap: expected an integer"),
+        (["--fold-col", "id"], "--fold-col and --id-col both name column 'id'"),
+    ]:
+        assert main(["compare", str(DATA), "-m", "lrap", *argv]) == 2
+        assert message in capsys.readouterr().err
+
+
 def test_messages_name_the_flags_not_the_library_options(
     capsys: pytest.CaptureFixture[str], options: list[str], message: str
 ) -> None:
