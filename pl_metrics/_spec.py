@@ -606,7 +606,7 @@ def resolve(
         fold_col=fold_col,
     )
     if isinstance(opts.threshold, Thresholds):
-        _check_threshold_keys(opts.threshold, cols)
+        _check_threshold_keys(opts.threshold, cols, frame.collect_schema().names())
         opts = replace(opts, threshold=_integer_keys(opts.threshold, frame.collect_schema()))
     _check_result_names(entries, cols)
     ordering = [e.name for e in entries if e.orders_classes]
@@ -660,7 +660,7 @@ def _integer_keys(thresholds: Thresholds, schema: pl.Schema) -> Thresholds:
     return replace(thresholds, rows=rows)
 
 
-def _check_threshold_keys(thresholds: Thresholds, cols: Columns) -> None:
+def _check_threshold_keys(thresholds: Thresholds, cols: Columns, names: Sequence[str]) -> None:
     """A threshold table is keyed by the class column and, optionally, group columns."""
     if cols.cls not in thresholds.keys:
         raise MetricsInputError(
@@ -671,6 +671,19 @@ def _check_threshold_keys(thresholds: Thresholds, cols: Columns) -> None:
     if extra:
         raise MetricsInputError(
             f"option 'threshold': the table's columns {extra} are neither the class column nor "
-            f"'by' columns ({list(cols.by)}); pass by={[*cols.by, *extra]} to apply its "
-            "thresholds per group"
+            f"'by' columns ({list(cols.by)}); " + _threshold_keys_hint(extra, cols, names)
         )
+
+
+def _threshold_keys_hint(extra: list[str], cols: Columns, names: Sequence[str]) -> str:
+    """What to do with a threshold table's key columns that are not the call's."""
+    grouped = [k for k in extra if k in names]
+    absent = [k for k in extra if k not in names]
+    hints = []
+    if grouped:
+        hints.append(f"pass by={[*cols.by, *grouped]} to apply its thresholds per group")
+    if absent:
+        hints.append(
+            f"the data has no column {', '.join(map(repr, absent))}: drop it from the table"
+        )
+    return "; ".join(hints)

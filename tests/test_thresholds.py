@@ -140,6 +140,10 @@ def test_threshold_tables_are_checked() -> None:
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0, 1]}))
     with pytest.raises(pl_metrics.MetricsInputError, match="needs the class column"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"label": [0, 1], "threshold": [0.5, 0.5]}))
+    # A key column the data lacks is to be dropped, not grouped by.
+    named = pl.DataFrame({"class": [0, 1], "metric": ["f1"] * 2, "threshold": [0.5, 0.5]})
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"no column 'metric': drop it"):
+        pl_metrics.f1(df, threshold=named)
     # A table of thresholds alone raised zip()'s ValueError.
     with pytest.raises(pl_metrics.MetricsInputError, match=r"\['threshold'\] hold no key"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"threshold": [0.5]}))
