@@ -178,7 +178,9 @@ def _mean(value: pl.Expr, weight: IntoExpr | None) -> pl.Expr:
         return value.mean()
     w = pl.when(value.is_not_null()).then(_col(weight, "weight").cast(pl.Float64))
     total = w.sum()
-    return pl.when(total != 0).then((value * w).sum() / total)
+    # A row of weight 0 adds 0, also where its value is infinite (log loss with eps=0).
+    weighted = pl.when(w != 0).then(value * w).when(w.is_not_null()).then(0.0)
+    return pl.when(total != 0).then(weighted.sum() / total)
 
 
 def _ranking_columns(

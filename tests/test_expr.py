@@ -437,3 +437,23 @@ def test_negative_weights_as_scikit_learn() -> None:
         pl_metrics.expr.average_precision("s", "y", weight="w")
     )
     assert want == ap.item() == 0.0
+
+
+def test_weighted_losses_of_rows_of_weight_0_with_eps_0() -> None:
+    # A row of weight 0 whose loss is infinite (eps=0) made the weighted mean NaN, where
+    # the table's binary_log_loss and scikit-learn leave it out.
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1],
+            "class": [0, 1, 0, 1],
+            "score": [0.0, 1.0, 0.3, 0.7],
+            "truth": [True, False, False, True],
+            "w": [0.0, 0.0, 1.0, 1.0],
+        }
+    )
+    got = df.group_by("class").agg(expr.binary_log_loss("score", "truth", eps=0.0, weight="w"))
+    table = pl_metrics.binary_log_loss(df, eps=0.0, average=None, weight_col="w")
+    assert got.sort("class")["binary_log_loss"].to_list() == pytest.approx(
+        table.sort("class")["binary_log_loss"].to_list(), rel=1e-12
+    )
+    assert got["binary_log_loss"].to_list() == pytest.approx([-np.log(0.7)] * 2, rel=1e-12)
