@@ -28,9 +28,10 @@ resamples; each metric takes one of five paths:
 * ``"rows"``: any other metric (roc_auc with ``max_fpr``): `report` of the rows joined to a
   block of resamples' weights, one query per block.
 
-The first three give their resampled sums to the metric's own finalize step, so averages,
-``zero_division``, per-class values and the rest are those of `report` on weighted rows;
-the fourth averages its classes as the curves family does.
+The ``"ids"`` and ``"cells"`` paths give their resampled sums to the metric's own finalize
+step, so averages, ``zero_division``, per-class values and the rest are those of `report`
+on weighted rows; the ``"curves"`` and ``"losses"`` paths compute each class's value and
+average the classes as the metric's family does.
 """
 
 from __future__ import annotations
@@ -1005,6 +1006,17 @@ def _by_query(
                 pl.Series(_BOOT_W, layout.weights(0, layout.n_ids, first, count).ravel()),
             ]
         ).filter(pl.col(_BOOT_W) > 0)  # ids not drawn in a resample add nothing
+        if drawn.is_empty():  # (a block of one resample that draws no id: no value)
+            yield (
+                df.head(0)
+                .select(spec.keys)
+                .with_columns(
+                    pl.lit(0, pl.Int64).alias(_R),
+                    pl.lit("").alias("metric"),
+                    pl.lit(0.0).alias("value"),
+                )
+            )
+            continue
         rows = df.join(drawn, on=cols.id, nulls_equal=True).with_columns(weight.alias(_BOOT_W))
         # A resample whose drawn ids all weigh 0 leaves the metric undefined, not the input
         # bad: no row of it (see `_weightless`), rather than report's refusal; so does one
@@ -1200,11 +1212,12 @@ def bootstrap(
       metrics (f1, precision, recall, fbeta, jaccard, specificity, balanced_accuracy,
       balanced_f1, mfif, matthews_corrcoef, hamming_loss);
     * from each class's rows sorted by score once: roc_auc and average_precision;
+    * from the weighted loss of each (id, class) row, as the confusion cells: brier_score
+      and binary_log_loss (unless a loss is infinite: ``eps=0`` beside a score of 0 or 1).
 
     1,000 resamples of these cost a few evaluations of the metric (tens for roc_auc and
-    average_precision). Others (brier_score, binary_log_loss, roc_auc with ``max_fpr``)
-    run `report` on the rows joined to each block of resamples' weights: the cost of an
-    evaluation per resample.
+    average_precision). The rest (roc_auc with ``max_fpr``) run `report` on the rows joined
+    to each block of resamples' weights: the cost of an evaluation per resample.
 
     Examples
     --------

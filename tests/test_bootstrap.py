@@ -512,3 +512,19 @@ def test_a_class_left_out_is_null_in_every_column_and_int128_scores_resample() -
     # numpy has no 128-bit integers: such scores went through the other paths only.
     wide = df.with_columns(pl.col("score").cast(pl.Int128))
     assert_frame_equal(pl_metrics.bootstrap(wide, "roc_auc", **options), out)
+
+
+def test_a_block_of_one_resample_drawing_no_id(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Large tables take one resample per report; one that drew no id raised "the table is
+    # empty" (roc_auc with max_fpr, and an infinite loss, go that way).
+    monkeypatch.setattr(_compare, "_BLOCK", 16)
+    df = pl.DataFrame(
+        {
+            "id": [1, 1, 2, 2],
+            "class": ["a", "b"] * 2,
+            "score": [0.8, 0.3, 0.4, 0.6],
+            "truth": [True, False, False, True],
+        }
+    )
+    out = pl_metrics.bootstrap(df, "roc_auc", max_fpr=0.5, n_resamples=30, seed=2)
+    assert out["estimate"].item() == pl_metrics.roc_auc(df, max_fpr=0.5).item()
