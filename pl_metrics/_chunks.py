@@ -125,10 +125,8 @@ def plan_chunks(
     if n_chunks is not None and chunks > 1 and rows < chunks * 1_000:
         # Chunks of a few rows (n_chunks taken for the rows per chunk, say) cost a read each:
         # no more of them than ids, counted only then.
-        ids = lf.select(pl.col(id_col).n_unique()).collect(engine="streaming").item()
-        chunks = min(chunks, max(1, int(ids)))
-        if chunks <= 1:
-            return Chunks((pl.lit(True),), "single", rows)
+        distinct = lf.select(pl.col(id_col).n_unique()).collect(engine="streaming").item()
+        chunks = min(chunks, max(1, int(distinct)))
     if chunks <= 1:
         return Chunks((pl.lit(True),), "single", rows)
     ranges = None

@@ -656,6 +656,7 @@ def _by_loss(
     """
     cols, opts = spec.columns, spec.options
     assert cols.score is not None  # (these metrics read scores)
+    assert opts.average in (None, "macro", "micro")  # (no positives' weights for "weighted")
     score, truth, weight = pl.col(cols.score).cast(pl.Float64), cols.truth_expr, cols.weight_expr
 
     def loss(metric: str) -> pl.Expr:

@@ -352,7 +352,7 @@ def _threshold_table(table: object) -> Thresholds:
         raise MetricsInputError(
             f"option 'threshold': the threshold table's columns {df.columns} hold no key; "
             "it needs the class column (and any 'by' columns) to say whose thresholds they "
-            "are, or give one threshold for every class as a number"
+            "are, or give a single number as every class's threshold"
         )
     texts = df.select(Thresholds.text(k, df.schema[k]) for k in keys)
     rows = texts.rows()

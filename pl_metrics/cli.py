@@ -321,7 +321,7 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
         type=_positive,
         metavar="N",
         help="force N chunks: id-disjoint, or class-disjoint for the metrics that rank within "
-        "a class",
+        "a class (at most one chunk per id, or per class)",
     )
 
 
