@@ -321,9 +321,10 @@ def at_call(options: Mapping[str, Any]) -> dict[str, Any]:
 
 def _threshold_table(table: object) -> Thresholds:
     """A table of thresholds: a ``threshold`` column and key columns (the class, groups)."""
-    if not isinstance(table, (pl.DataFrame, pl.LazyFrame)) and not hasattr(
-        table, "__arrow_c_stream__"
-    ):
+    if isinstance(table, pl.Series) or (
+        not isinstance(table, (pl.DataFrame, pl.LazyFrame))
+        and not hasattr(table, "__arrow_c_stream__")
+    ):  # (a Series streams Arrow too, but holds no class column)
         raise MetricsInputError(
             "option 'threshold': expected a number or a table of (class, threshold) rows, "
             f"got {type(table).__name__}"

@@ -144,6 +144,11 @@ def test_threshold_tables_are_checked() -> None:
     named = pl.DataFrame({"class": [0, 1], "metric": ["f1"] * 2, "threshold": [0.5, 0.5]})
     with pytest.raises(pl_metrics.MetricsInputError, match=r"no column 'metric': drop it"):
         pl_metrics.f1(df, threshold=named)
+    # A Series (it streams Arrow) raised a TypeError from the conversion.
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"a table of \(class, threshold\) rows, got Series$"
+    ):
+        pl_metrics.f1(df, threshold=pl.Series([0.5]))
     # A table of thresholds alone raised zip()'s ValueError.
     with pytest.raises(pl_metrics.MetricsInputError, match=r"\['threshold'\] hold no key"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"threshold": [0.5]}))
