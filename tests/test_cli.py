@@ -556,14 +556,6 @@ def test_contradicting_threshold_options_are_refused(
     assert message in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(
-    ("options", "message"),
-    [
-        (["--average", "micro", "--per-class"], "--per-class and --average micro: per-class"),
-        (["--per-id"], "per-id values are those of --average samples: pass it"),
-        (["--score-col", "sc"], "column 'sc' (--score-col) is not in the table"),
-    ],
-)
 def test_compare_messages_name_its_flags(capsys: pytest.CaptureFixture[str]) -> None:
     for argv, message in [
         (["--bootstrap", "100000000"], "--bootstrap: expected an integer"),
@@ -573,6 +565,14 @@ def test_compare_messages_name_its_flags(capsys: pytest.CaptureFixture[str]) -> 
         assert message in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--average", "micro", "--per-class"], "--per-class and --average micro: per-class"),
+        (["--per-id"], "per-id values are those of --average samples: pass it"),
+        (["--score-col", "sc"], "column 'sc' (--score-col) is not in the table"),
+    ],
+)
 def test_messages_name_the_flags_not_the_library_options(
     capsys: pytest.CaptureFixture[str], options: list[str], message: str
 ) -> None:
