@@ -202,7 +202,7 @@ def compare(
             f"report(..., by=[{model_col!r}, {fold_col!r}], average=None)"
         )
     per_fold = build_state(lf, spec).finalize()
-    by_model = replace(spec, columns=replace(spec.columns, by=(model_col,)))
+    by_model = replace(spec, columns=replace(spec.columns, by=(model_col,), pooled_folds=fold_col))
     pooled = build_state(lf, by_model).finalize()
     spread = per_fold.group_by(model_col).agg(
         *(e for m in names for e in _mean_and_std(pl.col(m), f"{m}_mean", f"{m}_std"))

@@ -167,6 +167,8 @@ class Columns:
     #: Key columns (id, class, ``by``) of a float type, whose NaN values are refused: NaN is
     #: not equal to itself, so paths that compare keys and paths that hash them differ.
     float_keys: tuple[str, ...] = field(default=(), compare=False)
+    #: The fold column that `compare` pools over (its duplicate rows' hint says so).
+    pooled_folds: str | None = field(default=None, compare=False)
 
     @property
     def class_hash(self) -> pl.Expr:
@@ -648,6 +650,11 @@ def by_hint(cols: Columns) -> str:
 
     A dump of several models or folds scored without ``by`` is the usual cause.
     """
+    if cols.pooled_folds is not None:
+        return (
+            f"; compare pools each model's {cols.pooled_folds!r} values, so an id may be in "
+            "one of them only (repeated cross-validation: compare each repeat alone)"
+        )
     others = cols.other_keys
     if not others:
         return ""

@@ -221,3 +221,12 @@ def test_option_mistakes_are_named_before_anything_is_read() -> None:
         pl_metrics.paired(df.clear(), "lrap", "knn", "forest", n_resamples=10)
     with pytest.raises(TypeError, match=r"^bootstrap: unknown option 'n_resample'; did you mean "):
         pl_metrics.bootstrap(df, "lrap", n_resample=10)
+
+
+def test_compare_of_repeated_folds_says_it_pools_them() -> None:
+    # Repeated cross-validation (each id in a fold of each repeat) was refused as repeated
+    # rows with no word of why: compare pools a model's folds.
+    df = pl.read_parquet(DATA)
+    repeated = pl.concat([df, df.with_columns(pl.col("fold") + 5)])
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"compare pools each model's 'fold'"):
+        pl_metrics.compare(repeated, "lrap")
