@@ -307,7 +307,7 @@ def _at_least(low: int, what: str) -> Callable[[str], int]:
 
 _positive = _at_least(1, "a positive integer")
 # --bootstrap 0 would mean no intervals, silently: 2 resamples are the fewest.
-_resamples = _at_least(2, "at least 2 resamples")
+_resamples = _at_least(2, "a whole number of resamples, at least 2")
 
 
 def _add_chunking(parser: argparse.ArgumentParser) -> None:
@@ -664,6 +664,13 @@ def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
 
 
 def _read_threshold_table(path: Path) -> pl.DataFrame:
+    with path.open("rb") as file:
+        start = file.read(4).decode("utf-8", "replace")
+    if start.startswith(("┌", "shape")):  # `pl-metrics thresholds > t.csv`: the terminal's table
+        raise MetricsInputError(
+            f"--threshold-table: {str(path)!r} holds a table printed for the terminal; write "
+            "the thresholds with pl-metrics thresholds ... --output t.csv (or .parquet, .json)"
+        )
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
         return pl.read_parquet(path)

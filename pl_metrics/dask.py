@@ -54,7 +54,12 @@ def _chunk_state(paths: list[str], keep: pl.Expr, spec: Spec) -> MetricState:
 
 @contextlib.contextmanager
 def _client(client: Any) -> Iterator[Any]:
-    from dask.distributed import Client, LocalCluster
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:  # the extra is not installed: the user's to fix, not a bug
+        raise MetricsInputError(
+            'Dask is not installed (or its distributed scheduler): pip install "pl_metrics[dask]"'
+        ) from None
 
     if isinstance(client, str):
         try:

@@ -725,7 +725,10 @@ def test_a_failed_dask_chunk_is_bad_input(
         (["score", str(DATA), "--averge", "macro"], "did you mean '--average'?"),
         (["score", str(DATA), "--chunks", "0"], "argument --chunks: expected a positive"),
         (["score"], "the following arguments are required: PATH"),
-        (["compare", str(DATA), "--bootstrap", "0"], "expected at least 2 resamples"),
+        (
+            ["compare", str(DATA), "--bootstrap", "0"],
+            "expected a whole number of resamples, at least 2",
+        ),
     ],
 )
 def test_option_errors_are_one_line_too(
@@ -766,3 +769,25 @@ def test_the_thresholds_table_prints_every_digit(capsys: pytest.CaptureFixture[s
     cells = [c.strip() for line in printed.splitlines() for c in line.split("┆")]
     shown = {float(c) for c in cells if c.replace(".", "", 1).replace("e-", "", 1).isdigit()}
     assert set(best["threshold"]) <= shown
+
+
+def test_mistakes_of_command_line_users(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `thresholds > t.csv` writes the terminal's table, which then failed as a table
+    # without a 'threshold' column whose column was named by its box drawing.
+    printed = tmp_path / "t.csv"
+    assert main(["thresholds", str(DATA), "--by", "model", "-o", str(tmp_path / "t.txt")]) == 0
+    printed.write_bytes((tmp_path / "t.txt").read_bytes())
+    assert (
+        main(["score", str(DATA), "-m", "f1", "--by", "model", "--threshold-table", str(printed)])
+        == 2
+    )
+    assert "holds a table printed for the terminal" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # (argparse's own error)
+        main(["compare", str(DATA), "-m", "lrap", "--bootstrap", "1e3"])
+    assert "expected a whole number of resamples, at least 2, got '1e3'" in capsys.readouterr().err
+    # --dask without the extra was reported as a bug in pl-metrics (status 1).
+    monkeypatch.setitem(sys.modules, "dask.distributed", None)
+    assert main(["score", str(DATA), "-m", "lrap", "--by", "model", "--dask", "local"]) == 2
+    assert 'pip install "pl_metrics[dask]"' in capsys.readouterr().err
