@@ -896,6 +896,9 @@ _LIBRARY_OPTIONS = {
     "metrics": "metric",
     "n_resamples": "bootstrap",
     "client": "dask",
+    "undefined": "skip_undefined",
+    "ragged": "allow_ragged",
+    "validate": "no_validate",
 }
 
 
@@ -945,6 +948,12 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         message,
     )
     message = re.sub(r"\boption '(\w+)'", lambda m: flag(m[1]) or m[0], message)
+    # Roles named in the text: "'class' is the class_col", "also in 'by'".
+    message = re.sub(r"\bthe (\w+_col)\b", lambda m: f"the {flag(m[1]) or m[1]}", message)
+    if "by" in flags:
+        message = message.replace("in 'by'", "in --by")
+    if "per_class" in flags:
+        message = message.replace("(it takes None, ", "(it takes --per-class, ")
     # The duplicate rows' hint names Python's option (`pl_metrics._frame.by_hint`).
     return re.sub(
         r"pass by=(\[.*?\]) (if each|to apply)",
