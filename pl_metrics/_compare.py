@@ -606,6 +606,12 @@ def _by_id(
     keyed = df.with_columns(pl.col(cols.id).alias(_ID_KEY), cols.weight_expr.alias(_USER_W))
     state = build_state(keyed, alone).collect()
     ids = state.groups.lazy().collect().rename({_ID_KEY: cols.id})
+    floats = [c for c, dtype in ids.schema.items() if dtype.is_float()]
+    if ids.select(pl.any_horizontal(pl.col(floats).is_infinite().any())).item():
+        # An infinite sum (log_loss with eps=0 beside a score of 0) times an id's weight of
+        # 0 in the products would be NaN: these resamples are the rows'.
+        yield from _by_query(df, spec, layout, n_resamples)
+        return
     cells = None
     if state.classes is not None:  # lwlrap per class: each id's sums per positive class
         cells = state.classes.lazy().collect().rename({_ID_KEY: cols.id})
@@ -1008,15 +1014,6 @@ def _by_query(
             ]
         ).filter(pl.col(_BOOT_W) > 0)  # ids not drawn in a resample add nothing
         if drawn.is_empty():  # (a block of one resample that draws no id: no value)
-            yield (
-                df.head(0)
-                .select(spec.keys)
-                .with_columns(
-                    pl.lit(0, pl.Int64).alias(_R),
-                    pl.lit("").alias("metric"),
-                    pl.lit(0.0).alias("value"),
-                )
-            )
             continue
         rows = df.join(drawn, on=cols.id, nulls_equal=True).with_columns(weight.alias(_BOOT_W))
         # A resample whose drawn ids all weigh 0 leaves the metric undefined, not the input
@@ -1029,8 +1026,18 @@ def _by_query(
             w = pl.when(once).then(pl.col(_BOOT_W)).otherwise(0.0)
             defined &= ~sums_to_zero(w.sum().over(resample), w.abs().sum().over(resample))
         rows = rows.filter(defined)
+        if rows.is_empty():  # (no resample of the block is defined: no value)
+            continue
         out = build_state(rows, resampled).finalize().collect()
         yield pl.concat([_long(out, m, spec) for m in spec.metrics])
+    # Every path yields at least once (the callers concatenate): no rows, typed.
+    yield (
+        df.head(0)
+        .select(spec.keys)
+        .with_columns(
+            pl.lit(0, pl.Int64).alias(_R), pl.lit("").alias("metric"), pl.lit(0.0).alias("value")
+        )
+    )
 
 
 _PATHS: dict[str, _Path] = {
@@ -1088,7 +1095,51 @@ def _resampled(df: pl.DataFrame, spec: Spec, n_resamples: int, seed: int) -> pl.
     )
     out = out.join(undefined, on=keys, how="left", nulls_equal=True, maintain_order="left")
     value = pl.when(pl.col(_UNDEFINED)).then(float("nan")).otherwise(pl.col("value"))
+    out = out.with_columns(value.alias("value")).drop(_UNDEFINED)
+    summing = [m for m in spec.metrics if info(m).zero_weights == "sum"]
+    if not summing:
+        return out
+    # Means weighted by the weights: a resample whose drawn (negative) weights cancel is
+    # undefined, as `_by_query` leaves it out (the matrix products gave +-inf there).
+    cancelled = _cancelling(df, spec.columns, layout, n_resamples).with_columns(
+        pl.lit(True).alias(_UNDEFINED)
+    )
+    out = out.join(cancelled, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    undefined_mean = pl.col(_UNDEFINED) & pl.col("metric").is_in(summing)
+    value = pl.when(undefined_mean).then(float("nan")).otherwise(pl.col("value"))
     return out.with_columns(value.alias("value")).drop(_UNDEFINED)
+
+
+def _cancelling(df: pl.DataFrame, cols: Columns, layout: _Layout, n_resamples: int) -> pl.DataFrame:
+    """The ``(by..., resample)`` pairs whose drawn ids' weights sum to 0, up to rounding.
+
+    Only groups holding a negative weight can be such; computed as `_weightless` is.
+    """
+    assert cols.weight is not None
+    per_id = df.group_by([*cols.by, cols.id]).agg(pl.col(cols.weight).first().cast(pl.Float64))
+    numbered = layout.pairs.join(
+        per_id, on=[*cols.by, cols.id], nulls_equal=True, maintain_order="left"
+    )
+    group = numbered[_GROUP].to_numpy().astype(np.int64)
+    weight = numbered[cols.weight].to_numpy()
+    suspect = np.zeros(layout.n_groups, dtype=bool)
+    suspect[group[weight < 0]] = True
+    keep = suspect[group]
+    group, weight = group[keep], weight[keep]
+    ids, pair_id = np.unique(numbered[_INDEX].to_numpy()[keep], return_inverse=True)
+    hashes = layout.hashes[ids.astype(np.int64)]
+    starts = np.flatnonzero(np.r_[True, np.diff(group) != 0]) if len(group) else group
+    found = [np.zeros((2, 0), np.int64)]
+    block = max(1, _BLOCK // max(1, len(group)))
+    for first in range(0, n_resamples if len(group) else 0, block):
+        count = min(block, n_resamples - first)
+        drawn = poisson_weights(hashes, first, count)[pair_id]  # (pairs, resamples)
+        total = np.add.reduceat(drawn * weight[:, None], starts, axis=0)
+        magnitude = np.add.reduceat(drawn * np.abs(weight)[:, None], starts, axis=0)
+        g, r = np.nonzero((np.abs(total) <= 1e-12 * magnitude) & (magnitude > 0))
+        found.append(np.stack([group[starts][g], r + first]))
+    g, r = np.concatenate(found, axis=1)
+    return _frame_of([*layout.keys(g), pl.Series(_R, r, dtype=pl.Int64)])
 
 
 def _weightless(df: pl.DataFrame, cols: Columns, layout: _Layout, n_resamples: int) -> pl.DataFrame:

@@ -528,3 +528,55 @@ def test_a_block_of_one_resample_drawing_no_id(monkeypatch: pytest.MonkeyPatch) 
     )
     out = pl_metrics.bootstrap(df, "roc_auc", max_fpr=0.5, n_resamples=30, seed=2)
     assert out["estimate"].item() == pl_metrics.roc_auc(df, max_fpr=0.5).item()
+
+
+def _by_rows(monkeypatch: pytest.MonkeyPatch, *args: Any, **options: Any) -> pl.DataFrame:
+    """bootstrap by the generic path (report on each resample's weighted rows)."""
+    with monkeypatch.context() as patched:
+        patched.setattr(_compare, "_path", lambda metric, opts: "rows")
+        return pl_metrics.bootstrap(*args, **options)
+
+
+@pytest.mark.parametrize("metric", ["log_loss", "top_k_accuracy", "ndcg", "hamming_loss"])
+def test_resamples_whose_weights_cancel_are_left_out_on_the_fast_paths(
+    metric: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The matrix products divided by a drawn weight sum of 0: +-inf in the interval.
+    df = pl.DataFrame(
+        {
+            "id": np.repeat([1, 2, 3], 3),
+            "class": ["a", "b", "c"] * 3,
+            "score": [0.2, 0.5, 0.3, 0.3, 0.6, 0.1, 0.1, 0.3, 0.6],
+            "truth": [True, False, False, False, True, False, False, False, True],
+            "w": np.repeat([1.0, -1.0, 2.0], 3),
+        }
+    )
+    got = pl_metrics.bootstrap(df, metric, weight_col="w", n_resamples=200, seed=1)
+    assert np.isfinite(got.select("lower", "upper", "std").row(0)).all()
+    want = _by_rows(monkeypatch, df, metric, weight_col="w", n_resamples=200, seed=1)
+    assert_frame_equal(got, want, rel_tol=1e-9)
+
+
+def test_infinite_per_id_losses_and_blocks_of_weightless_draws(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # log_loss with eps=0: an id's infinite loss times a weight of 0 was NaN in the products.
+    df = pl.DataFrame(
+        {
+            "id": np.repeat([1, 2, 3, 4], 2),
+            "class": ["a", "b"] * 4,
+            "score": [0.0, 1.0, 0.7, 0.3, 0.4, 0.6, 0.9, 0.1],
+            "truth": [True, False, True, False, False, True, True, False],
+        }
+    )
+    got = pl_metrics.bootstrap(df, "log_loss", eps=0.0, n_resamples=200, seed=0)
+    want = _by_rows(monkeypatch, df, "log_loss", eps=0.0, n_resamples=200, seed=0)
+    assert_frame_equal(got, want)
+    assert np.isfinite(got["lower"].item())
+    # A block whose resamples draw only ids of weight 0 raised "the table is empty".
+    weighted = df.with_columns(w=pl.when(pl.col("id") == 2).then(0.0).otherwise(1.0))
+    for seed in range(20):
+        out = pl_metrics.bootstrap(
+            weighted, "roc_auc", weight_col="w", max_fpr=0.5, n_resamples=2, seed=seed
+        )
+        assert out.height == 1
