@@ -1017,7 +1017,7 @@ def _by_query(
             continue
         rows = df.join(drawn, on=cols.id, nulls_equal=True).with_columns(weight.alias(_BOOT_W))
         # A resample whose drawn ids all weigh 0 leaves the metric undefined, not the input
-        # bad: no row of it (see `_weightless`), rather than report's refusal; so does one
+        # bad: no row of it (see `_undefined_draws`), rather than report's refusal; so does one
         # whose (negative) weights sum to 0, for a mean weighted by them.
         resample = [*cols.by, _R]
         defined = (pl.col(_BOOT_W) != 0).any().over(resample)
@@ -1089,67 +1089,32 @@ def _resampled(df: pl.DataFrame, spec: Spec, n_resamples: int, seed: int) -> pl.
     )
     if spec.columns.weight is None:
         return out
-    keys = [*spec.columns.by, _R]
-    undefined = _weightless(df, spec.columns, layout, n_resamples).with_columns(
-        pl.lit(True).alias(_UNDEFINED)
-    )
-    out = out.join(undefined, on=keys, how="left", nulls_equal=True, maintain_order="left")
-    value = pl.when(pl.col(_UNDEFINED)).then(float("nan")).otherwise(pl.col("value"))
-    out = out.with_columns(value.alias("value")).drop(_UNDEFINED)
+    # A resample whose drawn ids all weigh 0 is undefined for every metric; one whose
+    # drawn (negative) weights cancel, for the means weighted by them, as `_by_query`
+    # leaves it out (the matrix products gave +-inf there).
+    weightless, cancelled = _undefined_draws(df, spec.columns, layout, n_resamples)
     summing = [m for m in spec.metrics if info(m).zero_weights == "sum"]
-    if not summing:
-        return out
-    # Means weighted by the weights: a resample whose drawn (negative) weights cancel is
-    # undefined, as `_by_query` leaves it out (the matrix products gave +-inf there).
-    cancelled = _cancelling(df, spec.columns, layout, n_resamples).with_columns(
-        pl.lit(True).alias(_UNDEFINED)
-    )
-    out = out.join(cancelled, on=keys, how="left", nulls_equal=True, maintain_order="left")
-    undefined_mean = pl.col(_UNDEFINED) & pl.col("metric").is_in(summing)
-    value = pl.when(undefined_mean).then(float("nan")).otherwise(pl.col("value"))
-    return out.with_columns(value.alias("value")).drop(_UNDEFINED)
+    keys = [*spec.columns.by, _R]
+    for pairs, metrics in ((weightless, spec.metrics), (cancelled, summing)):
+        flagged = pairs.with_columns(pl.lit(True).alias(_UNDEFINED))
+        out = out.join(flagged, on=keys, how="left", nulls_equal=True, maintain_order="left")
+        undefined = pl.col(_UNDEFINED) & pl.col("metric").is_in(list(metrics))
+        value = pl.when(undefined).then(float("nan")).otherwise(pl.col("value"))
+        out = out.with_columns(value.alias("value")).drop(_UNDEFINED)
+    return out
 
 
-def _cancelling(df: pl.DataFrame, cols: Columns, layout: _Layout, n_resamples: int) -> pl.DataFrame:
-    """The ``(by..., resample)`` pairs whose drawn ids' weights sum to 0, up to rounding.
+def _undefined_draws(
+    df: pl.DataFrame, cols: Columns, layout: _Layout, n_resamples: int
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The ``(by..., resample)`` pairs whose draws all weigh 0, and those whose weights cancel.
 
-    Only groups holding a negative weight can be such; computed as `_weightless` is.
-    """
-    assert cols.weight is not None
-    per_id = df.group_by([*cols.by, cols.id]).agg(pl.col(cols.weight).first().cast(pl.Float64))
-    numbered = layout.pairs.join(
-        per_id, on=[*cols.by, cols.id], nulls_equal=True, maintain_order="left"
-    )
-    group = numbered[_GROUP].to_numpy().astype(np.int64)
-    weight = numbered[cols.weight].to_numpy()
-    suspect = np.zeros(layout.n_groups, dtype=bool)
-    suspect[group[weight < 0]] = True
-    keep = suspect[group]
-    group, weight = group[keep], weight[keep]
-    ids, pair_id = np.unique(numbered[_INDEX].to_numpy()[keep], return_inverse=True)
-    hashes = layout.hashes[ids.astype(np.int64)]
-    starts = np.flatnonzero(np.r_[True, np.diff(group) != 0]) if len(group) else group
-    found = [np.zeros((2, 0), np.int64)]
-    block = max(1, _BLOCK // max(1, len(group)))
-    for first in range(0, n_resamples if len(group) else 0, block):
-        count = min(block, n_resamples - first)
-        drawn = poisson_weights(hashes, first, count)[pair_id]  # (pairs, resamples)
-        total = np.add.reduceat(drawn * weight[:, None], starts, axis=0)
-        magnitude = np.add.reduceat(drawn * np.abs(weight)[:, None], starts, axis=0)
-        g, r = np.nonzero((np.abs(total) <= 1e-12 * magnitude) & (magnitude > 0))
-        found.append(np.stack([group[starts][g], r + first]))
-    g, r = np.concatenate(found, axis=1)
-    return _frame_of([*layout.keys(g), pl.Series(_R, r, dtype=pl.Int64)])
-
-
-def _weightless(df: pl.DataFrame, cols: Columns, layout: _Layout, n_resamples: int) -> pl.DataFrame:
-    """The ``(by..., resample)`` pairs whose drawn ids all weigh 0: the metric is undefined.
-
-    As `report` refuses a group whose weights are all zero (weights that only sum to zero
-    are another case: see `_by_query` for the means weighted by them). Computed over the
-    resample's weighted counts, a thresholded metric would take its zero-division value
-    there. Only groups holding an id of weight 0 can be such; their ids' draws are taken
-    in blocks of resamples, so memory does not grow with them.
+    The second: drawn ids whose weights sum to 0 (up to rounding) where some weigh
+    something. As `report` refuses a group whose weights are all zero (or, for the means weighted by
+    them, sum to zero). Computed over the resample's weighted counts, a thresholded metric
+    would take its zero-division value there. Only groups holding an id of weight 0 (or a
+    negative one) can be such; their ids' draws are taken in blocks of resamples, so memory
+    does not grow with them.
     """
     assert cols.weight is not None
     per_id = df.group_by([*cols.by, cols.id]).agg(pl.col(cols.weight).first().cast(pl.Float64))
@@ -1158,26 +1123,33 @@ def _weightless(df: pl.DataFrame, cols: Columns, layout: _Layout, n_resamples: i
         per_id, on=[*cols.by, cols.id], nulls_equal=True, maintain_order="left"
     )
     group = numbered[_GROUP].to_numpy().astype(np.int64)
-    zero = numbered[cols.weight].to_numpy() == 0
+    weight = numbered[cols.weight].to_numpy()
     suspect = np.zeros(layout.n_groups, dtype=bool)
-    suspect[group[zero]] = True
+    suspect[group[weight <= 0]] = True
     keep = suspect[group]
-    group, zero = group[keep], zero[keep]
+    group, weight = group[keep], weight[keep]
     # Each id drawn once, however many groups hold it (the models scored on one fold's ids).
     ids, pair_id = np.unique(numbered[_INDEX].to_numpy()[keep], return_inverse=True)
     hashes = layout.hashes[ids.astype(np.int64)]
     starts = np.flatnonzero(np.r_[True, np.diff(group) != 0]) if len(group) else group
-    found = [np.zeros((2, 0), np.int64)]
+    found: list[list[np.ndarray]] = [[np.zeros((2, 0), np.int64)] for _ in range(2)]
     block = max(1, _BLOCK // max(1, len(group)))
     for first in range(0, n_resamples if len(group) else 0, block):
         count = min(block, n_resamples - first)
-        drawn = (poisson_weights(hashes, first, count) > 0)[pair_id]  # (pairs, resamples)
-        any_drawn = np.logical_or.reduceat(drawn, starts, axis=0)
-        any_weighed = np.logical_or.reduceat(drawn & ~zero[:, None], starts, axis=0)
-        g, r = np.nonzero(any_drawn & ~any_weighed)
-        found.append(np.stack([group[starts][g], r + first]))
-    g, r = np.concatenate(found, axis=1)
-    return _frame_of([*layout.keys(g), pl.Series(_R, r, dtype=pl.Int64)])
+        drawn = poisson_weights(hashes, first, count)[pair_id]  # (pairs, resamples)
+        any_drawn = np.logical_or.reduceat(drawn > 0, starts, axis=0)
+        any_weighed = np.logical_or.reduceat((drawn > 0) & (weight != 0)[:, None], starts, axis=0)
+        total = np.add.reduceat(drawn * weight[:, None], starts, axis=0)
+        magnitude = np.add.reduceat(drawn * np.abs(weight)[:, None], starts, axis=0)
+        cancels = (np.abs(total) <= 1e-12 * magnitude) & (magnitude > 0)
+        for k, flagged in enumerate((any_drawn & ~any_weighed, cancels)):
+            g, r = np.nonzero(flagged)
+            found[k].append(np.stack([group[starts][g], r + first]))
+    tables = []
+    for pieces in found:
+        g, r = np.concatenate(pieces, axis=1)
+        tables.append(_frame_of([*layout.keys(g), pl.Series(_R, r, dtype=pl.Int64)]))
+    return tables[0], tables[1]
 
 
 def _spread(names: list[str], estimate: str) -> list[pl.Expr]:
