@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import functools
 import inspect
+import math
 import re
 import warnings
 from collections import Counter
@@ -333,6 +334,15 @@ def check_eps(eps: float) -> float:
     if not is_number(eps) or not 0 <= eps < 0.5:
         raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {shown(eps)}")
     return float(eps)
+
+
+def check_beta(beta: float) -> float:
+    """F-beta's ``beta``, a finite number >= 0 (0: precision), as a float."""
+    if not is_number(beta) or not math.isfinite(beta) or beta < 0:
+        raise MetricsInputError(
+            f"option 'beta': expected a number >= 0 (0: precision), got {shown(beta)}"
+        )
+    return float(beta)
 
 
 def listed(items: Sequence[str], limit: int, total: int | None = None) -> str:

@@ -21,6 +21,7 @@ from pl_metrics._frame import (
     Columns,
     MetricsInputError,
     Ragged,
+    check_beta,
     check_eps,
     check_option,
     is_integer,
@@ -252,10 +253,7 @@ def make_options(
             )
         thresholds = tuple(float(v) for v in values)
     check_option("average", average, (None, "macro", "micro", "weighted", "samples"))
-    if not is_number(beta) or not math.isfinite(beta) or beta < 0:
-        raise MetricsInputError(
-            f"option 'beta': expected a number >= 0 (0: precision), got {shown(beta)}"
-        )
+    beta = check_beta(beta)
     check_option("per_class", per_class, (True, False))
     check_option("per_id", per_id, (True, False))
     check_option("ragged", ragged, ("error", "allow"))
@@ -286,7 +284,7 @@ def make_options(
         threshold=threshold_option,
         average=average,
         zero_division=check_zero_division(zero_division),
-        beta=float(beta),
+        beta=beta,
         eps=check_eps(eps),
         class_weights=class_weights_option(class_weights),
         per_class=bool(per_class),

@@ -77,6 +77,7 @@ import polars as pl
 from pl_metrics._counts import check_zero_division, from_counts
 from pl_metrics._frame import (
     MetricsInputError,
+    check_beta,
     check_eps,
     checked_options,
     is_number,
@@ -340,11 +341,7 @@ def fbeta(
     >>> round(df.select(expr.fbeta("score", "truth", beta=2.0)).item(), 6)
     0.5
     """
-    if not is_number(beta) or not math.isfinite(beta) or beta < 0:
-        raise MetricsInputError(
-            f"option 'beta': expected a number >= 0 (0: precision), got {shown(beta)}"
-        )
-    return _metric("fbeta", score, truth, threshold, pred, zero_division, float(beta))
+    return _metric("fbeta", score, truth, threshold, pred, zero_division, check_beta(beta))
 
 
 @checked_options
