@@ -123,25 +123,19 @@ def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
     CSV files without rows are left out (their column types are unknown); if every file
     lacks rows, the table is empty, which raises.
     """
-    found = files(source)
-    scanned = scan_files(found)
-    kind = file_format(found)
-    if kind != "csv":
-        # (Cached: the scan read these schemas.) A metric reading a column left out would
-        # only say that the table lacks it: the warning says why.
-        schemas = [_file_schema(path, kind) for path in found]
-        for name in dict.fromkeys(name for schema in schemas for name in schema):
-            why = _common_type(found, schemas, name)
-            if isinstance(why, MetricsInputError):
-                warnings.warn(f"{why}; it is left out of the table", UserWarning, stacklevel=3)
-    return scanned
+    # A metric reading a column left out would only say that the table lacks it: the
+    # warning says why. (score() explains it where a metric reads it, and does not warn.)
+    return scan_files(files(source), warn_left_out=True)
 
 
-def scan_files(found: Sequence[Path], *, check_folders: bool = True) -> pl.LazyFrame:
+def scan_files(
+    found: Sequence[Path], *, check_folders: bool = True, warn_left_out: bool = False
+) -> pl.LazyFrame:
     """`scan` of files found by `files`.
 
     ``check_folders=False`` where the folders were checked already: a Dask worker's chunk,
-    a file read alone to name the one that fails.
+    a file read alone to name the one that fails. ``warn_left_out``: warn of each column
+    left out for types that do not widen (`scan`'s warning, shown at its caller's line).
     """
     kind = file_format(found)
     if kind == "csv":
@@ -150,7 +144,7 @@ def scan_files(found: Sequence[Path], *, check_folders: bool = True) -> pl.LazyF
     if check_folders:
         _check_folder_values(found, kind, schemas)
         _check_folder_keys(found)
-    common = _common_schema(found, schemas)
+    common = _common_schema(found, schemas, warn=warn_left_out)
     same = all(dict(schema) == dict(common) for schema in schemas)
     if kind == "parquet":
         return _scan_parquet(found, None if same else common)
@@ -313,7 +307,9 @@ def _read_schema(path: str, kind: str, mtime_ns: int, size: int) -> pl.Schema:
     return pl.Schema(pl.read_ipc_schema(path))
 
 
-def _common_schema(found: Sequence[Path], schemas: Sequence[pl.Schema]) -> pl.Schema:
+def _common_schema(
+    found: Sequence[Path], schemas: Sequence[pl.Schema], *, warn: bool = False
+) -> pl.Schema:
     """The types every file can be read as: numeric types widened, every file's columns.
 
     A column that some files lack is read as nulls there (a shard that gained a column of
@@ -331,6 +327,8 @@ def _common_schema(found: Sequence[Path], schemas: Sequence[pl.Schema]) -> pl.Sc
         if isinstance(wider, MetricsInputError):
             if name in keys:
                 raise wider
+            if warn:  # (frames: here, scan_files, scan, its options' check, the caller)
+                warnings.warn(f"{wider}; it is left out of the table", UserWarning, stacklevel=5)
             continue
         common[name] = wider
     return pl.Schema(common)
