@@ -94,7 +94,7 @@ _USER_W = f"{INTERNAL}boot_user_w"
 _GROUP = f"{INTERNAL}boot_group"
 _INDEX = f"{INTERNAL}boot_index"
 _CLASS = f"{INTERNAL}boot_class"
-_WEIGHT, _MAGNITUDE = f"{INTERNAL}boot_weight", f"{INTERNAL}boot_magnitude"
+_WEIGHT = f"{INTERNAL}boot_weight"
 #: The most numbers in one array of a block of resamples (float64: 16 MiB).
 _BLOCK = 1 << 21
 
@@ -691,23 +691,11 @@ def _by_loss(
         # products would be NaN: these resamples are the rows'.
         yield from _by_query(df, spec, layout, n_resamples)
         return
-    # Each id's weight, for the groups whose drawn weights sum to 0 (a weighted mean's).
-    ids = (
-        df.lazy()
-        .group_by([*cols.by, cols.id])
-        .agg(
-            pl.lit(1, pl.UInt32).alias(N_IDS),
-            weight.first().alias(_WEIGHT),
-            weight.first().abs().alias(_MAGNITUDE),
-        )
-        .collect()
-    )
+    # (A resample whose drawn weights are all 0, or cancel, is left out by `_resampled`.)
+    ids = layout.pairs.select(*cols.by, cols.id, pl.lit(1, pl.UInt32).alias(N_IDS))
     by = [*layout.by, _R]
-    for groups, classes in _Resampler(layout, ids, table, set()).states(n_resamples):
+    for _, classes in _Resampler(layout, ids, table, set()).states(n_resamples):
         assert classes is not None
-        # As `_by_query`: a resample whose drawn weights sum to 0 (or are all 0) has no row.
-        defined = groups.filter(~sums_to_zero(pl.col(_WEIGHT), pl.col(_MAGNITUDE))).select(by)
-        classes = classes.join(defined, on=by, how="semi", nulls_equal=True)
         frames = []
         for metric in spec.metrics:
             total, summed = pl.col(_WEIGHT), pl.col(_loss_sum(metric))
@@ -1110,11 +1098,11 @@ def _undefined_draws(
     """The ``(by..., resample)`` pairs whose draws all weigh 0, and those whose weights cancel.
 
     The second: drawn ids whose weights sum to 0 (up to rounding) where some weigh
-    something. As `report` refuses a group whose weights are all zero (or, for the means weighted by
-    them, sum to zero). Computed over the resample's weighted counts, a thresholded metric
-    would take its zero-division value there. Only groups holding an id of weight 0 (or a
-    negative one) can be such; their ids' draws are taken in blocks of resamples, so memory
-    does not grow with them.
+    something. As `report` refuses a group whose weights are all zero (or, for the means
+    weighted by them, sum to zero). Computed over the resample's weighted counts, a
+    thresholded metric would take its zero-division value there. Only groups holding an id
+    of weight 0 (or a negative one) can be such; their ids' draws are taken in blocks of
+    resamples, so memory does not grow with them.
     """
     assert cols.weight is not None
     per_id = df.group_by([*cols.by, cols.id]).agg(pl.col(cols.weight).first().cast(pl.Float64))
