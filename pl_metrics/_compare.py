@@ -606,11 +606,8 @@ def _by_id(
     keyed = df.with_columns(pl.col(cols.id).alias(_ID_KEY), cols.weight_expr.alias(_USER_W))
     state = build_state(keyed, alone).collect()
     ids = state.groups.lazy().collect().rename({_ID_KEY: cols.id})
-    floats = [c for c, dtype in ids.schema.items() if dtype.is_float()]
-    if ids.select(pl.any_horizontal(pl.col(floats).is_infinite().any())).item():
-        # An infinite sum (log_loss with eps=0 beside a score of 0) times an id's weight of
-        # 0 in the products would be NaN: these resamples are the rows'.
-        yield from _by_query(df, spec, layout, n_resamples)
+    if _infinite(ids, [c for c, dtype in ids.schema.items() if dtype.is_float()]):
+        yield from _by_query(df, spec, layout, n_resamples)  # (log_loss with eps=0)
         return
     cells = None
     if state.classes is not None:  # lwlrap per class: each id's sums per positive class
@@ -685,11 +682,8 @@ def _by_loss(
         )
         .collect()
     )
-    sums = [_loss_sum(m) for m in spec.metrics]
-    if not table.select(pl.all_horizontal(pl.col(sums).is_finite().all())).item():
-        # An infinite loss (eps=0 beside a score of 0 or 1) times a weight of 0 in the
-        # products would be NaN: these resamples are the rows'.
-        yield from _by_query(df, spec, layout, n_resamples)
+    if _infinite(table, [_loss_sum(m) for m in spec.metrics]):
+        yield from _by_query(df, spec, layout, n_resamples)  # (eps=0 beside a score of 0 or 1)
         return
     # (A resample whose drawn weights are all 0, or cancel, is left out by `_resampled`.)
     ids = layout.pairs.select(*cols.by, cols.id, pl.lit(1, pl.UInt32).alias(N_IDS))
@@ -711,6 +705,15 @@ def _by_loss(
                 )
             frames.append(_long(_averaged(values, metric, by, opts), metric, spec))
         yield pl.concat(frames)
+
+
+def _infinite(sums: pl.DataFrame, names: list[str]) -> bool:
+    """Whether any of the per-id (or per-cell) sums ``names`` is infinite.
+
+    Such a sum times a weight of 0 (an id not drawn) in the matrix products would be NaN:
+    those resamples are then the rows' (`_by_query`).
+    """
+    return bool(sums.select(pl.any_horizontal(pl.col(names).is_infinite().any())).item())
 
 
 def _loss_sum(metric: str) -> str:
