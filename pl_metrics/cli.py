@@ -136,11 +136,25 @@ class _Parser(argparse.ArgumentParser):
             before = extra[0] in given and given.index(extra[0]) < given.index(parsed.command)
             command = self if before else self._subcommand(parsed)
             options = [o for action in command._actions for o in action.option_strings]
-            close = did_you_mean(extra[0].split("=")[0], options)
+            flag = extra[0].split("=")[0]
+            close = self._elsewhere(flag, command) or did_you_mean(flag, options)
             command.error(
                 f"unrecognized arguments: {' '.join(extra)}{'; ' + close if close else ''}"
             )
         return parsed
+
+    def _elsewhere(self, flag: str, command: argparse.ArgumentParser) -> str:
+        """Where a flag unknown to ``command`` belongs: "it is an option of pl-metrics score"."""
+        owners = [
+            name
+            for action in self._actions
+            if isinstance(action, argparse._SubParsersAction)
+            for name, parser in action.choices.items()
+            if parser is not command and any(flag in a.option_strings for a in parser._actions)
+        ]
+        if not owners or command is self:
+            return ""
+        return f"it is an option of {' and '.join(f'{self.prog} {o}' for o in owners)}"
 
     def _subcommand(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
         for action in self._actions:
@@ -356,7 +370,7 @@ def _add_compare(commands: Any) -> None:
     cp.add_argument(
         "--bootstrap", type=_resamples, metavar="N", help="add N-resample 95%% intervals"
     )
-    cp.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    cp.add_argument("--seed", type=int, metavar="N", help="bootstrap seed (default 0)")
     _add_plot(cp, "a plot")
     _add_output(cp)
     _add_quiet(cp)  # it shows no progress bar: accepted as by the other commands, for scripts
@@ -482,6 +496,8 @@ def _add_traceback(parser: argparse.ArgumentParser) -> None:
 def _run_compare(args: argparse.Namespace) -> None:
     from pl_metrics._compare import bootstrap, compare
 
+    if args.seed is not None and args.bootstrap is None:  # (a seed of nothing is a slip)
+        raise MetricsInputError("--seed seeds --bootstrap: give --bootstrap N too")
     metrics = _metrics(args.metric)
     options = _metric_options(args)
     found = files(args.paths)
@@ -496,7 +512,12 @@ def _run_compare(args: argparse.Namespace) -> None:
     intervals = None
     if args.bootstrap is not None:
         intervals = bootstrap(
-            lf, metrics, by=args.model_col, n_resamples=args.bootstrap, seed=args.seed, **options
+            lf,
+            metrics,
+            by=args.model_col,
+            n_resamples=args.bootstrap,
+            seed=args.seed or 0,
+            **options,
         ).collect()
         wide = intervals.pivot(on="metric", index=args.model_col, values=["lower", "upper"])
         renamed = {f"{side}_{m}": f"{m}_{side}" for side in ("lower", "upper") for m in metrics}
@@ -954,6 +975,16 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         message = message.replace("in 'by'", "in --by")
     if "per_class" in flags:
         message = message.replace("(it takes None, ", "(it takes --per-class, ")
+    if args.command == "curves":  # the library's takers of an option are kinds here
+        kinds = {metric: kind for kind, metric in _CURVE_METRICS.items()}
+        message = re.sub(
+            r"(--[\w-]+) is not used by \w+; the metrics that take it: (.*)",
+            lambda m: (
+                f"{m[1]} is not used by --kind {args.kind}; it is for "
+                + " and ".join(f"--kind {kinds[t]}" for t in m[2].split(", ") if t in kinds)
+            ),
+            message,
+        )
     # The duplicate rows' hint names Python's option (`pl_metrics._frame.by_hint`).
     return re.sub(
         r"pass by=(\[.*?\]) (if each|to apply)",

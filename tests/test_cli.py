@@ -468,7 +468,14 @@ def test_curves_command_errors(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     capsys.readouterr()
     cases = [
         (["--kind", "roc"], "pass --by model,fold if each (model, fold)"),
-        (["--kind", "roc", "--by", "model", "--n-bins", "5"], "--n-bins is not used by roc_curve"),
+        (
+            ["--kind", "roc", "--by", "model", "--n-bins", "5"],
+            "--n-bins is not used by --kind roc; it is for --kind calibration",
+        ),
+        (
+            ["--kind", "calibration", "--by", "model", "--max-points", "5"],
+            "--max-points is not used by --kind calibration; it is for --kind roc and --kind pr",
+        ),
         (
             ["--kind", "calibration", "--by", "model", "--weight-col", "fold"],
             "--weight-col is not used",
@@ -754,6 +761,34 @@ def test_an_unknown_option_before_the_command_is_the_programs(
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert err == "pl-metrics: error: unrecognized arguments: --bogus (see pl-metrics --help)\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["compare", str(DATA), "-m", "f1", "--per-class"], "it is an option of pl-metrics score"),
+        (["score", str(DATA), "-m", "f1", "--seed", "1"], "it is an option of pl-metrics compare"),
+        (
+            ["score", str(DATA), "-m", "f1", "--fold-col", "fold"],
+            "it is an option of pl-metrics compare and pl-metrics thresholds",
+        ),
+    ],
+)
+def test_another_commands_flag_names_its_command(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    """Not the close flags of this command (--per-class to compare suggested --pred-col)."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err
+    assert "did you mean" not in err
+
+
+def test_a_seed_without_bootstrap_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(DATA), "-m", "f1", "--seed", "3"]) == 2
+    assert "--seed seeds --bootstrap: give --bootstrap N too" in capsys.readouterr().err
 
 
 def test_by_may_be_given_more_than_once(capsys: pytest.CaptureFixture[str]) -> None:
