@@ -8,6 +8,7 @@ import os
 import re
 import sys
 import textwrap
+import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -818,7 +819,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line: status 0 when done, 2 for bad input, 1 for an internal error.
 
     Bad input prints one line ``pl-metrics: error: ...``; an internal error (a bug) prints
-    one line saying so; ``--traceback`` shows Python's traceback instead.
+    one line saying so; ``--traceback`` shows Python's traceback instead, with the same status.
     """
     args = _parser().parse_args(argv)
     try:
@@ -829,8 +830,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UnknownOptionError as error:  # the command line passed a keyword it should not
         return _internal_error(error, args)
     except _USER_ERRORS as error:
-        if args.traceback:
-            raise
+        if args.traceback:  # shown, with the status of bad input all the same
+            traceback.print_exc()
+            return 2
         _say(f"error: {_user_message(error, args) or type(error).__name__}")
         return 2
     except (Exception, pl.exceptions.PanicException) as error:
@@ -841,7 +843,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _internal_error(error: BaseException, args: argparse.Namespace) -> int:
     """A bug: one line saying so (status 1), or the traceback with --traceback."""
     if args.traceback:
-        raise error
+        traceback.print_exception(error)
+        return 1
     detail = _first_line(error)
     _say(
         f"internal error: {type(error).__name__}{': ' if detail else ''}{detail} (a bug "
