@@ -125,11 +125,11 @@ class _LogLoss(Family):
 
         sides = {  # classes of the table without a weight, and weights of no class
             "unweighted": (
-                "have no weight in class_weights",
+                "have no weight in option 'class_weights'",
                 present.join(weights, on=_KEY, how="anti"),
             ),
             "unknown_weight": (
-                "of class_weights are not in the table",
+                "of option 'class_weights' are not in the table",
                 weights.join(present, on=_KEY, how="anti"),
             ),
         }

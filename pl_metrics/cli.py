@@ -192,7 +192,20 @@ def _add_score(commands: Any) -> None:
     _add_input(sc, "see the list below")
     _add_by(sc)
     _add_columns(sc)
-    _add_metric_options(sc)
+    _add_metric_options(sc, tables=True)
+    sc.add_argument(
+        "--sweep-metric",
+        choices=sweepable(),
+        metavar="NAME",
+        help="threshold_sweep and best_threshold: the metric of each threshold (default f1); "
+        "pl-metrics thresholds tunes them out of fold",
+    )
+    sc.add_argument(
+        "--thresholds",
+        type=_numbers,
+        metavar="X,...",
+        help="threshold_sweep: the thresholds (default 0, 0.01, ..., 1)",
+    )
     sc.add_argument("--per-class", action="store_true", help="one row per group and class")
     sc.add_argument(
         "--per-id",
@@ -211,8 +224,11 @@ def _add_score(commands: Any) -> None:
     _add_traceback(sc)
 
 
-def _add_metric_options(parser: argparse.ArgumentParser) -> None:
-    """The options of the metrics themselves, the same for score and compare."""
+def _add_metric_options(parser: argparse.ArgumentParser, *, tables: bool) -> None:
+    """The options of the metrics themselves, for score and compare (without ``tables``).
+
+    ``tables``: the options of the tables (curves, sweeps) too, which compare refuses.
+    """
     _add_weight(parser)
     _add_threshold(parser)
     parser.add_argument(
@@ -227,18 +243,18 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
         help="average of the thresholded metrics, ROC AUC and average precision (default "
         "macro; score --per-class for one value per class)",
     )
-    parser.add_argument(
-        "--zero-division",
-        type=float,
-        default=0.0,
-        metavar="X",
-        help="value of a ratio with a zero denominator: 0, 1 or nan (default 0)",
-    )
+    _add_zero_division(parser)
     parser.add_argument(
         "--beta", type=float, default=1.0, metavar="B", help="fbeta: weight of recall (1)"
     )
     parser.add_argument(
         "--eps", type=float, default=1e-15, metavar="X", help="log-loss clipping (default 1e-15)"
+    )
+    parser.add_argument(
+        "--class-weights",
+        type=_class_weights,
+        metavar="C=W,...",
+        help="weighted_log_loss: each class's weight, e.g. 0=1,1=2.5 (default: equal)",
     )
     parser.add_argument(
         "--k",
@@ -249,7 +265,7 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--padding", type=int, default=5, metavar="N", help="padded_cmap: padding rows (5)"
     )
-    _add_curve_options(parser)
+    _add_curve_options(parser, tables=tables)
     parser.add_argument(
         "--max-fpr",
         type=float,
@@ -264,12 +280,38 @@ def _add_metric_options(parser: argparse.ArgumentParser) -> None:
     _add_checks(parser)
 
 
+def _add_zero_division(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--zero-division",
+        type=float,
+        default=0.0,
+        metavar="X",
+        help="value of a ratio with a zero denominator: 0, 1 or nan (default 0)",
+    )
+
+
+def _class_weights(text: str) -> dict[str, float]:
+    """``0=1,1=2.5`` as ``{"0": 1.0, "1": 2.5}`` (the library compares classes as text)."""
+    weights = {}
+    for item in text.split(","):
+        name, equals, weight = item.rpartition("=")
+        try:
+            weights[name.strip()] = float(weight)
+        except ValueError:
+            equals = ""
+        if not equals or not name.strip():
+            raise argparse.ArgumentTypeError(
+                f"expected CLASS=WEIGHT pairs separated by commas, got {shown(item)}"
+            )
+    return weights
+
+
 def _add_weight(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weight-col", metavar="COL", help="per-id sample weight column")
 
 
-def _add_curve_options(parser: argparse.ArgumentParser) -> None:
-    """The options of the curve tables and calibration, for score, compare and curves."""
+def _add_curve_options(parser: argparse.ArgumentParser, *, tables: bool = True) -> None:
+    """The options of the curve tables and calibration; calibration's only without ``tables``."""
     parser.add_argument(
         "--n-bins", type=int, default=10, metavar="N", help="calibration bins (default 10)"
     )
@@ -279,6 +321,8 @@ def _add_curve_options(parser: argparse.ArgumentParser) -> None:
         choices=["uniform", "quantile"],
         help="calibration bins: equal widths or equal counts (default uniform)",
     )
+    if not tables:
+        return
     parser.add_argument(
         "--max-points",
         type=int,
@@ -318,6 +362,15 @@ def _at_least(low: int, what: str) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def _numbers(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected numbers separated by commas, got {shown(text)}"
+        ) from None
 
 
 _positive = _at_least(1, "a positive integer")
@@ -367,7 +420,7 @@ def _add_compare(commands: Any) -> None:
     cp.add_argument("--model-col", default="model", metavar="COL", help="default model")
     cp.add_argument("--fold-col", default="fold", metavar="COL", help="default fold")
     _add_columns(cp)
-    _add_metric_options(cp)
+    _add_metric_options(cp, tables=False)
     cp.add_argument(
         "--bootstrap", type=_resamples, metavar="N", help="add N-resample 95%% intervals"
     )
@@ -434,6 +487,7 @@ def _add_thresholds(commands: Any) -> None:
     _add_columns(th)
     _add_weight(th)
     th.add_argument("--beta", type=float, default=1.0, metavar="B", help="fbeta's beta (1)")
+    _add_zero_division(th)
     _add_checks(th)
     _add_chunking(th)
     _add_output(th)
@@ -641,11 +695,12 @@ def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
         "zero_division": args.zero_division,
         "beta": args.beta,
         "eps": args.eps,
+        "class_weights": args.class_weights,
         "k": args.k,
         "padding": args.padding,
         "n_bins": args.n_bins,
         "strategy": args.strategy,
-        "max_points": args.max_points,
+        "max_points": getattr(args, "max_points", None),  # (compare takes no tables)
         "max_fpr": args.max_fpr,
         "undefined": "skip" if args.skip_undefined else "error",
         "ragged": "allow" if args.allow_ragged else "error",
@@ -718,6 +773,7 @@ def _run_thresholds(args: argparse.Namespace) -> None:
         metric=args.metric,
         fold_col=args.fold_col,
         beta=args.beta,
+        zero_division=args.zero_division,
         id_col=args.id_col,
         class_col=args.class_col,
         score_col=args.score_col,
@@ -780,6 +836,8 @@ def _run_score(args: argparse.Namespace) -> None:
         "by": _by(args) or None,
         "per_class": args.per_class,
         "per_id": args.per_id,
+        "metric": args.sweep_metric or "f1",
+        "thresholds": args.thresholds,
     }
     if args.dask:
         from pl_metrics import dask as on_dask
@@ -923,6 +981,7 @@ _LIBRARY_OPTIONS = {
     "undefined": "skip_undefined",
     "ragged": "allow_ragged",
     "validate": "no_validate",
+    "metric": "sweep_metric",  # score's; thresholds' is --metric
 }
 
 
@@ -964,7 +1023,7 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     message = re.sub(r"\baverage='(\w+)'", r"--average \1", message)
 
     def flag(name: str) -> str | None:
-        return flags.get(_LIBRARY_OPTIONS.get(name, name))
+        return flags.get(_LIBRARY_OPTIONS.get(name, name)) or flags.get(name)
 
     message = re.sub(
         r"\boptions '(\w+)' and '(\w+)'",

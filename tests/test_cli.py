@@ -524,6 +524,65 @@ def test_thresholds_command_and_threshold_table(tmp_path: Path) -> None:
     assert main(["score", str(DATA), "--threshold-table", str(tmp_path / "none.csv")]) == 2
 
 
+def test_the_options_of_sweeps_class_weights_and_zero_division(tmp_path: Path) -> None:
+    """Each is the library's option of the same call (the command line could not set them)."""
+    digits = pl.read_parquet(DATA)
+    out = tmp_path / "out.csv"
+    calls = [
+        (
+            ["score", "-m", "threshold_sweep", "--sweep-metric", "precision"],
+            ["--thresholds", "0.2,0.5,0.9"],
+            pl_metrics.threshold_sweep(digits, "precision", thresholds=[0.2, 0.5, 0.9], by="model"),
+        ),
+        (
+            ["score", "-m", "best_threshold", "--sweep-metric", "recall"],
+            ["--zero-division", "1"],
+            pl_metrics.best_threshold(digits, "recall", by="model", zero_division=1),
+        ),
+        (
+            ["thresholds", "-m", "precision", "--zero-division", "1"],
+            [],
+            pl_metrics.best_threshold(digits, "precision", by="model", zero_division=1),
+        ),
+        (
+            ["score", "-m", "weighted_log_loss"],
+            ["--class-weights", ",".join(f"{c}={c + 1}" for c in range(10))],
+            pl_metrics.weighted_log_loss(
+                digits, class_weights={c: c + 1.0 for c in range(10)}, by="model"
+            ),
+        ),
+    ]
+    for command, options, want in calls:
+        argv = [command[0], str(DATA), *command[1:], *options, "--by", "model", "-q"]
+        assert main([*argv, "-o", str(out)]) == 0, argv
+        strings = {"class": pl.String} if "class" in want.columns else {}
+        got = pl.read_csv(out, schema_overrides=strings)
+        assert_frame_equal(got, want.cast(strings), rel_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["-m", "weighted_log_loss", "--class-weights", "0"], "expected CLASS=WEIGHT pairs"),
+        (["-m", "weighted_log_loss", "--class-weights", "0=1"], "no weight in --class-weights"),
+        (["-m", "threshold_sweep", "--thresholds", "0.5,x"], "expected numbers separated by"),
+        (["-m", "lrap", "--sweep-metric", "recall"], "--sweep-metric is not used by lrap"),
+        (["-m", "lrap", "--thresholds", "0.5"], "--thresholds is not used by lrap"),
+    ],
+)
+def test_bad_sweep_and_class_weight_flags(
+    capsys: pytest.CaptureFixture[str], flags: list[str], message: str
+) -> None:
+    try:
+        status = main(["score", str(DATA), *flags, "--by", "model", "-q"])
+    except SystemExit as exited:  # argparse's own refusal
+        status = exited.code
+    assert status == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert message in err
+
+
 @pytest.mark.parametrize(("name", "content"), [("t.csv", b""), ("t.parquet", b"not parquet")])
 def test_an_unreadable_threshold_table_is_named(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, content: bytes

@@ -137,7 +137,7 @@ def test_class_weights_must_match_classes() -> None:
     ):
         pl_metrics.weighted_log_loss(df, class_weights={"A": 1.0})
     with pytest.raises(
-        pl_metrics.MetricsInputError, match=r"1 class of class_weights is not.*\(C\)$"
+        pl_metrics.MetricsInputError, match=r"1 class of option 'class_weights' is not.*\(C\)$"
     ):
         pl_metrics.weighted_log_loss(df, class_weights={"A": 1.0, "B": 1.0, "C": 2.0})
     # Counted once for the whole table, not once per group: two groups lack the same class.
