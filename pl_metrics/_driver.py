@@ -155,8 +155,8 @@ def score(
     validate
         As in `report`.
     memory_budget
-        Bytes (or a size such as ``"2GB"``) the states may use; decides the number of chunks
-        (about 40 bytes per row). Default 2 GB.
+        Bytes (or a size such as ``"2GB"``, counted in powers of 1024; at least 1MB) the
+        states may use; decides the number of chunks (about 40 bytes per row). Default 2 GB.
     n_chunks
         Force a number of chunks instead (never more than the ids, or the classes for the
         metrics that take whole classes).
@@ -166,8 +166,10 @@ def score(
     Returns
     -------
     DataFrame
-        What `report` returns, equal to it to rounding (1e-12). Metrics that rank ids within
-        a class (ROC AUC, average precision, padded cmAP) are scored in class-disjoint chunks
+        What `report` returns, equal to it to rounding (1e-12). Metrics computed per class
+        over all its ids (those whose `chunk_key` is ``"class"``: ROC AUC, average precision,
+        padded cmAP, the Brier score, binary log loss, calibration, the curves and the
+        threshold tables) are scored in class-disjoint chunks
         (sets of classes of about equal rows), each holding one row per class and distinct
         score.
 

@@ -712,8 +712,8 @@ def coverage_error(
     Raises
     ------
     MetricsInputError
-        When the result is computed, for a group with a single class or with weights summing
-        to zero (scikit-learn refuses both).
+        When the result is computed, for ids with a single class (each needs two), or a
+        group whose weights sum to zero (scikit-learn refuses both).
 
     Examples
     --------
@@ -779,8 +779,8 @@ def label_ranking_loss(
     Raises
     ------
     MetricsInputError
-        When the result is computed, for a group with a single class or with weights summing
-        to zero (scikit-learn refuses both).
+        When the result is computed, for ids with a single class (each needs two), or a
+        group whose weights sum to zero (scikit-learn refuses both).
 
     Examples
     --------

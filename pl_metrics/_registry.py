@@ -437,7 +437,7 @@ METRICS: dict[str, MetricInfo] = {
             "always",
             "a thresholded metric of `score >= t` per class, e.g. `f1_score`, at each `t`",
             "rows `(by..., class, threshold, value)`, every threshold in one pass",
-            "metric, thresholds, by, weight_col",
+            "metric, thresholds, by, weight_col, zero_division, beta",
             "curve",
             ("metric", "thresholds"),
             columns=("threshold", "value"),
@@ -453,7 +453,7 @@ METRICS: dict[str, MetricInfo] = {
             "none: the distinct score maximising the metric of `score >= t`, per class",
             "rows `(by..., class, threshold, value)`; ties: the highest threshold; `fold_col`: "
             "tuned on the other folds, `held_out_value` scored on the held-out fold",
-            "metric, by, fold_col, weight_col",
+            "metric, by, fold_col, weight_col, zero_division, beta",
             "curve",
             ("metric",),
             columns=("threshold", "value", "held_out_value"),

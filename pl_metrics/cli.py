@@ -58,8 +58,9 @@ examples:
 _SCORE_HELP = """\
 Score long prediction dumps: one row per (id, class) with a score and a 0/1 truth.
 Prints one row per group (--by) and one column per metric. Files larger than memory are
-scored in chunks (--memory-budget): id-disjoint, or class-disjoint for the metrics that
-rank ids within a class (ROC AUC, average precision, padded cmAP).
+scored in chunks (--memory-budget): id-disjoint, or class-disjoint for the metrics
+computed per class over all its ids (ROC AUC, average precision, padded cmAP, the Brier
+score, binary log loss, calibration, the curves and the threshold tables).
 """
 
 
@@ -334,7 +335,10 @@ def _add_curve_options(parser: argparse.ArgumentParser, *, tables: bool = True) 
 
 def _add_checks(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--allow-ragged", action="store_true", help="rank each id over the rows it has"
+        "--allow-ragged",
+        action="store_true",
+        help="accept ids that lack some classes: use the rows present (the ranking metrics "
+        "rank each id over the rows it has)",
     )
     parser.add_argument("--no-validate", action="store_true", help="skip the data checks")
 
@@ -382,14 +386,14 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--memory-budget",
         metavar="SIZE",
-        help="memory for the states (default 2GB); not with --chunks",
+        help="memory for the states, e.g. 500MB (powers of 1024; default 2GB); not with --chunks",
     )
     parser.add_argument(
         "--chunks",
         type=_positive,
         metavar="N",
-        help="force N chunks: id-disjoint, or class-disjoint for the metrics that rank within "
-        "a class (at most one chunk per id, or per class)",
+        help="force N chunks: id-disjoint, or class-disjoint for the metrics computed per "
+        "class (at most one chunk per id, or per class)",
     )
 
 
@@ -641,7 +645,8 @@ def _output_format(fmt: str | None, output: str | None) -> str:
     if suffix not in _SUFFIX_FORMATS:  # not a table in some other format, silently
         raise MetricsInputError(
             f"--output {output}: cannot tell the format from {'.' + suffix!r}; name the file "
-            ".csv, .json, .parquet or .txt, or pass --format"
+            ".csv, .json, .parquet (or .pq), .txt (or no extension, for the table), or pass "
+            "--format"
         )
     return _SUFFIX_FORMATS[suffix]
 

@@ -80,6 +80,15 @@ def test_the_readme_api_table_is_the_registry() -> None:
     )
 
 
+@pytest.mark.parametrize("entry", METRICS.values(), ids=list(METRICS))
+def test_the_api_table_names_every_option(entry: MetricInfo) -> None:
+    """A row's signature shows each option the metric takes ("..." is the row above's;
+    per_id has its own paragraph)."""
+    shown = {name.strip() for name in entry.signature.split(",")}
+    if shown != {"..."}:
+        assert set(entry.options) - {"per_id"} <= shown
+
+
 def test_an_incomplete_entry_fails_these_tests() -> None:
     """Forgetting a fact is caught: an entry without a scikit-learn equivalent, say."""
     broken = dataclasses.replace(METRICS["lrap"], sklearn="")
