@@ -104,7 +104,8 @@ def from_counts(
     elif metric == "balanced_accuracy":
         value = (tpr + tnr) / 2
     elif metric == "balanced_f1":
-        # Both rates zero: the harmonic mean's limit, 0 (seed 004's eps gives the same).
+        # Both rates zero: the harmonic mean's limit, 0 (the BirdCLEF 2022 notebook's eps
+        # gives the same).
         value = pl.when(tpr + tnr == 0).then(0.0).otherwise(2 * tpr * tnr / (tpr + tnr))
     elif metric == "mfif":
         inverted_f1 = _divide(2 * tn, 2 * tn + fp + fn, zero_division)

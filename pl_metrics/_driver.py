@@ -486,7 +486,23 @@ def cluster_by_id(
 
     The rewrite itself works in id ranges (sampled quantiles of the id), so it also runs on
     dumps larger than memory. Returns the paths written (``part-00000.parquet``, ...).
-    ``destination`` is a new or empty folder outside the source's folders.
+
+    Parameters
+    ----------
+    source
+        Files, folders or globs, as `score` reads them.
+    destination
+        A new or empty folder outside the source's folders.
+    id_col
+        The id column to sort by.
+    n_parts
+        Files to write, each a range of ids; by default as many as ``memory_budget`` needs.
+    memory_budget
+        Bytes (or a size such as ``"2GB"``, in powers of 1024) that one part's rows may take
+        while it is sorted (about 24 bytes a row). Not with ``n_parts``. Default 2 GB.
+    row_group_size
+        Rows per parquet row group: the unit a chunk reads (smaller groups let a chunk read
+        less beyond its ids, at the cost of more statistics).
     """
     lf = scan(source)
     schema = lf.collect_schema()

@@ -1,4 +1,4 @@
-"""Multi-class log losses: plain (scikit-learn's) and class-weighted (seed 002).
+"""Multi-class log losses: plain (scikit-learn's) and class-weighted (Mayo Clinic STRIP AI).
 
 Each id has exactly one true class. One aggregation per id picks the probability of the
 true class (and the row sum, for rescaling); then sums per group, or per (group, true
@@ -285,7 +285,7 @@ def weighted_log_loss(
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
-    """Class-weighted multi-class log loss (seed 002, Mayo Clinic STRIP AI).
+    """Class-weighted multi-class log loss (the Mayo Clinic STRIP AI competition's metric).
 
     Each id's probabilities are rescaled to sum to 1, then clipped to ``[eps, 1 - eps]``.
     For each class, the mean of ``ln p(true class)`` over the ids of that class; the loss is

@@ -540,7 +540,7 @@ def lwlrap(
 
     Examples
     --------
-    The worked example of the DCASE 2019 notebook (seed 000):
+    The worked example of the DCASE 2019 lwlrap notebook:
 
     >>> import polars as pl
     >>> import pl_metrics

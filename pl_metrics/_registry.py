@@ -210,12 +210,15 @@ METRICS: dict[str, MetricInfo] = {
             samples=False,
         ),
         _thresholded(
-            "balanced_f1", "none (seed 004)", "2·TPR·TNR / (TPR + TNR); no `samples`", samples=False
+            "balanced_f1",
+            "none (BirdCLEF 2022 metrics notebook)",
+            "2·TPR·TNR / (TPR + TNR); no `samples`",
+            samples=False,
         ),
         _thresholded(
             "mfif",
             '`f1_score(average="macro", labels=[0, 1])` per class',
-            "mean of F1 and inverted F1 (seed 004); no `samples`",
+            "mean of F1 and inverted F1 (BirdCLEF 2022); no `samples`",
             samples=False,
         ),
         MetricInfo(
@@ -304,7 +307,7 @@ METRICS: dict[str, MetricInfo] = {
             frozenset({"eps", "class_weights"}),
             (),
             "never",
-            "none (seed 002)",
+            "none (Mayo Clinic STRIP AI, Kaggle)",
             "rows rescaled to sum 1; per-class means, class-weighted",
             "by, class_weights, eps",
         ),

@@ -524,13 +524,13 @@ def balanced_accuracy(
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
-    """Balanced accuracy ``(TPR + TNR) / 2`` of each class's binary problem (seed 004).
+    """Balanced accuracy ``(TPR + TNR) / 2`` of each class's binary problem.
 
-    A rate whose denominator is zero takes ``zero_division``, which matches seed 004's
-    formula without its ``eps``. Per class this equals
-    `sklearn.metrics.balanced_accuracy_score` on the class's column when the column has
-    both positives and negatives; when it has only one kind, scikit-learn drops the missing
-    rate and returns the other, where this averages it with ``zero_division``.
+    As in the BirdCLEF 2022 metrics notebook. A rate whose denominator is zero takes
+    ``zero_division``, which matches the notebook's formula without its ``eps``. Per class
+    this equals `sklearn.metrics.balanced_accuracy_score` on the class's column when the
+    column has both positives and negatives; when it has only one kind, scikit-learn drops
+    the missing rate and returns the other, where this averages it with ``zero_division``.
 
     Parameters
     ----------
@@ -583,10 +583,10 @@ def balanced_f1(
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
-    """Balanced F1: the harmonic mean ``2·TPR·TNR / (TPR + TNR)`` (seed 004).
+    """Balanced F1: the harmonic mean ``2·TPR·TNR / (TPR + TNR)``.
 
-    No scikit-learn equivalent. Rates with a zero denominator take ``zero_division``; when
-    both rates are 0 the value is 0.
+    From the BirdCLEF 2022 metrics notebook; no scikit-learn equivalent. Rates with a zero
+    denominator take ``zero_division``; when both rates are 0 the value is 0.
 
     Parameters
     ----------

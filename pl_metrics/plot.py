@@ -333,10 +333,11 @@ def _bar_panels(
 def distributions(
     table: pl.DataFrame | pl.LazyFrame, metrics: Sequence[str], *, bins: int = 30
 ) -> Any:
-    """Histograms of metric values over groups (e.g. per trial, as seed 004 draws them).
+    """Histograms of metric values over groups (e.g. per trial).
 
-    One panel per metric, titled with its direction; the panels share their x axis when
-    every value lies in [0, 1], and each keeps its own scale otherwise (scores and losses).
+    As the BirdCLEF 2022 metrics notebook draws them: one panel per metric, titled with its
+    direction; the panels share their x axis when every value lies in [0, 1], and each keeps
+    its own scale otherwise (scores and losses). ``bins``: the bins of each histogram.
     """
     metrics = list(column_names("metrics", metrics))
     if not metrics:
