@@ -23,6 +23,7 @@ from typing import Literal
 import polars as pl
 
 from pl_metrics._frame import (
+    CHECK_PREFIX,
     INTERNAL,
     N_IDS,
     Columns,
@@ -387,9 +388,21 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
 
     def merged(tables: list[pl.LazyFrame | pl.DataFrame], keys: list[str]) -> pl.LazyFrame:
         texts = [k for k in as_text if k in keys]
+        schemas = [t.lazy().collect_schema() for t in tables]
+        # A part whose key is a float counts NaN keys, a check the integer parts lack: it
+        # counts none there.
+        checks = {
+            c: d for schema in schemas for c, d in schema.items() if c.startswith(CHECK_PREFIX)
+        }
         stacked = pl.concat(
-            [t.lazy().with_columns(pl.col(texts).cast(pl.String)) for t in tables],
-            how="vertical_relaxed",
+            [
+                t.lazy().with_columns(
+                    pl.col(texts).cast(pl.String),
+                    *(pl.lit(0, d).alias(c) for c, d in checks.items() if c not in schema),
+                )
+                for t, schema in zip(tables, schemas, strict=True)
+            ],
+            how="diagonal_relaxed",
         )
         if keys:  # each key's rows in the order of the states: sums in a fixed order
             stacked = stacked.sort(keys, nulls_last=True, maintain_order=True)
@@ -408,6 +421,7 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
     merged_state = replace(
         first,
         merged=len(states) > 1,
+        problems=tuple({p.key: p for s in states for p in s.problems}.values()),
         groups=merged([s.groups for s in states], by),
         classes=None
         if first.classes is None

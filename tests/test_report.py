@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import polars as pl
 import pytest
@@ -266,6 +268,34 @@ def test_merge_names_columns_typed_differently_in_the_parts() -> None:
     parts[0] = parts[0].with_columns(pl.col("class").cast(pl.Int32))
     merged = pl_metrics.merge_states([pl_metrics.state(p, "lrap") for p in parts])
     assert merged.finalize().collect().item() == pytest.approx(pl_metrics.lrap(df).item())
+
+
+@pytest.mark.parametrize("column", ["fold", "id"])
+@pytest.mark.parametrize("float_first", [False, True])
+def test_integer_and_float_keys_of_the_parts_merge(column: str, float_first: bool) -> None:
+    """A float key's part counts NaN keys, a check its integer twin lacks (raised from
+    polars' concat, "schema lengths differ"); NaN in the float part is still refused."""
+    rng = np.random.default_rng(10)
+    df = long_table(rng.random((20, 3)) < 0.4, rng.random((20, 3))).with_columns(
+        fold=pl.col("id") % 2
+    )
+    a, b = df.filter(pl.col("id") < 10), df.filter(pl.col("id") >= 10)
+    b = b.with_columns(pl.col(column).cast(pl.Float64))
+    parts = [b, a] if float_first else [a, b]
+    for lazy in (False, True):
+        frames = [p.lazy() if lazy else p for p in parts]
+        states = [pl_metrics.state(p, ["lrap", "f1"], by="fold") for p in frames]
+        got = pl_metrics.merge_states(states).finalize()
+        got = got.collect() if isinstance(got, pl.LazyFrame) else got
+        want = pl_metrics.report(df, ["lrap", "f1"], by="fold")
+        for metric in ("lrap", "f1"):
+            assert got.sort("fold")[metric].to_list() == pytest.approx(want[metric].to_list())
+    nan = b.with_columns(pl.when(pl.col("id") == 10).then(math.nan).otherwise(pl.col(column)))
+    nan = nan.with_columns(pl.col("literal").alias(column)).drop("literal")
+    nan_parts = [nan, a] if float_first else [a, nan]
+    merged = pl_metrics.merge_states([pl_metrics.state(p, "lrap", by="fold") for p in nan_parts])
+    with pytest.raises(pl_metrics.MetricsInputError, match=f"column '{column}': .* NaN"):
+        merged.finalize().collect()
 
 
 def test_merged_parts_cut_by_class_are_not_told_to_pass_ragged_allow() -> None:
