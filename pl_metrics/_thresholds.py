@@ -85,13 +85,23 @@ _TIE = 1e-12
 
 
 def _best(candidates: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
-    """Per ``keys``: the threshold of the highest value; ties go to the highest threshold."""
-    value = pl.col("value")
-    ranked = candidates.with_columns(value.fill_nan(None))
-    best = value.max().over(keys) if keys else value.max()
-    tied = (value >= best - _TIE * best.abs()).fill_null(False) | best.is_null()
+    """Per ``keys``: the threshold of the highest value; ties go to the highest threshold.
+
+    A null value is no candidate; a NaN one (``zero_division=nan``) is a candidate of no
+    value, chosen only when every candidate's value is NaN. Without a candidate, the
+    highest threshold, of a null value.
+    """
+    value = pl.col("value").fill_nan(None)
+    candidate = pl.col("value").is_not_null()
+
+    def over(expr: pl.Expr) -> pl.Expr:
+        return expr.over(keys) if keys else expr
+
+    best = over(value.max())
+    undefined = best.is_null() & (candidate | ~over(candidate.any()))
+    tied = (value >= best - _TIE * best.abs()).fill_null(False) | undefined
     return (
-        ranked.filter(tied)
+        candidates.filter(tied)
         .sort([*keys, _T], descending=[False] * len(keys) + [True], nulls_last=True)
         .group_by(keys, maintain_order=True)
         .first()

@@ -4,6 +4,7 @@ against brute force with scikit-learn."""
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from typing import Any
 
@@ -287,6 +288,26 @@ def test_ids_of_weight_zero_change_no_best_threshold(metric: str) -> None:
         got = pl_metrics.best_threshold(df, metric, weight_col="w", **options)
         want = pl_metrics.best_threshold(weighed, metric, weight_col="w", **options)
         assert_frame_equal(got, want)
+
+
+@pytest.mark.parametrize("metric", ["recall", "balanced_accuracy", "specificity"])
+def test_a_class_whose_every_value_is_nan_keeps_its_candidates(metric: str) -> None:
+    """zero_division=nan on a class without positives (recall) or negatives (specificity):
+    every candidate's value is NaN. The best is still a candidate (the highest score of
+    some weight, as with zero_division=0) and its value NaN, as the sweep shows it; it
+    was the highest score of weight 0, of a null value."""
+    truth = 1 if metric == "specificity" else 0
+    df = pl.DataFrame(
+        {"id": [0, 1, 2], "class": "a", "score": [0.2, 0.4, 0.9], "truth": truth}
+    ).with_columns(w=pl.Series([1.0, 1.0, 0.0]), fold=pl.Series([0, 1, 1]))
+    for options in ({}, {"fold_col": "fold"}):
+        got = pl_metrics.best_threshold(
+            df, metric, weight_col="w", zero_division=math.nan, **options
+        )
+        assert got["threshold"].to_list() == [0.4]
+        assert math.isnan(got["value"].item())
+        zero = pl_metrics.best_threshold(df, metric, weight_col="w", zero_division=0, **options)
+        assert zero["threshold"].to_list() == [0.4]
 
 
 @pytest.mark.parametrize("seed", range(4))
