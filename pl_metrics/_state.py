@@ -778,8 +778,11 @@ def sums_to_zero(total: pl.Expr, magnitude: pl.Expr) -> pl.Expr:
 
 
 def _refusing_zero_weights(spec: Spec) -> list[str]:
-    """The metrics of ``spec`` that a group of all-zero weights makes an error, if checked."""
-    if not spec.options.validate or spec.columns.weight is None:
+    """The metrics of ``spec`` that a group of all-zero weights makes an error, if checked.
+
+    None for per-id values, which do not depend on the weights.
+    """
+    if not spec.options.validate or spec.columns.weight is None or spec.options.per_id:
         return []
     checked = spec.options.zero_weight_checks
     return [
@@ -788,12 +791,7 @@ def _refusing_zero_weights(spec: Spec) -> list[str]:
 
 
 def _refusing_zero_sums(spec: Spec) -> list[str]:
-    """The metrics of ``spec`` that a group whose weights sum to zero makes an error.
-
-    None for per-id values, which do not depend on the weights.
-    """
-    if spec.options.per_id:
-        return []
+    """The metrics of ``spec`` that a group whose weights sum to zero makes an error."""
     return [m for m in _refusing_zero_weights(spec) if info(m).zero_weights == "sum"]
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 from sklearn import metrics as skm
 
 import pl_metrics
@@ -155,3 +156,25 @@ def test_an_ids_value_does_not_depend_on_its_weight(metric: str, zero_division: 
     plain = pl_metrics.report(df, metric, per_id=True, **options).sort("id")
     weighted = pl_metrics.report(df, metric, per_id=True, weight_col="w", **options).sort("id")
     np.testing.assert_allclose(weighted[metric], plain[metric], rtol=1e-12)
+
+
+@pytest.mark.parametrize("metric", PER_ID)
+def test_a_group_of_zero_weights_still_has_per_id_values(metric: str) -> None:
+    """Its mean is undefined (refused), not its ids' values: lrap gave them, while
+    coverage_error, ndcg, log_loss and others refused the group."""
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1, 2, 2],
+            "class": ["a", "b"] * 3,
+            "score": [0.7, 0.3, 0.4, 0.6, 0.5, 0.5],
+            "truth": [1, 0, 1, 0, 0, 1],
+            "w": [0.0] * 6,
+        }
+    )
+    options: dict[str, Any] = {"average": "samples"} if "average" in METRICS[metric].options else {}
+    plain = pl_metrics.report(df, metric, per_id=True, **options)
+    weighted = pl_metrics.report(df, metric, per_id=True, weight_col="w", **options)
+    assert_frame_equal(weighted.select("id", metric), plain.select("id", metric))
+    if METRICS[metric].zero_weights != "nan":
+        with pytest.raises(pl_metrics.MetricsInputError, match="weights that are all zero"):
+            pl_metrics.report(df, metric, weight_col="w", **options)
