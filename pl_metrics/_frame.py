@@ -98,19 +98,23 @@ _R = TypeVar("_R")
 
 def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOptionError:
     """The error for an option ``function`` does not take, with the closest it does."""
-    close = did_you_mean(name, known, n=1)
-    if not close:
-        # An option of other metrics (``lrap(threshold=...)``): named, as `report` names it.
-        # (Imported here: the registry imports this module.)
-        from pl_metrics._registry import METRICS
+    # An option of other metrics (``lrap(threshold=...)``): named, as `report` names it,
+    # rather than a close name (``calibration_curve(weight_col=)`` is not ``id_col``).
+    # (Imported here: the registry imports this module.)
+    from pl_metrics._registry import METRICS
 
-        takers = [m for m, entry in METRICS.items() if name in entry.options]
-        if function in METRICS and takers:
-            return UnknownOptionError(
-                f"{function}: option {name!r} is not one of its options; the metrics that take "
-                f"it: {', '.join(takers)}",
-                problem="unknown_option",
-            )
+    takers = [m for m, entry in METRICS.items() if name in entry.options]
+    if function in METRICS and takers:
+        why = (
+            "it takes no weights"
+            if name == "weight_col"
+            else f"the metrics that take it: {', '.join(takers)}"
+        )
+        return UnknownOptionError(
+            f"{function}: option {name!r} is not one of its options; {why}",
+            problem="unknown_option",
+        )
+    close = did_you_mean(name, known, n=1)
     return UnknownOptionError(
         f"{function}: unknown option {name!r}{f'; {close}' if close else ''}",
         problem="unknown_option",
@@ -340,7 +344,7 @@ def check_beta(beta: float) -> float:
     """F-beta's ``beta``, a finite number >= 0 (0: precision), as a float."""
     if not is_number(beta) or not math.isfinite(beta) or beta < 0:
         raise MetricsInputError(
-            f"option 'beta': expected a number >= 0 (0: precision), got {shown(beta)}"
+            f"option 'beta': expected a finite number >= 0 (0: precision), got {shown(beta)}"
         )
     return float(beta)
 

@@ -78,7 +78,8 @@ def _need(
     schema = df.collect_schema()  # told before a lazy table is computed
     missing = [c for c in columns if c not in schema]
     if missing:
-        raise MetricsInputError(f"the table has no column {missing}; its columns: {schema.names()}")
+        named = f"column {missing[0]!r}" if len(missing) == 1 else f"columns {missing}"
+        raise MetricsInputError(f"the table has no {named}; its columns: {schema.names()}")
     for name in numeric:  # text or booleans would fail deep inside polars or matplotlib
         if not schema[name].is_numeric():
             raise MetricsInputError(

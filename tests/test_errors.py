@@ -675,6 +675,13 @@ def test_an_option_of_other_metrics_is_named_as_report_names_it(good: pl.DataFra
         r"confusion, f1, ",
     ):
         pl_metrics.lrap(good, threshold=0.3)  # type: ignore[call-arg]
+    # Not "did you mean 'id_col'?": the option is a known one, of other metrics.
+    with pytest.raises(
+        pl_metrics.UnknownOptionError,
+        match=r"^calibration_curve: option 'weight_col' is not one of its options; it takes no "
+        r"weights$",
+    ):
+        pl_metrics.calibration_curve(good, weight_col="id")  # type: ignore[call-arg]
     with pytest.raises(MetricsInputError, match=r"^unknown metric 'F1'; did you mean 'f1'\?"):
         pl_metrics.report(good, "F1")
     with pytest.raises(

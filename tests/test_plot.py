@@ -462,11 +462,11 @@ def test_curves_refuse_tables_they_cannot_draw(
     digits: pl.DataFrame, roc: pl.DataFrame, pr: pl.DataFrame
 ) -> None:
     error = pl_metrics.MetricsInputError
-    with pytest.raises(error, match=r"has no column \['fpr', 'tpr'\]"):
+    with pytest.raises(error, match=r"has no columns \['fpr', 'tpr'\]"):
         plot.roc_curves(pr)
-    with pytest.raises(error, match=r"has no column \['recall', 'precision'\]"):
+    with pytest.raises(error, match=r"has no columns \['recall', 'precision'\]"):
         plot.pr_curves(roc)
-    with pytest.raises(error, match=r"has no column \['prob_pred', 'prob_true', 'count'\]"):
+    with pytest.raises(error, match=r"has no columns \['prob_pred', 'prob_true', 'count'\]"):
         plot.reliability(roc)
     with pytest.raises(error, match="empty"):
         plot.roc_curves(roc.head(0))
