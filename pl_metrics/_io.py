@@ -144,6 +144,7 @@ def scan_files(
     if check_folders:
         _check_folder_values(found, kind, schemas)
         _check_folder_keys(found)
+        _check_folder_spellings(found, schemas)
     common = _common_schema(found, schemas, warn=warn_left_out)
     same = all(dict(schema) == dict(common) for schema in schemas)
     if kind == "parquet":
@@ -426,8 +427,10 @@ def _scan_csv(found: Sequence[Path], check_folders: bool) -> pl.LazyFrame:
     hive = _hive_values(found)
     if hive and check_folders:
         kept = [found[index] for index in with_rows]
-        _check_folder_values(kept, "csv", [pl.scan_csv(path).collect_schema() for path in kept])
+        schemas = [pl.scan_csv(path).collect_schema() for path in kept]
+        _check_folder_values(kept, "csv", schemas)
         _check_folder_keys(kept)
+        _check_folder_spellings(kept, schemas)
     frames = [
         pl.scan_csv(found[index]).with_columns(
             pl.lit(values[index], dtype=values.dtype).alias(key) for key, values in hive.items()
@@ -465,6 +468,29 @@ def _check_folder_keys(found: Sequence[Path]) -> None:
         f"({keys(first)}; {keys(other)}); hive partitions need the same keys above every "
         "file"
     )
+
+
+def _check_folder_spellings(found: Sequence[Path], schemas: Sequence[pl.Schema]) -> None:
+    """Refuse two folder names of a key that read as one value (``fold=01`` and ``fold=1``).
+
+    Folder names are typed as polars types them (as the files' own column of the key, if
+    they have one): both are the integer 1, and the two partitions would be scored as one
+    group, silently.
+    """
+    for key, inferred in _hive_values(found).items():
+        texts = [_hive_parts(path).get(key) for path in found]
+        names = pl.Series([None if t in (None, "", _HIVE_NULL) else unquote(t) for t in texts])
+        held = next((schema[key] for schema in schemas if key in schema), None)
+        values = inferred if held is None else _as_type(names.cast(pl.String), held)
+        spelt: dict[object, object] = {}
+        for name, value in zip(names, values, strict=True):
+            first = spelt.setdefault(value, name)
+            if first != name and value is not None:
+                raise MetricsInputError(
+                    f"folders {key}={first} and {key}={name} both read as {key} {value!r} "
+                    f"({values.dtype}): their rows would be one group; rename the folders "
+                    "to one spelling each"
+                )
 
 
 def _check_folder_values(found: Sequence[Path], kind: str, schemas: Sequence[pl.Schema]) -> None:

@@ -439,6 +439,26 @@ def test_folders_of_one_number_in_two_spellings_stay_two_groups(tmp_path: Path) 
 
 
 @pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])
+def test_folders_read_as_one_value_are_refused(tmp_path: Path, kind: str) -> None:
+    """fold=01 and fold=1 over files without the column: both the integer 1, which scored
+    their rows as one group, silently."""
+    base = pl.DataFrame(
+        {"id": [1, 1, 2, 2], "class": ["a", "b"] * 2, "score": [0.1, 0.7, 0.8, 0.3]}
+    ).with_columns(truth=pl.Series([True, False, True, False]))
+    for key in ("01", "1"):
+        folder = tmp_path / f"fold={key}"
+        folder.mkdir()
+        part = base.with_columns(id=pl.col("id") + 10 * len(key))
+        getattr(part, f"write_{kind}")(folder / f"p.{kind}")
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^folders fold=01 and fold=1 both read as fold 1 \(Int64\): their rows would be "
+        "one group",
+    ):
+        pl_metrics.score(tmp_path, "lrap", by="fold")
+
+
+@pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])
 def test_files_under_different_folder_keys_are_refused(tmp_path: Path, kind: str) -> None:
     # model=a/fold=0/ beside model=b/: polars' ShapeError (parquet, IPC), or a null fold.
     base = pl.DataFrame(
