@@ -25,6 +25,7 @@ from pl_metrics._frame import (
     Ragged,
     aggregate,
     checked_options,
+    is_categorical,
     ordered_mean,
     ordered_sum,
     raise_on_problems,
@@ -346,7 +347,9 @@ def _with_undefined(
     exprs = [undefined.sum().cast(pl.Int64).alias(problem.name)]
     if problem.examples:
         cls = pl.col(cols.cls).cast(pl.String)
-        named = pl.concat_str(pl.lit(f"{cols.cls}='"), cls, pl.lit("'"))
+        dtype = values.collect_schema()[cols.cls]
+        quote = "'" if dtype == pl.String or is_categorical(dtype) else ""  # class=0, class='a'
+        named = pl.concat_str(pl.lit(f"{cols.cls}={quote}"), cls, pl.lit(quote))
         # The first classes in order, the same on every run.
         first = named.filter(undefined).sort_by(pl.col(cols.cls).filter(undefined)).head(3)
         exprs.append(first.str.join(", ").alias(problem.examples_name))

@@ -118,6 +118,9 @@ def test_undefined_roc_auc_is_an_error_naming_the_class() -> None:
         match=r"1 class has no positives or no negatives.*class='frog'",
     ):
         pl_metrics.roc_auc(df)
+    numbered = long_table(truth, score)  # an integer class is shown as its number
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"there \(class=1\);"):
+        pl_metrics.roc_auc(numbered)
     per_class = pl_metrics.roc_auc(df, average=None, undefined="skip")
     assert per_class["roc_auc"].to_list() == [0.5, None]
     assert pl_metrics.roc_auc(df, undefined="skip").item() == 0.5
