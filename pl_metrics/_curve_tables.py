@@ -99,7 +99,8 @@ class _CurveTables(Family):
                 pl.col(_BIN).alias("bin"),
                 pl.col(_PROB_PRED).alias("prob_pred"),
                 pl.col(_PROB_TRUE).alias("prob_true"),
-                pl.col(_COUNT).alias("count"),
+                # Rows (calibration takes no weights), summed as the curves' float counts.
+                pl.col(_COUNT).cast(pl.Int64).alias("count"),
             )
         if metric == "expected_calibration_error":
             bins = _calibration_bins(curves, keys, opts.n_bins, opts.strategy)
@@ -480,10 +481,10 @@ def calibration_curve(
     ┌───────┬─────┬───────────┬───────────┬───────┐
     │ class ┆ bin ┆ prob_pred ┆ prob_true ┆ count │
     │ ---   ┆ --- ┆ ---       ┆ ---       ┆ ---   │
-    │ str   ┆ i64 ┆ f64       ┆ f64       ┆ f64   │
+    │ str   ┆ i64 ┆ f64       ┆ f64       ┆ i64   │
     ╞═══════╪═════╪═══════════╪═══════════╪═══════╡
-    │ bird  ┆ 0   ┆ 0.2       ┆ 0.333333  ┆ 3.0   │
-    │ bird  ┆ 1   ┆ 0.8       ┆ 1.0       ┆ 3.0   │
+    │ bird  ┆ 0   ┆ 0.2       ┆ 0.333333  ┆ 3     │
+    │ bird  ┆ 1   ┆ 0.8       ┆ 1.0       ┆ 3     │
     └───────┴─────┴───────────┴───────────┴───────┘
     """
     return report(

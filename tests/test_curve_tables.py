@@ -95,6 +95,7 @@ def test_calibration_curve_and_ece_match_sklearn(kind: str, data: st.DataObject)
     curve = run(df, kind, pl_metrics.calibration_curve, **options)
     ece = run(df, kind, pl_metrics.expected_calibration_error, average=None, **options)
     macro = run(df, kind, pl_metrics.expected_calibration_error, **options)
+    assert curve.schema["count"] == pl.Int64  # rows in the bin
     for g, p in enumerate(problems):
         per_class = []
         for k in range(p["truth"].shape[1]):
