@@ -672,7 +672,7 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, *, digits: int | None
             tbl_cols=-1,
             tbl_hide_dataframe_shape=True,
             tbl_hide_column_data_types=True,
-            tbl_width_chars=200,
+            tbl_width_chars=65_535,  # (the most polars takes) no name or value cut
             float_precision=digits,
         ):
             text = f"{df}\n"

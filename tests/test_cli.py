@@ -890,3 +890,13 @@ def test_mistakes_of_command_line_users(
     monkeypatch.setitem(sys.modules, "dask.distributed", None)
     assert main(["score", str(DATA), "-m", "lrap", "--by", "model", "--dask", "local"]) == 2
     assert 'pip install "pl_metrics[dask]"' in capsys.readouterr().err
+
+
+def test_a_wide_table_prints_whole_names(capsys: pytest.CaptureFixture[str]) -> None:
+    """Past 200 characters polars cut the headers over two lines ("log_loss_low" / "er")."""
+    argv = ["compare", str(DATA), "-m", "lrap,log_loss,f1", "--bootstrap", "5", "-q"]
+    assert main(argv) == 0
+    header = capsys.readouterr().out.splitlines()[1]
+    names = [cell.strip() for cell in header.strip("│").split("┆")]
+    lrap = [f"lrap{side}" for side in ("", "_lower", "_upper", "_mean", "_std")]
+    assert names[:8] == ["model", *lrap, "log_loss", "log_loss_lower"]
