@@ -439,7 +439,8 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
                 s.ids.lazy().with_columns(pl.col(as_text).cast(pl.String))
                 for s in states
                 if s.ids is not None
-            ]
+            ],
+            how="vertical_relaxed",  # keys of two widths, integers beside floats
         ).sort([*by, cols.id], nulls_last=True, maintain_order=True),
     )
     # Eager states merge in the in-memory engine: sums in the states' order, so the same

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -282,14 +283,20 @@ def test_integer_and_float_keys_of_the_parts_merge(column: str, float_first: boo
     a, b = df.filter(pl.col("id") < 10), df.filter(pl.col("id") >= 10)
     b = b.with_columns(pl.col(column).cast(pl.Float64))
     parts = [b, a] if float_first else [a, b]
-    for lazy in (False, True):
+    for lazy, per_id in ((False, False), (True, False), (False, True)):
         frames = [p.lazy() if lazy else p for p in parts]
-        states = [pl_metrics.state(p, ["lrap", "f1"], by="fold") for p in frames]
+        options: dict[str, Any] = {"by": "fold", "per_id": per_id}
+        if per_id:
+            options["average"] = "samples"
+        states = [pl_metrics.state(p, ["lrap", "f1"], **options) for p in frames]
         got = pl_metrics.merge_states(states).finalize()
         got = got.collect() if isinstance(got, pl.LazyFrame) else got
-        want = pl_metrics.report(df, ["lrap", "f1"], by="fold")
+        want = pl_metrics.report(df, ["lrap", "f1"], **options)
+        order = ["fold", "id"] if per_id else ["fold"]
         for metric in ("lrap", "f1"):
-            assert got.sort("fold")[metric].to_list() == pytest.approx(want[metric].to_list())
+            assert got.sort(order)[metric].to_list() == pytest.approx(
+                want.sort(order)[metric].to_list()
+            )
     nan = b.with_columns(pl.when(pl.col("id") == 10).then(math.nan).otherwise(pl.col(column)))
     nan = nan.with_columns(pl.col("literal").alias(column)).drop("literal")
     nan_parts = [nan, a] if float_first else [a, nan]
