@@ -477,14 +477,18 @@ def _check_folder_spellings(found: Sequence[Path], schemas: Sequence[pl.Schema])
     they have one): both are the integer 1, and the two partitions would be scored as one
     group, silently.
     """
+    parts = [_hive_parts(path) for path in found]
     for key, inferred in _hive_values(found).items():
-        texts = [_hive_parts(path).get(key) for path in found]
+        texts = [part.get(key) for part in parts]
         names = pl.Series([None if t in (None, "", _HIVE_NULL) else unquote(t) for t in texts])
         held = next((schema[key] for schema in schemas if key in schema), None)
         values = inferred if held is None else _as_type(names.cast(pl.String), held)
         spelt: dict[object, object] = {}
-        for name, value in zip(names, values, strict=True):
-            first = spelt.setdefault(value, name)
+        for part, name, value in zip(parts, names, values, strict=True):
+            # Within one partition of the other keys: model=a/fold=01 beside model=b/fold=1
+            # are two groups by model.
+            others = tuple((k, v) for k, v in part.items() if k != key)
+            first = spelt.setdefault((others, value), name)
             if first != name and value is not None:
                 raise MetricsInputError(
                     f"folders {key}={first} and {key}={name} both read as {key} {value!r} "

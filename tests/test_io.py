@@ -456,6 +456,15 @@ def test_folders_read_as_one_value_are_refused(tmp_path: Path, kind: str) -> Non
         "one group",
     ):
         pl_metrics.score(tmp_path, "lrap", by="fold")
+    # Under two models' folders, the spellings are two groups by model: scored.
+    nested = tmp_path / "nested"
+    for model, keys in (("a", ("01", "02")), ("b", ("1", "2"))):
+        for key in keys:
+            folder = nested / f"model={model}" / f"fold={key}"
+            folder.mkdir(parents=True)
+            getattr(base, f"write_{kind}")(folder / f"p.{kind}")
+    got = pl_metrics.score(nested, "lrap", by=["model", "fold"])
+    assert got.sort("model", "fold")["fold"].to_list() == [1, 2, 1, 2]
 
 
 @pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])
