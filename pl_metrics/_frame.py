@@ -103,18 +103,18 @@ def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOpt
     # (Imported here: the registry imports this module.)
     from pl_metrics._registry import METRICS
 
+    close = did_you_mean(name, known, n=1)
     takers = [m for m, entry in METRICS.items() if name in entry.options]
     if function in METRICS and takers:
-        why = (
-            "it takes no weights"
-            if name == "weight_col"
-            else f"the metrics that take it: {', '.join(takers)}"
-        )
+        if name == "weight_col":  # not "did you mean 'id_col'?"
+            why = "it takes no sample weights"
+        else:  # f1(thresholds=...): "did you mean 'threshold'?" first
+            why = f"{close + ' (' if close else ''}the metrics that take it: {', '.join(takers)}"
+            why += ")" if close else ""
         return UnknownOptionError(
             f"{function}: option {name!r} is not one of its options; {why}",
             problem="unknown_option",
         )
-    close = did_you_mean(name, known, n=1)
     return UnknownOptionError(
         f"{function}: unknown option {name!r}{f'; {close}' if close else ''}",
         problem="unknown_option",

@@ -293,17 +293,20 @@ def _add_zero_division(parser: argparse.ArgumentParser) -> None:
 
 def _class_weights(text: str) -> dict[str, float]:
     """``0=1,1=2.5`` as ``{"0": 1.0, "1": 2.5}`` (the library compares classes as text)."""
-    weights = {}
-    for item in text.split(","):
-        name, equals, weight = item.rpartition("=")
+    weights: dict[str, float] = {}
+    for item in filter(str.strip, text.split(",")):  # (a trailing comma, as --metric has)
+        name, equals, weight = (part.strip() for part in item.rpartition("="))
         try:
-            weights[name.strip()] = float(weight)
+            value = float(weight)
         except ValueError:
             equals = ""
-        if not equals or not name.strip():
+        if not equals or not name:
             raise argparse.ArgumentTypeError(
                 f"expected CLASS=WEIGHT pairs separated by commas, got {shown(item)}"
             )
+        if name in weights:
+            raise argparse.ArgumentTypeError(f"class {name!r} is given twice")
+        weights[name] = value
     return weights
 
 
@@ -370,7 +373,7 @@ def _at_least(low: int, what: str) -> Callable[[str], int]:
 
 def _numbers(text: str) -> list[float]:
     try:
-        return [float(x) for x in text.split(",")]
+        return [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"expected numbers separated by commas, got {shown(text)}"
@@ -428,7 +431,7 @@ def _add_compare(commands: Any) -> None:
     cp.add_argument(
         "--bootstrap", type=_resamples, metavar="N", help="add N-resample 95%% intervals"
     )
-    cp.add_argument("--seed", type=int, metavar="N", help="bootstrap seed (default 0)")
+    cp.add_argument("--seed", type=int, metavar="S", help="bootstrap seed (default 0)")
     _add_plot(cp, "a plot")
     _add_output(cp)
     _add_quiet(cp)  # it shows no progress bar: accepted as by the other commands, for scripts
@@ -673,6 +676,7 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, *, digits: int | None
             tbl_hide_dataframe_shape=True,
             tbl_hide_column_data_types=True,
             tbl_width_chars=65_535,  # (the most polars takes) no name or value cut
+            fmt_str_lengths=65_535,
             float_precision=digits,
         ):
             text = f"{df}\n"

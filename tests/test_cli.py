@@ -575,6 +575,7 @@ def test_the_options_of_sweeps_class_weights_and_zero_division(tmp_path: Path) -
     [
         (["-m", "weighted_log_loss", "--class-weights", "0"], "expected CLASS=WEIGHT pairs"),
         (["-m", "weighted_log_loss", "--class-weights", "0=1"], "no weight in --class-weights"),
+        (["-m", "weighted_log_loss", "--class-weights", "0=1,1=2,0=5"], "class '0' is given twice"),
         (["-m", "threshold_sweep", "--thresholds", "0.5,x"], "expected numbers separated by"),
         (["-m", "lrap", "--sweep-metric", "recall"], "--sweep-metric is not used by lrap"),
         (["-m", "lrap", "--thresholds", "0.5"], "--thresholds is not used by lrap"),
@@ -902,8 +903,18 @@ def test_mistakes_of_command_line_users(
     assert 'pip install "pl_metrics[dask]"' in capsys.readouterr().err
 
 
-def test_a_wide_table_prints_whole_names(capsys: pytest.CaptureFixture[str]) -> None:
-    """Past 200 characters polars cut the headers over two lines ("log_loss_low" / "er")."""
+def test_a_wide_table_prints_whole_names(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Past 200 characters polars cut the headers over two lines ("log_loss_low" / "er"),
+    and text past 32 characters to an ellipsis."""
+    long_name = "resnet50_" + "x" * 60
+    named = tmp_path / "named.parquet"
+    pl.read_parquet(DATA).filter(model="knn").with_columns(model=pl.lit(long_name)).write_parquet(
+        named
+    )
+    assert main(["score", str(named), "-m", "lrap", "--by", "model", "-q"]) == 0
+    assert long_name in capsys.readouterr().out
     argv = ["compare", str(DATA), "-m", "lrap,log_loss,f1", "--bootstrap", "5", "-q"]
     assert main(argv) == 0
     header = capsys.readouterr().out.splitlines()[1]

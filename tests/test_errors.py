@@ -679,9 +679,16 @@ def test_an_option_of_other_metrics_is_named_as_report_names_it(good: pl.DataFra
     with pytest.raises(
         pl_metrics.UnknownOptionError,
         match=r"^calibration_curve: option 'weight_col' is not one of its options; it takes no "
-        r"weights$",
+        r"sample weights$",
     ):
         pl_metrics.calibration_curve(good, weight_col="id")  # type: ignore[call-arg]
+    # A close name of its own options comes first: thresholds= meant threshold=.
+    with pytest.raises(
+        pl_metrics.UnknownOptionError,
+        match=r"^f1: option 'thresholds' is not one of its options; did you mean 'threshold'\? "
+        r"\(the metrics that take it: threshold_sweep\)$",
+    ):
+        pl_metrics.f1(good, thresholds=0.3)  # type: ignore[call-arg]
     with pytest.raises(MetricsInputError, match=r"^unknown metric 'F1'; did you mean 'f1'\?"):
         pl_metrics.report(good, "F1")
     with pytest.raises(
