@@ -1048,13 +1048,15 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         message = message.replace("(it takes None, ", "(it takes --per-class, ")
     if args.command == "curves":  # the library's takers of an option are kinds here
         kinds = {metric: kind for kind, metric in _CURVE_METRICS.items()}
+
+        def by_kind(m: re.Match[str]) -> str:
+            takers = [f"--kind {kinds[t]}" for t in m[2].split(", ") if t in kinds]
+            if not takers:  # an option of no curve: the library's words
+                return m[0]
+            return f"{m[1]} is not used by --kind {args.kind}; it is for {' and '.join(takers)}"
+
         message = re.sub(
-            r"(--[\w-]+) is not used by \w+; the metrics that take it: (.*)",
-            lambda m: (
-                f"{m[1]} is not used by --kind {args.kind}; it is for "
-                + " and ".join(f"--kind {kinds[t]}" for t in m[2].split(", ") if t in kinds)
-            ),
-            message,
+            r"(--[\w-]+) is not used by \w+; the metrics that take it: (.*)", by_kind, message
         )
     # The duplicate rows' hint names Python's option (`pl_metrics._frame.by_hint`).
     return re.sub(
