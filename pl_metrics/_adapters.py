@@ -157,22 +157,10 @@ def _unscored_truth(
         for c, t in schema.items()
         if c != id_col and c not in class_cols and (t == pl.Boolean or t.is_numeric())
     ]
-    counts = [
-        e
-        for k, c in enumerate(suspects)
-        for e in (
-            ((pl.col(c) == 0) | (pl.col(c) == 1)).not_().sum().alias(f"{_CHECK}other{k}"),
-            pl.col(c).count().alias(f"{_CHECK}values{k}"),
-        )
-    ]
-    summary = truth.select(counts or [pl.lit(0).alias(f"{_CHECK}no_suspects")])
+    summary, zero_one = _zero_one_columns(truth, suspects, "truth")
 
     def check(row: dict[str, Any]) -> None:
-        found = [
-            c
-            for k, c in enumerate(suspects)
-            if row[f"{_CHECK}values{k}"] and not row[f"{_CHECK}other{k}"]
-        ]
+        found = zero_one(row)
         if not found:
             return
         in_scores = [f"{c!r} ({scores[c]})" for c in found if c in scores]
@@ -188,6 +176,59 @@ def _unscored_truth(
             f"{_shown(found, len(found))}; drop them from the truth table if they are not "
             "classes (or name the class columns with classes=[...])"
         )
+
+    return summary, check
+
+
+def _zero_one_columns(
+    table: pl.LazyFrame, columns: list[str], tag: str
+) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], list[str]]]:
+    """Which of ``columns`` hold values, all 0 or 1.
+
+    Returns a one-row table of counts, and a function of that row naming those columns.
+    """
+    counts = [
+        e
+        for k, c in enumerate(columns)
+        for e in (
+            ((pl.col(c) == 0) | (pl.col(c) == 1)).not_().sum().alias(f"{_CHECK}{tag}_other{k}"),
+            pl.col(c).count().alias(f"{_CHECK}{tag}_values{k}"),
+        )
+    ]
+    summary = table.select(counts or [pl.lit(0).alias(f"{_CHECK}{tag}_none")])
+
+    def found(row: dict[str, Any]) -> list[str]:
+        return [
+            c
+            for k, c in enumerate(columns)
+            if row[f"{_CHECK}{tag}_values{k}"] and not row[f"{_CHECK}{tag}_other{k}"]
+        ]
+
+    return summary, found
+
+
+def _integer_scores(
+    scores: pl.LazyFrame, kept: list[str]
+) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
+    """Refuse kept integer columns of the scores holding only 0 and 1 (labels' truth).
+
+    Classes are found by type: a class that no id has, whose scores a CSV wrote as 0
+    (read as integers), would be dropped in silence; a wide truth table shows such a
+    class, labels do not.
+    """
+    schema = scores.collect_schema()
+    suspects = [c for c in kept if schema[c].is_integer() or schema[c] == pl.Boolean]
+    summary, zero_one = _zero_one_columns(scores, suspects, "scores")
+
+    def check(row: dict[str, Any]) -> None:
+        found = [f"{c!r} ({schema[c]})" for c in zero_one(row)]
+        if found:
+            raise MetricsInputError(
+                "scores: columns of 0/1 values that are not float, so not taken as classes: "
+                f"{listed(found, _SHOWN)}; if they are classes (a CSV writes a class scored 0 "
+                "everywhere as integers), cast them to float; if not, name the class columns "
+                "with classes=[...]"
+            )
 
     return summary, check
 
@@ -232,7 +273,9 @@ def _unknown_labels(
             rows = row[f"{_CHECK}null_labels"]
             raise MetricsInputError(
                 f"column {labels_col!r}: {rows:,} {'row is' if rows == 1 else 'rows are'} null; "
-                "an id without true labels has an empty string or list there"
+                "an id without true labels has an empty string or list there; if a null "
+                f"means no label (pandas reads an empty CSV cell as NaN), fill them first: "
+                f"pl.col({labels_col!r}).fill_null('')"
             )
         if row[f"{_CHECK}ids"]:
             n_labels = row[f"{_CHECK}labels"]
@@ -335,8 +378,10 @@ def from_wide(
     * ``labels_col``, a column of true labels (a list, or a string split on ``separator``,
       as in Kaggle's ``"cat dog"``), in ``truth`` when given, else in ``scores``.
 
-    Other columns of ``scores`` (a model or fold name) are kept. Lazy in, lazy out: the
-    truth is checked when the result is collected (at the call for a DataFrame).
+    Other columns of ``scores`` (a model or fold name) are kept, but a float column is a
+    class unless ``classes`` names the classes (a float weight column needs it). Lazy in,
+    lazy out: the truth is checked when the result is collected (at the call for a
+    DataFrame).
 
     Parameters
     ----------
@@ -370,7 +415,8 @@ def from_wide(
         from the other (a submission
         that skips ids would otherwise be scored on the ids it has); with the default
         ``classes``, a column of a wide truth table holding only 0 and 1 that is no float
-        column of the scores (a class the submission lacks, or scores it holds as integers).
+        column of the scores (a class the submission lacks, or scores it holds as integers),
+        or beside ``labels_col`` an integer column of the scores holding only 0 and 1.
 
     Examples
     --------
@@ -480,6 +526,10 @@ def from_wide(
     else:
         raise MetricsInputError("give the truth: a wide truth table, or labels_col")
     checks = [check]
+    if labels_col is not None and classes is None:
+        integers, integers_check = _integer_scores(lazy, keep)
+        summary = pl.concat([summary, integers], how="horizontal")
+        checks.append(integers_check)
     if truth is not None and labels_col is None and classes is None:
         unscored, unscored_check = _unscored_truth(truth.lazy(), schema, id_col, class_cols)
         summary = pl.concat([summary, unscored], how="horizontal")
