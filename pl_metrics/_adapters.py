@@ -600,6 +600,24 @@ def _check_y_true(truth: np.ndarray) -> None:
 
 
 @checked_options
+def _label_indices(labels: np.ndarray, class_names: Sequence[object] | None) -> np.ndarray:
+    """1-D ``y_true`` of labels (``"cat"``) as class indices, by ``class_names``."""
+    if class_names is None or isinstance(class_names, str):
+        raise MetricsInputError(
+            f"1-D y_true holds {'text' if labels.dtype.kind in 'USO' else labels.dtype} values, "
+            "not class indices: pass class_names (the "
+            "label of each column of y_score) to read them as labels, or cast whole numbers "
+            "with y_true.astype(int)"
+        )
+    position = {name: k for k, name in enumerate(class_names)}
+    unknown = sorted({str(v) for v in labels.tolist() if v not in position})
+    if unknown:
+        raise MetricsInputError(
+            f"1-D y_true: labels that are no class_names: {listed(unknown, _SHOWN)}"
+        )
+    return np.array([position[v] for v in labels.tolist()], dtype=np.int64)
+
+
 def from_numpy(
     y_true: np.ndarray,
     y_score: np.ndarray,
@@ -611,7 +629,8 @@ def from_numpy(
 
     ``y_true`` is an ``(n_ids, n_classes)`` 0/1 indicator matrix (boolean, integer or float;
     other values, NaN included, are refused; scipy sparse too), or ``(n_ids,)`` class indices
-    (multi-class); ``y_score`` is ``(n_ids, n_classes)``, finite. ``class_names`` and
+    (multi-class), or ``(n_ids,)`` labels found in ``class_names`` (``["cat", "dog"]``, as
+    scikit-learn's ``labels=``); ``y_score`` is ``(n_ids, n_classes)``, finite. ``class_names`` and
     ``ids`` (default: column and row numbers) name each column and row once.
 
     Examples
@@ -643,8 +662,13 @@ def from_numpy(
             raise MetricsInputError(f"y_score: {nonfinite:,} {values} NaN or infinite")
     n_ids, n_classes = score.shape
     if truth.ndim == 1:
-        if truth.shape[0] != n_ids or not np.issubdtype(truth.dtype, np.integer):
-            raise MetricsInputError("1-D y_true must hold one class index per row of y_score")
+        if truth.shape[0] != n_ids:
+            raise MetricsInputError(
+                f"1-D y_true must hold one class index per row of y_score: {truth.shape[0]:,} "
+                f"values for {n_ids:,} rows"
+            )
+        if not np.issubdtype(truth.dtype, np.integer):
+            truth = _label_indices(truth, class_names)
         if truth.size and (truth.min() < 0 or truth.max() >= n_classes):
             raise MetricsInputError("1-D y_true has class indices outside y_score's columns")
         truth = np.eye(n_classes, dtype=bool)[truth]

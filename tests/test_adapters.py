@@ -7,7 +7,8 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from sklearn.metrics import label_ranking_average_precision_score
+from polars.testing import assert_frame_equal
+from sklearn.metrics import label_ranking_average_precision_score, log_loss
 
 import pl_metrics
 
@@ -399,6 +400,31 @@ def test_from_wide_refuses_bad_options_by_name(
     for table in (scores, scores.lazy()):
         with pytest.raises(pl_metrics.MetricsInputError, match=message):
             pl_metrics.from_wide(table, truth, **options)
+
+
+def test_from_numpy_reads_labels_by_class_names() -> None:
+    """scikit-learn's y_true of labels with labels=[...]: as the indices of those labels."""
+    score = np.random.default_rng(3).random((4, 3))
+    score /= score.sum(axis=1, keepdims=True)
+    names = ["cat", "dog", "eel"]
+    labels = np.array(["cat", "eel", "cat", "dog"])
+    got = pl_metrics.from_numpy(labels, score, class_names=names)
+    want = pl_metrics.from_numpy(np.array([0, 2, 0, 1]), score, class_names=names)
+    assert_frame_equal(got, want)
+    assert pl_metrics.log_loss(got).item() == pytest.approx(log_loss(labels, score, labels=names))
+    cases = [
+        (labels, {}, r"^1-D y_true holds text values, not class indices: pass class_names"),
+        (np.array([0.0, 1.0, 2.0, 0.0]), {}, r"holds float64 values, not class indices.*astype"),
+        (
+            np.array(["cat", "cow", "ant", "dog"]),
+            {"class_names": names},
+            r"no class_names: ant, cow",
+        ),
+        (np.array([1, 2]), {}, r"one class index per row of y_score: 2 values for 4 rows"),
+    ]
+    for y_true, options, message in cases:
+        with pytest.raises(pl_metrics.MetricsInputError, match=message):
+            pl_metrics.from_numpy(y_true, score, **options)
 
 
 def test_from_wide_classes_one_name_and_of_numbers() -> None:
