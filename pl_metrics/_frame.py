@@ -12,6 +12,7 @@ import difflib
 import functools
 import inspect
 import math
+import os
 import re
 import warnings
 from collections import Counter
@@ -875,10 +876,16 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
             raise MetricsInputError(
                 f"the table cannot be read as columns{where}: {error}"
             ) from None
+    path = isinstance(frame, (str, os.PathLike))
     raise TypeError(
         "expected a polars DataFrame or LazyFrame, or a table exporting the Arrow C stream "
         "interface (a pyarrow Table or RecordBatchReader, a DuckDB relation, a pandas "
         f"DataFrame); got {type(frame).__module__}.{type(frame).__name__}"
+        + (
+            f"; for files, pass pl_metrics.scan({str(frame)!r}) (lazy, any format and shards)"
+            if path
+            else ""
+        )
     )
 
 

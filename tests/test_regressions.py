@@ -265,6 +265,10 @@ def test_other_objects_are_refused_naming_what_is_accepted() -> None:
         pl_metrics.score(42, "lrap")
     with pytest.raises(TypeError, match="Arrow C stream"):
         pl_metrics.compare([1, 2, 3], "lrap")  # type: ignore[type-var]
+    # A path (which score() takes): how to read it lazily.
+    for path in ("oof/", Path("oof")):
+        with pytest.raises(TypeError, match=r"got .*; for files, pass pl_metrics\.scan\('oof/?'\)"):
+            pl_metrics.bootstrap(path, "lrap")  # type: ignore[type-var]
     # Columns stream through the Arrow interface too, but are no table.
     for column in (DIGITS["score"], DIGITS["score"].to_pandas(), DIGITS["score"].to_arrow()):
         with pytest.raises(TypeError, match=r"got (polars|pandas|pyarrow)\..*(Series|Array)$"):
