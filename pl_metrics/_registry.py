@@ -198,7 +198,8 @@ METRICS: dict[str, MetricInfo] = {
         _thresholded(
             "f1",
             "`f1_score` on the indicator matrix",
-            "`average`: None (per class), macro, micro, weighted, samples",
+            "`average`: None (per class), macro (the default, for every metric with an "
+            "`average`), micro, weighted, samples",
             samples=True,
         ),
         _thresholded("precision", "`precision_score`", "as `f1`", samples=True),
