@@ -154,8 +154,9 @@ def compare(
     """One row per model: each metric's mean and standard deviation over folds, and pooled.
 
     Columns ``model_col``, then for each metric ``{metric}`` (all folds pooled), ``{metric}_mean``
-    and ``{metric}_std`` (over folds; the sample standard deviation, ``ddof=1``). Sorted best first by the first metric (higher is
-    better for scores, lower for losses and errors; ties by model). Other options are
+    and ``{metric}_std`` (over folds; the sample standard deviation, ``ddof=1``). Sorted best
+    first by the first metric (higher is better for scores, lower for losses and errors;
+    ties by model). Other options are
     those of `report`, except per-class output (``per_class``, ``average=None``): `report`
     with ``by=[model_col, fold_col]`` gives per-class values.
 
