@@ -118,13 +118,27 @@ class _Thresholded(Family):
             shown = sorted({str(row[table.keys.index(cols.cls)]) for row in table.rows})
             classes = f"{len(shown):,} {'class' if len(shown) == 1 else 'classes'}"
             are = "is" if len(shown) == 1 else "are"
+            # A group the table lacks shows as its classes all missing: its groups named too.
+            group_keys = [k for k in table.keys if k != cols.cls]
+            groups = sorted(
+                {
+                    ", ".join(f"{k}={row[table.keys.index(k)]!r}" for k in group_keys)
+                    for row in table.rows
+                }
+            )
+            of_groups = (
+                f" (in {len(groups):,} {'group' if len(groups) == 1 else 'groups'}: "
+                f"{listed(groups, 12, len(groups))})"
+                if group_keys
+                else ""
+            )
             missing = Problem(
                 "no_threshold",
                 cols.cls,
                 "rows",
                 "have no threshold in the threshold table",
                 "give a threshold for every class (and group) of the data; the threshold "
-                f"table's {classes}, compared as text, {are} "
+                f"table's {classes}{of_groups}, compared as text, {are} "
                 f"{listed([repr(c) for c in shown], 12)}",
             )
             parts.id_checks = [(missing, pl.col(THRESHOLD_ROW).is_null().sum().cast(pl.Int64))]

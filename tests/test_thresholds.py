@@ -135,6 +135,15 @@ def test_threshold_tables_are_checked() -> None:
     floats = pl.DataFrame({"class": [0.0, 1.0], "threshold": [0.5, 0.2]})
     ints = floats.with_columns(pl.col("class").cast(pl.Int64))
     assert pl_metrics.f1(df, threshold=floats).equals(pl_metrics.f1(df, threshold=ints))
+    # A group the table lacks: the table's groups are named.
+    by_model = df.with_columns(model=pl.lit("b"))
+    table = pl.DataFrame({"model": ["a", "a"], "class": [0, 1], "threshold": [0.5, 0.2]})
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"the threshold table's 2 classes \(in 1 group: model='a'\), compared as text, "
+        r"are '0', '1'$",
+    ):
+        pl_metrics.f1(by_model, threshold=table, by="model")
     with pytest.raises(pl_metrics.MetricsInputError, match=r"are '0\.5', '1'$"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0.5, 1.0], "threshold": [0.5, 0.2]}))
     with pytest.raises(pl_metrics.MetricsInputError, match="needs a numeric 'threshold' column"):
