@@ -25,20 +25,59 @@ from pl_metrics._io import file_format, row_group_ranges
 __all__ = [
     "BYTES_PER_ROW",
     "BYTES_PER_ROW_SCATTERED",
+    "REFERENCE_ROW",
     "Chunks",
     "budget_bytes",
     "chunking_budget",
     "class_chunks",
     "id_range",
     "plan_chunks",
+    "row_bytes",
 ]
 
 #: Peak memory per row of a chunk, measured with lrap and lwlrap on 100M-400M rows (the chunk
 #: read into memory for the kernel): about 35 bytes when the chunk's rows are read on their
 #: own (clustered), about 65 when each chunk filters its rows out of the whole dump and sorts
-#: them. Rounded up.
+#: them. Rounded up. Measured on rows of `REFERENCE_ROW` bytes; wider rows scale them.
 BYTES_PER_ROW = 40
 BYTES_PER_ROW_SCATTERED = 100
+#: The bytes of the columns read of the rows those were measured on: an Int32 id, an Int16
+#: class, a Float32 score and a boolean truth. (Int64 ids, Float64 scores and text model
+#: and fold columns, 49 bytes, peaked at 4.5 times the memory of 40 bytes a row.)
+REFERENCE_ROW = 11
+
+
+def row_bytes(schema: pl.Schema, columns: Sequence[str]) -> int:
+    """The bytes of one row of ``columns`` in memory, about (text as a 16-byte view and some)."""
+    total = 0
+    for name in columns:
+        dtype = schema[name]
+        if dtype == pl.Boolean:
+            total += 1
+        elif isinstance(dtype, (pl.Categorical, pl.Enum)):
+            total += 4
+        elif dtype in (pl.String, pl.Binary):
+            total += 24
+        elif dtype.is_nested() or dtype == pl.Object:
+            total += 32
+        else:
+            total += _width(dtype)
+    return total
+
+
+def _width(dtype: pl.DataType) -> int:
+    """Bytes of a fixed-width value: the bits in its name (Int32: 4), else 8."""
+    if dtype == pl.Date:
+        return 4
+    if isinstance(dtype, pl.Decimal):
+        return 16
+    bits = re.search(r"(8|16|32|64|128)", str(dtype))
+    return int(bits[1]) // 8 if bits else 8
+
+
+def _scaled(per_row: int, width: int) -> float:
+    """``per_row`` (measured on rows of `REFERENCE_ROW` bytes) for rows of ``width`` bytes."""
+    return per_row * max(1.0, width / REFERENCE_ROW)
 
 
 @dataclass(frozen=True)
@@ -105,8 +144,11 @@ def plan_chunks(
     budget: int,
     files: Sequence[Path] | None = None,
     n_chunks: int | None = None,
+    width: int = REFERENCE_ROW,
 ) -> Chunks:
     """Split a dump into id-disjoint chunks that each fit ``budget`` bytes.
+
+    ``width``: the bytes of a row of the columns read (`row_bytes`): wider rows, more chunks.
 
     With parquet row-group statistics of a numeric id, chunks are id ranges of about equal
     rows, estimated by spreading each row group's rows evenly over its id range. When the
@@ -120,7 +162,8 @@ def plan_chunks(
             f"option 'n_chunks': expected a positive integer, got {shown(n_chunks)}"
         )
     rows = int(lf.select(pl.len()).collect().item())  # parquet: metadata only
-    chunks = n_chunks or max(1, math.ceil(rows * BYTES_PER_ROW / budget))
+    per_row, scattered = _scaled(BYTES_PER_ROW, width), _scaled(BYTES_PER_ROW_SCATTERED, width)
+    chunks = n_chunks or max(1, math.ceil(rows * per_row / budget))
     chunks = min(chunks, max(1, rows))  # never more chunks than rows
     if n_chunks is not None and chunks > 1 and rows < chunks * 1_000:
         # Chunks of a few rows (n_chunks taken for the rows per chunk, say) cost a read each:
@@ -141,7 +184,7 @@ def plan_chunks(
             cuts = _even_cuts(ranges, chunks)
             clustered = _rows_read(ranges, cuts) <= 1.5 * rows
             if not clustered and n_chunks is None:
-                chunks = max(chunks, math.ceil(rows * BYTES_PER_ROW_SCATTERED / budget))
+                chunks = max(chunks, math.ceil(rows * scattered / budget))
                 cuts = _even_cuts(ranges, chunks)
         else:
             clustered = all(a[1] < b[0] for a, b in itertools.pairwise(ranges))
@@ -152,7 +195,7 @@ def plan_chunks(
             kind = "id ranges" if clustered else "id ranges (scattered row groups)"
             return Chunks(filters, kind, rows)
     if n_chunks is None:
-        chunks = max(chunks, math.ceil(rows * BYTES_PER_ROW_SCATTERED / budget))
+        chunks = max(chunks, math.ceil(rows * scattered / budget))
     bucket = ids.hash(seed=0) % chunks
     return Chunks(tuple(bucket == k for k in range(chunks)), "hash buckets", rows)
 
@@ -246,6 +289,7 @@ def class_chunks(
     categorical: bool,
     budget: int,
     n_chunks: int | None = None,
+    width: int = REFERENCE_ROW,
 ) -> Chunks:
     """Sets of classes of about equal rows, for metrics that rank ids within a class.
 
@@ -255,7 +299,7 @@ def class_chunks(
     chunk with the fewest rows so far, largest classes first. Null classes go to the first
     chunk, whose state reports them.
     """
-    count = n_chunks or max(1, math.ceil(rows * BYTES_PER_ROW_SCATTERED / budget))
+    count = n_chunks or max(1, math.ceil(rows * _scaled(BYTES_PER_ROW_SCATTERED, width) / budget))
     single = Chunks((pl.lit(True),), "class sets", rows)
     if count <= 1:
         return single

@@ -31,6 +31,7 @@ from pl_metrics._chunks import (
     class_chunks,
     id_range,
     plan_chunks,
+    row_bytes,
 )
 from pl_metrics._curves import average_classes, check_undefined, curve_positives
 from pl_metrics._frame import (
@@ -156,7 +157,10 @@ def score(
         As in `report`.
     memory_budget
         Bytes (or a size such as ``"2GB"``, counted in powers of 1024; at least 1MB) the
-        states may use; decides the number of chunks (about 40 bytes per row). Default 2 GB.
+        states may use; decides the number of chunks (about 40 bytes a row of an Int32 id, an
+        Int16 class, a Float32 score and a boolean truth, measured; wider columns in
+        proportion, say 160 bytes with Int64 ids, Float64 scores and a text model column).
+        Default 2 GB.
     n_chunks
         Force a number of chunks instead (never more than the ids, or the classes for the
         metrics that take whole classes).
@@ -309,7 +313,10 @@ def score_spec(
         if chunk_key(m) == "class" and spec.options.average not in ("micro", "samples")
     ]
     by_id = [m for m in spec.metrics if m not in by_class]
-    id_plan = plan_chunks(lf, id_col=spec.columns.id, budget=budget, files=files, n_chunks=n_chunks)
+    width = row_bytes(lf.collect_schema(), spec.columns.used)
+    id_plan = plan_chunks(
+        lf, id_col=spec.columns.id, budget=budget, files=files, n_chunks=n_chunks, width=width
+    )
     class_plan = None
     if by_class:
         class_plan = class_chunks(
@@ -319,6 +326,7 @@ def score_spec(
             categorical=spec.columns.class_is_categorical,
             budget=budget,
             n_chunks=n_chunks,
+            width=width,
         )
     if len(id_plan) == 1 and (class_plan is None or len(class_plan) == 1):
         # Everything fits at once: one state of every metric, as `report` computes it.

@@ -13,7 +13,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import pl_metrics
-from pl_metrics._chunks import budget_bytes, class_chunks, plan_chunks
+from pl_metrics import _driver
+from pl_metrics._chunks import REFERENCE_ROW, budget_bytes, class_chunks, plan_chunks, row_bytes
 from pl_metrics._driver import local_runner
 from pl_metrics._registry import info
 from pl_metrics._spec import resolve
@@ -115,6 +116,50 @@ def test_clustered_rewrite(tmp_path: Path, digits: pl.DataFrame) -> None:
         len(plan_chunks(pl_metrics.scan(shuffled), files=[shuffled], budget=budget_bytes(budget)))
         == 5
     )
+
+
+def test_wider_rows_make_more_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bytes a row takes scale with its columns' widths: Int64 ids, Float64 scores and
+    text keys peaked at 4.5 times the budget sized for 40 bytes a row of an Int32 id, an
+    Int16 class and a Float32 score."""
+    narrow = pl.Schema(
+        {"id": pl.Int32, "class": pl.Int16, "score": pl.Float32, "truth": pl.Boolean}
+    )
+    assert row_bytes(narrow, list(narrow)) == REFERENCE_ROW
+    wide = pl.Schema(
+        {
+            "model": pl.String,
+            "fold": pl.Int64,
+            "id": pl.Int64,
+            "class": pl.Int64,
+            "score": pl.Float64,
+            "truth": pl.Boolean,
+        }
+    )
+    assert row_bytes(wide, list(wide)) == 24 + 8 * 4 + 1
+    lf = pl.LazyFrame({"id": range(10_000)})
+    budget = 10_000 * 40 // 2
+    narrow_chunks = len(plan_chunks(lf, budget=budget))  # hash buckets: 100 bytes a row
+    assert narrow_chunks == 5
+    assert len(plan_chunks(lf, budget=budget, width=4 * REFERENCE_ROW)) == 4 * narrow_chunks
+    classes = lf.with_columns(**{"class": pl.col("id") % 50})
+    narrow_sets = class_chunks(classes, 10_000, "class", categorical=False, budget=budget)
+    wide_sets = class_chunks(
+        classes, 10_000, "class", categorical=False, budget=budget, width=4 * REFERENCE_ROW
+    )
+    assert len(wide_sets) == 4 * len(narrow_sets)
+    # score() sizes its chunks by the columns its metrics read.
+    widths: list[int] = []
+    planned = _driver.plan_chunks
+
+    def noting(*args: object, width: int, **kwargs: object) -> object:
+        widths.append(width)
+        return planned(*args, width=width, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_driver, "plan_chunks", noting)
+    digits = pl.read_parquet(DATA / "digits_oof.parquet")
+    pl_metrics.score(digits.lazy(), "lrap", by=["model", "fold"])
+    assert widths == [row_bytes(digits.schema, ["model", "fold", "id", "class", "score", "truth"])]
 
 
 def test_null_ids_are_not_lost_in_chunks(tmp_path: Path) -> None:
