@@ -68,7 +68,8 @@ def _client(client: Any) -> Iterator[Any]:
             raise MetricsInputError(
                 f"option 'client': cannot connect to {client!r}: {error}"
             ) from error
-        yield connected
+        with connected:  # ours: closed after (left open, it tried to reconnect for 30 s)
+            yield connected
         return
     if client is not None:
         yield client

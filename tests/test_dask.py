@@ -192,3 +192,14 @@ def test_dask_options_are_checked_before_a_cluster_starts(tmp_path: Path) -> Non
         pl_metrics.dask.score(path, "lrap", client=1.0)
     with pytest.raises(error, match=r"^option 'client': cannot connect to 'bogus'"):
         pl_metrics.dask.score(path, "lrap", client="bogus")
+
+
+def test_a_scheduler_address_gets_a_client_that_is_closed(client: Any, dump: Path) -> None:
+    """A client made from an address is ours: closed after, where it was left to try to
+    reconnect for 30 s once the cluster went away."""
+    address = client.scheduler.address
+    before = set(distributed.client._global_clients.values())
+    got = pl_metrics.dask.score(dump, "lrap", by="model", client=address)
+    close(got, pl_metrics.score(dump, "lrap", by="model"))
+    made = set(distributed.client._global_clients.values()) - before
+    assert not [c for c in made if c.status != "closed"]  # none left open
