@@ -599,7 +599,6 @@ def _check_y_true(truth: np.ndarray) -> None:
         raise MetricsInputError(f"y_true: {bad:,} {values} neither 0 nor 1{of_them}")
 
 
-@checked_options
 def _label_indices(labels: np.ndarray, class_names: Sequence[object] | None) -> np.ndarray:
     """1-D ``y_true`` of labels (``"cat"``) as class indices, by ``class_names``."""
     if class_names is None or isinstance(class_names, str):
@@ -618,6 +617,7 @@ def _label_indices(labels: np.ndarray, class_names: Sequence[object] | None) -> 
     return np.array([position[v] for v in labels.tolist()], dtype=np.int64)
 
 
+@checked_options
 def from_numpy(
     y_true: np.ndarray,
     y_score: np.ndarray,
