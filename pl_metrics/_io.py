@@ -471,30 +471,36 @@ def _check_folder_keys(found: Sequence[Path]) -> None:
 
 
 def _check_folder_spellings(found: Sequence[Path], schemas: Sequence[pl.Schema]) -> None:
-    """Refuse two folder names of a key that read as one value (``fold=01`` and ``fold=1``).
+    """Refuse two folders that read as one partition (``fold=01`` and ``fold=1``).
 
     Folder names are typed as polars types them (as the files' own column of the key, if
     they have one): both are the integer 1, and the two partitions would be scored as one
-    group, silently.
+    group, silently. A partition is every key's value: ``model=a/fold=01`` beside
+    ``model=b/fold=1`` are two.
     """
     parts = [_hive_parts(path) for path in found]
-    for key, inferred in _hive_values(found).items():
+    keys = list(_hive_values(found).items())
+    typed: list[pl.Series] = []
+    spelt: list[pl.Series] = []
+    for key, inferred in keys:
         texts = [part.get(key) for part in parts]
-        names = pl.Series([None if t in (None, "", _HIVE_NULL) else unquote(t) for t in texts])
+        names = [None if t in (None, "", _HIVE_NULL) else unquote(t) for t in texts]
         held = next((schema[key] for schema in schemas if key in schema), None)
-        values = inferred if held is None else _as_type(names.cast(pl.String), held)
-        spelt: dict[object, object] = {}
-        for part, name, value in zip(parts, names, values, strict=True):
-            # Within one partition of the other keys: model=a/fold=01 beside model=b/fold=1
-            # are two groups by model.
-            others = tuple((k, v) for k, v in part.items() if k != key)
-            first = spelt.setdefault((others, value), name)
-            if first != name and value is not None:
-                raise MetricsInputError(
-                    f"folders {key}={first} and {key}={name} both read as {key} {value!r} "
-                    f"({values.dtype}): their rows would be one group; rename the folders "
-                    "to one spelling each"
-                )
+        spelt.append(pl.Series(names, dtype=pl.String))
+        typed.append(inferred if held is None else _as_type(spelt[-1], held))
+    first: dict[tuple[object, ...], tuple[object, ...]] = {}
+    for index in range(len(found)):
+        values = tuple(column[index] for column in typed)
+        written = tuple(column[index] for column in spelt)
+        seen = first.setdefault(values, written)
+        if seen != written:
+            k = next(k for k, (a, b) in enumerate(zip(seen, written, strict=True)) if a != b)
+            key, dtype = keys[k][0], typed[k].dtype
+            raise MetricsInputError(
+                f"folders {key}={seen[k]} and {key}={written[k]} both read as {key} "
+                f"{values[k]!r} ({dtype}): their rows would be one group; rename the folders "
+                "to one spelling each"
+            )
 
 
 def _check_folder_values(found: Sequence[Path], kind: str, schemas: Sequence[pl.Schema]) -> None:

@@ -465,6 +465,15 @@ def test_folders_read_as_one_value_are_refused(tmp_path: Path, kind: str) -> Non
             getattr(base, f"write_{kind}")(folder / f"p.{kind}")
     got = pl_metrics.score(nested, "lrap", by=["model", "fold"])
     assert got.sort("model", "fold")["fold"].to_list() == [1, 2, 1, 2]
+    # Spelt apart in both keys, one partition all the same: model=1/fold=01, model=01/fold=1.
+    crossed = tmp_path / "crossed"
+    for model, fold in (("1", "01"), ("01", "1")):
+        folder = crossed / f"model={model}" / f"fold={fold}"
+        folder.mkdir(parents=True)
+        part = base.with_columns(id=pl.col("id") + 10 * len(model))
+        getattr(part, f"write_{kind}")(folder / f"p.{kind}")
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"both read as model 1 \(Int64\)"):
+        pl_metrics.score(crossed, "lrap", by=["model", "fold"])
 
 
 @pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])
