@@ -8,6 +8,7 @@ so a ``LazyFrame`` stays lazy; a ``DataFrame`` in raises at the call.
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -181,17 +182,18 @@ def _unscored_truth(
 
 
 def _zero_one_columns(
-    table: pl.LazyFrame, columns: list[str], tag: str
+    table: pl.LazyFrame, columns: list[str], tag: str, *, ones: bool = True
 ) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], list[str]]]:
-    """Which of ``columns`` hold values, all 0 or 1.
+    """Which of ``columns`` hold values, all 0 or 1 (all 0 without ``ones``).
 
     Returns a one-row table of counts, and a function of that row naming those columns.
     """
+    allowed = (((pl.col(c) == 0) | (pl.col(c) == 1)) if ones else pl.col(c) == 0 for c in columns)
     counts = [
         e
-        for k, c in enumerate(columns)
+        for k, (c, fits) in enumerate(zip(columns, allowed, strict=True))
         for e in (
-            ((pl.col(c) == 0) | (pl.col(c) == 1)).not_().sum().alias(f"{_CHECK}{tag}_other{k}"),
+            fits.not_().sum().alias(f"{_CHECK}{tag}_other{k}"),
             pl.col(c).count().alias(f"{_CHECK}{tag}_values{k}"),
         )
     ]
@@ -210,24 +212,26 @@ def _zero_one_columns(
 def _integer_scores(
     scores: pl.LazyFrame, kept: list[str]
 ) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
-    """Refuse kept integer columns of the scores holding only 0 and 1 (labels' truth).
+    """Warn of kept integer columns of the scores that hold only 0 (beside labels).
 
     Classes are found by type: a class that no id has, whose scores a CSV wrote as 0
     (read as integers), would be dropped in silence; a wide truth table shows such a
-    class, labels do not.
+    class, labels do not. Such a column may as well be a fold of a single-fold file: told,
+    not refused.
     """
     schema = scores.collect_schema()
-    suspects = [c for c in kept if schema[c].is_integer() or schema[c] == pl.Boolean]
-    summary, zero_one = _zero_one_columns(scores, suspects, "scores")
+    suspects = [c for c in kept if schema[c].is_integer()]
+    summary, zeros = _zero_one_columns(scores, suspects, "scores", ones=False)
 
     def check(row: dict[str, Any]) -> None:
-        found = [f"{c!r} ({schema[c]})" for c in zero_one(row)]
+        found = [f"{c!r} ({schema[c]})" for c in zeros(row)]
         if found:
-            raise MetricsInputError(
-                "scores: columns of 0/1 values that are not float, so not taken as classes: "
-                f"{listed(found, _SHOWN)}; if they are classes (a CSV writes a class scored 0 "
-                "everywhere as integers), cast them to float; if not, name the class columns "
-                "with classes=[...]"
+            warnings.warn(
+                "from_wide: integer columns of the scores holding only 0 are kept as columns, "
+                f"not taken as classes: {listed(found, _SHOWN)}; if they are classes (a CSV "
+                "writes a class scored 0 everywhere as integers), cast them to float",
+                UserWarning,
+                stacklevel=2,
             )
 
     return summary, check
@@ -415,8 +419,9 @@ def from_wide(
         from the other (a submission
         that skips ids would otherwise be scored on the ids it has); with the default
         ``classes``, a column of a wide truth table holding only 0 and 1 that is no float
-        column of the scores (a class the submission lacks, or scores it holds as integers),
-        or beside ``labels_col`` an integer column of the scores holding only 0 and 1.
+        column of the scores (a class the submission lacks, or scores it holds as integers).
+        Beside ``labels_col``, an integer column of the scores holding only 0 (a class
+        scored 0 everywhere, as a CSV writes it, or a single fold) is kept with a warning.
 
     Examples
     --------

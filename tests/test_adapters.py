@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -260,29 +261,31 @@ def test_from_wide_refuses_null_labels(in_truth_table: bool) -> None:
 
 
 @pytest.mark.parametrize("lazy", [False, True])
-def test_from_wide_refuses_integer_0_1_score_columns_beside_labels(lazy: bool) -> None:
+def test_from_wide_tells_of_integer_zero_score_columns_beside_labels(lazy: bool) -> None:
     """A class no id has, whose scores a CSV wrote as 0 (read as Int64), was dropped in
-    silence beside labels (a wide truth table shows it): padded cmAP changed."""
+    silence beside labels (a wide truth table shows it): padded cmAP changed. It may as
+    well be the fold of a single-fold file: a warning, not a refusal."""
     scores = pl.DataFrame(
         {"id": [0, 1, 2], "bird": [0.9, 0.2, 0.5], "frog": [0.4, 0.7, 0.1], "owl": [0, 0, 0]}
     )
     labels = pl.DataFrame({"id": [0, 1, 2], "labels": ["bird frog", "frog", "bird"]})
-    with pytest.raises(
-        pl_metrics.MetricsInputError,
-        match=r"^scores: columns of 0/1 values that are not float, so not taken as classes: "
-        r"'owl' \(Int64\); if they are classes",
+    with pytest.warns(
+        UserWarning,
+        match=r"^from_wide: integer columns of the scores holding only 0 are kept as columns, "
+        r"not taken as classes: 'owl' \(Int64\); if they are classes",
     ):
-        long_of(scores, labels, labels_col="labels", lazy=lazy)
-    # As floats it is a class; named classes are taken as given; a fold of other values
-    # (or one of 0 and 1, with classes=) is kept.
+        kept = long_of(scores, labels, labels_col="labels", lazy=lazy)
+    assert kept.columns == ["id", "owl", "class", "score", "truth"]
+    # As floats it is a class; 2-fold folds and flags are kept without a word.
     as_float = long_of(
         scores.with_columns(pl.col("owl").cast(pl.Float64)), labels, labels_col="labels", lazy=lazy
     )
     assert as_float["class"].unique().sort().to_list() == ["bird", "frog", "owl"]
-    folds = scores.drop("owl").with_columns(fold=pl.Series([0, 3, 4]))
-    assert long_of(folds, labels, labels_col="labels", lazy=lazy)["fold"].unique().len() == 3
-    chosen = long_of(scores, labels, labels_col="labels", classes=["bird", "frog"], lazy=lazy)
-    assert chosen.columns == ["id", "owl", "class", "score", "truth"]
+    other = scores.with_columns(owl=pl.Series([0, 1, 0]), flag=pl.lit(True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = long_of(other, labels, labels_col="labels", lazy=lazy)
+    assert got.columns == ["id", "owl", "flag", "class", "score", "truth"]
 
 
 def test_from_wide_names_one_unknown_label_and_ignores_empty_ones() -> None:
