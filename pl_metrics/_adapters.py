@@ -606,12 +606,10 @@ def _check_y_true(truth: np.ndarray) -> None:
 
 def _label_indices(labels: np.ndarray, class_names: Sequence[object] | None) -> np.ndarray:
     """1-D ``y_true`` of labels (``"cat"``) as class indices, by ``class_names``."""
-    if class_names is None or isinstance(class_names, str):
+    if class_names is None:
         raise MetricsInputError(
-            f"1-D y_true holds {'text' if labels.dtype.kind in 'USO' else labels.dtype} values, "
-            "not class indices: pass class_names (the "
-            "label of each column of y_score) to read them as labels, or cast whole numbers "
-            "with y_true.astype(int)"
+            "1-D y_true holds text values, not class indices: pass class_names (the label of "
+            "each column of y_score) to read them as labels"
         )
     position = {name: k for k, name in enumerate(class_names)}
     unknown = sorted({str(v) for v in labels.tolist() if v not in position})
@@ -666,20 +664,6 @@ def from_numpy(
             values = "value is" if nonfinite == 1 else "values are"
             raise MetricsInputError(f"y_score: {nonfinite:,} {values} NaN or infinite")
     n_ids, n_classes = score.shape
-    if truth.ndim == 1:
-        if truth.shape[0] != n_ids:
-            raise MetricsInputError(
-                f"1-D y_true must hold one class index per row of y_score: {truth.shape[0]:,} "
-                f"values for {n_ids:,} rows"
-            )
-        if not np.issubdtype(truth.dtype, np.integer):
-            truth = _label_indices(truth, class_names)
-        if truth.size and (truth.min() < 0 or truth.max() >= n_classes):
-            raise MetricsInputError("1-D y_true has class indices outside y_score's columns")
-        truth = np.eye(n_classes, dtype=bool)[truth]
-    if truth.shape != score.shape:
-        raise MetricsInputError(f"y_true {truth.shape} and y_score {score.shape} differ in shape")
-    _check_y_true(truth)
     if isinstance(class_names, str):  # not its letters
         raise MetricsInputError(
             f"option 'class_names': expected a name per column, got {shown(class_names)}"
@@ -695,6 +679,25 @@ def from_numpy(
         raise MetricsInputError(
             f"class_names: expected all strings or all integers, got {', '.join(kinds)}"
         )
+    if truth.ndim == 1:
+        if truth.shape[0] != n_ids:
+            raise MetricsInputError(
+                f"1-D y_true must hold one class index per row of y_score: {truth.shape[0]:,} "
+                f"values for {n_ids:,} rows"
+            )
+        if truth.dtype.kind in "USO":  # labels, as scikit-learn's with labels=
+            truth = _label_indices(truth, None if class_names is None else names)
+        elif not np.issubdtype(truth.dtype, np.integer):
+            raise MetricsInputError(
+                f"1-D y_true holds {truth.dtype} values, not class indices: cast whole numbers "
+                "with y_true.astype(int)"
+            )
+        if truth.size and (truth.min() < 0 or truth.max() >= n_classes):
+            raise MetricsInputError("1-D y_true has class indices outside y_score's columns")
+        truth = np.eye(n_classes, dtype=bool)[truth]
+    if truth.shape != score.shape:
+        raise MetricsInputError(f"y_true {truth.shape} and y_score {score.shape} differ in shape")
+    _check_y_true(truth)
     id_values = np.arange(n_ids) if ids is None else _array("ids", ids)
     if id_values.ndim != 1:
         raise MetricsInputError(

@@ -418,6 +418,9 @@ def test_from_numpy_reads_labels_by_class_names() -> None:
     cases = [
         (labels, {}, r"^1-D y_true holds text values, not class indices: pass class_names"),
         (np.array([0.0, 1.0, 2.0, 0.0]), {}, r"holds float64 values, not class indices.*astype"),
+        # Floats are no labels, whatever the names (scikit-learn's y_true of 0.0 and 1.0).
+        (np.array([0.0, 1.0, 2.0, 0.0]), {"class_names": [2, 1, 0]}, r"holds float64 values"),
+        (labels, {"class_names": ["cat", "cat", "dog"]}, r"class_names"),
         (
             np.array(["cat", "cow", "ant", "dog"]),
             {"class_names": names},
