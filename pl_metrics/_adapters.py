@@ -254,9 +254,12 @@ def _label_lists(table: pl.LazyFrame, labels_col: str, separator: str, where: st
 
 
 def _unknown_labels(
-    table: pl.LazyFrame, id_col: str, labels_col: str, known: list[str]
+    table: pl.LazyFrame, id_col: str, labels_col: str, known: list[str], *, text: bool
 ) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
-    """Count the ids whose labels (lists in ``labels_col``) are not ``known`` (and not "")."""
+    """Count the ids whose labels (lists in ``labels_col``) are not ``known`` (and not "").
+
+    ``text``: the labels were strings to split (else lists), for the hint on nulls.
+    """
     label = pl.element()
     unknown = pl.col(labels_col).list.eval(label.filter(~label.is_in(known) & (label != "")))
     names = pl.col(f"{_CHECK}unknown").explode()
@@ -279,7 +282,7 @@ def _unknown_labels(
                 f"column {labels_col!r}: {rows:,} {'row is' if rows == 1 else 'rows are'} null; "
                 "an id without true labels has an empty string or list there; if a null "
                 f"means no label (pandas reads an empty CSV cell as NaN), fill them first: "
-                f"pl.col({labels_col!r}).fill_null('')"
+                f"pl.col({labels_col!r}).fill_null({repr('') if text else '[]'})"
             )
         if row[f"{_CHECK}ids"]:
             n_labels = row[f"{_CHECK}labels"]
@@ -505,12 +508,13 @@ def from_wide(
         where = "the scores" if truth is None else "the truth table"
         if id_col not in label_table.collect_schema():
             raise MetricsInputError(f"column {id_col!r} (option 'id_col') is not in {where}")
+        text = label_table.collect_schema().get(labels_col) == pl.String
         label_table = label_table.with_columns(
             _label_lists(label_table, labels_col, separator, where)
         )
         # Labels of score columns left out of ``classes`` on purpose are not unknown.
         known = class_cols if classes is None else [c for c in schema if c not in (id_col, *skip)]
-        summary, check = _unknown_labels(label_table, id_col, labels_col, known)
+        summary, check = _unknown_labels(label_table, id_col, labels_col, known, text=text)
         if truth is None:  # the labels ride along with each row of their id
             long = _unpivot(label_table, id_col, class_cols, [*keep, labels_col])
         else:

@@ -256,7 +256,12 @@ def test_from_wide_refuses_null_labels(in_truth_table: bool) -> None:
     labels = pl.DataFrame({"id": [0, 1, 2], "labels": ["bird", None, ""]})
     message = r"^column 'labels': 1 row is null; an id without true labels has an empty"
     tables = (scores, labels) if in_truth_table else (scores.join(labels, on="id"), None)
-    with pytest.raises(pl_metrics.MetricsInputError, match=message):
+    with pytest.raises(pl_metrics.MetricsInputError, match=message + r".*fill_null\(''\)$"):
+        pl_metrics.from_wide(*tables, labels_col="labels")
+    # Lists of labels are filled with an empty list (a string would not cast).
+    lists = labels.with_columns(pl.col("labels").str.split(" "))
+    tables = (scores, lists) if in_truth_table else (scores.join(lists, on="id"), None)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"fill_null\(\[\]\)$"):
         pl_metrics.from_wide(*tables, labels_col="labels")
 
 
