@@ -510,9 +510,11 @@ def large_system(system: str, path: Path, budget: str | None) -> System:
 def chunk_count(path: Path, budget: str | None) -> float:
     """How many chunks score() plans for ``path`` (a private helper: nan if it moved)."""
     try:
-        from pl_metrics._chunks import budget_bytes, plan_chunks
+        from pl_metrics._chunks import budget_bytes, plan_chunks, row_bytes
 
-        plan = plan_chunks(pl.scan_parquet(path), files=[path], budget=budget_bytes(budget))
+        lf = pl.scan_parquet(path)
+        width = row_bytes(lf.collect_schema(), ["id", "class", "score", "truth"])  # lrap's
+        plan = plan_chunks(lf, files=[path], budget=budget_bytes(budget), width=width)
         return float(len(plan))
     except Exception:
         return float("nan")

@@ -120,7 +120,7 @@ def test_clustered_rewrite(tmp_path: Path, digits: pl.DataFrame) -> None:
 
 def test_wider_rows_make_more_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bytes a row takes scale with its columns' widths: Int64 ids, Float64 scores and
-    text keys peaked at 4.5 times the budget sized for 40 bytes a row of an Int32 id, an
+    text keys peaked at 6.4 times the budget sized for 40 bytes a row of an Int32 id, an
     Int16 class and a Float32 score."""
     narrow = pl.Schema(
         {"id": pl.Int32, "class": pl.Int16, "score": pl.Float32, "truth": pl.Boolean}
