@@ -157,11 +157,10 @@ def score(
         As in `report`.
     memory_budget
         Bytes (or a size such as ``"2GB"``, counted in powers of 1024; at least 1MB) the
-        states may use; decides the number of chunks (about 40 bytes a row of an Int32 id, an
-        Int16 class, a Float32 score and a boolean truth, measured; wider columns in
-        proportion, say 180 bytes with Int64 ids and classes, Float64 scores and a text
-        model column).
-        Default 2 GB.
+        chunks' rows may use; decides the number of chunks (about 40 bytes a row of an Int32
+        id, an Int16 class, a Float32 score and a boolean truth, as measured, and wider rows
+        in proportion: say 180 bytes with Int64 ids and classes, Float64 scores and a text
+        model column). Default 2 GB.
     n_chunks
         Force a number of chunks instead (never more than the ids, or the classes for the
         metrics that take whole classes).
