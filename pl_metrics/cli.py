@@ -373,11 +373,12 @@ def _at_least(low: int, what: str) -> Callable[[str], int]:
 
 def _numbers(text: str) -> list[float]:
     try:
-        return [float(x) for x in text.split(",") if x.strip()]
+        numbers = [float(x) for x in text.split(",") if x.strip()]
     except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected numbers separated by commas, got {shown(text)}"
-        ) from None
+        numbers = []
+    if not numbers:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {shown(text)}")
+    return numbers
 
 
 _positive = _at_least(1, "a positive integer")
@@ -389,7 +390,8 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--memory-budget",
         metavar="SIZE",
-        help="memory for the states, e.g. 500MB (powers of 1024; default 2GB); not with --chunks",
+        help="memory for the chunks' rows, e.g. 500MB (powers of 1024; default 2GB); not with "
+        "--chunks",
     )
     parser.add_argument(
         "--chunks",
