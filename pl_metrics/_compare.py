@@ -46,6 +46,7 @@ from typing import Any, Final
 import numpy as np
 import polars as pl
 
+from pl_metrics._curve_tables import cell_loss, weighted_mean
 from pl_metrics._curves import average_classes
 from pl_metrics._frame import (
     EMPTY_TABLE,
@@ -672,15 +673,13 @@ def _by_loss(
     cols, opts = spec.columns, spec.options
     assert cols.score is not None  # (these metrics read scores)
     assert opts.average in (None, "macro", "micro")  # (no positives' weights for "weighted")
-    score, truth, weight = pl.col(cols.score).cast(pl.Float64), cols.truth_expr, cols.weight_expr
+    score, truth, weight = pl.col(cols.score), cols.truth_expr, cols.weight_expr.cast(pl.Float64)
+    pos = pl.when(truth).then(weight).otherwise(0.0)  # a row's weight on its side
+    neg = pl.when(truth).then(0.0).otherwise(weight)
 
     def loss(metric: str) -> pl.Expr:
-        if metric == "brier_score":
-            cell = (score - truth.cast(pl.Float64)) ** 2
-        else:
-            p = score.clip(opts.eps, 1 - opts.eps)
-            cell = -pl.when(truth).then(p.log()).otherwise((1 - p).log())
-        return pl.when(weight != 0).then(weight * cell).otherwise(0.0).alias(_loss_sum(metric))
+        cell = cell_loss(metric, score, pos, neg, opts.eps)
+        return cell.alias(_loss_sum(metric))
 
     table = (
         df.lazy()
@@ -710,10 +709,13 @@ def _by_loss(
                 pooled = aggregate(
                     ordered.lazy(), by, [ordered_sum(summed), ordered_sum(total)]
                 ).collect()
-                values = pooled.select(*by, _ratio(summed, total).alias(metric))
+                values = pooled.select(*by, weighted_mean(summed, total).alias(metric))
             else:
                 values = classes.select(
-                    *by, cols.cls, _ratio(summed, total).alias(metric), pl.lit(0.0).alias(CURVE_POS)
+                    *by,
+                    cols.cls,
+                    weighted_mean(summed, total).alias(metric),
+                    pl.lit(0.0).alias(CURVE_POS),
                 )
             frames.append(_long(_averaged(values, metric, by, opts), metric, spec))
         yield pl.concat(frames)
@@ -730,11 +732,6 @@ def _infinite(sums: pl.DataFrame, names: list[str]) -> bool:
 
 def _loss_sum(metric: str) -> str:
     return f"{INTERNAL}boot_loss_{metric}"
-
-
-def _ratio(summed: pl.Expr, total: pl.Expr) -> pl.Expr:
-    """A weighted mean from its sums: NaN where the weights sum to 0, as `_cell_losses`."""
-    return pl.when(total == 0).then(float("nan")).otherwise(summed / total)
 
 
 #: Thresholded metrics of tp, fp and fn only.

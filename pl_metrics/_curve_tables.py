@@ -50,10 +50,12 @@ __all__ = [
     "binary_log_loss",
     "brier_score",
     "calibration_curve",
+    "cell_loss",
     "expected_calibration_error",
     "precision_recall_curve",
     "roc_curve",
     "thinned",
+    "weighted_mean",
 ]
 
 _N = f"{INTERNAL}n"
@@ -126,26 +128,40 @@ class _CurveTables(Family):
         return out.with_columns(pl.col(metric).fill_null(float("nan")))
 
 
+def cell_loss(metric: str, score: pl.Expr, pos: pl.Expr, neg: pl.Expr, eps: float) -> pl.Expr:
+    """The weighted loss (brier_score or binary_log_loss) at one score.
+
+    ``pos`` and ``neg``: the weights of the positives and negatives holding the score (one
+    row: its weight on its side, 0 on the other).
+    """
+    s = score.cast(pl.Float64)
+    if metric == "brier_score":
+        return pos * (s - 1) ** 2 + neg * s**2
+    # binary_log_loss, clipped as log_loss
+    p = s.clip(eps, 1 - eps)
+    # A side of no weight adds 0, also where its log is -inf (eps below 2**-53 leaves a
+    # score of 1 at 1: 0 * -inf would be NaN).
+    return -(
+        pl.when(pos != 0).then(pos * p.log()).otherwise(0.0)
+        + pl.when(neg != 0).then(neg * (1 - p).log()).otherwise(0.0)
+    )
+
+
+def weighted_mean(summed: pl.Expr, total: pl.Expr) -> pl.Expr:
+    """A weighted mean from its sums: NaN where the weights sum to 0."""
+    return pl.when(total == 0).then(float("nan")).otherwise(summed / total)
+
+
 def _cell_losses(
     curves: pl.LazyFrame, keys: list[str], cls: str, metric: str, eps: float
 ) -> pl.LazyFrame:
     """Per ``keys``: the weighted mean loss of the cells, and the positives' weight."""
-    s, pos, neg = pl.col(CURVE_SCORE).cast(pl.Float64), pl.col(_POS), pl.col(_NEG)
-    if metric == "brier_score":
-        loss = pos * (s - 1) ** 2 + neg * s**2
-    else:  # binary_log_loss, clipped as log_loss
-        p = s.clip(eps, 1 - eps)
-        # A side of no weight adds 0, also where its log is -inf (eps below 2**-53 leaves
-        # a score of 1 at 1: 0 * -inf would be NaN).
-        loss = -(
-            pl.when(pos != 0).then(pos * p.log()).otherwise(0.0)
-            + pl.when(neg != 0).then(neg * (1 - p).log()).otherwise(0.0)
-        )
+    pos, neg = pl.col(_POS), pl.col(_NEG)
+    loss = cell_loss(metric, pl.col(CURVE_SCORE), pos, neg, eps)
     # Sorted by class and score within the keys: the sums in a fixed order.
     order = list(dict.fromkeys([*keys, cls, CURVE_SCORE]))
     ordered = curves.with_columns(loss.alias(_LOSS)).sort(order)
-    total = ordered_sum(pos + neg)
-    value = pl.when(total == 0).then(float("nan")).otherwise(ordered_sum(pl.col(_LOSS)) / total)
+    value = weighted_mean(ordered_sum(pl.col(_LOSS)), ordered_sum(pos + neg))
     return aggregate(ordered, keys, [value.alias(metric), ordered_sum(pos).alias(_POS)])
 
 
