@@ -145,13 +145,18 @@ class _Parser(argparse.ArgumentParser):
             )
         return parsed
 
+    def commands(self) -> dict[str, argparse.ArgumentParser]:
+        """Each command's parser, by name."""
+        for action in self._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                return dict(action.choices)
+        return {}
+
     def _elsewhere(self, flag: str, command: argparse.ArgumentParser) -> str:
         """Where a flag unknown to ``command`` belongs: "it is an option of pl-metrics score"."""
         owners = [
             name
-            for action in self._actions
-            if isinstance(action, argparse._SubParsersAction)
-            for name, parser in action.choices.items()
+            for name, parser in self.commands().items()
             if parser is not command and any(flag in a.option_strings for a in parser._actions)
         ]
         if not owners or command is self:
@@ -159,14 +164,10 @@ class _Parser(argparse.ArgumentParser):
         return f"it is an option of {' and '.join(f'{self.prog} {o}' for o in owners)}"
 
     def _subcommand(self, parsed: argparse.Namespace) -> argparse.ArgumentParser:
-        for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                found: argparse.ArgumentParser = action.choices[parsed.command]
-                return found
-        return self
+        return self.commands().get(parsed.command, self)
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> _Parser:
     parser = _Parser(
         prog="pl-metrics",
         description="Evaluation metrics of prediction dumps, computed with polars.",
@@ -998,8 +999,7 @@ _LIBRARY_OPTIONS = {
 
 def _flags(command: str) -> dict[str, str]:
     """The long flag of each option of ``command``, by its argparse destination."""
-    commands = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
-    actions = commands.choices[command]._actions
+    actions = _parser().commands()[command]._actions
     return {a.dest: max(a.option_strings, key=len) for a in actions if a.option_strings}
 
 
