@@ -142,9 +142,7 @@ def scan_files(
         return _scan_csv(found, check_folders)
     schemas = [_file_schema(path, kind) for path in found]
     if check_folders:
-        _check_folder_values(found, kind, schemas)
-        _check_folder_keys(found)
-        _check_folder_spellings(found, schemas)
+        _check_folders(found, kind, schemas)
     common = _common_schema(found, schemas, warn=warn_left_out)
     same = all(dict(schema) == dict(common) for schema in schemas)
     if kind == "parquet":
@@ -427,10 +425,7 @@ def _scan_csv(found: Sequence[Path], check_folders: bool) -> pl.LazyFrame:
     hive = _hive_values(found)
     if hive and check_folders:
         kept = [found[index] for index in with_rows]
-        schemas = [pl.scan_csv(path).collect_schema() for path in kept]
-        _check_folder_values(kept, "csv", schemas)
-        _check_folder_keys(kept)
-        _check_folder_spellings(kept, schemas)
+        _check_folders(kept, "csv", [pl.scan_csv(path).collect_schema() for path in kept])
     frames = [
         pl.scan_csv(found[index]).with_columns(
             pl.lit(values[index], dtype=values.dtype).alias(key) for key, values in hive.items()
@@ -470,7 +465,17 @@ def _check_folder_keys(found: Sequence[Path]) -> None:
     )
 
 
-def _check_folder_spellings(found: Sequence[Path], schemas: Sequence[pl.Schema]) -> None:
+def _check_folders(found: Sequence[Path], kind: str, schemas: Sequence[pl.Schema]) -> None:
+    """The hive folders' checks: the files' own key columns, the keys, their spellings."""
+    hive = _hive_values(found)  # (folder names typed once, for the two that read them)
+    _check_folder_values(found, kind, schemas, hive)
+    _check_folder_keys(found)
+    _check_folder_spellings(found, schemas, hive)
+
+
+def _check_folder_spellings(
+    found: Sequence[Path], schemas: Sequence[pl.Schema], hive: dict[str, pl.Series]
+) -> None:
     """Refuse two folders that read as one partition (``fold=01`` and ``fold=1``).
 
     Folder names are typed as polars types them (as the files' own column of the key, if
@@ -479,7 +484,7 @@ def _check_folder_spellings(found: Sequence[Path], schemas: Sequence[pl.Schema])
     ``model=b/fold=1`` are two.
     """
     parts = [_hive_parts(path) for path in found]
-    keys = list(_hive_values(found).items())
+    keys = list(hive.items())
     typed: list[pl.Series] = []
     spelt: list[pl.Series] = []
     for key, inferred in keys:
@@ -503,14 +508,15 @@ def _check_folder_spellings(found: Sequence[Path], schemas: Sequence[pl.Schema])
             )
 
 
-def _check_folder_values(found: Sequence[Path], kind: str, schemas: Sequence[pl.Schema]) -> None:
+def _check_folder_values(
+    found: Sequence[Path], kind: str, schemas: Sequence[pl.Schema], hive: dict[str, pl.Series]
+) -> None:
     """Refuse files whose own column of a folder key holds another value than the folder.
 
     The folder's value replaces the column (as polars reads hive partitions): a file moved
     into the wrong folder would be scored as that folder's, silently. Parquet statistics
     answer without reading, when they hold one value; else the column is read.
     """
-    hive = _hive_values(found)
     wrong: dict[str, list[str]] = {}
     for index, (path, schema) in enumerate(zip(found, schemas, strict=True)):
         parts = _hive_parts(path)
