@@ -17,9 +17,9 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Any, Final, Protocol, TextIO, TypeVar
 
 import polars as pl
 from tqdm import tqdm
@@ -39,12 +39,13 @@ from pl_metrics._frame import (
     INTERNAL,
     N_IDS,
     MetricsInputError,
+    Problem,
     Ragged,
     aggregate,
     check_option,
     checked_options,
     is_integer,
-    join_on,
+    raise_on_problems,
     require_column,
     shown,
     to_polars,
@@ -268,15 +269,31 @@ def _named_file(files: Sequence[Path] | None, spec: Spec) -> Iterator[None]:
         raise MetricsInputError(f"{error}; {hint}", problem=error.problem) from None
 
 
-#: Computes the collected states of the chunks of a plan (locally, or on a cluster).
-Runner = Callable[[Chunks, Spec], list[MetricState]]
+_Kept = TypeVar("_Kept")
+
+
+class Runner(Protocol):
+    """Scores the chunks of a plan, locally or on a cluster.
+
+    ``keep`` turns each chunk's collected state into what is kept of it, where the chunk
+    was scored (a worker sends back only that).
+    """
+
+    def __call__(
+        self, chunks: Chunks, spec: Spec, keep: Callable[[MetricState], _Kept]
+    ) -> list[_Kept]: ...
+
+
+def whole(state: MetricState) -> MetricState:
+    """Keeps a chunk's whole state (id chunks, merged at the end)."""
+    return state
 
 
 def local_runner(lf: pl.LazyFrame, stream: TextIO | None) -> Runner:
     """Chunks one after the other in this process, with a progress bar on ``stream``."""
 
-    def run(chunks: Chunks, spec: Spec) -> list[MetricState]:
-        states = []
+    def run(chunks: Chunks, spec: Spec, keep: Callable[[MetricState], _Kept]) -> list[_Kept]:
+        kept = []
         with tqdm(
             total=chunks.rows,
             desc=f"{len(chunks)} chunk{'s' if len(chunks) > 1 else ''}: {chunks.strategy}",
@@ -286,10 +303,10 @@ def local_runner(lf: pl.LazyFrame, stream: TextIO | None) -> Runner:
             disable=stream is None,
             leave=False,  # cleared when done, so the table stands alone
         ) as bar:
-            for done, keep in enumerate(chunks.filters, start=1):
-                states.append(chunk_state(lf if len(chunks) == 1 else lf.filter(keep), spec))
+            for done, rows in enumerate(chunks.filters, start=1):
+                kept.append(keep(chunk_state(lf if len(chunks) == 1 else lf.filter(rows), spec)))
                 bar.update(chunks.rows * done // len(chunks) - bar.n)  # rows: about a share
-        return states
+        return kept
 
     return run
 
@@ -330,7 +347,7 @@ def score_spec(
         )
     if len(id_plan) == 1 and (class_plan is None or len(class_plan) == 1):
         # Everything fits at once: one state of every metric, as `report` computes it.
-        return _merged(runner(id_plan, spec))
+        return _merged(runner(id_plan, spec, whole))
     results = []
     class_spec = Spec(tuple(by_class), spec.columns, spec.options)
     id_options = spec.options
@@ -343,14 +360,15 @@ def score_spec(
         class_spec = class_spec.with_options(zero_weight_checks=())
         if not by_id:  # a counts-only state over them runs those checks
             checks = Spec(("confusion",), spec.columns, id_options).with_options(per_id=False)
-            _merged(runner(id_plan, checks))
+            _merged(runner(id_plan, checks, whole))
     if by_id:
-        results.append(_merged(runner(id_plan, Spec(tuple(by_id), spec.columns, id_options))))
+        by_id_spec = Spec(tuple(by_id), spec.columns, id_options)
+        results.append(_merged(runner(id_plan, by_id_spec, whole)))
     if by_class:
         assert class_plan is not None
         # Undefined ROC AUCs are left out by each chunk and counted over all of them.
         per_class = class_spec.with_options(average=None, per_class=True, undefined="skip")
-        results.append(_class_values(runner(class_plan, per_class), class_spec))
+        results.append(_class_values(runner(class_plan, per_class, class_chunk), class_spec))
     keys = spec.keys
     out = results[0]
     for extra in results[1:]:
@@ -413,24 +431,51 @@ def _merged(states: Sequence[MetricState]) -> pl.DataFrame:
     return whole.finalize().collect(engine=_SMALL)
 
 
-def _row_checks_summed(states: list[MetricState], by: list[str]) -> list[MetricState]:
-    """Class chunks hold disjoint rows: each one's row checks count the rows of them all.
+@dataclass(frozen=True)
+class ClassChunk:
+    """What is kept of a class chunk's state: its values, not its curves table.
 
-    (A chunk raising with its own count would name a share of the bad rows. The checks of
-    an id's rows together run over id chunks, see `score_spec`.)
+    The curves table holds a row per class and distinct score: kept for every chunk, it
+    would make memory grow with the whole table's distinct scores, whatever the budget. A
+    class chunk holds every row of its classes, so its per-class values are final; but its
+    rows' checks count a share of the rows (a chunk raising with its own count would name
+    a share of the bad rows): they are summed over the chunks and raised first.
     """
-    names = [p.name for p in states[0].problems if p.unit == "rows"] if states else []
-    if len(states) < 2 or not names:
-        return states
-    counts = pl.concat([s.groups.lazy().select(*by, *names) for s in states])
-    totals = aggregate(counts, by, [pl.col(n).sum() for n in names])
-    return [
-        replace(s, groups=join_on(s.groups.lazy().drop(names), totals, by).collect(engine=_SMALL))
-        for s in states
-    ]
+
+    #: The ids of each group in the chunk, and its rows' checks.
+    groups: pl.DataFrame
+    #: The per-class values (or the curves' points), the rows' checks left out; None when
+    #: the chunk has no rows or raised.
+    values: pl.DataFrame | None
+    #: The positives' weight of each ``(by..., class)``, the weights of a weighted average.
+    positives: pl.DataFrame
+    #: The rows' checks counted in ``groups``.
+    row_problems: tuple[Problem, ...]
+    #: Raised by the caller after the rows' checks, in chunk order: on a cluster, bad input
+    #: is not the task's failure (which would be tried again and reported as the chunk's).
+    error: MetricsInputError | None = None
 
 
-def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
+def class_chunk(state: MetricState) -> ClassChunk:
+    """Keeps a class chunk's values (see `ClassChunk`), where the chunk was scored."""
+    by = list(state.columns.by)
+    problems = tuple(p for p in state.problems if p.unit == "rows")
+    rows = [p.name for p in problems]
+    groups = state.groups.lazy().select(*by, N_IDS, *rows).collect(engine=_SMALL)
+    kept = functools.partial(
+        ClassChunk, groups, positives=curve_positives(state), row_problems=problems
+    )
+    if not groups[N_IDS].sum():
+        return kept(None)
+    passing = state.groups.lazy().with_columns(pl.lit(0, groups.schema[n]).alias(n) for n in rows)
+    try:
+        values = replace(state, groups=passing.collect(engine=_SMALL)).finalize()
+        return kept(values.collect(engine=_SMALL))
+    except MetricsInputError as error:
+        return kept(None, error=error)
+
+
+def _class_values(chunks: Sequence[ClassChunk], spec: Spec) -> pl.DataFrame:
     """Class-disjoint chunks: each gives its classes' values; they are averaged at the end.
 
     Every id of a group must appear in every chunk that holds the group (each id has every
@@ -438,13 +483,19 @@ def _class_values(states: Sequence[MetricState], spec: Spec) -> pl.DataFrame:
     """
     cols, opts = spec.columns, spec.options
     by = list(cols.by)
-    kept = _row_checks_summed(_non_empty(states), by)  # a chunk without rows adds nothing
-    table = pl.concat([s.finalize().collect(engine=_SMALL) for s in kept], how="vertical_relaxed")
-    positives = pl.concat([curve_positives(s) for s in kept])
-    id_counts = pl.concat(
-        [s.groups.lazy().select(*by, pl.col(N_IDS)).collect(engine=_SMALL) for s in kept]
-    )
-    id_counts = id_counts.filter(pl.col(N_IDS) > 0)
+    counts = pl.concat([c.groups for c in chunks], how="vertical_relaxed")
+    if not counts[N_IDS].sum():
+        raise MetricsInputError(EMPTY_TABLE)
+    problems = chunks[0].row_problems
+    if problems:  # raised as one chunk raises them, with the rows of all
+        sums = [pl.col(n).sum() for n in [N_IDS, *(p.name for p in problems)]]
+        raise_on_problems(aggregate(counts.lazy(), by, sums), problems, by).collect(engine=_SMALL)
+    for chunk in chunks:
+        if chunk.error is not None:
+            raise chunk.error
+    table = pl.concat([c.values for c in chunks if c.values is not None], how="vertical_relaxed")
+    positives = pl.concat([c.positives for c in chunks])
+    id_counts = counts.select(*by, N_IDS).filter(pl.col(N_IDS) > 0)
     spread = aggregate(
         id_counts.lazy(), by, [pl.col(N_IDS).min().alias(_LEAST), pl.col(N_IDS).max().alias(_MOST)]
     ).collect(engine=_SMALL)

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 
@@ -33,17 +33,21 @@ from pl_metrics._state import MetricState
 
 __all__ = ["ChunkError", "score"]
 
+_Kept = TypeVar("_Kept")
+
 
 class ChunkError(RuntimeError):
     """A chunk's task failed on every try: the call fails rather than return a part."""
 
 
-def _chunk_state(paths: list[str], keep: pl.Expr, spec: Spec) -> MetricState:
-    """Run on a worker: read the chunk's rows from the files, return its collected state."""
+def _chunk_state(
+    paths: list[str], rows: pl.Expr, spec: Spec, keep: Callable[[MetricState], _Kept]
+) -> _Kept:
+    """Run on a worker: read the chunk's rows from the files, keep what ``keep`` takes."""
     try:
         # (The client checked the files' folders when it planned the chunks.)
         found = [Path(p) for p in paths]
-        return chunk_state(scan_files(found, check_folders=False).filter(keep), spec)
+        return keep(chunk_state(scan_files(found, check_folders=False).filter(rows), spec))
     except pl.exceptions.PanicException as error:
         # A corrupt file can make polars panic; its PanicException cannot be pickled back to
         # the client, which then waited forever. It travels as its text, raised outside the
@@ -223,15 +227,15 @@ def score(
 def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:
     """Each chunk a task: the worker reads its rows from the files and returns its state."""
 
-    def run(chunks: Chunks, spec: Spec) -> list[MetricState]:
+    def run(chunks: Chunks, spec: Spec, keep: Callable[[MetricState], _Kept]) -> list[_Kept]:
         futures = [
-            client.submit(_chunk_state, paths, keep, spec, retries=retries, pure=False)
-            for keep in chunks.filters
+            client.submit(_chunk_state, paths, rows, spec, keep, retries=retries, pure=False)
+            for rows in chunks.filters
         ]
-        states = []
+        kept = []
         for number, future in enumerate(futures, start=1):
             try:
-                states.append(future.result())
+                kept.append(future.result())
             except Exception as error:  # the task's own error, after its retries
                 for other in futures:
                     other.cancel()
@@ -242,7 +246,7 @@ def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:
                     f"{retries + 1} tries: {type(error).__name__}: {error}"
                     + (f"; {which}" if which else "")
                 ) from error
-        return states
+        return kept
 
     return run
 

@@ -170,13 +170,14 @@ def test_a_polars_panic_on_a_worker_travels_back_as_text(monkeypatch: pytest.Mon
     import pickle
 
     from pl_metrics import dask as on_dask
+    from pl_metrics._driver import whole
 
     def panic(*args: object) -> None:
         raise pl.exceptions.PanicException("corrupt page")
 
     monkeypatch.setattr(on_dask, "chunk_state", panic)
     with pytest.raises(RuntimeError, match="polars panicked: corrupt page") as caught:
-        on_dask._chunk_state([str(DATA / "digits_oof.parquet")], pl.lit(True), None)  # type: ignore[arg-type]
+        on_dask._chunk_state([str(DATA / "digits_oof.parquet")], pl.lit(True), None, whole)  # type: ignore[arg-type]
     pickle.loads(pickle.dumps(caught.value))
 
 

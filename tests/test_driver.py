@@ -15,7 +15,7 @@ from polars.testing import assert_frame_equal
 import pl_metrics
 from pl_metrics import _driver
 from pl_metrics._chunks import REFERENCE_ROW, budget_bytes, class_chunks, plan_chunks, row_bytes
-from pl_metrics._driver import local_runner
+from pl_metrics._driver import local_runner, whole
 from pl_metrics._registry import info
 from pl_metrics._spec import resolve
 from tests.conftest import long_table
@@ -203,13 +203,13 @@ def test_progress_bar_writes_to_its_stream(digits: pl.DataFrame) -> None:
     plan = plan_chunks(lf, n_chunks=4, budget=budget_bytes(None))
     spec = resolve(lf, "lrap", by="model")
     stream = io.StringIO()
-    states = local_runner(lf, stream)(plan, spec)
+    states = local_runner(lf, stream)(plan, spec, whole)
     assert len(states) == 4
     text = stream.getvalue()
     assert f"4 chunks: {plan.strategy}" in text
     assert f"/{digits.height / 1000:.1f}k [" in text  # rows to read
     assert "row/s" in text
-    quiet = local_runner(lf, None)(plan, spec)  # nothing to write to: no error
+    quiet = local_runner(lf, None)(plan, spec, whole)  # nothing to write to: no error
     assert len(quiet) == 4
 
 
@@ -381,3 +381,43 @@ def test_chunked_errors_count_the_bad_rows_of_every_chunk(
             pl_metrics.score(digits.filter(pl.col("fold") == 0), metrics, n_chunks=n_chunks)
         with pytest.raises(pl_metrics.MetricsInputError, match=rf"{missing:,} \(id, class\) rows"):
             pl_metrics.score(ragged, metrics, by=["model", "fold"], n_chunks=n_chunks)
+
+
+@pytest.mark.parametrize("metric", ["roc_auc", "average_precision", "padded_cmap", "brier_score"])
+def test_class_chunks_keep_their_values_not_their_curves(digits: pl.DataFrame, metric: str) -> None:
+    # The curves table holds a row per class and distinct score (here about one per row).
+    # Kept for every chunk until the end, it made score()'s memory grow with the whole
+    # dump's distinct scores, whatever the budget: a chunk keeps its per-class values.
+    lf = digits.lazy()
+    plan = class_chunks(lf, digits.height, "class", categorical=False, budget=1, n_chunks=4)
+    spec = resolve(lf, metric, by="model").with_options(
+        average=None, per_class=True, undefined="skip"
+    )
+    kept = local_runner(lf, None)(plan, spec, _driver.class_chunk)
+    assert len(kept) == 4
+    for chunk in kept:
+        assert chunk.error is None
+        assert chunk.values is not None
+        groups_classes = chunk.values.select("model", "class").unique()
+        assert chunk.values.height == groups_classes.height == chunk.positives.height
+        assert chunk.groups.columns[:2] == ["model", _driver.N_IDS]
+    values = pl.concat([c.values for c in kept if c.values is not None])
+    want = pl_metrics.report(digits, metric, by="model", per_class=True)
+    assert_frame_equal(values.sort("model", "class"), want.sort("model", "class"), rel_tol=1e-12)
+
+
+def test_a_class_chunks_bad_input_is_kept_to_be_raised_by_the_caller(digits: pl.DataFrame) -> None:
+    # On a cluster, a chunk's error is its task's failure: tried again, then reported as
+    # the chunk's (ChunkError). Bad input is the caller's MetricsInputError, as in memory.
+    import pickle
+
+    no_positives = digits.with_columns(truth=pl.col("truth") & (pl.col("class") != "3"))
+    by = ["model", "fold"]
+    state = pl_metrics.state(no_positives, "roc_auc", by=by, per_class=True).collect()
+    chunk = pickle.loads(pickle.dumps(_driver.class_chunk(state)))  # as a worker sends it
+    assert chunk.values is None
+    assert isinstance(chunk.error, pl_metrics.MetricsInputError)
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match="20 classes have no positives or no negatives"
+    ):
+        _driver._class_values([chunk], resolve(no_positives, "roc_auc", by=by, per_class=True))
