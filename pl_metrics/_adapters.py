@@ -636,9 +636,11 @@ def from_numpy(
 
     ``y_true`` is an ``(n_ids, n_classes)`` 0/1 indicator matrix (boolean, integer or float;
     other values, NaN included, are refused; scipy sparse too), or ``(n_ids,)`` class indices
-    (multi-class), or ``(n_ids,)`` labels found in ``class_names`` (``["cat", "dog"]``, as
-    scikit-learn's ``labels=``); ``y_score`` is ``(n_ids, n_classes)``, finite. ``class_names`` and
-    ``ids`` (default: column and row numbers) name each column and row once.
+    (multi-class), or ``(n_ids,)`` labels found in ``class_names`` (``["cat", "dog"]``, or
+    integers ``[1, 2, 3]``, as scikit-learn's ``labels=``: integer labels are then looked up
+    in the names, not read as column positions); ``y_score`` is ``(n_ids, n_classes)``,
+    finite. ``class_names`` and ``ids`` (default: column and row numbers) name each column and
+    row once.
 
     Examples
     --------
@@ -691,6 +693,9 @@ def from_numpy(
             )
         if truth.dtype.kind in "USO":  # labels, as scikit-learn's with labels=
             truth = _label_indices(truth, None if class_names is None else names)
+        elif class_names is not None and integers and truth.dtype.kind in "iu":
+            # Integer names are labels too (scikit-learn's labels=[1, 2, 3]), not positions.
+            truth = _label_indices(truth, names)
         elif not np.issubdtype(truth.dtype, np.integer):
             raise MetricsInputError(
                 f"1-D y_true holds {truth.dtype} values, not class indices: cast whole numbers "

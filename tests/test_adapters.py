@@ -438,6 +438,26 @@ def test_from_numpy_reads_labels_by_class_names() -> None:
             pl_metrics.from_numpy(y_true, score, **options)
 
 
+def test_from_numpy_reads_integer_labels_by_integer_class_names() -> None:
+    """labels=[1, 2, 3] in scikit-learn: y_true's 3 is the third column, not the fourth."""
+    rng = np.random.default_rng(4)
+    score = rng.random((30, 3))
+    score /= score.sum(axis=1, keepdims=True)
+    labels = rng.choice([10, 20, 30], 30)
+    names = [10, 20, 30]
+    got = pl_metrics.from_numpy(labels, score, class_names=names)
+    want = pl_metrics.from_numpy(labels // 10 - 1, score, class_names=["a", "b", "c"])
+    assert_frame_equal(got.drop("class"), want.drop("class"))
+    assert pl_metrics.log_loss(got).item() == pytest.approx(log_loss(labels, score, labels=names))
+    # Names in another order name other columns (scikit-learn sorts labels= instead).
+    shuffled = [30, 10, 20]
+    got = pl_metrics.from_numpy(labels, score, class_names=shuffled)
+    want = log_loss(labels, score[:, [1, 2, 0]], labels=names)
+    assert pl_metrics.log_loss(got).item() == pytest.approx(want)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"no class_names: 40"):
+        pl_metrics.from_numpy(np.array([10, 40] * 15), score, class_names=names)
+
+
 def test_from_wide_classes_one_name_and_of_numbers() -> None:
     one = pl_metrics.from_wide(SCORES.rename({"a": "ab"}), TRUTH.rename({"a": "ab"}), classes="ab")
     assert one["class"].unique().to_list() == ["ab"]  # one class, not its letters
