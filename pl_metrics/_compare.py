@@ -157,9 +157,9 @@ def compare(
     Columns ``model_col``, then for each metric ``{metric}`` (all folds pooled), ``{metric}_mean``
     and ``{metric}_std`` (over folds; the sample standard deviation, ``ddof=1``). Sorted best
     first by the first metric (higher is better for scores, lower for losses and errors;
-    ties by model). Other options are
-    those of `report`, except per-class output (``per_class``, ``average=None``): `report`
-    with ``by=[model_col, fold_col]`` gives per-class values.
+    ties by model; an undefined value, NaN, last). Other options are those of `report`,
+    except per-class output (``per_class``, ``average=None``): `report` with
+    ``by=[model_col, fold_col]`` gives per-class values.
 
     Parameters
     ----------
@@ -223,8 +223,10 @@ def compare(
     columns = [c for m in names for c in (m, f"{m}_mean", f"{m}_std")]
     out = pooled.join(spread, on=model_col, nulls_equal=True).select(model_col, *columns)
     first = names[0]
-    best_first = out.sort(  # ties in the models' order, the same on every run and path
-        [first, model_col],
+    # Ties in the models' order, the same on every run and path; an undefined (NaN) value
+    # last, as plot.compare draws it: polars sorts NaN above every number.
+    best_first = out.sort(
+        [pl.col(first).fill_nan(None), model_col],
         descending=[bool(info(first).higher_is_better), False],
         nulls_last=True,
     )

@@ -38,6 +38,29 @@ def test_compare_table(kind: str) -> None:
     assert dict(out.select("model", "lrap").rows()) == pytest.approx(dict(pooled.rows()))
 
 
+def test_compare_ranks_an_undefined_model_last(kind: str) -> None:
+    """A model whose metric is NaN (every class undefined) is not ranked the best one."""
+    rng = np.random.default_rng(0)
+    n = 2 * 3 * 40 * 2
+    fold, i = np.repeat([0, 1], n // 2), np.tile(np.repeat(np.arange(40), 2), 6)
+    model, klass = np.tile(np.repeat(["a", "b", "c"], 80), 2), np.tile([0, 1], n // 2)
+    df = pl.DataFrame(
+        {
+            "model": model,
+            "fold": fold,
+            "id": [f"{f}-{k}" for f, k in zip(fold, i, strict=True)],
+            "class": klass,
+            "score": rng.random(n),
+            # Model "a" has no positive: ROC AUC is undefined for each of its classes.
+            "truth": (model != "a") & (i % 2 == klass),
+        }
+    )
+    out = run(df, kind, pl_metrics.compare, metrics=["roc_auc"], undefined="skip")
+    assert out["model"][2] == "a"
+    assert out["roc_auc"][0] > out["roc_auc"][1]
+    assert np.isnan(out["roc_auc"][2])
+
+
 def single_label(
     n_datasets: int, n_ids: int, p_correct: float, seed: int, models: tuple[str, ...] = ("m",)
 ) -> pl.DataFrame:
