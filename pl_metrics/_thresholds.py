@@ -18,7 +18,17 @@ import polars as pl
 
 from pl_metrics._counts import from_counts
 from pl_metrics._curves import FP, N_ALL, P_ALL, TP, cumulated
-from pl_metrics._frame import INTERNAL, Columns, FrameT, Ragged, checked_options, join_asof_by
+from pl_metrics._frame import (
+    INTERNAL,
+    Columns,
+    FrameT,
+    Problem,
+    Ragged,
+    aggregate,
+    checked_options,
+    join_asof_by,
+    join_on,
+)
 from pl_metrics._report import report
 from pl_metrics._spec import Options
 from pl_metrics._state import CURVE_NEG as _NEG
@@ -138,6 +148,30 @@ class _Thresholds(Family):
             return _best(candidates, keys)
         return _out_of_fold(curves, cols, opts)
 
+    def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
+        if metric != "best_threshold" or opts.fold_col is None:
+            return []
+        return [_single_fold(cols, opts.fold_col)]
+
+
+def _single_fold(cols: Columns, fold: str) -> Problem:
+    """A group none of whose classes has two folds: nothing to tune out of fold.
+
+    A fold column that is not one (a single value, or one that follows the class) gives it.
+    A class of one fold among classes of several (a rare class, in a ragged table) is not
+    refused: its ``held_out_value`` is null.
+    """
+    grouped = any(b != fold for b in cols.by)
+    return Problem(
+        "single_fold",
+        fold,
+        "groups" if grouped else "fold",
+        "have a single fold in every class" if grouped else "in every class",
+        "tuning a fold's thresholds on the other folds needs two or more folds per class: "
+        "check that option 'fold_col' names the column of folds (one per id), or leave "
+        "fold_col out",
+    )
+
 
 def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyFrame:
     """Thresholds fitted on all folds, and the metric of thresholds tuned without each fold.
@@ -214,7 +248,13 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
     )
     held = summed.select(*keys, pl.when(pl.col(_TUNED)).then(_value(opts)).alias("held_out_value"))
     out = fitted.join(held, on=keys, how="left", nulls_equal=True, maintain_order="left")
-    return out.select(*keys, _T, "value", "held_out_value")
+    folds_per_class = aggregate(curves.select(fold_keys).unique(), keys, [pl.len().alias("n")])
+    single = aggregate(
+        folds_per_class,
+        by,
+        [(pl.col("n").max() < 2).cast(pl.Int64).alias(_single_fold(cols, fold).name)],
+    )
+    return join_on(out.select(*keys, _T, "value", "held_out_value"), single, by)
 
 
 register("_thresholds", _Thresholds())
@@ -322,8 +362,10 @@ def best_threshold(
     other folds, then applied to it; ``held_out_value`` is the metric of those held-out
     predictions pooled over the folds, the number to believe for new data, while
     ``threshold`` and ``value`` are fitted on all folds (the thresholds to ship, and their
-    in-sample value, which is optimistic). ``held_out_value`` is null for a class (and
-    group) with a single fold: there are no other folds to tune its threshold on.
+    in-sample value, which is optimistic). ``held_out_value`` is null for a class with a
+    single fold (a rare class of a ragged table): there are no other folds to tune its
+    threshold on. A group none of whose classes has two folds is refused: its fold column
+    holds one value, or follows the class, so it is no column of folds.
 
     Parameters
     ----------

@@ -206,12 +206,39 @@ def test_numpy_numbers_are_thresholds() -> None:
         pl_metrics.threshold_sweep(df, "f1", table)  # type: ignore[arg-type]
 
 
-def test_a_single_fold_has_no_held_out_value() -> None:
+@pytest.mark.parametrize("path", ["eager", "lazy", "chunks"])
+def test_a_fold_column_of_one_fold_per_class_is_refused(path: str) -> None:
+    """One fold, or a "fold" that follows the class: nothing to tune out of fold."""
     rng = np.random.default_rng(5)
     df = pl_metrics.from_numpy(rng.random((30, 3)) < 0.4, rng.random((30, 3)))
-    best = pl_metrics.best_threshold(df.with_columns(fold=pl.lit(0)), fold_col="fold")
-    assert best["held_out_value"].null_count() == 3
-    assert best.drop("held_out_value").equals(pl_metrics.best_threshold(df))
+    folds = pl.col("id") % 3
+
+    def best(table: pl.DataFrame, **options: Any) -> pl.DataFrame:
+        if path == "chunks":
+            return pl_metrics.score(table, "best_threshold", fold_col="fold", n_chunks=2, **options)
+        got = pl_metrics.best_threshold(
+            table.lazy() if path == "lazy" else table, fold_col="fold", **options
+        )
+        return got.collect() if isinstance(got, pl.LazyFrame) else got
+
+    error = pl_metrics.MetricsInputError
+    whole = r"^column 'fold': 1 fold in every class; tuning a fold's thresholds .* two or more"
+    for fold in (pl.lit(0), pl.col("class").cast(pl.Int64) % 2):
+        with pytest.raises(error, match=whole):
+            best(df.with_columns(fold=fold))
+    two = pl.concat(
+        [
+            df.with_columns(model=pl.lit("a"), fold=folds),
+            df.with_columns(model=pl.lit("b"), fold=pl.lit(0, pl.Int64)),
+        ]
+    )
+    with pytest.raises(error, match=r"1 group has a single fold in every class \(model='b'\)"):
+        best(two, by="model")
+    # A rare class seen in one fold (a ragged table) is no error: its held-out value is null.
+    rare = df.with_columns(fold=folds).filter((pl.col("class") != 2) | (pl.col("id") % 3 == 0))
+    got = best(rare, ragged="allow")
+    assert got["held_out_value"].is_null().to_list() == [False, False, True]
+    assert got.drop("held_out_value").equals(pl_metrics.best_threshold(rare, ragged="allow"))
 
 
 def test_the_duplicate_rows_hint_leaves_out_the_fold_column() -> None:
