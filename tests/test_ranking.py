@@ -254,6 +254,10 @@ def test_single_class_lwlrap_and_lrap_are_one() -> None:
 def test_lwlrap_without_positives_is_nan() -> None:
     df = long_table(np.zeros((2, 3), dtype=bool), np.ones((2, 3)))
     assert np.isnan(pl_metrics.lwlrap(df).item())
+    # Its per-class and per-id rows: no lwlrap, and NaN weights (the README says so).
+    for rows in (pl_metrics.lwlrap(df, per_class=True), pl_metrics.lwlrap(df, per_id=True)):
+        assert rows["lwlrap"].is_null().all()
+        assert rows["weight"].is_nan().all()
 
 
 @pytest.mark.parametrize("metric", list(FUNCTIONS))
