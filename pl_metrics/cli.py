@@ -30,6 +30,7 @@ from pl_metrics._io import (
 from pl_metrics._registry import info, metric_names, sweepable
 from pl_metrics._spec import make_options
 from pl_metrics.dask import ChunkError
+from pl_metrics.plot import MAX_CLASS_PANELS
 
 __all__ = ["main"]
 
@@ -464,6 +465,14 @@ def _add_curves(commands: Any) -> None:
     _add_checks(cu)
     _add_chunking(cu)
     _add_plot(cu, "the curves' plot")
+    cu.add_argument(
+        "--max-classes",
+        type=int,
+        default=MAX_CLASS_PANELS,
+        metavar="N",
+        help="--plot: a panel for each of the first N classes at most, when there are several "
+        f"models (default {MAX_CLASS_PANELS})",
+    )
     _add_output(cu)
     _add_quiet(cu)
     _add_traceback(cu)
@@ -833,7 +842,9 @@ def _run_curves(args: argparse.Namespace) -> None:
         from pl_metrics import plot
 
         draw = {"roc": plot.roc_curves, "pr": plot.pr_curves, "calibration": plot.reliability}
-        figure = draw[args.kind](exact, class_col=args.class_col, group_cols=by)
+        figure = draw[args.kind](
+            exact, class_col=args.class_col, group_cols=by, max_classes=args.max_classes
+        )
         figure.savefig(args.plot)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,6 +59,13 @@ def _figure(width: float = 8.0, height: float = 4.5) -> Any:
     except ImportError as error:  # pragma: no cover - depends on the install
         raise ImportError('plots need matplotlib: pip install "pl_metrics[plot]"') from error
     return Figure(figsize=(width, height), layout="constrained")
+
+
+def _title(fig: Any, title: str) -> None:
+    """The figure's title, wrapped to its width: a narrow figure would clip a long one."""
+    size = 12.0  # matplotlib's "large" at its default 10pt font
+    chars = max(20, int(fig.get_figwidth() * 72 / (0.55 * size)))
+    fig.suptitle(textwrap.fill(title, chars), fontsize=size)
 
 
 def _need(
@@ -324,7 +332,7 @@ def _bar_panels(
     if longest * tick_size * 0.6 / 72 > 0.9 * (panel_width - 0.4) / m:
         for ax in fig.axes:
             ax.tick_params(axis="x", labelrotation=90)
-    fig.suptitle(title)
+    _title(fig, title)
     fig.supxlabel(class_col)
     fig.supylabel(metric)
     return fig
@@ -375,7 +383,7 @@ def distributions(
         if v.size < table.height
     ]
     left_out = f" (no finite value, left out: {', '.join(missing)})" if missing else ""
-    fig.suptitle(f"Distribution over {table.height:,}{over} groups{left_out}")
+    _title(fig, f"Distribution over {table.height:,}{over} groups{left_out}")
     return fig
 
 
@@ -869,7 +877,7 @@ def _draw_curves(
     if single:
         fig.axes[0].set_title(title)
     else:
-        fig.suptitle(title)
+        _title(fig, title)
     return fig
 
 

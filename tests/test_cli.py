@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
 import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -430,6 +432,36 @@ def test_a_curves_plot_is_drawn_from_the_whole_curve(
     assert_frame_equal(drawn[0], pl_metrics.precision_recall_curve(df, by="model"))
     want = pl_metrics.precision_recall_curve(df, by="model", max_points=20)
     assert_frame_equal(pl.read_parquet(table), want)
+
+
+def test_curves_plot_shows_as_many_class_panels_as_asked(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The plot's title says to raise max_classes for more panels: the command has the flag.
+    pytest.importorskip("matplotlib")
+    from pl_metrics import plot
+
+    titles = []
+    draw = plot.roc_curves
+
+    def drawn(table: pl.DataFrame, **options: Any) -> Any:
+        figure = draw(table, **options)
+        figure.savefig(io.BytesIO())  # laid out: the title's place is known
+        title = figure._suptitle
+        extent = title.get_window_extent()
+        assert extent.x0 >= 0  # wrapped, not clipped
+        assert extent.x1 <= figure.bbox.x1
+        titles.append(" ".join(figure.get_suptitle().split()))
+        return figure
+
+    monkeypatch.setattr(plot, "roc_curves", drawn)
+    argv = ["curves", str(DATA), "--kind", "roc", "--by", "model", "-o", str(tmp_path / "t.csv")]
+    assert main([*argv, "--plot", str(tmp_path / "a.png"), "-q"]) == 0
+    assert "the first 12 of" not in titles[0]  # the shipped data's 10 classes: all shown
+    assert main([*argv, "--plot", str(tmp_path / "b.png"), "--max-classes", "3", "-q"]) == 0
+    assert "(the first 3 of 10: filter the table on 'class' or raise max_classes" in titles[1]
+    assert main([*argv, "--plot", str(tmp_path / "c.png"), "--max-classes", "0", "-q"]) == 2
+    assert "max-classes" in capsys.readouterr().err
 
 
 def test_curves_command_formats_and_columns(
