@@ -57,6 +57,7 @@ from pl_metrics._frame import (
     MetricsInputError,
     aggregate,
     as_like,
+    by_hint,
     distinct_columns,
     is_integer,
     is_number,
@@ -1288,7 +1289,7 @@ def bootstrap(
     def compute() -> pl.DataFrame:
         spec = resolve(lf, names, by=group or None, **options)  # (reads a lazy table)
         df = lf.select(spec.columns.used).collect()
-        estimate = report(df, names, by=group or None, **options)  # checks the data first
+        estimate = _checked_report(df, spec, names, group or None, options)
         per_resample = _resampled(df, spec, n_resamples, seed)
         value = pl.col("value").fill_nan(None)  # undefined resamples: left out of all three
         stats = per_resample.group_by([*keys, "metric"]).agg(
@@ -1313,6 +1314,27 @@ def bootstrap(
     for name in ("estimate", "lower", "upper", "std"):
         schema[name] = pl.Float64
     return _deferred(frame, compute, schema)
+
+
+def _checked_report(
+    df: pl.DataFrame,
+    spec: Spec,
+    names: list[str],
+    by: list[str] | None,
+    options: dict[str, Any],
+) -> pl.DataFrame:
+    """`report` of the columns read, which checks the data first, as of the whole table.
+
+    Repeated rows are told the hint to group by the table's other key columns (a model, a
+    fold), which were not read.
+    """
+    try:
+        return report(df, names, by=by, **options)
+    except MetricsInputError as error:
+        if error.problem != "duplicate":
+            raise
+        hint = by_hint(spec.columns)
+        raise MetricsInputError(f"{error}{hint}", problem=error.problem) from None
 
 
 def _model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> Any:
@@ -1475,7 +1497,7 @@ def paired(
         check(unmatched.join(models, how="cross").collect())
         read = resolve(lf, [metric], by=[*group, model_col], **options)  # (a lazy table too)
         df = lf.select(read.columns.used).collect()
-        point = report(df, [metric], by=[*group, model_col], **options)  # checks the data
+        point = _checked_report(df, read, [metric], [*group, model_col], options)
         resampled = difference(_resampled(df, read, n_resamples, seed), "value", [*keys, _R])
         diff = pl.col("difference").fill_nan(None)  # undefined resamples: left out
         stats = aggregate(

@@ -8,6 +8,7 @@ times left out: the definition of a resample.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ import pl_metrics
 from pl_metrics import _compare
 from pl_metrics._registry import info
 from pl_metrics._spec import resolve
+from tests.conftest import run
 
 N_RESAMPLES = 25
 SEED = 3
@@ -580,3 +582,20 @@ def test_infinite_per_id_losses_and_blocks_of_weightless_draws(
             weighted, "roc_auc", weight_col="w", max_fpr=0.5, n_resamples=2, seed=seed
         )
         assert out.height == 1
+
+
+def test_bootstrap_and_paired_tell_repeated_rows_which_columns_to_group_by(kind: str) -> None:
+    """They read only the columns they use; the hint names the table's other key columns."""
+    rng = np.random.default_rng(8)
+    one = pl_metrics.from_numpy(rng.random((20, 3)) < 0.4, rng.random((20, 3)))
+    two = pl.concat(
+        [one.with_columns(model=pl.lit(m), run=pl.lit(r)) for m in "ab" for r in (1, 2)]
+    )
+    hint = r"; the table also has column run: pass by=\['model', 'run'\] if each \(model, run\)"
+    with pytest.raises(pl_metrics.MetricsInputError, match=hint):
+        pl_metrics.report(two, "lrap", by="model")  # report's words
+    with pytest.raises(pl_metrics.MetricsInputError, match=hint):
+        run(two, kind, pl_metrics.bootstrap, metrics="lrap", by="model", n_resamples=10)
+    paired = functools.partial(pl_metrics.paired, metric="lrap", model_a="a", model_b="b")
+    with pytest.raises(pl_metrics.MetricsInputError, match=hint):
+        run(two, kind, paired, n_resamples=10)
