@@ -331,13 +331,23 @@ def _threshold_table(table: object) -> Thresholds:
         df = to_polars(table).lazy().collect()
     except (pl.exceptions.PolarsError, OSError) as error:  # a lazy table's file, say
         raise MetricsInputError(f"option 'threshold': cannot read the table: {error}") from None
-    if THRESHOLD not in df.columns or not df[THRESHOLD].dtype.is_numeric():
+    if THRESHOLD not in df.columns:
         raise MetricsInputError(
             f"option 'threshold': a threshold table needs a numeric {THRESHOLD!r} column; its "
             f"columns are {df.columns}"
         )
-    if df.height == 0:
+    if df.height == 0:  # (a CSV of a header only reads as text)
         raise MetricsInputError("option 'threshold': the threshold table is empty")
+    if not df[THRESHOLD].dtype.is_numeric():
+        some = ""
+        if df[THRESHOLD].dtype == pl.String:  # a CSV's, say: the first value read as no number
+            text = df[THRESHOLD]
+            bad = text.filter(text.str.strip_chars().cast(pl.Float64, strict=False).is_null())
+            some = f" such as {bad.drop_nulls()[0]!r}" if bad.drop_nulls().len() else ""
+        raise MetricsInputError(
+            f"option 'threshold': the threshold table's {THRESHOLD!r} column holds "
+            f"{df[THRESHOLD].dtype} values{some}, not numbers"
+        )
     values = df[THRESHOLD].cast(pl.Float64)
     bad = int(values.is_null().sum() + (~values.is_finite()).sum())
     if bad:

@@ -698,6 +698,27 @@ def test_messages_name_the_flags_not_the_library_options(
     assert "average=" not in err
 
 
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("class,threshold\n", "--threshold-table: the threshold table is empty"),
+        (
+            "class,threshold\n0,0.5\n1,half\n",
+            "--threshold-table: the threshold table's 'threshold' column holds String values "
+            "such as 'half', not numbers",
+        ),
+    ],
+)
+def test_a_threshold_csv_of_no_rows_or_no_numbers_says_so(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str, message: str
+) -> None:
+    # A CSV of a header only reads as text: not "needs a numeric 'threshold' column".
+    table = tmp_path / "t.csv"
+    table.write_text(content)
+    assert main(["score", str(DATA), "-m", "f1", "--threshold-table", str(table)]) == 2
+    assert message in capsys.readouterr().err
+
+
 def test_a_threshold_table_of_groups_says_which_by_to_pass(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
