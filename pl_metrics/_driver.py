@@ -356,8 +356,8 @@ def score_spec(
         # together (its set of classes, its one weight, repeated rows) and over a group's
         # weights needs id chunks, first, so that the counts are the table's. A class chunk
         # of ragged input may hold only a group's ids of weight 0.
-        id_options = replace(spec.options, zero_weight_checks=spec.metrics)
-        class_spec = class_spec.with_options(zero_weight_checks=())
+        id_options = replace(spec.options, checks_of=spec.metrics)
+        class_spec = class_spec.with_options(checks_of=())
         if not by_id:  # a counts-only state over them runs those checks
             checks = Spec(("confusion",), spec.columns, id_options).with_options(per_id=False)
             _merged(runner(id_plan, checks, whole))

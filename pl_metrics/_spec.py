@@ -122,9 +122,10 @@ class Options:
     fold_col: str | None = None
     max_fpr: float | None = None
     per_id: bool = False
-    #: The metrics whose refusal of zero weights a state checks; None: its own. `score()`
-    #: checks its class-chunked metrics' over the id chunks, where a group has all its ids.
-    zero_weight_checks: tuple[str, ...] | None = None
+    #: The metrics whose data checks a state runs (their checks of an id's rows and refusal
+    #: of zero weights); None: its own. `score()` runs its class-chunked metrics' over the
+    #: id chunks, where an id has all its rows and a group all its ids, in `report`'s order.
+    checks_of: tuple[str, ...] | None = None
 
     # zero_division=NaN equals NaN: states made apart (on Dask workers, say) merge.
     def _key(self) -> tuple[object, ...]:

@@ -244,6 +244,24 @@ def _same_by_name(exprs: Sequence[pl.Expr]) -> list[pl.Expr]:
     return list(seen.values())
 
 
+def _id_checks(
+    spec: Spec, parts: Sequence[Parts], in_memory: bool
+) -> list[tuple[Problem, pl.Expr]]:
+    """The checks of an id's rows of the metrics whose checks the state runs, then its own.
+
+    In the order `report` raises them, also where a state checks other metrics than it
+    computes (`Options.checks_of`).
+    """
+    cols, opts = spec.columns, spec.options
+    others = [m for m in opts.checks_of or () if m not in spec.metrics]
+    families: dict[int, tuple[Family, list[str]]] = {}
+    for metric in [*(opts.checks_of or ()), *spec.metrics]:
+        family = family_of(metric)
+        families.setdefault(id(family), (family, []))[1].append(metric)
+    checked = [f.parts(ms, cols, opts, in_memory) for f, ms in families.values()] if others else []
+    return [c for p in [*checked, *parts] for c in p.id_checks]
+
+
 def _same_checks(checks: Sequence[tuple[Problem, pl.Expr]]) -> list[tuple[Problem, pl.Expr]]:
     """Checks of several families, each problem once (see `_same_by_name`)."""
     exprs = _same_by_name([e.alias(p.name) for p, e in checks])
@@ -573,7 +591,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         if isinstance(frame, pl.DataFrame):
             checks = skip_passing(frame, checks)
         checks += id_problems(cols, count_duplicates=not hashed)
-        checks = _same_checks([*checks, *(c for p in parts for c in p.id_checks)])
+        checks = _same_checks([*checks, *_id_checks(spec, parts, in_memory)])
     id_exprs = [pl.len().alias(N_ROWS), *(e for p in parts for e in p.id_exprs)]
     id_exprs += [expr for _, expr in checks]
     if hashed:
@@ -785,7 +803,7 @@ def _refusing_zero_weights(spec: Spec) -> list[str]:
     """
     if not spec.options.validate or spec.columns.weight is None or spec.options.per_id:
         return []
-    checked = spec.options.zero_weight_checks
+    checked = spec.options.checks_of
     return [
         m for m in (spec.metrics if checked is None else checked) if info(m).zero_weights != "nan"
     ]

@@ -383,6 +383,24 @@ def test_chunked_errors_count_the_bad_rows_of_every_chunk(
             pl_metrics.score(ragged, metrics, by=["model", "fold"], n_chunks=n_chunks)
 
 
+@pytest.mark.parametrize("metric", _class_chunked())
+def test_two_problems_raise_the_same_first_on_every_path(digits: pl.DataFrame, metric: str) -> None:
+    """Class chunks check a group's weights over id chunks first: those once raised before
+    the rows' own checks (a score outside [0, 1]), which `report` raises first."""
+    knn = digits.filter(pl.col("model") == "knn")
+    frame = knn.with_columns(
+        w=pl.when(pl.col("fold") == 0).then(0.0).otherwise(1.0),  # fold 0 weighs nothing
+        score=pl.when(pl.col("id") % 7 == 0).then(2.0).otherwise("score"),
+    )
+    options = {"by": "fold", "weight_col": "w" if info(metric).weights else None}
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        pl_metrics.report(frame, metric, **options)
+    for n_chunks in (2, 3):
+        with pytest.raises(pl_metrics.MetricsInputError) as chunked:
+            pl_metrics.score(frame, metric, n_chunks=n_chunks, **options)
+        assert str(chunked.value) == str(error.value)
+
+
 @pytest.mark.parametrize("metric", ["roc_auc", "average_precision", "padded_cmap", "brier_score"])
 def test_class_chunks_keep_their_values_not_their_curves(digits: pl.DataFrame, metric: str) -> None:
     # The curves table holds a row per class and distinct score (here about one per row).
