@@ -676,7 +676,14 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, *, digits: int | None
         df.write_parquet(output)
         return
     if fmt == "csv":
-        text = df.write_csv()
+        # CSV holds no lists or structs (a --by column of them): their JSON text, from a
+        # one-field object's JSON with '{"v":' and '}' cut off.
+        nested = [c for c, dtype in df.schema.items() if dtype.is_nested()]
+        json_text = (
+            pl.struct(pl.col(c).alias("v")).struct.json_encode().str.slice(5).str.head(-1).alias(c)
+            for c in nested
+        )
+        text = df.with_columns(json_text).write_csv()
     elif fmt == "json":
         text = df.write_json() + "\n"
     else:

@@ -47,6 +47,25 @@ def test_table_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.count("\n") > 20  # one line per (model, fold) and the frame
 
 
+def test_csv_writes_nested_group_keys_as_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Polars' CSV writer refuses lists and structs: it did so after the scoring.
+    path = tmp_path / "nested.parquet"
+    df = pl.read_parquet(DATA).with_columns(
+        tags=pl.concat_list("model", pl.col("fold").cast(pl.String)),
+        key=pl.struct("model", "fold"),
+    )
+    df.write_parquet(path)
+    for column in ("tags", "key"):
+        assert main(["score", str(path), "-m", "lrap", "--by", column, "--format", "csv"]) == 0
+        got = pl.read_csv(capsys.readouterr().out.encode())
+        want = pl_metrics.lrap(df, by=column)
+        texts = [json.dumps(v, separators=(",", ":")) for v in want[column].to_list()]
+        assert got[column].to_list() == texts
+        assert got["lrap"].to_list() == pytest.approx(want["lrap"].to_list(), rel=1e-12)
+
+
 @pytest.mark.parametrize("fmt", ["csv", "json", "parquet"])
 def test_file_formats_equal_the_api(tmp_path: Path, fmt: str) -> None:
     target = tmp_path / f"out.{fmt}"
