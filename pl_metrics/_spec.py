@@ -677,6 +677,14 @@ def _check_threshold_keys(thresholds: Thresholds, cols: Columns, names: Sequence
             f"option 'threshold': the threshold table needs the class column {cols.cls!r}; its "
             f"key columns are {list(thresholds.keys)}"
         )
+    position = thresholds.keys.index(cols.cls)
+    nulls = sum(row[position] is None for row in thresholds.rows)
+    if nulls:  # the data's classes are never null: such a row would match none
+        rows = "row has" if nulls == 1 else "rows have"
+        raise MetricsInputError(
+            f"option 'threshold': {nulls:,} {rows} a null class {cols.cls!r} in the threshold "
+            "table; give each threshold its class"
+        )
     extra = [k for k in thresholds.keys if k != cols.cls and k not in cols.by]
     if extra:
         raise MetricsInputError(

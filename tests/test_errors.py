@@ -487,6 +487,10 @@ def test_threshold_tables_that_are_empty_or_repeat_a_class(good: pl.DataFrame) -
     empty = pl.DataFrame(schema={"class": pl.Int64, "threshold": pl.Float64})
     with pytest.raises(MetricsInputError, match=r"the threshold table is empty"):
         pl_metrics.f1(good, threshold=empty)
+    # Not "classes ... are '0', 'None'": a null class matches no row of the data.
+    unnamed = pl.DataFrame({"class": [0, None, 1, 2, 3], "threshold": [0.5] * 5})
+    with pytest.raises(MetricsInputError, match=r"^option 'threshold': 1 row has a null class"):
+        pl_metrics.f1(good, threshold=unnamed)
     twice = pl.DataFrame({"class": [0, 0, 1, 1, 2, 3], "threshold": [0.5] * 6})
     with pytest.raises(MetricsInputError, match=r"2 rows of the table repeat a \(class\) key"):
         pl_metrics.f1(good, threshold=twice)
