@@ -1497,7 +1497,9 @@ def paired(
         check(unmatched.join(models, how="cross").collect())
         read = resolve(lf, [metric], by=[*group, model_col], **options)  # (a lazy table too)
         df = lf.select(read.columns.used).collect()
-        point = _checked_report(df, read, [metric], [*group, model_col], options)
+        # (The model column is no `by` of the caller's: the hint leaves it out.)
+        given = replace(read, columns=replace(read.columns, given_by=tuple(group)))
+        point = _checked_report(df, given, [metric], [*group, model_col], options)
         resampled = difference(_resampled(df, read, n_resamples, seed), "value", [*keys, _R])
         diff = pl.col("difference").fill_nan(None)  # undefined resamples: left out
         stats = aggregate(

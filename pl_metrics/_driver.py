@@ -62,6 +62,7 @@ from pl_metrics._io import (
 from pl_metrics._io import files as find_files
 from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
+from pl_metrics._thresholds import check_folds
 
 __all__ = [
     "Runner",
@@ -509,6 +510,7 @@ def _class_values(chunks: Sequence[ClassChunk], spec: Spec) -> pl.DataFrame:
             )
     if "roc_auc" in spec.metrics and opts.undefined == "error":  # after the data checks
         check_undefined(table.select(*by, cols.cls, "roc_auc"), by, cols, opts)
+    table = check_folds(table, cols, opts)
     if spec.per_class(spec.metrics[0]):  # per-class values (and curves): the chunks' rows
         return table.sort(spec.keys, nulls_last=True, maintain_order=True)
     table = table.join(positives, on=[*by, cols.cls], how="left", nulls_equal=True)

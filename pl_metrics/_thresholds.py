@@ -28,6 +28,7 @@ from pl_metrics._frame import (
     checked_options,
     join_asof_by,
     join_on,
+    raise_on_problems,
 )
 from pl_metrics._report import report
 from pl_metrics._spec import Options
@@ -44,6 +45,8 @@ _FOLD_POS, _FOLD_NEG = f"{INTERNAL}fold_pos", f"{INTERNAL}fold_neg"
 _IN_OTHERS = f"{INTERNAL}in_others"
 #: Whether a fold got a threshold from its other folds.
 _TUNED = f"{INTERNAL}tuned"
+#: The folds of a class (and group).
+_N_FOLDS = f"{INTERNAL}n_folds"
 
 
 def _value(opts: Options) -> pl.Expr:
@@ -149,7 +152,8 @@ class _Thresholds(Family):
         return _out_of_fold(curves, cols, opts)
 
     def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
-        if metric != "best_threshold" or opts.fold_col is None:
+        # (Class chunks, undefined='skip', see a group's classes apart: `check_folds`.)
+        if metric != "best_threshold" or opts.fold_col is None or opts.undefined == "skip":
             return []
         return [_single_fold(cols, opts.fold_col)]
 
@@ -168,8 +172,8 @@ def _single_fold(cols: Columns, fold: str) -> Problem:
         "groups" if grouped else "fold",
         "have a single fold in every class" if grouped else "in every class",
         "tuning a fold's thresholds on the other folds needs two or more folds per class: "
-        "check that option 'fold_col' names the column of folds (one per id), or leave "
-        "fold_col out",
+        "check that option 'fold_col' names the column of folds (one per id), or leave it "
+        "out",
     )
 
 
@@ -248,13 +252,31 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
     )
     held = summed.select(*keys, pl.when(pl.col(_TUNED)).then(_value(opts)).alias("held_out_value"))
     out = fitted.join(held, on=keys, how="left", nulls_equal=True, maintain_order="left")
-    folds_per_class = aggregate(curves.select(fold_keys).unique(), keys, [pl.len().alias("n")])
-    single = aggregate(
-        folds_per_class,
-        by,
-        [(pl.col("n").max() < 2).cast(pl.Int64).alias(_single_fold(cols, fold).name)],
-    )
-    return join_on(out.select(*keys, _T, "value", "held_out_value"), single, by)
+    out = out.select(*keys, _T, "value", "held_out_value")
+    n_folds = aggregate(curves.select(fold_keys).unique(), keys, [pl.len().alias(_N_FOLDS)])
+    if opts.undefined == "skip":  # a class chunk's: counted over all classes by the caller
+        return out.join(n_folds, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    return join_on(out, _single_folds(n_folds, by, cols, fold), by)
+
+
+def _single_folds(n_folds: pl.LazyFrame, by: list[str], cols: Columns, fold: str) -> pl.LazyFrame:
+    """Per group: 1 if none of its classes has two folds (`_single_fold`), else 0."""
+    single = (pl.col(_N_FOLDS).max() < 2).cast(pl.Int64)
+    return aggregate(n_folds, by, [single.alias(_single_fold(cols, fold).name)])
+
+
+def check_folds(values: pl.DataFrame, cols: Columns, opts: Options) -> pl.DataFrame:
+    """Refuse a group of a single fold in every class, as `finalize` does; drop the counts.
+
+    ``values``: the per-class values of class-disjoint chunks, each with its classes' folds.
+    """
+    if _N_FOLDS not in values.columns:
+        return values
+    assert opts.fold_col is not None
+    by = [b for b in cols.by if b != opts.fold_col]
+    single = _single_folds(values.lazy(), by, cols, opts.fold_col)
+    raise_on_problems(single, [_single_fold(cols, opts.fold_col)], by).collect()
+    return values.drop(_N_FOLDS)
 
 
 register("_thresholds", _Thresholds())

@@ -596,6 +596,12 @@ def test_bootstrap_and_paired_tell_repeated_rows_which_columns_to_group_by(kind:
         pl_metrics.report(two, "lrap", by="model")  # report's words
     with pytest.raises(pl_metrics.MetricsInputError, match=hint):
         run(two, kind, pl_metrics.bootstrap, metrics="lrap", by="model", n_resamples=10)
+    # paired's model column is its model_col, no `by`: the hint's by is the rest.
     paired = functools.partial(pl_metrics.paired, metric="lrap", model_a="a", model_b="b")
-    with pytest.raises(pl_metrics.MetricsInputError, match=hint):
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"; the table has column run: pass by=\['run'\]"
+    ):
         run(two, kind, paired, n_resamples=10)
+    assert run(two.filter(pl.col("run") == 1), kind, paired, by=None, n_resamples=10).height == 1
+    got = run(two, kind, paired, by="run", n_resamples=10)  # as the hint says
+    assert got["run"].to_list() == [1, 2]
