@@ -7,12 +7,13 @@ a matplotlib ``Figure`` (no global pyplot state, so it works headless); save it 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ParamSpec
 
 import numpy as np
 import polars as pl
@@ -61,11 +62,50 @@ def _figure(width: float = 8.0, height: float = 4.5) -> Any:
     return Figure(figsize=(width, height), layout="constrained")
 
 
-def _title(fig: Any, title: str) -> None:
-    """The figure's title, wrapped to its width: a narrow figure would clip a long one."""
-    size = 12.0  # matplotlib's "large" at its default 10pt font
-    chars = max(20, int(fig.get_figwidth() * 72 / (0.55 * size)))
-    fig.suptitle(textwrap.fill(title, chars), fontsize=size)
+_P = ParamSpec("_P")
+
+
+def _fitted(plot: Callable[_P, Any]) -> Callable[_P, Any]:
+    """Fit the titles of the figure ``plot`` returns inside it (see `_fit_titles`)."""
+
+    @functools.wraps(plot)
+    def fitted(*args: _P.args, **kwargs: _P.kwargs) -> Any:
+        fig = plot(*args, **kwargs)
+        _fit_titles(fig)
+        return fig
+
+    return fitted
+
+
+def _fit_titles(fig: Any) -> None:
+    """Wrap (then shrink) each title that runs past the figure's edges: long key names.
+
+    Measured once laid out; a centred title gets twice its centre's distance to the nearer
+    edge. The figure lays itself out again when saved, around the wrapped lines.
+    """
+    titles = [t for t in (fig._suptitle, *(ax.title for ax in fig.axes)) if t and t.get_text()]
+    for _ in range(2):  # a wrap can move the layout: measure again once
+        fig.draw_without_rendering()
+        width = fig.bbox.width
+        changed = False
+        for title in titles:
+            box = title.get_window_extent()
+            centre = (box.x0 + box.x1) / 2
+            room = 2 * min(centre, width - centre) * 0.96
+            if (box.x0 >= 0 and box.x1 <= width) or room <= 0:
+                continue
+            text = title.get_text()
+            longest = max(len(line) for line in text.split("\n"))
+            chars = max(8, int(longest * room / box.width))
+            lines = textwrap.fill(" ".join(text.split()), chars, break_long_words=False)
+            title.set_text(lines)
+            fig.draw_without_rendering()
+            wide = title.get_window_extent().width
+            if wide > room:  # a word longer than a line: a smaller font
+                title.set_fontsize(max(6.0, title.get_fontsize() * room / wide))
+            changed = True
+        if not changed:
+            return
 
 
 def _need(
@@ -171,6 +211,7 @@ def _tick_size(count: int) -> float:
 
 
 @checked_options
+@_fitted
 def per_class_bars(
     table: pl.DataFrame | pl.LazyFrame,
     metric: str,
@@ -332,13 +373,14 @@ def _bar_panels(
     if longest * tick_size * 0.6 / 72 > 0.9 * (panel_width - 0.4) / m:
         for ax in fig.axes:
             ax.tick_params(axis="x", labelrotation=90)
-    _title(fig, title)
+    fig.suptitle(title)
     fig.supxlabel(class_col)
     fig.supylabel(metric)
     return fig
 
 
 @checked_options
+@_fitted
 def distributions(
     table: pl.DataFrame | pl.LazyFrame, metrics: Sequence[str], *, bins: int = 30
 ) -> Any:
@@ -383,11 +425,12 @@ def distributions(
         if v.size < table.height
     ]
     left_out = f" (no finite value, left out: {', '.join(missing)})" if missing else ""
-    _title(fig, f"Distribution over {table.height:,}{over} groups{left_out}")
+    fig.suptitle(f"Distribution over {table.height:,}{over} groups{left_out}")
     return fig
 
 
 @checked_options
+@_fitted
 def heatmap(
     table: pl.DataFrame | pl.LazyFrame,
     metric: str,
@@ -455,6 +498,7 @@ def heatmap(
 
 
 @checked_options
+@_fitted
 def intervals(
     table: pl.DataFrame | pl.LazyFrame, *, label: str | Sequence[str] | None = None
 ) -> Any:
@@ -589,6 +633,7 @@ class _Panel:
 
 
 @checked_options
+@_fitted
 def roc_curves(
     table: pl.DataFrame | pl.LazyFrame,
     *,
@@ -629,6 +674,7 @@ def roc_curves(
 
 
 @checked_options
+@_fitted
 def pr_curves(
     table: pl.DataFrame | pl.LazyFrame,
     *,
@@ -659,6 +705,7 @@ def pr_curves(
 
 
 @checked_options
+@_fitted
 def reliability(
     table: pl.DataFrame | pl.LazyFrame,
     *,
@@ -877,7 +924,7 @@ def _draw_curves(
     if single:
         fig.axes[0].set_title(title)
     else:
-        _title(fig, title)
+        fig.suptitle(title)
     return fig
 
 

@@ -458,6 +458,25 @@ def test_curves_show_the_first_classes_of_many() -> None:
     assert all(len(curves(ax)) == 1 for ax in fig.axes)
 
 
+def test_long_titles_fit_inside_their_figure(digits: pl.DataFrame) -> None:
+    """Long key names made titles wider than narrow figures: both ends were cut."""
+    long = digits.rename({"model": "MODEL_WITH_UPPERCASE_NAME_WWWWWWW"}).with_columns(
+        experiment_configuration=pl.lit("v2")
+    )
+    keys = ["MODEL_WITH_UPPERCASE_NAME_WWWWWWW", "experiment_configuration"]
+    roc = pl_metrics.roc_curve(long, by=keys[0])
+    figures = [plot.roc_curves(roc, max_classes=n) for n in (1, 2, 3)]
+    one_class = long.filter(pl.col("class") == "3")
+    figures.append(plot.roc_curves(pl_metrics.roc_curve(one_class, by=keys)))  # one panel
+    figures.append(plot.reliability(pl_metrics.calibration_curve(one_class, by=keys)))
+    per_class = pl_metrics.f1(long.filter(pl.col(keys[0]) == "knn"), by=keys, average=None)
+    figures.append(plot.per_class_bars(per_class, "f1"))
+    for fig in figures:
+        titles = [t for t in (fig._suptitle, *(ax.title for ax in fig.axes)) if t]
+        assert_readable(fig, titles)
+        assert "MODEL_WITH_UPPERCASE_NAME_WWWWWWW" in " ".join(t.get_text() for t in titles)
+
+
 def test_curves_refuse_tables_they_cannot_draw(
     digits: pl.DataFrame, roc: pl.DataFrame, pr: pl.DataFrame
 ) -> None:
