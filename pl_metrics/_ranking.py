@@ -507,8 +507,8 @@ def lwlrap(
         and its share of the group's positive labels, so that ``sum(lwlrap * weight)`` is the
         overall value. A class that is never positive in its group (or whose positives all
         weigh 0) gets a null lwlrap and weight 0 (the DCASE code reports 0 there; it carries
-        no weight either way); a group without any positive label, whose lwlrap is NaN, has
-        NaN weights.
+        no weight either way); a group without any positive label (or whose positives all
+        weigh 0), whose lwlrap is NaN, has NaN weights.
     ragged
         ``"error"`` (default): every id must have a row for every class of its group.
         ``"allow"``: rank each id over the rows it has.
@@ -518,8 +518,8 @@ def lwlrap(
     per_id
         Return each id's value instead: rows ``(by..., id, lwlrap, weight)``, the id's
         precision averaged over its positive labels and its share of the group's positive
-        labels (null and 0 without positives; NaN weights in a group without any positive
-        label, whose lwlrap is NaN), so ``sum(lwlrap * weight)`` is the group's.
+        labels (null and 0 without positives; NaN weights in a group whose lwlrap is NaN:
+        no positive label, or all of weight 0), so ``sum(lwlrap * weight)`` is the group's.
 
     Returns
     -------

@@ -342,9 +342,13 @@ def _threshold_table(table: object) -> Thresholds:
     if not df[THRESHOLD].dtype.is_numeric():
         some = ""
         if df[THRESHOLD].dtype == pl.String:  # a CSV's, say: the first value read as no number
-            text = df[THRESHOLD]
+            text = df[THRESHOLD].drop_nulls()
             bad = text.filter(text.str.strip_chars().cast(pl.Float64, strict=False).is_null())
-            some = f" such as {bad.drop_nulls()[0]!r}" if bad.drop_nulls().len() else ""
+            some = (
+                f" such as {bad[0]!r}"
+                if bad.len()
+                else f" (numbers as text: cast them, pl.col({THRESHOLD!r}).cast(pl.Float64))"
+            )
         raise MetricsInputError(
             f"option 'threshold': the threshold table's {THRESHOLD!r} column holds "
             f"{df[THRESHOLD].dtype} values{some}, not numbers"

@@ -468,7 +468,6 @@ def _add_curves(commands: Any) -> None:
     cu.add_argument(
         "--max-classes",
         type=int,
-        default=MAX_CLASS_PANELS,
         metavar="N",
         help="--plot: a panel for each of the first N classes at most, when there are several "
         f"models (default {MAX_CLASS_PANELS})",
@@ -821,6 +820,12 @@ def _run_curves(args: argparse.Namespace) -> None:
     by = _by(args)
     # Plotted, ROC and PR curves are computed whole, so that each legend's AUC or AP is the
     # metric's; --max-points (checked first) thins the table written.
+    if args.max_classes is not None and args.plot is None:  # (checked before scoring)
+        raise MetricsInputError("--max-classes: the panels of a --plot; give --plot FILE too")
+    if args.max_classes is not None and args.max_classes < 1:
+        raise MetricsInputError(
+            f"--max-classes: expected a positive integer, got {args.max_classes}"
+        )
     whole = args.plot is not None and args.kind != "calibration"
     if whole:
         make_options(max_points=args.max_points)
@@ -850,7 +855,10 @@ def _run_curves(args: argparse.Namespace) -> None:
 
         draw = {"roc": plot.roc_curves, "pr": plot.pr_curves, "calibration": plot.reliability}
         figure = draw[args.kind](
-            exact, class_col=args.class_col, group_cols=by, max_classes=args.max_classes
+            exact,
+            class_col=args.class_col,
+            group_cols=by,
+            max_classes=MAX_CLASS_PANELS if args.max_classes is None else args.max_classes,
         )
         figure.savefig(args.plot)
 

@@ -491,6 +491,11 @@ def test_threshold_tables_that_are_empty_or_repeat_a_class(good: pl.DataFrame) -
     unnamed = pl.DataFrame({"class": [0, None, 1, 2, 3], "threshold": [0.5] * 5})
     with pytest.raises(MetricsInputError, match=r"^option 'threshold': 1 row has a null class"):
         pl_metrics.f1(good, threshold=unnamed)
+    as_text = pl.DataFrame({"class": [0, 1, 2, 3], "threshold": ["0.5", " 0.25", "1", None]})
+    with pytest.raises(
+        MetricsInputError, match=r"numbers as text: cast them, pl\.col\('threshold'\)"
+    ):
+        pl_metrics.f1(good, threshold=as_text)
     twice = pl.DataFrame({"class": [0, 0, 1, 1, 2, 3], "threshold": [0.5] * 6})
     with pytest.raises(MetricsInputError, match=r"2 rows of the table repeat a \(class\) key"):
         pl_metrics.f1(good, threshold=twice)

@@ -258,6 +258,12 @@ def test_lwlrap_without_positives_is_nan() -> None:
     for rows in (pl_metrics.lwlrap(df, per_class=True), pl_metrics.lwlrap(df, per_id=True)):
         assert rows["lwlrap"].is_null().all()
         assert rows["weight"].is_nan().all()
+    # Positives that all weigh 0 likewise (each id still shows its own value).
+    weightless = long_table(np.eye(3, dtype=bool)[:2], np.ones((2, 3)), weight=np.zeros(2))
+    assert np.isnan(pl_metrics.lwlrap(weightless, weight_col="w").item())
+    for per in ("per_class", "per_id"):
+        rows = pl_metrics.lwlrap(weightless, weight_col="w", **{per: True})
+        assert rows["weight"].is_nan().all()
 
 
 @pytest.mark.parametrize("metric", list(FUNCTIONS))
