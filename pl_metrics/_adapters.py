@@ -701,8 +701,20 @@ def from_numpy(
                 f"1-D y_true holds {truth.dtype} values, not class indices: cast whole numbers "
                 "with y_true.astype(int)"
             )
-        if truth.size and (truth.min() < 0 or truth.max() >= n_classes):
-            raise MetricsInputError("1-D y_true has class indices outside y_score's columns")
+        outside = (truth < 0) | (truth >= n_classes)
+        if outside.any():
+            count, first = int(outside.sum()), truth[outside][0]
+            values = "value is" if count == 1 else "values are"
+            hint = (
+                "class_names hold text: integer labels are looked up in integer names"
+                if class_names is not None
+                else f"for labels that are no positions (1 to {n_classes}, say), name each "
+                "column with class_names=[...]"
+            )
+            raise MetricsInputError(
+                f"1-D y_true: {count:,} {values} no column index of y_score (0 to "
+                f"{n_classes - 1}), such as {first}; {hint}"
+            )
         truth = np.eye(n_classes, dtype=bool)[truth]
     if truth.shape != score.shape:
         raise MetricsInputError(f"y_true {truth.shape} and y_score {score.shape} differ in shape")

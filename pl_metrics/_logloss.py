@@ -73,7 +73,13 @@ class _LogLoss(Family):
             # As scikit-learn: probabilities used as given, so above 1 is an error.
             parts.id_checks.append(
                 (
-                    Problem("above_one", cols.score, "rows", "have a probability above 1"),
+                    Problem(
+                        "above_one",
+                        cols.score,
+                        "rows",
+                        "have a probability above 1",
+                        "log_loss takes probabilities: a softmax of each id's scores, say",
+                    ),
                     (score > 1).sum().cast(pl.Int64),
                 )
             )

@@ -24,6 +24,7 @@ from pl_metrics._frame import (
     check_beta,
     check_eps,
     check_option,
+    did_you_mean,
     is_integer,
     is_number,
     normalize_by,
@@ -234,9 +235,10 @@ def make_options(
             f"option 'max_fpr': expected a number in (0, 1], got {shown(max_fpr)}"
         )
     if metric not in sweepable():
+        close = did_you_mean(metric, sweepable()) if isinstance(metric, str) else ""
         raise MetricsInputError(
             f"option 'metric': {metric!r} is not a metric of one class's confusion counts; "
-            f"expected one of {', '.join(sweepable())}"
+            f"{close + ' ' if close else ''}expected one of {', '.join(sweepable())}"
         )
     if isinstance(thresholds, (pl.DataFrame, pl.LazyFrame)):
         raise MetricsInputError(

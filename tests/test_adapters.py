@@ -33,7 +33,10 @@ def test_from_numpy(arrays: tuple[np.ndarray, np.ndarray]) -> None:
     assert long.filter("truth").select("id", "class").rows() == [("x", "a"), ("y", "c"), ("z", "b")]
     with pytest.raises(pl_metrics.MetricsInputError, match="differ in shape"):
         pl_metrics.from_numpy(truth[:, :2], score)
-    with pytest.raises(pl_metrics.MetricsInputError, match="class indices outside"):
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"1 value is no column index of y_score \(0 to 2\), such as 5",
+    ):
         pl_metrics.from_numpy(np.array([0, 5]), np.ones((2, 3)))
 
 
@@ -456,6 +459,16 @@ def test_from_numpy_reads_integer_labels_by_integer_class_names() -> None:
     assert pl_metrics.log_loss(got).item() == pytest.approx(want)
     with pytest.raises(pl_metrics.MetricsInputError, match=r"no class_names: 40"):
         pl_metrics.from_numpy(np.array([10, 40] * 15), score, class_names=names)
+    # Labels 1 to 3 without names: read as positions, the 3s are named, with the way out.
+    one_based = np.array([1, 2, 3] * 10)
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^1-D y_true: 10 values are no column index of y_score \(0 to 2\), such as 3; "
+        r"for labels .* class_names=\[\.\.\.\]$",
+    ):
+        pl_metrics.from_numpy(one_based, score)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"looked up in integer names$"):
+        pl_metrics.from_numpy(one_based, score, class_names=["1", "2", "3"])
 
 
 def test_from_wide_classes_one_name_and_of_numbers() -> None:

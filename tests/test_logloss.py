@@ -121,7 +121,10 @@ def test_log_loss_errors() -> None:
     negative = df.with_columns(score=pl.when(pl.col("id") == 1).then(-0.1).otherwise("score"))
     with pytest.raises(pl_metrics.MetricsInputError, match="2 rows have a negative probability"):
         pl_metrics.weighted_log_loss(negative)
-    with pytest.raises(pl_metrics.MetricsInputError, match="rows have a probability above 1"):
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"rows have a probability above 1.*; log_loss takes probabilities",
+    ):
         pl_metrics.log_loss(df.with_columns(score=pl.col("score") * 2))
     zero = df.with_columns(score=pl.when(pl.col("id") == 3).then(0.0).otherwise("score"))
     with pytest.raises(pl_metrics.MetricsInputError, match="1 id has probabilities summing"):

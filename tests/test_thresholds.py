@@ -512,3 +512,14 @@ def test_the_bootstrap_and_paired_read_a_lazy_threshold_table_when_collected() -
         df, "f1", model_col="model", model_a="a", model_b="b", threshold=best, n_resamples=20
     )
     assert_frame_equal(paired.collect(), want)
+
+
+def test_a_misspelt_metric_to_tune_gets_a_close_name() -> None:
+    df = pl_metrics.from_numpy(np.array([[1, 0], [0, 1]]), np.array([[0.8, 0.1], [0.3, 0.9]]))
+    for tune in (pl_metrics.best_threshold, pl_metrics.threshold_sweep):
+        with pytest.raises(
+            pl_metrics.MetricsInputError,
+            match=r"^option 'metric': 'f11' is not a metric of one class's confusion counts; "
+            r"did you mean 'f1'\? expected one of f1, precision",
+        ):
+            tune(df, "f11")
