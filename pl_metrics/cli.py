@@ -467,7 +467,7 @@ def _add_curves(commands: Any) -> None:
     _add_plot(cu, "the curves' plot")
     cu.add_argument(
         "--max-classes",
-        type=int,
+        type=_positive,
         metavar="N",
         help="--plot: a panel for each of the first N classes at most, when there are several "
         f"models (default {MAX_CLASS_PANELS})",
@@ -818,14 +818,10 @@ def _run_thresholds(args: argparse.Namespace) -> None:
 
 def _run_curves(args: argparse.Namespace) -> None:
     by = _by(args)
-    # Plotted, ROC and PR curves are computed whole, so that each legend's AUC or AP is the
-    # metric's; --max-points (checked first) thins the table written.
     if args.max_classes is not None and args.plot is None:  # (checked before scoring)
         raise MetricsInputError("--max-classes: the panels of a --plot; give --plot FILE too")
-    if args.max_classes is not None and args.max_classes < 1:
-        raise MetricsInputError(
-            f"--max-classes: expected a positive integer, got {args.max_classes}"
-        )
+    # Plotted, ROC and PR curves are computed whole, so that each legend's AUC or AP is the
+    # metric's; --max-points (checked first) thins the table written.
     whole = args.plot is not None and args.kind != "calibration"
     if whole:
         make_options(max_points=args.max_points)

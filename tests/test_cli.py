@@ -479,8 +479,11 @@ def test_curves_plot_shows_as_many_class_panels_as_asked(
     assert "the first 12 of" not in titles[0]  # the shipped data's 10 classes: all shown
     assert main([*argv, "--plot", str(tmp_path / "b.png"), "--max-classes", "3", "-q"]) == 0
     assert "(the first 3 of 10: filter the table on 'class' or raise max_classes" in titles[1]
-    assert main([*argv, "--plot", str(tmp_path / "c.png"), "--max-classes", "0", "-q"]) == 2
-    assert "--max-classes: expected a positive integer, got 0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:  # argparse's, as --chunks 0
+        main([*argv, "--plot", str(tmp_path / "c.png"), "--max-classes", "0", "-q"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "argument --max-classes: expected a positive integer, got '0'" in err
     assert main([*argv, "--max-classes", "3", "-q"]) == 2  # no plot to draw them
     assert "--max-classes: the panels of a --plot; give --plot FILE too" in capsys.readouterr().err
     assert len(titles) == 2  # both refused before scoring or drawing
