@@ -247,19 +247,21 @@ def _same_by_name(exprs: Sequence[pl.Expr]) -> list[pl.Expr]:
 def _id_checks(
     spec: Spec, parts: Sequence[Parts], in_memory: bool
 ) -> list[tuple[Problem, pl.Expr]]:
-    """The checks of an id's rows of the metrics whose checks the state runs, then its own.
+    """The checks of an id's rows of the metrics whose checks the state runs, and its own.
 
     In the order `report` raises them, also where a state checks other metrics than it
-    computes (`Options.checks_of`).
+    computes (`Options.checks_of`): then the parts of all of them, a family's checks of
+    more metrics holding those of fewer.
     """
     cols, opts = spec.columns, spec.options
-    others = [m for m in opts.checks_of or () if m not in spec.metrics]
+    if not [m for m in opts.checks_of or () if m not in spec.metrics]:
+        return [c for p in parts for c in p.id_checks]
     families: dict[int, tuple[Family, list[str]]] = {}
     for metric in [*(opts.checks_of or ()), *spec.metrics]:
         family = family_of(metric)
         families.setdefault(id(family), (family, []))[1].append(metric)
-    checked = [f.parts(ms, cols, opts, in_memory) for f, ms in families.values()] if others else []
-    return [c for p in [*checked, *parts] for c in p.id_checks]
+    checked = [f.parts(ms, cols, opts, in_memory) for f, ms in families.values()]
+    return [c for p in checked for c in p.id_checks]
 
 
 def _same_checks(checks: Sequence[tuple[Problem, pl.Expr]]) -> list[tuple[Problem, pl.Expr]]:
