@@ -99,8 +99,7 @@ def _fit_titles(fig: Any) -> None:
             chars = max(8, int(longest * room / box.width))
             lines = textwrap.fill(" ".join(text.split()), chars, break_long_words=False)
             title.set_text(lines)
-            fig.draw_without_rendering()
-            wide = title.get_window_extent().width
+            wide = title.get_window_extent().width  # (its width needs no new layout)
             if wide > room:  # a word longer than a line: a smaller font
                 title.set_fontsize(max(6.0, title.get_fontsize() * room / wide))
             changed = True
