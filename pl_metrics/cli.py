@@ -843,7 +843,8 @@ def _run_curves(args: argparse.Namespace) -> None:
         n_chunks=args.chunks,
         progress=False if args.quiet else None,
     )
-    table = thinned(exact, [*by, args.class_col], args.max_points) if whole else exact
+    keys, metric = [*by, args.class_col], _CURVE_METRICS[args.kind]
+    table = thinned(exact, keys, args.max_points, metric) if whole else exact
     # First: a plot refused still leaves the table.
     _write(table, args.format, args.output, digits=None)
     if args.plot:

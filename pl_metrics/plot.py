@@ -18,6 +18,7 @@ from typing import Any, ParamSpec
 import numpy as np
 import polars as pl
 
+from pl_metrics._curve_tables import thinned
 from pl_metrics._frame import (
     MetricsInputError,
     checked_options,
@@ -47,9 +48,9 @@ MAX_GROUPED_SERIES = 8
 #: Up to this many series, `per_class_bars` draws one small panel per series; beyond, it
 #: refuses and asks for a filter.
 MAX_PANELS = 40
-#: A ROC or PR curve is drawn through at most this many of its points, evenly spread
-#: (first and last kept): more do not show at a figure's size. Its AUC or AP is computed
-#: from all of them.
+#: A ROC or PR curve is drawn through at most this many of its points, evenly spread along
+#: it (`pl_metrics._curve_tables.thinned`): more do not show at a figure's size. Its AUC or
+#: AP is computed from all of them.
 MAX_DRAWN_POINTS = 5000
 _INTERVAL_COLUMNS = ("metric", "estimate", "lower", "upper", "std")
 
@@ -860,8 +861,9 @@ def _curve_line(rows: pl.DataFrame, kind: _CurveKind, name: str, colour: Any) ->
         total = float(weights.sum())
         value = float(np.sum(weights * np.abs(ys - xs)) / total) if total > 0 else math.nan
     if weights is None and xs.size > MAX_DRAWN_POINTS:  # the value is the whole curve's
-        keep = np.unique(np.linspace(0, xs.size - 1, MAX_DRAWN_POINTS).round().astype(int))
-        xs, ys = xs[keep], ys[keep]
+        metric = "roc_curve" if kind is _ROC else "precision_recall_curve"
+        drawn = thinned(rows, [], MAX_DRAWN_POINTS, metric)
+        xs, ys = (drawn[c].cast(pl.Float64).to_numpy() for c in (kind.x, kind.y))
     return _Line(name, colour, xs, ys, value, weights)
 
 

@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 from sklearn import metrics as skm
 from sklearn.calibration import calibration_curve
 
@@ -172,6 +173,35 @@ def test_curves_thinned_keep_their_ends() -> None:
     pr = pl_metrics.precision_recall_curve(df, max_points=5)
     assert pr.group_by("class").len()["len"].max() <= 5  # type: ignore[operator]
     assert pr.filter(pl.col("threshold").is_null()).height == 2  # the end points stay
+
+
+@pytest.mark.parametrize("metric", ["roc_curve", "precision_recall_curve"])
+def test_curves_thinned_along_their_length(metric: str) -> None:
+    # 100 positives above 2,000 negatives: the rows crowd on the negatives' flat tail. Spread
+    # by rows, 11 points left one on the curve's other leg; along its length, no two kept
+    # points are further apart than a step of length and a segment.
+    rng = np.random.default_rng(1)
+    scores = np.concatenate([rng.uniform(0.9, 1.0, 100), rng.uniform(0.0, 0.5, 2000)])
+    truth = np.arange(scores.size) < 100
+    df = pl.DataFrame({"id": np.arange(scores.size), "class": "a", "score": scores, "truth": truth})
+    df = pl.concat([df, df.with_columns(pl.lit("b").alias("class"), truth=pl.lit(True))])
+    x, y = ("fpr", "tpr") if metric == "roc_curve" else ("recall", "precision")
+    exact = getattr(pl_metrics, metric)(df)
+    thin = getattr(pl_metrics, metric)(df.lazy(), max_points=11).collect()
+    for cls in ("a", "b"):  # b has no negatives: NaN fpr, a curve of no length for ROC
+        whole, part = (t.filter(pl.col("class") == cls) for t in (exact, thin))
+        assert part.height <= 11
+        ends = whole.with_row_index().filter(pl.col("index").is_in([0, whole.height - 1]))
+        assert_frame_equal(pl.concat([part.head(1), part.tail(1)]), ends.drop("index"))
+        assert part.join(whole, on=part.columns, nulls_equal=True).height == part.height
+        if cls == "b":
+            continue
+        xs, ys = (np.nan_to_num(whole[c].to_numpy()) for c in (x, y))
+        segments = np.hypot(np.diff(xs), np.diff(ys))
+        step = segments.sum() / 10
+        px, py = part[x].to_numpy(), part[y].to_numpy()
+        assert np.hypot(np.diff(px), np.diff(py)).max() <= step + segments.max() + 1e-12
+        assert part.height == 11
 
 
 def test_probabilities_outside_0_1_are_refused() -> None:
