@@ -491,7 +491,7 @@ def _add_thresholds(commands: Any) -> None:
         f"\n{_EXIT_STATUS}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    th.add_argument("paths", nargs="+", metavar="PATH", help="parquet/IPC/CSV file, folder or glob")
+    th.add_argument("paths", nargs="+", metavar="PATH", help=_PATHS_HELP)
     th.add_argument(
         "--metric",
         "-m",
@@ -513,11 +513,13 @@ def _add_thresholds(commands: Any) -> None:
     _add_traceback(th)
 
 
+#: The input paths' help (`pl_metrics._io.files` lists a file named twice once).
+_PATHS_HELP = "parquet/IPC/CSV file, folder or glob (a file reached twice is read once)"
+
+
 def _add_input(parser: argparse.ArgumentParser, metric_list: str | None) -> None:
     """The input paths, and ``--metric`` where the command takes metrics."""
-    parser.add_argument(
-        "paths", nargs="+", metavar="PATH", help="parquet/IPC/CSV file, folder or glob"
-    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help=_PATHS_HELP)
     if metric_list is None:
         return
     parser.add_argument(
