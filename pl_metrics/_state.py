@@ -770,6 +770,13 @@ def _class_set_checks(cols: Columns, *, merged: bool) -> list[tuple[Problem, pl.
             replace(p, hint=f"{p.hint}; or {_MERGED_HINT}") for p in (duplicate, mixed)
         )
         ragged = replace(ragged, hint=f"{_MERGED_HINT}; if ids do lack classes, {ragged.hint}")
+    elif folds := [b for b in cols.by if cols.given_by is not None and b not in cols.given_by]:
+        # Out-of-fold tuning groups by the fold too: an id with rows in two folds is split.
+        ragged = replace(
+            ragged,
+            hint=f"an id is in one fold: if option 'fold_col' ({folds[0]!r}) differs between "
+            f"the classes of an id, fix that column; if ids do lack classes, {ragged.hint}",
+        )
     elif named := [repr(b) for b in cols.by if not b.startswith(INTERNAL)]:
         # An id split over groups lacks classes in each.
         split = named[0] if len(named) == 1 else f"one of {', '.join(named)}"

@@ -242,6 +242,29 @@ def test_a_fold_column_of_one_fold_per_class_is_refused(path: str) -> None:
     assert got.drop("held_out_value").equals(pl_metrics.best_threshold(rare, ragged="allow"))
 
 
+@pytest.mark.parametrize("path", ["eager", "lazy", "chunks"])
+def test_a_fold_that_differs_within_an_id_is_named_first(path: str) -> None:
+    # The fold splits such an id's classes over groups, where it looks ragged: the fix is
+    # the fold column, not ragged='allow' (which ran, and tuned on the split ids).
+    rng = np.random.default_rng(8)
+    df = pl_metrics.from_numpy(rng.random((30, 2)) < 0.4, rng.random((30, 2)))
+    df = df.with_columns(fold=(pl.col("id") + pl.col("class").cast(pl.Int64)) % 3)
+    frame = df.lazy() if path == "lazy" else df
+
+    def best() -> object:
+        if path == "chunks":
+            return pl_metrics.score(frame, "best_threshold", fold_col="fold", n_chunks=2)
+        got = pl_metrics.best_threshold(frame, "f1", fold_col="fold")
+        return got.collect() if isinstance(got, pl.LazyFrame) else got
+
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"rows are missing: .*; an id is in one fold: if option 'fold_col' \('fold'\) "
+        r"differs between the classes of an id, fix that column; if ids do lack classes, pass",
+    ):
+        best()
+
+
 def test_the_duplicate_rows_hint_leaves_out_the_fold_column() -> None:
     rng = np.random.default_rng(6)
     one = pl_metrics.from_numpy(rng.random((30, 3)) < 0.4, rng.random((30, 3)))
