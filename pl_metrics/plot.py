@@ -879,11 +879,11 @@ def _draw_curves(
     counts = counts and kind is _RELIABILITY
     n = len(panels)
     ncols, nrows = (1, 1) if single else _panel_grid(n)
-    lines = max(len(p.lines) for p in panels)
-    outside = single and lines > MAX_CLASS_LINES  # a long legend goes right of the panel
     side = 5.2 if single else 2.9
-    width = 0.9 + ncols * side + (2.6 if outside else 0.0)
-    height = 0.9 + nrows * side * (1.3 if counts else 1.0)
+    font = 9 if single else 7
+    legend = _legend_place(panels, kind, side, font, single)
+    width = 0.9 + ncols * side + (_RIGHT_LEGEND_WIDTH if legend.where == "right" else 0.0)
+    height = 0.9 + nrows * side * (1.3 if counts else 1.0) + legend.below_height
     fig = _figure(width, height)
     ratios = [3, 1] * nrows if counts else [1] * nrows
     grid = fig.add_gridspec(len(ratios), ncols, height_ratios=ratios)
@@ -891,13 +891,12 @@ def _draw_curves(
     log_counts = counts and _counts_span_a_decade(panels)
     first: Any = None
     first_count: Any = None
-    font = 9 if single else 7
     for i, panel in enumerate(panels):
         row, col = divmod(i, ncols)
         ax = fig.add_subplot(grid[row * step, col], sharex=first, sharey=first)
         first = first or ax
         bottom = i + ncols >= n  # no panel below this one
-        _draw_panel(ax, panel, kind, font, single)
+        _draw_panel(ax, panel, kind, font, legend)
         if not single:
             ax.set_title(panel.title, fontsize=9)
         if col == 0:
@@ -929,7 +928,80 @@ def _draw_curves(
     return fig
 
 
-def _draw_panel(ax: Any, panel: _Panel, kind: _CurveKind, font: float, single: bool) -> None:
+#: A single panel's legend of more lines than `MAX_CLASS_LINES` goes to its right, this
+#: many inches wide.
+_RIGHT_LEGEND_WIDTH = 2.6
+#: A legend inside a panel takes at most this share of its width; longer labels wrap, and
+#: a single panel's legend goes below it when they would wrap.
+_INSIDE_SHARE = 0.75
+#: The width of a character of a legend, in ems (DejaVu Sans' are about 0.55 on average,
+#: digits 0.64).
+_CHAR_EMS = 0.62
+#: A legend's line sample, with the padding and space around it, in ems.
+_HANDLE_EMS = 4.0
+#: A legend's line, in ems (text and spacing).
+_LINE_EMS = 1.35
+
+
+@dataclass(frozen=True)
+class _LegendPlace:
+    """Where a curve plot's legends go, and how many characters fit on a line of them.
+
+    ``where``: ``inside`` the panels, or ``right`` of or ``below`` a single panel. Longer
+    labels wrap.
+    """
+
+    where: str
+    chars: int
+    below_height: float = 0.0  # inches the figure gains for a legend below its panel
+
+
+def _legend_place(
+    panels: Sequence[_Panel], kind: _CurveKind, side: float, font: float, single: bool
+) -> _LegendPlace:
+    """Where the legends of ``panels`` fit, their labels wrapped to the room.
+
+    Long key names make wide labels: a legend inside a panel covered it and its neighbours,
+    and a single panel's collapsed its axes.
+    """
+    per_char = font * _CHAR_EMS / 72  # inches
+    handle = _HANDLE_EMS * font / 72  # a line's sample and the space around it
+    inside = int((side * _INSIDE_SHARE - handle) / per_char)
+    if not single:
+        return _LegendPlace("inside", inside)
+    labels = [line.label(kind.stat) for line in panels[0].lines]
+
+    def height(chars: int) -> float:  # inches, a title line included
+        rows = sum(len(_wrapped(label, chars).split("\n")) for label in labels) + 1
+        return rows * _LINE_EMS * font / 72
+
+    right = int((_RIGHT_LEGEND_WIDTH - handle) / per_char)
+    if len(labels) > MAX_CLASS_LINES and height(right) <= side:
+        return _LegendPlace("right", right)
+    if len(labels) <= MAX_CLASS_LINES and max(map(len, labels), default=0) <= inside:
+        return _LegendPlace("inside", inside)
+    # Too long for the panel or beside it: below it, as wide as the figure.
+    below = int(((0.9 + side) * 0.95 - handle) / per_char)
+    return _LegendPlace("below", below, below_height=height(below) + 0.6)
+
+
+def _wrapped(text: str, chars: int) -> str:
+    """``text`` in lines of at most ``chars`` characters.
+
+    Broken after spaces, ``_``, ``-`` and ``/`` (key values are often snake_case), not in
+    parentheses (a line's ``(AUC 0.912)``); a longer piece gets a line of its own.
+    """
+    lines = [""]
+    for piece in re.findall(r"\([^)]*\)[ _/-]*|[^ _/-]+[ _/-]*|[ _/-]+", text):
+        if lines[-1] and len((lines[-1] + piece).rstrip()) > chars:
+            lines.append("")
+        lines[-1] += piece
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _draw_panel(
+    ax: Any, panel: _Panel, kind: _CurveKind, font: float, legend: _LegendPlace
+) -> None:
     if kind is not _PR:
         ax.plot([0, 1], [0, 1], linestyle="--", color="0.55", linewidth=1.0, label="_diagonal")
     for line in panel.lines:
@@ -941,7 +1013,7 @@ def _draw_panel(ax: Any, panel: _Panel, kind: _CurveKind, font: float, single: b
             drawstyle=kind.drawstyle,
             marker=kind.marker,
             markersize=4,
-            label=line.label(kind.stat),
+            label=_wrapped(line.label(kind.stat), legend.chars),
             clip_on=False,  # a curve along an edge stays visible
         )
     ax.set_xlim(0.0, 1.0)
@@ -949,14 +1021,20 @@ def _draw_panel(ax: Any, panel: _Panel, kind: _CurveKind, font: float, single: b
     ax.grid(True, alpha=0.3)
     ax.set_axisbelow(True)
     if panel.lines:
-        many = single and len(panel.lines) > MAX_CLASS_LINES
+        places = {  # (loc, bbox_to_anchor) in the panel's coordinates
+            "inside": (kind.legend_loc, None),
+            "right": ("upper left", (1.02, 1.0)),
+            "below": ("upper center", (0.5, -0.1)),
+        }
+        loc, anchor = places[legend.where]
+        title = panel.legend_title
         ax.legend(
-            title=panel.legend_title,
+            title=None if title is None else _wrapped(title, legend.chars),
             fontsize=font,
             title_fontsize=font,
-            loc="upper left" if many else kind.legend_loc,
-            bbox_to_anchor=(1.02, 1.0) if many else None,
-            frameon=not many,
+            loc=loc,
+            bbox_to_anchor=anchor,
+            frameon=legend.where == "inside",
             framealpha=0.85,
         )
 

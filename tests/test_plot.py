@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -475,6 +476,47 @@ def test_long_titles_fit_inside_their_figure(digits: pl.DataFrame) -> None:
         titles = [t for t in (fig._suptitle, *(ax.title for ax in fig.axes)) if t]
         assert_readable(fig, titles)
         assert "MODEL_WITH_UPPERCASE_NAME_WWWWWWW" in " ".join(t.get_text() for t in titles)
+
+
+def test_long_key_values_keep_legends_inside_their_panels(digits: pl.DataFrame) -> None:
+    """Long model names made legends wider than their panels: they covered the next panel,
+    and a single panel's collapsed its axes to a sliver."""
+    names = {
+        "knn": "efficientnet_b0_noisy_student_ensemble_v2",
+        "logreg": "logistic_regression_baseline_tfidf_c1",
+        "forest": "random_forest_500_trees_depth12_balanced",
+        "naive_bayes": "gaussian_naive_bayes_default_settings",
+    }
+    long = digits.with_columns(pl.col("model").replace(names), run=pl.col("fold") % 3)
+    three = long.filter(pl.col("class").is_in(["1", "3", "5"]))
+    one = long.filter(pl.col("class") == "3").with_columns(
+        experiment_name=pl.lit("2026-11-30_sweep_learning_rate")
+    )
+    figures = [
+        plot.roc_curves(pl_metrics.roc_curve(three, by="model")),  # a panel per class
+        plot.reliability(pl_metrics.calibration_curve(three, by="model")),
+        plot.roc_curves(pl_metrics.roc_curve(one, by=["model", "experiment_name", "fold"])),
+        plot.pr_curves(pl_metrics.precision_recall_curve(one, by=["model", "run"])),  # 12
+    ]
+    for fig in figures:
+        renderer = render(fig)
+        legends = [(ax, ax.get_legend()) for ax in fig.axes if ax.get_legend()]
+        assert legends
+        texts = [t for _, legend in legends for t in (legend.get_title(), *legend.get_texts())]
+        assert_readable(fig, [*texts, *(ax.title for ax in fig.axes)])
+        for ax, legend in legends:
+            panel, box = ax.get_window_extent(renderer), legend.get_window_extent(renderer)
+            assert panel.width > 200  # (a collapsed panel: about 0)
+            assert fig.bbox.x0 <= box.x0
+            assert box.x1 <= fig.bbox.x1
+            assert fig.bbox.y0 <= box.y0
+            if len(fig.axes) > 2:  # small multiples: each legend in its own panel
+                assert panel.x0 - 1 <= box.x0
+                assert box.x1 <= panel.x1 + 1
+    first = figures[0].axes[0].get_legend().get_texts()[0].get_text()
+    name, rest, stat = first.split("\n")  # wrapped at underscores, the AUC kept whole
+    assert (name, rest) == ("efficientnet_b0_noisy_", "student_ensemble_v2")
+    assert re.fullmatch(r"\(AUC \d\.\d{3}\)", stat)
 
 
 def test_curves_refuse_tables_they_cannot_draw(
