@@ -1398,7 +1398,8 @@ def paired(
     Raises
     ------
     MetricsInputError
-        When the two models do not score exactly the same ids (of each group).
+        When the two models do not score exactly the same ids (of each group), the same
+        classes of each id, or with the same truth (and weight) of each.
 
     Examples
     --------
@@ -1459,6 +1460,23 @@ def paired(
             b_ids.join(a_ids, on=[*group, id_col], how="anti", nulls_equal=True),
         ]
     ).select(pl.len().alias("unmatched"))
+    # The same ids are not enough: a paired difference also needs the same classes of each
+    # id, and the same truth (a dump that lacks a class, or was relabelled, gave a confident
+    # wrong difference).
+    cls, truth, weight = spec.columns.cls, spec.columns.truth, spec.columns.weight
+    cells = (
+        lf.group_by(*group, id_col, cls)
+        .agg(
+            pl.col(model_col).n_unique().alias("models"),
+            pl.col(truth).drop_nulls().n_unique().alias("truths"),
+            (pl.lit(1) if weight is None else pl.col(weight).drop_nulls().n_unique()).alias("w"),
+        )
+        .select(
+            (pl.col("models") < 2).sum().alias("one_model"),
+            (pl.col("truths") > 1).sum().alias("two_truths"),
+            (pl.col("w") > 1).sum().alias("two_weights"),
+        )
+    )
     models = source.select(
         pl.col(model_col).drop_nulls().unique().implode().alias("models"),
         pl.col(model_col).null_count().alias("nulls"),
@@ -1483,18 +1501,41 @@ def paired(
                 f"column {id_col!r}: {unmatched:,} {ids} scored by only one of "
                 f"{model_a!r} and {model_b!r}; a paired comparison needs the same ids"
             )
+        pair = f"{model_a!r} and {model_b!r}"
+        one_model, two_truths = df["one_model"][0], df["two_truths"][0]
+        if one_model:
+            rows = "row is" if one_model == 1 else "rows are"
+            raise MetricsInputError(
+                f"column {cls!r}: {one_model:,} (id, class) {rows} scored by only one of "
+                f"{pair}; a paired comparison needs the same classes of each id"
+            )
+        for column, count, what in (
+            (truth, two_truths, "truth"),
+            (weight, df["two_weights"][0], "weight"),
+        ):
+            if count:
+                rows = "row has" if count == 1 else "rows have"
+                raise MetricsInputError(
+                    f"column {column!r}: {count:,} (id, class) {rows} a different {what} in "
+                    f"{pair}; a paired comparison needs the same {what} of each id in both"
+                )
 
     def difference(table: pl.DataFrame, value: str, keys: list[str]) -> pl.DataFrame:
         wide = table.group_by(keys).agg(
             pl.col(value).filter(pl.col(model_col) == model_a).first().alias("a"),
             pl.col(value).filter(pl.col(model_col) == model_b).first().alias("b"),
         )
-        return wide.select(*keys, (pl.col("b") - pl.col("a")).alias("difference"))
+        a, b = pl.col("a"), pl.col("b")
+        # Values equal but for rounding (sums in another order, say for ids of another type)
+        # differ by 0: the p-value counts the signs of the differences. (polars orders NaN
+        # above every number, so NaN <= NaN: an undefined difference stays NaN.)
+        tied = (b - a).is_not_nan() & ((b - a).abs() <= 1e-12 * pl.max_horizontal(a.abs(), b.abs()))
+        return wide.select(*keys, pl.when(tied).then(0.0).otherwise(b - a).alias("difference"))
 
     tail = (1 - confidence) / 2
 
     def compute() -> pl.DataFrame:
-        check(unmatched.join(models, how="cross").collect())
+        check(pl.concat([unmatched, cells, models], how="horizontal").collect())
         read = resolve(lf, [metric], by=[*group, model_col], **options)  # (a lazy table too)
         df = lf.select(read.columns.used).collect()
         # (The model column is no `by` of the caller's: the hint leaves it out.)

@@ -29,19 +29,23 @@ SEED = 3
 def multilabel(seed: int = 0, weights: bool = True) -> pl.DataFrame:
     """Groups of multilabel problems with ties, degenerate ids and sparse classes.
 
-    Group "a" and "b" score the same ids, "c" other ids; "d" has two ids, so that some
-    resamples draw none of them. Class 3 is rarely positive: some resamples draw no
-    positive of it.
+    Group "a" and "b" score the same ids (with the same labels and weights: two models), "c"
+    other ids; "d" has two ids, so that some resamples draw none of them. Class 3 is rarely
+    positive: some resamples draw no positive of it.
     """
     rng = np.random.default_rng(seed)
     frames = []
+    labels: dict[int, tuple[np.ndarray, float]] = {}
     for group, ids in (("a", range(14)), ("b", range(14)), ("c", range(20, 31)), ("d", (40, 41))):
         for i in ids:
-            truth = rng.random(4) < [0.5, 0.3, 0.6, 0.08]
-            if i % 7 == 0:
-                truth[:] = True  # an id with every label
-            if i % 5 == 1:
-                truth[:] = False  # an id with none
+            if i not in labels:
+                truth = rng.random(4) < [0.5, 0.3, 0.6, 0.08]
+                if i % 7 == 0:
+                    truth[:] = True  # an id with every label
+                if i % 5 == 1:
+                    truth[:] = False  # an id with none
+                labels[i] = truth, float(rng.choice([0.5, 1.0, 2.0, 3.0]))
+            truth, weight = labels[i]
             frames.append(
                 pl.DataFrame(
                     {
@@ -50,7 +54,7 @@ def multilabel(seed: int = 0, weights: bool = True) -> pl.DataFrame:
                         "class": ["w", "x", "y", "z"],
                         "score": np.round(rng.random(4) * 4) / 4,  # ties
                         "truth": truth,
-                        "w": float(rng.choice([0.5, 1.0, 2.0, 3.0])),
+                        "w": weight,
                     }
                 )
             )

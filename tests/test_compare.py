@@ -62,14 +62,20 @@ def test_compare_ranks_an_undefined_model_last(kind: str) -> None:
 
 
 def single_label(
-    n_datasets: int, n_ids: int, p_correct: float, seed: int, models: tuple[str, ...] = ("m",)
+    n_datasets: int,
+    n_ids: int,
+    p_correct: float | dict[str, float],
+    seed: int,
+    models: tuple[str, ...] = ("m",),
 ) -> pl.DataFrame:
-    """Three classes; each model predicts the true class with probability p_correct."""
+    """Three classes, the same labels for every model; each model predicts the true class
+    with probability ``p_correct`` (or its own, by model)."""
     rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, (n_datasets, n_ids))
     frames = []
     for model in models:
-        y = rng.integers(0, 3, (n_datasets, n_ids))
-        right = rng.random((n_datasets, n_ids)) < p_correct
+        p = p_correct[model] if isinstance(p_correct, dict) else p_correct
+        right = rng.random((n_datasets, n_ids)) < p
         wrong = (y + rng.integers(1, 3, (n_datasets, n_ids))) % 3
         pred = np.where(right, y, wrong)
         for c in range(3):
@@ -144,11 +150,8 @@ def test_paired_false_positive_rate_under_a_null() -> None:
     rate = (out["p_value"] < 0.05).mean()
     assert rate <= 0.12, rate
     # And a real difference is found: b right 85% of the time instead of 70%.
-    better = single_label(n_datasets=1, n_ids=400, p_correct=0.85, seed=6, models=("b",))
-    worse = single_label(n_datasets=1, n_ids=400, p_correct=0.7, seed=7, models=("a",))
-    strong = pl_metrics.paired(
-        pl.concat([worse, better]), "top_k_accuracy", "a", "b", n_resamples=200
-    )
+    both = single_label(1, 400, {"a": 0.7, "b": 0.85}, seed=6, models=("a", "b"))
+    strong = pl_metrics.paired(both, "top_k_accuracy", "a", "b", n_resamples=200)
     assert strong["difference"][0] > 0
     assert strong["p_value"][0] < 0.01
     assert strong["lower"][0] > 0
@@ -161,6 +164,39 @@ def test_paired_needs_the_same_ids() -> None:
         pl_metrics.paired(missing, "lrap", "logreg", "knn", n_resamples=10)
     with pytest.raises(pl_metrics.MetricsInputError, match="both 'knn'"):
         pl_metrics.paired(df, "lrap", "knn", "knn", n_resamples=10)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_paired_needs_the_same_classes_truth_and_weights(lazy: bool) -> None:
+    # Same ids, but one model's dump lacks a class, or was relabelled: the difference was
+    # a confident wrong number (logreg's ids of class 9 then score LRAP 1).
+    df = pl.read_parquet(DATA).filter(pl.col("fold") == 0).with_columns(w=pl.lit(1.0))
+    logreg = pl.col("model") == "logreg"
+    first_ids = logreg & pl.col("id").is_in(df["id"].unique().sort().head(3).implode())
+    n_first = df.filter(first_ids).height  # their (id, class) rows of logreg's
+    spoiled = {
+        rf"column 'class': {df.filter(logreg & (pl.col('class') == '9')).height} \(id, class\) "
+        r"rows are scored by only one of 'logreg' and 'knn'; .* same classes of each id": df.filter(
+            ~(logreg & (pl.col("class") == "9"))
+        ),
+        rf"column 'truth': {n_first} \(id, class\) rows have a different truth in 'logreg' "
+        r"and 'knn'": df.with_columns(
+            truth=pl.when(first_ids).then(~pl.col("truth")).otherwise("truth")
+        ),
+        rf"column 'w': {n_first} \(id, class\) rows have a different weight": df.with_columns(
+            w=pl.when(first_ids).then(2.0).otherwise(1.0)
+        ),
+    }
+
+    def paired(frame: pl.DataFrame) -> object:
+        out = pl_metrics.paired(
+            frame.lazy() if lazy else frame, "lrap", "logreg", "knn", weight_col="w"
+        )
+        return out.collect() if isinstance(out, pl.LazyFrame) else out
+
+    for message, frame in spoiled.items():
+        with pytest.raises(pl_metrics.MetricsInputError, match=message):
+            paired(frame)
 
 
 def test_paired_lazy_equals_eager() -> None:

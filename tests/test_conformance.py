@@ -33,13 +33,15 @@ TOL = {"rel_tol": 1e-12, "abs_tol": 1e-12}
 
 
 def make_table(seed: int = 0, n_ids: int = 16) -> pl.DataFrame:
-    """Two models; one true class per id (each class true for some ids, false for others),
-    scores on five levels (ties), per-id weights, and a 0/1 prediction column."""
+    """Two models of the same ids, labels and per-id weights; one true class per id (each
+    class true for some ids, false for others), scores on five levels (ties), and a 0/1
+    prediction column."""
     rng = np.random.default_rng(seed)
     frames = []
+    true = np.arange(n_ids) % len(CLASSES)
+    rng.shuffle(true)
+    weights = np.repeat(rng.choice([0.5, 1.0, 2.0, 3.0], n_ids), len(CLASSES))
     for model in ("m1", "m2"):
-        true = np.arange(n_ids) % len(CLASSES)
-        rng.shuffle(true)
         score = (np.round(rng.random((n_ids, len(CLASSES))) * 4) + 1) / 5
         frames.append(
             pl.DataFrame(
@@ -49,7 +51,7 @@ def make_table(seed: int = 0, n_ids: int = 16) -> pl.DataFrame:
                     "class": CLASSES * n_ids,
                     "score": score.reshape(-1),
                     "truth": (np.arange(len(CLASSES))[None, :] == true[:, None]).reshape(-1),
-                    "w": np.repeat(rng.choice([0.5, 1.0, 2.0, 3.0], n_ids), len(CLASSES)),
+                    "w": weights,
                 }
             )
         )
