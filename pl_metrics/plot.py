@@ -480,7 +480,10 @@ def heatmap(
     ax.set_xticks(range(len(folds)), fold_names)
     ax.set_yticks(range(len(models)), models)
     ax.set_xlabel(fold_col)
-    ax.set_ylabel(f"{model_col} (best first)" if better is not None else model_col)
+    # (By the mean over folds: `compare` ranks by the value of the folds pooled, which may
+    # differ where folds differ in size.)
+    ranked = f"{model_col}\n(best mean first)"  # (two lines fit the grid of two models)
+    ax.set_ylabel(ranked if better is not None else model_col)
     size = 9 if len(folds) <= 8 else 7
     for i in range(values.shape[0]):
         for j in range(values.shape[1]):

@@ -257,6 +257,12 @@ def test_heatmap_models_best_first_and_legible(digits: pl.DataFrame, metric: str
     best = means.sort(metric, descending=metric == "lrap")["clf"].to_list()
     assert top_to_bottom(fig, ax) == best
     assert ax.get_xlabel() == "split"
+    # By the mean over folds, as the axis says: compare ranks by the pooled value.
+    assert ax.get_ylabel() == "clf\n(best mean first)"
+    two = plot.heatmap(
+        table.filter(pl.col("clf").is_in(best[:2])), metric, model_col="clf", fold_col="split"
+    )
+    assert_readable(two, [two.axes[0].yaxis.label, two.axes[0].title])
     assert ax.get_title()
     (image,) = ax.get_images()
     grid = image.get_array()
