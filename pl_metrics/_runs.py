@@ -28,7 +28,7 @@ from pl_metrics._kernel import (
     IdRuns,
     curve_counts,
     flags,
-    id_runs,
+    grouped_runs,
     run_sums,
 )
 
@@ -265,7 +265,8 @@ def per_id_and_classes(
     inputs = rows.select(*keys, cls, truth.alias(TRUTH), *extra_inputs)
 
     def tables(df: pl.DataFrame) -> dict[str, pl.DataFrame]:
-        found = runs or id_runs(df, by, id_col)
+        # (Rows reordered are the same tables: they are counted by key.)
+        df, found = (df, runs) if runs else grouped_runs(df, by, id_col)
         # The truth as flags, for every kernel; with nulls (unchecked), polars counts.
         truth = None if df[TRUTH].null_count() else flags(df[TRUTH])
         # The classes as the kernels read them, found once for both passes.
