@@ -33,6 +33,7 @@ __all__ = [
     "id_range",
     "plan_chunks",
     "row_bytes",
+    "scaled",
 ]
 
 #: Peak memory per row of a chunk, measured with lrap and lwlrap on 100M-400M rows (the chunk
@@ -75,7 +76,7 @@ def _width(dtype: pl.DataType) -> int:
     return 8  # times, durations, datetimes (whose time zone may hold digits)
 
 
-def _scaled(per_row: int, width: int) -> float:
+def scaled(per_row: int, width: int) -> float:
     """``per_row`` (measured on rows of `REFERENCE_ROW` bytes) for rows of ``width`` bytes."""
     return per_row * max(1.0, width / REFERENCE_ROW)
 
@@ -162,7 +163,7 @@ def plan_chunks(
             f"option 'n_chunks': expected a positive integer, got {shown(n_chunks)}"
         )
     rows = int(lf.select(pl.len()).collect().item())  # parquet: metadata only
-    per_row, scattered = _scaled(BYTES_PER_ROW, width), _scaled(BYTES_PER_ROW_SCATTERED, width)
+    per_row, scattered = scaled(BYTES_PER_ROW, width), scaled(BYTES_PER_ROW_SCATTERED, width)
     chunks = n_chunks or max(1, math.ceil(rows * per_row / budget))
     chunks = min(chunks, max(1, rows))  # never more chunks than rows
     if n_chunks is not None and chunks > 1 and rows < chunks * 1_000:
@@ -299,7 +300,7 @@ def class_chunks(
     chunk with the fewest rows so far, largest classes first. Null classes go to the first
     chunk, whose state reports them.
     """
-    count = n_chunks or max(1, math.ceil(rows * _scaled(BYTES_PER_ROW_SCATTERED, width) / budget))
+    count = n_chunks or max(1, math.ceil(rows * scaled(BYTES_PER_ROW_SCATTERED, width) / budget))
     single = Chunks((pl.lit(True),), "class sets", rows)
     if count <= 1:
         return single

@@ -32,6 +32,7 @@ from pl_metrics._chunks import (
     id_range,
     plan_chunks,
     row_bytes,
+    scaled,
 )
 from pl_metrics._curves import average_classes, check_undefined, curve_positives
 from pl_metrics._frame import (
@@ -528,6 +529,13 @@ def _class_values(chunks: Sequence[ClassChunk], spec: Spec) -> pl.DataFrame:
     return out.sort(by, nulls_last=True) if by else out
 
 
+#: Peak memory per row of a part `cluster_by_id` sorts, measured on rows of
+#: `pl_metrics._chunks.REFERENCE_ROW` bytes (an Int32 id, Int16 class, Float32 score and
+#: boolean truth: 24 bytes; wider rows scale it, as the chunks' bytes: 65-byte rows of a
+#: text model, Int64 fold, id and class, Float64 score and weight took 80, and are given 142).
+_SORTED_BYTES_PER_ROW = 24
+
+
 @checked_options
 def cluster_by_id(
     source: str | Path | Sequence[str | Path],
@@ -560,7 +568,9 @@ def cluster_by_id(
         Files to write, each a range of ids; by default as many as ``memory_budget`` needs.
     memory_budget
         Bytes (or a size such as ``"2GB"``, in powers of 1024) that one part's rows may take
-        while it is sorted (about 24 bytes a row). Not with ``n_parts``. Default 2 GB.
+        while it is sorted (about 24 bytes a row of an Int32 id, an Int16 class, a Float32
+        score and a boolean truth, and in proportion for wider rows: every column is
+        sorted). Not with ``n_parts``. Default 2 GB.
     row_group_size
         Rows per parquet row group: the unit a chunk reads (smaller groups let a chunk read
         less beyond its ids, at the cost of more statistics).
@@ -583,8 +593,9 @@ def cluster_by_id(
             f"{shown(row_group_size)}"
         )
     rows = int(lf.select(pl.len()).collect().item())
-    if n_parts is None:
-        n_parts = max(1, math.ceil(rows * 24 / budget))
+    if n_parts is None:  # a part is sorted whole, every column: wider rows take more
+        per_row = scaled(_SORTED_BYTES_PER_ROW, row_bytes(schema, schema.names()))
+        n_parts = max(1, math.ceil(rows * per_row / budget))
     n_parts = min(n_parts, max(1, rows))  # a part per row at most (10**12 parts: hours)
     every = max(1, rows // (n_parts * 100))
     sample = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import math
 import re
 from pathlib import Path
 
@@ -82,6 +83,37 @@ def test_chunk_strategies(hive_dump: Path, tmp_path: Path, digits: pl.DataFrame)
         digits.with_columns(pl.col("id").cast(pl.String)), METRICS, by=["model", "fold"]
     )
     close(pl_metrics.score(csv, METRICS, by=["model", "fold"], n_chunks=3), whole)
+
+
+def test_cluster_by_id_sizes_its_parts_by_the_rows_width(tmp_path: Path) -> None:
+    # Its parts were sized at 24 bytes a row whatever the columns: a dump of wide rows (a
+    # text model, Int64 keys, Float64 scores and weights) peaked at 4.5x its budget.
+    n = 240_000
+    narrow = pl.DataFrame(
+        {
+            "id": pl.Series(np.arange(n) // 4, dtype=pl.Int32),
+            "class": pl.Series(np.arange(n) % 4, dtype=pl.Int16),
+            "score": pl.Series(np.linspace(0, 1, n), dtype=pl.Float32),
+            "truth": np.arange(n) % 3 == 0,
+        }
+    )
+    wide = narrow.with_columns(
+        pl.col("id", "class").cast(pl.Int64),
+        pl.col("score").cast(pl.Float64),
+        model=pl.format("model_{}", pl.col("id") % 4),
+        fold=pl.col("id") % 5,
+        w=pl.lit(1.0),
+    )
+    budget = n * 24 // 2  # two parts of the narrow rows
+    counts = {}
+    for name, frame in (("narrow", narrow), ("wide", wide)):
+        frame.write_parquet(tmp_path / f"{name}.parquet")
+        out = tmp_path / f"{name}_parts"
+        counts[name] = len(
+            pl_metrics.cluster_by_id(tmp_path / f"{name}.parquet", out, memory_budget=budget)
+        )
+    assert counts["narrow"] == 2
+    assert counts["wide"] == math.ceil(2 * 65 / 11)  # rows 65 bytes wide, against 11
 
 
 def test_clustered_rewrite(tmp_path: Path, digits: pl.DataFrame) -> None:
