@@ -254,11 +254,19 @@ def _label_lists(table: pl.LazyFrame, labels_col: str, separator: str, where: st
 
 
 def _unknown_labels(
-    table: pl.LazyFrame, id_col: str, labels_col: str, known: list[str], *, text: bool
+    table: pl.LazyFrame,
+    id_col: str,
+    labels_col: str,
+    known: list[str],
+    *,
+    text: bool,
+    kept_integers: Sequence[str] = (),
 ) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
     """Count the ids whose labels (lists in ``labels_col``) are not ``known`` (and not "").
 
     ``text``: the labels were strings to split (else lists), for the hint on nulls.
+    ``kept_integers``: integer columns of the scores, kept as columns: a label that names
+    one gets a hint to cast it.
     """
     label = pl.element()
     unknown = pl.col(labels_col).list.eval(label.filter(~label.is_in(known) & (label != "")))
@@ -270,6 +278,11 @@ def _unknown_labels(
             pl.col(id_col).n_unique().alias(f"{_CHECK}ids"),
             names.n_unique().alias(f"{_CHECK}labels"),
             names.unique().sort().head(_SHOWN).implode().alias(f"{_CHECK}examples"),
+            names.filter(names.is_in(list(kept_integers)))
+            .unique()
+            .sort()
+            .implode()
+            .alias(f"{_CHECK}integer_labels"),
         )
     )
     nulls = table.select(pl.col(labels_col).null_count().alias(f"{_CHECK}null_labels"))
@@ -288,10 +301,19 @@ def _unknown_labels(
             n_labels = row[f"{_CHECK}labels"]
             in_all = f" ({n_labels:,} such labels)" if n_labels > _SHOWN else ""
             ids = row[f"{_CHECK}ids"]
+            integer, hint = row[f"{_CHECK}integer_labels"], ""
+            if integer:
+                one = len(integer) == 1
+                hint = (
+                    f"; {listed([repr(c) for c in integer], _SHOWN)} "
+                    f"{'is an integer column' if one else 'are integer columns'} of the scores, "
+                    "kept as such, not taken as a class (a CSV writes a class scored 0 "
+                    f"everywhere as integers): cast {'it' if one else 'them'} to float"
+                )
             raise MetricsInputError(
                 f"column {labels_col!r}: {ids:,} {'id has' if ids == 1 else 'ids have'} labels "
                 f"that are not class columns: {_shown(row[f'{_CHECK}examples'], n_labels)}"
-                f"{in_all}"
+                f"{in_all}{hint}"
             )
 
     return summary, check
@@ -514,7 +536,11 @@ def from_wide(
         )
         # Labels of score columns left out of ``classes`` on purpose are not unknown.
         known = class_cols if classes is None else [c for c in schema if c not in (id_col, *skip)]
-        summary, check = _unknown_labels(label_table, id_col, labels_col, known, text=text)
+        # Integer columns of the scores are kept, not classes: a label naming one is told so.
+        integer_cols = [c for c in keep if schema[c].is_integer()] if classes is None else []
+        summary, check = _unknown_labels(
+            label_table, id_col, labels_col, known, text=text, kept_integers=integer_cols
+        )
         if truth is None:  # the labels ride along with each row of their id
             long = _unpivot(label_table, id_col, class_cols, [*keep, labels_col])
         else:

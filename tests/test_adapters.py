@@ -296,6 +296,22 @@ def test_from_wide_tells_of_integer_zero_score_columns_beside_labels(lazy: bool)
     assert got.columns == ["id", "owl", "flag", "class", "score", "truth"]
 
 
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_label_naming_an_integer_score_column_says_to_cast_it(lazy: bool) -> None:
+    # Once an id has the label, the refusal named it "not a class column", without the
+    # warning's hint (the refusal came first).
+    scores = pl.DataFrame({"id": [1, 2, 3], "bird": [0.9, 0.1, 0.4], "owl": [0, 0, 0]})
+    labels = pl.DataFrame({"id": [1, 2, 3], "labels": ["bird", "owl", "bird owl"]})
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"2 ids have labels that are not class columns: 'owl'; 'owl' is an integer "
+        r"column of the scores, kept as such, not taken as a class .*: cast it to float$",
+    ):
+        long_of(scores, labels, labels_col="labels", lazy=lazy)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"class columns: 'cat'$"):
+        long_of(scores, labels.with_columns(labels=pl.lit("cat")), labels_col="labels", lazy=lazy)
+
+
 def test_from_wide_names_one_unknown_label_and_ignores_empty_ones() -> None:
     scores = pl.DataFrame({"id": [0, 1], "bird": [0.9, 0.2], "frog": [0.4, 0.7]})
     with pytest.raises(
