@@ -74,7 +74,16 @@ from pl_metrics._frame import (
 from pl_metrics._kernel import in_threads
 from pl_metrics._registry import info
 from pl_metrics._report import report
-from pl_metrics._spec import Options, Spec, at_call, check_key_names, metric_list, resolve
+from pl_metrics._spec import (
+    Options,
+    Spec,
+    at_call,
+    check_key_name,
+    check_key_names,
+    made_columns,
+    metric_list,
+    resolve,
+)
 from pl_metrics._state import (
     CLASS_ROWS,
     CURVE_POS,
@@ -208,8 +217,12 @@ def compare(
         ("id_col", options.get("id_col", "id")),
     ]
     distinct_columns(roles)
+    spread_columns = [f"{m}_{s}" for m in names for s in ("mean", "std")]
+    made = [c for m in names for c in made_columns(info(m))] + spread_columns
+    for option, name in roles[:2]:  # (named by their own options, not as resolve's `by`)
+        check_key_name(name, option, made, "compare")
     spec = resolve(lf, names, by=[model_col, fold_col], **options)  # checked once
-    check_key_names(spec.columns, [f"{m}_{s}" for m in names for s in ("mean", "std")], "compare")
+    check_key_names(spec.columns, spread_columns, "compare")
     if spec.keys != [model_col, fold_col]:
         raise MetricsInputError(
             "compare ranks models by one value per metric; for per-class values use "
@@ -1441,6 +1454,7 @@ def paired(
     )
     pair = pl.Series([model_a, model_b], dtype=source_schema[model_col])
     lf = source.filter(pl.col(model_col).is_in(pair.implode()))
+    check_key_name(model_col, "model_col", made_columns(info(metric)), metric)  # (not `by`)
     spec = resolve(lf, [metric], by=[*group, model_col], **at_call(options))  # options, now
     paired_keys = replace(spec.columns, by=tuple(group))  # the models are compared, not kept
     made = ["a", "b", "difference", "lower", "upper", "p_value", "metric", "value"]

@@ -43,7 +43,9 @@ __all__ = [
     "Thresholds",
     "Undefined",
     "at_call",
+    "check_key_name",
     "check_key_names",
+    "made_columns",
     "make_options",
     "metric_list",
     "resolve",
@@ -643,18 +645,28 @@ def _check_result_names(entries: Sequence[MetricInfo], cols: Columns) -> None:
     working tables.
     """
     for entry in entries:
-        check_key_names(cols, (*(entry.columns or (entry.name,)), *entry.class_columns), entry.name)
+        check_key_names(cols, made_columns(entry), entry.name)
+
+
+def made_columns(entry: MetricInfo) -> tuple[str, ...]:
+    """The columns a metric makes: its values, per class or per id too."""
+    return (*(entry.columns or (entry.name,)), *entry.class_columns)
 
 
 def check_key_names(cols: Columns, made: Sequence[str], maker: str) -> None:
     """Refuse key columns (``by``, id, class) named like a column in ``made``."""
     keys = {cols.id: "id_col", cols.cls: "class_col"} | {name: "by" for name in cols.by}
     for name, option in keys.items():
-        if name in made:
-            raise MetricsInputError(
-                f"column {name!r} (option {option!r}): {maker} makes a column of this name; "
-                "rename the input's column"
-            )
+        check_key_name(name, option, made, maker)
+
+
+def check_key_name(name: str, option: str, made: Sequence[str], maker: str) -> None:
+    """Refuse the key column ``name`` (of ``option``) if it is named like one in ``made``."""
+    if name in made:
+        raise MetricsInputError(
+            f"column {name!r} (option {option!r}): {maker} makes a column of this name; "
+            "rename the input's column"
+        )
 
 
 def _integer_keys(thresholds: Thresholds, schema: pl.Schema) -> Thresholds:

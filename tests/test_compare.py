@@ -199,6 +199,19 @@ def test_paired_needs_the_same_classes_truth_and_weights(lazy: bool) -> None:
             paired(frame)
 
 
+def test_model_and_fold_columns_named_like_a_result_are_named_by_their_options() -> None:
+    # The message said "(option 'by')", which the caller never passed.
+    df = pl.read_parquet(DATA).filter(pl.col("fold") < 2)
+    error = pl_metrics.MetricsInputError
+    for name in ("lrap", "lrap_mean", "lrap_std"):
+        with pytest.raises(error, match=rf"^column '{name}' \(option 'model_col'\): compare"):
+            pl_metrics.compare(df.rename({"model": name}), "lrap", model_col=name)
+        with pytest.raises(error, match=rf"^column '{name}' \(option 'fold_col'\): compare"):
+            pl_metrics.compare(df.rename({"fold": name}), "lrap", fold_col=name)
+    with pytest.raises(error, match=r"^column 'lrap' \(option 'model_col'\): lrap makes"):
+        pl_metrics.paired(df.rename({"model": "lrap"}), "lrap", "knn", "logreg", model_col="lrap")
+
+
 def test_paired_lazy_equals_eager() -> None:
     df = pl.read_parquet(DATA).filter(pl.col("fold") < 2)
     eager = pl_metrics.paired(df, "lrap", "logreg", "knn", by="fold", n_resamples=40, seed=2)

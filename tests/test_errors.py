@@ -294,7 +294,7 @@ def test_resampling_and_compare_refuse_keys_named_like_their_columns(good: pl.Da
             two.with_columns(difference=pl.lit(1)), "lrap", "a1", "b1", by="difference"
         )
     folds = two.with_columns(fold=pl.col("id") % 2)
-    with pytest.raises(MetricsInputError, match=r"column 'lrap_mean' \(option 'by'\)"):
+    with pytest.raises(MetricsInputError, match=r"column 'lrap_mean' \(option 'model_col'\)"):
         pl_metrics.compare(folds.rename({"model": "lrap_mean"}), "lrap", model_col="lrap_mean")
     # A key named like a working column elsewhere is fine here.
     ci = pl_metrics.bootstrap(two.rename({"model": "area"}), "lrap", by="area", n_resamples=5)
