@@ -824,7 +824,9 @@ def _curve_plot(
             line(v, cls, n if keys else str(cls), c)
             for v, n, c in zip(series, names, colours, strict=True)
         ]
-        panels.append(_Panel(f"{class_col} {cls}", [f for f in found if f is not None]))
+        lines = [f for f in found if f is not None]
+        # Titled as one panel's legend: "0 (AUC 0.998)" alone could be a class or a fold.
+        panels.append(_Panel(f"{class_col} {cls}", lines, " / ".join(keys) or None))
     title = f"{kind.name}{by}, one panel per {class_col}"
     if len(shown_classes) < len(classes):
         title += (
