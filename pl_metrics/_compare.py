@@ -1515,13 +1515,13 @@ def paired(
                 f"column {id_col!r}: {unmatched:,} {ids} scored by only one of "
                 f"{model_a!r} and {model_b!r}; a paired comparison needs the same ids"
             )
-        pair = f"{model_a!r} and {model_b!r}"
+        both = f"{model_a!r} and {model_b!r}"
         one_model, two_truths = df["one_model"][0], df["two_truths"][0]
         if one_model:
             rows = "row is" if one_model == 1 else "rows are"
             raise MetricsInputError(
                 f"column {cls!r}: {one_model:,} (id, class) {rows} scored by only one of "
-                f"{pair}; a paired comparison needs the same classes of each id"
+                f"{both}; a paired comparison needs the same classes of each id"
             )
         for column, count, what in (
             (truth, two_truths, "truth"),
@@ -1531,7 +1531,7 @@ def paired(
                 rows = "row has" if count == 1 else "rows have"
                 raise MetricsInputError(
                     f"column {column!r}: {count:,} (id, class) {rows} a different {what} in "
-                    f"{pair}; a paired comparison needs the same {what} of each id in both"
+                    f"{both}; a paired comparison needs the same {what} of each id in both"
                 )
 
     def difference(table: pl.DataFrame, value: str, keys: list[str]) -> pl.DataFrame:
