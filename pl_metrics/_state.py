@@ -736,10 +736,13 @@ _MERGED_HINT = (
 )
 
 
-def _class_set_checks(cols: Columns, *, merged: bool) -> list[tuple[Problem, pl.Expr]]:
+def _class_set_checks(
+    cols: Columns, *, merged: bool, fold_col: str | None
+) -> list[tuple[Problem, pl.Expr]]:
     """Duplicate and missing ``(id, class)`` rows, from the group's sums over classes.
 
     ``merged``: the state is the caller's merge of parts, which may not be id-disjoint.
+    ``fold_col``: the column of folds a metric tunes over (one of ``by``).
     """
     # Counts are unsigned: subtract as signed integers.
     expected = pl.col(N_IDS).cast(pl.Int64) * pl.col(_N_CLASSES).cast(pl.Int64)
@@ -770,11 +773,11 @@ def _class_set_checks(cols: Columns, *, merged: bool) -> list[tuple[Problem, pl.
             replace(p, hint=f"{p.hint}; or {_MERGED_HINT}") for p in (duplicate, mixed)
         )
         ragged = replace(ragged, hint=f"{_MERGED_HINT}; if ids do lack classes, {ragged.hint}")
-    elif folds := [b for b in cols.by if cols.given_by is not None and b not in cols.given_by]:
+    elif fold_col is not None:
         # Out-of-fold tuning groups by the fold too: an id with rows in two folds is split.
         ragged = replace(
             ragged,
-            hint=f"an id is in one fold: if option 'fold_col' ({folds[0]!r}) differs between "
+            hint=f"an id is in one fold: if option 'fold_col' ({fold_col!r}) differs between "
             f"the classes of an id, fix that column; if ids do lack classes, {ragged.hint}",
         )
     elif named := [repr(b) for b in cols.by if not b.startswith(INTERNAL)]:
@@ -845,7 +848,7 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
                 cols.class_hash.sum().alias(_GROUP_HASH),  # wraps around, as the ids' do
             ],
         )
-        class_sets = _class_set_checks(cols, merged=state.merged)
+        class_sets = _class_set_checks(cols, merged=state.merged, fold_col=opts.fold_col)
         groups = join_on(groups, stats, by).with_columns([e.alias(p.name) for p, e in class_sets])
         # Bad rows first, then the table's shape (duplicate or missing rows), then the rest:
         # a repeated (id, class) is named as such, not as an id with two true classes.
