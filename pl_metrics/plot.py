@@ -561,7 +561,8 @@ def _decimals(lower: np.ndarray, upper: np.ndarray) -> int:
 
 
 def _row_name(names: Sequence[str], row: dict[str, Any]) -> str:
-    return " / ".join(str(row[k]) for k in names)
+    """``knn / class 0``: the first column's value, then the others' named, as in legends."""
+    return _series_label(names, [row[k] for k in names]) if names else ""
 
 
 # Curves: ROC, precision-recall, reliability.

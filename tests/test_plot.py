@@ -317,8 +317,8 @@ def test_intervals_unknown_metric_and_label() -> None:
     fig = plot.intervals(table)
     (ax,) = fig.axes
     assert "direction unknown" in ax.get_title()
-    order = ["b / 0", "c / 0", "b / 1", "a / 0", "a / 1", "c / 1"]
-    assert top_to_bottom(fig, ax) == order  # highest estimate first, NaN last
+    order = ["b / fold 0", "c / fold 0", "b / fold 1", "a / fold 0", "a / fold 1", "c / fold 1"]
+    assert top_to_bottom(fig, ax) == order  # highest estimate first, NaN last, keys named
     fig = plot.intervals(table, label="model")
     assert top_to_bottom(fig, fig.axes[0]) == ["b", "c", "b", "a", "a", "c"]
 
