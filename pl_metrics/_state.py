@@ -912,12 +912,34 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         out = join_on(out, result, keys) if keys else out.join(result, how="cross")
     result_by = [b for b in by if b != opts.fold_col]
     if result_by != by:  # tuned over folds: the folds' checks add up into the result's groups
-        counts = [c for c in checks.collect_schema() if c not in by]
-        checks = aggregate(checks, result_by, [pl.col(c).sum() for c in counts])
+        checks = aggregate(checks, result_by, _over_folds(checks, by, problems))
     out = raise_on_problems(
         join_on(out, checks, result_by), [*problems, *result_problems], result_by
     )
     return out.sort(keys, nulls_last=True, maintain_order=True) if keys else out
+
+
+def _over_folds(checks: pl.LazyFrame, by: list[str], problems: list[Problem]) -> list[pl.Expr]:
+    """The checks' counts per fold, as counts of the groups the folds make up.
+
+    Rows and ids add up. A problem of groups is one of the result's groups if it is so in
+    some fold, or, for weights that are all zero (or sum to zero), in every fold: a fold of
+    zero weight adds nothing to the held-out counts, and the other folds tune its
+    thresholds. A count over the whole table is the same on every fold's row.
+    """
+    counted = {p.name: p for p in problems}
+    exprs = []
+    for name in checks.collect_schema():
+        problem = counted.get(name)
+        if name in by:
+            continue
+        if problem is not None and problem.key in ("all_zero_weights", "zero_weight_sum"):
+            exprs.append(pl.col(name).min())
+        elif problem is not None and (problem.whole_table or problem.unit.startswith("groups")):
+            exprs.append(pl.col(name).max())
+        else:
+            exprs.append(pl.col(name).sum())
+    return exprs
 
 
 def _per_id_values(state: MetricState) -> pl.LazyFrame:

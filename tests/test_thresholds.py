@@ -265,6 +265,33 @@ def test_a_fold_that_differs_within_an_id_is_named_first(path: str) -> None:
         best()
 
 
+@pytest.mark.parametrize("path", ["eager", "lazy", "chunks"])
+def test_a_fold_of_zero_weights_is_no_group_of_zero_weights(path: str) -> None:
+    # Held out, such a fold adds nothing to the counts: only a model whose folds all weigh
+    # nothing is refused, counted and named as a model (the folds' checks used to add up).
+    rng = np.random.default_rng(9)
+    one = pl_metrics.from_numpy(rng.random((30, 3)) < 0.4, rng.random((30, 3)))
+    two = pl.concat([one.with_columns(model=pl.lit(m), fold=pl.col("id") % 3) for m in "ab"])
+    zero_fold = two.with_columns(w=pl.when(pl.col("fold") == 0).then(0.0).otherwise(1.0))
+
+    def best(table: pl.DataFrame) -> pl.DataFrame:
+        options: dict[str, Any] = {"by": "model", "fold_col": "fold", "weight_col": "w"}
+        if path == "chunks":
+            return pl_metrics.score(table, "best_threshold", n_chunks=3, **options)
+        got = pl_metrics.best_threshold(table.lazy() if path == "lazy" else table, **options)
+        return got.collect() if isinstance(got, pl.LazyFrame) else got
+
+    got = best(zero_fold)
+    fitted = pl_metrics.best_threshold(zero_fold.filter(pl.col("fold") > 0), by="model")
+    assert_frame_equal(got.drop("held_out_value"), fitted)
+    a_zero = zero_fold.with_columns(w=pl.when(pl.col("model") == "a").then(0.0).otherwise("w"))
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'w': 1 group has weights that are all zero \(model='a'\); best_thr",
+    ):
+        best(a_zero)
+
+
 def test_the_duplicate_rows_hint_leaves_out_the_fold_column() -> None:
     rng = np.random.default_rng(6)
     one = pl_metrics.from_numpy(rng.random((30, 3)) < 0.4, rng.random((30, 3)))
