@@ -356,6 +356,34 @@ def _repeated_ids(
     return summary, check
 
 
+def _null_ids(
+    tables: dict[str, pl.LazyFrame], id_col: str
+) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
+    """Count the rows of each wide table without an id.
+
+    The metrics would name them later, as rows of the long table, or (in the truth table)
+    as an id the scores lack.
+    """
+    summary = pl.concat(
+        [
+            table.select(pl.col(id_col).null_count().alias(f"{_CHECK}null_id_{k}"))
+            for k, table in enumerate(tables.values())
+        ],
+        how="horizontal",
+    )
+
+    def check(row: dict[str, Any]) -> None:
+        for k, name in enumerate(tables):
+            count = row[f"{_CHECK}null_id_{k}"]
+            if count:
+                raise MetricsInputError(
+                    f"column {id_col!r}: {count:,} {'row' if count == 1 else 'rows'} of {name} "
+                    f"{'is' if count == 1 else 'are'} null; each row needs an id"
+                )
+
+    return summary, check
+
+
 def _unmatched_ids(
     scores: pl.LazyFrame, truth: pl.LazyFrame, id_col: str
 ) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
@@ -577,8 +605,9 @@ def from_wide(
     if truth is not None:
         wide["the truth table"] = (truth.lazy(), [id_col])
     repeated, repeated_check = _repeated_ids(wide, id_col)
-    summary = pl.concat([summary, repeated], how="horizontal")
-    checks.insert(0, repeated_check)
+    nulls, nulls_check = _null_ids({name: table for name, (table, _) in wide.items()}, id_col)
+    summary = pl.concat([summary, repeated, nulls], how="horizontal")
+    checks[:0] = [nulls_check, repeated_check]
 
     def check_all(row: dict[str, Any]) -> None:
         for one in checks:
@@ -753,6 +782,12 @@ def from_numpy(
     if len(id_values) != n_ids:
         raise MetricsInputError(f"{len(id_values)} ids for {n_ids} rows")
     id_series = _ids(id_values)
+    if id_series.null_count():
+        count, first = id_series.null_count(), int(id_series.is_null().arg_max() or 0)
+        raise MetricsInputError(
+            f"option 'ids': {count:,} {'id is' if count == 1 else 'ids are'} null (the first in "
+            f"row {first}); each row needs an id"
+        )
     repeated = id_series.filter(id_series.is_duplicated()).unique(maintain_order=True)
     if repeated.len():  # their rows would be one id's, twice over
         count = repeated.len()

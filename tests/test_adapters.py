@@ -516,7 +516,32 @@ def test_from_numpy_refuses_bad_names_and_ids() -> None:
         pl_metrics.from_numpy(y, p, ids=np.array([1, "a"], dtype=object))
     with pytest.raises(error, match=r"y_score: cannot be read as an array"):
         pl_metrics.from_numpy(y, [[0.9, 0.2], [0.1]])  # type: ignore[arg-type]
-    assert pl_metrics.from_numpy(y, p, ids=[1, None])["id"].to_list() == [1, 1, None, None]
+    # A null id was kept, and refused only by the metric, as rows of the long table.
+    with pytest.raises(error, match=r"option 'ids': 1 id is null \(the first in row 1\); each"):
+        pl_metrics.from_numpy(y, p, ids=[1, None])
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_from_wide_refuses_null_ids_naming_the_table(lazy: bool) -> None:
+    # A null id in the scores was named as a truth id the scores lack; one in the truth
+    # table made rows of null truth, refused only by the metric.
+    scores = pl.DataFrame({"id": [1, 2, 3], "a": [0.9, 0.2, 0.1], "b": [0.1, 0.8, 0.9]})
+    truth = pl.DataFrame({"id": [1, 2, 3], "a": [1, 0, 0], "b": [0, 1, 1]})
+    no_id = pl.col("id").replace(2, None)
+
+    def made(s: pl.DataFrame, t: pl.DataFrame, **options: Any) -> pl.DataFrame:
+        out = pl_metrics.from_wide(s.lazy() if lazy else s, t.lazy() if lazy else t, **options)
+        return out.collect() if isinstance(out, pl.LazyFrame) else out
+
+    error = pl_metrics.MetricsInputError
+    with pytest.raises(error, match=r"^column 'id': 1 row of the scores is null; each row needs"):
+        made(scores.with_columns(no_id), truth)
+    with pytest.raises(error, match=r"^column 'id': 2 rows of the truth table are null; each"):
+        made(scores, truth.with_columns(pl.col("id").replace([2, 3], None)))
+    labels = pl.DataFrame({"id": [1, None], "labels": ["a", "b"]})
+    with pytest.raises(error, match=r"^column 'id': 1 row of the truth table is null"):
+        made(scores, labels, labels_col="labels")
+    assert made(scores, truth).height == 6
 
 
 @pytest.mark.parametrize("lazy", [False, True])
