@@ -350,13 +350,16 @@ def check_beta(beta: float) -> float:
     return float(beta)
 
 
-def listed(items: Sequence[str], limit: int, total: int | None = None) -> str:
+def listed(
+    items: Sequence[str], limit: int, total: int | None = None, *, separator: str = ", "
+) -> str:
     """The first ``limit`` of ``items`` for a message, with ``, ...`` when there are more.
 
     ``total``: how many there are, when ``items`` holds only some of them (examples).
+    ``separator``: ``"; "`` between items that hold commas themselves.
     """
     more = (len(items) if total is None else total) > limit
-    return ", ".join(items[:limit]) + (", ..." if more else "")
+    return separator.join(items[:limit]) + (f"{separator}..." if more else "")
 
 
 def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3, cutoff: float = 0.6) -> str:

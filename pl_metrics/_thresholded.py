@@ -119,7 +119,7 @@ class _Thresholded(Family):
             classes = f"{len(shown):,} {'class' if len(shown) == 1 else 'classes'}"
             are = "is" if len(shown) == 1 else "are"
             # A group the table lacks shows as its classes all missing: its groups named too.
-            group_keys = [k for k in table.keys if k != cols.cls]
+            group_keys = [k for k in cols.by if k in table.keys]  # in the call's order
             groups = sorted(
                 {
                     ", ".join(f"{k}={row[table.keys.index(k)]!r}" for k in group_keys)
@@ -128,7 +128,7 @@ class _Thresholded(Family):
             )
             of_groups = (
                 f" (in {len(groups):,} {'group' if len(groups) == 1 else 'groups'}: "
-                f"{listed(groups, 12, len(groups))})"
+                f"{listed(groups, 12, len(groups), separator='; ')})"
                 if group_keys
                 else ""
             )

@@ -144,6 +144,20 @@ def test_threshold_tables_are_checked() -> None:
         r"are '0', '1'$",
     ):
         pl_metrics.f1(by_model, threshold=table, by="model")
+    # Groups of two keys, in the call's order, apart: not "fold='0', model='a', fold='0', ...".
+    folds = pl.concat([by_model.with_columns(fold=pl.lit(f)) for f in (0, 1)])
+    table = pl.concat(
+        [table.with_columns(fold=pl.lit(f), model=pl.lit(m)) for f, m in [(0, "a"), (1, "c")]]
+    )
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"classes \(in 2 groups: model='a', fold='0'; model='c', fold='1'\), compared",
+    ):
+        pl_metrics.f1(
+            folds,
+            threshold=table.select("fold", "model", "class", "threshold"),
+            by=["model", "fold"],
+        )
     with pytest.raises(pl_metrics.MetricsInputError, match=r"are '0\.5', '1'$"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0.5, 1.0], "threshold": [0.5, 0.2]}))
     with pytest.raises(pl_metrics.MetricsInputError, match="needs a numeric 'threshold' column"):
