@@ -47,6 +47,11 @@ _HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 
 def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
     """The files of ``source``: files, folders (searched recursively) and globs."""
+    if hasattr(source, "__dask_graph__"):  # iterating a Dask frame gives its column names
+        raise MetricsInputError(
+            f"expected files, folders or globs, got a Dask {type(source).__name__}: write it "
+            "to parquet (.to_parquet(folder)) and pass the folder; the workers read the files"
+        )
     if hasattr(source, "collect_schema") or hasattr(source, "__arrow_c_stream__"):  # frames
         raise MetricsInputError(
             f"expected files, folders or globs, got a {type(source).__name__} (frames are "
@@ -273,16 +278,26 @@ def _same_ids(ids: dict[Path, pl.Series]) -> str | None:
         partitions.setdefault(tuple(_hive_parts(path).items()), []).append(path)
     for first, *others in partitions.values():  # each against the first: n reads, not n²
         for other in others:
-            a, b = ids[first], ids[other]
-            # One type for both (ids read as integers in one CSV and floats in another).
-            kind = pl.Float64 if a.dtype.is_numeric() and b.dtype.is_numeric() else pl.String
-            if a.cast(kind).is_in(b.cast(kind).implode()).any():
+            a, b = _comparable(ids[first], ids[other])
+            if a.is_in(b.implode()).any():
                 return (
                     f"files {str(first)!r} and {str(other)!r} hold the same ids: if each "
                     "file is the dump of one model (or fold), put each in a folder named "
                     "model=<name> (read as a column named model) and group by model"
                 )
     return None
+
+
+def _comparable(a: pl.Series, b: pl.Series) -> tuple[pl.Series, pl.Series]:
+    """Two files' ids in one type: ids read as integers in one CSV and floats in another.
+
+    Lists and structs by their hashes (they cast to no string; a collision words a hint).
+    """
+    if a.dtype.is_numeric() and b.dtype.is_numeric():
+        return a.cast(pl.Float64), b.cast(pl.Float64)
+    if a.dtype.is_nested() or b.dtype.is_nested():
+        return a.hash(seed=0), b.hash(seed=0)
+    return a.cast(pl.String), b.cast(pl.String)
 
 
 def _file_schema(path: Path, kind: str) -> pl.Schema:

@@ -256,6 +256,14 @@ def test_the_same_ids_hint_within_hive_folders_and_across_id_types(tmp_path: Pat
     (tmp_path / "csv" / "a_empty.csv").write_text(",".join(knn.columns) + "\n")  # tells nothing
     with pytest.raises(MetricsInputError, match="hold the same ids"):
         pl_metrics.score(tmp_path / "csv", "lrap", by="fold")
+    # Ids that cast to no string (lists) are compared by their hashes: an internal error was
+    # raised instead of the duplicate rows' message.
+    (tmp_path / "lists").mkdir()
+    listed = knn.with_columns(pl.concat_list("id", "fold").alias("id"))
+    listed.write_parquet(tmp_path / "lists" / "a.parquet")
+    listed.head(1).write_parquet(tmp_path / "lists" / "b.parquet")
+    with pytest.raises(MetricsInputError, match=r"repeats a \(id, class\) .* hold the same ids"):
+        pl_metrics.score(tmp_path / "lists", "lrap")
 
 
 def test_a_frame_is_no_list_of_files() -> None:
@@ -263,6 +271,12 @@ def test_a_frame_is_no_list_of_files() -> None:
     for source in (frame, frame.lazy()):
         with pytest.raises(MetricsInputError, match=r"expected files, folders or globs, got a"):
             files(source)  # type: ignore[arg-type]
+
+    class DaskLike(list[str]):  # a Dask frame iterates over its column names
+        __dask_graph__ = None
+
+    with pytest.raises(MetricsInputError, match=r"got a Dask DaskLike: write it to parquet"):
+        files(DaskLike(["id", "class"]))
 
 
 def test_cluster_by_id_checks_its_column_and_destination(tmp_path: Path) -> None:
