@@ -72,6 +72,7 @@ __all__ = [
     "cluster_by_id",
     "deferred",
     "local_runner",
+    "named_file",
     "scan",
     "score",
     "score_spec",
@@ -241,7 +242,7 @@ def score(
     budget = chunking_budget(memory_budget, n_chunks)
     check_option("progress", progress, (None, True, False))
     show = sys.stderr.isatty() if progress is None else progress
-    with _named_file(files, spec):
+    with named_file(files, spec):
         return score_spec(
             lf,
             spec,
@@ -253,8 +254,11 @@ def score(
 
 
 @contextlib.contextmanager
-def _named_file(files: Sequence[Path] | None, spec: Spec) -> Iterator[None]:
-    """Name the file when reading ``files`` fails: polars' errors do not."""
+def named_file(files: Sequence[Path] | None, spec: Spec) -> Iterator[None]:
+    """Name the file when reading ``files`` fails: polars' errors do not.
+
+    (On a Dask cluster, the client's reads: the workers' fail their chunks, named there.)
+    """
     try:
         yield
     except (pl.exceptions.ComputeError, OSError) as error:

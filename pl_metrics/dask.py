@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 import polars as pl
 
 from pl_metrics._chunks import Chunks, chunking_budget
-from pl_metrics._driver import Runner, chunk_state, score_spec
+from pl_metrics._driver import Runner, chunk_state, named_file, score_spec
 from pl_metrics._frame import MetricsInputError, Ragged, checked_options, is_integer, shown
 from pl_metrics._io import (
     columns_named,
@@ -213,7 +213,8 @@ def score(
             "option 'client': expected a dask.distributed Client or a scheduler's address, "
             f"got {shown(client)}"
         )
-    with _client(client) as dask_client:
+    # (The client reads too: the row count, and the distinct ids for a few rows per chunk.)
+    with _client(client) as dask_client, named_file(files, spec):
         return score_spec(
             lf,
             spec,

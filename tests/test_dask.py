@@ -125,11 +125,20 @@ def test_a_panic_while_finding_the_file_still_raises_the_chunk_error(
         pl_metrics.dask.score(dump, "lrap", by="model", client=local, n_chunks=2, retries=0)
 
 
-def test_a_corrupt_file_is_named(client: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("ids", [None, 30])
+def test_a_corrupt_file_is_named(client: Any, tmp_path: Path, ids: int | None) -> None:
     rows = pl.read_parquet(DATA / "digits_oof.parquet").filter(pl.col("model") == "knn")
     rows.filter(pl.col("fold") == 0).write_parquet(tmp_path / "a.parquet")
     write_corrupt_page(rows.filter(pl.col("fold") == 1), tmp_path / "b.parquet")
-    with pytest.raises(pl_metrics.dask.ChunkError, match=r"cannot read file '.*b\.parquet'"):
+    if ids is not None:  # few rows a chunk: the client counts the ids first, and names the file
+        rows = rows.filter(pl.col("id") < ids).select("id", pl.exclude("id"))
+        rows.filter(pl.col("fold") == 0).write_parquet(tmp_path / "a.parquet")
+        rows.filter(pl.col("fold") == 1).write_parquet(tmp_path / "b.parquet")
+        data = bytearray((tmp_path / "b.parquet").read_bytes())
+        data[8:108] = bytes(b ^ 0xFF for b in data[8:108])  # the ids' page, the first
+        (tmp_path / "b.parquet").write_bytes(bytes(data))
+    error = pl_metrics.MetricsInputError if ids else pl_metrics.dask.ChunkError
+    with pytest.raises(error, match=r"cannot read file '.*b\.parquet'"):
         pl_metrics.dask.score(tmp_path, "lrap", client=client, n_chunks=2, retries=0)
 
 
