@@ -202,7 +202,8 @@ def compare(
     """
     _check_options(compare, options, ["by"])
     names = _metric_list(metrics)
-    lf = to_polars(frame).lazy()
+    source = to_polars(frame)
+    lf = source.lazy()
     if fold_col is None:
         raise MetricsInputError(
             "option 'fold_col': compare averages each model over its folds and needs a fold "
@@ -228,23 +229,45 @@ def compare(
             "compare ranks models by one value per metric; for per-class values use "
             f"report(..., by=[{model_col!r}, {fold_col!r}], average=None)"
         )
-    per_fold = build_state(lf, spec).finalize()
     by_model = replace(spec, columns=replace(spec.columns, by=(model_col,), pooled_folds=fold_col))
-    pooled = build_state(lf, by_model).finalize()
-    spread = per_fold.group_by(model_col).agg(
-        *(e for m in names for e in _mean_and_std(pl.col(m), f"{m}_mean", f"{m}_std"))
-    )
-    columns = [c for m in names for c in (m, f"{m}_mean", f"{m}_std")]
-    out = pooled.join(spread, on=model_col, nulls_equal=True).select(model_col, *columns)
-    first = names[0]
-    # Ties in the models' order, the same on every run and path; an undefined (NaN) value
-    # last, as plot.compare draws it: polars sorts NaN above every number.
-    best_first = out.sort(
-        [pl.col(first).fill_nan(None), model_col],
-        descending=[bool(info(first).higher_is_better), False],
-        nulls_last=True,
-    )
-    return as_like(frame, best_first)
+
+    def ranked(per_fold: pl.LazyFrame, pooled: pl.LazyFrame) -> pl.LazyFrame:
+        spread = per_fold.group_by(model_col).agg(
+            *(e for m in names for e in _mean_and_std(pl.col(m), f"{m}_mean", f"{m}_std"))
+        )
+        columns = [c for m in names for c in (m, f"{m}_mean", f"{m}_std")]
+        out = pooled.join(spread, on=model_col, nulls_equal=True).select(model_col, *columns)
+        first = names[0]
+        # Ties in the models' order, the same on every run and path; an undefined (NaN) value
+        # last, as plot.compare draws it: polars sorts NaN above every number.
+        return out.sort(
+            [pl.col(first).fill_nan(None), model_col],
+            descending=[bool(info(first).higher_is_better), False],
+            nulls_last=True,
+        )
+
+    def compute() -> pl.DataFrame:
+        # The folds' values first, then the pooled ones: a bad table is named by its folds,
+        # on every path. A LazyFrame is scored by the driver, as `report` scores it: read
+        # twice, in bounded memory (as one plan of both states, it was read dozens of times).
+        from pl_metrics._driver import scored  # (the driver imports the metric families)
+
+        per_fold, pooled = (
+            scored(source, s) if isinstance(source, pl.LazyFrame) else _values(source, s)
+            for s in (spec, by_model)
+        )
+        return ranked(per_fold.lazy(), pooled.lazy()).collect()
+
+    if isinstance(source, pl.LazyFrame):  # the schema of the plan of the states: nothing read
+        plans = (build_state(lf, s).finalize() for s in (spec, by_model))
+        return _deferred(frame, compute, ranked(*plans).collect_schema())
+    return as_like(frame, compute().lazy(), small=True)
+
+
+def _values(df: pl.DataFrame, spec: Spec) -> pl.DataFrame:
+    """The metrics of an in-memory table, as `report` computes them."""
+    state = build_state(df, spec)
+    return state.finalize().collect(engine="in-memory" if state.counted else "streaming")
 
 
 # --- resample weights ---------------------------------------------------------------------------
@@ -1465,32 +1488,39 @@ def paired(
             "rename the input's column"
         )
     keys: list[str] = [k for k in spec.keys if k != model_col]
-    ids = lf.select(*group, model_col, id_col).unique()
-    a_ids = ids.filter(pl.col(model_col) == model_a).drop(model_col)
-    b_ids = ids.filter(pl.col(model_col) == model_b).drop(model_col)
-    unmatched = pl.concat(
-        [
-            a_ids.join(b_ids, on=[*group, id_col], how="anti", nulls_equal=True),
-            b_ids.join(a_ids, on=[*group, id_col], how="anti", nulls_equal=True),
-        ]
-    ).select(pl.len().alias("unmatched"))
-    # The same ids are not enough: a paired difference also needs the same classes of each
-    # id, and the same truth (a dump that lacks a class, or was relabelled, gave a confident
-    # wrong difference).
     cls, truth, weight = spec.columns.cls, spec.columns.truth, spec.columns.weight
-    cells = (
-        lf.group_by(*group, id_col, cls)
-        .agg(
-            pl.col(model_col).n_unique().alias("models"),
-            pl.col(truth).drop_nulls().n_unique().alias("truths"),
-            (pl.lit(1) if weight is None else pl.col(weight).drop_nulls().n_unique()).alias("w"),
+
+    def mismatches(rows: pl.LazyFrame) -> pl.LazyFrame:
+        """Ids of one model only; and (id, class) cells of one model, two truths or weights."""
+        ids = rows.select(*group, model_col, id_col).unique()
+        a_ids = ids.filter(pl.col(model_col) == model_a).drop(model_col)
+        b_ids = ids.filter(pl.col(model_col) == model_b).drop(model_col)
+        unmatched = pl.concat(
+            [
+                a_ids.join(b_ids, on=[*group, id_col], how="anti", nulls_equal=True),
+                b_ids.join(a_ids, on=[*group, id_col], how="anti", nulls_equal=True),
+            ]
+        ).select(pl.len().alias("unmatched"))
+        # The same ids are not enough: a paired difference also needs the same classes of
+        # each id, and the same truth (a dump that lacks a class, or was relabelled, gave a
+        # confident wrong difference).
+        cells = (
+            rows.group_by(*group, id_col, cls)
+            .agg(
+                pl.col(model_col).n_unique().alias("models"),
+                pl.col(truth).drop_nulls().n_unique().alias("truths"),
+                (pl.lit(1) if weight is None else pl.col(weight).drop_nulls().n_unique()).alias(
+                    "w"
+                ),
+            )
+            .select(
+                (pl.col("models") < 2).sum().alias("one_model"),
+                (pl.col("truths") > 1).sum().alias("two_truths"),
+                (pl.col("w") > 1).sum().alias("two_weights"),
+            )
         )
-        .select(
-            (pl.col("models") < 2).sum().alias("one_model"),
-            (pl.col("truths") > 1).sum().alias("two_truths"),
-            (pl.col("w") > 1).sum().alias("two_weights"),
-        )
-    )
+        return pl.concat([unmatched, cells], how="horizontal")
+
     models = source.select(
         pl.col(model_col).drop_nulls().unique().implode().alias("models"),
         pl.col(model_col).null_count().alias("nulls"),
@@ -1549,9 +1579,11 @@ def paired(
     tail = (1 - confidence) / 2
 
     def compute() -> pl.DataFrame:
-        check(pl.concat([unmatched, cells, models], how="horizontal").collect())
         read = resolve(lf, [metric], by=[*group, model_col], **options)  # (a lazy table too)
+        # The two models' rows, read once for the checks and the resamples (the source's
+        # model column alone for the models it has).
         df = lf.select(read.columns.used).collect()
+        check(pl.concat([mismatches(df.lazy()), models], how="horizontal").collect())
         # (The model column is no `by` of the caller's: the hint leaves it out.)
         given = replace(read, columns=replace(read.columns, given_by=tuple(group)))
         point = _checked_report(df, given, [metric], [*group, model_col], options)

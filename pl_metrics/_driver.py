@@ -76,6 +76,7 @@ __all__ = [
     "scan",
     "score",
     "score_spec",
+    "scored",
     "source_frame",
 ]
 
@@ -395,13 +396,12 @@ def deferred(lf: pl.LazyFrame, spec: Spec | Callable[[], Spec], schema: pl.Schem
     the driver. ``schema`` is the result's (from the state plan, which reads nothing).
     ``spec`` may be a function that makes it, called when collected (when it reads a table).
     """
+    return pl.defer(lambda: scored(lf, spec() if callable(spec) else spec), schema=schema)
 
-    def run() -> pl.DataFrame:
-        runner = local_runner(lf, None)
-        resolved = spec() if callable(spec) else spec
-        return score_spec(lf, resolved, budget=budget_bytes(None), runner=runner)
 
-    return pl.defer(run, schema=schema)
+def scored(lf: pl.LazyFrame, spec: Spec) -> pl.DataFrame:
+    """The metrics of ``lf``, scored as `score` scores it, within the default budget."""
+    return score_spec(lf, spec, budget=budget_bytes(None), runner=local_runner(lf, None))
 
 
 def chunk_state(part: pl.LazyFrame, spec: Spec) -> MetricState:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -302,3 +303,24 @@ def test_compare_of_repeated_folds_says_it_pools_them() -> None:
     repeated = pl.concat([df, df.with_columns(pl.col("fold") + 5)])
     with pytest.raises(pl_metrics.MetricsInputError, match=r"compare pools each model's 'fold'"):
         pl_metrics.compare(repeated, "lrap")
+
+
+def test_compare_names_a_bad_fold_on_every_path() -> None:
+    # The folds' checks ran beside the pooled ones: some lazy plans raised the pooled
+    # message first, which names the model and not its fold.
+    df = pl.read_parquet(DATA)
+    ragged = df.filter(pl.int_range(pl.len()) != 4)
+    row_index = df.lazy().filter(pl.int_range(pl.len()) != 4)
+    messages = {
+        _message(lambda: pl_metrics.compare(ragged, "f1")),
+        _message(lambda: pl_metrics.compare(ragged.lazy(), "f1").collect()),
+        _message(lambda: pl_metrics.compare(row_index, "f1").collect()),
+    }
+    (message,) = messages
+    assert "(in 1 group: model='logreg', fold=0)" in message
+
+
+def _message(call: Any) -> str:
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        call()
+    return str(error.value)

@@ -7,11 +7,12 @@ not part of the state plan.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
 
-import pl_metrics  # noqa: F401  (registers .metrics)
+import pl_metrics
 from pl_metrics._registry import METRICS
 from pl_metrics._spec import resolve
 from pl_metrics._state import build_state
@@ -74,3 +75,30 @@ def test_the_check_sees_a_fallback() -> None:
     """A per-id rank does fall back: the test above would catch it."""
     lf = pl.scan_parquet(DATA).group_by("id").agg(pl.col("score").rank().sum())
     assert FALLBACK in physical_plan(lf)
+
+
+@pytest.mark.parametrize(
+    ("call", "most"),
+    [
+        (lambda lf: pl_metrics.report(lf, ["lrap", "f1", "roc_auc", "log_loss"], by="model"), 2),
+        (lambda lf: pl_metrics.compare(lf, ["lrap", "f1", "roc_auc", "log_loss"]), 4),
+        (lambda lf: pl_metrics.paired(lf, "lrap", "knn", "logreg", n_resamples=20), 2),
+        (lambda lf: pl_metrics.bootstrap(lf, "roc_auc", by="model", n_resamples=20), 2),
+    ],
+)
+def test_lazy_results_read_their_input_a_few_times(call: Any, most: int) -> None:
+    """Counting the row count's read: `compare` read its input 48 times, `paired` 7."""
+    from polars.io.plugins import register_io_source
+
+    rows = pl.read_parquet(DATA)
+    reads = 0
+
+    def source(with_columns: Any, predicate: Any, n_rows: Any, batch_size: Any) -> Any:
+        nonlocal reads
+        reads += 1
+        yield rows if with_columns is None else rows.select(with_columns)
+
+    lazy = call(register_io_source(source, schema=rows.schema))
+    assert reads == 0  # nothing read at the call
+    assert lazy.collect().height
+    assert reads <= most
