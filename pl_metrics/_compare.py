@@ -169,7 +169,8 @@ def compare(
     first by the first metric (higher is better for scores, lower for losses and errors;
     ties by model; an undefined value, NaN, last). Other options are those of `report`,
     except per-class output (``per_class``, ``average=None``): `report` with
-    ``by=[model_col, fold_col]`` gives per-class values.
+    ``by=[model_col, fold_col]`` gives per-class values. A LazyFrame gives a LazyFrame,
+    scored when collected as `score` scores it, by fold and then pooled (read twice).
 
     Parameters
     ----------
