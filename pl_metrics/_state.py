@@ -296,6 +296,9 @@ class MetricState:
     #: Merged by the caller (`merge_states`) from parts that may not be id-disjoint: a failed
     #: check of each id's classes says so.
     merged: bool = field(default=False, compare=False)
+    #: Whether the tables are plans over a LazyFrame (until collected): each of the
+    #: finalizing plan's joins would read it again.
+    scans: bool = field(default=False, compare=False)
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -340,7 +343,12 @@ class MetricState:
         A LazyFrame, whatever the parts were (the state is lazy until collected): call
         ``.collect()`` on it for the table.
         """
-        return _finalize(self)
+        plan = _finalize(self)
+        if not self.scans:
+            return plan
+        # Of a LazyFrame's state, the state is collected first (its tables read the input
+        # once each; as one plan, the finalizing joins read it 24 times for four metrics).
+        return pl.defer(lambda: _finalize(self.collect()).collect(), schema=plan.collect_schema())
 
     @property
     def chunk_keys(self) -> dict[str, str]:
@@ -356,7 +364,7 @@ def _collected(state: MetricState, engine: Literal["streaming", "in-memory"]) ->
         None if t is None else _in_key_order(next(done), state.spec) for t in tables
     )
     assert groups is not None
-    return replace(state, groups=groups, classes=classes, curves=curves, ids=ids)
+    return replace(state, groups=groups, classes=classes, curves=curves, ids=ids, scans=False)
 
 
 def _in_key_order(df: pl.DataFrame, spec: Spec) -> pl.DataFrame:
@@ -709,6 +717,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         problems=tuple(p for p, _ in checks),
         ids=ids,
         counted=not reads_rows,
+        scans=not in_memory,
     )
 
 
