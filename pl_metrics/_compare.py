@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
@@ -62,6 +63,7 @@ from pl_metrics._frame import (
     is_integer,
     is_number,
     join_on,
+    listed,
     normalize_by,
     null_rows,
     ordered_mean,
@@ -257,12 +259,39 @@ def compare(
             scored(source, s) if isinstance(source, pl.LazyFrame) else _values(source, s)
             for s in (spec, by_model)
         )
+        _warn_of_missing_folds(per_fold, model_col, fold_col)
         return ranked(per_fold.lazy(), pooled.lazy()).collect()
 
     if isinstance(source, pl.LazyFrame):  # the schema of the plan of the states: nothing read
         plans = (build_state(lf, s).finalize() for s in (spec, by_model))
         return _deferred(frame, compute, ranked(*plans).collect_schema())
     return as_like(frame, compute().lazy(), small=True)
+
+
+def _warn_of_missing_folds(per_fold: pl.DataFrame, model_col: str, fold_col: str) -> None:
+    """Warn of models that lack folds others have: their values are of other rows.
+
+    (Ranking models scored on different rows may be meant, a subset say: not refused.)
+    """
+    folds = per_fold.select(fold_col).unique()
+    missing = (
+        per_fold.select(model_col)
+        .unique()
+        .join(folds, how="cross")
+        .join(per_fold, on=[model_col, fold_col], how="anti", nulls_equal=True)
+        .sort(model_col, fold_col, nulls_last=True)
+    )
+    if missing.height:
+        models = missing[model_col].unique(maintain_order=True)
+        first = missing.filter(pl.col(model_col).eq_missing(models[0]))[fold_col].to_list()
+        warnings.warn(
+            f"compare: {models.len():,} {'model lacks' if models.len() == 1 else 'models lack'} "
+            f"folds that others have ({model_col} {shown(models[0])}: {fold_col} "
+            f"{listed([shown(f) for f in first], 5)}): its pooled value and mean are of other "
+            "rows than theirs",
+            UserWarning,
+            stacklevel=4,
+        )
 
 
 def _values(df: pl.DataFrame, spec: Spec) -> pl.DataFrame:

@@ -9,6 +9,7 @@ import re
 import sys
 import textwrap
 import traceback
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -917,6 +918,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     one line saying so; ``--traceback`` shows Python's traceback instead, with the same status.
     """
     args = _parser().parse_args(argv)
+    with warnings.catch_warnings():
+        # One line, as errors are: "pl-metrics: warning: ...", not a Python file and line.
+        warnings.showwarning = lambda message, *_, **__: _say(f"warning: {message}")
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         _dispatch(args)
         sys.stdout.flush()  # a closed pipe shows here, not when Python exits

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -324,3 +325,27 @@ def _message(call: Any) -> str:
     with pytest.raises(pl_metrics.MetricsInputError) as error:
         call()
     return str(error.value)
+
+
+def test_compare_warns_of_a_model_that_lacks_a_fold(kind: str) -> None:
+    # Its mean and pooled value are of other rows than the others': ranked all the same.
+    df = pl.read_parquet(DATA)
+    lacking = df.filter((pl.col("model") != "knn") | (pl.col("fold") != 1))
+    with pytest.warns(UserWarning, match=r"1 model lacks folds .* \(model 'knn': fold 1\): its"):
+        got = run(lacking, kind, pl_metrics.compare, metrics="lrap")
+    assert got.height == 4
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pl_metrics.compare(df, "lrap")
+
+
+def test_the_command_line_warns_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "lacking.parquet"
+    df = pl.read_parquet(DATA)
+    df.filter((pl.col("model") != "knn") | (pl.col("fold") != 1)).write_parquet(path)
+    assert main(["compare", str(path), "-m", "lrap"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("pl-metrics: warning: compare: 1 model lacks folds")
+    assert err.count("\n") == 1
