@@ -31,7 +31,7 @@ from pl_metrics._io import (
 from pl_metrics._registry import info, metric_names, sweepable
 from pl_metrics._spec import make_options
 from pl_metrics.dask import ChunkError
-from pl_metrics.plot import MAX_CLASS_PANELS
+from pl_metrics.plot import MAX_CLASS_LINES, MAX_CLASS_PANELS, MAX_RELIABILITY_CLASS_LINES
 
 __all__ = ["main"]
 
@@ -406,7 +406,9 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_quiet(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--quiet", "-q", action="store_true", help="no progress bar (nor notes on stderr)"
+    )
 
 
 def _add_plot(parser: argparse.ArgumentParser, what: str) -> None:
@@ -848,19 +850,26 @@ def _run_curves(args: argparse.Namespace) -> None:
     )
     keys, metric = [*by, args.class_col], _CURVE_METRICS[args.kind]
     table = thinned(exact, keys, args.max_points, metric) if whole else exact
-    # First: a plot refused still leaves the table.
-    _write(table, args.format, args.output, digits=None)
+    # The table first (a plot refused still leaves it); with --plot, only into -o's file:
+    # tens of thousands of points on the terminal bury the plot's name.
+    if args.output is not None or not args.plot:
+        _write(table, args.format, args.output, digits=None)
     if args.plot:
         from pl_metrics import plot
 
         draw = {"roc": plot.roc_curves, "pr": plot.pr_curves, "calibration": plot.reliability}
-        figure = draw[args.kind](
-            exact,
-            class_col=args.class_col,
-            group_cols=by,
-            max_classes=MAX_CLASS_PANELS if args.max_classes is None else args.max_classes,
-        )
+        most = MAX_CLASS_PANELS if args.max_classes is None else args.max_classes
+        figure = draw[args.kind](exact, class_col=args.class_col, group_cols=by, max_classes=most)
         figure.savefig(args.plot)
+        classes = exact[args.class_col].n_unique()
+        series = exact.select(by).n_unique() if by else 1
+        lines = MAX_RELIABILITY_CLASS_LINES if args.kind == "calibration" else MAX_CLASS_LINES
+        one_panel = series == 1 and classes <= lines  # (else a panel per class, the first N)
+        drawn = classes if one_panel else min(classes, most)
+        if drawn < classes:
+            _say(f"warning: the plot shows {drawn} of the {classes} classes (--max-classes N)")
+        if not args.output and not args.quiet:
+            _say(f"saved the plot to {args.plot}; -o FILE writes the table of points too")
 
 
 def _run_score(args: argparse.Namespace) -> None:

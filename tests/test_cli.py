@@ -432,6 +432,21 @@ def test_curves_command_writes_the_table_and_its_plot(tmp_path: Path, kind: str)
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_curves_plot_without_output_prints_no_table(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Tens of thousands of points on the terminal buried the plot's name.
+    pytest.importorskip("matplotlib")
+    figure = tmp_path / "roc.png"
+    assert main(["curves", str(DATA), "--kind", "roc", "--by", "model", "--plot", str(figure)]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert (
+        err == f"pl-metrics: saved the plot to {figure}; -o FILE writes the table of points too\n"
+    )
+    assert figure.stat().st_size > 10_000
+
+
 def test_a_curves_plot_is_drawn_from_the_whole_curve(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -477,8 +492,13 @@ def test_curves_plot_shows_as_many_class_panels_as_asked(
     argv = ["curves", str(DATA), "--kind", "roc", "--by", "model", "-o", str(tmp_path / "t.csv")]
     assert main([*argv, "--plot", str(tmp_path / "a.png"), "-q"]) == 0
     assert "the first 12 of" not in titles[0]  # the shipped data's 10 classes: all shown
+    capsys.readouterr()
     assert main([*argv, "--plot", str(tmp_path / "b.png"), "--max-classes", "3", "-q"]) == 0
     assert "(the first 3 of 10: filter the table on 'class' or raise max_classes" in titles[1]
+    # said on the terminal too (with --quiet), not only in the picture's title
+    assert capsys.readouterr().err == (
+        "pl-metrics: warning: the plot shows 3 of the 10 classes (--max-classes N)\n"
+    )
     with pytest.raises(SystemExit) as exited:  # argparse's, as --chunks 0
         main([*argv, "--plot", str(tmp_path / "c.png"), "--max-classes", "0", "-q"])
     assert exited.value.code == 2
