@@ -118,7 +118,13 @@ def _metric_list(metrics: str | Sequence[str]) -> list[str]:
     tables = [m for m in names if info(m).higher_is_better is None]
     if tables:
         raise MetricsInputError(
-            f"option 'metrics': {tables} are tables (counts or curves), not scores to compare"
+            f"option 'metrics': {listed([repr(t) for t in tables], 5)} "
+            + (
+                "is a table (counts or curves), not a score"
+                if len(tables) == 1
+                else "are tables (counts or curves), not scores"
+            )
+            + " to compare"
         )
     return names
 

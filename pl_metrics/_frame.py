@@ -104,8 +104,10 @@ def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOpt
     # (Imported here: the registry imports this module.)
     from pl_metrics._registry import METRICS
 
-    close = did_you_mean(name, known, n=1)
     takers = [m for m, entry in METRICS.items() if name in entry.options]
+    # An option of other metrics is rarely a slip: only a near name (f1(thresholds=)), not
+    # any close one (lrap(average=): not "did you mean 'ragged'?").
+    close = did_you_mean(name, known, n=1, cutoff=0.8 if takers else 0.6)
     if function in METRICS and takers:
         if name == "weight_col":  # not "did you mean 'id_col'?"
             why = "it takes no sample weights"
@@ -328,9 +330,14 @@ def check_option(name: str, value: object, allowed: Iterable[object]) -> None:
     except Exception:  # a table or an array has no single truth value
         known = False
     if not known:
+        words = [a for a in allowed if isinstance(a, str)]
+        close = did_you_mean(value, words) if isinstance(value, str) else ""
         raise MetricsInputError(
-            f"option {name!r}: unknown value {shown(value)}; expected one of "
+            f"option {name!r}: unknown value {shown(value)}; "
+            + (f"{close} (" if close else "")
+            + "expected one of "
             + ", ".join(repr(a) for a in allowed)
+            + (")" if close else "")
         )
 
 
@@ -380,6 +387,13 @@ def require_column(schema: pl.Schema, option: str, name: object) -> None:
         raise _missing_column(schema, option, name)
 
 
+#: Column options whose column a table is likely to hold just one of, by its type.
+_COLUMN_KINDS: dict[str, Callable[[pl.DataType], bool]] = {
+    "truth_col": lambda dtype: dtype == pl.Boolean,
+    "score_col": lambda dtype: dtype.is_float(),
+}
+
+
 def _missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInputError:
     """The error for a column option naming a column the table lacks, with close names."""
     if not isinstance(name, str):
@@ -387,6 +401,9 @@ def _missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInpu
             f"option {option!r}: expected a column name (a string), got {shown(name)}"
         )
     close = did_you_mean(name, schema, cutoff=0.5)
+    if not close and option in _COLUMN_KINDS:  # the one column of its type: truth as "label"
+        fits = [c for c, dtype in schema.items() if _COLUMN_KINDS[option](dtype)]
+        close = f"pass {option}={fits[0]!r} if that column holds it" if len(fits) == 1 else ""
     hint = f"; {close}" if close else ""
     return MetricsInputError(
         f"column {name!r} (option {option!r}) is not in the table; its columns are "

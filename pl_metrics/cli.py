@@ -105,10 +105,10 @@ one line "pl-metrics: error: ..."; 1 for an internal error (a bug: please report
 
 def _metrics_help() -> str:
     """The registered metrics, grouped by direction, for ``--help``."""
-    groups: dict[str, list[str]] = {"higher is better": [], "lower is better": [], "counts": []}
+    groups: dict[str, list[str]] = {"higher is better": [], "lower is better": [], "tables": []}
     for name in metric_names():
         better = info(name).higher_is_better
-        label = "counts" if better is None else "higher is better" if better else "lower is better"
+        label = "tables" if better is None else "higher is better" if better else "lower is better"
         groups[label].append(name)
     lines = ["metrics (--metric NAME):"]
     for label, names in groups.items():
@@ -1086,6 +1086,11 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     message = re.sub(r"\boption '(\w+)'", lambda m: flag(m[1]) or m[0], message)
     # Roles named in the text: "'class' is the class_col", "also in 'by'".
     message = re.sub(r"\bthe (\w+_col)\b", lambda m: f"the {flag(m[1]) or m[1]}", message)
+    message = re.sub(  # "pass truth_col='label'": --truth-col label
+        r"\bpass (\w+_col)='([^']*)'",
+        lambda m: f"pass {flag(m[1])} {m[2]}" if flag(m[1]) else m[0],
+        message,
+    )
     if "by" in flags:
         message = message.replace("in 'by'", "in --by")
     if "per_class" in flags:

@@ -432,6 +432,15 @@ def test_curves_command_writes_the_table_and_its_plot(tmp_path: Path, kind: str)
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_a_renamed_column_is_suggested_by_its_flag(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "label.parquet"
+    pl.read_parquet(DATA).rename({"truth": "label"}).write_parquet(path)
+    assert main(["score", str(path), "-m", "lrap", "--by", "model,fold"]) == 2
+    assert capsys.readouterr().err.endswith("; pass --truth-col label if that column holds it\n")
+
+
 def test_a_curves_plot_without_output_prints_no_table(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -698,6 +698,31 @@ def test_an_option_of_other_metrics_is_named_as_report_names_it(good: pl.DataFra
         r"\(the metrics that take it: threshold_sweep\)$",
     ):
         pl_metrics.f1(good, thresholds=0.3)  # type: ignore[call-arg]
+    # Not any close name: average= is no slip for 'ragged'.
+    with pytest.raises(
+        pl_metrics.UnknownOptionError,
+        match=r"^lrap: option 'average' is not one of its options; the metrics that take it: f1",
+    ):
+        pl_metrics.lrap(good, average="macro")  # type: ignore[call-arg]
+
+
+def test_slips_in_values_and_renamed_columns_get_a_suggestion(good: pl.DataFrame) -> None:
+    with pytest.raises(
+        MetricsInputError,
+        match=r"^option 'average': unknown value 'mcaro'; did you mean 'micro' or 'macro'\? "
+        r"\(expected one of None, 'macro',",
+    ):
+        pl_metrics.f1(good, average="mcaro")  # type: ignore[arg-type]
+    # The one column of the right type, when no name is close: truth written as "label".
+    renamed = good.drop("w").rename({"truth": "label", "score": "prob"})
+    with pytest.raises(MetricsInputError, match=r"; pass truth_col='label' if that column holds"):
+        pl_metrics.lrap(renamed, score_col="prob")
+    with pytest.raises(MetricsInputError, match=r"; pass score_col='prob' if that column holds"):
+        pl_metrics.lrap(renamed, truth_col="label")
+    with pytest.raises(MetricsInputError, match=r"is not in the table; its columns are \[[^]]*\]$"):
+        pl_metrics.lrap(good.rename({"score": "prob"}), truth_col="truth")  # and the weights
+    with pytest.raises(MetricsInputError, match=r"^option 'metrics': 'roc_curve' is a table "):
+        pl_metrics.compare(good.with_columns(fold=pl.lit(0)), "roc_curve")
     with pytest.raises(MetricsInputError, match=r"^unknown metric 'F1'; did you mean 'f1'\?"):
         pl_metrics.report(good, "F1")
     with pytest.raises(
