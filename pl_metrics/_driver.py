@@ -16,6 +16,7 @@ import math
 import os
 import re
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -55,6 +56,7 @@ from pl_metrics._io import (
     FORMATS,
     columns_named,
     mixed_dumps,
+    mixed_tasks,
     require_in_every_file,
     scan,
     scan_files,
@@ -78,6 +80,7 @@ __all__ = [
     "score_spec",
     "scored",
     "source_frame",
+    "warn_of_mixed_tasks",
 ]
 
 _LEAST, _MOST = f"{INTERNAL}least_ids", f"{INTERNAL}most_ids"
@@ -244,7 +247,7 @@ def score(
     check_option("progress", progress, (None, True, False))
     show = sys.stderr.isatty() if progress is None else progress
     with named_file(files, spec):
-        return score_spec(
+        out = score_spec(
             lf,
             spec,
             files=files,
@@ -252,13 +255,30 @@ def score(
             n_chunks=n_chunks,
             runner=local_runner(lf, sys.stderr if show else None),
         )
+    warn_of_mixed_tasks(files, spec)
+    return out
+
+
+def warn_of_mixed_tasks(
+    files: Sequence[Path] | None, spec: Spec, run: Callable[..., str | None] | None = None
+) -> None:
+    """Warn of files scored together that hold different classes (`mixed_tasks`).
+
+    ``run(function, *args)`` runs it elsewhere (on a Dask worker, where the files are).
+    """
+    if files and len(files) > 1 and spec.options.validate:
+        found = (list(files), spec.columns.cls, spec.columns.by)
+        mixed = mixed_tasks(*found) if run is None else run(mixed_tasks, *found)
+        if mixed:
+            warnings.warn(f"score: {mixed}", UserWarning, stacklevel=4)
 
 
 @contextlib.contextmanager
-def named_file(files: Sequence[Path] | None, spec: Spec) -> Iterator[None]:
+def named_file(files: Sequence[Path] | None, spec: Spec, *, hints: bool = True) -> Iterator[None]:
     """Name the file when reading ``files`` fails: polars' errors do not.
 
     (On a Dask cluster, the client's reads: the workers' fail their chunks, named there.)
+    ``hints``: read the files for a failed check's hint too (not on the Dask client).
     """
     try:
         yield
@@ -268,6 +288,8 @@ def named_file(files: Sequence[Path] | None, spec: Spec) -> Iterator[None]:
             raise
         raise MetricsInputError(which) from error
     except MetricsInputError as error:
+        if not hints:
+            raise
         # Several dumps stacked in one folder fail the checks of each id's classes; say so.
         cols = spec.columns
         hint = mixed_dumps(files, cols.id, cols.cls, error.problem) if files else None

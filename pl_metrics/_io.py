@@ -22,6 +22,7 @@ __all__ = [
     "file_format",
     "files",
     "mixed_dumps",
+    "mixed_tasks",
     "printable",
     "reader_error",
     "require_in_every_file",
@@ -241,7 +242,41 @@ def mixed_dumps(
     """
     if len(found) < 2 or problem not in ("ragged", "class_sets", "duplicate"):
         return None
-    column = id_col if problem == "duplicate" else class_col
+    if problem == "duplicate":
+        return _same_ids(_distinct(found, id_col))
+    classes = _different_classes(_distinct(found, class_col))
+    return (
+        f"but the {len(found)} files hold {classes}: score each dump on its own"
+        if classes
+        else None
+    )
+
+
+def mixed_tasks(found: Sequence[Path], class_col: str, by: Sequence[str]) -> str | None:
+    """A warning for files whose rows are scored together but hold different classes.
+
+    Dumps of two tasks in one folder, with the same ids (`pl-metrics score data/`), pass
+    every check: each id has the classes of both. Files in ``key=value`` folders of a
+    ``by`` column are scored apart, and not compared. (Files that split one dump by class
+    hold different classes too: the warning says so.)
+    """
+    together: dict[tuple[tuple[str, str], ...], list[Path]] = {}
+    for path in found:
+        key = tuple((k, v) for k, v in _hive_parts(path).items() if k in by)
+        together.setdefault(key, []).append(path)
+    for paths in together.values():
+        classes = _different_classes(_distinct(paths, class_col)) if len(paths) > 1 else ""
+        if classes:
+            return (
+                f"{len(paths)} files scored together hold {classes}: if they are dumps of "
+                "different tasks, score each on its own (if they split one dump by class, "
+                "all is well)"
+            )
+    return None
+
+
+def _distinct(found: Sequence[Path], column: str) -> dict[Path, pl.Series]:
+    """Each file's distinct values of ``column``; a file that cannot be read tells nothing."""
     values: dict[Path, pl.Series] = {}
     for path in found:
         try:
@@ -252,20 +287,20 @@ def mixed_dumps(
             )
         except (pl.exceptions.PolarsError, MetricsInputError, OSError):  # (an empty CSV)
             continue
-    if problem == "duplicate":
-        return _same_ids(values)
+    return values
+
+
+def _different_classes(values: dict[Path, pl.Series]) -> str:
+    """``different classes ('0', '1' in 'a'; 'x' in 'b')`` if two files' sets differ, else ""."""
     sets = [(path, set(v)) for path, v in values.items() if len(v)]
     other = next((k for k in range(1, len(sets)) if sets[k][1] != sets[0][1]), None)
     if other is None:
-        return None
+        return ""
     shown = [
         f"{listed([repr(c) for c in sorted(map(str, classes))], _SHOWN)} in {str(path)!r}"
         for path, classes in (sets[0], sets[other])
     ]
-    return (
-        f"but the {len(found)} files hold different classes ({shown[0]}; {shown[1]}): score "
-        "each dump on its own"
-    )
+    return f"different classes ({shown[0]}; {shown[1]})"
 
 
 def _same_ids(ids: dict[Path, pl.Series]) -> str | None:

@@ -19,7 +19,13 @@ from typing import Any, TypeVar
 import polars as pl
 
 from pl_metrics._chunks import Chunks, chunking_budget
-from pl_metrics._driver import Runner, chunk_state, named_file, score_spec
+from pl_metrics._driver import (
+    Runner,
+    chunk_state,
+    named_file,
+    score_spec,
+    warn_of_mixed_tasks,
+)
 from pl_metrics._frame import MetricsInputError, Ragged, checked_options, is_integer, shown
 from pl_metrics._io import (
     columns_named,
@@ -214,8 +220,8 @@ def score(
             f"got {shown(client)}"
         )
     # (The client reads too: the row count, and the distinct ids for a few rows per chunk.)
-    with _client(client) as dask_client, named_file(files, spec):
-        return score_spec(
+    with _client(client) as dask_client, named_file(files, spec, hints=False):
+        out = score_spec(
             lf,
             spec,
             files=files,
@@ -223,6 +229,9 @@ def score(
             n_chunks=n_chunks,
             runner=_dask_runner(dask_client, paths, retries),
         )
+        # On a worker, where the files are (the client reads only plans and counts).
+        warn_of_mixed_tasks(files, spec, run=lambda f, *a: dask_client.submit(f, *a).result())
+    return out
 
 
 def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:

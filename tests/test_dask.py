@@ -142,6 +142,15 @@ def test_a_corrupt_file_is_named(client: Any, tmp_path: Path, ids: int | None) -
         pl_metrics.dask.score(tmp_path, "lrap", client=client, n_chunks=2, retries=0)
 
 
+def test_files_of_two_tasks_are_warned_of_from_a_worker(client: Any, tmp_path: Path) -> None:
+    digits = pl.read_parquet(DATA / "digits_oof.parquet").filter(pl.col("fold") == 0)
+    digits.write_parquet(tmp_path / "digits.parquet")
+    other = digits.with_columns(pl.concat_str(pl.lit("other_"), "class").alias("class"))
+    other.write_parquet(tmp_path / "other.parquet")
+    with pytest.warns(UserWarning, match=r"^score: 2 files scored together hold different"):
+        pl_metrics.dask.score(tmp_path, "lrap", by="model", client=client, retries=0)
+
+
 def test_default_local_cluster(dump: Path) -> None:
     got = pl_metrics.dask.score(dump, "lrap", by="model", n_chunks=2)
     assert np.isfinite(got["lrap"].to_numpy()).all()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import polars as pl
@@ -513,3 +514,35 @@ def test_folder_keys_in_another_order_are_the_same_keys(tmp_path: Path, dump: pl
         part.write_parquet(tmp_path / folder / "part.parquet")
     got = pl_metrics.score(tmp_path, "lrap", by=["model", "fold"]).sort("model")
     assert got.select("model", "fold").rows() == [("a", 0), ("b", 1)]
+
+
+def test_files_of_two_tasks_scored_together_are_warned_of(tmp_path: Path) -> None:
+    # The shipped folder holds two dumps of the same ids and models: each id had the
+    # classes of both, every check passed, and the values were of neither task.
+    digits = pl.read_parquet(DATA).filter(pl.col("fold") == 0)
+    even = pl.col("class").cast(pl.Int64) % 2 == 0
+    parity = (
+        digits.with_columns(pl.when(even).then(pl.lit("even")).otherwise(pl.lit("odd")))
+        .group_by("model", "fold", "id", "literal")
+        .agg(pl.col("score").sum(), pl.col("truth").any())
+        .rename({"literal": "class"})
+        .select(digits.columns)
+        .sort("model", "id", "class")
+    )
+    digits.write_parquet(tmp_path / "digits.parquet")
+    parity.write_parquet(tmp_path / "parity.parquet")
+    with pytest.warns(UserWarning, match=r"^score: 2 files scored together hold different cla"):
+        pl_metrics.score(tmp_path, "lrap", by="model")
+    # Apart under a folder key of 'by', or shards of one dump: no warning.
+    for name, frame in (("digits", digits), ("parity", parity)):
+        (tmp_path / f"task={name}").mkdir()
+        frame.write_parquet(tmp_path / f"task={name}" / "part.parquet")
+    (tmp_path / "shards").mkdir()
+    for part in range(3):
+        digits.filter(pl.col("id") % 3 == part).write_parquet(tmp_path / f"shards/{part}.parquet")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pl_metrics.score(list(tmp_path.glob("task=*/*.parquet")), "lrap", by=["task", "model"])
+        pl_metrics.score(tmp_path / "shards", "lrap", by="model")
+        both = [tmp_path / "digits.parquet", tmp_path / "parity.parquet"]
+        pl_metrics.score(both, "lrap", by="model", validate=False)  # no checks asked for
