@@ -774,14 +774,22 @@ def from_numpy(
     if truth.shape != score.shape:
         raise MetricsInputError(f"y_true {truth.shape} and y_score {score.shape} differ in shape")
     _check_y_true(truth)
-    id_values = np.arange(n_ids) if ids is None else _array("ids", ids)
-    if id_values.ndim != 1:
-        raise MetricsInputError(
-            f"option 'ids': expected one id per row, got shape {id_values.shape}"
-        )
-    if len(id_values) != n_ids:
-        raise MetricsInputError(f"{len(id_values)} ids for {n_ids} rows")
-    id_series = _ids(id_values)
+    from_pandas = type(ids).__module__.partition(".")[0] == "pandas"
+    if isinstance(ids, pl.Series) or from_pandas:  # their nulls kept: numpy makes NaN of them
+        if from_pandas:  # an Index or a masked array too
+            import pandas  # (installed: it made the ids)
+
+            ids = pandas.Series(ids)
+        id_series = pl.Series("id", ids)
+    else:
+        id_values = np.arange(n_ids) if ids is None else _array("ids", ids)
+        if id_values.ndim != 1:
+            raise MetricsInputError(
+                f"option 'ids': expected one id per row, got shape {id_values.shape}"
+            )
+        id_series = _ids(id_values)
+    if id_series.len() != n_ids:
+        raise MetricsInputError(f"{id_series.len()} ids for {n_ids} rows")
     if id_series.null_count():
         count, first = id_series.null_count(), int(id_series.is_null().arg_max() or 0)
         raise MetricsInputError(

@@ -6,6 +6,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -517,8 +518,11 @@ def test_from_numpy_refuses_bad_names_and_ids() -> None:
     with pytest.raises(error, match=r"y_score: cannot be read as an array"):
         pl_metrics.from_numpy(y, [[0.9, 0.2], [0.1]])  # type: ignore[arg-type]
     # A null id was kept, and refused only by the metric, as rows of the long table.
-    with pytest.raises(error, match=r"option 'ids': 1 id is null \(the first in row 1\); each"):
-        pl_metrics.from_numpy(y, p, ids=[1, None])
+    # (also from a Series, whose null numpy would make a NaN id)
+    for ids in ([1, None], pl.Series([1, None]), pd.Series(["a", None]), pd.array([1, None])):
+        with pytest.raises(error, match=r"^option 'ids': 1 id is null \(the first in row 1\)"):
+            pl_metrics.from_numpy(y, p, ids=ids)
+    assert pl_metrics.from_numpy(y, p, ids=pd.Index([5, 6]))["id"].to_list() == [5, 5, 6, 6]
 
 
 @pytest.mark.parametrize("lazy", [False, True])
