@@ -178,7 +178,8 @@ def compare(
     ties by model; an undefined value, NaN, last). Other options are those of `report`,
     except per-class output (``per_class``, ``average=None``): `report` with
     ``by=[model_col, fold_col]`` gives per-class values. A LazyFrame gives a LazyFrame,
-    scored when collected as `score` scores it, by fold and then pooled (read twice).
+    scored when collected as `score` scores it, by fold and then pooled (read twice as
+    often as by `report`).
 
     Parameters
     ----------
@@ -257,8 +258,8 @@ def compare(
 
     def compute() -> pl.DataFrame:
         # The folds' values first, then the pooled ones: a bad table is named by its folds,
-        # on every path. A LazyFrame is scored by the driver, as `report` scores it: read
-        # twice, in bounded memory (as one plan of both states, it was read dozens of times).
+        # on every path. A LazyFrame is scored by the driver, as `report` scores it, twice,
+        # in bounded memory (as one plan of both states, it was read dozens of times).
         from pl_metrics._driver import scored  # (the driver imports the metric families)
 
         per_fold, pooled = (

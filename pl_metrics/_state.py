@@ -449,6 +449,7 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
     merged_state = replace(
         first,
         merged=len(states) > 1,
+        scans=any(s.scans for s in states),  # a lazy part's tables: collected first
         problems=tuple({p.key: p for s in states for p in s.problems}.values()),
         groups=merged([s.groups for s in states], by),
         classes=None

@@ -86,6 +86,7 @@ def test_the_check_sees_a_fallback() -> None:
         (lambda lf: pl_metrics.bootstrap(lf, "roc_auc", by="model", n_resamples=20), 2),
         # (A state's plan reads the input once per table and join: it is no driver.)
         (lambda lf: pl_metrics.state(lf, ["lrap", "roc_auc"], by="model").finalize(), 7),
+        (lambda lf: pl_metrics.merge_states([_eager_part(), _lazy_part(lf)]).finalize(), 7),
     ],
 )
 def test_lazy_results_read_their_input_a_few_times(call: Any, most: int) -> None:
@@ -99,9 +100,20 @@ def test_lazy_results_read_their_input_a_few_times(call: Any, most: int) -> None
     def source(with_columns: Any, predicate: Any, n_rows: Any, batch_size: Any) -> Any:
         nonlocal reads
         reads += 1
-        yield rows if with_columns is None else rows.select(with_columns)
+        read = rows if predicate is None else rows.filter(predicate)  # (not applied after)
+        yield read if with_columns is None else read.select(with_columns)
 
     lazy = call(register_io_source(source, schema=rows.schema))
     assert reads == 0  # nothing read at the call
     assert lazy.collect().height
     assert reads <= most
+
+
+def _eager_part() -> pl_metrics.MetricState:
+    rows = pl.read_parquet(DATA).filter(pl.col("model") == "knn", pl.col("fold") == 0)
+    return pl_metrics.state(rows, ["lrap", "roc_auc"], by="model").collect()
+
+
+def _lazy_part(lf: pl.LazyFrame) -> pl_metrics.MetricState:
+    rows = lf.filter(pl.col("model") != "knn")  # (a merge of id-disjoint parts, as asked)
+    return pl_metrics.state(rows, ["lrap", "roc_auc"], by="model")
