@@ -982,7 +982,9 @@ def _legend_place(
         return rows * _LINE_EMS * font / 72
 
     right = int((_RIGHT_LEGEND_WIDTH - handle) / per_char)
-    if len(labels) > MAX_CLASS_LINES and height(right) <= side:
+    # A reliability diagram's points lie anywhere in the square: no corner is free of them.
+    beside = len(labels) > MAX_CLASS_LINES or kind is _RELIABILITY
+    if beside and height(right) <= side:
         return _LegendPlace("right", right)
     if len(labels) <= MAX_CLASS_LINES and max(map(len, labels), default=0) <= inside:
         return _LegendPlace("inside", inside)

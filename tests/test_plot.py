@@ -598,6 +598,11 @@ def test_reliability_expected_calibration_error(digits: pl.DataFrame, strategy: 
     assert [got[m] for m in MODELS] == pytest.approx([want[m] for m in MODELS], abs=5e-4)
     assert has_diagonal(main)
     assert all(line.get_marker() == "o" for line in curves(main))
+    # Beside the square: its points lie anywhere in it (in a corner, the legend hid some).
+    renderer = render(fig)
+    panel, legend = main.get_window_extent(renderer), main.get_legend().get_window_extent(renderer)
+    assert legend.x0 >= panel.x1
+    assert legend.x1 <= fig.bbox.x1
     assert main.get_xlim() == (0.0, 1.0)
     assert main.get_ylim() == (0.0, 1.0)
     assert "prob_true" in main.get_ylabel()
