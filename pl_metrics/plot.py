@@ -476,7 +476,18 @@ def heatmap(
     longest = max(len(m) for m in models)
     fig = _figure(max(5.0, 2.6 + 0.08 * longest + 0.9 * len(folds)), 1.6 + 0.45 * len(models))
     ax = fig.add_subplot()
-    image = ax.imshow(values, aspect="auto", cmap="viridis" if better is not False else "viridis_r")
+    # Values over more than a decade (a loss, one model far off the others) on a log scale:
+    # on a linear one the outlier alone set the colours, and the others all looked alike.
+    known = values[np.isfinite(values)]
+    log = bool(known.size) and known.min() > 0 and known.max() >= 10 * known.min()
+    from matplotlib.colors import LogNorm
+
+    image = ax.imshow(
+        values,
+        aspect="auto",
+        cmap="viridis" if better is not False else "viridis_r",
+        norm=LogNorm() if log else None,
+    )
     ax.set_xticks(range(len(folds)), fold_names)
     ax.set_yticks(range(len(models)), models)
     ax.set_xlabel(fold_col)
@@ -495,7 +506,8 @@ def heatmap(
             light = 0.299 * red + 0.587 * green + 0.114 * blue > 0.5
             colour = "black" if light else "white"
             ax.text(j, i, f"{value:.4f}", ha="center", va="center", color=colour, fontsize=size)
-    fig.colorbar(image, ax=ax, label=f"{metric} ({_direction(metric)})")
+    scale = ", log scale" if log else ""
+    fig.colorbar(image, ax=ax, label=f"{metric} ({_direction(metric)}{scale})")
     ax.set_title(f"{metric} by {model_col} and {fold_col}")
     return fig
 
