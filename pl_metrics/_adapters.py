@@ -635,6 +635,22 @@ def _array(name: str, values: object) -> np.ndarray:
         raise MetricsInputError(f"{name}: cannot be read as an array: {error}") from None
 
 
+def _nulls_among(ids: object) -> np.ndarray | None:
+    """Which of ``ids`` are null: None in a sequence, or null in a polars or pandas column."""
+    if isinstance(ids, pl.Series):
+        nulls: np.ndarray = ids.is_null().to_numpy()
+        return nulls
+    if type(ids).__module__.partition(".")[0] == "pandas":  # a Series, Index or masked array
+        import pandas  # (installed: it made the ids)
+
+        found = np.asarray(pandas.isna(ids))
+        return found if found.ndim == 1 else None
+    if isinstance(ids, (list, tuple)) or (isinstance(ids, np.ndarray) and ids.dtype == object):
+        found = np.array([v is None for v in ids], dtype=bool)
+        return found if found.ndim == 1 else None
+    return None
+
+
 def _ids(values: np.ndarray) -> pl.Series:
     """The ids as a column; numpy holds ids with a None (a null) as Python objects."""
     try:
@@ -774,28 +790,21 @@ def from_numpy(
     if truth.shape != score.shape:
         raise MetricsInputError(f"y_true {truth.shape} and y_score {score.shape} differ in shape")
     _check_y_true(truth)
-    from_pandas = type(ids).__module__.partition(".")[0] == "pandas"
-    if isinstance(ids, pl.Series) or from_pandas:  # their nulls kept: numpy makes NaN of them
-        if from_pandas:  # an Index or a masked array too
-            import pandas  # (installed: it made the ids)
-
-            ids = pandas.Series(ids)
-        id_series = pl.Series("id", ids)
-    else:
-        id_values = np.arange(n_ids) if ids is None else _array("ids", ids)
-        if id_values.ndim != 1:
-            raise MetricsInputError(
-                f"option 'ids': expected one id per row, got shape {id_values.shape}"
-            )
-        id_series = _ids(id_values)
-    if id_series.len() != n_ids:
-        raise MetricsInputError(f"{id_series.len()} ids for {n_ids} rows")
-    if id_series.null_count():
-        count, first = id_series.null_count(), int(id_series.is_null().arg_max() or 0)
+    nulls = _nulls_among(ids)
+    if nulls is not None and nulls.any():  # numpy would make them NaN ids, or objects
+        count, first = int(nulls.sum()), int(nulls.argmax())
         raise MetricsInputError(
             f"option 'ids': {count:,} {'id is' if count == 1 else 'ids are'} null (the first in "
             f"row {first}); each row needs an id"
         )
+    id_values = np.arange(n_ids) if ids is None else _array("ids", ids)
+    if id_values.ndim != 1:
+        raise MetricsInputError(
+            f"option 'ids': expected one id per row, got shape {id_values.shape}"
+        )
+    if len(id_values) != n_ids:
+        raise MetricsInputError(f"{len(id_values)} ids for {n_ids} rows")
+    id_series = _ids(id_values)
     repeated = id_series.filter(id_series.is_duplicated()).unique(maintain_order=True)
     if repeated.len():  # their rows would be one id's, twice over
         count = repeated.len()

@@ -244,35 +244,53 @@ def mixed_dumps(
         return None
     if problem == "duplicate":
         return _same_ids(_distinct(found, id_col))
-    classes = _different_classes(_distinct(found, class_col))
-    return (
-        f"but the {len(found)} files hold {classes}: score each dump on its own"
-        if classes
-        else None
-    )
+    sets = {path: set(values) for path, values in _distinct(found, class_col).items()}
+    classes = _different_classes(sets)
+    if not classes:
+        return None
+    return f"but the {len(found)} files hold {classes}: score each dump on its own"
 
 
 def mixed_tasks(found: Sequence[Path], class_col: str, by: Sequence[str]) -> str | None:
     """A warning for files whose rows are scored together but hold different classes.
 
     Dumps of two tasks in one folder, with the same ids (`pl-metrics score data/`), pass
-    every check: each id has the classes of both. Files in ``key=value`` folders of a
-    ``by`` column are scored apart, and not compared. (Files that split one dump by class
-    hold different classes too: the warning says so.)
+    every check: each id has the classes of both. Files are compared within each ``by``
+    group (of ``key=value`` folders or of the files' own columns): groups are scored apart.
+    (Files that split one dump by class hold different classes too: the warning says so.)
     """
     together: dict[tuple[tuple[str, str], ...], list[Path]] = {}
     for path in found:
         key = tuple((k, v) for k, v in _hive_parts(path).items() if k in by)
         together.setdefault(key, []).append(path)
     for paths in together.values():
-        classes = _different_classes(_distinct(paths, class_col)) if len(paths) > 1 else ""
-        if classes:
-            return (
-                f"{len(paths)} files scored together hold {classes}: if they are dumps of "
-                "different tasks, score each on its own (if they split one dump by class, "
-                "all is well)"
-            )
+        if len(paths) < 2:
+            continue
+        for sets in _class_sets(paths, class_col, by).values():
+            classes = _different_classes(sets)
+            if classes:
+                return (
+                    f"files scored together hold {classes}: if they are dumps of different "
+                    "tasks, score each on its own (if they split one dump by class, all is well)"
+                )
     return None
+
+
+def _class_sets(
+    found: Sequence[Path], class_col: str, by: Sequence[str]
+) -> dict[tuple[Any, ...], dict[Path, set[Any]]]:
+    """Each ``by`` group's classes in each file (the ``by`` columns a file has)."""
+    groups: dict[tuple[Any, ...], dict[Path, set[Any]]] = {}
+    for path in found:
+        try:
+            lf = scan_files([path], check_folders=False)
+            keys = [b for b in by if b in lf.collect_schema()]
+            rows = lf.select(*keys, class_col).unique().collect(engine="streaming")
+        except (pl.exceptions.PolarsError, MetricsInputError, OSError):  # (an empty CSV)
+            continue
+        for key, part in rows.group_by(keys) if keys else [((), rows)]:
+            groups.setdefault(tuple(key), {})[path] = set(part[class_col])
+    return groups
 
 
 def _distinct(found: Sequence[Path], column: str) -> dict[Path, pl.Series]:
@@ -290,17 +308,19 @@ def _distinct(found: Sequence[Path], column: str) -> dict[Path, pl.Series]:
     return values
 
 
-def _different_classes(values: dict[Path, pl.Series]) -> str:
-    """``different classes ('0', '1' in 'a'; 'x' in 'b')`` if two files' sets differ, else ""."""
-    sets = [(path, set(v)) for path, v in values.items() if len(v)]
-    other = next((k for k in range(1, len(sets)) if sets[k][1] != sets[0][1]), None)
+def _different_classes(sets: dict[Path, set[Any]]) -> str:
+    """``different classes ('9' only in 'a')`` if two files' classes differ, else ""."""
+    found = [(path, classes) for path, classes in sets.items() if classes]
+    other = next((k for k in range(1, len(found)) if found[k][1] != found[0][1]), None)
     if other is None:
         return ""
-    shown = [
-        f"{listed([repr(c) for c in sorted(map(str, classes))], _SHOWN)} in {str(path)!r}"
-        for path, classes in (sets[0], sets[other])
+    (a, in_a), (b, in_b) = found[0], found[other]
+    only = [
+        f"{listed([repr(c) for c in sorted(map(str, classes))], _SHOWN)} only in {str(path)!r}"
+        for path, classes in ((a, in_a - in_b), (b, in_b - in_a))
+        if classes
     ]
-    return f"different classes ({shown[0]}; {shown[1]})"
+    return f"different classes ({'; '.join(only)})"
 
 
 def _same_ids(ids: dict[Path, pl.Series]) -> str | None:

@@ -523,6 +523,11 @@ def test_from_numpy_refuses_bad_names_and_ids() -> None:
         with pytest.raises(error, match=r"^option 'ids': 1 id is null \(the first in row 1\)"):
             pl_metrics.from_numpy(y, p, ids=ids)
     assert pl_metrics.from_numpy(y, p, ids=pd.Index([5, 6]))["id"].to_list() == [5, 5, 6, 6]
+    # (the columns' other mistakes named as a list's)
+    with pytest.raises(error, match=r"option 'ids': expected numbers or strings of one type"):
+        pl_metrics.from_numpy(y, p, ids=pd.Series([1, "a"]))
+    with pytest.raises(error, match=r"option 'ids': expected one id per row, got shape \(2, 1\)"):
+        pl_metrics.from_numpy(y, p, ids=pd.DataFrame({"a": [1, 2]}))
 
 
 @pytest.mark.parametrize("lazy", [False, True])

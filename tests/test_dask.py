@@ -147,7 +147,7 @@ def test_files_of_two_tasks_are_warned_of_from_a_worker(client: Any, tmp_path: P
     digits.write_parquet(tmp_path / "digits.parquet")
     other = digits.with_columns(pl.concat_str(pl.lit("other_"), "class").alias("class"))
     other.write_parquet(tmp_path / "other.parquet")
-    with pytest.warns(UserWarning, match=r"^score: 2 files scored together hold different"):
+    with pytest.warns(UserWarning, match=r"^files scored together hold different classes"):
         pl_metrics.dask.score(tmp_path, "lrap", by="model", client=client, retries=0)
 
 

@@ -200,7 +200,7 @@ def test_stacked_dumps_are_told_apart_in_the_error(tmp_path: Path) -> None:
     )
     with pytest.raises(pl_metrics.MetricsInputError, match="ragged") as error:
         pl_metrics.score(tmp_path / "tasks", "lrap", by=["model", "fold"])
-    assert "but the 2 files hold different classes ('0', '1', '2', '3', ... in" in str(error.value)
+    assert "but the 2 files hold different classes ('0', '1', '2', '3', ... only in" in str(error.value)
     (tmp_path / "models").mkdir()
     for model in ("knn", "logreg"):
         one = digits.filter(pl.col("model") == model).drop("model")
@@ -531,7 +531,11 @@ def test_files_of_two_tasks_scored_together_are_warned_of(tmp_path: Path) -> Non
     )
     digits.write_parquet(tmp_path / "digits.parquet")
     parity.write_parquet(tmp_path / "parity.parquet")
-    with pytest.warns(UserWarning, match=r"^score: 2 files scored together hold different cla"):
+    with pytest.warns(
+        UserWarning,
+        match=r"^files scored together hold different classes \('0', '1', '2', '3', \.\.\. only in "
+        r"'.*digits\.parquet'; 'even', 'odd' only in '.*parity\.parquet'\): if they are dumps",
+    ):
         pl_metrics.score(tmp_path, "lrap", by="model")
     # Apart under a folder key of 'by', or shards of one dump: no warning.
     for name, frame in (("digits", digits), ("parity", parity)):
@@ -546,3 +550,16 @@ def test_files_of_two_tasks_scored_together_are_warned_of(tmp_path: Path) -> Non
         pl_metrics.score(tmp_path / "shards", "lrap", by="model")
         both = [tmp_path / "digits.parquet", tmp_path / "parity.parquet"]
         pl_metrics.score(both, "lrap", by="model", validate=False)  # no checks asked for
+        # Apart by a column of the files, a by column: their groups are scored apart.
+        (tmp_path / "tasks").mkdir()
+        digits.with_columns(task=pl.lit("d")).write_parquet(tmp_path / "tasks/d.parquet")
+        parity.with_columns(task=pl.lit("p")).write_parquet(tmp_path / "tasks/p.parquet")
+        pl_metrics.score(tmp_path / "tasks", "lrap", by=["task", "model"])
+        # Ids of some classes each (ragged='allow'): shards of them hold different classes.
+        sparse = digits.filter(pl.col("truth") | (pl.col("score") > 0.01))
+        (tmp_path / "sparse").mkdir()
+        for part in range(2):
+            sparse.filter(pl.col("id") % 2 == part).head(40).write_parquet(
+                tmp_path / f"sparse/{part}.parquet"
+            )
+        pl_metrics.score(tmp_path / "sparse", "lrap", by="model", ragged="allow")
