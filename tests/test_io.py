@@ -200,7 +200,9 @@ def test_stacked_dumps_are_told_apart_in_the_error(tmp_path: Path) -> None:
     )
     with pytest.raises(pl_metrics.MetricsInputError, match="ragged") as error:
         pl_metrics.score(tmp_path / "tasks", "lrap", by=["model", "fold"])
-    assert "but the 2 files hold different classes ('0', '1', '2', '3', ... only in" in str(error.value)
+    assert "but the 2 files hold different classes ('0', '1', '2', '3', ... only in" in str(
+        error.value
+    )
     (tmp_path / "models").mkdir()
     for model in ("knn", "logreg"):
         one = digits.filter(pl.col("model") == model).drop("model")
