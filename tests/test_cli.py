@@ -441,6 +441,22 @@ def test_a_renamed_column_is_suggested_by_its_flag(
     assert capsys.readouterr().err.endswith("; pass --truth-col label if that column holds it\n")
 
 
+def test_compare_tells_of_two_tasks_dumps_as_score_does(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The shipped folder's two dumps: a ragged error with the files' hint (none before).
+    assert main(["compare", str(DATA.parent), "-m", "lrap"]) == 2
+    assert "; but the 2 files hold different classes (" in capsys.readouterr().err
+    # Dumps of the same ids and folds, each id with both tasks' classes: scored, warned of.
+    digits = pl.read_parquet(DATA)
+    digits.write_parquet(tmp_path / "a.parquet")
+    renamed = pl.concat_str(pl.lit("other_"), "class").alias("class")
+    digits.with_columns(renamed).write_parquet(tmp_path / "b.parquet")
+    assert main(["compare", str(tmp_path), "-m", "lrap"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("pl-metrics: warning: files scored together hold different classes")
+
+
 def test_a_curves_plot_without_output_prints_no_table(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
