@@ -73,6 +73,7 @@ __all__ = [
     "chunk_state",
     "cluster_by_id",
     "deferred",
+    "hinted",
     "local_runner",
     "named_file",
     "scan",
@@ -255,20 +256,27 @@ def score(
             n_chunks=n_chunks,
             runner=local_runner(lf, sys.stderr if show else None),
         )
-    warn_of_mixed_tasks(files, spec)
+    cols = spec.columns
+    warn_of_mixed_tasks(files, cols.cls, cols.by, checked=spec.options.checks_classes)
     return out
 
 
 def warn_of_mixed_tasks(
-    files: Sequence[Path] | None, spec: Spec, run: Callable[..., str | None] | None = None
+    files: Sequence[Path] | None,
+    class_col: str,
+    by: Sequence[str],
+    *,
+    checked: bool,
+    run: Callable[..., str | None] | None = None,
 ) -> None:
     """Warn of files scored together that hold different classes (`mixed_tasks`).
 
-    ``run(function, *args)`` runs it elsewhere (on a Dask worker, where the files are).
+    ``checked``: each id's classes were checked (with ragged='allow', shards of ids that
+    each have some classes differ too). ``run(function, *args)`` runs it elsewhere (on a
+    Dask worker, where the files are).
     """
-    # (With ragged='allow', shards of ids that each have some classes differ too.)
-    if files and len(files) > 1 and spec.options.validate and spec.options.ragged == "error":
-        found = (list(files), spec.columns.cls, spec.columns.by)
+    if files and len(files) > 1 and checked:
+        found = (list(files), class_col, list(by))
         mixed = mixed_tasks(*found) if run is None else run(mixed_tasks, *found)
         if mixed:
             warnings.warn(mixed, UserWarning, stacklevel=4)
@@ -279,21 +287,27 @@ def named_file(files: Sequence[Path] | None, spec: Spec, *, hints: bool = True) 
     """Name the file when reading ``files`` fails: polars' errors do not.
 
     (On a Dask cluster, the client's reads: the workers' fail their chunks, named there.)
-    ``hints``: read the files for a failed check's hint too (not on the Dask client).
+    ``hints``: read the files for a failed check's hint too (`hinted`; not on the Dask
+    client).
     """
+    cols = spec.columns
     try:
-        yield
+        with hinted(files, cols.id, cols.cls) if hints else contextlib.nullcontext():
+            yield
     except (pl.exceptions.ComputeError, OSError) as error:
-        which = unreadable_file(files, spec.columns.used) if files else None
+        which = unreadable_file(files, cols.used) if files else None
         if which is None:
             raise
         raise MetricsInputError(which) from error
+
+
+@contextlib.contextmanager
+def hinted(files: Sequence[Path] | None, id_col: str, class_col: str) -> Iterator[None]:
+    """Several dumps stacked in one folder fail the checks of each id's classes: say so."""
+    try:
+        yield
     except MetricsInputError as error:
-        if not hints:
-            raise
-        # Several dumps stacked in one folder fail the checks of each id's classes; say so.
-        cols = spec.columns
-        hint = mixed_dumps(files, cols.id, cols.cls, error.problem) if files else None
+        hint = mixed_dumps(files, id_col, class_col, error.problem) if files else None
         if hint is None:
             raise
         raise MetricsInputError(f"{error}; {hint}", problem=error.problem) from None
@@ -528,7 +542,7 @@ def _class_values(chunks: Sequence[ClassChunk], spec: Spec) -> pl.DataFrame:
     spread = aggregate(
         id_counts.lazy(), by, [pl.col(N_IDS).min().alias(_LEAST), pl.col(N_IDS).max().alias(_MOST)]
     ).collect(engine=_SMALL)
-    if opts.validate and opts.ragged == "error":
+    if opts.checks_classes:
         bad = spread.filter(pl.col(_LEAST) != pl.col(_MOST))
         if bad.height:
             raise MetricsInputError(

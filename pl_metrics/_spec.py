@@ -130,6 +130,11 @@ class Options:
     #: id chunks, where an id has all its rows and a group all its ids, in `report`'s order.
     checks_of: tuple[str, ...] | None = None
 
+    @property
+    def checks_classes(self) -> bool:
+        """Whether each id's classes are checked: one row per class of its group."""
+        return self.validate and self.ragged == "error"
+
     # zero_division=NaN equals NaN: states made apart (on Dask workers, say) merge.
     def _key(self) -> tuple[object, ...]:
         return tuple(

@@ -596,7 +596,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     checks: list[tuple[Problem, pl.Expr]] = []
     # Every id must have every class: duplicates show in the class hashes, which cost much
     # less than a distinct count per id. Ragged input allowed: count distinct classes.
-    hashed = opts.validate and opts.ragged == "error"
+    hashed = opts.checks_classes
     if opts.validate:
         checks = row_problems(cols)
         if isinstance(frame, pl.DataFrame):
@@ -847,7 +847,7 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
     if nan_by:  # before any join on the groups: NaN keys need not match there
         groups = raise_on_problems(groups, nan_by, by, keep=True)
 
-    if opts.validate and opts.ragged == "error":
+    if opts.checks_classes:
         assert classes is not None
         stats = aggregate(
             classes,

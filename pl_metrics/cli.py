@@ -18,13 +18,11 @@ import polars as pl
 
 from pl_metrics import __version__
 from pl_metrics._curve_tables import thinned
-from pl_metrics._driver import score
+from pl_metrics._driver import hinted, score, warn_of_mixed_tasks
 from pl_metrics._frame import MetricsInputError, UnknownOptionError, did_you_mean, shown
 from pl_metrics._io import (
     columns_named,
     files,
-    mixed_dumps,
-    mixed_tasks,
     printable,
     reader_error,
     require_in_every_file,
@@ -586,19 +584,13 @@ def _run_compare(args: argparse.Namespace) -> None:
     scores = args.score_col if args.pred_col is None else args.pred_col
     named = [args.model_col, args.fold_col, args.id_col, args.class_col, scores, args.truth_col]
     require_in_every_file(found, columns_named(*named, args.weight_col))
-    try:
+    # Two tasks' dumps in one folder: said of, as score() says it.
+    with hinted(found, args.id_col, args.class_col):
         table = compare(
             lf, metrics, model_col=args.model_col, fold_col=args.fold_col, **options
         ).collect()
-    except MetricsInputError as error:  # two tasks' dumps in one folder: say so, as score()
-        hint = mixed_dumps(found, args.id_col, args.class_col, error.problem)
-        if hint is None:
-            raise
-        raise MetricsInputError(f"{error}; {hint}", problem=error.problem) from None
-    if len(found) > 1 and not args.no_validate and not args.allow_ragged:  # as score() warns
-        mixed = mixed_tasks(found, args.class_col, [args.model_col, args.fold_col])
-        if mixed:
-            warnings.warn(mixed, UserWarning, stacklevel=1)
+    checked = not args.no_validate and not args.allow_ragged
+    warn_of_mixed_tasks(found, args.class_col, [args.model_col, args.fold_col], checked=checked)
     intervals = None
     if args.bootstrap is not None:
         intervals = bootstrap(

@@ -230,7 +230,13 @@ def score(
             runner=_dask_runner(dask_client, paths, retries),
         )
         # On a worker, where the files are (the client reads only plans and counts).
-        warn_of_mixed_tasks(files, spec, run=lambda f, *a: dask_client.submit(f, *a).result())
+        warn_of_mixed_tasks(
+            files,
+            spec.columns.cls,
+            spec.columns.by,
+            checked=spec.options.checks_classes,
+            run=lambda f, *a: dask_client.submit(f, *a).result(),
+        )
     return out
 
 
