@@ -31,7 +31,7 @@ from pl_metrics._io import (
 from pl_metrics._registry import info, metric_names, sweepable
 from pl_metrics._spec import make_options
 from pl_metrics.dask import ChunkError
-from pl_metrics.plot import MAX_CLASS_LINES, MAX_CLASS_PANELS, MAX_RELIABILITY_CLASS_LINES
+from pl_metrics.plot import MAX_CLASS_PANELS
 
 __all__ = ["main"]
 
@@ -867,9 +867,7 @@ def _run_curves(args: argparse.Namespace) -> None:
         figure.savefig(args.plot)
         classes = exact[args.class_col].n_unique()
         series = exact.select(by).n_unique() if by else 1
-        lines = MAX_RELIABILITY_CLASS_LINES if args.kind == "calibration" else MAX_CLASS_LINES
-        one_panel = series == 1 and classes <= lines  # (else a panel per class, the first N)
-        drawn = classes if one_panel else min(classes, most)
+        drawn = plot.drawn_classes(args.kind, classes, series, most)
         if drawn < classes:
             _say(f"warning: the plot shows {drawn} of the {classes} classes (--max-classes N)")
         if not args.output and not args.quiet:

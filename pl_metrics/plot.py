@@ -805,7 +805,7 @@ def _curve_plot(
         rows = parts.get((*values, cls))
         return None if rows is None else _curve_line(rows, kind, name, colour)
 
-    if len(classes) == 1 or (len(series) == 1 and len(classes) <= kind.class_lines):
+    if _one_panel(kind, len(classes), len(series)):
         if len(classes) == 1:
             (cls,) = classes
             names = [_series_label(keys, values) for values in series]
@@ -847,6 +847,19 @@ def _curve_plot(
             f"{class_col!r} or raise max_classes to see others)"
         )
     return _draw_curves(panels, kind, title, counts=counts, single=False)
+
+
+def _one_panel(kind: _CurveKind, n_classes: int, n_series: int) -> bool:
+    """Whether a curve plot draws one panel (of its classes, or of its series), not one a class."""
+    return n_classes == 1 or (n_series == 1 and n_classes <= kind.class_lines)
+
+
+def drawn_classes(kind: str, n_classes: int, n_series: int, max_classes: int) -> int:
+    """How many of ``n_classes`` the ``roc``, ``pr`` or ``calibration`` plot draws."""
+    one = _one_panel(
+        {"roc": _ROC, "pr": _PR, "calibration": _RELIABILITY}[kind], n_classes, n_series
+    )
+    return n_classes if one else min(n_classes, max_classes)
 
 
 def _check_lines(n: int, keys: list[str], limit: int, where: str) -> None:
