@@ -281,31 +281,35 @@ def _class_sets(
 ) -> dict[tuple[Any, ...], dict[Path, set[Any]]]:
     """Each ``by`` group's classes in each file (the ``by`` columns a file has)."""
     groups: dict[tuple[Any, ...], dict[Path, set[Any]]] = {}
-    for path in found:
-        try:
-            lf = scan_files([path], check_folders=False)
-            keys = [b for b in by if b in lf.collect_schema()]
-            rows = lf.select(*keys, class_col).unique().collect(engine="streaming")
-        except (pl.exceptions.PolarsError, MetricsInputError, OSError):  # (an empty CSV)
-            continue
+    for path, rows in _each_file(found, [*by, class_col], needs=class_col).items():
+        keys = [b for b in by if b in rows.columns]
         for key, part in rows.group_by(keys) if keys else [((), rows)]:
             groups.setdefault(tuple(key), {})[path] = set(part[class_col])
     return groups
 
 
 def _distinct(found: Sequence[Path], column: str) -> dict[Path, pl.Series]:
-    """Each file's distinct values of ``column``; a file that cannot be read tells nothing."""
-    values: dict[Path, pl.Series] = {}
+    """Each file's distinct values of ``column``."""
+    return {path: rows[column] for path, rows in _each_file(found, [column], needs=column).items()}
+
+
+def _each_file(
+    found: Sequence[Path], columns: Sequence[str], *, needs: str
+) -> dict[Path, pl.DataFrame]:
+    """Each file's distinct rows of those of ``columns`` it has, read one file at a time.
+
+    A file that cannot be read, or lacks the column it ``needs``, tells nothing.
+    """
+    out: dict[Path, pl.DataFrame] = {}
     for path in found:
         try:
-            values[path] = (
-                scan_files([path], check_folders=False)
-                .select(pl.col(column).unique())
-                .collect(engine="streaming")[column]
-            )
+            lf = scan_files([path], check_folders=False)
+            present = [c for c in columns if c in lf.collect_schema()]
+            if needs in present:
+                out[path] = lf.select(present).unique().collect(engine="streaming")
         except (pl.exceptions.PolarsError, MetricsInputError, OSError):  # (an empty CSV)
             continue
-    return values
+    return out
 
 
 def _different_classes(sets: dict[Path, set[Any]]) -> str:
