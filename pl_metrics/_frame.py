@@ -59,6 +59,7 @@ __all__ = [
     "row_problems",
     "shown",
     "skip_passing",
+    "sorted_within",
     "table_option",
     "to_polars",
     "unit_scale",
@@ -760,6 +761,39 @@ def aggregate(lf: pl.LazyFrame, by: Sequence[str], exprs: Sequence[pl.Expr]) -> 
     if by:
         return lf.group_by(list(by)).agg(exprs)
     return lf.select(exprs)
+
+
+def sorted_within(
+    lf: pl.LazyFrame,
+    keys: Sequence[str],
+    column: str,
+    *,
+    descending: bool = False,
+    nulls_last: bool = False,
+) -> pl.LazyFrame:
+    """``lf`` sorted by ``keys`` and then ``column``, for tables of few groups.
+
+    polars 2.1 sorts by several columns through row-encoded keys and one gather of the
+    whole table at random, which on 20M rows of (class, score) took 10 s on 2 cores. Here
+    each group's rows are sorted by ``column`` alone and gathered within the group, as one
+    struct, and the groups (one row each) sorted by ``keys``: 4 s for the same table. Ties
+    of ``column`` keep their order.
+    """
+    if not keys:
+        return lf.sort(column, descending=descending, nulls_last=nulls_last, maintain_order=True)
+    rows, names = f"{INTERNAL}rows", lf.collect_schema().names()
+    rest = [c for c in names if c not in keys]
+    in_group = pl.struct(rest).sort_by(
+        column, descending=descending, nulls_last=nulls_last, maintain_order=True
+    )
+    return (
+        lf.group_by(list(keys))
+        .agg(in_group.alias(rows))
+        .sort(list(keys), nulls_last=nulls_last)
+        .explode(rows)
+        .unnest(rows)
+        .select(names)
+    )
 
 
 def join_on(left: pl.LazyFrame, right: pl.LazyFrame, by: Sequence[str]) -> pl.LazyFrame:

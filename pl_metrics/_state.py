@@ -39,6 +39,7 @@ from pl_metrics._frame import (
     row_problems,
     shown,
     skip_passing,
+    sorted_within,
 )
 from pl_metrics._kernel import available as kernel_available
 from pl_metrics._kernel import contiguous_runs
@@ -377,6 +378,8 @@ def _in_key_order(df: pl.DataFrame, spec: Spec) -> pl.DataFrame:
     keys = [k for k in [*cols.by, cols.cls, CURVE_SCORE] if k in df.columns]
     if cols.id in df.columns:
         keys = [*cols.by, cols.id]
+    if CURVE_SCORE in keys:  # a row per (group, class, score): few groups of many rows
+        return sorted_within(df.lazy(), keys[:-1], CURVE_SCORE, nulls_last=True).collect()
     return df.sort(keys, nulls_last=True, maintain_order=True) if keys else df
 
 

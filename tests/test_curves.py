@@ -12,9 +12,11 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 from sklearn.metrics import average_precision_score, roc_auc_score, top_k_accuracy_score
 
 import pl_metrics
+from pl_metrics._frame import sorted_within
 from tests.conftest import dense_problems, grouped_table, long_table, run
 
 SETTINGS = settings(
@@ -387,3 +389,38 @@ def test_padded_cmap_per_class_and_its_probability_range() -> None:
         pl_metrics.padded_cmap(logits)
     with pytest.raises(pl_metrics.MetricsInputError, match=pattern):
         pl_metrics.padded_cmap(logits.lazy()).collect()
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    descending=st.booleans(),
+    nulls_last=st.booleans(),
+    n_keys=st.integers(0, 2),
+)
+@SETTINGS
+def test_sorted_within_sorts_as_polars(
+    seed: int, descending: bool, nulls_last: bool, n_keys: int
+) -> None:
+    # The curves' sort (`_frame.sorted_within`) gives the order of polars' stable sort, with
+    # null keys and scores, tied scores, and the table's columns in their place.
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 40))
+    df = pl.DataFrame(
+        {
+            "score": rng.integers(0, 5, n) / 4,
+            "model": pl.Series(
+                [["a", "b", None][k] for k in rng.integers(0, 3, n)], dtype=pl.String
+            ),
+            "row": np.arange(n),
+            "fold": rng.integers(0, 3, n),
+        }
+    ).with_columns(pl.when(pl.col("row") % 7 == 3).then(None).otherwise("score").alias("score"))
+    keys = ["model", "fold"][:n_keys]
+    want = df.sort(
+        [*keys, "score"],
+        descending=[False] * n_keys + [descending],
+        nulls_last=nulls_last,
+        maintain_order=True,
+    )
+    got = sorted_within(df.lazy(), keys, "score", descending=descending, nulls_last=nulls_last)
+    assert_frame_equal(got.collect(), want)
