@@ -23,9 +23,10 @@ to 1e-9):
    DuckDB, numpy/scipy, scikit-learn); and on 40 ids x 5,000 classes with 25% positives,
    lazy against eager.
 2. Macro F1 (and the confusion table) by (model, fold) on 5M rows (25 groups x 20,000 ids x
-   10 classes): pl_metrics eager and lazy, the plain polars group_by, scikit-learn's loop.
-3. Macro ROC AUC and average precision by (model, fold) on the same rows: pl_metrics,
-   polars-ds, polarbearings, scikit-learn's loop.
+   10 classes) in both shapes: pl_metrics eager and lazy, the plain polars group_by,
+   scikit-learn's loop.
+3. Macro ROC AUC and average precision by (model, fold) on the same rows, in both shapes:
+   pl_metrics, polars-ds, polarbearings, scikit-learn's loop.
 4. Bootstrap (1,000 resamples, by model) on data/digits_oof.parquet: pl_metrics.bootstrap of
    five metrics and pl_metrics.paired, each against one evaluation (pl_metrics.report);
    polarbearings' bootstrap_ci; memory on a dump 10x larger.
@@ -915,13 +916,20 @@ CURVE_SYSTEMS = {
 }
 
 
-def grouped_path(b: Bench) -> Path:
+def grouped_path(b: Bench, shape: str = "B") -> Path:
     n = b.sizes.grouped_ids
-    return make_dump(OUT / f"grouped_B_25x{n}x10.parquet", n, 10, shape="B", groups=25)
+    return make_dump(OUT / f"grouped_{shape}_25x{n}x10.parquet", n, 10, shape=shape, groups=25)
+
+
+#: The shapes of parts 2 and 3, as part 1's: A's float64 scores are all distinct, so each
+#: (group, class, score) is its own row of the curves table; B's rounded scores tie.
+GROUPED_SHAPES = {
+    "A": "float64 uniform scores (no ties), int64 ids, 1.5% positives",
+    "B": "float32 scores rounded to 3 decimals, int32 ids, 2% positives, informative",
+}
 
 
 def part_grouped(b: Bench) -> None:
-    path = grouped_path(b)
     rows = 25 * b.sizes.grouped_ids * 10
     b.lines.append(
         f"\n## 2. Thresholded metrics by (model, fold): 25 groups x {b.sizes.grouped_ids:,} "
@@ -930,23 +938,34 @@ def part_grouped(b: Bench) -> None:
     import pl_metrics
 
     metrics = ["f1"] + (["confusion"] if "confusion" in pl_metrics.metric_names() else [])
-    for metric in metrics:
-        print(f"part 2, {metric}: {path}", flush=True)
-        results = b.turns("grouped", GROUPED_SYSTEMS, path, metric=metric)
-        describe = {k: v.format(m=metric) for k, v in GROUPED_SYSTEMS.items()}
-        title = "macro F1" if metric == "f1" else "confusion table (checked through macro F1)"
-        ref = reference(results, ["pl_metrics-eager", "pl_metrics-lazy"])
-        b.table(f"{title} by (model, fold)", results, describe, "pl_metrics-eager", ref)
-        part, sk = f"2 {metric}", results["sklearn-loop"]
-        eager, lazy = results["pl_metrics-eager"], results["pl_metrics-lazy"]
-        b.within(part, "eager vs the plain group_by in memory", eager, results["plain-eager"], 1.5)
-        b.within(part, "lazy vs the plain group_by from the file", lazy, results["plain-lazy"], 1.5)
-        b.faster(part, "eager vs scikit-learn's loop", sk, eager, 8)
-        b.faster(part, "lazy vs scikit-learn's loop", sk, lazy, 8)
+    for shape, described in GROUPED_SHAPES.items():
+        path = grouped_path(b, shape)
+        for metric in metrics:
+            print(f"part 2, {metric}: {path}", flush=True)
+            results = b.turns("grouped", GROUPED_SYSTEMS, path, metric=metric)
+            describe = {k: v.format(m=metric) for k, v in GROUPED_SYSTEMS.items()}
+            title = "macro F1" if metric == "f1" else "confusion table (checked through macro F1)"
+            ref = reference(results, ["pl_metrics-eager", "pl_metrics-lazy"])
+            b.table(
+                f"{title} by (model, fold), shape {shape}: {described}",
+                results,
+                describe,
+                "pl_metrics-eager",
+                ref,
+            )
+            part, sk = f"2 {metric} {shape}", results["sklearn-loop"]
+            eager, lazy = results["pl_metrics-eager"], results["pl_metrics-lazy"]
+            b.within(
+                part, "eager vs the plain group_by in memory", eager, results["plain-eager"], 1.5
+            )
+            b.within(
+                part, "lazy vs the plain group_by from the file", lazy, results["plain-lazy"], 1.5
+            )
+            b.faster(part, "eager vs scikit-learn's loop", sk, eager, 8)
+            b.faster(part, "lazy vs scikit-learn's loop", sk, lazy, 8)
 
 
 def part_curves(b: Bench) -> None:
-    path = grouped_path(b)
     b.lines.append(
         "\n## 3. Macro ROC AUC and average precision by (model, fold), the same rows"
         " (frames in memory for every system but pl_metrics-lazy)\n\n"
@@ -960,15 +979,19 @@ def part_curves(b: Bench) -> None:
         " `average_precision` expressions (null where undefined). Both follow scikit-learn's"
         " definitions, ties included; the value column is their check against pl_metrics."
     )
-    for metric in ("roc_auc", "average_precision"):
-        print(f"part 3, {metric}: {path}", flush=True)
-        results = b.turns("curves", CURVE_SYSTEMS, path, metric=metric)
-        describe = {k: v.format(m=metric) for k, v in CURVE_SYSTEMS.items()}
-        ref = reference(results, ["pl_metrics-eager", "pl_metrics-lazy"])
-        b.table(f"{metric} by (model, fold)", results, describe, "pl_metrics-eager", ref)
-        eager = results["pl_metrics-eager"]
-        for peer in ("polars-ds", "polarbearings"):
-            b.faster(f"3 {metric}", f"pl_metrics (eager) vs {peer}", results[peer], eager, 1.5)
+    for shape, described in GROUPED_SHAPES.items():
+        path = grouped_path(b, shape)
+        for metric in ("roc_auc", "average_precision"):
+            print(f"part 3, {metric}: {path}", flush=True)
+            results = b.turns("curves", CURVE_SYSTEMS, path, metric=metric)
+            describe = {k: v.format(m=metric) for k, v in CURVE_SYSTEMS.items()}
+            ref = reference(results, ["pl_metrics-eager", "pl_metrics-lazy"])
+            title = f"{metric} by (model, fold), shape {shape}: {described}"
+            b.table(title, results, describe, "pl_metrics-eager", ref)
+            eager = results["pl_metrics-eager"]
+            for peer in ("polars-ds", "polarbearings"):
+                part, text = f"3 {metric} {shape}", f"pl_metrics (eager) vs {peer}"
+                b.faster(part, text, results[peer], eager, 1.5)
 
 
 BOOT_METRICS = {  # metric: the most a bootstrap may take, in evaluations
