@@ -618,7 +618,7 @@ def _run_compare(args: argparse.Namespace) -> None:
         from pl_metrics import plot
 
         if intervals is not None:
-            figure = plot.intervals(intervals)
+            figure = plot.intervals(intervals, confidence=0.95, n_resamples=args.bootstrap)
         else:
             per_fold = _per_fold(lf, metrics[0], args, options)
             figure = plot.heatmap(

@@ -26,6 +26,7 @@ from pl_metrics._frame import (
     column_names,
     distinct_columns,
     is_integer,
+    is_number,
     shown,
     table_option,
 )
@@ -515,7 +516,11 @@ def heatmap(
 @checked_options
 @_fitted
 def intervals(
-    table: pl.DataFrame | pl.LazyFrame, *, label: str | Sequence[str] | None = None
+    table: pl.DataFrame | pl.LazyFrame,
+    *,
+    label: str | Sequence[str] | None = None,
+    confidence: float | None = None,
+    n_resamples: int | None = None,
 ) -> Any:
     """Bootstrap intervals (from `pl_metrics.bootstrap`): a panel per metric, best first.
 
@@ -523,7 +528,22 @@ def intervals(
     and an interval each) are sorted best first from the top (a metric pl_metrics does not
     know: highest estimate first), with the values written on the right. ``label`` names
     the key column(s) that label the rows (default: all of them, e.g. ``model``).
+    ``confidence`` and ``n_resamples``, those the table was made with, are written in the
+    x axis' label ("95% bootstrap interval, 1,000 resamples"): the table does not hold them.
     """
+    if confidence is not None and not (is_number(confidence) and 0 < confidence < 1):
+        raise MetricsInputError(
+            f"option 'confidence': expected a number in (0, 1), got {shown(confidence)}"
+        )
+    if n_resamples is not None and not (is_integer(n_resamples) and n_resamples > 0):
+        raise MetricsInputError(
+            f"option 'n_resamples': expected a positive integer, got {shown(n_resamples)}"
+        )
+    interval = "bootstrap interval"
+    if confidence is not None:
+        interval = f"{100 * confidence:g}% {interval}"
+    if n_resamples is not None:
+        interval += f", {n_resamples:,} resamples"
     bounds = ["estimate", "lower", "upper"]
     table = _need(table, ["metric", *bounds], numeric=bounds, labels=["metric"])
     keys = [c for c in table.columns if c not in _INTERVAL_COLUMNS]
@@ -548,7 +568,7 @@ def intervals(
         ax.xaxis.grid(True, alpha=0.3)
         ax.set_axisbelow(True)
         ax.set_title(f"{metric} ({_direction(metric)})")
-        ax.set_xlabel(f"{metric}: estimate and bootstrap interval")
+        ax.set_xlabel(f"{metric}: estimate and {interval}")
         transform = ax.get_yaxis_transform()
         digits = _decimals(lower, upper)
         for y, (e, lo, hi) in enumerate(zip(estimate, lower, upper, strict=True)):

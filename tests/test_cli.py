@@ -189,6 +189,33 @@ def test_module_and_console_script() -> None:
     assert result.stderr == ""  # not a terminal: no progress bar
 
 
+def test_compare_intervals_plot_names_its_level(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from pl_metrics import plot
+
+    drawn: dict[str, Any] = {}
+    real = plot.intervals
+
+    def spy(table: pl.DataFrame, **options: Any) -> Any:
+        drawn.update(options)
+        return real(table, **options)
+
+    monkeypatch.setattr(plot, "intervals", spy)
+    argv = [
+        "compare",
+        str(DATA),
+        "-m",
+        "lrap",
+        "--bootstrap",
+        "20",
+        "--plot",
+        str(tmp_path / "i.png"),
+    ]
+    assert main(argv) == 0
+    assert drawn == {"confidence": 0.95, "n_resamples": 20}
+
+
 def test_compare_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     plot_file = tmp_path / "intervals.png"
     argv = [

@@ -310,6 +310,20 @@ def test_intervals_rows_best_first(ci: pl.DataFrame) -> None:
     assert top_to_bottom(fig, panels["log_loss"])[-1] == "naive_bayes"
 
 
+def test_intervals_name_the_level_and_the_resamples(ci: pl.DataFrame) -> None:
+    # The bootstrap table holds neither: a reader of the picture needs both.
+    fig = plot.intervals(ci, confidence=0.9, n_resamples=1000)
+    labels = {ax.get_xlabel() for ax in fig.axes}
+    assert labels == {
+        f"{m}: estimate and 90% bootstrap interval, 1,000 resamples" for m in ("lrap", "log_loss")
+    }
+    assert plot.intervals(ci).axes[0].get_xlabel().endswith("estimate and bootstrap interval")
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"option 'confidence'.*got 95"):
+        plot.intervals(ci, confidence=95)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"option 'n_resamples'.*got 0"):
+        plot.intervals(ci, n_resamples=0)
+
+
 def test_intervals_unknown_metric_and_label() -> None:
     table = pl.DataFrame(
         {
