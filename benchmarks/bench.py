@@ -3,7 +3,7 @@
 Run by hand (not part of the test suite), from the repository root:
 
     pip install -e ".[bench]"             # ".[bench,dask]" for part 5's Dask row
-    python benchmarks/bench.py            # parts 1-4 (8 to 20 minutes on 2 cores)
+    python benchmarks/bench.py            # parts 1-4 (10 to 30 minutes on 2 cores)
     python benchmarks/bench.py --large    # also part 5: 100M and 400M rows (up to an hour more)
     python benchmarks/bench.py --quick    # small sizes, every code path, a couple of minutes;
                                           # writes benchmarks/out/BENCHMARKS-quick.md
