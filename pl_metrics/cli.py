@@ -385,6 +385,8 @@ def _numbers(text: str) -> list[float]:
 
 
 _positive = _at_least(1, "a positive integer")
+#: compare --bootstrap's intervals (its help says 95%).
+_CONFIDENCE = 0.95
 # --bootstrap 0 would mean no intervals, silently: 2 resamples are the fewest.
 _resamples = _at_least(2, "a whole number of resamples, at least 2")
 
@@ -598,6 +600,7 @@ def _run_compare(args: argparse.Namespace) -> None:
             metrics,
             by=args.model_col,
             n_resamples=args.bootstrap,
+            confidence=_CONFIDENCE,
             seed=args.seed or 0,
             **options,
         ).collect()
@@ -618,7 +621,7 @@ def _run_compare(args: argparse.Namespace) -> None:
         from pl_metrics import plot
 
         if intervals is not None:
-            figure = plot.intervals(intervals, confidence=0.95, n_resamples=args.bootstrap)
+            figure = plot.intervals(intervals, confidence=_CONFIDENCE, n_resamples=args.bootstrap)
         else:
             per_fold = _per_fold(lf, metrics[0], args, options)
             figure = plot.heatmap(
