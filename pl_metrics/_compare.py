@@ -59,9 +59,9 @@ from pl_metrics._frame import (
     aggregate,
     as_like,
     by_hint,
+    check_confidence,
     distinct_columns,
     is_integer,
-    is_number,
     join_on,
     listed,
     normalize_by,
@@ -1260,10 +1260,7 @@ def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float,
             f"option 'n_resamples': expected an integer in [2, {MAX_RESAMPLES:,}], "
             f"got {shown(n_resamples)}"
         )
-    if not is_number(confidence) or not (0 < confidence < 1):
-        raise MetricsInputError(
-            f"option 'confidence': expected a number in (0, 1), got {shown(confidence)}"
-        )
+    check_confidence(confidence)
     if not is_integer(seed) or not 0 <= seed < 2**63:
         raise MetricsInputError(
             f"option 'seed': expected an integer in [0, 2**63), got {shown(seed)}"

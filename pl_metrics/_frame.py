@@ -35,6 +35,7 @@ __all__ = [
     "Ragged",
     "aggregate",
     "as_like",
+    "check_confidence",
     "check_eps",
     "check_option",
     "class_hash",
@@ -347,6 +348,15 @@ def check_eps(eps: float) -> float:
     if not is_number(eps) or not 0 <= eps < 0.5:
         raise MetricsInputError(f"option 'eps': expected a number in [0, 0.5), got {shown(eps)}")
     return float(eps)
+
+
+def check_confidence(confidence: float) -> float:
+    """A bootstrap interval's ``confidence``, a number in (0, 1), as a float."""
+    if not is_number(confidence) or not 0 < confidence < 1:
+        raise MetricsInputError(
+            f"option 'confidence': expected a number in (0, 1), got {shown(confidence)}"
+        )
+    return float(confidence)
 
 
 def check_beta(beta: float) -> float:

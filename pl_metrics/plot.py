@@ -21,12 +21,12 @@ import polars as pl
 from pl_metrics._curve_tables import thinned
 from pl_metrics._frame import (
     MetricsInputError,
+    check_confidence,
     checked_options,
     column_name,
     column_names,
     distinct_columns,
     is_integer,
-    is_number,
     shown,
     table_option,
 )
@@ -531,10 +531,8 @@ def intervals(
     ``confidence`` and ``n_resamples``, those the table was made with, are written in the
     x axis' label ("95% bootstrap interval, 1,000 resamples"): the table does not hold them.
     """
-    if confidence is not None and not (is_number(confidence) and 0 < confidence < 1):
-        raise MetricsInputError(
-            f"option 'confidence': expected a number in (0, 1), got {shown(confidence)}"
-        )
+    if confidence is not None:
+        check_confidence(confidence)
     if n_resamples is not None and not (is_integer(n_resamples) and n_resamples > 0):
         raise MetricsInputError(
             f"option 'n_resamples': expected a positive integer, got {shown(n_resamples)}"
