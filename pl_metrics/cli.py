@@ -29,7 +29,7 @@ from pl_metrics._io import (
     scan_files,
 )
 from pl_metrics._registry import info, metric_names, sweepable
-from pl_metrics._spec import make_options
+from pl_metrics._spec import Options, make_options
 from pl_metrics.dask import ChunkError
 from pl_metrics.plot import MAX_CLASS_PANELS
 
@@ -591,7 +591,7 @@ def _run_compare(args: argparse.Namespace) -> None:
         table = compare(
             lf, metrics, model_col=args.model_col, fold_col=args.fold_col, **options
         ).collect()
-    checked = not args.no_validate and not args.allow_ragged
+    checked = Options(ragged=options["ragged"], validate=options["validate"]).checks_classes
     warn_of_mixed_tasks(found, args.class_col, [args.model_col, args.fold_col], checked=checked)
     intervals = None
     if args.bootstrap is not None:

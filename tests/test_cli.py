@@ -482,6 +482,10 @@ def test_compare_tells_of_two_tasks_dumps_as_score_does(
     assert main(["compare", str(tmp_path), "-m", "lrap"]) == 0
     err = capsys.readouterr().err
     assert err.startswith("pl-metrics: warning: files scored together hold different classes")
+    # Unchecked classes (shards of ids with some classes each may differ): not warned of.
+    for unchecked in ("--no-validate", "--allow-ragged"):
+        assert main(["compare", str(tmp_path), "-m", "lrap", unchecked]) == 0
+        assert "warning" not in capsys.readouterr().err
 
 
 def test_a_curves_plot_without_output_prints_no_table(
