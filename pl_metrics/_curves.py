@@ -17,6 +17,7 @@ from typing import Literal
 
 import polars as pl
 
+from pl_metrics import _kernel
 from pl_metrics._frame import (
     INTERNAL,
     Columns,
@@ -85,6 +86,37 @@ def _per_class_values(
     """
     if pooled:
         curves = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
+    out = _area_sums(curves, keys, metric, max_fpr)
+    if not pooled and (metric == "average_precision" or max_fpr is None) and _kernel.available():
+        # The kernel's curves table comes sorted within classes: the C kernel sums it as
+        # the plan does, without the plan's sort (the plan takes over for other tables).
+        def sums(df: pl.DataFrame) -> pl.DataFrame:
+            roc = metric == "roc_auc"
+            summed = _kernel.curve_areas(df, keys, CURVE_SCORE, _POS, _NEG, roc=roc)
+            if summed is None:
+                return _area_sums(df.lazy(), keys, metric, max_fpr).collect()
+            firsts, values = summed
+            names = [_AREA, _POS, _NEG, _POS_SCALE, _NEG_SCALE]
+            return firsts.with_columns(pl.Series(k, v) for k, v in zip(names, values, strict=True))
+
+        out = curves.map_batches(sums, schema=out.collect_schema())
+    p, n = pl.col(_POS), pl.col(_NEG)
+    if metric == "roc_auc" and max_fpr is not None:
+        value = pl.when((p > 0) & (n > 0)).then(_mcclish(pl.col(_AREA), max_fpr)).otherwise(None)
+    elif metric == "roc_auc":
+        scaled = (p * pl.col(_POS_SCALE)) * (n * pl.col(_NEG_SCALE))
+        value = pl.when((p > 0) & (n > 0)).then(pl.col(_AREA) / scaled).otherwise(None)
+    else:
+        # scikit-learn: positives of no weight (none, or weights summing to 0) give 0, and
+        # it clips at 0 (only negative weights take the sum below).
+        value = pl.when(p != 0).then((pl.col(_AREA) / p).clip(lower_bound=0.0)).otherwise(0.0)
+    return out.with_columns(value.cast(pl.Float64).alias(metric)).drop(_POS_SCALE, _NEG_SCALE)
+
+
+def _area_sums(
+    curves: pl.LazyFrame, keys: list[str], metric: str, max_fpr: float | None
+) -> pl.LazyFrame:
+    """Per ``keys``: the area (ROC or precision-recall) and the weights behind the metric."""
     # Each group's scores, highest first, sorted once and then read in order: sorted within
     # the aggregation, polars 2.1 sorted again for every use of a column (6 times, 11 s for
     # 20M distinct scores), and computed the pieces of the partial area (`max_fpr`) in
@@ -118,18 +150,7 @@ def _per_class_values(
         pos_scale.alias(_POS_SCALE),
         neg_scale.alias(_NEG_SCALE),
     ]
-    out = aggregate(curves, keys, exprs)
-    p, n = pl.col(_POS), pl.col(_NEG)
-    if metric == "roc_auc" and max_fpr is not None:
-        value = pl.when((p > 0) & (n > 0)).then(_mcclish(pl.col(_AREA), max_fpr)).otherwise(None)
-    elif metric == "roc_auc":
-        scaled = (p * pl.col(_POS_SCALE)) * (n * pl.col(_NEG_SCALE))
-        value = pl.when((p > 0) & (n > 0)).then(pl.col(_AREA) / scaled).otherwise(None)
-    else:
-        # scikit-learn: positives of no weight (none, or weights summing to 0) give 0, and
-        # it clips at 0 (only negative weights take the sum below).
-        value = pl.when(p != 0).then((pl.col(_AREA) / p).clip(lower_bound=0.0)).otherwise(0.0)
-    return out.with_columns(value.cast(pl.Float64).alias(metric)).drop(_POS_SCALE, _NEG_SCALE)
+    return aggregate(curves, keys, exprs)
 
 
 #: Columns of `cumulated`: weights at or above a score, and in all.

@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from types import ModuleType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import polars as pl
@@ -40,8 +40,10 @@ __all__ = [
     "RunSums",
     "available",
     "contiguous_runs",
+    "curve_areas",
     "curve_counts",
     "deferred_on_rows",
+    "falling_in_key_order",
     "flags",
     "grouped_runs",
     "id_runs",
@@ -499,10 +501,10 @@ def run_sums(
     return RunSums(npos, hashes, per_class, per_segment)
 
 
-#: `curve_counts` leaves scores nearly all distinct to polars: a segment with more (class,
-#: score) pairs than this, and than a sixteenth of a thread's rows, gives up (its hash table
-#: and output would outgrow the rows: 20M float64 scores took 6 GB, and longer than polars'
-#: aggregation). Rounded scores stay well below (1,000 levels x 200 classes: 200,000).
+#: `curve_counts` sorts scores nearly all distinct instead of hashing them: a segment with
+#: more (class, score) pairs than this, and than a sixteenth of a thread's rows, gives up
+#: the hash table (which would outgrow the rows: 20M float64 scores took 6 GB). Rounded
+#: scores stay well below (1,000 levels x 200 classes: 200,000).
 _CURVE_ENTRIES = 1 << 16
 _CURVE_ROWS_PER_ENTRY = 16
 
@@ -517,11 +519,15 @@ def curve_counts(
     """The positive and negative rows per (segment, class, distinct score): the curves table.
 
     ``firsts``: each segment's first run (`IdRuns.firsts`). Gives the rows' segments, classes,
-    scores, positives and negatives, each (segment, class, score) once, scores compared as
-    polars groups them (-0.0 as 0.0, NaN as one value). None when the kernel cannot read
-    them: no ``classes`` (`ClassCodes`), scores not Float32 or Float64 or with nulls, or
-    scores nearly all distinct (`_CURVE_ENTRIES`). The columns are read in their
-    chunks, the runs split between polars' threads, each counting its share in one table.
+    scores, positives and negatives (as Float64), each (segment, class, score) once, scores
+    compared as polars groups them (-0.0 as 0.0, NaN as one value); each (segment, class)'s
+    rows together, highest score first (or, where a segment was cut between threads, its
+    rows last, as they come). None when the kernel cannot read them: no ``classes``
+    (`ClassCodes`), scores not Float32 or Float64 or with nulls.
+
+    The columns are read in their chunks, the runs split between polars' threads, each
+    counting its share in a hash table; where scores are nearly all distinct
+    (`_CURVE_ENTRIES`), each thread sorts every row of a range of the classes instead.
     """
     assert _kernels is not None
     kernels = _kernels
@@ -533,50 +539,148 @@ def curve_counts(
     stretches = _Stretches([classes.codes, scores], starts, runs)
     found: dict[int, bytes | None] = {}  # each piece's rows
 
+    def items(parts: list[tuple[int, int, int, list[np.ndarray]]]) -> list[tuple[Any, ...]]:
+        return [
+            (starts[a : b + 1] - base, a, v[0], v[1], truth[base : base + len(v[0])])
+            for a, b, base, v in parts
+        ]
+
     def count(piece: int, parts: list[tuple[int, int, int, list[np.ndarray]]]) -> None:
         rows = sum(int(starts[last] - starts[first]) for first, last, _, _ in parts)
-        found[piece] = kernels.curve_counts(
-            [
-                (
-                    starts[first : last + 1] - base,
-                    first,
-                    values[0],
-                    values[1],
-                    truth[base : base + len(values[0])],
-                )
-                for first, last, base, values in parts
-            ],
-            first_runs,
-            kind,
-            is_f32,
-            max(_CURVE_ENTRIES, rows // _CURVE_ROWS_PER_ENTRY),
-        )
+        most = max(_CURVE_ENTRIES, rows // _CURVE_ROWS_PER_ENTRY)
+        found[piece] = kernels.curve_counts(items(parts), first_runs, kind, is_f32, most)
 
     if runs:
         stretches.each_piece(count)
     if any(rows is None for rows in found.values()):
-        return None
+        # Scores nearly all distinct: every row sorted instead, whole segments at a time
+        # (none cut between threads), each thread sorting a range of the classes.
+        whole: list[tuple[Any, ...]] = []
+        _Stretches([classes.codes, scores], starts, 1).each_piece(
+            lambda _, parts: whole.extend(items(parts))
+        )
+        rows = int(starts[-1] - starts[0])
+        columns = [_empty(rows, t) for t in (np.int64, np.int64, np.uint64, np.float64, np.float64)]
+        written = np.zeros(1, np.int64)
+        span = len(classes.values)
+        bounds = classes.low + np.linspace(0, span, min(thread_count(), span) + 1).astype(np.int64)
+
+        def sort_share(share: int) -> None:
+            code_range = int(bounds[share]), int(bounds[share + 1])
+            kernels.curve_counts(
+                whole, first_runs, kind, is_f32, 0, *code_range, (*columns, written)
+            )
+
+        in_threads(sort_share, range(len(bounds) - 1))
+        segment, code, bits, positives, negatives = (c[: written[0]] for c in columns)
+        return _curve_columns(classes, scores, is_f32, segment, code, bits, positives, negatives)
+    # A segment cut between threads' pieces was counted in each: its rows are summed.
+    inner = stretches.pieces[1:-1]
+    segment_of = np.searchsorted(first_runs, inner, "right") - 1
+    cut = segment_of[segment_of == np.searchsorted(first_runs, inner - 1, "right") - 1]
     names = ["segment", "code", "bits", "positives", "negatives"]
     record = np.dtype([(name, np.uint64 if name == "bits" else np.int64) for name in names])
     table = np.frombuffer(b"".join(found[k] or b"" for k in sorted(found)), record)
     frame = pl.DataFrame({name: table[name] for name in names})
-    # A segment cut between threads' pieces was counted in each: sum its rows.
-    inner = stretches.pieces[1:-1]
-    segment_of = np.searchsorted(first_runs, inner, "right") - 1
-    cut_segments = segment_of[segment_of == np.searchsorted(first_runs, inner - 1, "right") - 1]
-    if len(cut_segments):
-        twice = pl.col("segment").is_in(cut_segments.tolist())
+    if len(cut):
+        twice = pl.col("segment").is_in(cut.tolist())
         merged = frame.filter(twice).group_by(names[:3]).agg(pl.col(names[3:]).sum())
         frame = pl.concat([frame.filter(~twice), merged])
-    bits = frame["bits"].to_numpy()
+    return _curve_columns(
+        classes,
+        scores,
+        is_f32,
+        *(frame[name].to_numpy() for name in names[:3]),
+        *(frame[name].to_numpy().astype(np.float64) for name in names[3:]),
+    )
+
+
+def _curve_columns(
+    classes: ClassCodes,
+    scores: pl.Series,
+    is_f32: bool,
+    segment: np.ndarray,
+    code: np.ndarray,
+    bits: np.ndarray,
+    positives: np.ndarray,
+    negatives: np.ndarray,
+) -> tuple[np.ndarray, pl.Series, pl.Series, np.ndarray, np.ndarray]:
+    """`curve_counts`' columns, classes and scores as the rows' types."""
     values = bits.astype(np.uint32).view(np.float32) if is_f32 else bits.view(np.float64)
     return (
-        frame["segment"].to_numpy(),
-        classes.classes_of(frame["code"].to_numpy() - classes.low),
+        segment,
+        classes.classes_of(code - classes.low),
         pl.Series(scores.name, values),
-        frame["positives"].to_numpy(),
-        frame["negatives"].to_numpy(),
+        positives,
+        negatives,
     )
+
+
+def curve_areas(
+    df: pl.DataFrame, keys: Sequence[str], score: str, positives: str, negatives: str, *, roc: bool
+) -> tuple[pl.DataFrame, list[np.ndarray]] | None:
+    """Per ``keys`` of a curves table: the sums behind ROC AUC (``roc``) or AP.
+
+    Summed as `pl_metrics._curves` sums them in polars, to the bit, where the table holds
+    each key's rows together, scores strictly falling (`key_blocks`), as the kernel's
+    curves table comes (`curve_counts`) and a collected state's is kept. Gives the keys (a
+    row each) and the area, positives, negatives, positives' scale and negatives' scale.
+    None for other tables (or nulls, another score type): polars sorts them.
+    """
+    assert _kernels is not None
+    columns = [df[score], df[positives], df[negatives]]
+    blocks = key_blocks(df, keys)
+    if (
+        blocks is None
+        or columns[0].dtype not in (pl.Float32, pl.Float64)
+        or any(c.dtype != pl.Float64 for c in columns[1:])
+        or any(c.null_count() for c in columns)
+    ):
+        return None
+    starts, firsts = blocks
+    values = [c.rechunk().to_numpy() for c in columns]
+    out = [np.empty(len(starts) - 1) for _ in range(5)]
+    is_f32 = columns[0].dtype == pl.Float32
+    done = _kernels.curve_areas(starts, values[0], is_f32, *values[1:], roc, *out)
+    return (firsts, out) if done else None
+
+
+def key_blocks(df: pl.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, pl.DataFrame] | None:
+    """Where each ``keys``' rows start (then the row count), and each block's keys.
+
+    None where a key's rows are apart, or no rows, or keys are nested or floats (which
+    polars' group_by gives as it holds them: -0.0 as 0.0).
+    """
+    schema = df.schema
+    if not df.height or any(schema[k].is_nested() or schema[k].is_float() for k in keys):
+        return None
+    starts = np.concatenate([[0], key_change_rows(df, keys), [df.height]]).astype(np.int64)
+    firsts = df.select(keys)[starts[:-1]]
+    return (starts, firsts) if firsts.is_unique().all() else None
+
+
+def falling_in_key_order(df: pl.DataFrame, keys: Sequence[str], column: str) -> pl.DataFrame | None:
+    """``df`` sorted by ``keys`` (nulls last), then ``column`` highest first, without a sort.
+
+    Where each key's rows are together and ``column`` (no nulls) strictly falls within them,
+    as in the kernel's curves table, only the blocks are put in order. None for other tables.
+    """
+    blocks = key_blocks(df, keys)
+    if blocks is None or df[column].null_count():
+        return None
+    starts, firsts = blocks
+    values = df[column].to_numpy()
+    falls = values[1:] < values[:-1]
+    falls[starts[1:-1] - 1] = True  # a block's first row against the one before's
+    if not falls.all():
+        return None
+    order = firsts.with_row_index().sort(keys, nulls_last=True, maintain_order=True)["index"]
+    order_of = order.to_numpy()
+    if (order_of == np.arange(len(order_of))).all():
+        return df
+    lengths = np.diff(starts)[order_of]
+    offsets = starts[:-1][order_of] - np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    return df[np.repeat(offsets, lengths) + np.arange(df.height)]
 
 
 def key_change_rows(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:

@@ -13,6 +13,8 @@
  *
  * curve_counts: the curves table (positive and negative rows per class and score).
  *
+ * curve_areas: the sums behind ROC AUC and average precision from a sorted curves table.
+ *
  * change_rows: where a key column's value changes, which splits the rows into runs (and
  * whether the runs' ids increase).
  *
@@ -21,6 +23,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -357,6 +360,7 @@ typedef struct {
 typedef struct {
     curve_slot *slots;
     int64_t mask, used;
+    int rows; /* the sort mode: a slot per row, appended (mask + 1 of them fit) */
 } curve_table;
 
 /* A row of the output (a numpy record in _kernel.curve_counts). */
@@ -369,7 +373,26 @@ typedef struct {
 typedef struct {
     curve_row *rows;
     int64_t n, cap;
+    /* The sort mode's columns (see curve_counts), shared between threads: each segment's
+     * rows are moved there when counted, to rows reserved at *written. */
+    int64_t *segment, *code, *written, room;
+    uint64_t *bits;
+    double *pos, *neg;
 } curve_out;
+
+/* The sort mode: the rows counted moved to the shared columns. Returns -1 when they have
+ * no room (the caller sized them by the rows). */
+static int curve_move(curve_out *out) {
+    int64_t at = __atomic_fetch_add(out->written, out->n, __ATOMIC_RELAXED);
+    if (at + out->n > out->room) return -1;
+    for (int64_t i = 0; i < out->n; i++) {
+        curve_row *r = &out->rows[i];
+        out->segment[at + i] = r->segment, out->code[at + i] = r->code, out->bits[at + i] = r->bits;
+        out->pos[at + i] = (double)r->pos, out->neg[at + i] = (double)r->neg;
+    }
+    out->n = 0;
+    return 0;
+}
 
 static inline uint64_t curve_hash(uint64_t key, int64_t code) {
     uint64_t h = (key ^ ((uint64_t)code * 0x9E3779B97F4A7C15ULL)) * 0xFF51AFD7ED558CCDULL;
@@ -456,11 +479,98 @@ static void curve_sort(curve_slot *v, int64_t n, int depth) {
     }
 }
 
+/* Sorts a[0, n) ascending, b the room for a copy: a radix sort by bytes, skipping the bytes
+ * that all keys share (the exponent's, mostly), insertion sort for few keys. */
+static void radix_sort(uint64_t *a, uint64_t *b, int64_t n) {
+    if (n < 64) {
+        for (int64_t i = 1; i < n; i++) {
+            uint64_t x = a[i];
+            int64_t j = i;
+            for (; j > 0 && x < a[j - 1]; j--) a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    int64_t count[8][256] = {{0}};
+    for (int64_t i = 0; i < n; i++)
+        for (int d = 0; d < 8; d++) count[d][(a[i] >> (8 * d)) & 255]++;
+    uint64_t *from = a, *to = b;
+    for (int d = 0; d < 8; d++) {
+        if (count[d][(a[0] >> (8 * d)) & 255] == n) continue;
+        int64_t at = 0;
+        for (int v = 0; v < 256; v++) {
+            int64_t c = count[d][v];
+            count[d][v] = at;
+            at += c;
+        }
+        for (int64_t i = 0; i < n; i++) to[count[d][(from[i] >> (8 * d)) & 255]++] = from[i];
+        uint64_t *swap = from;
+        from = to, to = swap;
+    }
+    if (from != a) memcpy(a, from, (size_t)n * sizeof(uint64_t));
+}
+
+/* The sort mode's flush (see curve_flush) when the classes span few integers: the scores
+ * of each (class, truth) gathered in turn, sorted as integers, and the positives' and
+ * negatives' walked from the highest down together. Returns 1 when the span is too wide
+ * (the caller sorts the slots instead), -1 when out of memory. */
+static int curve_flush_rows(curve_table *t, int is_f32, int64_t segment, curve_out *out) {
+    int64_t n = t->used, low = INT64_MAX, high = INT64_MIN;
+    for (int64_t i = 0; i < n; i++) {
+        low = t->slots[i].code < low ? t->slots[i].code : low;
+        high = t->slots[i].code > high ? t->slots[i].code : high;
+    }
+    if (n == 0) return 0;
+    if ((uint64_t)high - (uint64_t)low > (uint64_t)n + 4096) return 1;
+    int64_t span = high - low + 1, *start = calloc((size_t)(2 * span + 1), sizeof(int64_t));
+    uint64_t *keys = malloc((size_t)n * sizeof(uint64_t)), *room = malloc((size_t)n * sizeof(uint64_t));
+    int status = start && keys && room ? 0 : -1;
+    if (status == 0 && out->n + n > out->cap) {
+        int64_t cap = 2 * (out->n + n);
+        curve_row *rows = realloc(out->rows, (size_t)cap * sizeof(curve_row));
+        if (rows == NULL)
+            status = -1;
+        else
+            out->rows = rows, out->cap = cap;
+    }
+    if (status == 0) {
+        /* Bucket 2 * (code - low) + truth: the negatives, then the positives, of a class. */
+        for (int64_t i = 0; i < n; i++) start[2 * (t->slots[i].code - low) + t->slots[i].pos + 1]++;
+        for (int64_t k = 0; k < 2 * span; k++) start[k + 1] += start[k];
+        for (int64_t i = 0; i < n; i++) {
+            curve_slot *s = &t->slots[i];
+            keys[start[2 * (s->code - low) + s->pos]++] = float_order(s->key - 1, is_f32);
+        }
+        /* start[k] is now bucket k's end, so bucket k is [start[k - 1], start[k]). */
+        for (int64_t c = 0; c < span; c++) {
+            int64_t neg0 = c ? start[2 * c - 1] : 0, pos0 = start[2 * c], end = start[2 * c + 1];
+            radix_sort(keys + neg0, room, pos0 - neg0);
+            radix_sort(keys + pos0, room, end - pos0);
+            int64_t i = end - 1, j = pos0 - 1; /* the highest positive and negative left */
+            while (i >= pos0 || j >= neg0) {
+                uint64_t key = i < pos0 ? keys[j] : (j < neg0 || keys[i] > keys[j] ? keys[i] : keys[j]);
+                int64_t pos = 0, neg = 0;
+                for (; i >= pos0 && keys[i] == key; i--) pos++;
+                for (; j >= neg0 && keys[j] == key; j--) neg++;
+                out->rows[out->n++] = (curve_row){segment, low + c, float_bits(key, is_f32), pos, neg};
+            }
+        }
+    }
+    free(start), free(keys), free(room);
+    t->used = 0;
+    return status == 0 ? curve_move(out) : status;
+}
+
 /* Empties the table onto the output, by class and highest score first (the order the
- * metrics read them in: sorting within classes is then nearly free). */
+ * metrics read them in: sorting within classes is then nearly free). In the sort mode
+ * (t->rows), the slots are the first t->used, a row each: equal neighbours are added up. */
 static int curve_flush(curve_table *t, int is_f32, int64_t segment, curve_out *out) {
-    int64_t n = 0;
-    for (int64_t i = 0; i <= t->mask; i++) {
+    if (t->rows) {
+        int status = curve_flush_rows(t, is_f32, segment, out);
+        if (status <= 0) return status;
+    }
+    int64_t n = 0, last = t->rows ? t->used - 1 : t->mask;
+    for (int64_t i = 0; i <= last; i++) {
         if (!t->slots[i].key) continue;
         curve_slot s = t->slots[i];
         s.key = float_order(s.key - 1, is_f32);
@@ -474,13 +584,32 @@ static int curve_flush(curve_table *t, int is_f32, int64_t segment, curve_out *o
         out->cap = cap;
     }
     curve_sort(t->slots, n, 64);
+    int64_t first = out->n;
     for (int64_t i = 0; i < n; i++) {
         curve_slot *s = &t->slots[i];
-        out->rows[out->n++] = (curve_row){segment, s->code, float_bits(s->key, is_f32), s->pos,
-                                          s->rows - s->pos};
+        curve_row *before = &out->rows[out->n - 1];
+        uint64_t bits = float_bits(s->key, is_f32);
+        if (out->n > first && before->code == s->code && before->bits == bits) {
+            before->pos += s->pos;
+            before->neg += s->rows - s->pos;
+            continue;
+        }
+        out->rows[out->n++] = (curve_row){segment, s->code, bits, s->pos, s->rows - s->pos};
     }
-    memset(t->slots, 0, (size_t)(t->mask + 1) * sizeof(curve_slot));
     t->used = 0;
+    if (t->rows) return curve_move(out);
+    memset(t->slots, 0, (size_t)(t->mask + 1) * sizeof(curve_slot));
+    return 0;
+}
+
+/* The sort mode's slots: room for one more row. */
+static int curve_room(curve_table *t) {
+    if (t->used <= t->mask) return 0;
+    int64_t size = 2 * (t->mask + 1);
+    curve_slot *slots = realloc(t->slots, (size_t)size * sizeof(curve_slot));
+    if (slots == NULL) return -1;
+    t->slots = slots;
+    t->mask = size - 1;
     return 0;
 }
 
@@ -504,11 +633,14 @@ static inline uint64_t score_key(const void *score, int is_f32, int64_t i) {
 /* One stretch of runs into the table t, which holds the counts of segment *open (-1: none)
  * and is emptied onto out when the segment changes. Returns 0; -1 when out of memory; -3
  * when a segment has more than most distinct (class, score) pairs (scores nearly all
- * distinct: a table the size of the rows, which the caller leaves to polars). */
+ * distinct: a table the size of the rows, which the caller leaves to polars). In the sort
+ * mode (t->rows), each row of the classes from code_from to code_to (excluded) is a slot
+ * of its own, summed when the segment's slots are sorted: no table to probe. */
 #define DEFINE_CURVE_COUNTS(NAME, C)                                                        \
     static int NAME(const int64_t *starts, int64_t runs, seg_cursor seg, int64_t run0,      \
                     const C *cls, const void *score, int is_f32, const uint8_t *truth,      \
-                    int64_t most, curve_table *t_, int64_t *open, curve_out *out) {         \
+                    int64_t most, int64_t code_from, int64_t code_to, curve_table *t_,      \
+                    int64_t *open, curve_out *out) {                                        \
         curve_table t = *t_;                                                                \
         int status = 0;                                                                     \
         for (int64_t g = 0; g < runs && status == 0; g++) {                                 \
@@ -516,6 +648,16 @@ static inline uint64_t score_key(const void *score, int is_f32, int64_t i) {
             if (*open != at) {                                                              \
                 if (*open >= 0 && curve_flush(&t, is_f32, *open, out) != 0) status = -1;    \
                 *open = at;                                                                 \
+            }                                                                               \
+            if (t.rows) {                                                                   \
+                for (int64_t i = starts[g]; i < starts[g + 1] && status == 0; i++) {        \
+                    int64_t code = (int64_t)cls[i];                                         \
+                    if (code < code_from || code >= code_to) continue;                      \
+                    if ((status = curve_room(&t)) != 0) break;                              \
+                    t.slots[t.used++] = (curve_slot){score_key(score, is_f32, i), code, 1,  \
+                                                     truth[i]};                             \
+                }                                                                           \
+                continue;                                                                   \
             }                                                                               \
             for (int64_t i = starts[g]; i < starts[g + 1] && status == 0; i++) {            \
                 uint64_t key = score_key(score, is_f32, i);                                 \
@@ -546,15 +688,43 @@ typedef struct {
     long long run0; /* the first run's number */
 } curve_stretch;
 
+/* Releases the buffers of n that were taken (their obj set). */
+static void release_each(Py_buffer *buffers, int n) {
+    for (int i = 0; i < n; i++)
+        if (buffers[i].obj != NULL) PyBuffer_Release(&buffers[i]);
+}
+
 static PyObject *curve_counts(PyObject *self, PyObject *args) {
     PyObject *items;
     Py_buffer firsts;
     int kind, is_f32, status = 0;
-    long long most;
-    if (!PyArg_ParseTuple(args, "Oy*CpL", &items, &firsts, &kind, &is_f32, &most)) return NULL;
+    long long most, code_from = INT64_MIN, code_to = INT64_MAX;
+    PyObject *targets = NULL;
+    if (!PyArg_ParseTuple(args, "Oy*CpL|LLO:curve_counts", &items, &firsts, &kind, &is_f32, &most, &code_from,
+                          &code_to, &targets))
+        return NULL;
+    /* The sort mode's columns: segment, code, bits, positives, negatives, written. */
+    Py_buffer columns_out[6] = {{0}};
+    curve_out out = {NULL, 0, 0};
+    if (most == 0) {
+        if (targets == NULL ||
+            !PyArg_ParseTuple(targets, "w*w*w*w*w*w*", &columns_out[0], &columns_out[1],
+                              &columns_out[2], &columns_out[3], &columns_out[4], &columns_out[5])) {
+            PyBuffer_Release(&firsts);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "curve_counts: most=0 needs columns");
+            return NULL;
+        }
+        out.segment = columns_out[0].buf, out.code = columns_out[1].buf;
+        out.bits = columns_out[2].buf, out.pos = columns_out[3].buf, out.neg = columns_out[4].buf;
+        out.written = columns_out[5].buf;
+        out.room = columns_out[0].len / 8;
+        for (int c = 1; c < 5; c++) out.room = columns_out[c].len / 8 < out.room ? columns_out[c].len / 8 : out.room;
+        if (columns_out[5].len < 8) out.room = -1;
+    }
     PyObject *list = PySequence_Fast(items, "curve_counts: stretches must be a sequence");
     if (list == NULL) {
         PyBuffer_Release(&firsts);
+        release_each(columns_out, 6);
         return NULL;
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(list), parsed = 0;
@@ -562,6 +732,7 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
     if (stretches == NULL) {
         Py_DECREF(list);
         PyBuffer_Release(&firsts);
+        release_each(columns_out, 6);
         return PyErr_NoMemory();
     }
     Py_ssize_t sizes[] = {class_width(kind), is_f32 ? 4 : 8, 1};
@@ -581,8 +752,7 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
             break;
         }
     }
-    curve_out out = {NULL, 0, 0};
-    curve_table t = {calloc(1024, sizeof(curve_slot)), 1023, 0};
+    curve_table t = {calloc(1024, sizeof(curve_slot)), 1023, 0, most == 0};
     if (status == 0 && t.slots == NULL) status = -1;
     if (status == 0) {
         Py_BEGIN_ALLOW_THREADS
@@ -592,8 +762,8 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
             int64_t runs = x->starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
 #define RUN(NAME, C)                                                                        \
     status = NAME(x->starts.buf, runs, seg_start(&firsts, x->run0), (int64_t)x->run0,          \
-                  (const C *)x->cls.buf, x->score.buf, is_f32, x->truth.buf, (int64_t)most, &t, \
-                  &open, &out)
+                  (const C *)x->cls.buf, x->score.buf, is_f32, x->truth.buf, (int64_t)most,     \
+                  (int64_t)code_from, (int64_t)code_to, &t, &open, &out)
             SWITCH_CLASS_TYPE(kind, curve_counts, status = -2)
 #undef RUN
         }
@@ -604,12 +774,12 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
     for (Py_ssize_t k = 0; k < parsed; k++) {
         Py_buffer *buffers[] = {&stretches[k].starts, &stretches[k].cls, &stretches[k].score,
                                 &stretches[k].truth};
-        for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
-            if (buffers[i]->obj != NULL) PyBuffer_Release(buffers[i]);
+        for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++) release_each(buffers[i], 1);
     }
     free(stretches);
     Py_DECREF(list);
     PyBuffer_Release(&firsts);
+    release_each(columns_out, 6);
     PyObject *rows = NULL;
     if (status == -4)
         ; /* the error is set */
@@ -624,6 +794,83 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
                                          (Py_ssize_t)(out.n * (int64_t)sizeof(curve_row)));
     free(out.rows);
     return rows;
+}
+
+/* curve_areas: per run of a curves table (a class's rows, highest score first), the sums
+ * behind ROC AUC or average precision, as _curves._per_class_values' polars plan computes
+ * them: the same operations in the same order, so the same bits (the caller compiles with
+ * no contraction into fused multiply-adds). Returns 0 where a run's scores do not strictly
+ * fall (ties, NaN, another order): the caller leaves those tables to the plan. */
+static double unit_scale(double largest) {
+    if (!(largest > 0)) return 1.0;
+    double exponent = floor(log(largest) / log(2.0)); /* as polars' log(2): Rust's log */
+    exponent = exponent < -1022 ? -1022 : (exponent > 1023 ? 1023 : exponent);
+    return pow(2.0, -exponent);
+}
+
+static int curve_areas_of(const int64_t *starts, int64_t runs, const void *score, int is_f32,
+                          const double *pos, const double *neg, int roc, double *area,
+                          double *pos_sum, double *neg_sum, double *pos_scale,
+                          double *neg_scale) {
+    for (int64_t r = 0; r < runs; r++) {
+        int64_t a = starts[r], b = starts[r + 1];
+        for (int64_t i = a + 1; i < b; i++) {
+            int falls = is_f32 ? ((const float *)score)[i] < ((const float *)score)[i - 1]
+                               : ((const double *)score)[i] < ((const double *)score)[i - 1];
+            if (!falls) return 0;
+        }
+        double ps = 1.0, ns = 1.0;
+        if (roc) {
+            double most_pos = 0, most_neg = 0;
+            for (int64_t i = a; i < b; i++) {
+                most_pos = fabs(pos[i]) > most_pos ? fabs(pos[i]) : most_pos;
+                most_neg = fabs(neg[i]) > most_neg ? fabs(neg[i]) : most_neg;
+            }
+            ps = unit_scale(most_pos), ns = unit_scale(most_neg);
+        }
+        /* polars' cum_sum starts from the first value; ordered_sum is a cum_sum's last. */
+        double tp = 0, fp = 0, sum = 0, p = 0, n = 0;
+        for (int64_t i = a; i < b; i++) {
+            double x = pos[i] * ps, y = neg[i] * ns, term;
+            tp = i == a ? x : tp + x;
+            fp = i == a ? y : fp + y;
+            if (roc)
+                term = y * (tp + (tp - x)) / 2;
+            else
+                term = (pos[i] != 0 && tp + fp != 0) ? pos[i] * (tp / (tp + fp)) : 0.0;
+            sum = i == a ? term : sum + term;
+            p = i == a ? pos[i] : p + pos[i];
+            n = i == a ? neg[i] : n + neg[i];
+        }
+        area[r] = sum, pos_sum[r] = p, neg_sum[r] = n, pos_scale[r] = ps, neg_scale[r] = ns;
+    }
+    return 1;
+}
+
+static PyObject *curve_areas(PyObject *self, PyObject *args) {
+    Py_buffer starts, score, pos, neg, area, pos_sum, neg_sum, pos_scale, neg_scale;
+    int is_f32, roc, done = -1;
+    if (!PyArg_ParseTuple(args, "y*y*py*y*pw*w*w*w*w*", &starts, &score, &is_f32, &pos, &neg,
+                          &roc, &area, &pos_sum, &neg_sum, &pos_scale, &neg_scale))
+        return NULL;
+    int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
+    int64_t rows = runs < 0 ? 0 : ((const int64_t *)starts.buf)[runs];
+    Py_ssize_t width = is_f32 ? 4 : 8, out = runs * (Py_ssize_t)sizeof(double);
+    int fits = runs >= 0 && ((const int64_t *)starts.buf)[0] == 0 && score.len / width >= rows &&
+               pos.len / 8 >= rows && neg.len / 8 >= rows && area.len >= out &&
+               pos_sum.len >= out && neg_sum.len >= out && pos_scale.len >= out &&
+               neg_scale.len >= out;
+    if (fits) {
+        Py_BEGIN_ALLOW_THREADS
+        done = curve_areas_of(starts.buf, runs, score.buf, is_f32, pos.buf, neg.buf, roc,
+                              area.buf, pos_sum.buf, neg_sum.buf, pos_scale.buf, neg_scale.buf);
+        Py_END_ALLOW_THREADS
+    }
+    Py_buffer *buffers[] = {&starts, &score, &pos, &neg, &area, &pos_sum, &neg_sum, &pos_scale,
+                            &neg_scale};
+    for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++) PyBuffer_Release(buffers[i]);
+    if (done < 0) return PyErr_Format(PyExc_ValueError, "curve_areas: a column is short");
+    return PyBool_FromLong(done);
 }
 
 /* change_rows: the rows i >= 1 of a column's chunk whose value differs from row i - 1's,
@@ -744,7 +991,14 @@ static PyMethodDef methods[] = {
      "curve_counts(stretches, firsts, kind, is_f32, most): the positive and negative rows per"
      " (segment, class, score) of the stretches, each (starts, run0, classes, score,"
      " truth), as bytes of (segment, code, score bits, positives, negatives) int64 records;"
-     " None if a segment has more than most of them."},
+     " None if a segment has more than most of them. most=0, code_from, code_to, columns:"
+     " every row of those classes sorted instead, the rows written to the columns"
+     " (segment, code, score bits, positives, negatives as float64, and the count written,"
+     " shared by threads); returns b''."},
+    {"curve_areas", curve_areas, METH_VARARGS,
+     "curve_areas(starts, score, is_f32, pos, neg, roc, area, pos_sum, neg_sum, pos_scale,"
+     " neg_scale): per run of a curves table, highest score first, the sums behind ROC AUC"
+     " (roc) or average precision; False where a run's scores do not strictly fall."},
     {"change_rows", change_rows, METH_VARARGS,
      "change_rows(values, width, out, order=None): the rows whose value differs from the row"
      " before's, written to out; returns how many, and how many are below the row before's"

@@ -342,8 +342,8 @@ def _curve_table(
         {
             cls: classes,
             curves.key: scores,
-            curves.positives: positives.astype(np.float64),
-            curves.negatives: negatives.astype(np.float64),
+            curves.positives: positives,
+            curves.negatives: negatives,
         }
     )
     table = _by_group(table, runs, segment, by, [curves.positives, curves.negatives])

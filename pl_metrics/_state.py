@@ -42,7 +42,7 @@ from pl_metrics._frame import (
     sorted_within,
 )
 from pl_metrics._kernel import available as kernel_available
-from pl_metrics._kernel import contiguous_runs
+from pl_metrics._kernel import contiguous_runs, falling_in_key_order
 from pl_metrics._registry import info
 from pl_metrics._runs import (
     ClassCounts,
@@ -371,15 +371,20 @@ def _collected(state: MetricState, engine: Literal["streaming", "in-memory"]) ->
 def _in_key_order(df: pl.DataFrame, spec: Spec) -> pl.DataFrame:
     """A collected state table sorted by its keys.
 
-    The groups; then the class (and score) of the per-class tables, or the id of the per-id
-    values.
+    The groups; then the class (and score, highest first) of the per-class tables, or the id
+    of the per-id values.
     """
     cols = spec.columns
     keys = [k for k in [*cols.by, cols.cls, CURVE_SCORE] if k in df.columns]
     if cols.id in df.columns:
         keys = [*cols.by, cols.id]
     if CURVE_SCORE in keys:  # a row per (group, class, score): few groups of many rows
-        return sorted_within(df.lazy(), keys[:-1], CURVE_SCORE, nulls_last=True).collect()
+        # Scores highest first, as the metrics read them: the kernel's table comes so.
+        ordered = falling_in_key_order(df, keys[:-1], CURVE_SCORE)
+        if ordered is not None:
+            return ordered
+        curves = sorted_within(df.lazy(), keys[:-1], CURVE_SCORE, descending=True, nulls_last=True)
+        return curves.collect()
     return df.sort(keys, nulls_last=True, maintain_order=True) if keys else df
 
 

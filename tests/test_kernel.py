@@ -483,8 +483,9 @@ def test_counts_over_id_runs_equal_the_group_by(
     ),
     chunks=st.integers(1, 6),
     threads=st.sampled_from([1, 2, 5]),
+    sorted_rows=st.booleans(),
 )
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 def test_curve_counts_equal_the_group_by(
     seed: int,
     groups: str,
@@ -492,27 +493,39 @@ def test_curve_counts_equal_the_group_by(
     class_dtype: Any,
     chunks: int,
     threads: int,
+    sorted_rows: bool,
 ) -> None:
     """The kernel's curves table is polars' aggregation by (group, class, score): ties,
     -0.0 with 0.0, NaN, infinities, a group in several segments (summed), segments across
     chunks (one table per thread) and cut between threads (summed), and each class's scores
-    highest first."""
+    highest first. ``sorted_rows``: the hash table gives up at once (scores as if nearly
+    all distinct), and every row is sorted, each thread a share of the classes: each
+    (segment, class) comes once, its rows together, highest score first."""
     rng = np.random.default_rng(seed)
-    n_ids, n_classes = int(rng.integers(1, 40)), int(rng.integers(1, 6))
+    # Up to 400 ids: the sort's radix passes (64 rows of a class and truth, and more).
+    n_ids, n_classes = (
+        int(rng.integers(1, 400 if rng.random() < 0.3 else 40)),
+        int(rng.integers(1, 6)),
+    )
     n = n_ids * n_classes
     first_class = -5 if class_dtype in (pl.UInt8, pl.UInt32) else 5
+    # Classes far apart: the sort's classes span more integers than rows (sorted as pairs).
+    step = 50_001 if class_dtype in (pl.Int64, pl.UInt32) and rng.random() < 0.5 else 3
     specials = np.array([0.0, -0.0, np.nan, np.inf, -np.inf])
-    scores = np.where(rng.random(n) < 0.1, rng.choice(specials, n), rng.integers(0, 8, n) / 8)
+    levels = int(rng.choice([8, 2**30]))  # ties, or nearly all distinct
+    scores = np.where(
+        rng.random(n) < 0.1, rng.choice(specials, n), rng.integers(0, levels, n) / levels
+    )
     group_of = {"one": np.zeros(n_ids), "in turn": np.arange(n_ids) // 7}
     group_of["repeated"] = rng.integers(0, 3, n_ids)
-    names = [str(k * 3 - first_class) for k in range(n_classes)]
+    names = [str(k * step - first_class) for k in range(n_classes)]
     if class_dtype == "enum":  # more categories than present, in another order
         class_dtype = pl.Enum(["unused", *reversed(names), "also unused"])
     df = pl.DataFrame(
         {
             "g": np.repeat(group_of[groups], n_classes).astype(np.int64),
             "id": np.repeat(np.arange(n_ids), n_classes),
-            "class": np.tile(rng.permutation(n_classes) * 3 - first_class, n_ids),
+            "class": np.tile(rng.permutation(n_classes) * step - first_class, n_ids),
             "score": scores,
             "truth": rng.random(n) < 0.4,
         },
@@ -528,6 +541,9 @@ def test_curve_counts_equal_the_group_by(
     assert runs is not None
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_kernel, "thread_count", lambda: threads)
+        if sorted_rows:
+            patch.setattr(_kernel, "_CURVE_ENTRIES", 1)
+            patch.setattr(_kernel, "_CURVE_ROWS_PER_ENTRY", 2**40)
         codes = _kernel.ClassCodes.of(df["class"])
         truth_flags = _kernel.flags(df["truth"])
         counted = _kernel.curve_counts(runs.starts, runs.firsts, truth_flags, codes, df["score"])
@@ -540,19 +556,97 @@ def test_curve_counts_equal_the_group_by(
     assert got.schema["score"] == score_dtype
     truth = pl.col("truth")
     want = df.group_by("g", "class", "score").agg(
-        truth.sum().cast(pl.Int64).alias("pos"), (~truth).sum().cast(pl.Int64).alias("neg")
+        truth.sum().cast(pl.Float64).alias("pos"), (~truth).sum().cast(pl.Float64).alias("neg")
     )
     keys = ["g", "class", "score"]
     if groups != "repeated":  # each group in one segment: each key once
         assert got.select(keys).is_unique().all()
     summed = got.group_by(keys).agg(pl.col("pos", "neg").sum())
     assert_frame_equal(summed.sort(keys), want.sort(keys))
-    if threads == 1:  # no segment cut between threads: each class's scores highest first
+    ordered = got.with_columns(segment=pl.Series(segment))
+    if threads == 1 and not sorted_rows:  # no segment cut: each class's scores highest first
         # Categoricals and enums in the order of their codes, strings as sorted.
         code = pl.col("class").to_physical() if text and class_dtype != pl.String else "class"
-        ordered = got.with_columns(segment=pl.Series(segment))
         order = ["segment", code, "score"]
         assert_frame_equal(ordered, ordered.sort(order, descending=[False, False, True]))
+    if sorted_rows:
+        assert ordered.select("segment", "class", "score").is_unique().all()
+        # Each (segment, class) in one block of rows, scores falling: ordered by the block's
+        # first row, then score, the table is as it came.
+        block = pl.col("row").min().over("segment", "class").alias("block")
+        blocks = ordered.with_row_index("row").with_columns(block)
+        want_order = blocks.sort(["block", "score"], descending=[False, True], maintain_order=True)
+        assert_frame_equal(blocks, want_order)
+
+
+@needs_kernel
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    metric=st.sampled_from(["roc_auc", "average_precision"]),
+    score_dtype=st.sampled_from([pl.Float32, pl.Float64]),
+    weights=st.sampled_from(["counts", "weights", "extreme"]),
+    key_dtype=st.sampled_from([pl.Int64, pl.String, pl.Categorical]),
+)
+@settings(max_examples=60, deadline=None)
+def test_curve_areas_equal_the_plan(
+    seed: int, metric: str, score_dtype: Any, weights: str, key_dtype: Any
+) -> None:
+    """The C sums of a curves table in blocks (each key's rows together, highest score
+    first) are the polars plan's to the bit: counts, weights, weights far from 1 (the ROC
+    area's scaling), negative and zero weights, null keys, blocks in any order. A table
+    whose scores tie or rise within a block is left to the plan."""
+    from pl_metrics._curves import _area_sums
+    from pl_metrics._state import CURVE_NEG, CURVE_POS, CURVE_SCORE
+
+    rng = np.random.default_rng(seed)
+    blocks = []
+    for g, c in itertools.product(range(int(rng.integers(1, 4))), range(int(rng.integers(1, 5)))):
+        m = int(rng.integers(1, 300))
+        scores = np.sort(np.unique(rng.integers(0, 400, m) / 400.0).astype(np.float32))[::-1]
+        m = len(scores)
+        if weights == "counts":
+            pos, neg = rng.integers(0, 4, m).astype(float), rng.integers(0, 4, m).astype(float)
+        elif weights == "weights":
+            pos, neg = rng.random(m) * (rng.random(m) < 0.5), rng.random(m) - 0.1
+        else:
+            scale = 10.0 ** rng.choice([-170, -20, 0, 20, 160])
+            pos, neg = rng.random(m) * scale, rng.random(m) * scale * rng.choice([-1, 1], m)
+        key = None if g == 2 else g
+        blocks.append(
+            pl.DataFrame(
+                {
+                    "g": [key] * m,
+                    "class": [c] * m,
+                    CURVE_SCORE: scores,
+                    CURVE_POS: pos,
+                    CURVE_NEG: neg,
+                },
+                schema_overrides={"g": pl.Int64, "class": pl.Int16, CURVE_SCORE: score_dtype},
+            )
+        )
+    order = rng.permutation(len(blocks))
+    df = pl.concat([blocks[k] for k in order]).with_columns(
+        pl.col("g").cast(pl.String).cast(key_dtype)
+    )
+    keys = ["g", "class"]
+    want = _area_sums(df.lazy(), keys, metric, None).collect()
+    summed = _kernel.curve_areas(
+        df, keys, CURVE_SCORE, CURVE_POS, CURVE_NEG, roc=metric == "roc_auc"
+    )
+    assert summed is not None
+    firsts, values = summed
+    got = firsts.with_columns(
+        pl.Series(name, v) for name, v in zip(want.columns[2:], values, strict=True)
+    )
+    assert_frame_equal(got.sort(keys), want.sort(keys), check_exact=True)
+    # Ties, or scores rising within a block: not the kernel's table.
+    tied = df.with_columns(pl.col(CURVE_SCORE).max().over(keys))
+    if df.height > len(blocks):  # a block of several rows
+        for changed in (tied, df.reverse()):
+            assert (
+                _kernel.curve_areas(changed, keys, CURVE_SCORE, CURVE_POS, CURVE_NEG, roc=True)
+                is None
+            )
 
 
 @needs_kernel
