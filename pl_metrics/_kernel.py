@@ -648,11 +648,15 @@ def curve_areas(
 def key_blocks(df: pl.DataFrame, keys: Sequence[str]) -> tuple[np.ndarray, pl.DataFrame] | None:
     """Where each ``keys``' rows start (then the row count), and each block's keys.
 
-    None where a key's rows are apart, or no rows, or keys are nested or floats (which
-    polars' group_by gives as it holds them: -0.0 as 0.0).
+    None where a key's rows are apart, or no rows or no keys, or keys are nested or floats
+    (which polars' group_by gives as it holds them: -0.0 as 0.0).
     """
     schema = df.schema
-    if not df.height or any(schema[k].is_nested() or schema[k].is_float() for k in keys):
+    if (
+        not df.height
+        or not keys
+        or any(schema[k].is_nested() or schema[k].is_float() for k in keys)
+    ):
         return None
     starts = np.concatenate([[0], key_change_rows(df, keys), [df.height]]).astype(np.int64)
     firsts = df.select(keys)[starts[:-1]]

@@ -587,9 +587,9 @@ static int curve_flush(curve_table *t, int is_f32, int64_t segment, curve_out *o
     int64_t first = out->n;
     for (int64_t i = 0; i < n; i++) {
         curve_slot *s = &t->slots[i];
-        curve_row *before = &out->rows[out->n - 1];
         uint64_t bits = float_bits(s->key, is_f32);
-        if (out->n > first && before->code == s->code && before->bits == bits) {
+        curve_row *before = out->n > first ? &out->rows[out->n - 1] : NULL;
+        if (before != NULL && before->code == s->code && before->bits == bits) {
             before->pos += s->pos;
             before->neg += s->rows - s->pos;
             continue;

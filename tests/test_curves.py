@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from pathlib import Path
@@ -17,6 +18,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score, top_k_accura
 
 import pl_metrics
 from pl_metrics._frame import sorted_within
+from pl_metrics._kernel import falling_in_key_order
 from tests.conftest import dense_problems, grouped_table, long_table, run
 
 SETTINGS = settings(
@@ -424,3 +426,41 @@ def test_sorted_within_sorts_as_polars(
     )
     got = sorted_within(df.lazy(), keys, "score", descending=descending, nulls_last=nulls_last)
     assert_frame_equal(got.collect(), want)
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_keys=st.integers(1, 2),
+    defect=st.sampled_from(["none", "apart", "tie", "rising"]),
+)
+@SETTINGS
+def test_falling_in_key_order_sorts_as_polars(seed: int, n_keys: int, defect: str) -> None:
+    # The curves table in blocks (each key's rows together, scores falling, as the kernel
+    # gives it) is put in key order by moving its blocks: polars' sort by the keys (null
+    # keys last), then the score highest first. Tables not in blocks are left to the sort.
+    rng = np.random.default_rng(seed)
+    keys = ["model", "fold"][:n_keys]
+    schema = {"model": pl.String, "fold": pl.Int64, "score": pl.Float64}
+    cells = list(itertools.product(["a", "b", None], [0, 1, 2]))
+    cells = list(dict.fromkeys(cell[:n_keys] for cell in cells))  # each key once
+    blocks = []
+    for k in rng.permutation(len(cells))[: int(rng.integers(1, len(cells) + 1))]:
+        scores = np.sort(rng.choice(50, int(rng.integers(2, 8)), replace=False))[::-1] / 8
+        key = dict(zip(keys, cells[k], strict=True))
+        columns = {**{c: [v] * len(scores) for c, v in key.items()}, "score": scores}
+        blocks.append(pl.DataFrame(columns, schema={c: schema[c] for c in columns}))
+    df = pl.concat(blocks)
+    df = df.with_row_index("row")
+    if defect == "apart" and len(blocks) > 1:  # the first block's key again, after another
+        df = pl.concat([df, df.head(1)])
+    elif defect == "tie":
+        df = df.with_columns(pl.col("score").max().over(keys))
+    elif defect == "rising":
+        df = df.reverse()
+    got = falling_in_key_order(df, keys, "score")
+    if defect == "none" or (defect == "apart" and len(blocks) == 1):
+        want = df.sort([*keys, "score"], descending=[False] * n_keys + [True], nulls_last=True)
+        assert got is not None
+        assert_frame_equal(got, want)
+    else:  # a key's rows apart, or scores tied or rising within a block
+        assert got is None
