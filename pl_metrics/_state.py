@@ -713,6 +713,11 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         curves = lf.group_by([*by, cols.cls, pl.col(cols.score).alias(CURVE_SCORE)]).agg(
             curve_exprs
         )
+        if in_memory:
+            # The weights of tied scores summed as the in-memory engine does, a group's rows
+            # in order: the streaming one adds a group's parts in whichever order its
+            # threads finish, which changed the last bits from run to run.
+            curves = curves.collect(engine="in-memory").lazy()
     ids = None
     if opts.per_id:
         assert per_id is not None
