@@ -380,11 +380,11 @@ typedef struct {
     double *pos, *neg;
 } curve_out;
 
-/* The sort mode: the rows counted moved to the shared columns. Returns -1 when they have
+/* The sort mode: the rows counted moved to the shared columns. Returns -5 when they have
  * no room (the caller sized them by the rows). */
 static int curve_move(curve_out *out) {
     int64_t at = __atomic_fetch_add(out->written, out->n, __ATOMIC_RELAXED);
-    if (at + out->n > out->room) return -1;
+    if (at + out->n > out->room) return -5;
     for (int64_t i = 0; i < out->n; i++) {
         curve_row *r = &out->rows[i];
         out->segment[at + i] = r->segment, out->code[at + i] = r->code, out->bits[at + i] = r->bits;
@@ -646,7 +646,7 @@ static inline uint64_t score_key(const void *score, int is_f32, int64_t i) {
         for (int64_t g = 0; g < runs && status == 0; g++) {                                 \
             int64_t at = seg_at(&seg, run0 + g);                                            \
             if (*open != at) {                                                              \
-                if (*open >= 0 && curve_flush(&t, is_f32, *open, out) != 0) status = -1;    \
+                if (*open >= 0) status = curve_flush(&t, is_f32, *open, out);               \
                 *open = at;                                                                 \
             }                                                                               \
             if (t.rows) {                                                                   \
@@ -655,7 +655,7 @@ static inline uint64_t score_key(const void *score, int is_f32, int64_t i) {
                     if (code < code_from || code >= code_to) continue;                      \
                     if ((status = curve_room(&t)) != 0) break;                              \
                     t.slots[t.used++] = (curve_slot){score_key(score, is_f32, i), code, 1,  \
-                                                     truth[i]};                             \
+                                                     truth[i] != 0};                        \
                 }                                                                           \
                 continue;                                                                   \
             }                                                                               \
@@ -767,7 +767,7 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
             SWITCH_CLASS_TYPE(kind, curve_counts, status = -2)
 #undef RUN
         }
-        if (status == 0 && open >= 0 && curve_flush(&t, is_f32, open, &out) != 0) status = -1;
+        if (status == 0 && open >= 0) status = curve_flush(&t, is_f32, open, &out);
         Py_END_ALLOW_THREADS
     }
     free(t.slots);
@@ -787,6 +787,8 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
         PyErr_Format(PyExc_TypeError, "curve_counts: class type %c", kind);
     else if (status == -3)
         rows = Py_NewRef(Py_None);
+    else if (status == -5)
+        PyErr_SetString(PyExc_ValueError, "curve_counts: the columns are shorter than the rows");
     else if (status != 0)
         PyErr_NoMemory();
     else
@@ -806,6 +808,13 @@ static double unit_scale(double largest) {
     double exponent = floor(log(largest) / log(2.0)); /* as polars' log(2): Rust's log */
     exponent = exponent < -1022 ? -1022 : (exponent > 1023 ? 1023 : exponent);
     return pow(2.0, -exponent);
+}
+
+/* Whether v[0, n) never falls. */
+static int rising(const int64_t *v, int64_t n) {
+    for (int64_t i = 1; i < n; i++)
+        if (v[i] < v[i - 1]) return 0;
+    return 1;
 }
 
 static int curve_areas_of(const int64_t *starts, int64_t runs, const void *score, int is_f32,
@@ -857,6 +866,7 @@ static PyObject *curve_areas(PyObject *self, PyObject *args) {
     int64_t rows = runs < 0 ? 0 : ((const int64_t *)starts.buf)[runs];
     Py_ssize_t width = is_f32 ? 4 : 8, out = runs * (Py_ssize_t)sizeof(double);
     int fits = runs >= 0 && ((const int64_t *)starts.buf)[0] == 0 && score.len / width >= rows &&
+               rising(starts.buf, runs + 1) &&
                pos.len / 8 >= rows && neg.len / 8 >= rows && area.len >= out &&
                pos_sum.len >= out && neg_sum.len >= out && pos_scale.len >= out &&
                neg_scale.len >= out;
@@ -869,7 +879,7 @@ static PyObject *curve_areas(PyObject *self, PyObject *args) {
     Py_buffer *buffers[] = {&starts, &score, &pos, &neg, &area, &pos_sum, &neg_sum, &pos_scale,
                             &neg_scale};
     for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++) PyBuffer_Release(buffers[i]);
-    if (done < 0) return PyErr_Format(PyExc_ValueError, "curve_areas: a column is short");
+    if (done < 0) return PyErr_Format(PyExc_ValueError, "curve_areas: a column is short, or the starts fall");
     return PyBool_FromLong(done);
 }
 

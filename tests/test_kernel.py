@@ -907,6 +907,26 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
     np.testing.assert_array_equal(out[:3], [1, 2, 4])
     with pytest.raises(ValueError, match="order"):
         _kernels.change_rows(ids, 4, out, "x")
+    # The curves' sums: per block of rows, highest score first; starts must not fall, nor
+    # pass the rows; the sort mode needs its columns, long enough for the rows.
+    sums = [np.zeros(2) for _ in range(5)]
+    score, weights = np.array([3.0, 2.0, 1.0]), np.ones(3)
+    assert _kernels.curve_areas(np.array([0, 2, 3]), score, False, weights, weights, True, *sums)
+    assert not _kernels.curve_areas(
+        np.array([0, 2, 3]), score[::-1].copy(), False, weights, weights, True, *sums
+    )
+    with pytest.raises(ValueError, match="fall"):
+        _kernels.curve_areas(np.array([0, 3, 2]), score, False, weights, weights, True, *sums)
+    with pytest.raises(ValueError, match="short"):
+        _kernels.curve_areas(np.array([0, 2, 4]), score, False, weights, weights, True, *sums)
+    stretch = [(starts, 0, classes, np.arange(10.0), rows)]
+    with pytest.raises(TypeError, match="columns"):
+        _kernels.curve_counts(stretch, first_runs, "h", False, 0, 0, 1)
+    short = [np.zeros(3, np.int64) for _ in range(5)]
+    with pytest.raises(ValueError, match="shorter than the rows"):
+        _kernels.curve_counts(
+            stretch, first_runs, "h", False, 0, 0, 1, (*short, np.zeros(1, np.int64))
+        )
 
 
 def test_in_threads_nested_and_after_fork(monkeypatch: pytest.MonkeyPatch) -> None:
