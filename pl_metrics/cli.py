@@ -828,6 +828,10 @@ def _run_thresholds(args: argparse.Namespace) -> None:
     _write(table, args.format, args.output, digits=None)
 
 
+#: `pl-metrics curves` tells of --max-points when it writes more points than this.
+_MANY_POINTS = 100_000
+
+
 def _run_curves(args: argparse.Namespace) -> None:
     by = _by(args)
     if args.max_classes is not None and args.plot is None:  # (checked before scoring)
@@ -861,6 +865,13 @@ def _run_curves(args: argparse.Namespace) -> None:
     # tens of thousands of points on the terminal bury the plot's name.
     if args.output is not None or not args.plot:
         _write(table, args.format, args.output, digits=None)
+        # A curve has a point per distinct score: unrounded scores give a row per input row.
+        many = table.height > _MANY_POINTS and args.kind != "calibration"
+        if many and args.max_points is None and not args.quiet:
+            _say(
+                f"note: the table has {table.height:,} points, one per distinct score of "
+                "each class; --max-points N keeps at most N a class"
+            )
     if args.plot:
         from pl_metrics import plot
 

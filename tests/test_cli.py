@@ -565,6 +565,32 @@ def test_curves_plot_shows_as_many_class_panels_as_asked(
     assert len(titles) == 2  # both refused before scoring or drawing
 
 
+def test_curves_command_tells_of_max_points_for_many_points(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Unrounded scores give a point per row; the table is written whole, with a note.
+    rng = np.random.default_rng(0)
+    n_ids, n_classes = 30_000, 4
+    path = tmp_path / "distinct.parquet"
+    pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(n_ids), n_classes),
+            "class": np.tile(np.arange(n_classes), n_ids),
+            "score": rng.random(n_ids * n_classes),
+            "truth": rng.random(n_ids * n_classes) < 0.3,
+        }
+    ).write_parquet(path)
+    out = tmp_path / "roc.parquet"
+    assert main(["curves", str(path), "--kind", "roc", "-o", str(out)]) == 0
+    assert pl.read_parquet(out).height == n_ids * n_classes + n_classes
+    err = capsys.readouterr().err
+    assert f"note: the table has {n_ids * n_classes + n_classes:,} points" in err
+    assert "--max-points N" in err
+    for quiet in (["--max-points", "50"], ["--quiet"]):
+        assert main(["curves", str(path), "--kind", "roc", "-o", str(out), *quiet]) == 0
+        assert "note:" not in capsys.readouterr().err
+
+
 def test_curves_command_formats_and_columns(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
