@@ -479,6 +479,17 @@ static void curve_sort(curve_slot *v, int64_t n, int depth) {
     }
 }
 
+/* Room on out for n more rows. Returns -1 when out of memory. */
+static int curve_reserve(curve_out *out, int64_t n) {
+    if (out->n + n <= out->cap) return 0;
+    int64_t cap = 2 * (out->n + n);
+    curve_row *rows = realloc(out->rows, (size_t)cap * sizeof(curve_row));
+    if (rows == NULL) return -1;
+    out->rows = rows;
+    out->cap = cap;
+    return 0;
+}
+
 /* Sorts a[0, n) ascending, b the room for a copy: a radix sort by bytes, skipping the bytes
  * that all keys share (the exponent's, mostly), insertion sort for few keys. */
 static void radix_sort(uint64_t *a, uint64_t *b, int64_t n) {
@@ -525,14 +536,7 @@ static int curve_flush_rows(curve_table *t, int is_f32, int64_t segment, curve_o
     int64_t span = high - low + 1, *start = calloc((size_t)(2 * span + 1), sizeof(int64_t));
     uint64_t *keys = malloc((size_t)n * sizeof(uint64_t)), *room = malloc((size_t)n * sizeof(uint64_t));
     int status = start && keys && room ? 0 : -1;
-    if (status == 0 && out->n + n > out->cap) {
-        int64_t cap = 2 * (out->n + n);
-        curve_row *rows = realloc(out->rows, (size_t)cap * sizeof(curve_row));
-        if (rows == NULL)
-            status = -1;
-        else
-            out->rows = rows, out->cap = cap;
-    }
+    if (status == 0) status = curve_reserve(out, n);
     if (status == 0) {
         /* Bucket 2 * (code - low) + truth: the negatives, then the positives, of a class. */
         for (int64_t i = 0; i < n; i++) start[2 * (t->slots[i].code - low) + t->slots[i].pos + 1]++;
@@ -576,13 +580,7 @@ static int curve_flush(curve_table *t, int is_f32, int64_t segment, curve_out *o
         s.key = float_order(s.key - 1, is_f32);
         t->slots[n++] = s;
     }
-    if (out->n + n > out->cap) {
-        int64_t cap = 2 * (out->n + n);
-        curve_row *rows = realloc(out->rows, (size_t)cap * sizeof(curve_row));
-        if (rows == NULL) return -1;
-        out->rows = rows;
-        out->cap = cap;
-    }
+    if (curve_reserve(out, n) != 0) return -1;
     curve_sort(t->slots, n, 64);
     int64_t first = out->n;
     for (int64_t i = 0; i < n; i++) {
