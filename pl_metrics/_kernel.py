@@ -538,6 +538,7 @@ def curve_counts(
     first_runs = np.asarray(firsts, np.int64)
     stretches = _Stretches([classes.codes, scores], starts, runs)
     found: dict[int, bytes | None] = {}  # each piece's rows
+    read: dict[int, list[tuple[Any, ...]]] = {}  # each piece's stretches, as the kernel reads them
 
     def items(parts: list[tuple[int, int, int, list[np.ndarray]]]) -> list[tuple[Any, ...]]:
         return [
@@ -548,17 +549,16 @@ def curve_counts(
     def count(piece: int, parts: list[tuple[int, int, int, list[np.ndarray]]]) -> None:
         rows = sum(int(starts[last] - starts[first]) for first, last, _, _ in parts)
         most = max(_CURVE_ENTRIES, rows // _CURVE_ROWS_PER_ENTRY)
-        found[piece] = kernels.curve_counts(items(parts), first_runs, kind, is_f32, most)
+        read[piece] = items(parts)
+        found[piece] = kernels.curve_counts(read[piece], first_runs, kind, is_f32, most)
 
     if runs:
         stretches.each_piece(count)
     if any(rows is None for rows in found.values()):
         # Scores nearly all distinct: every row sorted instead, whole segments at a time
-        # (none cut between threads), each thread sorting a range of the classes.
-        whole: list[tuple[Any, ...]] = []
-        _Stretches([classes.codes, scores], starts, 1).each_piece(
-            lambda _, parts: whole.extend(items(parts))
-        )
+        # (every piece's stretches in turn: none cut between threads), each thread sorting
+        # a range of the classes.
+        whole = [stretch for piece in sorted(read) for stretch in read[piece]]
         rows = int(starts[-1] - starts[0])
         columns = [_empty(rows, t) for t in (np.int64, np.int64, np.uint64, np.float64, np.float64)]
         written = np.zeros(1, np.int64)
