@@ -31,9 +31,10 @@
 #include <emmintrin.h>
 #endif
 
-/* The pair counts' loops get a second, AVX2 build, which GCC picks per machine when the
- * module loads (x86-64 glibc: ifuncs): twice as wide as baseline SSE2, they ran 2-3x faster.
- * The other kernels' loops ran no faster with it: left alone. */
+/* The pair counts' and change rows' loops get a second, AVX2 build, which GCC picks per
+ * machine when the module loads (x86-64 glibc: ifuncs): twice as wide as baseline SSE2, and
+ * with 64-bit compares (SSE2 has none), they ran 2-3x faster (change rows of 5M int64 ids:
+ * 12.6 ms to 5.7 ms). The other kernels' loops ran no faster with it: left alone. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
 #define WIDE_SIMD __attribute__((target_clones("avx2", "default")))
 #else
@@ -924,7 +925,7 @@ static inline uint64_t block_mask(const uint8_t *flag) {
     }
 #endif
 #define DEFINE_CHANGE_ROWS(NAME, T, DIFFERS, BELOW)                                         \
-    static int64_t NAME(const T *v, int64_t n, int64_t *out, int64_t *below) {              \
+    WIDE_SIMD static int64_t NAME(const T *v, int64_t n, int64_t *out, int64_t *below) {    \
         int64_t k = 0, i = 1, down = 0;                                                     \
         for (; i + CHANGE_BLOCK <= n; i += CHANGE_BLOCK) {                                  \
             WRITE_BLOCK(DIFFERS)                                                            \
