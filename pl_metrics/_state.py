@@ -42,7 +42,7 @@ from pl_metrics._frame import (
     sorted_within,
 )
 from pl_metrics._kernel import available as kernel_available
-from pl_metrics._kernel import contiguous_runs, falling_in_key_order
+from pl_metrics._kernel import contiguous_runs, falling_in_key_order, key_sorted
 from pl_metrics._registry import info
 from pl_metrics._runs import (
     ClassCounts,
@@ -939,7 +939,13 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
     out = raise_on_problems(
         join_on(out, checks, result_by), [*problems, *result_problems], result_by
     )
+    if keys and any(m in _CURVE_TABLES for m in state.metrics):  # a row per score: in blocks
+        return key_sorted(out, keys, nulls_last=True)
     return out.sort(keys, nulls_last=True, maintain_order=True) if keys else out
+
+
+#: Metrics whose results have a row per class and score (`pl_metrics._curve_tables`).
+_CURVE_TABLES = ("roc_curve", "precision_recall_curve")
 
 
 def _over_folds(checks: pl.LazyFrame, by: list[str], problems: list[Problem]) -> list[pl.Expr]:

@@ -221,3 +221,121 @@ def test_a_curve_is_computed_on_its_own() -> None:
     df = pl_metrics.from_numpy(np.array([[1, 0], [0, 1]]), np.array([[0.8, 0.1], [0.3, 0.9]]))
     with pytest.raises(pl_metrics.MetricsInputError, match="roc_curve is a table of points"):
         pl_metrics.report(df, ["roc_curve", "roc_auc"])
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_keys=st.integers(1, 3),
+    weights=st.sampled_from(["counts", "floats", "zeros", "negative"]),
+    layout=st.sampled_from(["blocks", "shuffled", "rising", "negative zero"]),
+)
+@SETTINGS
+def test_curve_tables_in_blocks_equal_the_plans(
+    seed: int, n_keys: int, weights: str, layout: str
+) -> None:
+    # The curves table in blocks (each key's scores together and falling, as the kernel and
+    # a collected state give it) is cumulated, made into ROC and PR points, and put in key
+    # order by moving its blocks; those give the polars plans' tables bit for bit, and
+    # tables in any other layout take the plans. (A state's curves table has each score of
+    # a key once: the plan's sums of tied weights would vary in their last bits.)
+    from pl_metrics import _curve_tables as ct
+    from pl_metrics import _curves
+    from pl_metrics._kernel import key_sorted
+    from pl_metrics._state import CURVE_NEG, CURVE_POS, CURVE_SCORE
+
+    rng = np.random.default_rng(seed)
+    keys = ["model", "fold", "class"][-n_keys:]
+    key_types = {"model": pl.String, "fold": pl.Int8, "class": pl.Int16}
+    blocks = []
+    cells = [(m, f, c) for m in ["a", None] for f in [0, 1, None] for c in [0, 1, 2]]
+    chosen = rng.permutation(len(cells))[: int(rng.integers(1, len(cells) + 1))]
+    for cell in dict.fromkeys(cells[k][-n_keys:] for k in chosen):
+        n = int(rng.integers(1, 9))
+        scores = np.sort(rng.choice(np.arange(-20, 40) / 8, n, replace=False))[::-1]
+        if layout == "negative zero":  # each block's lowest score -0.0 (0.0 in the plan)
+            scores = np.append(scores[:-1] + 6, -0.0)  # (scores from -2.5)
+        pos = rng.integers(0, 3, n).astype(float)
+        neg = rng.integers(0, 3, n).astype(float)
+        if weights == "floats":
+            pos, neg = (pos + 1) * rng.random(n), neg * rng.random(n)
+        elif weights == "zeros":  # rows (and whole classes) of no weight
+            pos, neg = pos * (rng.random(n) < 0.5), neg * (rng.random(n) < 0.5)
+        elif weights == "negative":
+            pos, neg = pos - 1.5, neg * rng.choice([-1.0, 1.0], n)
+        columns = dict(zip(keys, cell, strict=True))
+        blocks.append(
+            pl.DataFrame(
+                {
+                    **{k: [v] * n for k, v in columns.items()},
+                    CURVE_SCORE: scores,
+                    CURVE_POS: pos,
+                    CURVE_NEG: neg,
+                },
+                schema={k: key_types[k] for k in keys}
+                | {CURVE_SCORE: pl.Float64, CURVE_POS: pl.Float64, CURVE_NEG: pl.Float64},
+            )
+        )
+    df = pl.concat(blocks).select(*keys, CURVE_SCORE, CURVE_POS, CURVE_NEG)
+    if layout == "shuffled":
+        df = df.sample(fraction=1.0, shuffle=True, seed=seed)
+    elif layout == "rising":
+        df = df.reverse()
+    lf = df.lazy()
+    # Which path each table takes: counts in blocks are cumulated in place; a cumulated
+    # table (in key order, each score once) always makes its points in place.
+    counted = _curves._cumulated_blocks(df, keys)
+    if weights in ("floats", "negative"):
+        assert counted is None
+    elif layout in ("blocks", "negative zero"):
+        assert counted is not None
+    every = _curves.cumulated(lf, keys).collect()
+    assert ct._points_in_blocks(every, keys, first=True) is not None
+    assert_frame_equal(every, _curves._cumulated_plan(lf, keys, ()).collect(), check_exact=True)
+    roc = ct._in_blocks(every.lazy(), keys, ct._roc_points, first=True).collect()
+    assert_frame_equal(roc, ct._roc_points(every.lazy(), keys).collect(), check_exact=True)
+    pr = ct._in_blocks(every.lazy(), keys, ct._pr_points, first=False).collect()
+    assert_frame_equal(pr, ct._pr_points(every.lazy(), keys).collect(), check_exact=True)
+    for nulls_last in (False, True):
+        got = key_sorted(lf, keys, nulls_last=nulls_last).collect()
+        assert_frame_equal(got, df.sort(keys, nulls_last=nulls_last, maintain_order=True))
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    metric=st.sampled_from(["roc_curve", "precision_recall_curve"]),
+    n_keys=st.integers(0, 2),
+    max_points=st.sampled_from([1, 2, 3, 5, 40]),
+)
+@SETTINGS
+def test_thinning_in_blocks_equals_the_plan(
+    seed: int, metric: str, n_keys: int, max_points: int
+) -> None:
+    # Curves whose rows lie together are thinned in numpy, a curve at a time; the rows kept
+    # are the plan's (polars windows over the keys), also for NaN coordinates (a class
+    # without negatives), curves of one row or of one point repeated, and steps far apart.
+    from pl_metrics import _curve_tables as ct
+
+    rng = np.random.default_rng(seed)
+    x, y = ct.CURVE_AXES[metric]
+    keys = ["model", "class"][:n_keys]
+    parts = []
+    for k in range(int(rng.integers(1, 6)) if n_keys else 1):
+        n = int(rng.integers(1, 60))
+        kind = rng.choice(["walk", "still", "nan", "lumpy"])
+        xs, ys = np.cumsum(rng.random(n)) / n, np.cumsum(rng.random(n)) / n
+        if kind == "still":  # one point repeated: no length
+            xs, ys = np.full(n, 0.5), np.full(n, 0.25)
+        elif kind == "nan":
+            xs = np.full(n, np.nan)
+        elif kind == "lumpy":  # most of the length in one step
+            xs[n // 2 :] += 1e6
+        part = {x: xs, y: ys}
+        if n_keys:
+            part |= {"model": [f"m{k // 2}"] * n, "class": [k] * n}
+        parts.append(pl.DataFrame(part).select(*keys, x, y))
+    df = pl.concat(parts)
+    kept = ct._kept_in_blocks(df, keys, max_points, metric)
+    assert kept is not None
+    want = ct._thinned_plan(df.lazy(), keys, max_points, metric).collect()
+    assert_frame_equal(df.filter(pl.Series(kept)), want)
+    assert_frame_equal(ct.thinned(df.lazy(), keys, max_points, metric).collect(), want)
