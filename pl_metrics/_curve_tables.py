@@ -15,6 +15,7 @@ and `score` computes these in class-disjoint chunks like ROC AUC:
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Literal
 
@@ -40,7 +41,7 @@ from pl_metrics._frame import (
     join_asof_by,
     ordered_sum,
 )
-from pl_metrics._kernel import falling_blocks, key_blocks
+from pl_metrics._kernel import falling_blocks, falling_key_blocks, key_blocks, sorted_rising
 from pl_metrics._report import report
 from pl_metrics._spec import Options, Strategy
 from pl_metrics._state import CURVE_NEG as _NEG
@@ -158,13 +159,53 @@ def _cell_losses(
     curves: pl.LazyFrame, keys: list[str], cls: str, metric: str, eps: float
 ) -> pl.LazyFrame:
     """Per ``keys``: the weighted mean loss of the cells, and the positives' weight."""
+    plan = _cell_losses_plan(curves, keys, cls, metric, eps)
+    if cls not in keys:  # classes pooled: their sums run across blocks
+        return plan
+    schema = plan.collect_schema()
+
+    def in_blocks(df: pl.DataFrame) -> pl.DataFrame:
+        done = _cell_losses_in_blocks(df, keys, metric, eps)
+        if done is None:
+            return _cell_losses_plan(df.lazy(), keys, cls, metric, eps).collect()
+        return done.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
+
+    return curves.map_batches(in_blocks, schema=schema)
+
+
+def _cell_losses_plan(
+    curves: pl.LazyFrame, keys: list[str], cls: str, metric: str, eps: float
+) -> pl.LazyFrame:
+    """`_cell_losses` in polars, for any curves table."""
     pos, neg = pl.col(_POS), pl.col(_NEG)
     loss = cell_loss(metric, pl.col(CURVE_SCORE), pos, neg, eps)
     # Sorted by class and score within the keys: the sums in a fixed order.
-    order = list(dict.fromkeys([*keys, cls, CURVE_SCORE]))
-    ordered = curves.with_columns(loss.alias(_LOSS)).sort(order)
+    ordered = sorted_rising(curves, [*keys, cls], CURVE_SCORE).with_columns(loss.alias(_LOSS))
     value = weighted_mean(ordered_sum(pl.col(_LOSS)), ordered_sum(pos + neg))
     return aggregate(ordered, keys, [value.alias(metric), ordered_sum(pos).alias(_POS)])
+
+
+def _cell_losses_in_blocks(
+    df: pl.DataFrame, keys: list[str], metric: str, eps: float
+) -> pl.DataFrame | None:
+    """`_cell_losses` of a table with each key's scores in a block, falling; else None.
+
+    Each block's sums, added from its lowest score up as the plan adds them, without the
+    plan's gather of every row into that order.
+    """
+    blocks = falling_key_blocks(df.rechunk(), keys, CURVE_SCORE)
+    if blocks is None:
+        return None
+    starts, firsts = blocks
+    pos, neg = pl.col(_POS), pl.col(_NEG)
+    loss = cell_loss(metric, pl.col(CURVE_SCORE), pos, neg, eps)
+    cells = df.select(loss.alias(_LOSS), (pos + neg).alias(_N), pos)
+    values = cells.cast(pl.Float64).to_numpy()
+    sums = np.empty((len(starts) - 1, 3))
+    for block, (a, b) in enumerate(itertools.pairwise(starts)):
+        sums[block] = np.cumsum(values[a:b][::-1], axis=0)[-1]  # (a sum in order)
+    summed, weight, positives = (pl.lit(pl.Series(v)) for v in sums.T)
+    return firsts.select(*keys, weighted_mean(summed, weight).alias(metric), positives.alias(_POS))
 
 
 def _weighed(points: pl.LazyFrame) -> pl.LazyFrame:
@@ -364,7 +405,9 @@ def _kept_in_blocks(
     steps = max_points - 1
     with np.errstate(invalid="ignore", divide="ignore"):  # a curve of one row: 0 / 0
         most = np.repeat(np.maximum.reduceat(length, firsts), lengths)
-        reached = np.minimum(np.floor(length * steps / most), steps - 1)
+        # polars divides by a scalar as it multiplies by its inverse: so here too (a row at
+        # a step's boundary falls on the same side of it).
+        reached = np.minimum(np.floor(length * steps * (1.0 / most)), steps - 1)
     before = np.concatenate([reached[:1], reached[:-1]])
     rows = np.repeat(lengths, lengths)
     keep: np.ndarray = (rows <= max_points) | (row == 0) | (reached > before) | (row == rows - 1)
@@ -379,6 +422,57 @@ def _calibration_bins(
     As ``sklearn.calibration.calibration_curve``: the bins are ``np.searchsorted`` of the
     inner edges (a score on an edge goes to the lower bin).
     """
+    plan = _calibration_plan(curves, keys, n_bins, strategy)
+    if strategy != "uniform":
+        return plan
+    schema = plan.collect_schema()
+
+    def in_blocks(df: pl.DataFrame) -> pl.DataFrame:
+        done = _uniform_bins_in_blocks(df, keys, n_bins)
+        if done is None:
+            return _calibration_plan(df.lazy(), keys, n_bins, strategy).collect()
+        return done.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
+
+    return curves.map_batches(in_blocks, schema=schema)
+
+
+def _uniform_bins_in_blocks(df: pl.DataFrame, keys: list[str], n_bins: int) -> pl.DataFrame | None:
+    """`_calibration_bins` (uniform) of a table with each key's scores in a block, falling.
+
+    Each bin's sums added from its lowest score up, as the plan adds them, without the
+    plan's as-of join and sorts of every row. None for other tables.
+    """
+    blocks = falling_key_blocks(df.rechunk(), keys, CURVE_SCORE) if keys else None
+    if blocks is None:
+        return None
+    starts, firsts = blocks
+    s, n = pl.col(CURVE_SCORE).cast(pl.Float64), pl.col(_POS) + pl.col(_NEG)
+    cells = df.select(s, (s * n).alias(_PROB_PRED), _POS, n.alias(_N)).cast(pl.Float64)
+    values = cells.to_numpy()
+    inner = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
+    block_of, bin_of, sums = [], [], []
+    for block, (a, b) in enumerate(itertools.pairwise(starts)):
+        rising = values[a:b][::-1]
+        bins = np.searchsorted(inner, rising[:, 0], side="left")  # edges below the score
+        cuts = np.flatnonzero(np.diff(bins)) + 1
+        for part in np.split(rising[:, 1:], cuts):
+            sums.append(np.cumsum(part, axis=0)[-1])  # (a sum in order)
+        bin_of.append(bins[np.concatenate([[0], cuts])])
+        block_of.append(np.full(len(cuts) + 1, block))
+    summed, positives, count = (pl.Series(v) for v in np.array(sums).T)
+    table = firsts[np.concatenate(block_of)].with_columns(
+        pl.Series(_BIN, np.concatenate(bin_of)),
+        (summed / count).alias(_PROB_PRED),
+        (positives / count).alias(_PROB_TRUE),
+        count.alias(_COUNT),
+    )
+    return table.sort([*keys, _BIN])
+
+
+def _calibration_plan(
+    curves: pl.LazyFrame, keys: list[str], n_bins: int, strategy: Strategy
+) -> pl.LazyFrame:
+    """`_calibration_bins` in polars, for any curves table."""
     s = pl.col(CURVE_SCORE).cast(pl.Float64)
     cells = curves.select(
         *keys, s.alias(CURVE_SCORE), _POS, (pl.col(_POS) + pl.col(_NEG)).alias(_N)
@@ -399,7 +493,7 @@ def _calibration_bins(
         (pl.int_range(pl.len()).over(keys) + 1).alias(_BIN)
     )
     binned = join_asof_by(
-        cells.sort([*keys, CURVE_SCORE]),
+        sorted_rising(cells, keys, CURVE_SCORE),
         numbered,
         keys,
         left_on=CURVE_SCORE,

@@ -187,8 +187,9 @@ def cumulated(curves: pl.LazyFrame, keys: list[str], keep: Sequence[str] = ()) -
 
 def _cumulated_plan(curves: pl.LazyFrame, keys: list[str], keep: Sequence[str]) -> pl.LazyFrame:
     """`cumulated` in polars, for any curves table."""
+    # -0.0 as 0.0 (+ 0.0), as the kernel counts it: the group of both held either.
     down = (
-        curves.with_columns(pl.col(CURVE_SCORE).cast(pl.Float64))
+        curves.with_columns(pl.col(CURVE_SCORE).cast(pl.Float64) + 0.0)
         .group_by([*keys, CURVE_SCORE])
         .agg(pl.col(_POS).sum(), pl.col(_NEG).sum(), *(pl.col(k).max() for k in keep))
     )
@@ -217,8 +218,7 @@ def _cumulated_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
         return None
     (tp, positives), (fp, negatives) = sums[0], sums[1]
     lengths = np.diff(starts)
-    # A distinct score is its own group: -0.0 comes back from the group_by as 0.0.
-    score = pl.col(CURVE_SCORE).cast(pl.Float64) + 0.0
+    score = pl.col(CURVE_SCORE).cast(pl.Float64) + 0.0  # (-0.0 as 0.0, as the plan)
     return table.select(*keys, score, _POS, _NEG).with_columns(
         pl.Series(TP, tp),
         pl.Series(FP, fp),

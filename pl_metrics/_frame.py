@@ -667,16 +667,25 @@ def skip_passing(
 
     Counting a check per id costs a little in the aggregation; over a whole DataFrame it is
     almost free (a null count is metadata). The zeros keep the state's columns the same, so
-    states of chunks with and without problems still merge.
+    states of chunks with and without problems still merge. Checks of other units (ids),
+    or of columns ``frame`` does not have (joined later), are left as they are.
     """
-    if not checks:
+    rows = [
+        (p, e)
+        for p, e in checks
+        if p.unit == "rows" and set(e.meta.root_names()) <= set(frame.columns)
+    ]
+    if not rows:
         return checks
-    schema = frame.lazy().select(e.alias(p.name) for p, e in checks).collect_schema()
-    screens = [p.passes.alias(p.name) for p, _ in checks if p.passes is not None]
+    schema = frame.lazy().select(e.alias(p.name) for p, e in rows).collect_schema()
+    screens = [p.passes.alias(p.name) for p, _ in rows if p.passes is not None]
     passed = frame.select(screens).row(0, named=True) if screens else {}
-    to_count = [e.alias(p.name) for p, e in checks if not passed.get(p.name)]
+    to_count = [e.alias(p.name) for p, e in rows if not passed.get(p.name)]
     found = frame.select(to_count).row(0, named=True) if to_count else {}
-    return [(p, e if found.get(p.name) else pl.lit(0, schema[p.name])) for p, e in checks]
+    passing = {p.name for p, _ in rows if not found.get(p.name)}
+    return [
+        (p, pl.lit(0, schema[p.name]).alias(p.name) if p.name in passing else e) for p, e in checks
+    ]
 
 
 def duplicate_problem(cols: Columns) -> Problem:

@@ -606,11 +606,12 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     # less than a distinct count per id. Ragged input allowed: count distinct classes.
     hashed = opts.checks_classes
     if opts.validate:
-        checks = row_problems(cols)
-        if isinstance(frame, pl.DataFrame):
-            checks = skip_passing(frame, checks)
-        checks += id_problems(cols, count_duplicates=not hashed)
+        checks = row_problems(cols) + id_problems(cols, count_duplicates=not hashed)
         checks = _same_checks([*checks, *_id_checks(spec, parts, in_memory)])
+        if isinstance(frame, pl.DataFrame):
+            # Also the families' checks of rows (scores outside [0, 1], say): a count per id
+            # that is not one of the kernel's would send the rows to the polars plan.
+            checks = skip_passing(frame, checks)
     id_exprs = [pl.len().alias(N_ROWS), *(e for p in parts for e in p.id_exprs)]
     id_exprs += [expr for _, expr in checks]
     if hashed:

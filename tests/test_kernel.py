@@ -243,6 +243,45 @@ def test_dataframes_use_the_kernel_and_lazyframes_stream() -> None:
     assert "AGGREGATE" in lazy_state.groups.lazy().explain()
 
 
+@needs_kernel
+@pytest.mark.parametrize("outside", [0, 1, 3])
+def test_probability_metrics_use_the_kernel_and_count_scores_outside(outside: int) -> None:
+    # The Brier score and calibration check each row's score against [0, 1]: on a
+    # DataFrame that passes, over the whole frame first, so the kernel counts the state
+    # (before, the check's count per id sent every row to the polars plan). Rows that fail
+    # are still counted per group, and named.
+    rng = np.random.default_rng(outside)
+    df = random_dump(
+        rng,
+        n_ids=40,
+        n_classes=3,
+        positive_rate=0.3,
+        levels=1000,
+        groups=2,
+        contiguous=True,
+        score_dtype=pl.Float64,
+    )
+    df = df.with_columns(pl.col("score").clip(0, 1))
+    if outside:
+        df = df.with_columns(
+            pl.when(pl.int_range(pl.len()) < outside)
+            .then(pl.col("score") + 2)
+            .otherwise(pl.col("score"))
+            .alias("score")
+        )
+    metrics = ["brier_score", "binary_log_loss", "calibration_curve"]
+    for metric in metrics:
+        eager = pl_metrics.state(df, metric, by="group")
+        assert eager.counted == (not outside)
+        if outside:
+            rows = "1 row has" if outside == 1 else f"{outside} rows have"
+            with pytest.raises(pl_metrics.MetricsInputError, match=f"{rows} a score outside"):
+                eager.finalize().collect()
+            continue
+        lazy = pl_metrics.state(df.lazy(), metric, by="group").finalize().collect()
+        assert_frame_equal(eager.finalize().collect(), lazy, rel_tol=1e-12)
+
+
 def test_without_the_kernel_dataframes_use_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
     df = random_dump(
         np.random.default_rng(1),
@@ -499,8 +538,9 @@ def test_curve_counts_equal_the_group_by(
     -0.0 with 0.0, NaN, infinities, a group in several segments (summed), segments across
     chunks (one table per thread) and cut between threads (summed), and each class's scores
     highest first. ``sorted_rows``: the hash table gives up at once (scores as if nearly
-    all distinct), and every row is sorted, each thread a share of the classes: each
-    (segment, class) comes once, its rows together, highest score first."""
+    all distinct; not for pieces of one score), and every row is sorted, each thread a
+    share of the classes. Either way each (segment, class) comes once, its rows together,
+    highest score first."""
     rng = np.random.default_rng(seed)
     # Up to 400 ids: the sort's radix passes (64 rows of a class and truth, and more).
     n_ids, n_classes = (
@@ -569,14 +609,14 @@ def test_curve_counts_equal_the_group_by(
         code = pl.col("class").to_physical() if text and class_dtype != pl.String else "class"
         order = ["segment", code, "score"]
         assert_frame_equal(ordered, ordered.sort(order, descending=[False, False, True]))
-    if sorted_rows:
-        assert ordered.select("segment", "class", "score").is_unique().all()
-        # Each (segment, class) in one block of rows, scores falling: ordered by the block's
-        # first row, then score, the table is as it came.
-        block = pl.col("row").min().over("segment", "class").alias("block")
-        blocks = ordered.with_row_index("row").with_columns(block)
-        want_order = blocks.sort(["block", "score"], descending=[False, True], maintain_order=True)
-        assert_frame_equal(blocks, want_order)
+    # Each (segment, class) once, in one block of rows, scores falling (in the hash table's
+    # rows, the sort's, and a segment's cut between threads, merged): ordered by the block's
+    # first row, then score, the table is as it came.
+    assert ordered.select("segment", "class", "score").is_unique().all()
+    block = pl.col("row").min().over("segment", "class").alias("block")
+    blocks = ordered.with_row_index("row").with_columns(block)
+    want_order = blocks.sort(["block", "score"], descending=[False, True], maintain_order=True)
+    assert_frame_equal(blocks, want_order)
 
 
 @needs_kernel
