@@ -527,7 +527,9 @@ def _quantile_edges(cells: pl.LazyFrame, keys: list[str], n_bins: int) -> pl.Laz
     total, q, h, lo, hi, gamma, a, b = (
         f"{INTERNAL}quantile_{n}" for n in ("total", "q", "h", "lo", "hi", "gamma", "a", "b")
     )
-    up = cells.sort([*keys, CURVE_SCORE]).with_columns(pl.col(_N).cum_sum().over(keys).alias(_K))
+    up = sorted_rising(cells, keys, CURVE_SCORE).with_columns(
+        pl.col(_N).cum_sum().over(keys).alias(_K)
+    )
     totals = up.group_by(keys).agg(pl.col(_N).sum().alias(total))
     grid = totals.join(pl.LazyFrame({q: quantiles.tolist()}), how="cross").with_columns(
         ((pl.col(total) - 1) * pl.col(q)).alias(h)  # numpy's virtual index ('linear')

@@ -240,7 +240,7 @@ def test_curve_tables_in_blocks_equal_the_plans(
     # a key once: the plan's sums of tied weights would vary in their last bits.)
     from pl_metrics import _curve_tables as ct
     from pl_metrics import _curves
-    from pl_metrics._kernel import key_sorted
+    from pl_metrics._kernel import key_sorted, sorted_rising
     from pl_metrics._state import CURVE_NEG, CURVE_POS, CURVE_SCORE
 
     rng = np.random.default_rng(seed)
@@ -303,6 +303,8 @@ def test_curve_tables_in_blocks_equal_the_plans(
     for nulls_last in (False, True):
         got = key_sorted(lf, keys, nulls_last=nulls_last).collect()
         assert_frame_equal(got, df.sort(keys, nulls_last=nulls_last, maintain_order=True))
+    rising = sorted_rising(lf, keys, CURVE_SCORE).collect()
+    assert_frame_equal(rising, df.sort([*keys, CURVE_SCORE]))
     # The per-class losses and calibration bins, summed per block in the plans' order.
     for metric in ("brier_score", "binary_log_loss"):
         got = ct._cell_losses(lf, keys, "class", metric, 1e-15).collect().sort(keys)
