@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Literal
 
 import numpy as np
@@ -41,7 +42,13 @@ from pl_metrics._frame import (
     join_asof_by,
     ordered_sum,
 )
-from pl_metrics._kernel import falling_blocks, falling_key_blocks, key_blocks, sorted_rising
+from pl_metrics._kernel import (
+    blocks_in_key_order,
+    falling_key_blocks,
+    key_blocks,
+    planned,
+    sorted_rising,
+)
 from pl_metrics._report import report
 from pl_metrics._spec import Options, Strategy
 from pl_metrics._state import CURVE_NEG as _NEG
@@ -159,18 +166,10 @@ def _cell_losses(
     curves: pl.LazyFrame, keys: list[str], cls: str, metric: str, eps: float
 ) -> pl.LazyFrame:
     """Per ``keys``: the weighted mean loss of the cells, and the positives' weight."""
-    plan = _cell_losses_plan(curves, keys, cls, metric, eps)
+    plan = partial(_cell_losses_plan, keys=keys, cls=cls, metric=metric, eps=eps)
     if cls not in keys:  # classes pooled: their sums run across blocks
-        return plan
-    schema = plan.collect_schema()
-
-    def in_blocks(df: pl.DataFrame) -> pl.DataFrame:
-        done = _cell_losses_in_blocks(df, keys, metric, eps)
-        if done is None:
-            return _cell_losses_plan(df.lazy(), keys, cls, metric, eps).collect()
-        return done.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
-
-    return curves.map_batches(in_blocks, schema=schema)
+        return plan(curves)
+    return planned(curves, plan, partial(_cell_losses_in_blocks, keys=keys, metric=metric, eps=eps))
 
 
 def _cell_losses_plan(
@@ -278,21 +277,15 @@ def _in_blocks(
     in place, the end points put between the blocks: no concatenation and sort of every
     row by several columns (5M rows: 0.5 s). The plan takes any other table.
     """
-    schema = plan(every, keys).collect_schema()
-
-    def points(df: pl.DataFrame) -> pl.DataFrame:
-        done = _points_in_blocks(df, keys, first=first)
-        if done is None:
-            return plan(df.lazy(), keys).collect()
-        return done.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
-
-    return every.map_batches(points, schema=schema)
+    return planned(
+        every, lambda lf: plan(lf, keys), partial(_points_in_blocks, keys=keys, first=first)
+    )
 
 
 def _points_in_blocks(df: pl.DataFrame, keys: list[str], *, first: bool) -> pl.DataFrame | None:
     """`_in_blocks`' points of `cumulated` in blocks; None for other tables."""
     # Null keys first in ROC's order, last in PR's (as the plans sort them).
-    blocks = falling_blocks(df, keys, CURVE_SCORE, nulls_last=not first)
+    blocks = blocks_in_key_order(df, keys, nulls_last=not first, falling=CURVE_SCORE)
     if blocks is None:
         return None
     table, starts = blocks
@@ -342,16 +335,13 @@ def thinned(table: FrameT, keys: list[str], max_points: int | None, metric: str)
     """
     if max_points is None:
         return table
+    plan = partial(_thinned_plan, keys=keys, max_points=max_points, metric=metric)
 
-    def thin(df: pl.DataFrame) -> pl.DataFrame:
+    def in_blocks(df: pl.DataFrame) -> pl.DataFrame | None:
         keep = _kept_in_blocks(df, keys, max_points, metric)
-        if keep is None:
-            return _thinned_plan(df.lazy(), keys, max_points, metric).collect()
-        return df.filter(pl.Series(keep))
+        return None if keep is None else df.filter(pl.Series(keep))
 
-    if isinstance(table, pl.DataFrame):
-        return thin(table)
-    return table.map_batches(thin, schema=table.collect_schema())
+    return planned(table, plan, in_blocks)
 
 
 def _thinned_plan(
@@ -422,18 +412,10 @@ def _calibration_bins(
     As ``sklearn.calibration.calibration_curve``: the bins are ``np.searchsorted`` of the
     inner edges (a score on an edge goes to the lower bin).
     """
-    plan = _calibration_plan(curves, keys, n_bins, strategy)
+    plan = partial(_calibration_plan, keys=keys, n_bins=n_bins, strategy=strategy)
     if strategy != "uniform":
-        return plan
-    schema = plan.collect_schema()
-
-    def in_blocks(df: pl.DataFrame) -> pl.DataFrame:
-        done = _uniform_bins_in_blocks(df, keys, n_bins)
-        if done is None:
-            return _calibration_plan(df.lazy(), keys, n_bins, strategy).collect()
-        return done.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
-
-    return curves.map_batches(in_blocks, schema=schema)
+        return plan(curves)
+    return planned(curves, plan, partial(_uniform_bins_in_blocks, keys=keys, n_bins=n_bins))
 
 
 def _uniform_bins_in_blocks(df: pl.DataFrame, keys: list[str], n_bins: int) -> pl.DataFrame | None:

@@ -170,19 +170,13 @@ def cumulated(curves: pl.LazyFrame, keys: list[str], keep: Sequence[str] = ()) -
     scores beyond 2**53 that are one Float64 are one threshold (as numpy compares them),
     not several thresholds of one value, which sorted in any order.
     """
-    plan = _cumulated_plan(curves, keys, keep)
     if keep:
-        return plan
-    schema = plan.collect_schema()
-
-    def in_blocks(df: pl.DataFrame) -> pl.DataFrame:
-        # The kernel's curves table (counts, each key's scores together and falling) is
-        # summed in its blocks: no group_by, sort and windows over every row (5M rows:
-        # 2 s). The plan takes any other table.
-        done = _cumulated_blocks(df, keys)
-        return _cumulated_plan(df.lazy(), keys, keep).collect() if done is None else done
-
-    return curves.map_batches(in_blocks, schema=schema)
+        return _cumulated_plan(curves, keys, keep)
+    # The kernel's curves table (counts, each key's scores together and falling) is summed
+    # in its blocks: no group_by, sort and windows over every row (5M rows: 2 s).
+    return _kernel.planned(
+        curves, lambda lf: _cumulated_plan(lf, keys, keep), lambda df: _cumulated_blocks(df, keys)
+    )
 
 
 def _cumulated_plan(curves: pl.LazyFrame, keys: list[str], keep: Sequence[str]) -> pl.LazyFrame:
@@ -209,7 +203,7 @@ def _cumulated_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
     if not df[CURVE_SCORE].dtype.is_float():  # (integers may share a Float64)
         return None
     # Keys with nulls first, as the plan sorts them.
-    blocks = _kernel.falling_blocks(df, keys, CURVE_SCORE, nulls_last=False)
+    blocks = _kernel.blocks_in_key_order(df, keys, nulls_last=False, falling=CURVE_SCORE)
     if blocks is None or any(df[c].null_count() for c in (_POS, _NEG)):
         return None
     table, starts = blocks

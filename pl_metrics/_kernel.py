@@ -26,7 +26,7 @@ import polars as pl
 import pyarrow as pa
 from polars.io.plugins import register_io_source
 
-from pl_metrics._frame import class_hash, is_categorical
+from pl_metrics._frame import FrameT, class_hash, is_categorical
 
 _kernels: ModuleType | None
 try:
@@ -45,7 +45,6 @@ __all__ = [
     "curve_areas",
     "curve_counts",
     "deferred_on_rows",
-    "falling_blocks",
     "falling_in_key_order",
     "falling_key_blocks",
     "flags",
@@ -55,6 +54,7 @@ __all__ = [
     "key_change_rows",
     "key_sorted",
     "pair_counts",
+    "planned",
     "run_sums",
     "sorted_rising",
 ]
@@ -684,23 +684,8 @@ def falling_in_key_order(df: pl.DataFrame, keys: Sequence[str], column: str) -> 
     Where each key's rows are together and ``column`` (no nulls) strictly falls within them,
     as in the kernel's curves table, only the blocks are put in order. None for other tables.
     """
-    blocks = falling_blocks(df, keys, column)
+    blocks = blocks_in_key_order(df, keys, falling=column)
     return None if blocks is None else blocks[0]
-
-
-def falling_blocks(
-    df: pl.DataFrame, keys: Sequence[str], column: str, *, nulls_last: bool = True
-) -> tuple[pl.DataFrame, np.ndarray] | None:
-    """`falling_in_key_order`, and where each key's rows start (then the row count).
-
-    ``nulls_last=False``: null keys first.
-    """
-    df = df.rechunk()  # (polars gathers from many chunks several times slower)
-    blocks = falling_key_blocks(df, keys, column)
-    if blocks is None:
-        return None
-    rows, starts = _moved_blocks(*blocks, keys, nulls_last=nulls_last)
-    return (df if rows is None else df[rows]), starts
 
 
 def falling_key_blocks(
@@ -724,15 +709,20 @@ def falling_key_blocks(
 
 
 def blocks_in_key_order(
-    df: pl.DataFrame, keys: Sequence[str], *, nulls_last: bool = True
+    df: pl.DataFrame,
+    keys: Sequence[str],
+    *,
+    nulls_last: bool = True,
+    falling: str | None = None,
 ) -> tuple[pl.DataFrame, np.ndarray] | None:
     """``df`` as polars' stable sort by ``keys`` gives it, and where each key's rows start.
 
     Where each key's rows are together (`key_blocks`), the blocks are moved, not the rows
-    sorted. None for other tables.
+    sorted. None for other tables, and where the column ``falling`` does not strictly fall
+    within each block (`falling_key_blocks`).
     """
-    df = df.rechunk()
-    blocks = key_blocks(df, keys)
+    df = df.rechunk()  # (polars gathers from many chunks several times slower)
+    blocks = key_blocks(df, keys) if falling is None else falling_key_blocks(df, keys, falling)
     if blocks is None:
         return None
     rows, starts = _moved_blocks(*blocks, keys, nulls_last=nulls_last)
@@ -761,7 +751,7 @@ def _moved_blocks(
 def sorted_rising(lf: pl.LazyFrame, keys: Sequence[str], column: str) -> pl.LazyFrame:
     """``lf.sort([*keys, column])``, for tables whose ``column`` falls in a block per key.
 
-    A state's curves table holds each key's scores so, highest first (`falling_blocks`):
+    A state's curves table holds each key's scores so, highest first (`falling_key_blocks`):
     the blocks are moved and each turned round, in one gather, without polars' sort by
     several columns (5M rows: 0.5-0.8 s). Other tables are sorted.
     """
@@ -797,6 +787,29 @@ def key_sorted(lf: pl.LazyFrame, keys: Sequence[str], *, nulls_last: bool = Fals
     return lf.map_batches(in_order, schema=lf.collect_schema(), predicate_pushdown=True)
 
 
+def planned(
+    frame: FrameT,
+    plan: Callable[[pl.LazyFrame], pl.LazyFrame],
+    fast: Callable[[pl.DataFrame], pl.DataFrame | None],
+) -> FrameT:
+    """``plan(frame)``, made by ``fast`` from the collected rows where it can (not None).
+
+    ``fast`` reads a table as it comes (a curves table in blocks, say) and gives the
+    plan's table, the plan takes any other. A LazyFrame stays lazy: a ``map_batches`` step.
+    """
+    schema = plan(frame.lazy()).collect_schema()
+
+    def made(df: pl.DataFrame) -> pl.DataFrame:
+        done = fast(df)
+        if done is None:
+            return plan(df.lazy()).collect()
+        return done.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
+
+    if isinstance(frame, pl.DataFrame):
+        return made(frame)
+    return frame.map_batches(made, schema=schema)
+
+
 def cumulated_counts(
     values: np.ndarray, starts: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -815,7 +828,7 @@ def cumulated_counts(
     elif values.dtype.kind not in "iu" or (values < 0).any():
         return None
     whole = np.cumsum(values)
-    ends = whole[starts[1:] - 1] if len(values) else whole[:0]
+    ends = whole[starts[1:] - 1]
     before = np.concatenate([np.zeros(1, whole.dtype), ends[:-1]])
     return whole - np.repeat(before, np.diff(starts)), ends - before
 
