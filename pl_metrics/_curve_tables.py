@@ -202,7 +202,7 @@ def _cell_losses_in_blocks(
     values = cells.cast(pl.Float64).to_numpy()
     sums = np.empty((len(starts) - 1, 3))
     for block, (a, b) in enumerate(itertools.pairwise(starts)):
-        sums[block] = np.cumsum(values[a:b][::-1], axis=0)[-1]  # (a sum in order)
+        sums[block] = _sum_in_order(values[a:b][::-1])
     summed, weight, positives = (pl.lit(pl.Series(v)) for v in sums.T)
     return firsts.select(*keys, weighted_mean(summed, weight).alias(metric), positives.alias(_POS))
 
@@ -438,7 +438,7 @@ def _uniform_bins_in_blocks(df: pl.DataFrame, keys: list[str], n_bins: int) -> p
         bins = np.searchsorted(inner, rising[:, 0], side="left")  # edges below the score
         cuts = np.flatnonzero(np.diff(bins)) + 1
         for part in np.split(rising[:, 1:], cuts):
-            sums.append(np.cumsum(part, axis=0)[-1])  # (a sum in order)
+            sums.append(_sum_in_order(part))
         bin_of.append(bins[np.concatenate([[0], cuts])])
         block_of.append(np.full(len(cuts) + 1, block))
     summed, positives, count = (pl.Series(v) for v in np.array(sums).T)
@@ -449,6 +449,16 @@ def _uniform_bins_in_blocks(df: pl.DataFrame, keys: list[str], n_bins: int) -> p
         count.alias(_COUNT),
     )
     return table.sort([*keys, _BIN])
+
+
+def _sum_in_order(rows: np.ndarray) -> np.ndarray:
+    """Each column's sum, added row by row as `ordered_sum` adds it in polars.
+
+    From 0.0 on, as polars' cumulative sum starts (numpy's starts from the first value): a
+    column of -0.0 alone sums to 0.0.
+    """
+    sums: np.ndarray = np.cumsum(rows, axis=0)[-1] + 0.0
+    return sums
 
 
 def _calibration_plan(

@@ -826,23 +826,21 @@ def join_on(left: pl.LazyFrame, right: pl.LazyFrame, by: Sequence[str]) -> pl.La
 def join_asof_by(
     left: pl.LazyFrame, right: pl.LazyFrame, by: Sequence[str], **options: Any
 ) -> pl.LazyFrame:
-    """``left.join_asof(right, by=by, **options)``, nested ``by`` columns matched by hash.
+    """``left.join_asof(right, by=by, **options)``, the ``by`` values matched by hash.
 
     polars' as-of join orders its ``by`` values, which it cannot do for lists, arrays and
-    structs (it panics); their 64-bit hashes stand in for them (the same on both sides).
+    structs (it panics), and matches no null among them (a group of a null key, with checks
+    off, found no edges and no thresholds); their 64-bit hashes stand in for them (the same
+    on both sides, null's too).
     """
-    schema = left.collect_schema()
-    nested = [k for k in by if schema[k].is_nested()]
-    if not nested:
-        return left.join_asof(right, by=list(by), **options)
-    codes = {k: f"{INTERNAL}asof_key_{i}" for i, k in enumerate(nested)}
+    if not by:
+        return left.join_asof(right, **options)
+    codes = {k: f"{INTERNAL}asof_key_{i}" for i, k in enumerate(by)}
 
     def coded(lf: pl.LazyFrame) -> pl.LazyFrame:
         return lf.with_columns(pl.col(k).hash().alias(code) for k, code in codes.items())
 
-    joined = coded(left).join_asof(
-        coded(right).drop(nested), by=[codes.get(k, k) for k in by], **options
-    )
+    joined = coded(left).join_asof(coded(right).drop(by), by=list(codes.values()), **options)
     return joined.drop(codes.values())
 
 

@@ -508,3 +508,47 @@ def test_weighted_curves_of_tied_scores_are_the_same_bits_on_every_run() -> None
     ]
     for value in values[1:]:
         assert_frame_equal(value, values[0], check_exact=True)
+
+
+def test_calibration_of_a_null_group_bins_its_scores() -> None:
+    # With checks off, a group whose `by` key is null was put whole in bin 0 by the as-of
+    # join to the bins' edges (which matched no null key), on some paths and not others.
+    rng = np.random.default_rng(0)
+    n = 60
+    df = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(n), 2),
+            "class": np.tile([0, 1], n),
+            "score": rng.random(2 * n),
+            "truth": rng.random(2 * n) < 0.5,
+            "model": np.repeat(np.array(["a", "c", None], dtype=object), 2 * n // 3),
+        }
+    )
+    options = dict(n_bins=3, by="model", validate=False)
+    for strategy in ("uniform", "quantile"):
+        eager = pl_metrics.calibration_curve(df, strategy=strategy, **options)
+        lazy = pl_metrics.calibration_curve(df.lazy(), strategy=strategy, **options).collect()
+        assert_frame_equal(lazy, eager)
+        for (model,), rows in eager.group_by("model"):
+            part = df.filter(
+                pl.col("model").is_null() if model is None else pl.col("model") == model
+            )
+            for k in (0, 1):
+                cls = part.filter(pl.col("class") == k)
+                want = pl_metrics.calibration_curve(cls.drop("model"), n_bins=3, strategy=strategy)
+                got = rows.filter(pl.col("class") == k).drop("model")
+                assert_frame_equal(got, want)
+
+
+def test_merged_calibration_of_a_negative_zero_score_is_zero() -> None:
+    # A bin of one score -0.0: polars' cumulative sums start from 0.0, numpy's from the
+    # first value, so the block path's mean score was -0.0 where the plan's is 0.0 (when
+    # an eager state, whose kernel counts 0.0, merged a lazy one that kept -0.0).
+    df = pl.DataFrame(
+        {"id": [0, 1, 2, 3], "class": "a", "score": [0.7, -0.0, 0.8, 0.9], "truth": [0, 1, 1, 0]}
+    )
+    even, odd = df.filter(pl.col("id") % 2 == 0), df.filter(pl.col("id") % 2 == 1)
+    for a, b in [(even, odd.lazy()), (even.lazy(), odd), (even, odd)]:
+        states = [pl_metrics.state(part, "calibration_curve", n_bins=2) for part in (a, b)]
+        prob_pred = pl_metrics.merge_states(states).finalize().collect()["prob_pred"]
+        assert not np.signbit(prob_pred[0])
