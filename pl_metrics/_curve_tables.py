@@ -192,7 +192,7 @@ def _cell_losses_in_blocks(
     Each block's sums, added from its lowest score up as the plan adds them, without the
     plan's gather of every row into that order.
     """
-    blocks = falling_key_blocks(df.rechunk(), keys, CURVE_SCORE)
+    blocks = falling_key_blocks(df, keys, CURVE_SCORE)
     if blocks is None:
         return None
     starts, firsts = blocks
@@ -424,7 +424,7 @@ def _uniform_bins_in_blocks(df: pl.DataFrame, keys: list[str], n_bins: int) -> p
     Each bin's sums added from its lowest score up, as the plan adds them, without the
     plan's as-of join and sorts of every row. None for other tables.
     """
-    blocks = falling_key_blocks(df.rechunk(), keys, CURVE_SCORE) if keys else None
+    blocks = falling_key_blocks(df, keys, CURVE_SCORE) if keys else None
     if blocks is None:
         return None
     starts, firsts = blocks

@@ -594,13 +594,11 @@ def curve_counts(
         # Each (segment, class)'s scores highest first, as the other rows come: the metrics
         # read them in blocks so (without `by`, the one segment is cut when threads share it).
         bits = merged["bits"].to_numpy()
-        sign = np.uint64(0x80000000 if is_f32 else 0x8000000000000000)
-        width = np.uint64(0xFFFFFFFF if is_f32 else 0xFFFFFFFFFFFFFFFF)
-        order = np.where(bits & sign, ~bits & width, bits | sign)  # floats' order (NaN first)
-        merged = merged.with_columns(pl.Series("order", order)).sort(
-            ["segment", "code", "order"], descending=[False, False, True]
+        score = bits.astype(np.uint32).view(np.float32) if is_f32 else bits.view(np.float64)
+        merged = merged.with_columns(pl.Series("score", score)).sort(  # (NaN first, as in C)
+            ["segment", "code", "score"], descending=[False, False, True]
         )
-        frame = pl.concat([frame.filter(~twice), merged.drop("order")])
+        frame = pl.concat([frame.filter(~twice), merged.drop("score")])
     return _curve_columns(
         classes,
         scores,
