@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from pl_metrics import _kernel
 from pl_metrics._counts import from_counts
 from pl_metrics._curves import FP, N_ALL, P_ALL, TP, cumulated
 from pl_metrics._frame import (
@@ -104,6 +105,15 @@ def _best(candidates: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     value, chosen only when every candidate's value is NaN. Without a candidate, the
     highest threshold, of a null value.
     """
+    # A table of each key's thresholds together, highest first (the kernel's curves table
+    # summed in its blocks), is read in its blocks: no windows over every row (5M: 0.3 s).
+    return _kernel.planned(
+        candidates, lambda lf: _best_plan(lf, keys), lambda df: _best_in_blocks(df, keys)
+    )
+
+
+def _best_plan(candidates: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """`_best` in polars, for any table."""
     value = pl.col("value").fill_nan(None)
     candidate = pl.col("value").is_not_null()
 
@@ -120,6 +130,35 @@ def _best(candidates: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
         .first()
         .select(*keys, _T, "value")
     )
+
+
+def _best_in_blocks(candidates: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
+    """`_best` of a table whose keys' thresholds are together and fall; None for others.
+
+    The plan's operations on each block, in numpy: the same comparisons of the same floats.
+    """
+    if not candidates.height:
+        return None
+    blocks = _kernel.blocks_in_key_order(candidates, keys, nulls_last=True, falling=_T)
+    if blocks is None:
+        return None
+    table, starts = blocks
+    firsts, lengths = starts[:-1], np.diff(starts)
+    value = table["value"]
+    candidate = value.is_not_null().to_numpy()
+    values = value.fill_nan(None).to_numpy().astype(np.float64)  # null: NaN
+    best = np.fmax.reduceat(values, firsts)  # NaN where a block has no number
+    some = np.logical_or.reduceat(candidate, firsts)
+    best_of = np.repeat(best, lengths)
+    with np.errstate(invalid="ignore"):  # (inf - inf: NaN, as the plan compares it: false)
+        tied = values >= best_of - _TIE * np.abs(best_of)
+    undefined = np.repeat(np.isnan(best), lengths) & (candidate | np.repeat(~some, lengths))
+    rows = np.flatnonzero(tied | undefined)
+    # Each block's first such row: its highest threshold (a block without one gives none).
+    at = np.searchsorted(rows, firsts)
+    found = at < len(rows)
+    found[found] = rows[at[found]] < starts[1:][found]
+    return table[rows[at[found]]].select(*keys, _T, "value")
 
 
 class _Thresholds(Family):

@@ -587,3 +587,62 @@ def test_a_misspelt_metric_to_tune_gets_a_close_name() -> None:
             r"did you mean 'f1'\? expected one of f1, precision",
         ):
             tune(df, "f11")
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_keys=st.integers(1, 3),
+    values=st.sampled_from(["spread", "tied", "nan", "null", "infinite"]),
+    layout=st.sampled_from(["blocks", "shuffled", "rising"]),
+)
+@SETTINGS
+def test_the_best_in_blocks_equals_the_plan(
+    seed: int, n_keys: int, values: str, layout: str
+) -> None:
+    # Candidates whose keys' thresholds lie together and fall (the curves table summed in its
+    # blocks) are read a block at a time in numpy; the rows chosen are the plan's (polars
+    # windows): ties within 1e-12 of the best, NaN values (candidates of no value), nulls
+    # (no candidate), blocks without a number or a candidate, infinite values, null keys and
+    # blocks out of key order. Other layouts take the plan.
+    from pl_metrics import _thresholds
+
+    rng = np.random.default_rng(seed)
+    keys = ["model", "fold", "class"][-n_keys:]
+    key_types = {"model": pl.String, "fold": pl.Int8, "class": pl.Int16}
+    cells = [(m, f, c) for m in ["a", None] for f in [0, 1, None] for c in [0, 1, 2]]
+    chosen = rng.permutation(len(cells))[: int(rng.integers(1, len(cells) + 1))]
+    blocks = []
+    for cell in dict.fromkeys(cells[k][-n_keys:] for k in chosen):
+        n = int(rng.integers(1, 9))
+        thresholds = np.sort(rng.choice(np.arange(-20, 40) / 8, n, replace=False))[::-1]
+        value = rng.integers(0, 4, n) / 3
+        if values == "tied":  # the best and values within (or just beyond) 1e-12 of it
+            value = value.max() * (1 - rng.choice([0.0, 1e-13, 5e-13, 1e-11], n))
+        value_list: list[float | None] = value.tolist()
+        for k in range(n):
+            roll = rng.random()
+            if values == "nan" and roll < 0.5:
+                value_list[k] = float("nan")
+            elif values == "null" and roll < 0.6:
+                value_list[k] = None
+            elif values == "infinite" and roll < 0.3:
+                value_list[k] = float(rng.choice([np.inf, -np.inf]))
+        columns = dict(zip(keys, cell, strict=True))
+        blocks.append(
+            pl.DataFrame(
+                {**{k: [v] * n for k, v in columns.items()}, "threshold": thresholds},
+                schema={k: key_types[k] for k in keys} | {"threshold": pl.Float64},
+            ).with_columns(pl.Series("value", value_list, dtype=pl.Float64))
+        )
+    df = pl.concat(blocks)
+    if layout == "shuffled":
+        df = df.sample(fraction=1.0, shuffle=True, seed=seed)
+    elif layout == "rising":
+        df = df.reverse()
+    in_blocks = _thresholds._best_in_blocks(df, keys)
+    if layout == "blocks":
+        assert in_blocks is not None
+    want = _thresholds._best_plan(df.lazy(), keys).collect()
+    if in_blocks is not None:
+        assert_frame_equal(in_blocks, want, check_exact=True)
+    assert_frame_equal(_thresholds._best(df.lazy(), keys).collect(), want, check_exact=True)
