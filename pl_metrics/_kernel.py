@@ -38,7 +38,9 @@ __all__ = [
     "ClassCodes",
     "IdRuns",
     "RunSums",
+    "are_counts",
     "available",
+    "block_sums",
     "blocks_in_key_order",
     "contiguous_runs",
     "cumulated_counts",
@@ -808,6 +810,19 @@ def planned(
     return frame.map_batches(made, schema=schema)
 
 
+def are_counts(values: np.ndarray) -> bool:
+    """Whether ``values`` are counts: whole numbers from 0 whose sum is below 2**53.
+
+    Their sums are exact, so any order of them gives the same bits.
+    """
+    if values.dtype == np.float64:
+        # No -0.0 or NaN, a sum below 2**53, whole: in three passes.
+        if (values.view(np.int64) < 0).any() or not values.sum() < 2.0**53:
+            return False
+        return not (values.astype(np.int64) != values).any()
+    return values.dtype.kind in "iu" and not (values < 0).any()
+
+
 def cumulated_counts(
     values: np.ndarray, starts: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray] | None:
@@ -817,14 +832,13 @@ def cumulated_counts(
     order of the sums gives the same bits) for counts, non-negative whole numbers below
     2**53, as a sequential sum per block gives them. None for other values.
     """
-    if values.dtype == np.float64:
-        # Whole numbers from 0 (no -0.0, no NaN) to a sum below 2**53, in three passes.
-        if (values.view(np.int64) < 0).any() or not values.sum() < 2.0**53:
-            return None
-        if (values.astype(np.int64) != values).any():
-            return None
-    elif values.dtype.kind not in "iu" or (values < 0).any():
+    if not are_counts(values):
         return None
+    return block_sums(values, starts)
+
+
+def block_sums(values: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`cumulated_counts` of values known to be counts (`are_counts`); blocks not empty."""
     whole = np.cumsum(values)
     ends = whole[starts[1:] - 1]
     before = np.concatenate([np.zeros(1, whole.dtype), ends[:-1]])

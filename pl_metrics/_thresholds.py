@@ -46,6 +46,8 @@ _FOLD_POS, _FOLD_NEG = f"{INTERNAL}fold_pos", f"{INTERNAL}fold_neg"
 _IN_OTHERS = f"{INTERNAL}in_others"
 #: Whether a fold got a threshold from its other folds.
 _TUNED = f"{INTERNAL}tuned"
+#: Whether a row of `_fold_tables_plan` is a class's best over all folds (or a fold's).
+_POOLED = f"{INTERNAL}pooled"
 #: The folds of a class (and group).
 _N_FOLDS = f"{INTERNAL}n_folds"
 
@@ -133,32 +135,40 @@ def _best_plan(candidates: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
 
 
 def _best_in_blocks(candidates: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
-    """`_best` of a table whose keys' thresholds are together and fall; None for others.
-
-    The plan's operations on each block, in numpy: the same comparisons of the same floats.
-    """
+    """`_best` of a table whose keys' thresholds are together and fall; None for others."""
     if not candidates.height:
         return None
     blocks = _kernel.blocks_in_key_order(candidates, keys, nulls_last=True, falling=_T)
     if blocks is None:
         return None
     table, starts = blocks
+    return table[_best_rows(table["value"], starts)].select(*keys, _T, "value")
+
+
+def _best_rows(value: pl.Series, starts: np.ndarray) -> np.ndarray:
+    """`_best`'s row of each block of rows (thresholds falling) that has one.
+
+    ``starts``: where each block starts, then the row count. The plan's operations on each
+    block, in numpy: the same comparisons of the same floats.
+    """
     firsts, lengths = starts[:-1], np.diff(starts)
-    value = table["value"]
-    candidate = value.is_not_null().to_numpy()
-    values = value.fill_nan(None).to_numpy().astype(np.float64)  # null: NaN
+    values = value.to_numpy().astype(np.float64, copy=False)  # null: NaN
     best = np.fmax.reduceat(values, firsts)  # NaN where a block has no number
-    some = np.logical_or.reduceat(candidate, firsts)
-    best_of = np.repeat(best, lengths)
     with np.errstate(invalid="ignore"):  # (inf - inf: NaN, as the plan compares it: false)
-        tied = values >= best_of - _TIE * np.abs(best_of)
-    undefined = np.repeat(np.isnan(best), lengths) & (candidate | np.repeat(~some, lengths))
-    rows = np.flatnonzero(tied | undefined)
+        lowest = best - _TIE * np.abs(best)
+        tied = values >= np.repeat(lowest, lengths)
+    if np.isnan(best).any():  # some block without a number: its candidates are NaN or none
+        candidate = value.is_not_null().to_numpy()
+        some = np.logical_or.reduceat(candidate, firsts)
+        undefined = np.repeat(np.isnan(best), lengths) & (candidate | np.repeat(~some, lengths))
+        tied |= undefined
+    rows = np.flatnonzero(tied)
     # Each block's first such row: its highest threshold (a block without one gives none).
     at = np.searchsorted(rows, firsts)
     found = at < len(rows)
     found[found] = rows[at[found]] < starts[1:][found]
-    return table[rows[at[found]]].select(*keys, _T, "value")
+    chosen: np.ndarray = rows[at[found]]
+    return chosen
 
 
 class _Thresholds(Family):
@@ -227,6 +237,48 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
     assert fold is not None
     by = [b for b in cols.by if b != fold]
     keys, fold_keys = [*by, cols.cls], [*by, fold, cols.cls]
+    # Counts in blocks (the kernel's curves table) are pooled and tuned in numpy, a fold at
+    # a time: the plan's table of every fold's other folds has a row per fold and score
+    # (5M scores in 5 folds: 25M rows, 12 s).
+    tables = _kernel.planned(
+        curves,
+        lambda lf: _fold_tables_plan(lf, keys, fold, opts),
+        lambda df: _fold_tables_in_blocks(df, keys, fold, opts),
+    ).cache()
+    fitted = tables.filter(pl.col(_POOLED)).select(*keys, _T, "value")
+    # Each fold's counts at its tuned threshold; a fold whose other folds offer none has no
+    # threshold and predicts nothing (its positives are missed); with no fold tuned at all
+    # (a single fold), there is no value. Added up over the folds.
+    applied = (
+        tables.filter(~pl.col(_POOLED))
+        .select(*fold_keys, _T, TP, FP, P_ALL, N_ALL)
+        .with_columns(pl.col(_T).is_not_null().alias(_TUNED))
+    )
+    summed = (
+        applied.sort([*keys, fold])
+        .group_by(keys)
+        .agg(pl.col(TP, FP, P_ALL, N_ALL).sum(), pl.col(_TUNED).any())
+    )
+    held = summed.select(*keys, pl.when(pl.col(_TUNED)).then(_value(opts)).alias("held_out_value"))
+    out = fitted.join(held, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    out = out.select(*keys, _T, "value", "held_out_value")
+    n_folds = aggregate(applied.select(fold_keys), keys, [pl.len().alias(_N_FOLDS)])
+    if opts.undefined == "skip":  # a class chunk's: counted over all classes by the caller
+        return out.join(n_folds, on=keys, how="left", nulls_equal=True, maintain_order="left")
+    return join_on(out, _single_folds(n_folds, by, cols, fold), by)
+
+
+def _fold_tables_plan(
+    curves: pl.LazyFrame, keys: list[str], fold: str, opts: Options
+) -> pl.LazyFrame:
+    """`_out_of_fold`'s two tables, in polars, one below the other.
+
+    Each class's best threshold over all folds (pooled), a row per class: ``_POOLED``, its
+    threshold and value. And each fold's: the class's best threshold over its other folds
+    (null where they have no candidate) and the fold's counts there (``TP``, ``FP``, of
+    its totals ``P_ALL``, ``N_ALL``), a row per fold and class.
+    """
+    fold_keys = [*keys[:-1], fold, keys[-1]]
     pooled = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
     fitted = _best(
         cumulated(pooled, keys).select(
@@ -264,7 +316,6 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
         .select(*fold_keys, pl.col(CURVE_SCORE).alias(_T), _value(opts).alias("value")),
         fold_keys,
     )
-    # Each fold's counts at its tuned threshold, added up over the folds.
     held_out = (
         cumulated(curves, fold_keys)
         .select(*fold_keys, pl.col(CURVE_SCORE).alias(_T), TP, FP, P_ALL, N_ALL)
@@ -274,28 +325,184 @@ def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyF
     applied = join_asof_by(
         tuned_thresholds, held_out, fold_keys, on=_T, strategy="forward", check_sortedness=False
     )
-    # Every fold counts: one whose other folds offer no threshold predicts nothing (its
-    # positives are missed); with no fold tuned at all (a single fold), there is no value.
     totals = cumulated(curves, fold_keys).select(*fold_keys, P_ALL, N_ALL).unique()
     applied = totals.join(
         applied.drop(P_ALL, N_ALL), on=fold_keys, how="left", nulls_equal=True
-    ).with_columns(
-        pl.col(_T).is_not_null().alias(_TUNED),
-        pl.col(TP).fill_null(0.0),
-        pl.col(FP).fill_null(0.0),
+    ).with_columns(pl.col(TP).fill_null(0.0), pl.col(FP).fill_null(0.0))
+    fold_type = curves.collect_schema()[fold]
+    counts = [pl.lit(None, pl.Float64).alias(c) for c in (TP, FP, P_ALL, N_ALL)]
+    pooled_rows = fitted.with_columns(pl.lit(None, fold_type).alias(fold), *counts)
+    fold_rows = applied.with_columns(pl.lit(None, pl.Float64).alias("value"))
+    return pl.concat(
+        [
+            pooled_rows.with_columns(pl.lit(True).alias(_POOLED)),
+            fold_rows.with_columns(pl.lit(False).alias(_POOLED)),
+        ],
+        how="diagonal",
+    ).select(_fold_table_columns(keys, fold))
+
+
+def _fold_table_columns(keys: list[str], fold: str) -> list[str]:
+    """The columns of `_fold_tables_plan`'s table."""
+    return [*keys[:-1], fold, keys[-1], _POOLED, _T, "value", TP, FP, P_ALL, N_ALL]
+
+
+def _fold_tables_in_blocks(
+    curves: pl.DataFrame, keys: list[str], fold: str, opts: Options
+) -> pl.DataFrame | None:
+    """`_fold_tables_plan`'s table, from counts in blocks; None for other tables.
+
+    The curves table must hold each (keys, fold)'s scores together, falling, with counts
+    (whole numbers, whose sums are exact in any order) as weights. Each class's folds are
+    merged into its pooled scores; a fold's other folds weigh the pooled counts less the
+    fold's. The metric is the plan's expression, of the same counts.
+    """
+    if not curves.height or not curves[CURVE_SCORE].dtype.is_float():
+        return None
+    if any(curves.schema[c] != pl.Float64 or curves[c].null_count() for c in (_POS, _NEG)):
+        return None
+    blocks = _kernel.blocks_in_key_order(
+        curves, [*keys, fold], nulls_last=True, falling=CURVE_SCORE
     )
-    summed = (
-        applied.sort([*keys, fold])
-        .group_by(keys)
-        .agg(pl.col(TP, FP, P_ALL, N_ALL).sum(), pl.col(_TUNED).any())
+    if blocks is None:
+        return None
+    table, starts = blocks
+    pos, neg = table[_POS].to_numpy(), table[_NEG].to_numpy()
+    if not (_kernel.are_counts(pos) and _kernel.are_counts(neg)):
+        return None
+    # The blocks' classes (keys) and folds; a class's blocks are next to each other.
+    firsts = table.select(*keys, fold)[starts[:-1]]
+    new_class = np.zeros(len(firsts), np.int64)
+    new_class[_kernel.key_change_rows(firsts, keys)] = 1
+    block_class = np.cumsum(new_class)
+    classes = firsts.select(keys).filter(pl.Series(np.append(True, new_class[1:] == 1)))
+    # Each class's scores, falling (-0.0 as 0.0, as the plan's sums group them), merged.
+    row_class = np.repeat(block_class, np.diff(starts))
+    score = table[CURVE_SCORE].cast(pl.Float64).to_numpy() + 0.0
+    order = (
+        pl.DataFrame({"c": row_class, "s": score})
+        .with_row_index()
+        .sort(["c", "s"], descending=[False, True], maintain_order=True)["index"]
+        .to_numpy()
+        .astype(np.int64)
     )
-    held = summed.select(*keys, pl.when(pl.col(_TUNED)).then(_value(opts)).alias("held_out_value"))
-    out = fitted.join(held, on=keys, how="left", nulls_equal=True, maintain_order="left")
-    out = out.select(*keys, _T, "value", "held_out_value")
-    n_folds = aggregate(curves.select(fold_keys).unique(), keys, [pl.len().alias(_N_FOLDS)])
-    if opts.undefined == "skip":  # a class chunk's: counted over all classes by the caller
-        return out.join(n_folds, on=keys, how="left", nulls_equal=True, maintain_order="left")
-    return join_on(out, _single_folds(n_folds, by, cols, fold), by)
+    merged, merged_class = score[order], row_class[order]
+    distinct = np.ones(len(order), np.bool_)
+    distinct[1:] = (merged[1:] != merged[:-1]) | (merged_class[1:] != merged_class[:-1])
+    pooled_of = np.empty(len(order), np.int64)  # each row's pooled score
+    pooled_of[order] = np.cumsum(distinct) - 1
+    scores, score_class = merged[distinct], merged_class[distinct]
+    n_pooled, n_classes = len(scores), classes.height
+    pooled_pos = np.bincount(pooled_of, weights=pos, minlength=n_pooled)
+    pooled_neg = np.bincount(pooled_of, weights=neg, minlength=n_pooled)
+    class_starts = np.searchsorted(score_class, np.arange(n_classes + 1))
+    sizes = np.diff(class_starts)
+    (pooled_tp, pooled_p), (pooled_fp, pooled_n) = (
+        _kernel.block_sums(v, class_starts) for v in (pooled_pos, pooled_neg)
+    )
+    # Each class's best threshold over all folds.
+    pooled_counts = pl.DataFrame(
+        {
+            _POS: pooled_pos,
+            _NEG: pooled_neg,
+            TP: pooled_tp,
+            FP: pooled_fp,
+            P_ALL: np.repeat(pooled_p, sizes),
+            N_ALL: np.repeat(pooled_n, sizes),
+        }
+    )
+    pooled_value = pooled_counts.select(_candidate(opts).alias("value"))["value"]
+    best = _best_rows(pooled_value, class_starts)
+    fitted = classes[score_class[best]].with_columns(
+        pl.Series(_T, scores[best]), pooled_value.gather(best)
+    )
+    # Each fold's: over its classes' pooled scores, the other folds' counts.
+    fold_values = firsts[fold]
+    applied = []
+    for blocks_of in firsts.with_row_index().group_by(fold).agg("index")["index"]:
+        fold_blocks = blocks_of.to_numpy().astype(np.int64)
+        lengths = np.diff(starts)[fold_blocks]
+        rows = np.repeat(starts[fold_blocks], lengths) + _ramps(lengths)
+        # The other folds' counts at each pooled score, cumulated over all classes: a class's
+        # are those less the sums before it. (Counts: every sum is exact.)
+        other_pos, other_neg = pooled_pos.copy(), pooled_neg.copy()
+        other_pos[pooled_of[rows]] -= pos[rows]
+        other_neg[pooled_of[rows]] -= neg[rows]
+        other_tp, other_fp = np.cumsum(other_pos), np.cumsum(other_neg)
+        fold_classes = block_class[fold_blocks]
+        if len(fold_classes) == n_classes:  # every class (usual): no gathers
+            at: np.ndarray | slice = slice(None)
+        else:
+            at = np.repeat(class_starts[fold_classes], sizes[fold_classes])
+            at += _ramps(sizes[fold_classes])
+        # A candidate is a score of some weight in the other folds (after the sums).
+        kept = (other_pos[at] != 0) | (other_neg[at] != 0)
+        where = np.flatnonzero(kept) if isinstance(at, slice) else at[kept]
+        where_class = score_class[where]
+        tp_before, fp_before = (
+            np.append(0.0, c[class_starts[1:] - 1]) for c in (other_tp, other_fp)
+        )
+        other_p, other_n = np.diff(tp_before), np.diff(fp_before)
+        others = pl.DataFrame(
+            {
+                TP: other_tp[where] - tp_before[where_class],
+                FP: other_fp[where] - fp_before[where_class],
+                P_ALL: other_p[where_class],
+                N_ALL: other_n[where_class],
+            }
+        )
+        value = others.select(_value(opts).alias("value"))["value"]
+        # The best row of each class that has a candidate, and the fold's counts there.
+        tuned_at = np.full(n_classes, -1, np.int64)  # each class's tuned pooled score
+        if len(where):
+            firsts_of = np.flatnonzero(np.append(True, where_class[1:] != where_class[:-1]))
+            chosen = where[_best_rows(value, np.append(firsts_of, len(where)))]
+            tuned_at[score_class[chosen]] = chosen
+        # The fold's own counts: its rows (each class's falling, as their pooled scores)
+        # at or above the tuned score, and all of them.
+        tuned = tuned_at[fold_classes]
+        has = tuned >= 0
+        fold_ends = np.cumsum(lengths)
+        held = []
+        for weights in (pos, neg):
+            cumulated = np.cumsum(weights[rows])
+            before = np.append(0.0, cumulated[fold_ends[:-1] - 1])
+            # Each class's rows at or above its tuned score (pooled scores rise down a class).
+            above = np.searchsorted(pooled_of[rows], tuned, side="right")
+            above = np.maximum(above, fold_ends - lengths)  # (within the class's rows)
+            upto = np.where(
+                above > fold_ends - lengths, cumulated[np.maximum(above - 1, 0)], before
+            )
+            held.append((np.where(has, upto - before, 0.0), cumulated[fold_ends - 1] - before))
+        (held_tp, fold_p), (held_fp, fold_n) = held
+        applied.append(
+            classes[fold_classes].with_columns(
+                fold_values.gather(fold_blocks),
+                pl.Series(_T, np.where(has, scores[tuned], 0.0)).set(pl.Series(~has), None),
+                pl.Series(TP, held_tp),
+                pl.Series(FP, held_fp),
+                pl.Series(P_ALL, fold_p),
+                pl.Series(N_ALL, fold_n),
+            )
+        )
+    counts = [pl.lit(None, pl.Float64).alias(c) for c in (TP, FP, P_ALL, N_ALL)]
+    pooled_rows = fitted.with_columns(pl.lit(None, firsts.schema[fold]).alias(fold), *counts)
+    fold_rows = pl.concat(applied).with_columns(pl.lit(None, pl.Float64).alias("value"))
+    both: pl.DataFrame = pl.concat(
+        [
+            pooled_rows.with_columns(pl.lit(True).alias(_POOLED)),
+            fold_rows.with_columns(pl.lit(False).alias(_POOLED)),
+        ],
+        how="diagonal",
+    ).select(_fold_table_columns(keys, fold))
+    return both
+
+
+def _ramps(lengths: np.ndarray) -> np.ndarray:
+    """0, 1, ... up to each length, one after the other."""
+    ends = np.cumsum(lengths)
+    ramps: np.ndarray = np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - lengths, lengths)
+    return ramps
 
 
 def _single_folds(n_folds: pl.LazyFrame, by: list[str], cols: Columns, fold: str) -> pl.LazyFrame:

@@ -646,3 +646,78 @@ def test_the_best_in_blocks_equals_the_plan(
     if in_blocks is not None:
         assert_frame_equal(in_blocks, want, check_exact=True)
     assert_frame_equal(_thresholds._best(df.lazy(), keys).collect(), want, check_exact=True)
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_by=st.integers(0, 1),
+    metric=st.sampled_from(["f1", "recall", "matthews_corrcoef"]),
+    counts=st.sampled_from(["counts", "zeros", "floats"]),
+    layout=st.sampled_from(["blocks", "shuffled"]),
+)
+@SETTINGS
+def test_out_of_fold_tuning_in_blocks_equals_the_plan(
+    seed: int, n_by: int, metric: str, counts: str, layout: str
+) -> None:
+    # A curves table of counts in blocks (each (group, fold, class)'s scores together and
+    # falling, as the kernel gives it) is pooled and tuned fold by fold in numpy; the
+    # thresholds and values are the plans' bit for bit: scores shared by folds (0.0 and
+    # -0.0 as one), folds missing from some classes, classes in one fold, rows of no
+    # weight, null keys and folds, Float32 scores. Float weights and other layouts take
+    # the plans.
+    from pl_metrics import _thresholds
+    from pl_metrics._spec import make_options
+    from pl_metrics._state import CURVE_NEG, CURVE_POS, CURVE_SCORE
+
+    rng = np.random.default_rng(seed)
+    keys = [*["model"][:n_by], "class"]
+    blocks = []
+    for model in ["a", None][: 1 + n_by]:
+        for cls in range(int(rng.integers(1, 4))):
+            for fold in rng.permutation([0, 1, 2, None])[: int(rng.integers(1, 5))]:
+                n = int(rng.integers(1, 7))
+                scores = np.sort(rng.choice(np.arange(0, 12) / 8, n, replace=False))[::-1]
+                if rng.random() < 0.3:  # a fold's zero is -0.0: the same threshold
+                    scores = np.where(scores == 0, -0.0, scores)
+                pos = rng.integers(0, 3, n).astype(float)
+                neg = rng.integers(0, 3, n).astype(float)
+                if counts == "zeros":
+                    pos, neg = pos * (rng.random(n) < 0.5), neg * (rng.random(n) < 0.5)
+                elif counts == "floats":
+                    pos = pos * rng.random(n)
+                blocks.append(
+                    pl.DataFrame(
+                        {
+                            "model": [model] * n,
+                            "fold": [fold] * n,
+                            "class": [cls] * n,
+                            CURVE_SCORE: scores,
+                            CURVE_POS: pos,
+                            CURVE_NEG: neg,
+                        },
+                        schema={
+                            "model": pl.String,
+                            "fold": pl.Int64,
+                            "class": pl.Int16,
+                            CURVE_SCORE: pl.Float32 if seed % 2 else pl.Float64,
+                            CURVE_POS: pl.Float64,
+                            CURVE_NEG: pl.Float64,
+                        },
+                    )
+                )
+    df = pl.concat(blocks).select(*keys[:-1], "fold", "class", CURVE_SCORE, CURVE_POS, CURVE_NEG)
+    if layout == "shuffled":
+        df = df.sample(fraction=1.0, shuffle=True, seed=seed)
+    opts = make_options(metric=metric, fold_col="fold")
+    got = _thresholds._fold_tables_in_blocks(df, keys, "fold", opts)
+    if counts == "floats":
+        assert got is None
+    elif layout == "blocks":
+        assert got is not None
+    if got is not None:
+        # (The plan's rows of folds come in no particular order.)
+        want = _thresholds._fold_tables_plan(df.lazy(), keys, "fold", opts).collect()
+        order = [*keys, "fold", "__plm_pooled"]
+        assert_frame_equal(
+            got.sort(order, nulls_last=True), want.sort(order, nulls_last=True), check_exact=True
+        )
