@@ -43,6 +43,7 @@ from pl_metrics._frame import (
     ordered_sum,
 )
 from pl_metrics._kernel import (
+    are_counts,
     blocks_in_key_order,
     falling_key_blocks,
     key_blocks,
@@ -413,16 +414,18 @@ def _calibration_bins(
     inner edges (a score on an edge goes to the lower bin).
     """
     plan = partial(_calibration_plan, keys=keys, n_bins=n_bins, strategy=strategy)
-    if strategy != "uniform":
-        return plan(curves)
-    return planned(curves, plan, partial(_uniform_bins_in_blocks, keys=keys, n_bins=n_bins))
+    fast = partial(_bins_in_blocks, keys=keys, n_bins=n_bins, strategy=strategy)
+    return planned(curves, plan, fast)
 
 
-def _uniform_bins_in_blocks(df: pl.DataFrame, keys: list[str], n_bins: int) -> pl.DataFrame | None:
-    """`_calibration_bins` (uniform) of a table with each key's scores in a block, falling.
+def _bins_in_blocks(
+    df: pl.DataFrame, keys: list[str], n_bins: int, strategy: Strategy
+) -> pl.DataFrame | None:
+    """`_calibration_bins` of a table with each key's scores in a block, falling.
 
     Each bin's sums added from its lowest score up, as the plan adds them, without the
-    plan's as-of join and sorts of every row. None for other tables.
+    plan's as-of joins and sorts of every row; quantile edges as `_quantile_edges` finds
+    them, of counts only (whose totals are exact in any order). None for other tables.
     """
     blocks = falling_key_blocks(df, keys, CURVE_SCORE) if keys else None
     if blocks is None:
@@ -431,10 +434,15 @@ def _uniform_bins_in_blocks(df: pl.DataFrame, keys: list[str], n_bins: int) -> p
     s, n = pl.col(CURVE_SCORE).cast(pl.Float64), pl.col(_POS) + pl.col(_NEG)
     cells = df.select(s, (s * n).alias(_PROB_PRED), _POS, n.alias(_N)).cast(pl.Float64)
     values = cells.to_numpy()
+    quantiles = np.linspace(0, 1, n_bins + 1)[1:-1] * 100 / 100
+    if strategy == "quantile" and not (are_counts(values[:, 3]) and values[:, 3].all()):
+        return None
     inner = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
     block_of, bin_of, sums = [], [], []
     for block, (a, b) in enumerate(itertools.pairwise(starts)):
         rising = values[a:b][::-1]
+        if strategy == "quantile":
+            inner = np.sort(_quantiles_of(rising[:, 0], rising[:, 3], quantiles))
         bins = np.searchsorted(inner, rising[:, 0], side="left")  # edges below the score
         cuts = np.flatnonzero(np.diff(bins)) + 1
         for part in np.split(rising[:, 1:], cuts):
@@ -449,6 +457,25 @@ def _uniform_bins_in_blocks(df: pl.DataFrame, keys: list[str], n_bins: int) -> p
         count.alias(_COUNT),
     )
     return table.sort([*keys, _BIN])
+
+
+def _quantiles_of(rising: np.ndarray, counts: np.ndarray, quantiles: np.ndarray) -> np.ndarray:
+    """`_quantile_edges` of one key's distinct scores ``rising``, each ``counts`` times.
+
+    The plan's operations, in numpy: numpy's 'linear' percentile of the scores repeated.
+    """
+    cumulated = np.cumsum(counts)  # (counts: exact)
+    total = cumulated[-1]
+    h = (total - 1) * quantiles
+    lo = np.floor(h)
+    hi = np.minimum(lo + 1, total - 1)
+    share = h - lo
+    # The score at 0-based position i: the first whose cumulated count exceeds i.
+    below = rising[np.searchsorted(cumulated, lo + 1, side="left")]
+    above = rising[np.searchsorted(cumulated, hi + 1, side="left")]
+    diff = above - below
+    edges: np.ndarray = np.where(share >= 0.5, above - diff * (1 - share), below + diff * share)
+    return edges
 
 
 def _sum_in_order(rows: np.ndarray) -> np.ndarray:
@@ -522,7 +549,9 @@ def _quantile_edges(cells: pl.LazyFrame, keys: list[str], n_bins: int) -> pl.Laz
     up = sorted_rising(cells, keys, CURVE_SCORE).with_columns(
         pl.col(_N).cum_sum().over(keys).alias(_K)
     )
-    totals = up.group_by(keys).agg(pl.col(_N).sum().alias(total))
+    # The last cumulated count: weights added in the scores' order, the same bits on every
+    # run (a sum in a group_by adds a group's parts in whichever order its threads finish).
+    totals = up.group_by(keys).agg(pl.col(_K).last().alias(total))
     grid = totals.join(pl.LazyFrame({q: quantiles.tolist()}), how="cross").with_columns(
         ((pl.col(total) - 1) * pl.col(q)).alias(h)  # numpy's virtual index ('linear')
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from typing import Any
 
@@ -313,12 +314,21 @@ def test_curve_tables_in_blocks_equal_the_plans(
     # Some scores below 0 and above 1. (No null keys: the input refuses them, and the plan's
     # as-of join would not match them to their edges.)
     probabilities = lf.drop_nulls(keys).with_columns(pl.col(CURVE_SCORE) / 5 + 0.5)
-    if layout == "blocks" and probabilities.collect().height:
-        assert ct._uniform_bins_in_blocks(probabilities.collect(), keys, 3) is not None
-    for n_bins in (1, 3, 10):
-        got = ct._calibration_bins(probabilities, keys, n_bins, "uniform").collect()
-        want = ct._calibration_plan(probabilities, keys, n_bins, "uniform").collect()
-        assert_frame_equal(got, want, check_exact=True)
+    # Quantile edges in blocks need counts (their totals exact in any order), each row's
+    # above 0.
+    weighing = probabilities.filter(pl.col(CURVE_POS) + pl.col(CURVE_NEG) != 0)
+    for table in (probabilities, weighing):
+        rows = table.collect()
+        counts = rows[CURVE_POS] + rows[CURVE_NEG]
+        counted = weights in ("counts", "zeros") and bool(rows.height) and counts.min() > 0
+        if layout == "blocks" and rows.height:
+            for strategy in ("uniform", "quantile"):
+                fast = ct._bins_in_blocks(rows, keys, 3, strategy)
+                assert (fast is None) == (strategy == "quantile" and not counted), strategy
+        for n_bins, strategy in itertools.product((1, 3, 10), ("uniform", "quantile")):
+            got = ct._calibration_bins(table, keys, n_bins, strategy).collect()
+            want = ct._calibration_plan(table, keys, n_bins, strategy).collect()
+            assert_frame_equal(got, want, check_exact=True)
 
 
 @given(
