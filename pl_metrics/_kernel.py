@@ -55,6 +55,7 @@ __all__ = [
     "in_threads",
     "key_change_rows",
     "key_sorted",
+    "ndcg_sums",
     "pair_counts",
     "planned",
     "run_sums",
@@ -397,6 +398,37 @@ class ClassCodes:
     def classes_of(self, codes: np.ndarray) -> pl.Series:
         """The classes that ``codes`` (integers less ``low``) stand for."""
         return self.values.gather(codes)
+
+
+def ndcg_sums(
+    scores: pl.Series, truth: np.ndarray, starts: np.ndarray, discounts: np.ndarray, k: int | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per run: its discounted cumulative gain (ties averaged) and its ideal one.
+
+    ``discounts``: the sums of the first ``m`` discounts, for ``m`` up to the longest run;
+    ``k``: the positions that count (None: all). As `pair_counts` reads the scores.
+    """
+    assert _kernels is not None
+    kernels = _kernels
+    is_f32 = scores.dtype == pl.Float32
+    runs = len(starts) - 1
+    dcg, ideal = _empty(runs, np.float64), _empty(runs, np.float64)
+    stretches = _Stretches([scores.cast(pl.Float32 if is_f32 else pl.Float64)], starts, runs)
+
+    def count(piece: int, first: int, last: int, base: int, values: list[np.ndarray]) -> None:
+        kernels.ndcg_sums(
+            starts[first : last + 1] - base,
+            values[0],
+            is_f32,
+            truth[base : base + len(values[0])],
+            discounts,
+            -1 if k is None else k,
+            dcg[first:last],
+            ideal[first:last],
+        )
+
+    stretches.each(count)
+    return dcg, ideal
 
 
 class RunSums(NamedTuple):

@@ -11,6 +11,8 @@
  *
  * run_sums: the counts behind the data checks (see below).
  *
+ * ndcg_sums: each run's discounted cumulative gain, ties averaged, and its ideal one.
+ *
  * curve_counts: the curves table (positive and negative rows per class and score).
  *
  * curve_areas: the sums behind ROC AUC and average precision from a sorted curves table.
@@ -240,6 +242,129 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
     if (status != 0) return PyErr_NoMemory();
     Py_RETURN_NONE;
 }
+
+/* ndcg_sums: per run, the DCG of its rows ranked by score (truth as relevance), each tie
+ * group of n rows at positions [start, end) sharing its positives' gain evenly over those
+ * positions' discounts, and the ideal DCG. disc[m] is the sum of the first m discounts (up
+ * to the longest run), k the positions that count (-1: all). As the polars plan computes
+ * it (_ndcg.py): per distinct score of some positive, lowest first, p * (disc[min(end, k)]
+ * - disc[min(start, k)]) / n added up from 0.0, in the plan's order of operations; the
+ * ideal is disc[min(positives, k)]. With few positives each distinct positive score is
+ * one pass over the run; with many the run's scores are sorted and searched. */
+#define DEFINE_NDCG(NAME, T, PAIRS)                                                         \
+    static int NAME##_asc(const void *a, const void *b) {                                   \
+        T x = *(const T *)a, y = *(const T *)b;                                             \
+        return (x > y) - (x < y);                                                           \
+    }                                                                                       \
+                                                                                            \
+    /* How many leading values of v[0..n), sorted descending, are > x. */                  \
+    static int64_t NAME##_above(const T *v, int64_t n, T x) {                               \
+        int64_t lo = 0, hi = n;                                                             \
+        while (lo < hi) {                                                                   \
+            int64_t mid = lo + (hi - lo) / 2;                                               \
+            if (v[mid] > x)                                                                 \
+                lo = mid + 1;                                                               \
+            else                                                                            \
+                hi = mid;                                                                   \
+        }                                                                                   \
+        return lo;                                                                          \
+    }                                                                                       \
+                                                                                            \
+    /* Returns 0, or -1 when out of memory. */                                              \
+    static int NAME(const int64_t *starts, int64_t runs, const T *score,                    \
+                    const uint8_t *truth, const double *disc, int64_t k, double *dcg,       \
+                    double *ideal) {                                                        \
+        T *buf = NULL;                                                                      \
+        int64_t cap = 0;                                                                    \
+        for (int64_t g = 0; g < runs; g++) {                                                \
+            int64_t a = starts[g], b = starts[g + 1], npos = 0;                             \
+            double sum = 0.0;                                                               \
+            if (2 * (b - a) > cap) {                                                        \
+                cap = 2 * (b - a);                                                          \
+                free(buf);                                                                  \
+                buf = malloc((size_t)cap * sizeof(T));                                      \
+                if (buf == NULL) return -1;                                                 \
+            }                                                                               \
+            for (int64_t i = a; i < b; i++) { /* written always, kept if positive */      \
+                buf[npos] = score[i];                                                       \
+                npos += truth[i] != 0;                                                      \
+            }                                                                               \
+            T *sorted = buf + npos;                                                         \
+            if (npos > FEW_POSITIVES) {                                                     \
+                for (int64_t i = a; i < b; i++) sorted[i - a] = score[i];                  \
+                qsort(sorted, (size_t)(b - a), sizeof(T), PAIRS##_desc);                    \
+            }                                                                               \
+            qsort(buf, (size_t)npos, sizeof(T), NAME##_asc);                                \
+            for (int64_t j = 0; j < npos;) {                                                \
+                T v = buf[j];                                                               \
+                int64_t p = 0, r = 0, above = 0;                                            \
+                while (j < npos && buf[j] == v) {                                           \
+                    p++;                                                                    \
+                    j++;                                                                    \
+                }                                                                           \
+                if (npos <= FEW_POSITIVES) {                                                \
+                    for (int64_t i = a; i < b; i++) {                                       \
+                        r += score[i] >= v;                                                 \
+                        above += score[i] > v;                                              \
+                    }                                                                       \
+                } else {                                                                    \
+                    r = PAIRS##_at_least(sorted, b - a, v);                                 \
+                    above = NAME##_above(sorted, b - a, v);                                 \
+                }                                                                           \
+                int64_t end = r, start = above;                                             \
+                if (k >= 0) {                                                               \
+                    end = end < k ? end : k;                                                \
+                    start = start < k ? start : k;                                          \
+                }                                                                           \
+                sum += (double)p * (disc[end] - disc[start]) / (double)(r - above);         \
+            }                                                                               \
+            dcg[g] = sum;                                                                   \
+            ideal[g] = disc[k >= 0 && npos > k ? k : npos];                                 \
+        }                                                                                   \
+        free(buf);                                                                          \
+        return 0;                                                                           \
+    }
+
+DEFINE_NDCG(ndcg_f64, double, pair_counts_f64)
+DEFINE_NDCG(ndcg_f32, float, pair_counts_f32)
+
+static PyObject *ndcg_sums(PyObject *self, PyObject *args) {
+    Py_buffer starts, score, truth, disc, dcg, ideal;
+    int status = 0, is_f32;
+    long long k;
+    if (!PyArg_ParseTuple(args, "y*y*py*y*Lw*w*", &starts, &score, &is_f32, &truth, &disc, &k,
+                          &dcg, &ideal))
+        return NULL;
+    int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
+    const Py_buffer *columns[] = {&score, &truth};
+    Py_ssize_t sizes[] = {is_f32 ? 4 : 8, 1};
+    /* Every position up to the longest run has its sum of discounts, and each run a value. */
+    int64_t longest = 0;
+    for (int64_t g = 0; g < runs; g++) {
+        int64_t n = ((const int64_t *)starts.buf)[g + 1] - ((const int64_t *)starts.buf)[g];
+        longest = n > longest ? n : longest;
+    }
+    if (!rows_fit(&starts, 0, columns, sizes, 2) || disc.len / 8 <= longest ||
+        dcg.len / 8 < runs || ideal.len / 8 < runs)
+        status = -2;
+    if (status == 0) {
+        Py_BEGIN_ALLOW_THREADS
+        if (is_f32)
+            status = ndcg_f32(starts.buf, runs, score.buf, truth.buf, disc.buf, (int64_t)k,
+                              dcg.buf, ideal.buf);
+        else
+            status = ndcg_f64(starts.buf, runs, score.buf, truth.buf, disc.buf, (int64_t)k,
+                              dcg.buf, ideal.buf);
+        Py_END_ALLOW_THREADS
+    }
+    Py_buffer *buffers[] = {&starts, &score, &truth, &disc, &dcg, &ideal};
+    for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
+        PyBuffer_Release(buffers[i]);
+    if (status == -2) return PyErr_Format(PyExc_ValueError, "ndcg_sums: a column is short");
+    if (status != 0) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
 
 /* run_sums: per run (one id), its positives and the wrapping sum of its rows' class
  * hashes, the two counts of the data checks; and per (segment, class), where a segment is
@@ -992,6 +1117,9 @@ static PyMethodDef methods[] = {
     {"pair_counts", pair_counts, METH_VARARGS,
      "pair_counts(starts, score, is_f32, truth, rank, pos_rank, prec, neg_above, max_rank):"
      " R and P of each positive, and each run's sums."},
+    {"ndcg_sums", ndcg_sums, METH_VARARGS,
+     "ndcg_sums(starts, score, is_f32, truth, discounts, k, dcg, ideal): each run's"
+     " discounted cumulative gain, ties averaged, and its ideal (k=-1: every position)."},
     {"run_sums", run_sums, METH_VARARGS,
      "run_sums(starts, base, truth, pred, classes, kind, low, hash_of, firsts, run0, npos,"
      " hash_sum, class_rows, seg_counts, seg_hashes): each run's positives and class-hash"

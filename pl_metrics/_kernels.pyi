@@ -16,6 +16,17 @@ def pair_counts(
     max_rank: npt.NDArray[np.float64],
     /,
 ) -> None: ...
+def ndcg_sums(
+    starts: npt.NDArray[np.int64],
+    score: npt.NDArray[np.floating[Any]],
+    is_f32: bool,
+    truth: npt.NDArray[np.bool_],
+    discounts: npt.NDArray[np.float64],
+    k: int,
+    dcg: npt.NDArray[np.float64],
+    ideal: npt.NDArray[np.float64],
+    /,
+) -> None: ...
 def run_sums(
     starts: npt.NDArray[np.int64],
     base: int,

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import polars as pl
 
+from pl_metrics import _kernel
 from pl_metrics._frame import (
     INTERNAL,
     Columns,
@@ -27,8 +29,9 @@ from pl_metrics._ranking import N_AT as N_AT
 from pl_metrics._ranking import P_AT as P_AT
 from pl_metrics._ranking import SCORE as SCORE
 from pl_metrics._ranking import R as R
-from pl_metrics._ranking import ranked_scores
+from pl_metrics._ranking import _kernel_reads, ranked_scores
 from pl_metrics._report import report
+from pl_metrics._runs import TRUTH, RunColumns
 from pl_metrics._spec import Options
 from pl_metrics._state import N_ROWS, Family, Parts, register, single_class_ids
 
@@ -47,44 +50,92 @@ _END, _START, _IDEAL_AT, _IDEAL = (
 )
 
 
+def _discount_sums() -> pl.Expr:
+    """``D(m)`` of each position ``m`` (column `_I`, from 0 on): the first ``m`` discounts."""
+    discount = 1.0 / (pl.col(_I) + 2).cast(pl.Float64).log(2)
+    return discount.cum_sum().shift(1, fill_value=0.0).alias(_D)
+
+
 def _discounts(per_id: pl.LazyFrame) -> pl.LazyFrame:
     """``D(m)`` for ``m`` from 0 to the most rows of any id."""
     most = per_id.select(pl.col(N_ROWS).max().cast(pl.Int64).fill_null(0).alias("n"))
     positions = most.select(pl.int_range(0, pl.col("n").first() + 1, dtype=pl.Int64).alias(_I))
-    discount = 1.0 / (pl.col(_I) + 2).cast(pl.Float64).log(2)
-    return positions.with_columns(discount.cum_sum().shift(1, fill_value=0.0).alias(_D))
+    return positions.with_columns(_discount_sums())
 
 
 def _dcg(cols: Columns, k: int | None) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:
     def extend(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
         assert cols.score is not None
         keys = [*cols.by, cols.id]
-        table = _discounts(per_id)
-        groups = ranked_scores(rows, keys, pl.col(cols.score), cols.truth_expr)
-        end, start = pl.col(R), pl.col(R) - pl.col(N_AT)
-        if k is not None:
-            end, start = end.clip(upper_bound=k), start.clip(upper_bound=k)
-
-        def at(name: str) -> pl.LazyFrame:  # D(position) under the position's name
-            return table.select(pl.col(_I).alias(name), pl.col(_D).alias(f"{name}_d"))
-
-        spans = (
-            groups.filter(pl.col(P_AT) > 0)
-            .with_columns(end.alias(_END), start.alias(_START))
-            .join(at(_END), on=_END)
-            .join(at(_START), on=_START)
-        )
-        gain = pl.col(P_AT) * (pl.col(f"{_END}_d") - pl.col(f"{_START}_d")) / pl.col(N_AT)
-        dcg = spans.sort([*keys, SCORE]).group_by(keys).agg(ordered_sum(gain).alias(_DCG))
-        ideal_at = pl.col(_NPOS) if k is None else pl.col(_NPOS).clip(upper_bound=k)
-        return (
-            per_id.join(dcg, on=keys, how="left", nulls_equal=True)
-            .with_columns(pl.col(_DCG).fill_null(0.0), ideal_at.alias(_IDEAL_AT))
-            .join(table.select(pl.col(_I).alias(_IDEAL_AT), pl.col(_D).alias(_IDEAL)), on=_IDEAL_AT)
-            .drop(_IDEAL_AT)
-        )
+        return _dcg_plan(rows, per_id, keys, pl.col(cols.score), cols.truth_expr, k)
 
     return extend
+
+
+def _dcg_plan(
+    rows: pl.LazyFrame,
+    per_id: pl.LazyFrame,
+    keys: list[str],
+    score: pl.Expr,
+    truth: pl.Expr,
+    k: int | None,
+) -> pl.LazyFrame:
+    """``per_id`` (with `N_ROWS` and `_NPOS`) with each id's `_DCG` and `_IDEAL`, in polars."""
+    table = _discounts(per_id)
+    groups = ranked_scores(rows, keys, score, truth)
+    end, start = pl.col(R), pl.col(R) - pl.col(N_AT)
+    if k is not None:
+        end, start = end.clip(upper_bound=k), start.clip(upper_bound=k)
+
+    def at(name: str) -> pl.LazyFrame:  # D(position) under the position's name
+        return table.select(pl.col(_I).alias(name), pl.col(_D).alias(f"{name}_d"))
+
+    spans = (
+        groups.filter(pl.col(P_AT) > 0)
+        .with_columns(end.alias(_END), start.alias(_START))
+        .join(at(_END), on=_END)
+        .join(at(_START), on=_START)
+    )
+    gain = pl.col(P_AT) * (pl.col(f"{_END}_d") - pl.col(f"{_START}_d")) / pl.col(N_AT)
+    dcg = spans.sort([*keys, SCORE]).group_by(keys).agg(ordered_sum(gain).alias(_DCG))
+    ideal_at = pl.col(_NPOS) if k is None else pl.col(_NPOS).clip(upper_bound=k)
+    return (
+        per_id.join(dcg, on=keys, how="left", nulls_equal=True)
+        .with_columns(pl.col(_DCG).fill_null(0.0), ideal_at.alias(_IDEAL_AT))
+        .join(table.select(pl.col(_I).alias(_IDEAL_AT), pl.col(_D).alias(_IDEAL)), on=_IDEAL_AT)
+        .drop(_IDEAL_AT)
+    )
+
+
+def _run_columns(cols: Columns, k: int | None, *, checked: bool) -> RunColumns:
+    """Each id's `_DCG` and `_IDEAL` by the kernel, in the pass that counts the per-id table.
+
+    ``checked``: the data checks are on (see `pl_metrics._ranking._kernel_reads`).
+    """
+    assert cols.score is not None
+    keys = [*cols.by, cols.id]
+    schema = pl.Schema({_DCG: pl.Float64, _IDEAL: pl.Float64})
+
+    def over_runs(
+        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray
+    ) -> dict[str, np.ndarray] | None:
+        if not _kernel_reads(df[SCORE], checked=checked):
+            return None
+        longest = int(np.diff(runs.starts).max()) if len(runs.starts) > 1 else 0
+        positions = pl.DataFrame({_I: np.arange(longest + 1, dtype=np.int64)})
+        discounts = positions.select(_discount_sums()).to_series().to_numpy()
+        dcg, ideal = _kernel.ndcg_sums(df[SCORE], truth, runs.starts, discounts, k)
+        return {_DCG: dcg, _IDEAL: ideal}
+
+    def over_rows(df: pl.DataFrame) -> pl.DataFrame:
+        rows, truth = df.lazy(), pl.col(TRUTH)
+        per_id = rows.group_by(keys).agg(
+            pl.len().alias(N_ROWS), truth.sum().cast(pl.Int64).alias(_NPOS)
+        )
+        dcg = _dcg_plan(rows, per_id, keys, pl.col(SCORE), truth, k)
+        return dcg.select(*keys, _DCG, _IDEAL).collect()
+
+    return RunColumns([pl.col(cols.score).alias(SCORE)], schema, over_runs, over_rows)
 
 
 def _id_value() -> pl.Expr:
@@ -107,7 +158,13 @@ class _Ndcg(Family):
             ],
             extend_ids=[_dcg(cols, opts.k)],
             group_exprs=[ordered_sum(w * value).alias(_NDCG_SUM), ordered_sum(w).alias(_NDCG_W)],
+            run_columns=_run_columns(cols, opts.k, checked=opts.validate)
+            if in_memory and _kernel.available()
+            else None,
         )
+
+    def has_kernel(self) -> bool:
+        return _kernel.available()
 
     def group_checks(
         self, metric: str, cols: Columns, opts: Options

@@ -257,7 +257,8 @@ def per_id_and_classes(
         curve_keys = [*by, cls, pl.col(curves.score).alias(curves.key)]
         plan_curves = rows.group_by(curve_keys).agg(curves.exprs)
         parts[_CURVES] = plan_curves.collect_schema()
-    extra_inputs = [e for extra in run_columns for e in extra.inputs]
+    # (Families may read the same column under the same name: once.)
+    extra_inputs = list({e.meta.output_name(): e for x in run_columns for e in x.inputs}.values())
     if class_counts is not None:
         extra_inputs.append(class_counts.predicted.alias(_PREDICTED))
     if curves is not None:

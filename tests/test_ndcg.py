@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 from sklearn.metrics import ndcg_score
 
 import pl_metrics
 from tests.conftest import dense_problems, grouped_table, run
+from tests.test_kernel import random_dump
 
 SETTINGS = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -42,3 +46,56 @@ def test_a_single_class_is_refused_as_sklearn_does() -> None:
     df = pl_metrics.from_numpy(np.array([[1], [0]]), np.array([[0.4], [0.2]]))
     with pytest.raises(pl_metrics.MetricsInputError, match="single class"):
         pl_metrics.ndcg(df)
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_ids=st.integers(1, 20),
+    n_classes=st.integers(2, 40),
+    positive_rate=st.sampled_from([0.0, 0.1, 0.5, 0.9, 1.0]),
+    levels=st.sampled_from([2, 4, 1000]),
+    score_dtype=st.sampled_from([pl.Float64, pl.Float32, pl.Int32]),
+    k=st.sampled_from([None, 1, 3, 30]),
+    weighted=st.booleans(),
+    chunks=st.integers(1, 4),
+)
+@SETTINGS
+def test_the_kernel_gives_the_plans_bits(
+    seed: int,
+    n_ids: int,
+    n_classes: int,
+    positive_rate: float,
+    levels: int,
+    score_dtype: pl.DataType,
+    k: int | None,
+    weighted: bool,
+    chunks: int,
+) -> None:
+    # Each id's DCG and ideal DCG by the kernel (rows in memory) are the polars plan's (a
+    # LazyFrame's state) bit for bit: ties (of positives too), -0.0 beside 0.0, ids of more
+    # positives than one pass each takes (sorted instead), k within and beyond the rows,
+    # Float32 and integer scores, ids split between chunks and threads, groups.
+    rng = np.random.default_rng(seed)
+    df = random_dump(
+        rng,
+        n_ids=n_ids,
+        n_classes=n_classes,
+        positive_rate=positive_rate,
+        levels=levels,
+        groups=3,
+        contiguous=True,
+        score_dtype=score_dtype,
+    )
+    if score_dtype != pl.Int32:  # some zeros negative: one tie with the others
+        negative = pl.Series(rng.random(df.height) < 0.5)
+        df = df.with_columns(
+            pl.when((pl.col("score") == 0) & negative).then(-0.0).otherwise("score").alias("score")
+        )
+    cuts = np.linspace(0, df.height, chunks + 1).astype(int)
+    df = pl.concat([df[a:b] for a, b in itertools.pairwise(cuts)], rechunk=False)
+    options = {"by": "group", "k": k, "weight_col": "w" if weighted else None}
+    for per_id in (False, True):
+        kernel = pl_metrics.ndcg(df, per_id=per_id, **options)
+        plan = pl_metrics.state(df.lazy(), "ndcg", per_id=per_id, **options).finalize().collect()
+        keys = ["group", "id"] if per_id else ["group"]
+        assert_frame_equal(kernel.sort(keys), plan.sort(keys), check_exact=True)
