@@ -79,23 +79,35 @@ def _per_class_values(
     max_fpr: float | None = None,
     *,
     pooled: bool = False,
+    padding: int = 0,
 ) -> pl.LazyFrame:
     """Per ``keys`` (a class, or everything pooled): the metric and its positive weight.
 
-    ``pooled``: rows of ``keys`` may share a score (classes pooled, padding rows), and are
-    summed first; otherwise each score is on one row, as in every state's curves table.
+    ``pooled``: rows of ``keys`` may share a score (classes pooled), and are summed first;
+    otherwise each score is on one row, as in every state's curves table. ``padding``:
+    that many positives scoring 1 added to each key's (`_padded`).
     """
-    if pooled:
-        curves = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
-    out = _area_sums(curves, keys, metric, max_fpr)
+
+    def plan(table: pl.LazyFrame) -> pl.LazyFrame:
+        if padding:
+            table = _padded(table, keys, padding)
+        if pooled or padding:
+            sums = [pl.col(_POS).sum(), pl.col(_NEG).sum()]
+            table = table.group_by([*keys, CURVE_SCORE]).agg(sums)
+        return _area_sums(table, keys, metric, max_fpr)
+
+    out = plan(curves)
     if not pooled and (metric == "average_precision" or max_fpr is None) and _kernel.available():
         # The kernel's curves table comes sorted within classes: the C kernel sums it as
         # the plan does, without the plan's sort (the plan takes over for other tables).
         def sums(df: pl.DataFrame) -> pl.DataFrame:
             roc = metric == "roc_auc"
-            summed = _kernel.curve_areas(df, keys, CURVE_SCORE, _POS, _NEG, roc=roc)
+            padded = _padded_in_blocks(df, keys, padding) if padding else df
+            summed = None
+            if padded is not None:
+                summed = _kernel.curve_areas(padded, keys, CURVE_SCORE, _POS, _NEG, roc=roc)
             if summed is None:
-                return _area_sums(df.lazy(), keys, metric, max_fpr).collect()
+                return plan(df.lazy()).collect()
             firsts, values = summed
             names = [_AREA, _POS, _NEG, _POS_SCALE, _NEG_SCALE]
             return firsts.with_columns(pl.Series(k, v) for k, v in zip(names, values, strict=True))
@@ -425,9 +437,10 @@ def _values(
     ``pooled``: the classes are pooled (micro average), several rows to a score.
     """
     if metric == "padded_cmap":
-        if opts.padding:
-            curves, pooled = _padded(curves, keys, opts.padding), True
-        values = _per_class_values(curves, keys, "average_precision", pooled=pooled)
+        padding = opts.padding or 0
+        values = _per_class_values(
+            curves, keys, "average_precision", pooled=pooled, padding=padding
+        )
         return values.rename({"average_precision": metric})
     max_fpr = opts.max_fpr if metric == "roc_auc" else None
     return _per_class_values(curves, keys, metric, max_fpr, pooled=pooled)
@@ -544,6 +557,36 @@ def _padded(curves: pl.LazyFrame, keys: list[str], padding: int) -> pl.LazyFrame
         )
     )
     return pl.concat([curves.select(pad.collect_schema().names()), pad], how="vertical_relaxed")
+
+
+def _padded_in_blocks(df: pl.DataFrame, keys: list[str], padding: int) -> pl.DataFrame | None:
+    """`_padded`, pooled, of a table with each key's rows together, scores falling.
+
+    Each key's padding row goes where its score falls among the key's (added to a score of
+    1 already there), so the table stays in blocks. None for other tables.
+    """
+    blocks = _kernel.falling_key_blocks(df, keys, CURVE_SCORE)
+    score = df[CURVE_SCORE]
+    if blocks is None or df[_POS].dtype != pl.Float64:
+        return None
+    starts, firsts = blocks
+    values = score.to_numpy()
+    one = np.ones(1, values.dtype)[0]
+    at_one = values == one
+    above = np.add.reduceat((values > one).astype(np.int64), starts[:-1])  # (falling: first)
+    has_one = np.logical_or.reduceat(at_one, starts[:-1])
+    positives = df[_POS].to_numpy().copy()
+    positives[at_one] += float(padding)
+    pads = firsts.filter(pl.Series(~has_one)).with_columns(
+        pl.lit(1.0).cast(score.dtype).alias(CURVE_SCORE),
+        pl.lit(float(padding)).alias(_POS),
+        pl.lit(0.0).cast(df.schema[_NEG]).alias(_NEG),
+    )
+    rows = np.insert(
+        np.arange(df.height), (starts[:-1] + above)[~has_one], df.height + np.arange(pads.height)
+    )
+    table = df.with_columns(pl.Series(_POS, positives)).select(pads.columns)
+    return pl.concat([table, pads])[rows]
 
 
 def _sortable(cols: Columns) -> pl.Expr:

@@ -31,6 +31,7 @@ from pl_metrics._frame import (
     join_on,
     raise_on_problems,
 )
+from pl_metrics._kernel import sorted_rising
 from pl_metrics._report import report
 from pl_metrics._spec import Options
 from pl_metrics._state import CURVE_NEG as _NEG
@@ -82,9 +83,10 @@ def _at_thresholds(
     grid = grid.sort([*keys, _T_COMPARED])
     above = counts.select(*keys, pl.col(CURVE_SCORE).alias(_T_COMPARED), TP, FP)
     # The smallest score >= t holds the counts of every score >= t; none: nothing predicted.
+    # (The cumulated curves table falls in a block per key: its blocks turned, not sorted.)
     found = join_asof_by(
         grid,
-        above.sort([*keys, _T_COMPARED]),
+        sorted_rising(above, keys, _T_COMPARED),
         keys,
         on=_T_COMPARED,
         strategy="forward",

@@ -282,8 +282,9 @@ def test_curve_tables_in_blocks_equal_the_plans(
     elif layout == "rising":
         df = df.reverse()
     elif layout == "nan":  # (with checks off) polars sorts NaN above every score
+        first = pl.int_range(pl.len()) == 0
         df = df.with_columns(
-            pl.when(pl.int_range(pl.len()) == 0).then(float("nan")).otherwise(pl.col(CURVE_SCORE))
+            pl.when(first).then(float("nan")).otherwise(pl.col(CURVE_SCORE)).alias(CURVE_SCORE)
         )
     lf = df.lazy()
     # Which path each table takes: counts in blocks are cumulated in place; a cumulated
@@ -306,6 +307,27 @@ def test_curve_tables_in_blocks_equal_the_plans(
         assert_frame_equal(got, df.sort(keys, nulls_last=nulls_last, maintain_order=True))
     rising = sorted_rising(lf, keys, CURVE_SCORE).collect()
     assert_frame_equal(rising, df.sort([*keys, CURVE_SCORE]))
+    # Padded cmAP's rows (score 1, some scores above it) go where they fall in each block,
+    # added to a score of 1 there: the plan's padded table, pooled and sorted; and the areas.
+    for padding in (1, 3):
+        padded = _curves._padded_in_blocks(df, keys, padding)
+        pooled = _curves._padded(lf, keys, padding).group_by([*keys, CURVE_SCORE])
+        want = pooled.agg(pl.col(CURVE_POS).sum(), pl.col(CURVE_NEG).sum()).collect()
+        if layout in ("blocks", "negative zero", "nan"):
+            assert (padded is None) == (layout == "nan"), layout
+        if padded is not None:
+            falling = [False] * len(keys) + [True]
+            in_order = want.sort([*keys, CURVE_SCORE], descending=falling, nulls_last=True)
+            got = padded.sort(keys, nulls_last=True, maintain_order=True)
+            assert_frame_equal(got, in_order, check_exact=True)
+        for metric in ("average_precision", "roc_auc"):
+            got = _curves._per_class_values(lf, keys, metric, padding=padding).collect()
+            sums = pooled.agg(pl.col(CURVE_POS).sum(), pl.col(CURVE_NEG).sum())
+            plan = _curves._area_sums(sums, keys, metric, None).collect()
+            shared = [c for c in plan.columns if c in got.columns]
+            assert_frame_equal(
+                got.select(shared).sort(keys), plan.select(shared).sort(keys), check_exact=True
+            )
     # The per-class losses and calibration bins, summed per block in the plans' order.
     for metric in ("brier_score", "binary_log_loss"):
         got = ct._cell_losses(lf, keys, "class", metric, 1e-15).collect().sort(keys)
