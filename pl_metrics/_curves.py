@@ -72,6 +72,10 @@ _S_AUC_W = f"{INTERNAL}s_auc_w"
 _S_UNDEFINED = f"{INTERNAL}s_undefined"
 
 
+#: The one key of a table pooled over everything (no ``by``), for the kernel's blocks.
+_ALL = f"{INTERNAL}all"
+
+
 def _per_class_values(
     curves: pl.LazyFrame,
     keys: list[str],
@@ -97,20 +101,29 @@ def _per_class_values(
         return _area_sums(table, keys, metric, max_fpr)
 
     out = plan(curves)
-    if not pooled and (metric == "average_precision" or max_fpr is None) and _kernel.available():
+    if (metric == "average_precision" or max_fpr is None) and _kernel.available():
         # The kernel's curves table comes sorted within classes: the C kernel sums it as
         # the plan does, without the plan's sort (the plan takes over for other tables).
         def sums(df: pl.DataFrame) -> pl.DataFrame:
             roc = metric == "roc_auc"
-            padded = _padded_in_blocks(df, keys, padding) if padding else df
+            table: pl.DataFrame | None = df
+            if pooled:
+                table = _pooled_in_blocks(df, keys)
+            elif padding:
+                table = _padded_in_blocks(df, keys, padding)
             summed = None
-            if padded is not None:
-                summed = _kernel.curve_areas(padded, keys, CURVE_SCORE, _POS, _NEG, roc=roc)
+            if table is not None:
+                # (Every row pooled: one block, of a constant key.)
+                every = [] if keys else [pl.lit(0).alias(_ALL)]
+                table = table.with_columns(every)
+                on = keys or [_ALL]
+                summed = _kernel.curve_areas(table, on, CURVE_SCORE, _POS, _NEG, roc=roc)
             if summed is None:
                 return plan(df.lazy()).collect()
             firsts, values = summed
             names = [_AREA, _POS, _NEG, _POS_SCALE, _NEG_SCALE]
-            return firsts.with_columns(pl.Series(k, v) for k, v in zip(names, values, strict=True))
+            columns = (pl.Series(k, v) for k, v in zip(names, values, strict=True))
+            return firsts.with_columns(columns).drop(_ALL, strict=False)
 
         out = curves.map_batches(sums, schema=out.collect_schema())
     p, n = pl.col(_POS), pl.col(_NEG)
@@ -559,6 +572,58 @@ def _padded(curves: pl.LazyFrame, keys: list[str], padding: int) -> pl.LazyFrame
     return pl.concat([curves.select(pad.collect_schema().names()), pad], how="vertical_relaxed")
 
 
+def _pooled_in_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
+    """The counts of a curves table pooled over classes: per ``keys`` and score, in blocks.
+
+    The table must hold each class's scores together, falling (its one column besides
+    ``keys`` and the curves'), and counts as weights (their sums exact in any order, as
+    the plan's). Each key's scores are merged, highest first, the keys in order. None for
+    other tables.
+    """
+    classes = [c for c in df.columns if c not in {*keys, CURVE_SCORE, _POS, _NEG}]
+    blocks = _kernel.falling_key_blocks(df, [*keys, *classes], CURVE_SCORE)
+    if len(classes) != 1 or blocks is None:
+        return None
+    if any(df[c].dtype != pl.Float64 for c in (_POS, _NEG)):
+        return None
+    pos, neg = df[_POS].to_numpy(), df[_NEG].to_numpy()
+    if not (_kernel.are_counts(pos) and _kernel.are_counts(neg)):
+        return None
+    # Each class's block's key, numbered in key order.
+    starts, firsts = blocks
+    groups, block_group = pl.DataFrame(), np.zeros(len(starts) - 1, np.int64)
+    if keys:
+        groups = firsts.select(keys).unique().sort(keys, nulls_last=True)
+        numbered = groups.with_row_index(_ALL).join(
+            firsts.select(keys).with_row_index(), on=keys, nulls_equal=True
+        )
+        block_group = numbered.sort("index")[_ALL].to_numpy().astype(np.int64)
+    group = np.repeat(block_group, np.diff(starts))
+    score = df[CURVE_SCORE].cast(pl.Float64).to_numpy() + 0.0  # (-0.0 as 0.0)
+    order = (
+        pl.DataFrame({"g": group, "s": score})
+        .with_row_index()
+        .sort(["g", "s"], descending=[False, True], maintain_order=True)["index"]
+        .to_numpy()
+    )
+    merged, merged_group = score[order], group[order]
+    distinct = np.ones(len(order), np.bool_)
+    distinct[1:] = (merged[1:] != merged[:-1]) | (merged_group[1:] != merged_group[:-1])
+    pooled_of = np.cumsum(distinct) - 1
+    n_pooled = int(pooled_of[-1]) + 1
+    table = pl.DataFrame(
+        {
+            CURVE_SCORE: merged[distinct],
+            _POS: np.bincount(pooled_of, weights=pos[order], minlength=n_pooled),
+            _NEG: np.bincount(pooled_of, weights=neg[order], minlength=n_pooled),
+        }
+    )
+    if not keys:
+        return table
+    pooled: pl.DataFrame = pl.concat([groups[merged_group[distinct]], table], how="horizontal")
+    return pooled
+
+
 def _padded_in_blocks(df: pl.DataFrame, keys: list[str], padding: int) -> pl.DataFrame | None:
     """`_padded`, pooled, of a table with each key's rows together, scores falling.
 
@@ -586,7 +651,8 @@ def _padded_in_blocks(df: pl.DataFrame, keys: list[str], padding: int) -> pl.Dat
         np.arange(df.height), (starts[:-1] + above)[~has_one], df.height + np.arange(pads.height)
     )
     table = df.with_columns(pl.Series(_POS, positives)).select(pads.columns)
-    return pl.concat([table, pads])[rows]
+    padded: pl.DataFrame = pl.concat([table, pads])[rows]
+    return padded
 
 
 def _sortable(cols: Columns) -> pl.Expr:

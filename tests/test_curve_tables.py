@@ -328,6 +328,28 @@ def test_curve_tables_in_blocks_equal_the_plans(
             assert_frame_equal(
                 got.select(shared).sort(keys), plan.select(shared).sort(keys), check_exact=True
             )
+    # Pooled over classes (micro averages): each group's classes merged, counts summed.
+    by = keys[:-1]
+    pooled_plan = lf.group_by([*by, CURVE_SCORE]).agg(
+        pl.col(CURVE_POS).sum(), pl.col(CURVE_NEG).sum()
+    )
+    merged = _curves._pooled_in_blocks(df, by)
+    if layout in ("blocks", "negative zero", "nan"):
+        counted = weights in ("counts", "zeros") and layout != "nan"
+        assert (merged is not None) == counted, (weights, layout)
+    if merged is not None:
+        falling = [False] * len(by) + [True]
+        want = pooled_plan.collect().with_columns(pl.col(CURVE_SCORE) + 0.0)
+        want = want.sort([*by, CURVE_SCORE], descending=falling, nulls_last=True)
+        assert_frame_equal(merged, want, check_exact=True)
+    for metric in ("average_precision", "roc_auc"):
+        got = _curves._per_class_values(lf, by, metric, pooled=True).collect()
+        plan = _curves._area_sums(pooled_plan, by, metric, None).collect()
+        shared = [c for c in plan.columns if c in got.columns]
+        order = by or [shared[0]]
+        assert_frame_equal(
+            got.select(shared).sort(order), plan.select(shared).sort(order), check_exact=True
+        )
     # The per-class losses and calibration bins, summed per block in the plans' order.
     for metric in ("brier_score", "binary_log_loss"):
         got = ct._cell_losses(lf, keys, "class", metric, 1e-15).collect().sort(keys)
