@@ -600,27 +600,17 @@ def _pooled_in_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
         block_group = numbered.sort("index")[_ALL].to_numpy().astype(np.int64)
     group = np.repeat(block_group, np.diff(starts))
     score = df[CURVE_SCORE].cast(pl.Float64).to_numpy() + 0.0  # (-0.0 as 0.0)
-    order = (
-        pl.DataFrame({"g": group, "s": score})
-        .with_row_index()
-        .sort(["g", "s"], descending=[False, True], maintain_order=True)["index"]
-        .to_numpy()
-    )
-    merged, merged_group = score[order], group[order]
-    distinct = np.ones(len(order), np.bool_)
-    distinct[1:] = (merged[1:] != merged[:-1]) | (merged_group[1:] != merged_group[:-1])
-    pooled_of = np.cumsum(distinct) - 1
-    n_pooled = int(pooled_of[-1]) + 1
+    number, firsts_of = _kernel.merged_falling(group, score)
     table = pl.DataFrame(
         {
-            CURVE_SCORE: merged[distinct],
-            _POS: np.bincount(pooled_of, weights=pos[order], minlength=n_pooled),
-            _NEG: np.bincount(pooled_of, weights=neg[order], minlength=n_pooled),
+            CURVE_SCORE: score[firsts_of],
+            _POS: np.bincount(number, weights=pos, minlength=len(firsts_of)),
+            _NEG: np.bincount(number, weights=neg, minlength=len(firsts_of)),
         }
     )
     if not keys:
         return table
-    pooled: pl.DataFrame = pl.concat([groups[merged_group[distinct]], table], how="horizontal")
+    pooled: pl.DataFrame = pl.concat([groups[group[firsts_of]], table], how="horizontal")
     return pooled
 
 

@@ -55,6 +55,7 @@ __all__ = [
     "in_threads",
     "key_change_rows",
     "key_sorted",
+    "merged_falling",
     "ndcg_sums",
     "pair_counts",
     "planned",
@@ -875,6 +876,29 @@ def block_sums(values: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.n
     ends = whole[starts[1:] - 1]
     before = np.concatenate([np.zeros(1, whole.dtype), ends[:-1]])
     return whole - np.repeat(before, np.diff(starts)), ends - before
+
+
+def merged_falling(group: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's distinct score within its group, numbered groups first, highest first.
+
+    ``score``: Float64 without NaN (-0.0 and 0.0 are one score). Gives each row's number
+    and the first row of each number (the scores in that order are each group's distinct
+    scores, falling). One sort of the rows (polars' stable sort of a group's runs of falling
+    scores is a merge).
+    """
+    order = (
+        pl.DataFrame({"g": group, "s": score})
+        .with_row_index()
+        .sort(["g", "s"], descending=[False, True], maintain_order=True)["index"]
+        .to_numpy()
+        .astype(np.int64)
+    )
+    merged, merged_group = score[order], group[order]
+    distinct = np.ones(len(order), np.bool_)
+    distinct[1:] = (merged[1:] != merged[:-1]) | (merged_group[1:] != merged_group[:-1])
+    number = np.empty(len(order), np.int64)
+    number[order] = np.cumsum(distinct) - 1
+    return number, order[distinct]
 
 
 def key_change_rows(df: pl.DataFrame, keys: Sequence[str]) -> np.ndarray:

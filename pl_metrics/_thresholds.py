@@ -381,19 +381,8 @@ def _fold_tables_in_blocks(
     # Each class's scores, falling (-0.0 as 0.0, as the plan's sums group them), merged.
     row_class = np.repeat(block_class, np.diff(starts))
     score = table[CURVE_SCORE].cast(pl.Float64).to_numpy() + 0.0
-    order = (
-        pl.DataFrame({"c": row_class, "s": score})
-        .with_row_index()
-        .sort(["c", "s"], descending=[False, True], maintain_order=True)["index"]
-        .to_numpy()
-        .astype(np.int64)
-    )
-    merged, merged_class = score[order], row_class[order]
-    distinct = np.ones(len(order), np.bool_)
-    distinct[1:] = (merged[1:] != merged[:-1]) | (merged_class[1:] != merged_class[:-1])
-    pooled_of = np.empty(len(order), np.int64)  # each row's pooled score
-    pooled_of[order] = np.cumsum(distinct) - 1
-    scores, score_class = merged[distinct], merged_class[distinct]
+    pooled_of, pooled_rows = _kernel.merged_falling(row_class, score)  # (each row's)
+    scores, score_class = score[pooled_rows], row_class[pooled_rows]
     n_pooled, n_classes = len(scores), classes.height
     pooled_pos = np.bincount(pooled_of, weights=pos, minlength=n_pooled)
     pooled_neg = np.bincount(pooled_of, weights=neg, minlength=n_pooled)
@@ -464,18 +453,14 @@ def _fold_tables_in_blocks(
         # at or above the tuned score, and all of them.
         tuned = tuned_at[fold_classes]
         has = tuned >= 0
-        fold_ends = np.cumsum(lengths)
+        ends = np.cumsum(lengths)
+        # Up to each class's tuned score: its pooled number rises down the fold's rows.
+        upto = np.searchsorted(pooled_of[rows], tuned, side="right")
         held = []
         for weights in (pos, neg):
-            cumulated = np.cumsum(weights[rows])
-            before = np.append(0.0, cumulated[fold_ends[:-1] - 1])
-            # Each class's rows at or above its tuned score (pooled scores rise down a class).
-            above = np.searchsorted(pooled_of[rows], tuned, side="right")
-            above = np.maximum(above, fold_ends - lengths)  # (within the class's rows)
-            upto = np.where(
-                above > fold_ends - lengths, cumulated[np.maximum(above - 1, 0)], before
-            )
-            held.append((np.where(has, upto - before, 0.0), cumulated[fold_ends - 1] - before))
+            cumulated = np.append(0.0, np.cumsum(weights[rows]))
+            before = cumulated[ends - lengths]
+            held.append((np.where(has, cumulated[upto] - before, 0.0), cumulated[ends] - before))
         (held_tp, fold_p), (held_fp, fold_n) = held
         applied.append(
             classes[fold_classes].with_columns(
