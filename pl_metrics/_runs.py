@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
-from pl_metrics._frame import aggregate
+from pl_metrics._frame import aggregate, sorted_within
 from pl_metrics._kernel import (
     ClassCodes,
     IdRuns,
@@ -303,8 +303,13 @@ def per_id_and_classes(
             if found is not None and truth is not None:
                 curve_table = _curve_table(df, by, cls, codes, found, truth, curves)
             if curve_table is None:
+                # In blocks, each (group, class)'s scores highest first, as the kernel's table
+                # comes and the metrics read it (rows by class, say: no id runs to count).
                 assert plan_curves is not None
-                curve_table = plan_curves.collect(engine="streaming")
+                table = sorted_within(
+                    plan_curves, [*by, cls], curves.key, descending=True, nulls_last=True
+                )
+                curve_table = table.collect(engine="streaming")
         out = {
             _GROUPS if reductions is not None else _IDS: ids,
             _CLASSES: classes,
