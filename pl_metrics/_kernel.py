@@ -835,7 +835,9 @@ def planned(
     def made(df: pl.DataFrame) -> pl.DataFrame:
         done = fast(df)
         if done is None:
-            return plan(df.lazy()).collect()
+            # The in-memory engine adds a group's float weights in the rows' order: the same
+            # bits on every run (the streaming one adds its parts as its threads finish).
+            return plan(df.lazy()).collect(engine="in-memory")
         return done.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
 
     if isinstance(frame, pl.DataFrame):
