@@ -149,6 +149,24 @@ static Py_ssize_t class_width(int kind) {
         return lo;                                                                          \
     }                                                                                       \
                                                                                             \
+    /* The scores of rows [a, b)'s positives into *buf, grown to hold `times` times the     \
+     * rows; how many, or -1 when out of memory. */                                         \
+    static inline int64_t NAME##_positives(const T *score, const uint8_t *truth, int64_t a, \
+                                           int64_t b, T **buf, int64_t *cap, int64_t times) { \
+        if (times * (b - a) > *cap) {                                                       \
+            *cap = times * (b - a);                                                         \
+            free(*buf);                                                                     \
+            *buf = malloc((size_t)*cap * sizeof(T));                                        \
+            if (*buf == NULL) return -1;                                                    \
+        }                                                                                   \
+        int64_t npos = 0;                                                                   \
+        for (int64_t i = a; i < b; i++) { /* written always, kept if positive */          \
+            (*buf)[npos] = score[i];                                                        \
+            npos += truth[i] != 0;                                                          \
+        }                                                                                   \
+        return npos;                                                                        \
+    }                                                                                       \
+                                                                                            \
     /* Returns 0, or -1 when out of memory. */                                              \
     WIDE_SIMD static int NAME(const int64_t *starts, int64_t runs, const T *score,          \
                     const uint8_t *truth, int64_t *rank, int64_t *pos_rank, double *prec,   \
@@ -156,19 +174,11 @@ static Py_ssize_t class_width(int kind) {
         T *buf = NULL;                                                                      \
         int64_t cap = 0, out = 0;                                                           \
         for (int64_t g = 0; g < runs; g++) {                                                \
-            int64_t a = starts[g], b = starts[g + 1], npos = 0;                             \
+            int64_t a = starts[g], b = starts[g + 1];                                       \
             prec[g] = neg_above[g] = max_rank[g] = 0.0;                                     \
             /* buf holds the positives, then the candidates and a sorted copy of them. */   \
-            if (3 * (b - a) > cap) {                                                        \
-                cap = 3 * (b - a);                                                          \
-                free(buf);                                                                  \
-                buf = malloc((size_t)cap * sizeof(T));                                      \
-                if (buf == NULL) return -1;                                                 \
-            }                                                                               \
-            for (int64_t i = a; i < b; i++) { /* written always, kept if positive */      \
-                buf[npos] = score[i];                                                       \
-                npos += truth[i] != 0;                                                      \
-            }                                                                               \
+            int64_t npos = NAME##_positives(score, truth, a, b, &buf, &cap, 3);             \
+            if (npos < 0) return -1;                                                        \
             if (npos == 0) continue;                                                        \
             int64_t *r = rank + out, *p = pos_rank + out;                                   \
             const T *pos = buf;                                                             \
@@ -277,18 +287,11 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
         T *buf = NULL;                                                                      \
         int64_t cap = 0;                                                                    \
         for (int64_t g = 0; g < runs; g++) {                                                \
-            int64_t a = starts[g], b = starts[g + 1], npos = 0;                             \
+            int64_t a = starts[g], b = starts[g + 1];                                       \
             double sum = 0.0;                                                               \
-            if (2 * (b - a) > cap) {                                                        \
-                cap = 2 * (b - a);                                                          \
-                free(buf);                                                                  \
-                buf = malloc((size_t)cap * sizeof(T));                                      \
-                if (buf == NULL) return -1;                                                 \
-            }                                                                               \
-            for (int64_t i = a; i < b; i++) { /* written always, kept if positive */      \
-                buf[npos] = score[i];                                                       \
-                npos += truth[i] != 0;                                                      \
-            }                                                                               \
+            /* buf holds the positives, then (many of them) a sorted copy of the run. */   \
+            int64_t npos = PAIRS##_positives(score, truth, a, b, &buf, &cap, 2);            \
+            if (npos < 0) return -1;                                                        \
             T *sorted = buf + npos;                                                         \
             if (npos > FEW_POSITIVES) {                                                     \
                 for (int64_t i = a; i < b; i++) sorted[i - a] = score[i];                  \
