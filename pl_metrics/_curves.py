@@ -593,11 +593,12 @@ def _pooled_in_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
     starts, firsts = blocks
     groups, block_group = pl.DataFrame(), np.zeros(len(starts) - 1, np.int64)
     if keys:
+        group_of, block = f"{INTERNAL}group", f"{INTERNAL}block"  # (beside the keys)
         groups = firsts.select(keys).unique().sort(keys, nulls_last=True)
-        numbered = groups.with_row_index(_ALL).join(
-            firsts.select(keys).with_row_index(), on=keys, nulls_equal=True
+        numbered = groups.with_row_index(group_of).join(
+            firsts.select(keys).with_row_index(block), on=keys, nulls_equal=True
         )
-        block_group = numbered.sort("index")[_ALL].to_numpy().astype(np.int64)
+        block_group = numbered.sort(block)[group_of].to_numpy().astype(np.int64)
     group = np.repeat(block_group, np.diff(starts))
     score = df[CURVE_SCORE].cast(pl.Float64).to_numpy() + 0.0  # (-0.0 as 0.0)
     number, firsts_of = _kernel.merged_falling(group, score)

@@ -26,7 +26,7 @@ import polars as pl
 import pyarrow as pa
 from polars.io.plugins import register_io_source
 
-from pl_metrics._frame import FrameT, class_hash, is_categorical
+from pl_metrics._frame import INTERNAL, FrameT, class_hash, is_categorical
 
 _kernels: ModuleType | None
 try:
@@ -762,6 +762,10 @@ def blocks_in_key_order(
     return (df if rows is None else df[rows]), starts
 
 
+#: A row number beside a table's own columns (a key may be named "index").
+_ROW = f"{INTERNAL}row"
+
+
 def _moved_blocks(
     starts: np.ndarray, firsts: pl.DataFrame, keys: Sequence[str], *, nulls_last: bool
 ) -> tuple[np.ndarray | None, np.ndarray]:
@@ -770,8 +774,8 @@ def _moved_blocks(
     ``starts``: where each block starts, then the row count; ``firsts``: each block's keys.
     No rows (None) when the blocks are in order already.
     """
-    order = firsts.with_row_index().sort(keys, nulls_last=nulls_last, maintain_order=True)
-    order_of = order["index"].to_numpy()
+    order = firsts.with_row_index(_ROW).sort(keys, nulls_last=nulls_last, maintain_order=True)
+    order_of = order[_ROW].to_numpy()
     if (order_of == np.arange(len(order_of))).all():
         return None, starts
     lengths = np.diff(starts)[order_of]

@@ -410,7 +410,8 @@ def _fold_tables_in_blocks(
     # Each fold's: over its classes' pooled scores, the other folds' counts.
     fold_values = firsts[fold]
     applied = []
-    for blocks_of in firsts.with_row_index().group_by(fold).agg("index")["index"]:
+    row = f"{INTERNAL}row"  # (beside the keys: one may be named "index")
+    for blocks_of in firsts.with_row_index(row).group_by(fold).agg(row)[row]:
         fold_blocks = blocks_of.to_numpy().astype(np.int64)
         lengths = np.diff(starts)[fold_blocks]
         rows = np.repeat(starts[fold_blocks], lengths) + _ramps(lengths)

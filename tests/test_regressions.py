@@ -552,3 +552,27 @@ def test_merged_calibration_of_a_negative_zero_score_is_zero() -> None:
         states = [pl_metrics.state(part, "calibration_curve", n_bins=2) for part in (a, b)]
         prob_pred = pl_metrics.merge_states(states).finalize().collect()["prob_pred"]
         assert not np.signbit(prob_pred[0])
+
+
+@pytest.mark.parametrize("named", ["class", "by", "fold"])
+def test_a_column_named_index_is_a_key_like_any_other(named: str) -> None:
+    # The curves table's blocks were numbered with `with_row_index()`, whose column is
+    # named "index": a class column of that name stopped roc_curve with a DuplicateError.
+    df = DIGITS.filter(pl.col("model").is_in(["knn", "logreg"])).with_columns(
+        (pl.col("id") % 3).alias("fold")
+    )
+    names = {"class": "class", "by": "model", "fold": "fold"}
+    renamed = df.rename({names[named]: "index"})
+    cls, by, fold = (("index" if k == named else names[k]) for k in ("class", "by", "fold"))
+    calls: list[Callable[[pl.DataFrame, str, str, str], pl.DataFrame]] = [
+        lambda d, c, b, f: pl_metrics.roc_curve(d, class_col=c, by=b, max_points=20),
+        lambda d, c, b, f: pl_metrics.best_threshold(d, class_col=c, by=b, fold_col=f),
+        lambda d, c, b, f: pl_metrics.best_threshold(d, class_col=c, by=[b, f]),
+        lambda d, c, b, f: pl_metrics.roc_auc(d, class_col=c, by=b, average="micro"),
+        lambda d, c, b, f: pl_metrics.padded_cmap(d, class_col=c, by=b),
+        lambda d, c, b, f: pl_metrics.calibration_curve(d, class_col=c, by=b, strategy="quantile"),
+    ]
+    for call in calls:
+        want = call(df, "class", "model", "fold")
+        got = call(renamed, cls, by, fold)
+        assert_frame_equal(got, want.rename({names[named]: "index"}, strict=False))
