@@ -133,7 +133,8 @@ def _run_columns(cols: Columns, k: int | None, *, checked: bool) -> RunColumns:
             pl.len().alias(N_ROWS), truth.sum().cast(pl.Int64).alias(_NPOS)
         )
         dcg = _dcg_plan(rows, per_id, keys, pl.col(SCORE), truth, k)
-        return dcg.select(*keys, _DCG, _IDEAL).collect()
+        # (The in-memory engine rounds each gain as the kernel does; see `ndcg_sums`.)
+        return dcg.select(*keys, _DCG, _IDEAL).collect(engine="in-memory")
 
     return RunColumns([pl.col(cols.score).alias(SCORE)], schema, over_runs, over_rows)
 
