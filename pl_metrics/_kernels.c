@@ -136,12 +136,12 @@ static Py_ssize_t class_width(int kind) {
         return (x < y) - (x > y);                                                           \
     }                                                                                       \
                                                                                             \
-    /* How many leading values of v[0..n), sorted descending, are >= x. */                  \
-    static int64_t NAME##_at_least(const T *v, int64_t n, T x) {                            \
+    /* How many leading values of v[0..n), sorted descending, are >= x (above: > x). */   \
+    static int64_t NAME##_leading(const T *v, int64_t n, T x, int above) {                  \
         int64_t lo = 0, hi = n;                                                             \
         while (lo < hi) {                                                                   \
             int64_t mid = lo + (hi - lo) / 2;                                               \
-            if (v[mid] >= x)                                                                \
+            if (above ? v[mid] > x : v[mid] >= x)                                           \
                 lo = mid + 1;                                                               \
             else                                                                            \
                 hi = mid;                                                                   \
@@ -205,8 +205,8 @@ static Py_ssize_t class_width(int kind) {
                 qsort(cand, (size_t)n, sizeof(T), NAME##_desc);                             \
                 qsort(sorted_pos, (size_t)npos, sizeof(T), NAME##_desc);                    \
                 for (int64_t k = 0; k < npos; k++) {                                        \
-                    r[k] = NAME##_at_least(cand, n, pos[k]);                                \
-                    p[k] = NAME##_at_least(sorted_pos, npos, pos[k]);                       \
+                    r[k] = NAME##_leading(cand, n, pos[k], 0);                              \
+                    p[k] = NAME##_leading(sorted_pos, npos, pos[k], 0);                     \
                 }                                                                           \
             }                                                                               \
             /* The run's sums: precisions, mis-ordered pairs, the worst rank. */           \
@@ -267,19 +267,6 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
         return (x > y) - (x < y);                                                           \
     }                                                                                       \
                                                                                             \
-    /* How many leading values of v[0..n), sorted descending, are > x. */                  \
-    static int64_t NAME##_above(const T *v, int64_t n, T x) {                               \
-        int64_t lo = 0, hi = n;                                                             \
-        while (lo < hi) {                                                                   \
-            int64_t mid = lo + (hi - lo) / 2;                                               \
-            if (v[mid] > x)                                                                 \
-                lo = mid + 1;                                                               \
-            else                                                                            \
-                hi = mid;                                                                   \
-        }                                                                                   \
-        return lo;                                                                          \
-    }                                                                                       \
-                                                                                            \
     /* Returns 0, or -1 when out of memory. */                                              \
     static int NAME(const int64_t *starts, int64_t runs, const T *score,                    \
                     const uint8_t *truth, const double *disc, int64_t k, double *dcg,       \
@@ -311,8 +298,8 @@ static PyObject *pair_counts(PyObject *self, PyObject *args) {
                         above += score[i] > v;                                              \
                     }                                                                       \
                 } else {                                                                    \
-                    r = PAIRS##_at_least(sorted, b - a, v);                                 \
-                    above = NAME##_above(sorted, b - a, v);                                 \
+                    r = PAIRS##_leading(sorted, b - a, v, 0);                               \
+                    above = PAIRS##_leading(sorted, b - a, v, 1);                           \
                 }                                                                           \
                 int64_t end = r, start = above;                                             \
                 if (k >= 0) {                                                               \

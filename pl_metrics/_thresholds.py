@@ -331,22 +331,25 @@ def _fold_tables_plan(
     applied = totals.join(
         applied.drop(P_ALL, N_ALL), on=fold_keys, how="left", nulls_equal=True
     ).with_columns(pl.col(TP).fill_null(0.0), pl.col(FP).fill_null(0.0))
-    fold_type = curves.collect_schema()[fold]
+    return _stacked(fitted, applied, keys, fold, curves.collect_schema()[fold])
+
+
+def _stacked(
+    fitted: FrameT, applied: FrameT, keys: list[str], fold: str, fold_type: pl.DataType
+) -> FrameT:
+    """`_fold_tables_plan`'s table: the classes' rows (``fitted``) above the folds'."""
     counts = [pl.lit(None, pl.Float64).alias(c) for c in (TP, FP, P_ALL, N_ALL)]
     pooled_rows = fitted.with_columns(pl.lit(None, fold_type).alias(fold), *counts)
     fold_rows = applied.with_columns(pl.lit(None, pl.Float64).alias("value"))
-    return pl.concat(
+    stacked: FrameT = pl.concat(
         [
             pooled_rows.with_columns(pl.lit(True).alias(_POOLED)),
             fold_rows.with_columns(pl.lit(False).alias(_POOLED)),
         ],
         how="diagonal",
-    ).select(_fold_table_columns(keys, fold))
-
-
-def _fold_table_columns(keys: list[str], fold: str) -> list[str]:
-    """The columns of `_fold_tables_plan`'s table."""
-    return [*keys[:-1], fold, keys[-1], _POOLED, _T, "value", TP, FP, P_ALL, N_ALL]
+    )
+    columns = [*keys[:-1], fold, keys[-1], _POOLED, _T, "value", TP, FP, P_ALL, N_ALL]
+    return stacked.select(columns)
 
 
 def _fold_tables_in_blocks(
@@ -473,16 +476,7 @@ def _fold_tables_in_blocks(
                 pl.Series(N_ALL, fold_n),
             )
         )
-    counts = [pl.lit(None, pl.Float64).alias(c) for c in (TP, FP, P_ALL, N_ALL)]
-    pooled_rows = fitted.with_columns(pl.lit(None, firsts.schema[fold]).alias(fold), *counts)
-    fold_rows = pl.concat(applied).with_columns(pl.lit(None, pl.Float64).alias("value"))
-    both: pl.DataFrame = pl.concat(
-        [
-            pooled_rows.with_columns(pl.lit(True).alias(_POOLED)),
-            fold_rows.with_columns(pl.lit(False).alias(_POOLED)),
-        ],
-        how="diagonal",
-    ).select(_fold_table_columns(keys, fold))
+    both: pl.DataFrame = _stacked(fitted, pl.concat(applied), keys, fold, firsts.schema[fold])
     return both
 
 
