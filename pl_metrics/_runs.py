@@ -267,7 +267,7 @@ def per_id_and_classes(
 
     def tables(df: pl.DataFrame) -> dict[str, pl.DataFrame]:
         # (Rows reordered are the same tables: they are counted by key.)
-        df, found = (df, runs) if runs else grouped_runs(df, by, id_col)
+        df, found = (df, runs) if runs else grouped_runs(df, by, id_col, cls)
         # The truth as flags, for every kernel; with nulls (unchecked), polars counts.
         truth = None if df[TRUTH].null_count() else flags(df[TRUTH])
         # The classes as the kernels read them, found once for both passes.

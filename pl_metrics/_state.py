@@ -595,7 +595,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     if isinstance(frame, pl.DataFrame) and any(f.has_kernel() for f, _ in families.values()):
         # A kernel needs each id's rows together; sorted once here, they also make the
         # per-id aggregation several times faster than over scattered ids.
-        frame, runs = contiguous_runs(frame, by, cols.id)
+        frame, runs = contiguous_runs(frame, by, cols.id, cols.cls)
         lf = frame.lazy()
     prepared = [f for p in parts for f in p.prepare]
     for prepare in prepared:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import warnings
 from typing import Any
 
@@ -49,8 +50,10 @@ def random_dump(
     groups: int,
     contiguous: bool,
     score_dtype: Any,
+    by_class: bool = False,
 ) -> pl.DataFrame:
-    """A long dump with ties (scores on ``levels`` values), rows by id or shuffled."""
+    """A long dump with ties (scores on ``levels`` values), rows by id or shuffled, or
+    ``by_class``: each group's rows class by class, the ids in the same order in each."""
     n = n_ids * n_classes
     scores = rng.integers(0, levels, n) / levels
     df = pl.DataFrame(
@@ -65,6 +68,8 @@ def random_dump(
     ).with_columns(pl.col("score").cast(score_dtype))
     if not contiguous:
         df = df.sample(fraction=1.0, shuffle=True, seed=int(rng.integers(1 << 31)))
+    if by_class:
+        df = df.sort("group", "class", maintain_order=True)
     return df
 
 
@@ -144,7 +149,7 @@ def test_kernels_read_in_chunks_equal_one_chunk(score_dtype: Any) -> None:
     positive_rate=st.sampled_from([0.0, 0.03, 0.3, 0.7, 1.0]),
     levels=st.sampled_from([2, 5, 1000]),
     groups=st.integers(1, 3),
-    contiguous=st.booleans(),
+    layout=st.sampled_from(["by id", "shuffled", "by class"]),
     score_dtype=st.sampled_from([pl.Float64, pl.Float32, pl.Int32]),
     weighted=st.booleans(),
 )
@@ -156,7 +161,7 @@ def test_kernel_equals_plan(
     positive_rate: float,
     levels: int,
     groups: int,
-    contiguous: bool,
+    layout: str,
     score_dtype: Any,
     weighted: bool,
 ) -> None:
@@ -168,8 +173,9 @@ def test_kernel_equals_plan(
         positive_rate=positive_rate,
         levels=levels,
         groups=groups,
-        contiguous=contiguous,
+        contiguous=layout != "shuffled",
         score_dtype=score_dtype,
+        by_class=layout == "by class",
     )
     options: dict[str, Any] = {"by": "group", "weight_col": "w" if weighted else None}
     kernel, joins = both_paths(df, **options)
@@ -329,6 +335,122 @@ def test_contiguous(
     assert starts == [0, *changes, len(ids)]
     if groups is None and not reordered:
         assert out["id"].flags["SORTED_ASC"] == (ids == sorted(ids))
+
+
+def _class_by_class(df: pl.DataFrame, how: str) -> pl.DataFrame:
+    """``df`` (rows by id) laid out class by class, as ``how`` says."""
+    if how == "unpivot":  # of a wide table with the groups as index columns
+        wide = df.pivot("class", index=["fold", "model", "id"], values="score")
+        long = wide.unpivot(index=["fold", "model", "id"], variable_name="class")
+        truth = df.select("fold", "model", "id", pl.col("class").cast(pl.String), "truth")
+        return long.rename({"value": "score"}).join(
+            truth, on=["fold", "model", "id", "class"], maintain_order="left"
+        )
+    order = {
+        "each group by class": ["fold", "model", "class"],
+        "by class, then group": ["class", "fold", "model"],
+        "by fold, class, model": ["fold", "class", "model"],
+    }[how]
+    return df.sort(order, maintain_order=True)
+
+
+@pytest.mark.parametrize(
+    "how", ["unpivot", "each group by class", "by class, then group", "by fold, class, model"]
+)
+def test_rows_class_by_class_are_turned_id_by_id(how: str) -> None:
+    """An unpivot of a wide table writes rows class by class, the same keys in the same order
+    in each class: turned id by id, as a stable sort by key would bring them (a sort of 5M
+    rows took 0.7 s), every metric gives the values of the rows by id."""
+    rng = np.random.default_rng(3)
+    n_ids, n_classes = 60, 5
+    by_id = pl.concat(
+        pl.DataFrame(
+            {
+                "fold": fold,
+                "model": model,
+                "id": np.repeat(rng.permutation(1000)[:n_ids], n_classes),
+                "class": np.tile([f"c{k}" for k in range(n_classes)], n_ids),
+                "score": rng.integers(0, 8, n_ids * n_classes) / 8,
+                "truth": rng.random(n_ids * n_classes) < 0.3,
+            }
+        )
+        for fold in (0, 1)
+        for model in ("a", "b")
+    )
+    df = _class_by_class(by_id, how)
+    turned = _kernel.id_major(df, ["model", "fold"], "id", "class")
+    assert turned is not None
+    keys = ["model", "fold", "id"]
+    positions = by_id.select(keys).unique(maintain_order=True).with_row_index("at")
+    in_key_order = df.join(positions, on=keys, maintain_order="left").sort(
+        "at", maintain_order=True
+    )
+    assert_frame_equal(turned, in_key_order.drop("at"))
+    runs = _kernel.id_runs(turned, ["model", "fold"], "id")
+    assert runs is not None
+    assert len(runs.starts) - 1 == 4 * n_ids
+    for metric in ("f1", "confusion", "lrap", "roc_auc", "binary_log_loss", "ndcg"):
+        options = {"average": None} if metric in ("f1", "roc_auc") else {}
+        got = pl_metrics.report(df, metric, by=["model", "fold"], **options)
+        want = pl_metrics.report(by_id, metric, by=["model", "fold"], **options)
+        assert_frame_equal(got, want, rel_tol=1e-12)
+
+
+def test_many_sections_are_turned_as_few() -> None:
+    """Past `_SECTIONS_TURNED_APART` sections (a group of a few ids each), the rows are
+    turned through one array of their places: the same frame."""
+    rng = np.random.default_rng(5)
+    groups, n_ids, n_classes = 300, 3, 4
+    df = pl.DataFrame(
+        {
+            "group": np.repeat(np.arange(groups), n_ids * n_classes),
+            "class": np.tile(np.repeat(np.arange(n_classes), n_ids), groups),
+            "id": np.tile(np.arange(n_ids), groups * n_classes),
+            "score": rng.random(groups * n_ids * n_classes),
+            "name": [f"row {k}" for k in range(groups * n_ids * n_classes)],  # turned by polars
+        }
+    )
+    assert groups > _kernel._SECTIONS_TURNED_APART
+    turned = _kernel.id_major(df, ["group"], "id", "class")
+    assert turned is not None
+    assert_frame_equal(turned, df.sort("group", "id", maintain_order=True))
+
+
+def test_layouts_only_like_class_by_class_are_sorted() -> None:
+    """Blocks of unequal sizes, other ids inside a block or a class block twice: not turned,
+    or turned and found not to be runs of ids; sorted, they give the values and errors of
+    the rows by id."""
+    rng = np.random.default_rng(8)
+    n_ids, n_classes = 40, 4
+    by_id = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(n_ids), n_classes),
+            "class": np.tile(np.arange(n_classes), n_ids),
+            "score": rng.integers(0, 6, n_ids * n_classes) / 6,
+            "truth": rng.random(n_ids * n_classes) < 0.4,
+        }
+    )
+    by_class = by_id.sort("class", maintain_order=True)
+    swapped = by_class["id"].to_numpy().copy()
+    swapped[[n_ids + 3, n_ids + 4]] = swapped[[n_ids + 4, n_ids + 3]]  # inside a block
+    near_misses = {
+        "a row missing": (
+            pl.concat([by_class[:5], by_class[6:]]),
+            pl.concat([by_id[:20], by_id[21:]]),
+        ),
+        "ids swapped inside a block": (by_class.with_columns(id=swapped), None),
+        "a class block twice": (pl.concat([by_class[:n_ids], by_class]), None),
+    }
+    for how, (df, same_rows) in near_misses.items():
+        rows = df if same_rows is None else same_rows
+        for metric in ("f1", "lrap"):
+            try:
+                want = pl_metrics.report(rows.sort("id", "class"), metric)
+            except pl_metrics.MetricsInputError as error:
+                with pytest.raises(pl_metrics.MetricsInputError, match=re.escape(str(error))):
+                    pl_metrics.report(df, metric)
+            else:
+                assert_frame_equal(pl_metrics.report(df, metric), want, rel_tol=1e-12), how
 
 
 def test_a_group_per_id_is_brought_together_for_the_kernels() -> None:
