@@ -457,12 +457,33 @@ def chunk_state(part: pl.LazyFrame, spec: Spec) -> MetricState:
 _SMALL: Final = "in-memory"
 
 
-def _non_empty(states: Sequence[MetricState]) -> list[MetricState]:
+def _with_ids(states: Sequence[MetricState]) -> list[MetricState]:
     ids = pl.col(N_IDS).sum()
-    kept = [s for s in states if s.groups.lazy().select(ids).collect(engine=_SMALL).item()]
+    return [s for s in states if s.groups.lazy().select(ids).collect(engine=_SMALL).item()]
+
+
+def _non_empty(states: Sequence[MetricState]) -> list[MetricState]:
+    kept = _with_ids(states)
     if not kept:
         raise MetricsInputError(EMPTY_TABLE)
     return kept
+
+
+def collected_state(lf: pl.LazyFrame, spec: Spec) -> MetricState:
+    """The collected state of ``lf``: its id-disjoint chunks' states, merged.
+
+    Each chunk is read once, within the default budget, as `score` reads them.
+    """
+    chunks = plan_chunks(
+        lf,
+        id_col=spec.columns.id,
+        budget=budget_bytes(None),
+        width=row_bytes(lf.collect_schema(), spec.columns.used),
+    )
+    states = local_runner(lf, None)(chunks, spec, whole)
+    kept = _with_ids(states) or states[:1]  # (an empty table's state finalizes to its error)
+    # The chunks are id-disjoint by construction: not a caller's merge.
+    return kept[0] if len(kept) == 1 else replace(merge_states(kept), merged=False)
 
 
 def _merged(states: Sequence[MetricState]) -> pl.DataFrame:

@@ -300,6 +300,10 @@ class MetricState:
     #: Whether the tables are plans over a LazyFrame (until collected): each of the
     #: finalizing plan's joins would read it again.
     scans: bool = field(default=False, compare=False)
+    #: The LazyFrame whose state this is, until collected (see `collect`).
+    source: pl.LazyFrame | None = field(default=None, compare=False, repr=False)
+    #: The parts of a merged state, while some part is lazy (see `collect`).
+    parts: tuple[MetricState, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -331,7 +335,20 @@ class MetricState:
         return self.spec.options
 
     def collect(self) -> MetricState:
-        """Compute the state's tables (runs the state plan; the result is small)."""
+        """Compute the state's tables (the result is small).
+
+        A LazyFrame's state is computed as `pl_metrics.score` computes it: each id-disjoint
+        chunk read once. The state's own plan reads the frame once per table and joins the
+        tables: a frame that is not the same to the bit on every read (a float sum over a
+        window, say) would mix two reads.
+        """
+        if self.source is not None:
+            # Imported here: the driver imports this module.
+            from pl_metrics._driver import collected_state
+
+            return collected_state(self.source, self.spec)
+        if self.parts:
+            return merge_states([part.collect() for part in self.parts])
         return _collected(self, "in-memory" if self.counted else "streaming")
 
     def merge(self, *others: MetricState) -> MetricState:
@@ -458,6 +475,8 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
         first,
         merged=len(states) > 1,
         scans=any(s.scans for s in states),  # a lazy part's tables: collected first
+        source=None,
+        parts=tuple(states) if any(s.scans for s in states) else (),
         problems=tuple({p.key: p for s in states for p in s.problems}.values()),
         groups=merged([s.groups for s in states], by),
         classes=None
@@ -733,6 +752,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         ids=ids,
         counted=not reads_rows,
         scans=not in_memory,
+        source=None if in_memory else frame.lazy(),
     )
 
 

@@ -14,6 +14,7 @@ from polars.testing import assert_frame_equal
 
 import pl_metrics
 from tests.conftest import dense_problems, grouped_table, long_table, run
+from tests.test_conformance import make_table
 
 SETTINGS = settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -169,6 +170,37 @@ def test_states_of_id_disjoint_parts_merge_exactly(metrics, options, problems, p
             )
         else:
             assert merged[column].to_list() == whole[column].to_list()
+
+
+def _shifting_source(df: pl.DataFrame) -> pl.LazyFrame:
+    """``df`` as a LazyFrame whose every read shifts the scores by another small amount, as
+    an upstream float sum in another order would change their last bits: each read ranks
+    alike, but a plan that mixed two reads would compare rows of both."""
+    from polars.io.plugins import register_io_source
+
+    reads = iter(range(1, 1_000))
+
+    def source(with_columns, predicate, n_rows, batch_size):  # type: ignore[no-untyped-def]
+        read = df.with_columns(pl.col("score") + next(reads) / 64)
+        read = read if predicate is None else read.filter(predicate)
+        yield read if with_columns is None else read.select(with_columns)
+
+    return register_io_source(source, schema=df.schema)
+
+
+def test_a_lazy_state_reads_its_frame_once() -> None:
+    """A LazyFrame's state (and a merge of such states) reads each row once: its tables
+    are counted from one read, as `score` counts them."""
+    df = make_table(5, n_ids=60).drop("pred")
+    metrics = ["lrap", "coverage_error", "roc_auc", "ndcg", "f1"]
+    want = pl_metrics.report(df, metrics, by="model")
+    lazy = pl_metrics.state(_shifting_source(df), metrics, by="model")
+    assert_frame_equal(lazy.finalize().collect(), want, rel_tol=1e-12)
+    assert_frame_equal(lazy.collect().finalize().collect(), want, rel_tol=1e-12)
+    parts = [df.filter(pl.col("id") % 2 == k) for k in range(2)]
+    states = [pl_metrics.state(_shifting_source(p), metrics, by="model") for p in parts]
+    merged = pl_metrics.merge_states(states).finalize().collect()
+    assert_frame_equal(merged, want, rel_tol=1e-12)
 
 
 def test_merged_states_see_ragged_input_across_parts() -> None:
