@@ -86,8 +86,9 @@ class _CurveTables(Family):
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         parts = Parts(curve_exprs=curve_exprs(cols))
-        if any(m in _PROBABILITIES or m == "calibration_curve" for m in metrics):
-            parts.id_checks = [probability_check(cols)]
+        probabilities = [m for m in metrics if m in _PROBABILITIES or m == "calibration_curve"]
+        if probabilities:
+            parts.id_checks = [probability_check(cols, probabilities)]
         return parts
 
     def finalize(

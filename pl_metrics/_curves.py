@@ -272,11 +272,18 @@ def _partial_area(pos: pl.Expr, neg: pl.Expr, tp: pl.Expr, fp: pl.Expr, max_fpr:
     )
 
 
-def probability_check(cols: Columns) -> tuple[Problem, pl.Expr]:
-    """Scores outside [0, 1], for the metrics whose formula assumes probabilities."""
+def probability_check(cols: Columns, metrics: Sequence[str]) -> tuple[Problem, pl.Expr]:
+    """Scores outside [0, 1], for the ``metrics`` whose formula assumes probabilities."""
     assert cols.score is not None
     score = pl.col(cols.score)
-    outside = Problem("probability_range", cols.score, "rows", "have a score outside [0, 1]")
+    outside = Problem(
+        "probability_range",
+        cols.score,
+        "rows",
+        "have a score outside [0, 1]",
+        "they take probabilities (a sigmoid or softmax of the scores, say)",
+        needed_by=tuple(metrics),
+    )
     return outside, ((score < 0) | (score > 1)).sum().cast(pl.Int64)
 
 
@@ -289,7 +296,7 @@ class _Curves(Family):
         if any(m in CURVE_METRICS and not (by_id and m != "padded_cmap") for m in metrics):
             parts.curve_exprs = curve_exprs(cols)
         if "padded_cmap" in metrics:  # its padding rows score 1: the top of a probability
-            parts.id_checks.append(probability_check(cols))
+            parts.id_checks.append(probability_check(cols, ["padded_cmap"]))
         if by_id and any(m in ("roc_auc", "average_precision") for m in metrics):
             samples = _samples_parts(cols, opts.max_fpr)
             parts.id_exprs += samples.id_exprs
@@ -304,7 +311,13 @@ class _Curves(Family):
             ]
             parts.id_checks += [
                 (
-                    Problem("true_count", cols.truth, "ids", "do not have exactly one true class"),
+                    Problem(
+                        "true_count",
+                        cols.truth,
+                        "ids",
+                        "do not have exactly one true class",
+                        needed_by=("top_k_accuracy",),
+                    ),
                     (cols.truth_expr.sum() != 1).cast(pl.Int64),
                 )
             ]

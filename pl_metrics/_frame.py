@@ -232,6 +232,8 @@ class Problem:
     whole_table: bool = False
     #: A cheap test that a whole table passes, tried before counting (see `skip_passing`).
     passes: pl.Expr | None = field(default=None, compare=False)
+    #: The metrics that make this check, named in its message (a report of several).
+    needed_by: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def name(self) -> str:
@@ -243,6 +245,8 @@ class Problem:
 
     def message(self, count: int, where: str) -> str:
         hint = f"; {self.hint}" if self.hint else ""
+        if self.needed_by:
+            hint = f"; checked for {', '.join(self.needed_by)}{hint}"
         unit, text = self.unit, self.text
         if count == 1:  # "1 row is", not "1 rows are"
             unit = re.sub(r"\b(row|id|group|class)(e?s)\b", r"\1", unit, count=1)

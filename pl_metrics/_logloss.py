@@ -55,7 +55,15 @@ class _LogLoss(Family):
             ],
             id_checks=[
                 (
-                    Problem("true_count", cols.truth, "ids", "do not have exactly one true class"),
+                    Problem(
+                        "true_count",
+                        cols.truth,
+                        "ids",
+                        "do not have exactly one true class",
+                        "for several true classes per id (multi-label), binary_log_loss scores "
+                        "each class on its own",
+                        needed_by=tuple(metrics),
+                    ),
                     (truth.sum() != 1).cast(pl.Int64),
                 ),
                 (

@@ -268,7 +268,14 @@ def _id_checks(
 def _same_checks(checks: Sequence[tuple[Problem, pl.Expr]]) -> list[tuple[Problem, pl.Expr]]:
     """Checks of several families, each problem once (see `_same_by_name`)."""
     exprs = _same_by_name([e.alias(p.name) for p, e in checks])
-    problems = {p.name: p for p, _ in checks}
+    problems: dict[str, Problem] = {}
+    for problem, _ in checks:  # the metrics that check it, of every family
+        seen = problems.get(problem.name)
+        needed_by = (*seen.needed_by, *problem.needed_by) if seen else problem.needed_by
+        hints = dict.fromkeys(h for h in (seen.hint if seen else "", problem.hint) if h)
+        problems[problem.name] = replace(
+            problem, needed_by=tuple(dict.fromkeys(needed_by)), hint="; ".join(hints)
+        )
     return [(problems[e.meta.output_name()], e) for e in exprs]
 
 

@@ -107,6 +107,26 @@ def test_seed_002_worked_example() -> None:
     )
 
 
+def test_a_report_names_the_metrics_that_check_a_problem() -> None:
+    """In a report of several metrics, a problem that some of them check names those (and
+    their advice): which metric to drop, or which to use instead."""
+    df = seed_002_frame()
+    two_true = df.with_columns(truth=pl.when(pl.col("id") == 0).then(True).otherwise("truth"))
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"one true class; checked for log_loss, top_k_accuracy; for several true classes"
+        r" per id \(multi-label\), binary_log_loss scores each class on its own$",
+    ):
+        pl_metrics.report(two_true, ["lrap", "log_loss", "f1", "top_k_accuracy"])
+    above = df.with_columns(score=pl.col("score") * 2)
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"outside \[0, 1\]; checked for padded_cmap, brier_score, binary_log_loss; they "
+        "take probabilities",
+    ):
+        pl_metrics.report(above, ["lrap", "padded_cmap", "brier_score", "binary_log_loss"])
+
+
 def test_log_loss_errors() -> None:
     df = seed_002_frame()
     two_true = df.with_columns(truth=pl.when(pl.col("id") == 0).then(True).otherwise("truth"))
