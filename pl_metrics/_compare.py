@@ -221,17 +221,29 @@ def compare(
         )
     schema = lf.collect_schema()
     for option, name in (("model_col", model_col), ("fold_col", fold_col)):
-        require_column(schema, option, name)  # named by its own option
-    roles = [
+        try:
+            require_column(schema, option, name)  # named by its own option
+        except MetricsInputError as error:
+            if option == "fold_col" and isinstance(model_col, str) and model_col in schema:
+                raise MetricsInputError(
+                    f"{error}; compare averages each model over its folds: for values pooled "
+                    f"per model, use report(..., by={model_col!r})"
+                ) from None
+            raise
+    roles: list[tuple[str, str | None]] = [
         ("model_col", model_col),
         ("fold_col", fold_col),
         ("id_col", options.get("id_col", "id")),
     ]
+    # (The other columns too: as resolve's `by`, these would be told as options 'by'.)
+    for option in ("class_col", "score_col", "truth_col", "weight_col", "pred_col"):
+        if isinstance(options.get(option), str):
+            roles.append((option, options[option]))
     distinct_columns(roles)
     spread_columns = [f"{m}_{s}" for m in names for s in ("mean", "std")]
     made = [c for m in names for c in made_columns(info(m))] + spread_columns
-    for option, name in roles[:2]:  # (named by their own options, not as resolve's `by`)
-        check_key_name(name, option, made, "compare")
+    for option, key in (("model_col", model_col), ("fold_col", fold_col)):
+        check_key_name(key, option, made, "compare")  # (by their own options, not as `by`)
     spec = resolve(lf, names, by=[model_col, fold_col], **options)  # checked once
     check_key_names(spec.columns, spread_columns, "compare")
     if spec.keys != [model_col, fold_col]:

@@ -369,7 +369,26 @@ def _file_schema(path: Path, kind: str) -> pl.Schema:
         stat = path.stat()
         return pl.Schema(_read_schema(str(path), kind, stat.st_mtime_ns, stat.st_size))
     except (pl.exceptions.PolarsError, OSError) as error:
-        raise MetricsInputError(f"cannot read file {str(path)!r}: {reader_error(error)}") from error
+        stream = kind == "ipc" and _is_ipc_stream(path)
+        detail = (
+            "it is an Arrow IPC stream, which is not scanned; convert it to parquet first: "
+            f'python -c "import polars as pl; pl.read_ipc_stream({str(path)!r})'
+            f'.write_parquet({str(path.with_suffix(".parquet"))!r})"'
+            if stream
+            else reader_error(error)
+        )
+        raise MetricsInputError(f"cannot read file {str(path)!r}: {detail}") from error
+
+
+def _is_ipc_stream(path: Path) -> bool:
+    """Whether ``path`` holds Arrow's IPC stream format: no 'ARROW1' file magic."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(8)
+    except OSError:
+        return False
+    # A stream starts with its first message's continuation marker (a file with its magic).
+    return head.startswith(b"\xff\xff\xff\xff")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -21,6 +21,7 @@ from pl_metrics._curve_tables import thinned
 from pl_metrics._driver import hinted, score, warn_of_mixed_tasks
 from pl_metrics._frame import MetricsInputError, UnknownOptionError, did_you_mean, shown
 from pl_metrics._io import (
+    FORMATS,
     columns_named,
     files,
     printable,
@@ -922,7 +923,9 @@ def _run_score(args: argparse.Namespace) -> None:
             progress=False if args.quiet else None,
             **options,
         )
-    _write(result, args.format, args.output)
+    # Tuned thresholds in full: a user copies them (0.9999999999 is not 1.000000).
+    tuned = {"best_threshold", "threshold_sweep"} & set(_metrics(args.metric))
+    _write(result, args.format, args.output, digits=None if tuned else 6)
 
 
 #: Errors of the input, told in one line with status 2. Any other exception is a bug.
@@ -955,6 +958,11 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.flush()  # a closed pipe shows here, not when Python exits
     except BrokenPipeError:  # `pl-metrics ... | head`: the reader has what it wanted
         return _stdout_closed()
+    except KeyboardInterrupt:  # Ctrl-C: one line, and the shell's status for it
+        if args.traceback:
+            traceback.print_exc()
+        _say("interrupted")
+        return 130
     except UnknownOptionError as error:  # the command line passed a keyword it should not
         return _internal_error(error, args)
     except _USER_ERRORS as error:
@@ -988,6 +996,7 @@ def _dispatch(args: argparse.Namespace) -> None:
         _check_plot_file(args.plot)
     for option in ("output", "plot"):
         _check_folder(option, getattr(args, option, None))
+    _check_not_read(args)
     if args.command == "compare":
         _run_compare(args)
     elif args.command == "curves":
@@ -1021,6 +1030,37 @@ def _check_folder(option: str, path: str | None) -> None:
     folder = Path(path).parent
     if not folder.is_dir():
         raise MetricsInputError(f"--{option} {path!r}: the folder {str(folder)!r} does not exist")
+
+
+def _check_not_read(args: argparse.Namespace) -> None:
+    """An --output that is not a file the command reads, nor one its next run would read.
+
+    Written over an input, it replaced the predictions with their scores; written into a
+    folder (or glob) that is scored, the next run read it as a shard of predictions.
+    """
+    if args.output is None or "://" in args.output:
+        return
+    target = Path(args.output).resolve()
+    inputs = [*args.paths, *(t for t in [getattr(args, "threshold_table", None)] if t)]
+    for item in inputs:
+        if "://" in str(item):
+            continue
+        whole = Path(item).resolve()
+        if target == whole:
+            raise MetricsInputError(
+                f"--output {args.output!r} is an input of this command: writing it would "
+                "replace the data read; name another file"
+            )
+        if whole.is_dir() and target.is_relative_to(whole) and target.suffix.lower() in FORMATS:
+            raise MetricsInputError(
+                f"--output {args.output!r} is in the folder {str(item)!r} that is scored: the "
+                "next run would read the results as predictions; write it outside the folder"
+            )
+        if any(c in str(item) for c in "*?[") and target.match(os.path.abspath(item)):
+            raise MetricsInputError(
+                f"--output {args.output!r} matches {str(item)!r}, which is scored: the next run "
+                "would read the results as predictions; name a file the pattern does not match"
+            )
 
 
 def _say(line: str) -> None:
@@ -1083,6 +1123,8 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         r"plot fewer values of \1 (filter the input first), or pass fewer --by columns",
         message,
     )
+    # The library's functions by the commands: compare's advice to pool the folds.
+    message = re.sub(r"\breport\(\.\.\., by='([^']*)'\)", r"pl-metrics score --by \1", message)
     # The library's options by the command's flags: "option 'per_class'" is --per-class.
     flags = _flags(args.command)
     if getattr(args, "threshold_table", None):  # the library's option was given as a file

@@ -862,7 +862,7 @@ def _curve_plot(
     if len(shown_classes) < len(classes):
         title += (
             f" (the first {len(shown_classes)} of {len(classes)}: filter the table on "
-            f"{class_col!r} or raise max_classes to see others)"
+            f"{class_col!r} or raise max_classes, --max-classes, to see others)"
         )
     return _draw_curves(panels, kind, title, counts=counts, single=False)
 

@@ -428,6 +428,57 @@ def test_closed_stdout_is_quiet() -> None:
     assert process.returncode == 141  # as a process that SIGPIPE ended
 
 
+def test_compare_tells_its_options_and_the_command_to_pool_folds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """compare groups by model and fold internally: a clash is told by the flags given, and
+    a table without folds gets the command that pools each model's rows."""
+    assert main(["compare", str(DATA), "-m", "lrap", "--weight-col", "fold"]) == 2
+    err = capsys.readouterr().err
+    assert "--fold-col and --weight-col both name column 'fold'" in err
+    no_folds = tmp_path / "no_folds.parquet"
+    pl.read_parquet(DATA).drop("fold").write_parquet(no_folds)
+    assert main(["compare", str(no_folds), "-m", "lrap"]) == 2
+    err = capsys.readouterr().err
+    assert "for values pooled per model, use pl-metrics score --by model" in err
+
+
+def test_an_arrow_stream_is_told_how_to_convert(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    stream = tmp_path / "oof.arrow"
+    pl.read_parquet(DATA).write_ipc_stream(stream)
+    assert main(["score", str(stream), "--by", "model"]) == 2
+    err = capsys.readouterr().err
+    assert "it is an Arrow IPC stream" in err
+    command = err.split("convert it to parquet first: ")[1].strip()
+    subprocess.run(shlex.split(command.replace("python", sys.executable, 1)), check=True)
+    assert main(["score", str(stream.with_suffix(".parquet")), "--by", "model,fold"]) == 0
+
+
+def test_tuned_thresholds_are_shown_in_full(capsys: pytest.CaptureFixture[str]) -> None:
+    """A tuned threshold is copied from the table: 0.9999999999 must not show as 1.000000."""
+    assert main(["score", str(DATA), "-m", "best_threshold", "--by", "model"]) == 0
+    shown = capsys.readouterr().out
+    want = pl_metrics.best_threshold(pl.read_parquet(DATA), by="model")
+    rows = [line.strip("│ ").split("┆") for line in shown.splitlines() if "┆" in line][1:]
+    assert [float(row[2]) for row in rows] == want["threshold"].to_list()
+    assert [float(row[3]) for row in rows] == want["value"].to_list()
+
+
+def test_ctrl_c_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Interrupted, the command says so in a line (not Python's traceback), status 130."""
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "score", interrupted)
+    assert main(["score", str(DATA), "--by", "model"]) == 130
+    assert capsys.readouterr().err == "pl-metrics: interrupted\n"
+
+
 def test_pipe_into_head_is_quiet() -> None:
     argv = _command("-m", "confusion", "--by", "model,fold", "--format", "csv")
     command = f"{shlex.join(argv)} | head -1"
@@ -949,6 +1000,33 @@ def test_a_file_in_a_missing_folder_is_refused_before_scoring(
     target.mkdir(parents=True)
     assert main([*argv[:-1], str(target)]) == 2
     assert "is a folder: name a file in it" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["score", "curves", "thresholds"])
+def test_an_output_that_is_read_is_refused_before_scoring(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
+    """-o naming an input replaced the predictions with their scores; -o into a scored
+    folder (or glob) made the next run read the results as predictions."""
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    dump = shards / "oof.parquet"
+    dump.write_bytes(DATA.read_bytes())
+    options = {"curves": ["--kind", "roc"], "thresholds": [], "score": []}[command]
+    cases = {
+        "is an input of this command": [str(dump), "-o", str(dump)],
+        "in the folder": [str(shards), "-o", str(shards / "scores.csv")],
+        "matches": [str(shards / "*.parquet"), "-o", str(shards / "scores.parquet")],
+    }
+    for message, argv in cases.items():
+        assert main([command, *argv, "--by", "model", *options]) == 2
+        assert message in capsys.readouterr().err
+        assert dump.read_bytes() == DATA.read_bytes()
+        assert sorted(p.name for p in shards.iterdir()) == ["oof.parquet"]
+    # Beside the folder is fine.
+    assert (
+        main([command, str(shards), "--by", "model", *options, "-o", str(tmp_path / "s.csv")]) == 0
+    )
 
 
 def test_text_truth_and_scores_get_hints_for_the_file(
