@@ -381,6 +381,9 @@ def grouped_system(system: str, metric: str, path: Path) -> System:
         return (lambda: getattr(df.metrics, metric)(by=GROUP)), values
     if system == "pl_metrics-lazy":
         return (lambda: getattr(pl.scan_parquet(path).metrics, metric)(by=GROUP).collect()), values
+    if system == "pl_metrics-by-class":
+        df = pl.read_parquet(path).sort("class", maintain_order=True)  # each class's rows
+        return (lambda: getattr(df.metrics, metric)(by=GROUP)), values
     if system == "plain-eager":
         df = pl.read_parquet(path)
         return (lambda: f1_plain_query(df.lazy(), metric).collect()), values
@@ -903,6 +906,8 @@ def part_lrap(b: Bench) -> None:
 GROUPED_SYSTEMS = {
     "pl_metrics-eager": "`df.metrics.{m}(by=[model, fold])`, frame in memory",
     "pl_metrics-lazy": "`pl.scan_parquet(path).metrics.{m}(by=...).collect()`",
+    "pl_metrics-by-class": "the same, the frame's rows class by class (as `unpivot` of a wide"
+    " table writes them)",
     "plain-eager": "the plain group_by on the frame in memory (`df.lazy()`)",
     "plain-lazy": "the plain group_by from `pl.scan_parquet(path)`",
     "sklearn-loop": "scikit-learn per group, arrays already split and in memory",
@@ -960,6 +965,13 @@ def part_grouped(b: Bench) -> None:
             )
             b.within(
                 part, "lazy vs the plain group_by from the file", lazy, results["plain-lazy"], 1.5
+            )
+            b.within(
+                part,
+                "eager, rows class by class, vs the plain group_by in memory",
+                results["pl_metrics-by-class"],
+                results["plain-eager"],
+                1.5,
             )
             b.faster(part, "eager vs scikit-learn's loop", sk, eager, 8)
             b.faster(part, "lazy vs scikit-learn's loop", sk, lazy, 8)
