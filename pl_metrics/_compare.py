@@ -236,9 +236,11 @@ def compare(
         ("id_col", options.get("id_col", "id")),
     ]
     # (The other columns too: as resolve's `by`, these would be told as options 'by'.)
+    defaults = {"class_col": "class", "score_col": "score", "truth_col": "truth"}
     for option in ("class_col", "score_col", "truth_col", "weight_col", "pred_col"):
-        if isinstance(options.get(option), str):
-            roles.append((option, options[option]))
+        column = options.get(option, defaults.get(option))
+        if isinstance(column, str):
+            roles.append((option, column))
     distinct_columns(roles)
     spread_columns = [f"{m}_{s}" for m in names for s in ("mean", "std")]
     made = [c for m in names for c in made_columns(info(m))] + spread_columns

@@ -281,7 +281,7 @@ def probability_check(cols: Columns, metrics: Sequence[str]) -> tuple[Problem, p
         cols.score,
         "rows",
         "have a score outside [0, 1]",
-        "they take probabilities (a sigmoid or softmax of the scores, say)",
+        "give probabilities (a sigmoid or softmax of the scores, say)",
         needed_by=tuple(metrics),
     )
     return outside, ((score < 0) | (score > 1)).sum().cast(pl.Int64)

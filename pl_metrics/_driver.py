@@ -481,18 +481,19 @@ def collected_state(lf: pl.LazyFrame, spec: Spec) -> MetricState:
         width=row_bytes(lf.collect_schema(), spec.columns.used),
     )
     states = local_runner(lf, None)(chunks, spec, whole)
-    kept = _with_ids(states) or states[:1]  # (an empty table's state finalizes to its error)
-    # The chunks are id-disjoint by construction: not a caller's merge.
-    return kept[0] if len(kept) == 1 else replace(merge_states(kept), merged=False)
+    return _whole(_with_ids(states) or states[:1])  # (an empty table's finalizes to its error)
 
 
 def _merged(states: Sequence[MetricState]) -> pl.DataFrame:
     """Id-disjoint chunks' states, merged, then finalized."""
-    kept = _non_empty(states)
+    return _whole(_non_empty(states)).finalize().collect(engine=_SMALL)
+
+
+def _whole(chunks: Sequence[MetricState]) -> MetricState:
+    """The state of id-disjoint chunks' states, merged."""
     # One chunk: nothing to merge (merging re-sorts and re-sums its curves table).
     # The chunks are id-disjoint by construction: not a caller's merge (`MetricState.merged`).
-    whole = kept[0] if len(kept) == 1 else replace(merge_states(kept), merged=False)
-    return whole.finalize().collect(engine=_SMALL)
+    return chunks[0] if len(chunks) == 1 else replace(merge_states(chunks), merged=False)
 
 
 @dataclass(frozen=True)

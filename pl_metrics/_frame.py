@@ -232,7 +232,7 @@ class Problem:
     whole_table: bool = False
     #: A cheap test that a whole table passes, tried before counting (see `skip_passing`).
     passes: pl.Expr | None = field(default=None, compare=False)
-    #: The metrics that make this check, named in its message (a report of several).
+    #: The metrics that make this check, named in its message (for a report of several).
     needed_by: tuple[str, ...] = field(default=(), compare=False)
 
     @property

@@ -6,6 +6,7 @@ import functools
 import glob
 import io
 import re
+import shlex
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -372,8 +373,11 @@ def _file_schema(path: Path, kind: str) -> pl.Schema:
         stream = kind == "ipc" and _is_ipc_stream(path)
         detail = (
             "it is an Arrow IPC stream, which is not scanned; convert it to parquet first: "
-            f'python -c "import polars as pl; pl.read_ipc_stream({str(path)!r})'
-            f'.write_parquet({str(path.with_suffix(".parquet"))!r})"'
+            "python -c "
+            + shlex.quote(
+                f"import polars as pl; pl.read_ipc_stream({str(path)!r})"
+                f".write_parquet({str(path.with_suffix('.parquet'))!r})"
+            )
             if stream
             else reader_error(error)
         )

@@ -265,8 +265,14 @@ def _id_checks(
     return [c for p in checked for c in p.id_checks]
 
 
-def _same_checks(checks: Sequence[tuple[Problem, pl.Expr]]) -> list[tuple[Problem, pl.Expr]]:
-    """Checks of several families, each problem once (see `_same_by_name`)."""
+def _same_checks(
+    checks: Sequence[tuple[Problem, pl.Expr]], metrics: Sequence[str]
+) -> list[tuple[Problem, pl.Expr]]:
+    """Checks of several families, each problem once (see `_same_by_name`).
+
+    A problem that several families check names all their metrics (each family names those
+    of its metrics that check it); one that every metric of the call checks names none.
+    """
     exprs = _same_by_name([e.alias(p.name) for p, e in checks])
     problems: dict[str, Problem] = {}
     for problem, _ in checks:  # the metrics that check it, of every family
@@ -276,6 +282,9 @@ def _same_checks(checks: Sequence[tuple[Problem, pl.Expr]]) -> list[tuple[Proble
         problems[problem.name] = replace(
             problem, needed_by=tuple(dict.fromkeys(needed_by)), hint="; ".join(hints)
         )
+    for name, problem in problems.items():
+        if set(metrics) <= set(problem.needed_by):  # (log_loss alone: no need to say so)
+            problems[name] = replace(problem, needed_by=())
     return [(problems[e.meta.output_name()], e) for e in exprs]
 
 
@@ -307,9 +316,10 @@ class MetricState:
     #: Whether the tables are plans over a LazyFrame (until collected): each of the
     #: finalizing plan's joins would read it again.
     scans: bool = field(default=False, compare=False)
-    #: The LazyFrame whose state this is, until collected (see `collect`).
+    #: The LazyFrame whose state this is, until collected: `collect` reads it again, so a
+    #: copy of a lazy state with other tables must set it to None.
     source: pl.LazyFrame | None = field(default=None, compare=False, repr=False)
-    #: The parts of a merged state, while some part is lazy (see `collect`).
+    #: The parts of a merged state, while some part is lazy: `collect` collects them.
     parts: tuple[MetricState, ...] = field(default=(), compare=False, repr=False)
 
     @property
@@ -633,7 +643,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     hashed = opts.checks_classes
     if opts.validate:
         checks = row_problems(cols) + id_problems(cols, count_duplicates=not hashed)
-        checks = _same_checks([*checks, *_id_checks(spec, parts, in_memory)])
+        checks = _same_checks([*checks, *_id_checks(spec, parts, in_memory)], spec.metrics)
         if isinstance(frame, pl.DataFrame):
             # Also the families' checks of rows (scores outside [0, 1], say): a count per id
             # that is not one of the kernel's would send the rows to the polars plan.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import fnmatch
 import os
 import re
 import sys
@@ -1056,11 +1057,32 @@ def _check_not_read(args: argparse.Namespace) -> None:
                 f"--output {args.output!r} is in the folder {str(item)!r} that is scored: the "
                 "next run would read the results as predictions; write it outside the folder"
             )
-        if any(c in str(item) for c in "*?[") and target.match(os.path.abspath(item)):
+        if any(c in str(item) for c in "*?[") and _glob_matches(target, str(item)):
             raise MetricsInputError(
                 f"--output {args.output!r} matches {str(item)!r}, which is scored: the next run "
                 "would read the results as predictions; name a file the pattern does not match"
             )
+
+
+def _glob_matches(path: Path, pattern: str) -> bool:
+    """Whether ``glob.glob(pattern, recursive=True)`` would find ``path`` (a resolved path).
+
+    The pattern's folders before its first wildcard are resolved as ``path`` was (links);
+    ``**`` spans any number of folders, as in `pl_metrics._io.files`.
+    """
+    parts = Path(os.path.abspath(pattern)).parts
+    wild = next(i for i, part in enumerate(parts) if any(c in part for c in "*?["))
+    base = Path(*parts[:wild]).resolve().parts
+
+    def match(names: tuple[str, ...], patterns: tuple[str, ...]) -> bool:
+        if not patterns:
+            return not names
+        head, rest = patterns[0], patterns[1:]
+        if head == "**":
+            return any(match(names[i:], rest) for i in range(len(names) + 1))
+        return bool(names) and fnmatch.fnmatchcase(names[0], head) and match(names[1:], rest)
+
+    return match(path.parts, (*base, *parts[wild:]))
 
 
 def _say(line: str) -> None:

@@ -436,6 +436,8 @@ def test_compare_tells_its_options_and_the_command_to_pool_folds(
     assert main(["compare", str(DATA), "-m", "lrap", "--weight-col", "fold"]) == 2
     err = capsys.readouterr().err
     assert "--fold-col and --weight-col both name column 'fold'" in err
+    assert main(["compare", str(DATA), "-m", "lrap", "--model-col", "class"]) == 2
+    assert "--model-col and --class-col both name column 'class'" in capsys.readouterr().err
     no_folds = tmp_path / "no_folds.parquet"
     pl.read_parquet(DATA).drop("fold").write_parquet(no_folds)
     assert main(["compare", str(no_folds), "-m", "lrap"]) == 2
@@ -446,7 +448,7 @@ def test_compare_tells_its_options_and_the_command_to_pool_folds(
 def test_an_arrow_stream_is_told_how_to_convert(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    stream = tmp_path / "oof.arrow"
+    stream = tmp_path / "bob's $HOME.arrow"  # quoted for the shell as a whole
     pl.read_parquet(DATA).write_ipc_stream(stream)
     assert main(["score", str(stream), "--by", "model"]) == 2
     err = capsys.readouterr().err
@@ -852,7 +854,7 @@ def test_compare_messages_name_its_flags(capsys: pytest.CaptureFixture[str]) -> 
         (["--fold-col", "id"], "--fold-col and --id-col both name column 'id'"),
     ]:
         assert main(["compare", str(DATA), "-m", "lrap", *argv]) == 2
-        assert message in capsys.readouterr().err
+        assert message.strip() in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -1013,14 +1015,17 @@ def test_an_output_that_is_read_is_refused_before_scoring(
     dump = shards / "oof.parquet"
     dump.write_bytes(DATA.read_bytes())
     options = {"curves": ["--kind", "roc"], "thresholds": [], "score": []}[command]
+    (tmp_path / "link").symlink_to(shards)
     cases = {
         "is an input of this command": [str(dump), "-o", str(dump)],
         "in the folder": [str(shards), "-o", str(shards / "scores.csv")],
         "matches": [str(shards / "*.parquet"), "-o", str(shards / "scores.parquet")],
+        "matches ": [str(tmp_path / "**" / "*.parquet"), "-o", str(shards / "s.parquet")],
+        " matches": [str(tmp_path / "link" / "*.parquet"), "-o", str(shards / "s.parquet")],
     }
     for message, argv in cases.items():
         assert main([command, *argv, "--by", "model", *options]) == 2
-        assert message in capsys.readouterr().err
+        assert message.strip() in capsys.readouterr().err
         assert dump.read_bytes() == DATA.read_bytes()
         assert sorted(p.name for p in shards.iterdir()) == ["oof.parquet"]
     # Beside the folder is fine.
