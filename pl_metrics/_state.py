@@ -265,13 +265,13 @@ def _id_checks(
     return [c for p in checked for c in p.id_checks]
 
 
-def _same_checks(
-    checks: Sequence[tuple[Problem, pl.Expr]], metrics: Sequence[str]
-) -> list[tuple[Problem, pl.Expr]]:
+def _same_checks(checks: Sequence[tuple[Problem, pl.Expr]]) -> list[tuple[Problem, pl.Expr]]:
     """Checks of several families, each problem once (see `_same_by_name`).
 
     A problem that several families check names all their metrics (each family names those
-    of its metrics that check it); one that every metric of the call checks names none.
+    of its metrics that check it). It names them even where they are all the call asked for:
+    a chunked path's state may compute other metrics than the call's, and the message must
+    be the same on every path.
     """
     exprs = _same_by_name([e.alias(p.name) for p, e in checks])
     problems: dict[str, Problem] = {}
@@ -282,9 +282,6 @@ def _same_checks(
         problems[problem.name] = replace(
             problem, needed_by=tuple(dict.fromkeys(needed_by)), hint="; ".join(hints)
         )
-    for name, problem in problems.items():
-        if set(metrics) <= set(problem.needed_by):  # (log_loss alone: no need to say so)
-            problems[name] = replace(problem, needed_by=())
     return [(problems[e.meta.output_name()], e) for e in exprs]
 
 
@@ -643,7 +640,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     hashed = opts.checks_classes
     if opts.validate:
         checks = row_problems(cols) + id_problems(cols, count_duplicates=not hashed)
-        checks = _same_checks([*checks, *_id_checks(spec, parts, in_memory)], spec.metrics)
+        checks = _same_checks([*checks, *_id_checks(spec, parts, in_memory)])
         if isinstance(frame, pl.DataFrame):
             # Also the families' checks of rows (scores outside [0, 1], say): a count per id
             # that is not one of the kernel's would send the rows to the polars plan.
