@@ -863,9 +863,9 @@ def _run_curves(args: argparse.Namespace) -> None:
     )
     keys, metric = [*by, args.class_col], _CURVE_METRICS[args.kind]
     table = thinned(exact, keys, args.max_points, metric) if whole else exact
-    # The table first (a plot refused still leaves it); with --plot, only into -o's file:
-    # tens of thousands of points on the terminal bury the plot's name.
-    if args.output is not None or not args.plot:
+    # The table first (a plot refused still leaves it); with --plot, only into -o's file or
+    # in an asked --format: tens of thousands of points on the terminal bury the plot's name.
+    if args.output is not None or not args.plot or args.format_given:
         _write(table, args.format, args.output, digits=None)
         # A curve has a point per distinct score: unrounded scores give a row per input row.
         many = table.height > _MANY_POINTS and args.kind != "calibration"
@@ -886,7 +886,7 @@ def _run_curves(args: argparse.Namespace) -> None:
         drawn = plot.drawn_classes(args.kind, classes, series, most)
         if drawn < classes:
             _say(f"warning: the plot shows {drawn} of the {classes} classes (--max-classes N)")
-        if not args.output and not args.quiet:
+        if not args.output and not args.format_given and not args.quiet:
             _say(f"saved the plot to {args.plot}; -o FILE writes the table of points too")
 
 
@@ -992,6 +992,7 @@ def _internal_error(error: BaseException, args: argparse.Namespace) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> None:
+    args.format_given = args.format is not None  # (asked for: a plot's table printed too)
     args.format = _output_format(args.format, args.output)  # once, before any scoring
     if getattr(args, "plot", None):
         _check_plot_file(args.plot)

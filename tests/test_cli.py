@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import shlex
@@ -554,6 +555,21 @@ def test_a_curves_plot_without_output_prints_no_table(
         err == f"pl-metrics: saved the plot to {figure}; -o FILE writes the table of points too\n"
     )
     assert figure.stat().st_size > 10_000
+    # A --format asked for prints the table in it, beside the plot.
+    argv = ["curves", str(DATA), "--kind", "roc", "--by", "model", "--plot", str(figure)]
+    assert main([*argv, "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    assert_frame_equal(pl.read_csv(io.StringIO(out)), pl.read_csv(io.StringIO(_csv_of(argv))))
+    assert err == ""
+
+
+def _csv_of(argv: list[str]) -> str:
+    """The CSV table of a curves command without its plot."""
+    plot = argv.index("--plot")
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main([*argv[:plot], *argv[plot + 2 :], "--format", "csv"]) == 0
+    return buffer.getvalue()
 
 
 def test_a_curves_plot_is_drawn_from_the_whole_curve(
