@@ -40,6 +40,7 @@ __all__ = [
     "RunSums",
     "are_counts",
     "available",
+    "block_rows",
     "block_sums",
     "blocks_in_key_order",
     "contiguous_runs",
@@ -780,11 +781,20 @@ def _moved_blocks(
     order_of = order[_ROW].to_numpy()
     if (order_of == np.arange(len(order_of))).all():
         return None, starts
-    lengths = np.diff(starts)[order_of]
+    ends = np.cumsum(np.diff(starts)[order_of])
+    return block_rows(starts, order_of), np.concatenate([[0], ends]).astype(np.int64)
+
+
+def block_rows(starts: np.ndarray, blocks: np.ndarray) -> np.ndarray:
+    """The rows of ``blocks``, one block after the other.
+
+    ``starts``: where each block starts, then the row count; ``blocks``: block numbers.
+    """
+    lengths = np.diff(starts)[blocks]
     ends = np.cumsum(lengths)
-    offsets = starts[:-1][order_of] - np.concatenate([[0], ends[:-1]])
-    rows = np.repeat(offsets, lengths) + np.arange(starts[-1])
-    return rows, np.concatenate([[0], ends]).astype(np.int64)
+    total = int(ends[-1]) if len(ends) else 0
+    rows: np.ndarray = np.repeat(starts[blocks] - (ends - lengths), lengths) + np.arange(total)
+    return rows
 
 
 def sorted_rising(lf: pl.LazyFrame, keys: Sequence[str], column: str) -> pl.LazyFrame:

@@ -417,7 +417,7 @@ def _fold_tables_in_blocks(
     for blocks_of in firsts.with_row_index(row).group_by(fold).agg(row)[row]:
         fold_blocks = blocks_of.to_numpy().astype(np.int64)
         lengths = np.diff(starts)[fold_blocks]
-        rows = np.repeat(starts[fold_blocks], lengths) + _ramps(lengths)
+        rows = _kernel.block_rows(starts, fold_blocks)
         # The other folds' counts at each pooled score, cumulated over all classes: a class's
         # are those less the sums before it. (Counts: every sum is exact.)
         other_pos, other_neg = pooled_pos.copy(), pooled_neg.copy()
@@ -428,8 +428,7 @@ def _fold_tables_in_blocks(
         if len(fold_classes) == n_classes:  # every class (usual): no gathers
             at: np.ndarray | slice = slice(None)
         else:
-            at = np.repeat(class_starts[fold_classes], sizes[fold_classes])
-            at += _ramps(sizes[fold_classes])
+            at = _kernel.block_rows(class_starts, fold_classes)
         # A candidate is a score of some weight in the other folds (after the sums).
         kept = (other_pos[at] != 0) | (other_neg[at] != 0)
         where = np.flatnonzero(kept) if isinstance(at, slice) else at[kept]
@@ -478,13 +477,6 @@ def _fold_tables_in_blocks(
         )
     both: pl.DataFrame = _stacked(fitted, pl.concat(applied), keys, fold, firsts.schema[fold])
     return both
-
-
-def _ramps(lengths: np.ndarray) -> np.ndarray:
-    """0, 1, ... up to each length, one after the other."""
-    ends = np.cumsum(lengths)
-    ramps: np.ndarray = np.arange(ends[-1] if len(ends) else 0) - np.repeat(ends - lengths, lengths)
-    return ramps
 
 
 def _single_folds(n_folds: pl.LazyFrame, by: list[str], cols: Columns, fold: str) -> pl.LazyFrame:
