@@ -1290,7 +1290,7 @@ def id_major(
     keys = [*by, id_col]
     if not height or class_col in keys:
         return None
-    *by_changes, class_changes = _each_change_rows(df, [*by, class_col])
+    (class_changes,) = _each_change_rows(df, [class_col])
     block_starts = class_changes.bounded
     blocks = len(block_starts) - 1
     if 2 * blocks > height:  # blocks of two rows or fewer: not class by class
@@ -1311,8 +1311,8 @@ def id_major(
     starts = block_starts[firsts]
     turn = _Turn(starts, classes, sizes[firsts], height)
     # The groups change only where sections start (each group unpivoted apart): they stay.
-    group_rows = _union([changes.rows for changes in by_changes])
-    kept = set(by) if np.isin(group_rows, starts).all() else set()
+    # (Scanned only now: rows by id or shuffled are told apart by their classes alone.)
+    kept = set(by) if np.isin(key_change_rows(df, by), starts).all() else set()
     return pl.DataFrame([df[c] if c in kept else turn.column(df[c]) for c in df.columns])
 
 
