@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from types import ModuleType
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple, overload
 
 import numpy as np
 import polars as pl
@@ -35,6 +35,7 @@ except ImportError:  # installed without a C compiler: the polars plans count th
     _kernels = None
 
 __all__ = [
+    "ClassBlocks",
     "ClassCodes",
     "IdRuns",
     "RunSums",
@@ -43,6 +44,7 @@ __all__ = [
     "block_rows",
     "block_sums",
     "blocks_in_key_order",
+    "class_blocks",
     "contiguous_runs",
     "cumulated_counts",
     "curve_areas",
@@ -1148,12 +1150,18 @@ class IdRuns:
 
 
 def id_runs(
-    df: pl.DataFrame, by: Sequence[str], id_col: str, *, in_order: bool = False
+    df: pl.DataFrame,
+    by: Sequence[str],
+    id_col: str,
+    *,
+    in_order: bool = False,
+    few_rows: bool = False,
 ) -> IdRuns | None:
     """The runs of ``df``'s ``(by..., id)`` keys; None when some key has several runs.
 
-    None too for rows averaging two or fewer per key, unless ``in_order``: scattered ids,
-    which the callers sort or aggregate with polars instead.
+    None too for rows averaging two or fewer per key, unless ``in_order`` or ``few_rows``
+    (a row per key is expected): scattered ids, which the callers sort or aggregate with
+    polars instead.
 
     Found from where the groups and the ids change. In the usual dump each segment's ids
     increase and the segments' groups are distinct, which is checked without gathering the
@@ -1162,7 +1170,8 @@ def id_runs(
     """
     *by_changes, id_changes = _each_change_rows(df, [*by, id_col])
     in_order = in_order or (not by and df[id_col].flags["SORTED_ASC"])
-    if not in_order and 2 * len(id_changes.rows) > df.height:  # scattered: no unions to make
+    scattered_fails = not (in_order or few_rows)
+    if scattered_fails and 2 * len(id_changes.rows) > df.height:  # scattered: no unions to make
         return None
     group_rows, id_rows = _union([changes.rows for changes in by_changes]), id_changes.rows
     where = _union([group_rows, id_rows])
@@ -1173,7 +1182,7 @@ def id_runs(
     if not df.height:
         starts = starts[1:]
     n_runs = len(starts) - 1
-    if not in_order and 2 * n_runs > df.height:  # two rows or fewer per key: scattered
+    if scattered_fails and 2 * n_runs > df.height:  # two rows or fewer per key: scattered
         return None
     # Each segment's first run: the first, and those after a group change.
     firsts = _distinct_sorted(np.concatenate([[0], np.searchsorted(where, group_rows) + 1]))
@@ -1202,8 +1211,13 @@ _IDS_PER_SEGMENT, _FEW_SEGMENTS = 4, 1024
 
 
 def grouped_runs(
-    df: pl.DataFrame, by: Sequence[str], id_col: str, class_col: str | None = None
-) -> tuple[pl.DataFrame, IdRuns | None]:
+    df: pl.DataFrame,
+    by: Sequence[str],
+    id_col: str,
+    class_col: str | None = None,
+    *,
+    counts_only: bool = False,
+) -> tuple[pl.DataFrame, IdRuns | ClassBlocks | None]:
     """``df``'s `id_runs`, its rows sorted by ``by`` first where the groups are scattered.
 
     Groups that change from id to id (rows sorted by id, a fold per id) make a segment of
@@ -1212,11 +1226,24 @@ def grouped_runs(
     stable sort brings (ids keep their order, and their rows stay together).
 
     Given ``class_col``, rows whose ids are not together but come class by class are turned
-    id by id (`id_major`).
+    id by id (`id_major`); or, ``counts_only`` (the caller needs the counts of `ClassBlocks`
+    alone), left as they are and described by their `class_blocks`.
     """
-    runs = id_runs(df, by, id_col)
-    turned = None if runs is not None or class_col is None else id_major(df, by, id_col, class_col)
-    if turned is not None:
+    # Rows class by class open with a class's rows: then their classes are looked at first
+    # (finding that the ids change at every row costs more).
+    opens = False
+    if class_col is not None and df.height > 1:
+        first_two = df.slice(0, 2)
+        opens = first_two[class_col].n_unique() == 1 and first_two[id_col].n_unique() == 2
+    sections = _sections(df, by, id_col, class_col) if opens and class_col else None
+    runs = None if sections is not None else id_runs(df, by, id_col)
+    if runs is None and sections is None and class_col is not None and not opens:
+        sections = _sections(df, by, id_col, class_col)
+    if sections is not None:
+        blocks = class_blocks(df, by, id_col, sections) if counts_only else None
+        if blocks is not None:
+            return df, blocks
+        turned = _turned(df, by, sections)
         runs = id_runs(turned, by, id_col)
         df = df if runs is None else turned
     if runs is None:
@@ -1271,20 +1298,39 @@ def sorted_on(
 _SECTIONS_TURNED_APART = 256
 
 
-def id_major(
-    df: pl.DataFrame, by: Sequence[str], id_col: str, class_col: str
-) -> pl.DataFrame | None:
-    """``df``'s rows id by id, when they come class by class; else None.
+@dataclass(frozen=True)
+class _Sections:
+    """A frame's rows class by class: runs of class blocks (sections) with the same keys.
 
     An unpivot of a wide table (a column per class) writes a class's rows, then the next
     class's, with the same keys (``by`` values and ids) in the same order in each; so do
-    unpivots of several groups, one after the other. Each such section of rows is a (classes
-    x keys) matrix; turned into (keys x classes), column by column, each key's rows come
-    together in a fraction of a sort's time (5M rows: a sort by id took 0.7 s).
+    unpivots of several groups, one after the other. Each section of rows is a (classes x
+    keys) matrix. Found from the blocks' sizes and first and last keys alone (`_sections`).
+    """
 
-    A section is a run of class blocks with the same first key. Only the blocks' sizes and
-    first and last keys are checked here: the callers find the result's id runs as of any
-    frame, and sort a layout that only looked like this one.
+    #: Each class block's first row, then the height.
+    block_starts: np.ndarray
+    #: Each section's first block.
+    firsts: np.ndarray
+    #: Each section's blocks (classes) and rows per block (keys).
+    classes: np.ndarray
+    ids: np.ndarray
+    #: The key columns (``by``, then the id) and the class column.
+    keys: list[str]
+    class_col: str
+
+    @property
+    def starts(self) -> np.ndarray:
+        """Each section's first row."""
+        starts: np.ndarray = self.block_starts[self.firsts]
+        return starts
+
+
+def _sections(df: pl.DataFrame, by: Sequence[str], id_col: str, class_col: str) -> _Sections | None:
+    """``df``'s sections when its rows look class by class; else None.
+
+    They look so with blocks of the same first and last keys and sizes in each section, and
+    a section of several classes.
     """
     height = df.height
     keys = [*by, id_col]
@@ -1308,12 +1354,145 @@ def id_major(
     tails = df.select(keys)[block_starts[1:] - 1]
     if not (np.array_equal(sizes, sizes[own_first]) and tails.equals(tails[own_first])):
         return None
-    starts = block_starts[firsts]
-    turn = _Turn(starts, classes, sizes[firsts], height)
+    return _Sections(block_starts, firsts, classes, sizes[firsts], keys, class_col)
+
+
+def id_major(
+    df: pl.DataFrame, by: Sequence[str], id_col: str, class_col: str
+) -> pl.DataFrame | None:
+    """``df``'s rows id by id, when they come class by class (`_Sections`); else None."""
+    sections = _sections(df, by, id_col, class_col)
+    return None if sections is None else _turned(df, by, sections)
+
+
+def _turned(df: pl.DataFrame, by: Sequence[str], sections: _Sections) -> pl.DataFrame:
+    """``df``'s rows id by id, from its `_sections`.
+
+    Each section, a (classes x keys) matrix, turned into (keys x classes) column by column:
+    each key's rows come together in a fraction of a sort's time (5M rows: a sort by id took
+    0.7 s). Only the blocks' sizes and first and last keys were checked: the callers find
+    the result's id runs as of any frame, and sort a layout that only looked like this one.
+    """
+    starts = sections.starts
+    turn = _Turn(starts, sections.classes, sections.ids, df.height)
     # The groups change only where sections start (each group unpivoted apart): they stay.
     # (Scanned only now: rows by id or shuffled are told apart by their classes alone.)
     kept = set(by) if np.isin(key_change_rows(df, by), starts).all() else set()
     return pl.DataFrame([df[c] if c in kept else turn.column(df[c]) for c in df.columns])
+
+
+#: `class_blocks` counts each (block, segment) piece of rows apart, a few microseconds
+#: each: up to this many, or more as long as they average this many rows (a turn of the
+#: rows costs about as much).
+_FEW_PIECES, _ROWS_PER_PIECE = 1024, 128
+
+
+@dataclass(frozen=True)
+class ClassBlocks:
+    """Rows class by class whose every block has its section's keys, row by row.
+
+    Their confusion counts, and the per-id counts of the data checks, come straight from
+    the blocks (`pl_metrics._runs`): no turn of the rows id by id (about half the time of F1
+    on 5M rows, most of it the by columns' copies).
+    """
+
+    #: Each class block's first row, then the height.
+    block_starts: np.ndarray
+    #: Each section's first block, then the blocks' count.
+    sections: np.ndarray
+    #: The id runs of the sections' keys (their first blocks' rows, one section after
+    #: another): a key's rows in the turned frame are its row there in each block.
+    runs: IdRuns
+    #: The rows of each piece (a block's rows of one segment), then the height; each
+    #: piece's block and segment.
+    piece_starts: np.ndarray
+    piece_block: np.ndarray
+    piece_segment: np.ndarray
+
+    @property
+    def section_classes(self) -> np.ndarray:
+        """Each section's blocks."""
+        return np.diff(self.sections)
+
+    @property
+    def section_ids(self) -> np.ndarray:
+        """Each section's rows per block."""
+        ids: np.ndarray = np.diff(self.block_starts)[self.sections[:-1]]
+        return ids
+
+
+def class_blocks(
+    df: pl.DataFrame, by: Sequence[str], id_col: str, sections: _Sections
+) -> ClassBlocks | None:
+    """``df``'s `ClassBlocks`, checked row by row.
+
+    None if some block's keys differ from its section's first block's, a class repeats in a
+    section, or the pieces are too many.
+    """
+    keys, starts, classes, ids = sections.keys, sections.starts, sections.classes, sections.ids
+    for name in keys:
+        if not _blocks_repeat(df[name], starts, classes, ids):
+            return None
+    block_starts = sections.block_starts
+    most_pieces = max(_FEW_PIECES, df.height // _ROWS_PER_PIECE)
+    if len(block_starts) - 1 > most_pieces:  # (a piece or more per block)
+        return None
+    section_of_block = np.repeat(np.arange(len(starts)), classes)
+    # A class twice in a section: duplicates, which the turned rows show as such.
+    block_classes = df[sections.class_col].gather(block_starts[:-1]).to_list()
+    if len(set(zip(section_of_block.tolist(), block_classes, strict=True))) < len(block_classes):
+        return None
+    if len(starts) == 1:
+        key_rows = df.select(keys).slice(0, int(ids[0]))
+    else:
+        key_rows = df.select(keys)[block_rows(block_starts, sections.firsts)]
+    runs = id_runs(key_rows, by, id_col, few_rows=True)
+    if runs is None:
+        return None
+    # The pieces: each block cut where its section's segments start.
+    section_rows = np.concatenate([[0], np.cumsum(ids)])  # in ``key_rows``
+    segment_rows = runs.starts[runs.firsts]
+    cuts = np.union1d(section_rows[:-1], segment_rows)
+    cut_bounds = np.searchsorted(cuts, section_rows)  # each section's cuts
+    cuts_of_block = np.diff(cut_bounds)[section_of_block]
+    if cuts_of_block.sum() > most_pieces:
+        return None
+    at = block_rows(cut_bounds, section_of_block)
+    offsets = cuts - section_rows[:-1][np.searchsorted(section_rows, cuts, "right") - 1]
+    piece_starts = np.repeat(block_starts[:-1], cuts_of_block) + offsets[at]
+    return ClassBlocks(
+        block_starts,
+        np.append(sections.firsts, len(block_starts) - 1),
+        runs,
+        np.append(piece_starts, df.height),
+        np.repeat(np.arange(len(block_starts) - 1), cuts_of_block),
+        np.searchsorted(segment_rows, cuts, "right")[at] - 1,
+    )
+
+
+def _blocks_repeat(
+    column: pl.Series, starts: np.ndarray, classes: np.ndarray, ids: np.ndarray
+) -> bool:
+    """Whether each section's blocks of ``column`` repeat its first block, row by row.
+
+    Each block is compared with the one before: integers in numpy, the others by polars.
+    """
+    numeric = not column.null_count() and column.dtype in _NUMPY_INTEGERS
+    values = column.to_numpy() if numeric else None
+    for start, n_classes, n_ids in zip(starts, classes, ids, strict=True):
+        length = (n_classes - 1) * n_ids
+        if not length:
+            continue
+        if values is not None:
+            later, earlier = (
+                values[start + n_ids : start + n_ids + length],
+                values[start : start + length],
+            )
+            if not np.array_equal(later, earlier):
+                return False
+        elif not column.slice(start + n_ids, length).eq_missing(column.slice(start, length)).all():
+            return False
+    return True
 
 
 @dataclass
@@ -1365,14 +1544,44 @@ class _Turn:
         return column.gather(self.rows)
 
 
+@overload
 def contiguous_runs(
-    df: pl.DataFrame, by: Sequence[str], id_col: str, class_col: str | None = None
-) -> tuple[pl.DataFrame, IdRuns]:
+    df: pl.DataFrame,
+    by: Sequence[str],
+    id_col: str,
+    class_col: str | None = None,
+    *,
+    counts_only: Literal[False] = False,
+) -> tuple[pl.DataFrame, IdRuns]: ...
+
+
+@overload
+def contiguous_runs(
+    df: pl.DataFrame,
+    by: Sequence[str],
+    id_col: str,
+    class_col: str | None = None,
+    *,
+    counts_only: bool,
+) -> tuple[pl.DataFrame, IdRuns | ClassBlocks]: ...
+
+
+def contiguous_runs(
+    df: pl.DataFrame,
+    by: Sequence[str],
+    id_col: str,
+    class_col: str | None = None,
+    *,
+    counts_only: bool = False,
+) -> tuple[pl.DataFrame, IdRuns | ClassBlocks]:
     """``df`` with each key's rows next to each other, and its `id_runs`, found once.
 
-    Sorted only if the rows were not together (nor class by class: see `grouped_runs`).
+    Sorted only if the rows were not together (nor class by class: see `grouped_runs`,
+    which gives ``df``'s `ClassBlocks` instead, as they are, where ``counts_only``).
     """
-    df, runs = grouped_runs(df, by, id_col, class_col)
+    df, runs = grouped_runs(df, by, id_col, class_col, counts_only=counts_only)
+    if isinstance(runs, ClassBlocks):
+        return df, runs
     if runs is None:
         in_order = not by and df[id_col].is_sorted()  # one or two rows per id, in order
         if not in_order:

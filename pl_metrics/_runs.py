@@ -24,6 +24,7 @@ import polars as pl
 
 from pl_metrics._frame import aggregate, sorted_within
 from pl_metrics._kernel import (
+    ClassBlocks,
     ClassCodes,
     IdRuns,
     contiguous_runs,
@@ -269,26 +270,36 @@ def per_id_and_classes(
         # (Rows reordered are the same tables: they are counted by key.) Scattered ids are
         # sorted: the kernels count them several times faster than polars' aggregation
         # (ROC AUC of 5M shuffled rows: 2 s).
-        found: IdRuns | None = runs
+        found: IdRuns | ClassBlocks | None = runs
         if found is None and df.height:
-            df, found = contiguous_runs(df, by, id_col, cls)
+            # Counts alone are counted from rows class by class where they are.
+            counts_only = not run_columns and curves is None
+            df, found = contiguous_runs(df, by, id_col, cls, counts_only=counts_only)
         # The truth as flags, for every kernel; with nulls (unchecked), polars counts.
         truth = None if df[TRUTH].null_count() else flags(df[TRUTH])
-        # The classes as the kernels read them, found once for both passes.
-        codes = None if found is None or truth is None else ClassCodes.of(df[cls])
-        counted = _counted(
-            df,
-            by,
-            cls,
-            codes,
-            kinds,
-            class_rows,
-            run_columns,
-            class_counts,
-            found,
-            truth,
-            reductions,
-        )
+        if isinstance(found, ClassBlocks):
+            blocks, found, codes = found, None, None
+            counted = None
+            if truth is not None:
+                counted = _counted_in_blocks(
+                    df, by, cls, blocks, kinds, class_rows, class_counts, truth, reductions
+                )
+        else:
+            # The classes as the kernels read them, found once for both passes.
+            codes = None if found is None or truth is None else ClassCodes.of(df[cls])
+            counted = _counted(
+                df,
+                by,
+                cls,
+                codes,
+                kinds,
+                class_rows,
+                run_columns,
+                class_counts,
+                found,
+                truth,
+                reductions,
+            )
         if counted is None:  # the reference plan (``rows`` are a DataFrame's: nothing read)
             ids = plan_ids.collect(engine="in-memory")
             for extra in run_columns:
@@ -425,23 +436,58 @@ def _counted(
             return None
         extra_values |= values_of
     positives, hashes, per_class, per_segment = sums
-    n_runs = len(starts) - 1
+    reduced = {}
+    if reduced_only and per_segment is not None:
+        reduced = {name: per_segment[kind] for name, kind in kinds.items() if kind in per_segment}
 
     def counted(values: np.ndarray | None) -> np.ndarray:
         assert values is not None  # asked for per run whenever it is read
         return values
 
-    values: dict[str, Callable[[], np.ndarray]] = {
+    per_kind: dict[str, Callable[[], np.ndarray]] = {
         "rows": lambda: np.diff(starts),
         "positives": lambda: counted(positives),
         "class_hash": lambda: counted(hashes),
+    }
+    return _made_tables(
+        runs,
+        by,
+        cls,
+        kinds,
+        per_kind,
+        extra_values,
+        reduced,
+        reductions,
+        per_class,
+        class_rows,
+        class_counts,
+    )
+
+
+def _made_tables(
+    runs: IdRuns,
+    by: list[str],
+    cls: str,
+    kinds: dict[str, str],
+    per_kind: dict[str, Callable[[], np.ndarray]],
+    extra_values: dict[str, np.ndarray],
+    reduced: dict[str, dict[str, np.ndarray]],
+    reductions: Reductions | None,
+    per_class: tuple[np.ndarray, pl.Series, np.ndarray] | None,
+    class_rows: str | None,
+    class_counts: ClassCounts | None,
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """The per-id (or per-group) table and the per-class one, from the counts per run.
+
+    ``per_kind``: each kind of count's values per run (`count_kinds`), made when read;
+    ``reduced``: columns reduced per segment already; ``per_class``: as `RunSums`'.
+    """
+    n_runs = len(runs.starts) - 1
+    values = per_kind | {
         # Constants: not a fresh array each (broadcast: nothing allocated).
         "unit_weight": lambda: np.broadcast_to(1.0, n_runs),
         "zero": lambda: np.broadcast_to(np.int64(0), n_runs),
     }
-    reduced = {}
-    if reduced_only and per_segment is not None:
-        reduced = {name: per_segment[kind] for name, kind in kinds.items() if kind in per_segment}
     per_run = {name: values[kind]() for name, kind in kinds.items() if name not in reduced}
     per_run |= extra_values
     if reductions is not None:
@@ -463,3 +509,75 @@ def _counted(
         columns |= {name: cells[cell] for name, cell in class_counts.cells.items()}
     table = _by_group(pl.DataFrame({cls: classes, **columns}), runs, segment, by, [*columns])
     return ids, table.select(*by, cls, *columns)
+
+
+def _counted_in_blocks(
+    df: pl.DataFrame,
+    by: list[str],
+    cls: str,
+    blocks: ClassBlocks,
+    kinds: dict[str, str],
+    class_rows: str | None,
+    class_counts: ClassCounts | None,
+    truth: np.ndarray,
+    reductions: Reductions | None,
+) -> tuple[pl.DataFrame, pl.DataFrame | None] | None:
+    """`_counted`'s tables from rows class by class, counted where they are.
+
+    Each id has its section's classes: its rows are their number, its class hashes their
+    sum, its positives the truths at its place in each block. The counts per (group, class)
+    are each block's, cut where groups change. None where the kernels could not count.
+    """
+    predicted = None
+    if class_counts is not None:
+        if df[_PREDICTED].null_count():  # unchecked nulls: no prediction, polars counts
+            return None
+        predicted = flags(df[_PREDICTED])
+    codes = ClassCodes.of(df[cls].gather(blocks.block_starts[:-1]))
+    if codes is None:
+        return None
+    code = codes.codes.to_numpy().astype(np.int64) - codes.low  # each block's class
+    section_hash = np.add.reduceat(codes.hashes()[code], blocks.sections[:-1])
+    n_classes, n_ids = blocks.section_classes, blocks.section_ids
+    runs = blocks.runs
+    starts = runs.starts
+
+    def per_run(per_key: np.ndarray) -> np.ndarray:
+        # (A run of several key rows: an id repeated next to itself, a duplicate.)
+        return per_key if len(starts) - 1 == len(per_key) else np.add.reduceat(per_key, starts[:-1])
+
+    def positives() -> np.ndarray:
+        firsts = blocks.block_starts[blocks.sections[:-1]]
+        return np.concatenate(
+            [
+                truth[first : first + c * n].reshape(c, n).sum(axis=0, dtype=np.int64)
+                for first, c, n in zip(firsts, n_classes, n_ids, strict=True)
+            ]
+        )
+
+    per_kind: dict[str, Callable[[], np.ndarray]] = {
+        "rows": lambda: per_run(np.repeat(n_classes, n_ids)),
+        "positives": lambda: per_run(positives()),
+        "class_hash": lambda: per_run(np.repeat(section_hash, n_ids)),
+    }
+    per_class = None
+    if class_rows is not None:
+        bounds = blocks.piece_starts
+        counts = np.diff(bounds)[:, None]
+        if predicted is not None:
+            both = truth & predicted
+            each = [
+                [np.count_nonzero(flags_[a:b]) for flags_ in (truth, predicted, both)]
+                for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+            ]
+            counts = np.hstack([counts, np.array(each, np.int64).reshape(-1, 3)])
+        # A group's class in several sections has a piece in each: added up.
+        span = len(codes.values)
+        pair = blocks.piece_segment * span + code[blocks.piece_block]
+        pairs, of_pair = np.unique(pair, return_inverse=True)
+        table = np.zeros((len(pairs), counts.shape[1]), np.int64)
+        np.add.at(table, of_pair, counts)
+        per_class = (pairs // span, codes.classes_of(pairs % span), table)
+    return _made_tables(
+        runs, by, cls, kinds, per_kind, {}, {}, reductions, per_class, class_rows, class_counts
+    )

@@ -681,6 +681,137 @@ def test_counts_over_id_runs_equal_the_group_by(
 @needs_kernel
 @given(
     seed=st.integers(0, 2**32 - 1),
+    how=st.sampled_from(["each group by class", "by class, then group", "halves by class"]),
+    class_dtype=st.sampled_from([pl.Int16, pl.String, pl.Categorical, "enum"]),
+    miss=st.sampled_from(
+        [
+            None,
+            "an id changed inside a block",
+            "an id twice in each block",
+            "a class twice in a section",
+            "a null group",
+            "a row missing",
+            "a row repeated",
+        ]
+    ),
+    grouped=st.booleans(),
+)
+@settings(max_examples=80, deadline=None)
+def test_counts_of_class_blocks_equal_the_group_by(
+    seed: int, how: str, class_dtype: Any, miss: str | None, grouped: bool
+) -> None:
+    """Rows class by class are counted where they are (`ClassBlocks`): the per-id (or
+    per-group) and per-class tables are polars' aggregations. Near misses too, which are
+    turned or sorted instead (a block whose keys differ, a class twice in a section)."""
+    from pl_metrics import _runs
+
+    rng = np.random.default_rng(seed)
+    n_ids, n_classes = int(rng.integers(2, 12)), int(rng.integers(2, 6))
+    names = [f"c{k}" for k in range(n_classes)]
+    if class_dtype == "enum":
+        class_dtype = pl.Enum(names[::-1])  # an order of its own
+    ids = rng.permutation(100)[:n_ids]
+    by_id = pl.DataFrame(
+        {
+            "g": np.repeat(["a", "b", "c"], n_ids * n_classes),
+            "id": np.tile(np.repeat(ids, n_classes), 3),
+            "class": np.tile(names, 3 * n_ids),
+            "truth": rng.random(3 * n_ids * n_classes) < 0.4,
+            "score": rng.random(3 * n_ids * n_classes).round(1),  # ties at the threshold
+        }
+    )
+    if class_dtype == pl.Int16:
+        by_id = by_id.with_columns(pl.col("class").str.slice(1).cast(pl.Int16))
+    else:
+        by_id = by_id.with_columns(pl.col("class").cast(class_dtype))
+    if miss == "an id twice in each block":  # next to itself
+        by_id = by_id.with_row_index("at")
+        copy = by_id.filter(pl.col("id") == ids[0])
+        by_id = pl.concat([by_id, copy]).sort("at", maintain_order=True).drop("at")
+    if miss == "a null group":
+        by_id = by_id.with_columns(g=pl.when(pl.col("id") == ids[-1]).then(None).otherwise("g"))
+    half = pl.col("id").rank("dense") > (n_ids + 1) // 2
+    order = {
+        "each group by class": [pl.col("g"), pl.col("class")],
+        "by class, then group": [pl.col("class"), pl.col("g")],
+        "halves by class": [pl.col("g"), half.over("g"), pl.col("class")],
+    }[how]
+    df = by_id.sort(order, nulls_last=True, maintain_order=True)
+    block = n_ids + (miss == "an id twice in each block")
+    if miss == "an id changed inside a block":
+        df = df.with_columns(id=pl.Series(df["id"]).scatter(block + block // 2, 1000))
+    elif miss == "a class twice in a section":
+        df = pl.concat([df[: 2 * block], df[:block], df[2 * block :]])
+    elif miss == "a row missing":
+        df = pl.concat([df[: block + 1], df[block + 2 :]])
+    elif miss == "a row repeated":
+        df = pl.concat([df[: block + 1], df[block:]])
+    took = []
+    real = _runs._counted_in_blocks
+    monkeypatch = pytest.MonkeyPatch()
+    monkeypatch.setattr(
+        _runs, "_counted_in_blocks", lambda *a, **k: took.append(r := real(*a, **k)) or r
+    )
+    predicted, truth = pl.col("score") >= 0.5, pl.col("truth")
+    cells = {"tp": predicted & truth, "fp": predicted & ~truth, "fn": ~predicted & truth}
+    cells["tn"] = ~predicted & ~truth
+    confusion = [cell.sum().cast(pl.Int64).alias(name) for name, cell in cells.items()]
+    reductions = [
+        pl.len().alias("ids"),
+        pl.col("rows").max().alias("most_rows"),
+        pl.col("rows").min().alias("least_rows"),
+        pl.col("class_hash").min().alias("least_hash"),
+        pl.col("class_hash").max().alias("most_hash"),
+        pl.col("class_hash").sum().alias("all_hashes"),
+        pl.col("positives").sum(),
+        pl.col("positives").max().alias("most_positives"),
+        pl.col("passed").sum(),
+        pl.col("w").max(),
+    ]
+    hashed = pl.col("class")
+    if isinstance(df["class"].dtype, (pl.Categorical, pl.Enum)):
+        hashed = hashed.cast(pl.String)
+    id_counts = [*ID_COUNTS[:2], hashed.hash(seed=0).sum().alias("class_hash")]
+    id_counts += ID_COUNTS[3:]
+    try:
+        ids_table, class_table, group_table, _ = _runs.per_id_and_classes(
+            df.lazy(),
+            ["g"],
+            "id",
+            "class",
+            truth,
+            id_counts,
+            KINDS,
+            "n",
+            class_counts=_runs.ClassCounts(predicted, {name: name for name in cells}),
+            class_exprs=confusion,
+            group_exprs=reductions if grouped else None,
+        )
+    finally:
+        monkeypatch.undo()
+    assert class_table is not None
+    want_ids = df.group_by("g", "id").agg(id_counts)
+    if grouped:
+        assert group_table is not None
+        want_groups = want_ids.group_by("g").agg(reductions)
+        assert_frame_equal(group_table.collect().sort("g"), want_groups.sort("g"))
+    else:
+        assert ids_table is not None
+        assert_frame_equal(ids_table.collect().sort("g", "id"), want_ids.sort("g", "id"))
+    want_classes = df.group_by("g", "class").agg(pl.len().alias("n"), *confusion)
+    keys = ["g", "class"]
+    assert_frame_equal(class_table.collect().sort(keys), want_classes.sort(keys))
+    # Counted where they are, unless the blocks are not alike (or of two rows or fewer on
+    # average: rows by id, as far as the rows tell).
+    alike = miss in (None, "an id twice in each block", "a null group")
+    alike = alike and 2 * len(df["class"].rle()) <= len(df)
+    assert bool(took) == alike
+    assert all(t is not None for t in took)
+
+
+@needs_kernel
+@given(
+    seed=st.integers(0, 2**32 - 1),
     groups=st.sampled_from(["one", "in turn", "repeated"]),
     score_dtype=st.sampled_from([pl.Float32, pl.Float64]),
     class_dtype=st.sampled_from(
