@@ -1396,8 +1396,9 @@ class ClassBlocks:
     on 5M rows, most of it the by columns' copies).
     """
 
-    #: Each class block's first row, then the height.
+    #: Each class block's first row, then the height, and each block's class.
     block_starts: np.ndarray
+    block_classes: pl.Series
     #: Each section's first block, then the blocks' count.
     sections: np.ndarray
     #: The id runs of the sections' keys (their first blocks' rows, one section after
@@ -1439,8 +1440,9 @@ def class_blocks(
         return None
     section_of_block = np.repeat(np.arange(len(starts)), classes)
     # A class twice in a section: duplicates, which the turned rows show as such.
-    block_classes = df[sections.class_col].gather(block_starts[:-1]).to_list()
-    if len(set(zip(section_of_block.tolist(), block_classes, strict=True))) < len(block_classes):
+    block_classes = df[sections.class_col].gather(block_starts[:-1])
+    pairs = zip(section_of_block.tolist(), block_classes.to_list(), strict=True)
+    if len(set(pairs)) < len(block_classes):
         return None
     if len(starts) == 1:
         key_rows = df.select(keys).slice(0, int(ids[0]))
@@ -1462,6 +1464,7 @@ def class_blocks(
     piece_starts = np.repeat(block_starts[:-1], cuts_of_block) + offsets[at]
     return ClassBlocks(
         block_starts,
+        block_classes,
         np.append(sections.firsts, len(block_starts) - 1),
         runs,
         np.append(piece_starts, df.height),

@@ -533,7 +533,7 @@ def _counted_in_blocks(
         if df[_PREDICTED].null_count():  # unchecked nulls: no prediction, polars counts
             return None
         predicted = flags(df[_PREDICTED])
-    codes = ClassCodes.of(df[cls].gather(blocks.block_starts[:-1]))
+    codes = ClassCodes.of(blocks.block_classes)
     if codes is None:
         return None
     code = codes.codes.to_numpy().astype(np.int64) - codes.low  # each block's class
@@ -567,7 +567,7 @@ def _counted_in_blocks(
         if predicted is not None:
             both = truth & predicted
             each = [
-                [np.count_nonzero(flags_[a:b]) for flags_ in (truth, predicted, both)]
+                [np.count_nonzero(marks[a:b]) for marks in (truth, predicted, both)]
                 for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
             ]
             counts = np.hstack([counts, np.array(each, np.int64).reshape(-1, 3)])
