@@ -45,6 +45,7 @@ __all__ = [
     "block_sums",
     "blocks_in_key_order",
     "class_blocks",
+    "class_counts_by_group",
     "contiguous_runs",
     "cumulated_counts",
     "curve_areas",
@@ -537,14 +538,52 @@ def run_sums(
         }
     if firsts is None or not by_class:
         return RunSums(npos, hashes, None, per_segment)
-    table = counts.sum(axis=0).reshape(n_segments, span, planes)
-    if predicted is not None:  # the rows of each (truth, predicted): 0b00, 0b01, 0b10, 0b11
-        _, predicted_only, positive_only, both = np.moveaxis(table, -1, 0)
-        rows = table.sum(axis=-1)
-        table = np.stack([rows, positive_only + both, predicted_only + both, both], axis=-1)
+    table = _cells_counted(counts.sum(axis=0).reshape(n_segments, span, planes))
     segment_of, code = np.nonzero(table[..., 0])
     per_class = (segment_of, classes.classes_of(code), table[segment_of, code])
     return RunSums(npos, hashes, per_class, per_segment)
+
+
+def _cells_counted(table: np.ndarray) -> np.ndarray:
+    """A table of rows per (..., plane) as the counts the callers read.
+
+    One plane: the rows. Four, the rows of each (truth, predicted), 0b00 to 0b11: the rows,
+    positives, predicted positives and true positives.
+    """
+    if table.shape[-1] == 1:
+        return table
+    _, predicted_only, positive_only, both = np.moveaxis(table, -1, 0)
+    rows = table.sum(axis=-1)
+    return np.stack([rows, positive_only + both, predicted_only + both, both], axis=-1)
+
+
+def class_counts_by_group(
+    runs: IdRuns, classes: ClassCodes, truth: np.ndarray, predicted: np.ndarray | None
+) -> tuple[np.ndarray, pl.Series, np.ndarray]:
+    """`RunSums.per_class` of runs whose groups are scattered (`IdRuns.groups_scattered`).
+
+    Counted from each row's group and class (one `np.bincount`), not per segment: a table
+    per segment and class would be as large as the rows, and a sort by group costs 10-20x
+    more. Each (group, class) is given its group's first segment.
+    """
+    groups = runs.groups
+    listed = groups.with_row_index(_ROW).group_by(groups.columns, maintain_order=True)
+    segments = listed.agg(pl.col(_ROW))[_ROW]
+    n_groups = len(segments)
+    group_of_segment = np.empty(len(runs.firsts), np.int64)
+    sizes = segments.list.len().to_numpy()
+    group_of_segment[segments.explode().to_numpy()] = np.repeat(np.arange(n_groups), sizes)
+    group_of_row = np.repeat(group_of_segment[runs.segment], np.diff(runs.starts))
+    span = len(classes.values)
+    key = group_of_row * span + (classes.codes.to_numpy() - classes.low)
+    planes = 1
+    if predicted is not None:  # (truth, predicted) as two bits
+        planes, key = 4, key * 4 + (truth.view(np.uint8) * 2 + predicted.view(np.uint8))
+    table = np.bincount(key, minlength=n_groups * span * planes)
+    table = _cells_counted(table.reshape(n_groups, span, planes).astype(np.int64))
+    group, code = np.nonzero(table[..., 0])
+    first_segment = segments.list.first().to_numpy().astype(np.int64)
+    return first_segment[group], classes.classes_of(code), table[group, code]
 
 
 #: `curve_counts` sorts scores nearly all distinct instead of hashing them: a segment with
@@ -1138,9 +1177,27 @@ class IdRuns:
         return _gather(self.id_column, self.starts[:-1])
 
     @cached_property
+    def n_groups(self) -> int:
+        """How many distinct groups the segments have."""
+        return self.groups.n_unique()
+
+    @cached_property
     def distinct_groups(self) -> bool:
         """Whether each group has one segment (its runs are together)."""
-        return self.groups.n_unique() == self.groups.height
+        return self.n_groups == self.groups.height
+
+    @cached_property
+    def groups_scattered(self) -> bool:
+        """Whether the groups change from id to id (rows by id, a fold per id, say).
+
+        Then a segment holds an id or a few, and the kernels' tables per segment and class
+        are about as large as the rows: F1 by fold on 4M rows took 20x as long as with each
+        group's rows together.
+        """
+        segments = len(self.firsts)
+        if segments <= _FEW_SEGMENTS or len(self.starts) - 1 >= _IDS_PER_SEGMENT * segments:
+            return False
+        return segments > 2 * self.n_groups  # not each group in a segment or two
 
     def keys(self) -> pl.DataFrame:
         """Each run's ``(by..., id)``."""
@@ -1220,10 +1277,8 @@ def grouped_runs(
 ) -> tuple[pl.DataFrame, IdRuns | ClassBlocks | None]:
     """``df``'s `id_runs`, its rows sorted by ``by`` first where the groups are scattered.
 
-    Groups that change from id to id (rows sorted by id, a fold per id) make a segment of
-    each id, and the kernels count into a table per segment and class, about as large as the
-    rows: F1 by fold on 4M rows took 20x as long as with each group's rows together, which a
-    stable sort brings (ids keep their order, and their rows stay together).
+    Groups that change from id to id (`IdRuns.groups_scattered`) are brought together by a
+    stable sort (ids keep their order, and their rows stay together), unless ``counts_only``.
 
     Given ``class_col``, rows whose ids are not together but come class by class are turned
     id by id (`id_major`); or, ``counts_only`` (the caller needs the counts of `ClassBlocks`
@@ -1246,13 +1301,8 @@ def grouped_runs(
         turned = _turned(df, by, sections)
         runs = id_runs(turned, by, id_col)
         df = df if runs is None else turned
-    if runs is None:
-        return df, runs
-    segments = len(runs.firsts)
-    if segments <= _FEW_SEGMENTS or len(runs.starts) - 1 >= _IDS_PER_SEGMENT * segments:
-        return df, runs
-    if segments <= 2 * runs.groups.n_unique():  # each group in a segment or two
-        return df, runs
+    if runs is None or not runs.groups_scattered or counts_only:
+        return df, runs  # (counts alone are counted per group: `class_counts_by_group`)
     df = sorted_on(df, by, maintain_order=True)
     return df, id_runs(df, by, id_col)
 
@@ -1454,7 +1504,9 @@ def class_blocks(
     # The pieces: each block cut where its section's segments start.
     section_rows = np.concatenate([[0], np.cumsum(ids)])  # in ``key_rows``
     segment_rows = runs.starts[runs.firsts]
-    cuts = np.union1d(section_rows[:-1], segment_rows)
+    if len(segment_rows) > most_pieces:  # (a piece or more per segment)
+        return None
+    cuts = _distinct_sorted(np.sort(np.concatenate([section_rows[:-1], segment_rows])))
     cut_bounds = np.searchsorted(cuts, section_rows)  # each section's cuts
     cuts_of_block = np.diff(cut_bounds)[section_of_block]
     if cuts_of_block.sum() > most_pieces:

@@ -27,6 +27,7 @@ from pl_metrics._kernel import (
     ClassBlocks,
     ClassCodes,
     IdRuns,
+    class_counts_by_group,
     contiguous_runs,
     curve_counts,
     flags,
@@ -416,8 +417,11 @@ def _counted(
     starts = runs.starts
     # Reduced per group, the per-id values the kernel counts are reduced as it counts them:
     # no arrays of a value per id to fill (fresh memory costs more than the counting).
-    reduced_only = reductions is not None and not run_columns
-    firsts = runs.firsts if class_rows is not None or reduced_only else None
+    # Groups scattered (counts alone: see `grouped_runs`) make a segment of an id or a few:
+    # the values per run are reduced per segment here, and the classes counted per group.
+    scattered = runs.groups_scattered
+    reduced_only = reductions is not None and not run_columns and not scattered
+    firsts = runs.firsts if (class_rows is not None or reduced_only) and not scattered else None
     sums = run_sums(
         starts,
         truth,
@@ -436,6 +440,9 @@ def _counted(
             return None
         extra_values |= values_of
     positives, hashes, per_class, per_segment = sums
+    if scattered and class_rows is not None:
+        assert codes is not None  # (run_sums counted them)
+        per_class = class_counts_by_group(runs, codes, truth, predicted)
     reduced = {}
     if reduced_only and per_segment is not None:
         reduced = {name: per_segment[kind] for name, kind in kinds.items() if kind in per_segment}
