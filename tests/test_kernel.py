@@ -414,6 +414,15 @@ def test_many_sections_are_turned_as_few() -> None:
     turned = _kernel.id_major(df, ["group"], "id", "class")
     assert turned is not None
     assert_frame_equal(turned, df.sort("group", "id", maintain_order=True))
+    # Nor are they counted as class blocks: compared one by one, they would cost more.
+    sections = _kernel._sections(df, ["group"], "id", "class")
+    assert sections is not None
+    assert groups > _kernel._MOST_SECTIONS
+    assert _kernel.class_blocks(df, ["group"], "id", sections) is None
+    few = df.filter(pl.col("group") < 5)
+    few_sections = _kernel._sections(few, ["group"], "id", "class")
+    assert few_sections is not None
+    assert _kernel.class_blocks(few, ["group"], "id", few_sections) is not None
 
 
 def test_layouts_only_like_class_by_class_are_sorted() -> None:
