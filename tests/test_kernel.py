@@ -533,48 +533,19 @@ def test_a_group_per_id_is_brought_together_for_the_kernels() -> None:
     assert _kernel.grouped_runs(few, ["fold"], "id")[0] is few
 
 
-@needs_kernel
-@given(
-    seed=st.integers(0, 2**32 - 1),
-    group=st.sampled_from(["text with nulls", "float with NaN", "int"]),
-    layout=st.sampled_from(["by id", "class by class"]),
-    grouped=st.booleans(),
-    predicted=st.booleans(),
-)
-@settings(max_examples=25, deadline=None)
-def test_counts_of_scattered_groups_equal_the_group_by(
-    seed: int, group: str, layout: str, grouped: bool, predicted: bool
-) -> None:
-    """Groups that change from id to id (a fold per id) are not sorted for counts alone:
-    the classes are counted per group from each row's group (`class_counts_by_group`), and
-    the tables are polars' aggregations."""
+def _tables_equal_the_group_by(
+    df: pl.DataFrame, spied: str, *, predicted: bool = True, grouped: bool
+) -> list[Any]:
+    """`per_id_and_classes`' tables of ``df`` by ``g``: polars' aggregations of its rows.
+
+    Returns what the function ``spied`` of `pl_metrics._runs` gave, call by call.
+    """
     from pl_metrics import _runs
 
-    rng = np.random.default_rng(seed)
-    n_ids, n_classes = 1500, int(rng.integers(2, 5))  # more segments than _FEW_SEGMENTS
-    values = {
-        "text with nulls": pl.Series(rng.choice(["a", "b", "c", None], n_ids).tolist()),
-        "float with NaN": pl.Series(rng.choice([0.5, 1.5, float("nan")], n_ids)),
-        "int": pl.Series(rng.integers(0, 5, n_ids)),
-    }[group]
-    rows = np.repeat(np.arange(n_ids), n_classes)
-    df = pl.DataFrame(
-        {
-            "g": values.gather(rows),
-            "id": rows,
-            "class": np.tile([f"c{k}" for k in range(n_classes)], n_ids),
-            "truth": rng.random(len(rows)) < 0.4,
-            "score": rng.random(len(rows)).round(1),
-        }
-    )
-    if layout == "class by class":
-        df = df.sort("class", maintain_order=True)
-    took = []
-    real = _kernel.class_counts_by_group
+    took: list[Any] = []
+    real = getattr(_runs, spied)
     monkeypatch = pytest.MonkeyPatch()
-    monkeypatch.setattr(
-        _runs, "class_counts_by_group", lambda *a, **k: took.append(r := real(*a, **k)) or r
-    )
+    monkeypatch.setattr(_runs, spied, lambda *a, **k: took.append(r := real(*a, **k)) or r)
     prediction, truth = pl.col("score") >= 0.5, pl.col("truth")
     cells = {"tp": prediction & truth, "fp": prediction & ~truth, "fn": ~prediction & truth}
     cells["tn"] = ~prediction & ~truth
@@ -585,10 +556,16 @@ def test_counts_of_scattered_groups_equal_the_group_by(
         pl.col("rows").min().alias("least_rows"),
         pl.col("class_hash").min().alias("least_hash"),
         pl.col("class_hash").max().alias("most_hash"),
+        pl.col("class_hash").sum().alias("all_hashes"),
         pl.col("positives").sum(),
+        pl.col("positives").max().alias("most_positives"),
         pl.col("passed").sum(),
+        pl.col("w").max(),
     ]
-    id_counts = [*ID_COUNTS[:2], pl.col("class").hash(seed=0).sum().alias("class_hash")]
+    hashed = pl.col("class")
+    if isinstance(df["class"].dtype, (pl.Categorical, pl.Enum)):
+        hashed = hashed.cast(pl.String)
+    id_counts = [*ID_COUNTS[:2], hashed.hash(seed=0).sum().alias("class_hash")]
     id_counts += ID_COUNTS[3:]
     try:
         ids_table, class_table, group_table, _ = _runs.per_id_and_classes(
@@ -622,6 +599,47 @@ def test_counts_of_scattered_groups_equal_the_group_by(
         want_classes = want_classes.select("g", "class", "n")
     keys = ["g", "class"]
     assert_frame_equal(class_table.collect().sort(keys), want_classes.sort(keys))
+    return took
+
+
+@needs_kernel
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    group=st.sampled_from(["text with nulls", "float with NaN", "int"]),
+    layout=st.sampled_from(["by id", "class by class"]),
+    grouped=st.booleans(),
+    predicted=st.booleans(),
+)
+@settings(max_examples=25, deadline=None)
+def test_counts_of_scattered_groups_equal_the_group_by(
+    seed: int, group: str, layout: str, grouped: bool, predicted: bool
+) -> None:
+    """Groups that change from id to id (a fold per id) are not sorted for counts alone:
+    the classes are counted per group from each row's group (`class_counts_by_group`), and
+    the tables are polars' aggregations."""
+
+    rng = np.random.default_rng(seed)
+    n_ids, n_classes = 1500, int(rng.integers(2, 5))  # more segments than _FEW_SEGMENTS
+    values = {
+        "text with nulls": pl.Series(rng.choice(["a", "b", "c", None], n_ids).tolist()),
+        "float with NaN": pl.Series(rng.choice([0.5, 1.5, float("nan")], n_ids)),
+        "int": pl.Series(rng.integers(0, 5, n_ids)),
+    }[group]
+    rows = np.repeat(np.arange(n_ids), n_classes)
+    df = pl.DataFrame(
+        {
+            "g": values.gather(rows),
+            "id": rows,
+            "class": np.tile([f"c{k}" for k in range(n_classes)], n_ids),
+            "truth": rng.random(len(rows)) < 0.4,
+            "score": rng.random(len(rows)).round(1),
+        }
+    )
+    if layout == "class by class":
+        df = df.sort("class", maintain_order=True)
+    took = _tables_equal_the_group_by(
+        df, "class_counts_by_group", predicted=predicted, grouped=grouped
+    )
     if group != "float with NaN":  # (NaN differs from itself row to row: may be sorted)
         assert len(took) == 1
 
@@ -805,7 +823,6 @@ def test_counts_of_class_blocks_equal_the_group_by(
     """Rows class by class are counted where they are (`ClassBlocks`): the per-id (or
     per-group) and per-class tables are polars' aggregations. Near misses too, which are
     turned or sorted instead (a block whose keys differ, a class twice in a section)."""
-    from pl_metrics import _runs
 
     rng = np.random.default_rng(seed)
     n_ids, n_classes = int(rng.integers(2, 12)), int(rng.integers(2, 6))
@@ -848,61 +865,7 @@ def test_counts_of_class_blocks_equal_the_group_by(
         df = pl.concat([df[: block + 1], df[block + 2 :]])
     elif miss == "a row repeated":
         df = pl.concat([df[: block + 1], df[block:]])
-    took = []
-    real = _runs._counted_in_blocks
-    monkeypatch = pytest.MonkeyPatch()
-    monkeypatch.setattr(
-        _runs, "_counted_in_blocks", lambda *a, **k: took.append(r := real(*a, **k)) or r
-    )
-    predicted, truth = pl.col("score") >= 0.5, pl.col("truth")
-    cells = {"tp": predicted & truth, "fp": predicted & ~truth, "fn": ~predicted & truth}
-    cells["tn"] = ~predicted & ~truth
-    confusion = [cell.sum().cast(pl.Int64).alias(name) for name, cell in cells.items()]
-    reductions = [
-        pl.len().alias("ids"),
-        pl.col("rows").max().alias("most_rows"),
-        pl.col("rows").min().alias("least_rows"),
-        pl.col("class_hash").min().alias("least_hash"),
-        pl.col("class_hash").max().alias("most_hash"),
-        pl.col("class_hash").sum().alias("all_hashes"),
-        pl.col("positives").sum(),
-        pl.col("positives").max().alias("most_positives"),
-        pl.col("passed").sum(),
-        pl.col("w").max(),
-    ]
-    hashed = pl.col("class")
-    if isinstance(df["class"].dtype, (pl.Categorical, pl.Enum)):
-        hashed = hashed.cast(pl.String)
-    id_counts = [*ID_COUNTS[:2], hashed.hash(seed=0).sum().alias("class_hash")]
-    id_counts += ID_COUNTS[3:]
-    try:
-        ids_table, class_table, group_table, _ = _runs.per_id_and_classes(
-            df.lazy(),
-            ["g"],
-            "id",
-            "class",
-            truth,
-            id_counts,
-            KINDS,
-            "n",
-            class_counts=_runs.ClassCounts(predicted, {name: name for name in cells}),
-            class_exprs=confusion,
-            group_exprs=reductions if grouped else None,
-        )
-    finally:
-        monkeypatch.undo()
-    assert class_table is not None
-    want_ids = df.group_by("g", "id").agg(id_counts)
-    if grouped:
-        assert group_table is not None
-        want_groups = want_ids.group_by("g").agg(reductions)
-        assert_frame_equal(group_table.collect().sort("g"), want_groups.sort("g"))
-    else:
-        assert ids_table is not None
-        assert_frame_equal(ids_table.collect().sort("g", "id"), want_ids.sort("g", "id"))
-    want_classes = df.group_by("g", "class").agg(pl.len().alias("n"), *confusion)
-    keys = ["g", "class"]
-    assert_frame_equal(class_table.collect().sort(keys), want_classes.sort(keys))
+    took = _tables_equal_the_group_by(df, "_counted_in_blocks", grouped=grouped)
     # Counted where they are, unless the blocks are not alike (or of two rows or fewer on
     # average: rows by id, as far as the rows tell).
     alike = miss in (None, "an id twice in each block", "a null group")
