@@ -575,7 +575,7 @@ def class_counts_by_group(
     group_of_segment[segments.explode().to_numpy()] = np.repeat(np.arange(n_groups), sizes)
     group_of_row = np.repeat(group_of_segment[runs.segment], np.diff(runs.starts))
     span = len(classes.values)
-    key = group_of_row * span + (classes.codes.to_numpy() - classes.low)
+    key = group_of_row * span + (classes.codes.to_numpy().astype(np.int64) - classes.low)
     planes = 1
     if predicted is not None:  # (truth, predicted) as two bits
         planes, key = 4, key * 4 + (truth.view(np.uint8) * 2 + predicted.view(np.uint8))
