@@ -1274,11 +1274,13 @@ def grouped_runs(
     class_col: str | None = None,
     *,
     counts_only: bool = False,
+    scattered: bool = False,
 ) -> tuple[pl.DataFrame, IdRuns | ClassBlocks | None]:
     """``df``'s `id_runs`, its rows sorted by ``by`` first where the groups are scattered.
 
     Groups that change from id to id (`IdRuns.groups_scattered`) are brought together by a
-    stable sort (ids keep their order, and their rows stay together), unless ``counts_only``.
+    stable sort (ids keep their order, and their rows stay together), unless ``scattered``
+    or ``counts_only`` (the caller counts the classes per group: `class_counts_by_group`).
 
     Given ``class_col``, rows whose ids are not together but come class by class are turned
     id by id (`id_major`); or, ``counts_only`` (the caller needs the counts of `ClassBlocks`
@@ -1301,8 +1303,8 @@ def grouped_runs(
         turned = _turned(df, by, sections)
         runs = id_runs(turned, by, id_col)
         df = df if runs is None else turned
-    if runs is None or not runs.groups_scattered or counts_only:
-        return df, runs  # (counts alone are counted per group: `class_counts_by_group`)
+    if runs is None or not runs.groups_scattered or scattered or counts_only:
+        return df, runs
     df = sorted_on(df, by, maintain_order=True)
     return df, id_runs(df, by, id_col)
 
@@ -1608,6 +1610,7 @@ def contiguous_runs(
     class_col: str | None = None,
     *,
     counts_only: Literal[False] = False,
+    scattered: bool = False,
 ) -> tuple[pl.DataFrame, IdRuns]: ...
 
 
@@ -1619,6 +1622,7 @@ def contiguous_runs(
     class_col: str | None = None,
     *,
     counts_only: bool,
+    scattered: bool = False,
 ) -> tuple[pl.DataFrame, IdRuns | ClassBlocks]: ...
 
 
@@ -1629,13 +1633,14 @@ def contiguous_runs(
     class_col: str | None = None,
     *,
     counts_only: bool = False,
+    scattered: bool = False,
 ) -> tuple[pl.DataFrame, IdRuns | ClassBlocks]:
     """``df`` with each key's rows next to each other, and its `id_runs`, found once.
 
     Sorted only if the rows were not together (nor class by class: see `grouped_runs`,
     which gives ``df``'s `ClassBlocks` instead, as they are, where ``counts_only``).
     """
-    df, runs = grouped_runs(df, by, id_col, class_col, counts_only=counts_only)
+    df, runs = grouped_runs(df, by, id_col, class_col, counts_only=counts_only, scattered=scattered)
     if isinstance(runs, ClassBlocks):
         return df, runs
     if runs is None:

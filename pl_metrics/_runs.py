@@ -273,9 +273,12 @@ def per_id_and_classes(
         # (ROC AUC of 5M shuffled rows: 2 s).
         found: IdRuns | ClassBlocks | None = runs
         if found is None and df.height:
-            # Counts alone are counted from rows class by class where they are.
+            # Counts alone are counted from rows class by class where they are; without the
+            # curves table, the classes of scattered groups are counted per group.
             counts_only = not run_columns and curves is None
-            df, found = contiguous_runs(df, by, id_col, cls, counts_only=counts_only)
+            df, found = contiguous_runs(
+                df, by, id_col, cls, counts_only=counts_only, scattered=curves is None
+            )
         # The truth as flags, for every kernel; with nulls (unchecked), polars counts.
         truth = None if df[TRUTH].null_count() else flags(df[TRUTH])
         if isinstance(found, ClassBlocks):

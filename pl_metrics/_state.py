@@ -645,7 +645,10 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     if isinstance(frame, pl.DataFrame) and any(f.has_kernel() for f, _ in families.values()):
         # A kernel needs each id's rows together; sorted once here, they also make the
         # per-id aggregation several times faster than over scattered ids.
-        frame, runs = contiguous_runs(frame, by, cols.id, cols.cls)
+        # Scattered groups stay (their classes counted per group) unless the curves table,
+        # counted per segment, is asked for.
+        per_segment = any(p.curve_exprs for p in parts)
+        frame, runs = contiguous_runs(frame, by, cols.id, cols.cls, scattered=not per_segment)
         lf = frame.lazy()
     prepared = [f for p in parts for f in p.prepare]
     for prepare in prepared:

@@ -508,7 +508,8 @@ def test_sorted_on_one_key_equals_polars_sort(
 def test_a_group_per_id_is_brought_together_for_the_kernels() -> None:
     """Rows sorted by id with a fold per id made a segment of each id, and the kernels a
     table per segment and class (F1 by fold 20x slower): the rows are sorted by the group,
-    stably, and the values stay those of the groups' rows together."""
+    stably, for the curves table, and otherwise left as they are, their classes counted per
+    group; the values are those of the groups' rows together, to the bit."""
     rng = np.random.default_rng(4)
     n, k = 3000, 4
     df = pl.DataFrame(
@@ -528,7 +529,12 @@ def test_a_group_per_id_is_brought_together_for_the_kernels() -> None:
     for metric in ("f1", "lrap", "roc_auc", "confusion"):
         options = {"average": None} if metric in ("f1", "roc_auc") else {}
         got = pl_metrics.report(df, metric, by="fold", **options)
-        assert_frame_equal(got, pl_metrics.report(together, metric, by="fold", **options))
+        want = pl_metrics.report(together, metric, by="fold", **options)
+        assert_frame_equal(got, want, check_exact=True)
+    scattered = _kernel.grouped_runs(df, ["fold"], "id", scattered=True)
+    assert scattered[0] is df
+    assert scattered[1] is not None
+    assert scattered[1].groups_scattered
     few = df.head(4 * 1000)  # a segment per id, but fewer than _FEW_SEGMENTS: left as is
     assert _kernel.grouped_runs(few, ["fold"], "id")[0] is few
 
