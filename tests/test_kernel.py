@@ -540,11 +540,17 @@ def test_a_group_per_id_is_brought_together_for_the_kernels() -> None:
 
 
 def _tables_equal_the_group_by(
-    df: pl.DataFrame, spied: str, *, predicted: bool = True, grouped: bool
+    df: pl.DataFrame,
+    spied: str,
+    *,
+    predicted: bool = True,
+    grouped: bool,
+    curves: bool = False,
 ) -> list[Any]:
     """`per_id_and_classes`' tables of ``df`` by ``g``: polars' aggregations of its rows.
 
-    Returns what the function ``spied`` of `pl_metrics._runs` gave, call by call.
+    ``curves``: the curves table too. Returns what the function ``spied`` of
+    `pl_metrics._runs` gave, call by call.
     """
     from pl_metrics import _runs
 
@@ -568,13 +574,18 @@ def _tables_equal_the_group_by(
         pl.col("passed").sum(),
         pl.col("w").max(),
     ]
+    # Categorical classes hash their strings, as the state's class hash does.
     hashed = pl.col("class")
     if isinstance(df["class"].dtype, (pl.Categorical, pl.Enum)):
         hashed = hashed.cast(pl.String)
     id_counts = [*ID_COUNTS[:2], hashed.hash(seed=0).sum().alias("class_hash")]
     id_counts += ID_COUNTS[3:]
+    curve_exprs = [
+        truth.sum().cast(pl.Float64).alias("pos"),
+        (~truth).sum().cast(pl.Float64).alias("neg"),
+    ]
     try:
-        ids_table, class_table, group_table, _ = _runs.per_id_and_classes(
+        ids_table, class_table, group_table, curve_table = _runs.per_id_and_classes(
             df.lazy(),
             ["g"],
             "id",
@@ -588,17 +599,25 @@ def _tables_equal_the_group_by(
             else None,
             class_exprs=confusion if predicted else (),
             group_exprs=reductions if grouped else None,
+            curves=_runs.CurveCounts("score", "s", "pos", "neg", curve_exprs) if curves else None,
         )
     finally:
         monkeypatch.undo()
     assert class_table is not None
+    assert (curve_table is not None) == curves
+    if curve_table is not None:
+        keys = ["g", "class", "s"]
+        want_curves = df.group_by("g", "class", pl.col("score").alias("s")).agg(curve_exprs)
+        assert_frame_equal(curve_table.collect().sort(keys), want_curves.sort(keys))
     want_ids = df.group_by("g", "id").agg(id_counts)
     if grouped:
+        assert ids_table is None
         assert group_table is not None
         want_groups = want_ids.group_by("g").agg(reductions)
         assert_frame_equal(group_table.collect().sort("g"), want_groups.sort("g"))
     else:
         assert ids_table is not None
+        assert group_table is None
         assert_frame_equal(ids_table.collect().sort("g", "id"), want_ids.sort("g", "id"))
     want_classes = df.group_by("g", "class").agg(pl.len().alias("n"), *confusion)
     if not predicted:
@@ -713,7 +732,6 @@ def test_counts_over_id_runs_equal_the_group_by(
     counted: bool,
     layout: str,
     grouped: bool,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Ragged ids, repeated classes, null groups and ids, chunks: the kernel's per-id and
     per-class tables (rows and confusion counts), or the per-id table's reductions per
@@ -738,70 +756,12 @@ def test_counts_over_id_runs_equal_the_group_by(
     elif layout == "ids scattered":
         df = df.sample(fraction=1.0, shuffle=True, seed=1)
     df = pl.concat([df.head(len(df) // 3), df.slice(len(df) // 3)], rechunk=False)
-    took = []
-    real = _runs._counted
-    monkeypatch.setattr(_runs, "_counted", lambda *a, **k: took.append(r := real(*a, **k)) or r)
-    predicted, truth = pl.col("score") >= 0.5, pl.col("truth")
-    cells = {"tp": predicted & truth, "fp": predicted & ~truth, "fn": ~predicted & truth}
-    cells["tn"] = ~predicted & ~truth
-    confusion = [cell.sum().cast(pl.Int64).alias(name) for name, cell in cells.items()]
-    reductions = [
-        pl.len().alias("ids"),
-        pl.col("rows").max().alias("most_rows"),
-        pl.col("rows").min().alias("least_rows"),
-        pl.col("class_hash").min().alias("least_hash"),
-        pl.col("class_hash").max().alias("most_hash"),
-        pl.col("positives").sum(),
-        pl.col("passed").sum(),
-        pl.col("w").max(),
-    ]
-    # Categorical classes hash their strings, as the state's class hash does.
-    hashed = pl.col("class")
-    if isinstance(classes.dtype, (pl.Categorical, pl.Enum)):
-        hashed = hashed.cast(pl.String)
-    id_counts = [*ID_COUNTS[:2], hashed.hash(seed=0).sum().alias("class_hash")]
-    id_counts += ID_COUNTS[3:]
     # A float sum depends on the ids' order: the per-id table is summed in order instead.
-    schema = df.lazy().group_by("g", "id").agg(id_counts).collect_schema()
+    id_counts = [*ID_COUNTS[:2], pl.col("class").hash(seed=0).sum().alias("class_hash")]
+    schema = df.lazy().group_by("g", "id").agg([*id_counts, *ID_COUNTS[3:]]).collect_schema()
     assert _runs.Reductions.of([pl.col("w").sum()], schema) is None
     assert _runs.Reductions.of([pl.col("rows").mean()], schema) is None
-    curve_exprs = [
-        truth.sum().cast(pl.Float64).alias("pos"),
-        (~truth).sum().cast(pl.Float64).alias("neg"),
-    ]
-    ids_table, class_table, group_table, curve_table = _runs.per_id_and_classes(
-        df.lazy(),
-        ["g"],
-        "id",
-        "class",
-        truth,
-        id_counts,
-        KINDS,
-        "n",
-        class_counts=_runs.ClassCounts(predicted, {name: name for name in cells}),
-        class_exprs=confusion,
-        group_exprs=reductions if grouped else None,
-        curves=_runs.CurveCounts("score", "s", "pos", "neg", curve_exprs),
-    )
-    assert class_table is not None
-    assert curve_table is not None
-    keys = ["g", "class", "s"]
-    want_curves = df.group_by("g", "class", pl.col("score").alias("s")).agg(curve_exprs)
-    assert_frame_equal(curve_table.collect().sort(keys), want_curves.sort(keys))
-    want_ids = df.group_by("g", "id").agg(id_counts)
-    want_classes = df.group_by("g", "class").agg(pl.len().alias("n"), *confusion)
-    if grouped:
-        assert ids_table is None
-        assert group_table is not None
-        want_groups = want_ids.group_by("g").agg(reductions)
-        assert_frame_equal(group_table.collect().sort("g"), want_groups.sort("g"))
-    else:
-        assert ids_table is not None
-        assert group_table is None
-        keys = ["g", "id"]
-        assert_frame_equal(ids_table.collect().sort(keys), want_ids.sort(keys))
-    keys = ["g", "class"]
-    assert_frame_equal(class_table.collect().sort(keys), want_classes.sort(keys))
+    took = _tables_equal_the_group_by(df, "_counted", grouped=grouped, curves=True)
     assert len(took) == 1  # both tables from one pass
     # (Scattered ids are sorted first, then counted by the kernel.)
     assert (took[0] is not None) == (counted and layout != "empty")
