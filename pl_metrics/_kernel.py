@@ -1394,10 +1394,7 @@ def _sections(df: pl.DataFrame, by: Sequence[str], id_col: str, class_col: str) 
     if 2 * blocks > height:  # blocks of two rows or fewer: not class by class
         return None
     heads = df.select(keys)[block_starts[:-1]]
-    new_key = pl.any_horizontal(pl.all().ne_missing(pl.all().shift(1)))
-    new_sections = heads.select(new_key.fill_null(True)).to_series().to_numpy()
-    new_sections[0] = True
-    firsts = np.flatnonzero(new_sections)  # each section's first block
+    firsts = np.append(0, key_change_rows(heads, keys)).astype(np.int64)  # sections' first blocks
     classes = np.diff(np.append(firsts, blocks))
     if (classes == 1).all():  # no section of several classes
         return None
@@ -1449,11 +1446,9 @@ class ClassBlocks:
     on 5M rows, most of it the by columns' copies).
     """
 
-    #: Each class block's first row, then the height, and each block's class.
-    block_starts: np.ndarray
+    #: The sections of class blocks, and each block's class.
+    sections: _Sections
     block_classes: pl.Series
-    #: Each section's first block, then the blocks' count.
-    sections: np.ndarray
     #: The id runs of the sections' keys (their first blocks' rows, one section after
     #: another): a key's rows in the turned frame are its row there in each block.
     runs: IdRuns
@@ -1462,17 +1457,6 @@ class ClassBlocks:
     piece_starts: np.ndarray
     piece_block: np.ndarray
     piece_segment: np.ndarray
-
-    @property
-    def section_classes(self) -> np.ndarray:
-        """Each section's blocks."""
-        return np.diff(self.sections)
-
-    @property
-    def section_ids(self) -> np.ndarray:
-        """Each section's rows per block."""
-        ids: np.ndarray = np.diff(self.block_starts)[self.sections[:-1]]
-        return ids
 
 
 def class_blocks(
@@ -1518,9 +1502,8 @@ def class_blocks(
     offsets = cuts - section_rows[:-1][np.searchsorted(section_rows, cuts, "right") - 1]
     piece_starts = np.repeat(block_starts[:-1], cuts_of_block) + offsets[at]
     return ClassBlocks(
-        block_starts,
+        sections,
         block_classes,
-        np.append(sections.firsts, len(block_starts) - 1),
         runs,
         np.append(piece_starts, df.height),
         np.repeat(np.arange(len(block_starts) - 1), cuts_of_block),

@@ -547,8 +547,9 @@ def _counted_in_blocks(
     if codes is None:
         return None
     code = codes.codes.to_numpy().astype(np.int64) - codes.low  # each block's class
-    section_hash = np.add.reduceat(codes.hashes()[code], blocks.sections[:-1])
-    n_classes, n_ids = blocks.section_classes, blocks.section_ids
+    sections = blocks.sections
+    section_hash = np.add.reduceat(codes.hashes()[code], sections.firsts)
+    n_classes, n_ids = sections.classes, sections.ids
     runs = blocks.runs
     starts = runs.starts
 
@@ -557,11 +558,10 @@ def _counted_in_blocks(
         return per_key if len(starts) - 1 == len(per_key) else np.add.reduceat(per_key, starts[:-1])
 
     def positives() -> np.ndarray:
-        firsts = blocks.block_starts[blocks.sections[:-1]]
         return np.concatenate(
             [
                 truth[first : first + c * n].reshape(c, n).sum(axis=0, dtype=np.int64)
-                for first, c, n in zip(firsts, n_classes, n_ids, strict=True)
+                for first, c, n in zip(sections.starts, n_classes, n_ids, strict=True)
             ]
         )
 
