@@ -683,8 +683,8 @@ def test_out_of_fold_tuning_in_blocks_equals_the_plan(
                 neg = rng.integers(0, 3, n).astype(float)
                 if counts == "zeros":
                     pos, neg = pos * (rng.random(n) < 0.5), neg * (rng.random(n) < 0.5)
-                elif counts == "floats":
-                    pos = pos * rng.random(n)
+                elif counts == "floats":  # (never whole: all-zero positives are counts)
+                    pos = pos * rng.random(n) + 0.25
                 blocks.append(
                     pl.DataFrame(
                         {
