@@ -37,6 +37,7 @@ except ImportError:  # installed without a C compiler: the polars plans count th
 __all__ = [
     "ClassBlocks",
     "ClassCodes",
+    "GroupCodes",
     "IdRuns",
     "RunSums",
     "are_counts",
@@ -45,7 +46,6 @@ __all__ = [
     "block_sums",
     "blocks_in_key_order",
     "class_blocks",
-    "class_counts_by_group",
     "contiguous_runs",
     "cumulated_counts",
     "curve_areas",
@@ -460,6 +460,7 @@ def run_sums(
     *,
     by_class: bool = True,
     per_run: bool = True,
+    groups: GroupCodes | None = None,
 ) -> RunSums | None:
     """Per run of rows, its positives and the wrapping sum of its class hashes.
 
@@ -470,7 +471,10 @@ def run_sums(
     counts of the pairs present, the counts one column of rows, or with ``predicted`` (flags
     like ``truth``) four: rows, positives, predicted positives and true positives.
     ``per_run=False``: not the values per run (the reductions per segment are enough: no
-    arrays the size of the runs to fill). None when there are no rows or classes, or so
+    arrays the size of the runs to fill). ``groups``: with ``firsts``, the reductions and
+    counts are per group of runs instead (groups that change from id to id, whose segments
+    are about as many as the runs), each given its first segment. None when there are no
+    rows or classes, or so
     widely spread classes that a table of them outgrows `_MAX_CLASS_SPAN` and the rows. The
     classes are read in their chunks (`_Stretches`).
     """
@@ -481,6 +485,10 @@ def run_sums(
         return None
     kind, low, span = classes.kind, classes.low, len(classes.values)
     n_segments = 0 if firsts is None else len(firsts)
+    of_run, n_groups = np.zeros(0, np.int64), 0
+    if firsts is not None and groups is not None:
+        of_run, n_segments = groups.of_run, len(groups.first_segment)
+        n_groups = n_segments
     cells = n_segments * span if by_class else 0
     if cells > max(len(classes.codes), _MAX_CLASS_SPAN):
         return None
@@ -520,6 +528,8 @@ def run_sums(
             counts[piece],
             seg_counts[piece].reshape(-1),
             seg_hashes[piece].reshape(-1),
+            of_run,
+            n_groups,
         )
 
     stretches.each(count)
@@ -540,7 +550,10 @@ def run_sums(
         return RunSums(npos, hashes, None, per_segment)
     table = _cells_counted(counts.sum(axis=0).reshape(n_segments, span, planes))
     segment_of, code = np.nonzero(table[..., 0])
-    per_class = (segment_of, classes.classes_of(code), table[segment_of, code])
+    counted = table[segment_of, code]
+    if groups is not None:
+        segment_of = groups.first_segment[segment_of]
+    per_class = (segment_of, classes.classes_of(code), counted)
     return RunSums(npos, hashes, per_class, per_segment)
 
 
@@ -555,35 +568,6 @@ def _cells_counted(table: np.ndarray) -> np.ndarray:
     _, predicted_only, positive_only, both = np.moveaxis(table, -1, 0)
     rows = table.sum(axis=-1)
     return np.stack([rows, positive_only + both, predicted_only + both, both], axis=-1)
-
-
-def class_counts_by_group(
-    runs: IdRuns, classes: ClassCodes, truth: np.ndarray, predicted: np.ndarray | None
-) -> tuple[np.ndarray, pl.Series, np.ndarray]:
-    """`RunSums.per_class` of runs whose groups are scattered (`IdRuns.groups_scattered`).
-
-    Counted from each row's group and class (one `np.bincount`), not per segment: a table
-    per segment and class would be as large as the rows, and a sort by group costs 10-20x
-    more. Each (group, class) is given its group's first segment.
-    """
-    groups = runs.groups
-    listed = groups.with_row_index(_ROW).group_by(groups.columns, maintain_order=True)
-    segments = listed.agg(pl.col(_ROW))[_ROW]
-    n_groups = len(segments)
-    group_of_segment = np.empty(len(runs.firsts), np.int64)
-    sizes = segments.list.len().to_numpy()
-    group_of_segment[segments.explode().to_numpy()] = np.repeat(np.arange(n_groups), sizes)
-    group_of_row = np.repeat(group_of_segment[runs.segment], np.diff(runs.starts))
-    span = len(classes.values)
-    key = group_of_row * span + (classes.codes.to_numpy().astype(np.int64) - classes.low)
-    planes = 1
-    if predicted is not None:  # (truth, predicted) as two bits
-        planes, key = 4, key * 4 + (truth.view(np.uint8) * 2 + predicted.view(np.uint8))
-    table = np.bincount(key, minlength=n_groups * span * planes)
-    table = _cells_counted(table.reshape(n_groups, span, planes).astype(np.int64))
-    group, code = np.nonzero(table[..., 0])
-    first_segment = segments.list.first().to_numpy().astype(np.int64)
-    return first_segment[group], classes.classes_of(code), table[group, code]
 
 
 #: `curve_counts` sorts scores nearly all distinct instead of hashing them: a segment with
@@ -1143,6 +1127,17 @@ def _string_change_rows(key: pl.Series) -> np.ndarray | None:
     return found.result()
 
 
+class GroupCodes(NamedTuple):
+    """The groups of id runs numbered, where they change from id to id (`IdRuns.group_codes`)."""
+
+    #: Each run's group, numbered from 0 in the order the groups first come.
+    of_run: np.ndarray
+    #: Each group's first segment (its row of `IdRuns.groups`).
+    first_segment: np.ndarray
+    #: Each group's runs (ids).
+    runs: np.ndarray
+
+
 @dataclass(frozen=True)
 class IdRuns:
     """A frame's runs of rows of one ``(by..., id)`` key, each key in one run."""
@@ -1199,6 +1194,22 @@ class IdRuns:
             return False
         return segments > 2 * self.n_groups  # not each group in a segment or two
 
+    @cached_property
+    def group_codes(self) -> GroupCodes:
+        """Each run's group numbered: the kernels count per group, not per segment.
+
+        For groups that change from id to id (`groups_scattered`): their tables per segment
+        would be as large as the rows, and a sort by group costs 10-20x more.
+        """
+        listed = self.groups.with_row_index(_ROW).group_by(self.groups.columns, maintain_order=True)
+        segments = listed.agg(pl.col(_ROW))[_ROW]
+        of_segment = np.empty(len(self.firsts), np.int64)
+        sizes = segments.list.len().to_numpy()
+        of_segment[segments.explode().to_numpy()] = np.repeat(np.arange(len(segments)), sizes)
+        of_run = of_segment[self.segment]
+        first_segment = segments.list.first().to_numpy().astype(np.int64)
+        return GroupCodes(of_run, first_segment, np.bincount(of_run, minlength=len(segments)))
+
     def keys(self) -> pl.DataFrame:
         """Each run's ``(by..., id)``."""
         if not self.groups.width:
@@ -1247,6 +1258,10 @@ def id_runs(
     groups = df.select(by)[starts[firsts]] if by else pl.DataFrame()
     runs = IdRuns(starts, firsts, groups, df[id_col], in_order, id_changes.below)
     if in_order:
+        return runs
+    # Ids that never fall, and change at every run: each key has one run, whatever the
+    # groups do (a fold per id: counting its 400,000 keys took 25 ms of 4M rows).
+    if where is id_rows and id_changes.below == 0:
         return runs
     if runs.ordered and (runs.distinct_groups if by else True):
         return runs

@@ -61,6 +61,7 @@ static int rows_fit(const Py_buffer *starts, int64_t base, const Py_buffer *cons
 typedef struct {
     const int64_t *firsts;
     int64_t n, seg, next; /* the segments; the run's; the next one's first run */
+    const int64_t *of_run; /* or each run's group, numbered (see run_sums): NULL if not */
 } seg_cursor;
 
 static inline void seg_advance(seg_cursor *c) {
@@ -69,7 +70,7 @@ static inline void seg_advance(seg_cursor *c) {
 }
 
 static seg_cursor seg_start(const Py_buffer *firsts, int64_t run) {
-    seg_cursor c = {firsts->buf, firsts->len / (Py_ssize_t)sizeof(int64_t), -1, 0};
+    seg_cursor c = {firsts->buf, firsts->len / (Py_ssize_t)sizeof(int64_t), -1, 0, NULL};
     int64_t lo = 0, hi = c.n; /* the segments whose first run is at most run: [0, lo) */
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
@@ -84,8 +85,16 @@ static seg_cursor seg_start(const Py_buffer *firsts, int64_t run) {
 }
 
 static inline int64_t seg_at(seg_cursor *c, int64_t run) {
+    if (c->of_run != NULL) return c->of_run[run];
     while (run >= c->next) seg_advance(c);
     return c->seg;
+}
+
+/* The cursor of runs whose groups are numbered, each run's in of_run (every run's, from
+ * run 0), n_groups of them: the tables are per group, whatever order the runs come in. */
+static seg_cursor seg_of_groups(const Py_buffer *of_run, int64_t n_groups) {
+    seg_cursor c = {NULL, n_groups, 0, INT64_MAX, of_run->buf};
+    return c;
 }
 
 /* Whether a table of `per_segment` values of `size` bytes for each segment of the cursor
@@ -356,6 +365,13 @@ static PyObject *ndcg_sums(PyObject *self, PyObject *args) {
 }
 
 
+/* Whether the groups of runs run0 to run0 + runs - 1 are each in [0, n_groups). */
+static int groups_below(const int64_t *of_run, int64_t run0, int64_t runs, int64_t n_groups) {
+    for (int64_t g = run0; g < run0 + runs; g++)
+        if (of_run[g] < 0 || of_run[g] >= n_groups) return 0;
+    return 1;
+}
+
 /* run_sums: per run (one id), its positives and the wrapping sum of its rows' class
  * hashes, the two counts of the data checks; and per (segment, class), where a segment is
  * a stretch of runs of one group, the rows, or with pred the rows of each (truth, pred)
@@ -368,7 +384,9 @@ static PyObject *ndcg_sums(PyObject *self, PyObject *args) {
  * output may be empty: npos and hash_sum (nothing per run), or the per-segment reductions of
  * the runs' rows, positives and hash sums: seg_counts[segment * 6 + k] for the rows' sum,
  * min, max, then the positives' (k = 3, 4, 5), and seg_hashes[segment * 3 + k] for the
- * hash sums' wrapping sum, min and max, updated from the values they hold.
+ * hash sums' wrapping sum, min and max, updated from the values they hold. With of_run
+ * (each run's group, numbered: groups that change from id to id), the tables are per group
+ * instead of per segment, n_groups of them, and firsts is not read.
  */
 #define DEFINE_RUN_SUMS(NAME, C)                                                            \
     static void NAME(const int64_t *starts, int64_t base, int64_t runs,                    \
@@ -426,21 +444,25 @@ EACH_CLASS_TYPE(DEFINE_RUN_SUMS, run_sums)
 
 static PyObject *run_sums(PyObject *self, PyObject *args) {
     Py_buffer starts, truth, pred, cls, hash_of, firsts, npos, hash_sum, class_rows;
-    Py_buffer seg_counts, seg_hashes;
+    Py_buffer seg_counts, seg_hashes, of_run;
     int kind; /* the classes' type: the tag of _kernel._CLASS_KINDS ('l': int64 everywhere) */
-    long long base, low, run0;
-    if (!PyArg_ParseTuple(args, "y*Ly*y*y*CLy*y*Lw*w*w*w*w*", &starts, &base, &truth, &pred,
-                          &cls, &kind, &low, &hash_of, &firsts, &run0, &npos, &hash_sum,
-                          &class_rows, &seg_counts, &seg_hashes))
+    long long base, low, run0, n_groups;
+    if (!PyArg_ParseTuple(args, "y*Ly*y*y*CLy*y*Lw*w*w*w*w*y*L", &starts, &base, &truth,
+                          &pred, &cls, &kind, &low, &hash_of, &firsts, &run0, &npos,
+                          &hash_sum, &class_rows, &seg_counts, &seg_hashes, &of_run,
+                          &n_groups))
         return NULL;
     int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
     int64_t n_codes = hash_of.len / (Py_ssize_t)sizeof(uint64_t);
     int known = 1;
     const Py_buffer *columns[] = {&truth, &cls, &pred};
     Py_ssize_t sizes[] = {1, class_width(kind), 1};
-    seg_cursor seg = seg_start(&firsts, run0);
+    seg_cursor seg = of_run.len ? seg_of_groups(&of_run, n_groups) : seg_start(&firsts, run0);
     Py_ssize_t planes = pred.len ? 4 : 1, cell = (Py_ssize_t)sizeof(int64_t);
-    int fits = rows_fit(&starts, base, columns, sizes, pred.len ? 3 : 2) &&
+    /* Every run's group is read, and each must have its tables. */
+    int groups_fit = !of_run.len || (of_run.len / cell >= run0 + runs && n_groups >= 0 &&
+                                     groups_below(of_run.buf, run0, runs, n_groups));
+    int fits = groups_fit && rows_fit(&starts, base, columns, sizes, pred.len ? 3 : 2) &&
                segments_fit(&seg, &class_rows, n_codes * planes * cell) &&
                segments_fit(&seg, &seg_counts, 6 * cell) && segments_fit(&seg, &seg_hashes, 3 * cell);
     if (!fits) kind = 0;
@@ -453,8 +475,9 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
     SWITCH_CLASS_TYPE(kind, run_sums, known = 0)
 #undef RUN
     Py_END_ALLOW_THREADS
-    Py_buffer *buffers[] = {&starts,  &truth,    &pred,       &cls,       &hash_of,   &firsts,
-                            &npos,    &hash_sum, &class_rows, &seg_counts, &seg_hashes};
+    Py_buffer *buffers[] = {&starts,   &truth,      &pred,       &cls,        &hash_of, &firsts,
+                            &npos,     &hash_sum,   &class_rows, &seg_counts, &seg_hashes,
+                            &of_run};
     for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
         PyBuffer_Release(buffers[i]);
     if (!fits) return PyErr_Format(PyExc_ValueError, "run_sums: a column or table is short");
@@ -1112,8 +1135,9 @@ static PyMethodDef methods[] = {
      " discounted cumulative gain, ties averaged, and its ideal (k=-1: every position)."},
     {"run_sums", run_sums, METH_VARARGS,
      "run_sums(starts, base, truth, pred, classes, kind, low, hash_of, firsts, run0, npos,"
-     " hash_sum, class_rows, seg_counts, seg_hashes): each run's positives and class-hash"
-     " sum, their reductions per segment, counts per segment and class."},
+     " hash_sum, class_rows, seg_counts, seg_hashes, of_run, n_groups): each run's positives"
+     " and class-hash sum, their reductions per segment (or per group of of_run), counts per"
+     " segment (or group) and class."},
     {"curve_counts", curve_counts, METH_VARARGS,
      "curve_counts(stretches, firsts, kind, is_f32, most): the positive and negative rows per"
      " (segment, class, score) of the stretches, each (starts, run0, classes, score,"

@@ -43,6 +43,8 @@ def run_sums(
     class_rows: npt.NDArray[np.int64],
     seg_counts: npt.NDArray[np.int64],
     seg_hashes: npt.NDArray[np.uint64],
+    of_run: npt.NDArray[np.int64],
+    n_groups: int,
     /,
 ) -> None: ...
 def change_rows(values: npt.NDArray[Any], width: int, out: npt.NDArray[np.int64], /) -> int: ...

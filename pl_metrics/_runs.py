@@ -26,8 +26,8 @@ from pl_metrics._frame import aggregate, sorted_within
 from pl_metrics._kernel import (
     ClassBlocks,
     ClassCodes,
+    GroupCodes,
     IdRuns,
-    class_counts_by_group,
     contiguous_runs,
     curve_counts,
     flags,
@@ -171,21 +171,27 @@ class Reductions:
         runs: IdRuns,
         columns: dict[str, np.ndarray],
         reduced: dict[str, dict[str, np.ndarray]] | None = None,
+        grouped: GroupCodes | None = None,
     ) -> pl.DataFrame:
         """The reductions over each segment's runs, with its ``by`` values.
 
         ``columns``: values per run. ``reduced``: columns reduced per segment already, by
-        operation (`pl_metrics._kernel.RunSums.per_segment`).
+        operation (`pl_metrics._kernel.RunSums.per_segment`). ``grouped``: ``reduced`` is
+        per group of these instead, and the rest are constants: the reductions per group.
         """
         reduced = reduced or {}
         n_runs = len(runs.starts) - 1
         firsts = runs.firsts
-        ends = np.append(firsts[1:], n_runs) if len(firsts) else firsts
+        if grouped is None:
+            ends = np.append(firsts[1:], n_runs) if len(firsts) else firsts
+            lengths, groups = ends - firsts, runs.groups
+        else:
+            lengths, groups = grouped.runs, runs.groups[grouped.first_segment]
         ufuncs = {"sum": np.add, "min": np.minimum, "max": np.maximum}
         out = {}
         for name, (op, column) in self.ops.items():
             if column is None:
-                out[name] = ends - firsts
+                out[name] = lengths
             elif column in reduced:
                 out[name] = reduced[column][op]
             else:
@@ -193,12 +199,13 @@ class Reductions:
                 if not n_runs:
                     out[name] = values[:0].copy()
                 elif values.strides == (0,):  # a constant per run (broadcast): no pass
-                    times = (ends - firsts).astype(values.dtype) if op == "sum" else 1
-                    out[name] = np.full(len(firsts), values[0]) * times
+                    times = lengths.astype(values.dtype) if op == "sum" else 1
+                    out[name] = np.full(len(lengths), values[0]) * times
                 else:
+                    assert grouped is None  # (values per run are reduced per segment)
                     out[name] = ufuncs[op].reduceat(values, firsts)
         table = pl.DataFrame(out)
-        return pl.concat([runs.groups, table], how="horizontal") if runs.groups.width else table
+        return pl.concat([groups, table], how="horizontal") if groups.width else table
 
     def combined(self) -> list[pl.Expr]:
         """The expressions that reduce a group's segments' reductions (it may have several)."""
@@ -421,10 +428,10 @@ def _counted(
     # Reduced per group, the per-id values the kernel counts are reduced as it counts them:
     # no arrays of a value per id to fill (fresh memory costs more than the counting).
     # Groups scattered (counts alone: see `grouped_runs`) make a segment of an id or a few:
-    # the values per run are reduced per segment here, and the classes counted per group.
-    scattered = runs.groups_scattered
-    reduced_only = reductions is not None and not run_columns and not scattered
-    firsts = runs.firsts if (class_rows is not None or reduced_only) and not scattered else None
+    # the kernel counts per group instead, each run's group numbered.
+    grouped = runs.group_codes if runs.groups_scattered else None
+    reduced_only = reductions is not None and not run_columns
+    firsts = runs.firsts if class_rows is not None or reduced_only else None
     sums = run_sums(
         starts,
         truth,
@@ -433,6 +440,7 @@ def _counted(
         predicted,
         by_class=class_rows is not None,
         per_run=not reduced_only,
+        groups=grouped,
     )
     if sums is None:
         return None
@@ -443,9 +451,6 @@ def _counted(
             return None
         extra_values |= values_of
     positives, hashes, per_class, per_segment = sums
-    if scattered and class_rows is not None:
-        assert codes is not None  # (run_sums counted them)
-        per_class = class_counts_by_group(runs, codes, truth, predicted)
     reduced = {}
     if reduced_only and per_segment is not None:
         reduced = {name: per_segment[kind] for name, kind in kinds.items() if kind in per_segment}
@@ -471,6 +476,7 @@ def _counted(
         per_class,
         class_rows,
         class_counts,
+        grouped if reduced_only else None,
     )
 
 
@@ -486,11 +492,13 @@ def _made_tables(
     per_class: tuple[np.ndarray, pl.Series, np.ndarray] | None,
     class_rows: str | None,
     class_counts: ClassCounts | None,
+    grouped: GroupCodes | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """The per-id (or per-group) table and the per-class one, from the counts per run.
 
     ``per_kind``: each kind of count's values per run (`count_kinds`), made when read;
-    ``reduced``: columns reduced per segment already; ``per_class``: as `RunSums`'.
+    ``reduced``: columns reduced per segment already (per group of ``grouped``, if given);
+    ``per_class``: as `RunSums`'.
     """
     n_runs = len(runs.starts) - 1
     values = per_kind | {
@@ -501,7 +509,7 @@ def _made_tables(
     per_run = {name: values[kind]() for name, kind in kinds.items() if name not in reduced}
     per_run |= extra_values
     if reductions is not None:
-        ids = reductions.per_segment(runs, per_run, reduced)
+        ids = reductions.per_segment(runs, per_run, reduced, grouped)
     else:
         ids = runs.keys().with_columns(pl.Series(name, v) for name, v in per_run.items())
     if per_class is None or class_rows is None:

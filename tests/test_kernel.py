@@ -641,8 +641,8 @@ def test_counts_of_scattered_groups_equal_the_group_by(
     seed: int, group: str, classes: str, layout: str, grouped: bool, predicted: bool
 ) -> None:
     """Groups that change from id to id (a fold per id) are not sorted for counts alone:
-    the classes are counted per group from each row's group (`class_counts_by_group`), and
-    the tables are polars' aggregations."""
+    the kernel counts per group, each run's group numbered (`IdRuns.group_codes`), and the
+    tables are polars' aggregations."""
 
     rng = np.random.default_rng(seed)
     n_ids, n_classes = 1500, int(rng.integers(2, 5))  # more segments than _FEW_SEGMENTS
@@ -665,11 +665,19 @@ def test_counts_of_scattered_groups_equal_the_group_by(
         df = df.with_columns(pl.col("class").str.slice(1).cast(pl.Int8) * 80 - 120)
     if layout == "class by class":
         df = df.sort("class", maintain_order=True)
-    took = _tables_equal_the_group_by(
-        df, "class_counts_by_group", predicted=predicted, grouped=grouped
-    )
+    from pl_metrics import _runs
+
+    numbered: list[Any] = []
+    real = _runs.run_sums
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(
+            _runs, "run_sums", lambda *a, **k: numbered.append(k["groups"]) or real(*a, **k)
+        )
+        _tables_equal_the_group_by(df, "run_sums", predicted=predicted, grouped=grouped)
     if group != "float with NaN":  # (NaN differs from itself row to row: may be sorted)
-        assert len(took) == 1
+        assert len(numbered) == 1
+        assert numbered[0] is not None  # counted per group, each run's group numbered
+        assert len(numbered[0].first_segment) == df["g"].n_unique()
 
 
 def test_huge_finite_scores_pass_and_nan_is_still_found() -> None:
@@ -1238,17 +1246,25 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
         )
 
     def run_sums(
-        base: int, classes: np.ndarray, firsts: tuple[int, ...] = (0, 1), cells: int = 2
-    ) -> None:
-        """Two runs in ``firsts``' segments, counted into ``cells`` counts per segment."""
+        base: int,
+        classes: np.ndarray,
+        firsts: tuple[int, ...] = (0, 1),
+        cells: int = 2,
+        of_run: tuple[int, ...] = (),
+        n_groups: int = 0,
+    ) -> np.ndarray:
+        """Two runs in ``firsts``' segments (or ``of_run``'s groups), counted into
+        ``cells`` counts per segment (or group): the counts."""
         assert _kernels is not None
         no_rows, no_pairs = np.zeros(0, np.bool_), np.zeros(0, np.int64)
         runs = (np.zeros(2, np.int64), np.zeros(2, np.uint64))
+        counts = np.zeros(cells, np.int64)
         _kernels.run_sums(
             starts, base, rows, no_rows, classes, "h", 0, np.zeros(1, np.uint64),
-            np.array(firsts, np.int64), 0, *runs, np.zeros(cells, np.int64), no_pairs,
-            no_pairs.view(np.uint64),
+            np.array(firsts, np.int64), 0, *runs, counts, no_pairs,
+            no_pairs.view(np.uint64), np.array(of_run, np.int64), n_groups,
         )  # fmt: skip
+        return counts
 
     with pytest.raises(ValueError, match="short"):  # classes of 9 rows
         run_sums(0, np.zeros(9, np.int16))
@@ -1259,6 +1275,16 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
     with pytest.raises(ValueError, match="short"):  # the first run in no segment
         run_sums(0, np.zeros(10, np.int16), firsts=(1,))
     run_sums(0, np.zeros(10, np.int16))  # the same runs from row 0: counted
+    # Runs' groups numbered: each run's must be read, and each group have its counts.
+    with pytest.raises(ValueError, match="short"):  # a group for the first run only
+        run_sums(0, np.zeros(10, np.int16), of_run=(0,), n_groups=1, cells=1)
+    with pytest.raises(ValueError, match="short"):  # a group past the groups
+        run_sums(0, np.zeros(10, np.int16), of_run=(0, 2), n_groups=2)
+    with pytest.raises(ValueError, match="short"):  # two groups' counts, room for one
+        run_sums(0, np.zeros(10, np.int16), of_run=(1, 0), n_groups=2, cells=1)
+    # Both runs in group 1, whatever the segments: its 10 rows of class 0.
+    counted = run_sums(0, np.zeros(10, np.int16), firsts=(0, 1), of_run=(1, 1), n_groups=2)
+    np.testing.assert_array_equal(counted, [0, 10])
     first_runs, classes, scores = np.zeros(1, np.int64), np.zeros(10, np.int16), np.zeros(10)
     with pytest.raises(ValueError, match="short"):  # no scores
         _kernels.curve_counts([(starts, 0, classes, two[:0], rows)], first_runs, "h", False, 100)
