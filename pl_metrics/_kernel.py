@@ -1210,14 +1210,14 @@ class IdRuns:
         first_segment = segments.list.first().to_numpy().astype(np.int64)
         return GroupCodes(of_run, first_segment, np.bincount(of_run, minlength=len(segments)))
 
-    def runs_by_group(self) -> np.ndarray:
-        """The runs, by their groups' ``by`` values (nulls last), each group's in order.
+    def runs_by_group(self, *, nulls_last: bool = True) -> np.ndarray:
+        """The runs, by their groups' ``by`` values, each group's in order.
 
         With ids in order, the ids' order sorted by group: as the state sorts them.
         """
         codes = self.group_codes
         distinct = self.groups[codes.first_segment].with_row_index(_ROW)
-        order = distinct.sort(self.groups.columns, nulls_last=True)[_ROW].to_numpy()
+        order = distinct.sort(self.groups.columns, nulls_last=nulls_last)[_ROW].to_numpy()
         # (A stable sort of 16-bit integers is a radix sort: several times faster.)
         rank = np.empty(len(order), np.uint16 if len(order) <= 2**16 else np.int64)
         rank[order] = np.arange(len(order))
@@ -1339,7 +1339,12 @@ def grouped_runs(
         df = df if runs is None else turned
     if runs is None or not runs.groups_scattered or scattered or counts_only:
         return df, runs
-    df = sorted_on(df, by, maintain_order=True)
+    # ``df.sort(by, maintain_order=True)``: each group's runs in turn, moved whole (a sort
+    # of the runs' groups, not of the rows: 4M rows by a fold per id, 90 -> 28 ms).
+    order = runs.runs_by_group(nulls_last=False)
+    lengths = np.diff(runs.starts)[order]
+    moved = runs.starts[:-1][order] - (np.cumsum(lengths) - lengths)
+    df = df[np.repeat(moved, lengths) + np.arange(df.height)]
     return df, id_runs(df, by, id_col)
 
 

@@ -525,6 +525,18 @@ def test_a_group_per_id_is_brought_together_for_the_kernels() -> None:
     assert runs is not None
     assert len(runs.firsts) == 5  # a segment per fold, not per id
     assert_frame_equal(out, df.sort("fold", maintain_order=True))
+    # The runs moved whole, by their groups, are polars' stable sort of the rows (null
+    # groups first, as it puts them), whatever the groups' type.
+    folds = {
+        "text with nulls": pl.Series(rng.choice(["f2", None, "f10", "f1"], n).tolist()),
+        "float with nulls": pl.Series(rng.choice([2.5, None, -1.0], n).tolist(), dtype=pl.Float64),
+    }
+    for fold in folds.values():
+        two = df.with_columns(fold=fold.gather(np.repeat(np.arange(n), k)), half=pl.col("id") % 2)
+        for by in (["fold"], ["half", "fold"]):
+            moved, runs = _kernel.grouped_runs(two, by, "id")
+            assert runs is not None
+            assert_frame_equal(moved, two.sort(by, maintain_order=True))
     together = df.sort("fold", "id")
     for metric in ("f1", "lrap", "roc_auc", "confusion"):
         options = {"average": None} if metric in ("f1", "roc_auc") else {}
