@@ -474,9 +474,8 @@ def run_sums(
     arrays the size of the runs to fill). ``groups``: with ``firsts``, the reductions and
     counts are per group of runs instead (groups that change from id to id, whose segments
     are about as many as the runs), each given its first segment. None when there are no
-    rows or classes, or so
-    widely spread classes that a table of them outgrows `_MAX_CLASS_SPAN` and the rows. The
-    classes are read in their chunks (`_Stretches`).
+    rows or classes, or so widely spread classes that a table of them outgrows
+    `_MAX_CLASS_SPAN` and the rows. The classes are read in their chunks (`_Stretches`).
     """
     assert _kernels is not None
     kernels = _kernels
@@ -1312,9 +1311,9 @@ def grouped_runs(
 ) -> tuple[pl.DataFrame, IdRuns | ClassBlocks | None]:
     """``df``'s `id_runs`, its rows sorted by ``by`` first where the groups are scattered.
 
-    Groups that change from id to id (`IdRuns.groups_scattered`) are brought together by a
-    stable sort (ids keep their order, and their rows stay together), unless ``scattered``
-    or ``counts_only`` (the caller counts the classes per group: `class_counts_by_group`).
+    Groups that change from id to id (`IdRuns.groups_scattered`) are brought together as a
+    stable sort by ``by`` would (ids keep their order, and their rows stay together), unless
+    ``scattered`` or ``counts_only`` (the kernel counts per group: `IdRuns.group_codes`).
 
     Given ``class_col``, rows whose ids are not together but come class by class are turned
     id by id (`id_major`); or, ``counts_only`` (the caller needs the counts of `ClassBlocks`
