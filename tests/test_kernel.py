@@ -1302,6 +1302,7 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
         cells: int = 2,
         of_run: tuple[int, ...] = (),
         n_groups: int = 0,
+        run0: int = 0,
     ) -> np.ndarray:
         """Two runs in ``firsts``' segments (or ``of_run``'s groups), counted into
         ``cells`` counts per segment (or group): the counts."""
@@ -1311,7 +1312,7 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
         counts = np.zeros(cells, np.int64)
         _kernels.run_sums(
             starts, base, rows, no_rows, classes, "h", 0, np.zeros(1, np.uint64),
-            np.array(firsts, np.int64), 0, *runs, counts, no_pairs,
+            np.array(firsts, np.int64), run0, *runs, counts, no_pairs,
             no_pairs.view(np.uint64), np.array(of_run, np.int64), n_groups,
         )  # fmt: skip
         return counts
@@ -1332,6 +1333,8 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
         run_sums(0, np.zeros(10, np.int16), of_run=(0, 2), n_groups=2)
     with pytest.raises(ValueError, match="short"):  # two groups' counts, room for one
         run_sums(0, np.zeros(10, np.int16), of_run=(1, 0), n_groups=2, cells=1)
+    with pytest.raises(ValueError, match="short"):  # runs numbered from before the first
+        run_sums(0, np.zeros(10, np.int16), of_run=(0, 0), n_groups=1, run0=-(10**9))
     # Both runs in group 1, whatever the segments: its 10 rows of class 0.
     counted = run_sums(0, np.zeros(10, np.int16), firsts=(0, 1), of_run=(1, 1), n_groups=2)
     np.testing.assert_array_equal(counted, [0, 10])
