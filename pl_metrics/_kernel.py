@@ -1173,7 +1173,11 @@ class IdRuns:
     @cached_property
     def n_groups(self) -> int:
         """How many distinct groups the segments have."""
-        return self.groups.n_unique()
+        if len(self.firsts) <= _FEW_SEGMENTS:
+            return self.groups.n_unique()
+        # Many segments may be scattered groups, which the kernels count by their numbers:
+        # numbered once (hashing 500,000 segments' groups took 6 ms).
+        return len(self.group_codes.first_segment)
 
     @cached_property
     def distinct_groups(self) -> bool:
@@ -1256,10 +1260,14 @@ def id_runs(
     group_rows, id_rows = _union([changes.rows for changes in by_changes]), id_changes.rows
     # Each group change's place among the id changes: where they all are (usual), the
     # runs start where ids change, no copy of the rows.
-    at = np.searchsorted(id_rows, group_rows)
-    if not len(group_rows) or (
-        len(id_rows) and np.array_equal(id_rows[np.minimum(at, len(id_rows) - 1)], group_rows)
-    ):
+    at: np.ndarray | None = None  # (None: the groups change where the ids do)
+    if np.array_equal(group_rows, id_rows):
+        inside = True
+    else:
+        at = np.searchsorted(id_rows, group_rows)
+        found = id_rows[np.minimum(at, len(id_rows) - 1)] if len(id_rows) else id_rows
+        inside = np.array_equal(found, group_rows)
+    if inside:
         where, starts = id_rows, id_changes.bounded
     else:
         where = _union([group_rows, id_rows])
@@ -1270,20 +1278,73 @@ def id_runs(
     n_runs = len(starts) - 1
     if scattered_fails and 2 * n_runs > df.height:  # two rows or fewer per key: scattered
         return None
-    # Each segment's first run: the first, and those after a group change.
-    firsts = _distinct_sorted(np.concatenate([[0], at + 1]))
-    firsts = firsts[firsts < n_runs]
-    groups = df.select(by)[starts[firsts]] if by else pl.DataFrame()
+    # Each segment's first run: the first, and those after a group change (each once).
+    if at is None:
+        firsts = np.arange(n_runs)
+    else:
+        firsts = np.concatenate([[0], at + 1])
+        firsts = firsts[firsts < n_runs]
+    groups = _values_at(df, by, by_changes, starts[firsts])
     runs = IdRuns(starts, firsts, groups, df[id_col], in_order, id_changes.below)
     if in_order:
         return runs
-    # Ids that never fall, and change at every run: each key has one run, whatever the
-    # groups do (a fold per id: counting its 400,000 keys took 25 ms of 4M rows).
-    if where is id_rows and id_changes.below == 0:
+    if where is id_rows and _one_run_per_key(df, by, by_changes, id_changes, id_col):
         return runs
     if runs.ordered and (runs.distinct_groups if by else True):
         return runs
     return runs if runs.keys().n_unique() == n_runs else None
+
+
+def _values_at(
+    df: pl.DataFrame, by: Sequence[str], by_changes: Sequence[_Changes], rows: np.ndarray
+) -> pl.DataFrame:
+    """``df.select(by)[rows]`` for ascending ``rows``.
+
+    A column of integers or text that changes seldom (a model, say) is taken from its
+    stretches' values: gathering text from 500,000 rows of 5M took 7 ms, 0.3 ms this way.
+    """
+    columns = []
+    for name, changes in zip(by, by_changes, strict=True):
+        column = df[name]
+        seldom = len(changes.rows) < _FEW_CHANGES < len(rows)
+        if seldom and (column.dtype == pl.String or column.dtype.is_integer()):
+            # (Each stretch's rows among ``rows``, numbered in 8 bits: 256 stretches at most.)
+            counts = np.diff(np.searchsorted(rows, changes.bounded))
+            stretch = np.repeat(np.arange(len(counts), dtype=np.uint8), counts)
+            columns.append(column.gather(changes.bounded[:-1])[stretch])
+        else:
+            columns.append(column[rows])
+    return pl.DataFrame(columns)
+
+
+#: A ``by`` column with fewer changes than this changes seldom (`_one_run_per_key`).
+_FEW_CHANGES = 256
+
+
+def _one_run_per_key(
+    df: pl.DataFrame,
+    by: Sequence[str],
+    by_changes: Sequence[_Changes],
+    id_changes: _Changes,
+    id_col: str,
+) -> bool:
+    """Whether runs that each start where the id changes have each key once.
+
+    So when the ids fall only where a ``by`` column of few changes (a model, say) changes,
+    and those columns' stretches are distinct: each stretch's ids rise, whatever the other
+    groups do (a fold per id: counting 500,000 keys took 40 ms of 5M rows).
+    """
+    if id_changes.below is None:  # (counted for integer ids)
+        return False
+    outer = [k for k, c in zip(by, by_changes, strict=True) if len(c.rows) < _FEW_CHANGES]
+    if not outer:
+        return id_changes.below == 0
+    rows = _union([c.rows for k, c in zip(by, by_changes, strict=True) if k in outer])
+    at, ids = pl.Series(rows), df[id_col]
+    if int((ids.gather(at) < ids.gather(at - 1)).sum()) != id_changes.below:
+        return False  # (an id falls within a stretch)
+    stretches = df.select(outer)[np.concatenate([[0], rows])]
+    return stretches.n_unique() == stretches.height
 
 
 def _distinct_sorted(values: np.ndarray) -> np.ndarray:
