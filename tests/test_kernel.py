@@ -1235,6 +1235,18 @@ def test_id_runs_find_whether_ids_increase_in_each_segment(
         assert runs.ids.equals(first["id"])
 
 
+@pytest.mark.parametrize("by", [[], ["g"], ["model", "g"]])
+def test_id_runs_of_no_rows(by: list[str]) -> None:
+    """No rows: no runs, no segments, and each ``by`` column, empty."""
+    df = pl.DataFrame(schema={"model": pl.String, "g": pl.Int8, "id": pl.Int64})
+    runs = _kernel.id_runs(df, by, "id")
+    assert runs is not None
+    assert runs.starts.tolist() == [0]
+    assert runs.firsts.tolist() == []
+    assert runs.groups.columns == by
+    assert runs.groups.height == 0
+
+
 @needs_kernel
 def test_confusion_counts_with_null_and_nan_scores_unchecked_equal_the_plan(
     monkeypatch: pytest.MonkeyPatch,
