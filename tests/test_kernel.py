@@ -530,6 +530,8 @@ def test_a_group_per_id_is_brought_together_for_the_kernels() -> None:
     folds = {
         "text with nulls": pl.Series(rng.choice(["f2", None, "f10", "f1"], n).tolist()),
         "float with nulls": pl.Series(rng.choice([2.5, None, -1.0], n).tolist(), dtype=pl.Float64),
+        "bool with nulls": pl.Series(rng.choice([True, None, False], n).tolist(), dtype=pl.Boolean),
+        "categorical": pl.Series(rng.choice(["b", "a", "c"], n).tolist(), dtype=pl.Categorical),
     }
     for fold in folds.values():
         two = df.with_columns(fold=fold.gather(np.repeat(np.arange(n), k)), half=pl.col("id") % 2)
