@@ -446,8 +446,9 @@ class RunSums(NamedTuple):
     hashes: np.ndarray | None
     #: The (segment, class) pairs present: their segments, classes and counts.
     per_class: tuple[np.ndarray, pl.Series, np.ndarray] | None
-    #: Per segment, the runs' ``rows``, ``positives`` and ``class_hash`` reduced by ``sum``,
-    #: ``min`` and ``max``: ``per_segment[kind][op]``.
+    #: Per segment (per group, numbered, when counted per group), the runs' ``rows``,
+    #: ``positives`` and ``class_hash`` reduced by ``sum``, ``min`` and ``max``:
+    #: ``per_segment[kind][op]``.
     per_segment: dict[str, dict[str, np.ndarray]] | None
 
 
@@ -473,7 +474,8 @@ def run_sums(
     ``per_run=False``: not the values per run (the reductions per segment are enough: no
     arrays the size of the runs to fill). ``groups``: with ``firsts``, the reductions and
     counts are per group of runs instead (groups that change from id to id, whose segments
-    are about as many as the runs), each given its first segment. None when there are no
+    are about as many as the runs): the reductions by group number, the (group, class)
+    pairs given their group's first segment. None when there are no
     rows or classes, or so widely spread classes that a table of them outgrows
     `_MAX_CLASS_SPAN` and the rows. The classes are read in their chunks (`_Stretches`).
     """
@@ -1133,7 +1135,7 @@ class GroupCodes(NamedTuple):
     of_run: np.ndarray
     #: Each group's first segment (its row of `IdRuns.groups`).
     first_segment: np.ndarray
-    #: Each group's runs (ids).
+    #: How many runs (ids) each group has.
     runs: np.ndarray
 
 
@@ -1320,7 +1322,8 @@ def _values_at(
     return pl.DataFrame(columns)
 
 
-#: A ``by`` column with fewer changes than this changes seldom (`_one_run_per_key`).
+#: A ``by`` column with fewer changes than this changes seldom (`_one_run_per_key`,
+#: `_values_at`).
 _FEW_CHANGES = 256
 
 
@@ -1415,43 +1418,52 @@ def _moved_by_group(df: pl.DataFrame, by: Sequence[str], runs: IdRuns) -> pl.Dat
     The ``by`` columns of exact types are each group's values repeated, not gathered row
     by row (a text model gathered from 5M rows took 40 ms).
     """
-    groups = runs.sorted_groups(nulls_last=False)
-    rank = np.empty(len(groups), np.uint16 if len(groups) <= 2**16 else np.int64)
-    rank[groups] = np.arange(len(groups))
-    codes = runs.group_codes
-    order = np.argsort(rank[codes.of_run], kind="stable")
-    lengths = np.diff(runs.starts)
     exact = [b for b in by if df[b].dtype in (pl.String, pl.Boolean) or df[b].dtype.is_integer()]
-    out = df.drop(exact)[_rows_of_runs(runs.starts[:-1][order], lengths[order], df.height)]
+    out = df.drop(exact)[_gather_index(runs.starts, runs.runs_by_group(nulls_last=False))]
     if exact:
-        group_rows = np.bincount(codes.of_run, weights=lengths, minlength=len(groups))
+        groups, codes = runs.sorted_groups(nulls_last=False), runs.group_codes
+        rows = np.bincount(codes.of_run, weights=np.diff(runs.starts)).astype(np.int64)
         values = runs.groups.select(exact)[codes.first_segment[groups]]
-        sizes = group_rows[groups].astype(np.int64)
-        repeated = values[_rows_of_runs(np.arange(len(groups)), sizes, df.height, each=False)]
+        repeated = values[_repeat_index(rows[groups])]
         out = pl.concat([repeated, out], how="horizontal").select(df.columns)
     return out
 
 
-def _rows_of_runs(
-    begins: np.ndarray, lengths: np.ndarray, height: int, *, each: bool = True
-) -> np.ndarray:
-    """A gather index: the rows of runs (``lengths``, positive, from ``begins``) in turn.
+#: Gather indices of fewer rows than this are 32-bit (`_gather_index`, `_repeat_index`).
+_MOST_32_BIT_ROWS = 2**32
 
-    Not ``each``: each run's begin repeated instead. Built as 32-bit steps summed in a
-    buffer of Arrow's pool (polars gathers by 32-bit rows: a 64-bit index, made fresh,
-    took a third of the gather's time).
+
+def _gather_index(starts: np.ndarray, blocks: np.ndarray) -> np.ndarray:
+    """`block_rows` (blocks of one row or more) as 32-bit rows, in Arrow's pool.
+
+    polars gathers by 32-bit rows: a 64-bit index, made fresh, took a third of the
+    gather's time.
     """
-    if height >= 2**32:
-        return np.repeat(begins, lengths) + (np.arange(height) if each else 0)
-    steps = _empty(height, np.uint32)
-    steps.fill(1 if each else 0)
-    if len(begins):
-        # Each run's first row: the step from the last row before it (wrapping: summed in
-        # 32 bits, the rows come out right).
-        at = np.cumsum(lengths) - lengths
-        jump = begins.astype(np.int64)
-        jump[1:] -= begins[:-1] + (lengths[:-1] - 1 if each else 0)
-        steps[at] = jump.astype(np.uint32)
+    lengths = np.diff(starts)[blocks]
+    if lengths.sum() >= _MOST_32_BIT_ROWS:
+        return block_rows(starts, blocks)
+    begins = starts[blocks]
+    jumps = begins.astype(np.int64)  # from the row before each block's first
+    jumps[1:] -= begins[:-1] + lengths[:-1] - 1
+    return _summed_steps(lengths, jumps, within=1)
+
+
+def _repeat_index(lengths: np.ndarray) -> np.ndarray:
+    """``np.repeat(np.arange(len(lengths)), lengths)`` (each one or more), as 32 bits."""
+    if lengths.sum() >= _MOST_32_BIT_ROWS:
+        return np.repeat(np.arange(len(lengths)), lengths)
+    return _summed_steps(lengths, np.minimum(np.arange(len(lengths)), 1), within=0)
+
+
+def _summed_steps(lengths: np.ndarray, jumps: np.ndarray, *, within: int) -> np.ndarray:
+    """32-bit values stepping by ``within`` in blocks of ``lengths``, in Arrow's pool.
+
+    At each block's first value they step by its ``jumps`` instead (the first from 0).
+    """
+    steps = _empty(int(lengths.sum()), np.uint32)
+    steps.fill(within)
+    if len(lengths):  # (negative jumps wrap around, and the 32-bit sums come out right)
+        steps[np.cumsum(lengths) - lengths] = jumps.astype(np.uint32)
     return np.cumsum(steps, out=steps, dtype=np.uint32)
 
 

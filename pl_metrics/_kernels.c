@@ -460,7 +460,7 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
     seg_cursor seg = of_run.len ? seg_of_groups(&of_run, n_groups) : seg_start(&firsts, run0);
     Py_ssize_t planes = pred.len ? 4 : 1, cell = (Py_ssize_t)sizeof(int64_t);
     /* Every run's group is read, and each must have its tables. */
-    int groups_fit = !of_run.len || (run0 >= 0 && of_run.len / cell >= run0 + runs &&
+    int groups_fit = !of_run.len || (run0 >= 0 && run0 <= of_run.len / cell - runs &&
                                      n_groups >= 0 && groups_below(of_run.buf, run0, runs, n_groups));
     int fits = groups_fit && rows_fit(&starts, base, columns, sizes, pred.len ? 3 : 2) &&
                segments_fit(&seg, &class_rows, n_codes * planes * cell) &&

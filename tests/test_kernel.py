@@ -1237,6 +1237,55 @@ def test_id_runs_find_whether_ids_increase_in_each_segment(
         assert runs.ids.equals(first["id"])
 
 
+def test_id_runs_take_seldom_changing_columns_from_their_stretches() -> None:
+    """A model of few changes (text with nulls, 64-bit integers) and a fold per id, in
+    chunks: the segments' groups are the rows' own values, types included, whether the
+    ids rise throughout or restart with each model."""
+    rng = np.random.default_rng(12)
+    n_ids, quarter = 700, 175  # more segments than a seldom-changing column's changes
+    rows = np.repeat(np.arange(n_ids), 3)
+    versions = np.array([7, 2**40, 2**64 - 3, 7], np.uint64)
+    df = pl.DataFrame(
+        {
+            "model": pl.Series(np.repeat(["b", None, "a", "b"], quarter).tolist()).gather(rows),
+            "version": pl.Series(np.repeat(versions, quarter)).gather(rows),
+            "fold": pl.Series(rng.integers(0, 5, n_ids), dtype=pl.Int8).gather(rows),
+            "id": rows,
+        }
+    )
+    # Ids restarting with each model, whose stretches are then distinct.
+    restarting = df.with_columns(
+        pl.Series(np.repeat(["b", None, "a", "c"], quarter).tolist()).gather(rows).alias("model"),
+        pl.col("id") % quarter,
+    )
+    bys = [["model", "fold"], ["model", "version", "fold"]]
+    for frame, keys in ((df, [*bys, ["fold", "version"]]), (restarting, bys)):
+        frame = pl.concat([frame[:1000], frame[1000:1001], frame[1001:]], rechunk=False)
+        for by in keys:
+            runs = _kernel.id_runs(frame, by, "id")
+            assert runs is not None
+            assert len(runs.firsts) > _kernel._FEW_CHANGES
+            want = frame.select(by)[runs.starts[runs.firsts]]
+            assert_frame_equal(runs.groups, want, check_exact=True)
+
+
+@pytest.mark.parametrize("wide", [False, True], ids=["32-bit", "64-bit"])
+def test_gather_and_repeat_indices_equal_numpy(wide: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 32-bit gather indices (from Arrow's pool) are `block_rows`' and `np.repeat`'s;
+    past the 32-bit rows (made small here), those themselves."""
+    if wide:
+        monkeypatch.setattr(_kernel, "_MOST_32_BIT_ROWS", 10)
+    rng = np.random.default_rng(13)
+    for _ in range(50):
+        lengths = rng.integers(1, 6, int(rng.integers(0, 30)))
+        starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+        blocks = rng.permutation(len(lengths))
+        got = _kernel._gather_index(starts, blocks)
+        assert got.tolist() == _kernel.block_rows(starts, blocks).tolist()
+        repeated = _kernel._repeat_index(lengths)
+        assert repeated.tolist() == np.repeat(np.arange(len(lengths)), lengths).tolist()
+
+
 @pytest.mark.parametrize("by", [[], ["g"], ["model", "g"]])
 def test_id_runs_of_no_rows(by: list[str]) -> None:
     """No rows: no runs, no segments, and each ``by`` column, empty."""
