@@ -1416,7 +1416,8 @@ def _moved_by_group(df: pl.DataFrame, by: Sequence[str], runs: IdRuns) -> pl.Dat
 
     A sort of the runs' groups, not of the rows (4M rows by a fold per id: 90 -> 28 ms).
     The ``by`` columns of exact types are each group's values repeated, not gathered row
-    by row (a text model gathered from 5M rows took 40 ms).
+    by row (with the 32-bit index, moving 5M rows by a text model and a fold per id:
+    115 -> 78 ms).
     """
     exact = [b for b in by if df[b].dtype in (pl.String, pl.Boolean) or df[b].dtype.is_integer()]
     out = df.drop(exact)[_gather_index(runs.starts, runs.runs_by_group(nulls_last=False))]
