@@ -811,16 +811,27 @@ def _moved_blocks(
     return block_rows(starts, order_of), np.concatenate([[0], ends]).astype(np.int64)
 
 
+#: Gather indices of fewer rows than this are 32-bit (`block_rows`, `_repeat_index`).
+_MOST_32_BIT_ROWS = 2**32
+
+
 def block_rows(starts: np.ndarray, blocks: np.ndarray) -> np.ndarray:
     """The rows of ``blocks``, one block after the other.
 
     ``starts``: where each block starts, then the row count; ``blocks``: block numbers.
+    32-bit rows in a buffer of Arrow's pool, below 2**32 rows: polars gathers by 32-bit
+    rows, and a 64-bit index, made fresh, took a third of a gather's time.
     """
     lengths = np.diff(starts)[blocks]
-    ends = np.cumsum(lengths)
-    total = int(ends[-1]) if len(ends) else 0
-    rows: np.ndarray = np.repeat(starts[blocks] - (ends - lengths), lengths) + np.arange(total)
-    return rows
+    if lengths.sum() >= _MOST_32_BIT_ROWS:
+        ends = np.cumsum(lengths)
+        rows: np.ndarray = np.repeat(starts[blocks] - (ends - lengths), lengths)
+        return rows + np.arange(int(ends[-1]))
+    kept = lengths > 0  # (an empty block has no first row to step to)
+    begins, lengths = starts[blocks][kept], lengths[kept]
+    jumps = begins.astype(np.int64)  # from the row before each block's first
+    jumps[1:] -= begins[:-1] + lengths[:-1] - 1
+    return _summed_steps(lengths, jumps, within=1)
 
 
 def sorted_rising(lf: pl.LazyFrame, keys: Sequence[str], column: str) -> pl.LazyFrame:
@@ -1420,7 +1431,7 @@ def _moved_by_group(df: pl.DataFrame, by: Sequence[str], runs: IdRuns) -> pl.Dat
     115 -> 78 ms).
     """
     exact = [b for b in by if df[b].dtype in (pl.String, pl.Boolean) or df[b].dtype.is_integer()]
-    out = df.drop(exact)[_gather_index(runs.starts, runs.runs_by_group(nulls_last=False))]
+    out = df.drop(exact)[block_rows(runs.starts, runs.runs_by_group(nulls_last=False))]
     if exact:
         groups, codes = runs.sorted_groups(nulls_last=False), runs.group_codes
         rows = np.bincount(codes.of_run, weights=np.diff(runs.starts)).astype(np.int64)
@@ -1430,27 +1441,8 @@ def _moved_by_group(df: pl.DataFrame, by: Sequence[str], runs: IdRuns) -> pl.Dat
     return out
 
 
-#: Gather indices of fewer rows than this are 32-bit (`_gather_index`, `_repeat_index`).
-_MOST_32_BIT_ROWS = 2**32
-
-
-def _gather_index(starts: np.ndarray, blocks: np.ndarray) -> np.ndarray:
-    """`block_rows` (blocks of one row or more) as 32-bit rows, in Arrow's pool.
-
-    polars gathers by 32-bit rows: a 64-bit index, made fresh, took a third of the
-    gather's time.
-    """
-    lengths = np.diff(starts)[blocks]
-    if lengths.sum() >= _MOST_32_BIT_ROWS:
-        return block_rows(starts, blocks)
-    begins = starts[blocks]
-    jumps = begins.astype(np.int64)  # from the row before each block's first
-    jumps[1:] -= begins[:-1] + lengths[:-1] - 1
-    return _summed_steps(lengths, jumps, within=1)
-
-
 def _repeat_index(lengths: np.ndarray) -> np.ndarray:
-    """``np.repeat(np.arange(len(lengths)), lengths)`` (each one or more), as 32 bits."""
+    """``np.repeat(np.arange(len(lengths)), lengths)`` (each one or more), as `block_rows`."""
     if lengths.sum() >= _MOST_32_BIT_ROWS:
         return np.repeat(np.arange(len(lengths)), lengths)
     return _summed_steps(lengths, np.minimum(np.arange(len(lengths)), 1), within=0)

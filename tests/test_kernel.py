@@ -1271,19 +1271,21 @@ def test_id_runs_take_seldom_changing_columns_from_their_stretches() -> None:
 
 @pytest.mark.parametrize("wide", [False, True], ids=["32-bit", "64-bit"])
 def test_gather_and_repeat_indices_equal_numpy(wide: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The 32-bit gather indices (from Arrow's pool) are `block_rows`' and `np.repeat`'s;
-    past the 32-bit rows (made small here), those themselves."""
+    """`block_rows` (32-bit, from Arrow's pool) is each block's rows in turn, empty blocks
+    and blocks given twice included, and `_repeat_index` is `np.repeat`'s; past the 32-bit
+    rows (made small here), the same in 64 bits."""
     if wide:
         monkeypatch.setattr(_kernel, "_MOST_32_BIT_ROWS", 10)
     rng = np.random.default_rng(13)
     for _ in range(50):
-        lengths = rng.integers(1, 6, int(rng.integers(0, 30)))
+        lengths = rng.integers(0, 6, int(rng.integers(0, 30)))
         starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
-        blocks = rng.permutation(len(lengths))
-        got = _kernel._gather_index(starts, blocks)
-        assert got.tolist() == _kernel.block_rows(starts, blocks).tolist()
-        repeated = _kernel._repeat_index(lengths)
-        assert repeated.tolist() == np.repeat(np.arange(len(lengths)), lengths).tolist()
+        blocks = rng.integers(0, max(len(lengths), 1), len(lengths))[: len(lengths)]
+        want = [row for b in blocks.tolist() for row in range(starts[b], starts[b + 1])]
+        assert _kernel.block_rows(starts, blocks).tolist() == want
+        positive = lengths[lengths > 0]
+        repeated = _kernel._repeat_index(positive)
+        assert repeated.tolist() == np.repeat(np.arange(len(positive)), positive).tolist()
 
 
 @pytest.mark.parametrize("by", [[], ["g"], ["model", "g"]])
