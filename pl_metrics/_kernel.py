@@ -486,10 +486,9 @@ def run_sums(
         return None
     kind, low, span = classes.kind, classes.low, len(classes.values)
     n_segments = 0 if firsts is None else len(firsts)
-    of_run, n_groups = np.zeros(0, np.int64), 0
+    of_run = np.zeros(0, np.int64)  # (none: the tables are per segment)
     if firsts is not None and groups is not None:
         of_run, n_segments = groups.of_run, len(groups.first_segment)
-        n_groups = n_segments
     cells = n_segments * span if by_class else 0
     if cells > max(len(classes.codes), _MAX_CLASS_SPAN):
         return None
@@ -530,7 +529,7 @@ def run_sums(
             seg_counts[piece].reshape(-1),
             seg_hashes[piece].reshape(-1),
             of_run,
-            n_groups,
+            n_segments,
         )
 
     stretches.each(count)
