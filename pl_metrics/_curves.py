@@ -36,6 +36,7 @@ from pl_metrics._frame import (
 )
 from pl_metrics._ranking import N_AT, P_AT, SCORE, P, R, ranked_scores
 from pl_metrics._report import report
+from pl_metrics._runs import TRUTH, PerRun, RunColumns
 from pl_metrics._spec import Options
 from pl_metrics._state import CURVE_NEG as _NEG
 from pl_metrics._state import CURVE_POS as _POS
@@ -304,11 +305,9 @@ class _Curves(Family):
             parts.group_exprs += samples.group_exprs
         if "top_k_accuracy" in metrics:
             assert cols.score is not None
-            parts.id_exprs += [
-                pl.col(cols.score).filter(cols.truth_expr).first().alias(_TRUE_SCORE),
-                _sortable(cols).filter(cols.truth_expr).first().alias(_TRUE_CLASS),
-                cols.weight_expr.first().alias(_W),
-            ]
+            parts.id_exprs += [cols.weight_expr.first().alias(_W), *_true_class_exprs(cols)]
+            if in_memory and _kernel.available():
+                parts.run_columns = _top_k_run_columns(cols, opts.k or 1)
             parts.id_checks += [
                 (
                     Problem(
@@ -669,6 +668,77 @@ def _sortable(cols: Columns) -> pl.Expr:
     if cols.class_is_enum:
         return cls.to_physical()
     return cls.cast(pl.String) if cols.class_is_categorical else cls
+
+
+def _true_class_exprs(cols: Columns, truth: pl.Expr | None = None) -> list[pl.Expr]:
+    """Per id: its true class's score, and the class in label order (`_sortable`).
+
+    ``truth``: the truth as a boolean (default: ``cols``' truth column).
+    """
+    assert cols.score is not None
+    truth = cols.truth_expr if truth is None else truth
+    return [
+        pl.col(cols.score).filter(truth).first().alias(_TRUE_SCORE),
+        _sortable(cols).filter(truth).first().alias(_TRUE_CLASS),
+    ]
+
+
+def _top_k_run_columns(cols: Columns, k: int) -> RunColumns:
+    """`_top_k_hits` over each id's run of rows, in the counts pass.
+
+    The plan's join took 0.41 s of 5M rows. Ids without exactly one true class, and NaN
+    scores, take the plan.
+    """
+    assert cols.score is not None
+    score, keys = cols.score, [*cols.by, cols.id]
+
+    def over_runs(
+        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray
+    ) -> dict[str, PerRun] | None:
+        scores, codes = df[score], _kernel.ClassCodes.of(df[cols.cls])
+        starts, n_runs = runs.starts, len(runs.starts) - 1
+        if codes is None or scores.null_count() or starts[0] != 0 or starts[-1] != len(df):
+            return None
+        if scores.dtype.is_float() and scores.is_nan().any():
+            return None
+        true_rows = np.flatnonzero(truth)  # one in each run, in order
+        if len(true_rows) != n_runs or not (
+            (true_rows >= starts[:-1]).all() and (true_rows < starts[1:]).all()
+        ):
+            return None
+        # The codes are in label order (integers, strings' ranks, an enum's codes), but for
+        # categoricals, whose codes are ranked by their strings.
+        order = codes.codes.to_numpy()
+        if cols.class_is_categorical and not cols.class_is_enum:
+            ranks = codes.values.cast(pl.String).rank("dense").fill_null(0).to_numpy()
+            order = ranks[order - codes.low]
+        values = scores.to_numpy()
+        true_score, true_class = values[true_rows], order[true_rows]
+        lengths = np.diff(starts)
+        if n_runs and (lengths == lengths[0]).all():  # a class per column: no repeats
+            values, order = values.reshape(n_runs, -1), order.reshape(n_runs, -1)
+            s, c = true_score[:, None], true_class[:, None]
+            ahead = ((values > s) | ((values == s) & (order > c))).sum(axis=1)
+        else:
+            s, c = np.repeat(true_score, lengths), np.repeat(true_class, lengths)
+            marks = (values > s) | ((values == s) & (order > c))
+            ahead = np.add.reduceat(marks.view(np.uint8), starts[:-1], dtype=np.int64)
+        return {
+            _TOPK_HIT: (ahead < k).astype(np.float64),
+            _TRUE_SCORE: scores.gather(true_rows),
+            _TRUE_CLASS: df.select(_sortable(cols).gather(true_rows)).to_series(),
+        }
+
+    def over_rows(df: pl.DataFrame) -> pl.DataFrame:
+        rows = df.lazy()
+        per_id = rows.group_by(keys).agg(_true_class_exprs(cols, pl.col(TRUTH)))
+        hits = _top_k_hits(cols, k)(rows, per_id)
+        return hits.select(*keys, _TOPK_HIT).collect(engine="in-memory")
+
+    schema = pl.Schema({_TOPK_HIT: pl.Float64})
+    # (The true classes are the per-id aggregation's too: its path, weights say, reads them.)
+    aggregations = _true_class_exprs(cols)
+    return RunColumns([pl.col(score)], schema, over_runs, over_rows, aggregations)
 
 
 def _top_k_hits(cols: Columns, k: int) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:

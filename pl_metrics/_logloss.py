@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import polars as pl
 
+from pl_metrics import _kernel
 from pl_metrics._frame import (
     INTERNAL,
     Columns,
@@ -22,6 +24,7 @@ from pl_metrics._frame import (
     ordered_sum,
 )
 from pl_metrics._report import report
+from pl_metrics._runs import RunColumns
 from pl_metrics._spec import Options
 from pl_metrics._state import CLASS_ROWS, Family, Parts, register
 
@@ -37,6 +40,8 @@ _CLASS_LOG_SUM = f"{INTERNAL}class_log_sum"
 _CLASS_IDS = f"{INTERNAL}class_true_ids"
 _KEY = f"{INTERNAL}key"
 _CLASS_WEIGHT = f"{INTERNAL}class_weight"
+_ZERO_ROW = f"{INTERNAL}zero_row"
+_SCORE = f"{INTERNAL}ll_score"  # the kernel's input
 
 
 class _LogLoss(Family):
@@ -45,14 +50,11 @@ class _LogLoss(Family):
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         assert cols.score is not None
         score, truth = pl.col(cols.score).cast(pl.Float64), cols.truth_expr
-        row_sum = _exact_sum(score) if "weighted_log_loss" in metrics else score.sum()
+        weighted = "weighted_log_loss" in metrics
+        p_true = score.filter(truth).first().alias(_P_TRUE)
+        zero_row = (score.sum() == 0).cast(pl.Int64)
         parts = Parts(
-            id_exprs=[
-                score.filter(truth).first().alias(_P_TRUE),
-                row_sum.alias(_ROW_SUM),
-                pl.col(cols.cls).filter(truth).first().alias(_TRUE_CLASS),
-                cols.weight_expr.first().alias(_W),
-            ],
+            id_exprs=[p_true, cols.weight_expr.first().alias(_W)],
             id_checks=[
                 (
                     Problem(
@@ -72,10 +74,17 @@ class _LogLoss(Family):
                 ),
                 (
                     Problem("zero_row", cols.score, "ids", "have probabilities summing to zero"),
-                    (score.sum() == 0).cast(pl.Int64),
+                    zero_row,
                 ),
             ],
         )
+        if weighted:  # (the row sums rescale, and the true classes group, its ids)
+            parts.id_exprs += [
+                _exact_sum(score).alias(_ROW_SUM),
+                pl.col(cols.cls).filter(truth).first().alias(_TRUE_CLASS),
+            ]
+        elif in_memory and _kernel.available():
+            parts.run_columns = _run_columns(score, p_true, zero_row.alias(_ZERO_ROW))
         eps = opts.eps
         if "log_loss" in metrics:
             # As scikit-learn: probabilities used as given, so above 1 is an error.
@@ -180,6 +189,50 @@ class _LogLoss(Family):
         out = aggregate(per_class.sort([*by, _KEY], nulls_last=True), by, [loss])
         # Every group gets a row (NaN if none of its ids has a usable true class).
         return groups.select(by).join(out, on=by, how="left", nulls_equal=True) if by else out
+
+
+def _run_columns(score: pl.Expr, p_true: pl.Expr, zero_row: pl.Expr) -> RunColumns:
+    """Each id's true probability (and whether its row sums to zero) over its run of rows.
+
+    In the counts pass, for the kernel's fraction of the per-id aggregation. Where an id
+    has not exactly one true class, or a probability is negative (a sum of zero need not be
+    all zeros then), the aggregation computes them, and the checks say so.
+    """
+
+    def over_runs(
+        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray
+    ) -> dict[str, np.ndarray] | None:
+        scores = df[_SCORE]
+        if scores.null_count():
+            return None
+        starts = runs.starts
+        n_runs = len(starts) - 1
+        true_rows = np.flatnonzero(truth)  # one in each run, in order, or the plan counts
+        if len(true_rows) != n_runs or not (
+            (true_rows >= starts[:-1]).all() and (true_rows < starts[1:]).all()
+        ):
+            return None
+        low = scores.min()
+        assert isinstance(low, float)
+        if low > 0:  # (False for NaN) no row sums to zero
+            zero_rows = np.broadcast_to(np.int64(0), n_runs)
+        else:
+            values = scores.to_numpy()
+            at_most_zero = np.flatnonzero(values <= 0)
+            if (values[at_most_zero] < 0).any():
+                return None
+            # Without negatives, a row sums to zero (NaN does not) iff it is all zeros.
+            of_run = np.searchsorted(starts, at_most_zero, side="right") - 1
+            zeros = np.bincount(of_run, minlength=n_runs)
+            zero_rows = (zeros == np.diff(starts)).astype(np.int64)
+        return {
+            p_true.meta.output_name(): scores.gather(true_rows).to_numpy(),
+            zero_row.meta.output_name(): zero_rows,
+        }
+
+    return RunColumns(
+        [score.alias(_SCORE)], pl.Schema(), over_runs, aggregations=[p_true, zero_row]
+    )
 
 
 def _exact_sum(values: pl.Expr) -> pl.Expr:

@@ -15,7 +15,7 @@ aggregation, which stays the reference; tests hold the two equal.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -45,12 +45,18 @@ __all__ = [
     "per_id_and_classes",
 ]
 
+#: A per-id column's values, one per run.
+PerRun = np.ndarray | pl.Series
 #: The truth column (boolean) of the rows that the kernels of `RunColumns` are given.
 TRUTH = "__plm_runs_truth"
 _PREDICTED = "__plm_runs_predicted"
 _SCORE = "__plm_runs_score"
 # The tables the pass makes.
 _IDS, _CLASSES, _GROUPS, _CURVES = "ids", "classes", "groups", "curves"
+#: The kind (`count_kinds`) of a per-id column that a `RunColumns`' kernel computes.
+_RUN_KIND = "run:"
+#: The kinds that the counts pass also reduces per segment, or that are constants.
+_REDUCIBLE = frozenset({"rows", "positives", "class_hash", "unit_weight", "zero"})
 
 
 @dataclass(frozen=True)
@@ -64,12 +70,23 @@ class RunColumns:
     inputs: list[pl.Expr]
     #: The per-id columns it gives.
     schema: pl.Schema
-    #: ``(rows, runs, truth) -> {column: value per run}``; None where the kernel cannot
-    #: count these rows (NaN scores, say).
-    over_runs: Callable[[pl.DataFrame, IdRuns, np.ndarray], dict[str, np.ndarray] | None]
+    #: ``(rows, runs, truth) -> {column: value per run}``, for the ``schema``'s columns and
+    #: the ``aggregations``; None where the kernel cannot count these rows (NaN scores, say).
+    over_runs: Callable[[pl.DataFrame, IdRuns, np.ndarray], Mapping[str, PerRun] | None]
     #: ``rows -> (by..., id, columns...)`` for any rows (ids need not be contiguous); ids
-    #: left out get zeros.
-    over_rows: Callable[[pl.DataFrame], pl.DataFrame]
+    #: left out get zeros. None when the ``schema`` is empty.
+    over_rows: Callable[[pl.DataFrame], pl.DataFrame] | None = None
+    #: Per-id aggregations of the rows, named, that ``over_runs`` gives too (under these
+    #: names): a family puts them among its per-id columns (or checks), which the polars
+    #: aggregation computes wherever the kernel does not. Their kind is ``run:<name>``
+    #: (`count_kinds`).
+    aggregations: Sequence[pl.Expr] = ()
+
+    def templates(self) -> dict[str, pl.Expr]:
+        """The ``aggregations`` as `count_kinds`' templates."""
+        return {
+            f"{_RUN_KIND}{e.meta.output_name()}": e.meta.undo_aliases() for e in self.aggregations
+        }
 
 
 @dataclass(frozen=True)
@@ -169,7 +186,7 @@ class Reductions:
     def per_segment(
         self,
         runs: IdRuns,
-        columns: dict[str, np.ndarray],
+        columns: dict[str, PerRun],
         reduced: dict[str, dict[str, np.ndarray]] | None = None,
         grouped: GroupCodes | None = None,
     ) -> pl.DataFrame:
@@ -196,6 +213,7 @@ class Reductions:
                 out[name] = reduced[column][op]
             else:
                 values = columns[column]
+                assert isinstance(values, np.ndarray)  # (counts: the kernels' Series are not)
                 if not n_runs:
                     out[name] = values[:0].copy()
                 elif values.strides == (0,):  # a constant per run (broadcast): no pass
@@ -236,8 +254,9 @@ def per_id_and_classes(
     (which ``class_exprs`` compute in polars).
 
     ``kinds`` (from `count_kinds`) says what each per-id column counts: ``rows``,
-    ``positives``, ``class_hash``, ``unit_weight`` or ``zero``. The ``run_columns`` are
-    added to the per-id table. ``runs``: the id runs of ``rows``, when the caller found
+    ``positives``, ``not_one_positive``, ``class_hash``, ``unit_weight``, ``zero``, or a
+    `RunColumns`' aggregation (``run:<name>``). The other columns of the ``run_columns``
+    are added to the per-id table. ``runs``: the id runs of ``rows``, when the caller found
     them already (see `pl_metrics._kernel.contiguous_runs`).
 
     ``group_exprs``: when the per-id table is wanted only reduced by ``by`` with these,
@@ -314,6 +333,8 @@ def per_id_and_classes(
         if counted is None:  # the reference plan (``rows`` are a DataFrame's: nothing read)
             ids = plan_ids.collect(engine="in-memory")
             for extra in run_columns:
+                if extra.over_rows is None:  # (its columns are the aggregation's)
+                    continue
                 names = extra.schema.names()
                 ids = ids.join(
                     extra.over_rows(df), on=keys, how="left", nulls_equal=True
@@ -430,7 +451,7 @@ def _counted(
     # Groups scattered (counts alone: see `grouped_runs`) make a segment of an id or a few:
     # the kernel counts per group instead, each run's group numbered.
     grouped = runs.group_codes if runs.groups_scattered else None
-    reduced_only = reductions is not None and not run_columns
+    reduced_only = reductions is not None and not run_columns and set(kinds.values()) <= _REDUCIBLE
     firsts = runs.firsts if class_rows is not None or reduced_only else None
     sums = run_sums(
         starts,
@@ -444,11 +465,16 @@ def _counted(
     )
     if sums is None:
         return None
-    extra_values: dict[str, np.ndarray] = {}
+    extra_values: dict[str, PerRun] = {}
+    per_kind: dict[str, Callable[[], PerRun]] = {}
     for extra in run_columns:
-        values_of = extra.over_runs(df, runs, truth)
-        if values_of is None:
+        counted_of = extra.over_runs(df, runs, truth)
+        if counted_of is None:
             return None
+        values_of = dict(counted_of)
+        for expr in extra.aggregations:  # (bound now: the loop variable changes)
+            kind, name = f"{_RUN_KIND}{expr.meta.output_name()}", expr.meta.output_name()
+            per_kind[kind] = (lambda v: lambda: v)(values_of.pop(name))
         extra_values |= values_of
     positives, hashes, per_class, per_segment = sums
     reduced = {}
@@ -459,10 +485,11 @@ def _counted(
         assert values is not None  # asked for per run whenever it is read
         return values
 
-    per_kind: dict[str, Callable[[], np.ndarray]] = {
+    per_kind |= {
         "rows": lambda: np.diff(starts),
         "positives": lambda: counted(positives),
         "class_hash": lambda: counted(hashes),
+        "not_one_positive": lambda: (counted(positives) != 1).astype(np.int64),
     }
     return _made_tables(
         runs,
@@ -485,8 +512,8 @@ def _made_tables(
     by: list[str],
     cls: str,
     kinds: dict[str, str],
-    per_kind: dict[str, Callable[[], np.ndarray]],
-    extra_values: dict[str, np.ndarray],
+    per_kind: dict[str, Callable[[], PerRun]],
+    extra_values: dict[str, PerRun],
     reduced: dict[str, dict[str, np.ndarray]],
     reductions: Reductions | None,
     per_class: tuple[np.ndarray, pl.Series, np.ndarray] | None,
@@ -511,7 +538,7 @@ def _made_tables(
     if reductions is not None:
         ids = reductions.per_segment(runs, per_run, reduced, grouped)
     else:
-        ids = runs.keys().with_columns(pl.Series(name, v) for name, v in per_run.items())
+        ids = runs.keys().with_columns(_column(name, v) for name, v in per_run.items())
         if runs.groups_scattered:
             # In the order the state sorts the ids in, by group: polars sorts rows in order
             # several times faster (400,000 ids by a fold per id: 23 ms, then 6 ms).
@@ -531,6 +558,19 @@ def _made_tables(
         columns |= {name: cells[cell] for name, cell in class_counts.cells.items()}
     table = _by_group(pl.DataFrame({cls: classes, **columns}), runs, segment, by, [*columns])
     return ids, table.select(*by, cls, *columns)
+
+
+def _column(name: str, values: PerRun) -> pl.Series | pl.Expr:
+    """A per-id column; a constant (broadcast) one as a literal.
+
+    Polars keeps a literal column as one value: the zeros of the checks that passed cost
+    nothing, where a Series of each was a fresh copy (12 of 500,000 ids: 19 ms).
+    """
+    if isinstance(values, pl.Series):
+        return values.alias(name)
+    if values.strides == (0,) and len(values):
+        return pl.lit(values[0]).alias(name)
+    return pl.Series(name, values)
 
 
 def _counted_in_blocks(
@@ -577,7 +617,7 @@ def _counted_in_blocks(
             ]
         )
 
-    per_kind: dict[str, Callable[[], np.ndarray]] = {
+    per_kind: dict[str, Callable[[], PerRun]] = {
         "rows": lambda: per_run(np.repeat(n_classes, n_ids)),
         "positives": lambda: per_run(positives()),
         "class_hash": lambda: per_run(np.repeat(section_hash, n_ids)),

@@ -701,7 +701,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     curve_exprs = _same_by_name([e for p in parts for e in p.curve_exprs])
     per_id, counted_classes, groups, curves = None, None, None, None
     reads_rows = True  # whether polars aggregates some table from the rows
-    kinds = count_kinds(id_exprs, _count_templates(cols))
+    kinds = count_kinds(id_exprs, _count_templates(cols, parts))
     extends = [f for p in parts for f in p.extend_ids]
     if isinstance(frame, pl.DataFrame) and kernel_available() and not prepared and kinds:
         # Counts only (the usual report): one pass of the kernel over the id runs, which
@@ -795,15 +795,23 @@ def single_class_ids() -> pl.Expr:
     return pl.when(pl.col(MAX_ROWS) < 2).then(pl.col(N_IDS).cast(pl.Int64)).otherwise(0)
 
 
-def _count_templates(cols: Columns) -> dict[str, pl.Expr]:
-    """The per-id columns `pl_metrics._runs` can count, as the expressions families use."""
+def _count_templates(cols: Columns, parts: Sequence[Parts]) -> dict[str, pl.Expr]:
+    """The per-id columns `pl_metrics._runs` can count, as the expressions families use.
+
+    With the aggregations of the families' kernels (`RunColumns`).
+    """
     templates = {
         "rows": pl.len(),
         "positives": cols.truth_expr.sum().cast(pl.Int64),
+        # (The single-label families' check: ids without exactly one true class.)
+        "not_one_positive": (cols.truth_expr.sum() != 1).cast(pl.Int64),
         "class_hash": cols.class_hash.sum(),
     }
     if cols.weight is None:
         templates["unit_weight"] = cols.weight_expr.first()
+    for part in parts:
+        if part.run_columns is not None:
+            templates |= part.run_columns.templates()
     return templates
 
 

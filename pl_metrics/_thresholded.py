@@ -12,8 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Literal
 
+import numpy as np
 import polars as pl
 
+from pl_metrics import _kernel
 from pl_metrics._counts import from_counts, nanaverage
 from pl_metrics._frame import (
     INTERNAL,
@@ -28,7 +30,7 @@ from pl_metrics._frame import (
 )
 from pl_metrics._registry import info
 from pl_metrics._report import report
-from pl_metrics._runs import ClassCounts
+from pl_metrics._runs import ClassCounts, RunColumns
 from pl_metrics._spec import THRESHOLD_ROW, Average, Options, Thresholds
 from pl_metrics._state import Family, Parts, register
 
@@ -55,6 +57,7 @@ _W = f"{INTERNAL}w"
 _EXACT = f"{INTERNAL}exact"  # per id: every class predicted right
 _EXACT_SUM = f"{INTERNAL}exact_sum"
 _EXACT_W = f"{INTERNAL}exact_w"
+_RUN_PRED = f"{INTERNAL}run_pred"  # the kernel's input: each row's prediction
 #: Metrics of the counts pooled over all classes, whatever ``average`` says.
 _POOLED = ("hamming_loss",)
 
@@ -151,13 +154,13 @@ class _Thresholded(Family):
             if cols.weight is None and not isinstance(opts.threshold, Thresholds):
                 predicted = pred_expr(cols, opts.threshold)
                 parts.class_counts = ClassCounts(predicted, dict(zip(COUNTS, _CELLS, strict=True)))
+        per_run: list[pl.Expr] = []  # per-id columns the kernel may count (`_run_columns`)
         if "accuracy" in metrics:
             pred, truth = pred_expr(cols, opts.threshold), cols.truth_expr
             w = pl.col(_W)
-            parts.id_exprs += [
-                (pred != truth).sum().eq(0).cast(pl.Float64).alias(_EXACT),
-                cols.weight_expr.first().alias(_W),
-            ]
+            exact = (pred != truth).sum().eq(0).cast(pl.Float64).alias(_EXACT)
+            parts.id_exprs += [exact, cols.weight_expr.first().alias(_W)]
+            per_run.append(exact)
             parts.group_exprs += [
                 ordered_sum(w * pl.col(_EXACT)).alias(_EXACT_SUM),
                 ordered_sum(w).alias(_EXACT_W),
@@ -166,10 +169,9 @@ class _Thresholded(Family):
             # scikit-learn's 'samples' average: each id's metric, averaged over ids. The id's
             # counts are unweighted (its weight is one number): its value is its own, weight
             # 0 included, as per_id gives it.
-            parts.id_exprs += [
-                *_count_exprs(replace(cols, weight=None), opts.threshold, _ID_COUNTS),
-                cols.weight_expr.first().alias(_W),
-            ]
+            id_counts = _count_exprs(replace(cols, weight=None), opts.threshold, _ID_COUNTS)
+            parts.id_exprs += [*id_counts, cols.weight_expr.first().alias(_W)]
+            per_run += id_counts
             tp, fp, fn, tn = (pl.col(c) for c in _ID_COUNTS)
             w, no = pl.col(_W), pl.lit(0)
             for metric in samples:
@@ -188,6 +190,8 @@ class _Thresholded(Family):
                     ordered_sum((value * w).filter(valid)).alias(wv),
                     ordered_sum(w.filter(valid)).alias(ws),
                 ]
+        if per_run and in_memory and _kernel.available() and not parts.prepare:
+            parts.run_columns = _run_columns(pred_expr(cols, opts.threshold), per_run)
         return parts
 
     def id_values(self, metric: str, cols: Columns, opts: Options) -> list[pl.Expr]:
@@ -233,6 +237,44 @@ class _Thresholded(Family):
         per_class = from_counts(metric, tp, fp, fn, tn, zd, beta)
         support = (tp + fn).cast(pl.Float64) if opts.average == "weighted" else None
         return aggregate(classes, by, [nanaverage(per_class, support).alias(metric)])
+
+
+def _run_columns(pred: pl.Expr, aggregations: list[pl.Expr]) -> RunColumns:
+    """Each id's exact match (accuracy) or confusion counts ('samples') over its run of rows.
+
+    In the counts pass: sums over each run of the prediction and truth flags, for a
+    fraction of the per-id aggregation (accuracy of 5M rows: 0.14 s, then 0.05 s).
+    """
+    names = [e.meta.output_name() for e in aggregations]
+
+    def over_runs(
+        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray
+    ) -> dict[str, np.ndarray] | None:
+        column = df[_RUN_PRED]
+        if column.null_count():  # (unchecked nulls: polars leaves them out of its sums)
+            return None
+        predicted, starts = _kernel.flags(column), runs.starts
+
+        def per_run(marks: np.ndarray) -> np.ndarray:
+            return np.add.reduceat(marks.view(np.uint8), starts[:-1], dtype=np.int64)
+
+        out = {}
+        if _EXACT in names:
+            out[_EXACT] = (per_run(predicted != truth) == 0).astype(np.float64)
+        if _ID_COUNTS[0] in names:
+            tp, predicted_of, positives = (
+                per_run(m) for m in (predicted & truth, predicted, truth)
+            )
+            cells = (
+                tp,
+                predicted_of - tp,
+                positives - tp,
+                np.diff(starts) - positives - predicted_of + tp,
+            )
+            out |= dict(zip(_ID_COUNTS, cells, strict=True))
+        return out
+
+    return RunColumns([pred.alias(_RUN_PRED)], pl.Schema(), over_runs, aggregations=aggregations)
 
 
 register("_thresholded", _Thresholded())

@@ -1473,3 +1473,116 @@ def test_in_threads_nested_and_after_fork(monkeypatch: pytest.MonkeyPatch) -> No
         got = pipe.read()
     os.waitpid(child, 0)
     assert got == "10"
+
+
+@needs_kernel
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n_ids=st.integers(1, 30),
+    n_classes=st.integers(1, 7),
+    class_dtype=st.sampled_from([pl.Int16, pl.String, pl.Categorical, "enum"]),
+    score_dtype=st.sampled_from([pl.Float64, pl.Float32]),
+    layout=st.sampled_from(["by id", "shuffled", "ragged"]),
+    defect=st.sampled_from(
+        ["none", "two true", "no true", "zero row", "negative", "nan", "null", "-0.0"]
+    ),
+    weighted=st.booleans(),
+    validate=st.booleans(),
+    per_id=st.booleans(),
+    k=st.integers(1, 3),
+    threshold=st.sampled_from([0.25, 0.5]),
+)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_per_id_kernels_equal_the_plan(
+    seed: int,
+    n_ids: int,
+    n_classes: int,
+    class_dtype: Any,
+    score_dtype: Any,
+    layout: str,
+    defect: str,
+    weighted: bool,
+    validate: bool,
+    per_id: bool,
+    k: int,
+    threshold: float,
+) -> None:
+    """The per-id kernels (log loss's true probability and zero rows, accuracy's exact
+    matches, 'samples' counts, top-k's hits with ties broken by label order) give the
+    plan's values and errors: groups, every class type, ragged and shuffled ids, ties,
+    ids without one true class, zeros, negatives, NaN and nulls, checks on and off."""
+    rng = np.random.default_rng(seed)
+    n = n_ids * n_classes
+    true_class = rng.integers(0, n_classes, n_ids)
+    classes = np.tile(np.arange(n_classes), n_ids)
+    scores = rng.integers(0, 4, n) / 4  # ties, zeros and ones
+    df = pl.DataFrame(
+        {
+            "group": np.repeat(rng.integers(0, 3, n_ids), n_classes),
+            "id": np.repeat(np.arange(n_ids), n_classes),
+            "class": classes,
+            "score": scores,
+            "truth": classes == np.repeat(true_class, n_classes),
+            "w": np.repeat(rng.random(n_ids) + 0.5, n_classes),
+        }
+    )
+    first = pl.col("id") == 0
+    if defect == "two true":
+        df = df.with_columns(truth=pl.col("truth") | (first & (pl.col("class") == 0)))
+    elif defect == "no true":
+        df = df.with_columns(truth=pl.col("truth") & ~first)
+    elif defect in ("zero row", "-0.0"):
+        zero = 0.0 if defect == "zero row" else -0.0
+        df = df.with_columns(score=pl.when(first).then(zero).otherwise("score"))
+    elif defect in ("negative", "nan", "null"):
+        bad = {"negative": -0.25, "nan": float("nan"), "null": None}[defect]
+        df = df.with_columns(
+            score=pl.when(pl.int_range(pl.len()) == n // 2).then(bad).otherwise("score")
+        )
+    if layout == "ragged":  # some ids lack a (false) class
+        df = df.filter(pl.col("truth") | (rng.random(n) < 0.8))
+    elif layout == "shuffled":
+        df = df.sample(fraction=1.0, shuffle=True, seed=seed % 1000)
+    names = [str(c) for c in rng.permutation(n_classes)]  # an enum's order is not the text's
+    cls = pl.col("class")
+    if class_dtype == "enum":
+        df = df.with_columns(cls.cast(pl.String).cast(pl.Enum(names)))
+    elif class_dtype in (pl.String, pl.Categorical):
+        df = df.with_columns((pl.lit("c") + cls.cast(pl.String)).cast(class_dtype))
+    df = df.with_columns(pl.col("score").cast(score_dtype))
+    cut = df.height // 2  # in two chunks
+    df = pl.concat([df[:cut], df[cut:]], rechunk=False)
+    options: dict[str, Any] = {
+        "by": "group",
+        "weight_col": "w" if weighted else None,
+        "validate": validate,
+        "per_id": per_id,
+        "k": k,
+        "threshold": threshold,
+        "ragged": "allow" if layout == "ragged" else "error",
+    }
+
+    def outcome(metrics: list[str], **more: Any) -> pl.DataFrame | str:
+        try:
+            return pl_metrics.report(df, metrics, **options, **more).sort("group", nulls_last=True)
+        except pl_metrics.MetricsInputError as error:
+            return str(error)
+
+    calls: list[tuple[list[str], dict[str, Any]]] = [
+        (["log_loss", "top_k_accuracy", "accuracy"], {}),
+        (["f1", "jaccard", "accuracy"], {"average": "samples"}),
+        (["top_k_accuracy", "lrap", "f1"], {}),
+    ]
+    kernel = [outcome(m, **more) for m, more in calls]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_kernel, "_kernels", None)
+        plan = [outcome(m, **more) for m, more in calls]
+    for got, want in zip(kernel, plan, strict=True):
+        if isinstance(want, str):
+            assert got == want
+        else:
+            assert isinstance(got, pl.DataFrame), got
+            if per_id:
+                got, want = got.sort("group", "id"), want.sort("group", "id")
+            # (Weighted sums over rows moved together for the kernels add in another order.)
+            assert_frame_equal(got, want, rel_tol=1e-12)
