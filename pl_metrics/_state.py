@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
+import numpy as np
 import polars as pl
 
 from pl_metrics._frame import (
@@ -42,8 +43,14 @@ from pl_metrics._frame import (
     skip_passing,
     sorted_within,
 )
+from pl_metrics._kernel import (
+    IdRuns,
+    contiguous_runs,
+    falling_in_key_order,
+    flags,
+    key_sorted,
+)
 from pl_metrics._kernel import available as kernel_available
-from pl_metrics._kernel import contiguous_runs, falling_in_key_order, key_sorted
 from pl_metrics._registry import info
 from pl_metrics._runs import (
     ClassCounts,
@@ -701,7 +708,10 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     curve_exprs = _same_by_name([e for p in parts for e in p.curve_exprs])
     per_id, counted_classes, groups, curves = None, None, None, None
     reads_rows = True  # whether polars aggregates some table from the rows
-    kinds = count_kinds(id_exprs, _count_templates(cols, parts))
+    run_columns = [p.run_columns for p in parts if p.run_columns is not None]
+    if in_memory and cols.weight is not None and kernel_available():
+        run_columns.append(_weight_run_columns(cols))
+    kinds = count_kinds(id_exprs, _count_templates(cols, run_columns))
     extends = [f for p in parts for f in p.extend_ids]
     if isinstance(frame, pl.DataFrame) and kernel_available() and not prepared and kinds:
         # Counts only (the usual report): one pass of the kernel over the id runs, which
@@ -726,7 +736,7 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
             id_exprs,
             kinds,
             CLASS_ROWS if need_classes and counted else None,
-            [p.run_columns for p in parts if p.run_columns is not None],
+            run_columns,
             class_counts,
             class_exprs,
             runs,
@@ -795,10 +805,10 @@ def single_class_ids() -> pl.Expr:
     return pl.when(pl.col(MAX_ROWS) < 2).then(pl.col(N_IDS).cast(pl.Int64)).otherwise(0)
 
 
-def _count_templates(cols: Columns, parts: Sequence[Parts]) -> dict[str, pl.Expr]:
+def _count_templates(cols: Columns, run_columns: Sequence[RunColumns]) -> dict[str, pl.Expr]:
     """The per-id columns `pl_metrics._runs` can count, as the expressions families use.
 
-    With the aggregations of the families' kernels (`RunColumns`).
+    With the aggregations of the kernels' ``run_columns``.
     """
     templates = {
         "rows": pl.len(),
@@ -809,10 +819,52 @@ def _count_templates(cols: Columns, parts: Sequence[Parts]) -> dict[str, pl.Expr
     }
     if cols.weight is None:
         templates["unit_weight"] = cols.weight_expr.first()
-    for part in parts:
-        if part.run_columns is not None:
-            templates |= part.run_columns.templates()
+    for run_column in run_columns:
+        templates |= run_column.templates()
     return templates
+
+
+_RUN_WEIGHT = f"{INTERNAL}run_weight"  # the weight column, as given, for the kernel
+
+
+def _weight_run_columns(cols: Columns) -> RunColumns:
+    """Each id's weight, as the families and checks read it, over its run of rows.
+
+    So that weighted reports too take the counts pass, not the per-id aggregation. The
+    weight is an id's first row's; it varies if some row's differs from the row before's
+    within the run (as its maximum differs from its minimum). Null and NaN weights take
+    the aggregation.
+    """
+    assert cols.weight is not None
+    first = cols.weight_expr.first()
+    varies = (pl.col(cols.weight).max() != pl.col(cols.weight).min()).cast(pl.Int64)
+    named = {
+        f"{INTERNAL}run_w": first,
+        f"{INTERNAL}run_w_nonzero": (first != 0).cast(pl.Int64),
+        f"{INTERNAL}run_w_float": first.cast(pl.Float64),
+        f"{INTERNAL}run_w_varies": varies,
+    }
+
+    def over_runs(
+        df: pl.DataFrame, runs: IdRuns, truth: np.ndarray
+    ) -> dict[str, np.ndarray] | None:
+        weights, starts = df[_RUN_WEIGHT], runs.starts
+        n_runs = len(starts) - 1
+        if weights.null_count() or (weights.dtype.is_float() and weights.is_nan().any()):
+            return None
+        firsts = weights.gather(starts[:-1]).cast(pl.Float64).to_numpy()
+        # The rows whose weight is not the row before's, but for those that start a run.
+        changed = flags(weights.slice(1) != weights.slice(0, len(weights) - 1))
+        changed[starts[1:-1] - 1] = False
+        rows = np.flatnonzero(changed) + 1
+        vary = np.zeros(n_runs, np.int64)
+        vary[np.searchsorted(starts, rows, side="right") - 1] = 1
+        values = [firsts, (firsts != 0).astype(np.int64), firsts, vary]
+        return dict(zip(named, values, strict=True))
+
+    aggregations = [e.alias(name) for name, e in named.items()]
+    inputs = [pl.col(cols.weight).alias(_RUN_WEIGHT)]
+    return RunColumns(inputs, pl.Schema(), over_runs, aggregations=aggregations)
 
 
 #: The advice of a failed check of an id's classes in a state the caller merged.

@@ -149,7 +149,8 @@ class _Thresholded(Family):
         # still need the per-class counts.
         by_id = opts.average == "samples"
         samples = [m for m in metrics if by_id and "samples" in info(m).averages]
-        if len(samples) < len(metrics):
+        # (accuracy is of the per-id matches alone.)
+        if set(metrics) - {*samples, "accuracy"}:
             parts.class_exprs = _count_exprs(cols, opts.threshold, COUNTS)
             if cols.weight is None and not isinstance(opts.threshold, Thresholds):
                 predicted = pred_expr(cols, opts.threshold)

@@ -1484,7 +1484,10 @@ def test_in_threads_nested_and_after_fork(monkeypatch: pytest.MonkeyPatch) -> No
     score_dtype=st.sampled_from([pl.Float64, pl.Float32]),
     layout=st.sampled_from(["by id", "shuffled", "ragged"]),
     defect=st.sampled_from(
-        ["none", "two true", "no true", "zero row", "negative", "nan", "null", "-0.0"]
+        [
+            *("none", "two true", "no true", "zero row", "negative", "nan", "null", "-0.0"),
+            *("weight varies", "weight null", "weight zero"),
+        ]
     ),
     weighted=st.booleans(),
     validate=st.booleans(),
@@ -1510,7 +1513,8 @@ def test_per_id_kernels_equal_the_plan(
     """The per-id kernels (log loss's true probability and zero rows, accuracy's exact
     matches, 'samples' counts, top-k's hits with ties broken by label order) give the
     plan's values and errors: groups, every class type, ragged and shuffled ids, ties,
-    ids without one true class, zeros, negatives, NaN and nulls, checks on and off."""
+    ids without one true class, zeros, negatives, NaN and nulls, weights (varying within
+    an id, null, zero), checks on and off."""
     rng = np.random.default_rng(seed)
     n = n_ids * n_classes
     true_class = rng.integers(0, n_classes, n_ids)
@@ -1539,6 +1543,10 @@ def test_per_id_kernels_equal_the_plan(
         df = df.with_columns(
             score=pl.when(pl.int_range(pl.len()) == n // 2).then(bad).otherwise("score")
         )
+    elif defect.startswith("weight"):
+        bad = {"weight varies": 9.0, "weight null": None, "weight zero": 0.0}[defect]
+        row = pl.int_range(pl.len()) == (n // 2 if defect == "weight varies" else 0)
+        df = df.with_columns(w=pl.when(row).then(bad).otherwise("w"))
     if layout == "ragged":  # some ids lack a (false) class
         df = df.filter(pl.col("truth") | (rng.random(n) < 0.8))
     elif layout == "shuffled":
