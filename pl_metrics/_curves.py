@@ -36,7 +36,7 @@ from pl_metrics._frame import (
 )
 from pl_metrics._ranking import N_AT, P_AT, SCORE, P, R, ranked_scores
 from pl_metrics._report import report
-from pl_metrics._runs import TRUTH, PerRun, RunColumns
+from pl_metrics._runs import TRUTH, PerRun, RunColumns, true_rows
 from pl_metrics._spec import Options
 from pl_metrics._state import CURVE_NEG as _NEG
 from pl_metrics._state import CURVE_POS as _POS
@@ -696,16 +696,14 @@ def _top_k_run_columns(cols: Columns, k: int) -> RunColumns:
         df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray
     ) -> dict[str, PerRun] | None:
         scores, codes = df[score], _kernel.ClassCodes.of(df[cols.cls])
-        starts, n_runs = runs.starts, len(runs.starts) - 1
-        if codes is None or scores.null_count() or starts[0] != 0 or starts[-1] != len(df):
+        if codes is None or scores.null_count():
             return None
         if scores.dtype.is_float() and scores.is_nan().any():
             return None
-        true_rows = np.flatnonzero(truth)  # one in each run, in order
-        if len(true_rows) != n_runs or not (
-            (true_rows >= starts[:-1]).all() and (true_rows < starts[1:]).all()
-        ):
+        starts, found = runs.starts, true_rows(runs, truth)
+        if found is None:
             return None
+        n_runs = len(found)
         # The codes are in label order (integers, strings' ranks, an enum's codes), but for
         # categoricals, whose codes are ranked by their strings.
         order = codes.codes.to_numpy()
@@ -713,7 +711,7 @@ def _top_k_run_columns(cols: Columns, k: int) -> RunColumns:
             ranks = codes.values.cast(pl.String).rank("dense").fill_null(0).to_numpy()
             order = ranks[order - codes.low]
         values = scores.to_numpy()
-        true_score, true_class = values[true_rows], order[true_rows]
+        true_score, true_class = values[found], order[found]
         lengths = np.diff(starts)
         if n_runs and (lengths == lengths[0]).all():  # a class per column: no repeats
             values, order = values.reshape(n_runs, -1), order.reshape(n_runs, -1)
@@ -725,8 +723,8 @@ def _top_k_run_columns(cols: Columns, k: int) -> RunColumns:
             ahead = np.add.reduceat(marks.view(np.uint8), starts[:-1], dtype=np.int64)
         return {
             _TOPK_HIT: (ahead < k).astype(np.float64),
-            _TRUE_SCORE: scores.gather(true_rows),
-            _TRUE_CLASS: df.select(_sortable(cols).gather(true_rows)).to_series(),
+            _TRUE_SCORE: scores.gather(found),
+            _TRUE_CLASS: df.select(_sortable(cols).gather(found)).to_series(),
         }
 
     def over_rows(df: pl.DataFrame) -> pl.DataFrame:

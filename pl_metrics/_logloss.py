@@ -24,7 +24,7 @@ from pl_metrics._frame import (
     ordered_sum,
 )
 from pl_metrics._report import report
-from pl_metrics._runs import RunColumns
+from pl_metrics._runs import RunColumns, true_rows
 from pl_metrics._spec import Options
 from pl_metrics._state import CLASS_ROWS, Family, Parts, register
 
@@ -205,13 +205,10 @@ def _run_columns(score: pl.Expr, p_true: pl.Expr, zero_row: pl.Expr) -> RunColum
         scores = df[_SCORE]
         if scores.null_count():
             return None
-        starts = runs.starts
-        n_runs = len(starts) - 1
-        true_rows = np.flatnonzero(truth)  # one in each run, in order, or the plan counts
-        if len(true_rows) != n_runs or not (
-            (true_rows >= starts[:-1]).all() and (true_rows < starts[1:]).all()
-        ):
+        starts, found = runs.starts, true_rows(runs, truth)
+        if found is None:
             return None
+        n_runs = len(found)
         low = scores.min()
         assert isinstance(low, float)
         if low > 0:  # (False for NaN) no row sums to zero
@@ -226,7 +223,7 @@ def _run_columns(score: pl.Expr, p_true: pl.Expr, zero_row: pl.Expr) -> RunColum
             zeros = np.bincount(of_run, minlength=n_runs)
             zero_rows = (zeros == np.diff(starts)).astype(np.int64)
         return {
-            p_true.meta.output_name(): scores.gather(true_rows).to_numpy(),
+            p_true.meta.output_name(): scores.gather(found).to_numpy(),
             zero_row.meta.output_name(): zero_rows,
         }
 

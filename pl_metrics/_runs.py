@@ -43,6 +43,7 @@ __all__ = [
     "Tables",
     "count_kinds",
     "per_id_and_classes",
+    "true_rows",
 ]
 
 #: A per-id column's values, one per run.
@@ -558,6 +559,21 @@ def _made_tables(
         columns |= {name: cells[cell] for name, cell in class_counts.cells.items()}
     table = _by_group(pl.DataFrame({cls: classes, **columns}), runs, segment, by, [*columns])
     return ids, table.select(*by, cls, *columns)
+
+
+def true_rows(runs: IdRuns, truth: np.ndarray) -> np.ndarray | None:
+    """The row of each run's one true class, for the single-label kernels.
+
+    None where some run has none or several (its family's check counts it; the polars
+    aggregation gives its values), or the runs do not cover the rows.
+    """
+    starts = runs.starts
+    found = np.flatnonzero(truth)
+    if starts[0] != 0 or starts[-1] != len(truth) or len(found) != len(starts) - 1:
+        return None
+    if not ((found >= starts[:-1]).all() and (found < starts[1:]).all()):
+        return None
+    return found
 
 
 def _column(name: str, values: PerRun) -> pl.Series | pl.Expr:

@@ -244,7 +244,7 @@ def _run_columns(pred: pl.Expr, aggregations: list[pl.Expr]) -> RunColumns:
     """Each id's exact match (accuracy) or confusion counts ('samples') over its run of rows.
 
     In the counts pass: sums over each run of the prediction and truth flags, for a
-    fraction of the per-id aggregation (accuracy of 5M rows: 0.14 s, then 0.05 s).
+    fraction of the per-id aggregation (accuracy of 5M rows: 0.14 s, then 0.06 s).
     """
     names = [e.meta.output_name() for e in aggregations]
 
@@ -255,6 +255,8 @@ def _run_columns(pred: pl.Expr, aggregations: list[pl.Expr]) -> RunColumns:
         if column.null_count():  # (unchecked nulls: polars leaves them out of its sums)
             return None
         predicted, starts = _kernel.flags(column), runs.starts
+        if starts[0] != 0 or starts[-1] != len(predicted):  # (runs cover the rows)
+            return None
 
         def per_run(marks: np.ndarray) -> np.ndarray:
             return np.add.reduceat(marks.view(np.uint8), starts[:-1], dtype=np.int64)
