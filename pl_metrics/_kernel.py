@@ -450,6 +450,9 @@ class RunSums(NamedTuple):
     #: ``positives`` and ``class_hash`` reduced by ``sum``, ``min`` and ``max``:
     #: ``per_segment[kind][op]``.
     per_segment: dict[str, dict[str, np.ndarray]] | None
+    #: With ``weights``: per pair of ``per_class``, the weights of its true negatives,
+    #: false positives, false negatives and true positives.
+    class_weights: np.ndarray | None = None
 
 
 def run_sums(
@@ -462,6 +465,7 @@ def run_sums(
     by_class: bool = True,
     per_run: bool = True,
     groups: GroupCodes | None = None,
+    weights: np.ndarray | None = None,
 ) -> RunSums | None:
     """Per run of rows, its positives and the wrapping sum of its class hashes.
 
@@ -475,7 +479,10 @@ def run_sums(
     arrays the size of the runs to fill). ``groups``: with ``firsts``, the reductions and
     counts are per group of runs instead (groups that change from id to id, whose segments
     are about as many as the runs): the reductions by group number, the (group, class)
-    pairs given their group's first segment. None when there are no
+    pairs given their group's first segment. ``weights`` (float64, a row each; with
+    ``predicted``): the counts per (segment, class) also get the rows' weights of each
+    (truth, prediction), summed in the rows' order (`RunSums.class_weights`). None when
+    there are no
     rows or classes, or so widely spread classes that a table of them outgrows
     `_MAX_CLASS_SPAN` and the rows. The classes are read in their chunks (`_Stretches`).
     """
@@ -501,6 +508,9 @@ def run_sums(
     stretches = _Stretches([classes.codes], starts, most)
     pieces = len(stretches.pieces) - 1
     counts = np.zeros((pieces, cells * planes), np.int64)
+    weighted = weights is not None and predicted is not None and by_class and cells
+    weight_sums = np.zeros((pieces, cells * planes) if weighted else (0, 0), np.float64)
+    row_weights = weights if weighted and weights is not None else np.zeros(0, np.float64)
     # Each piece reduces into its own tables, from their identities (none without segments).
     most_int, most_hash = np.iinfo(np.int64).max, np.iinfo(np.uint64).max
     seg_counts = np.zeros((pieces, n_segments, 6), np.int64)
@@ -530,6 +540,8 @@ def run_sums(
             seg_hashes[piece].reshape(-1),
             of_run,
             n_segments,
+            row_weights[rows] if weighted else row_weights,
+            weight_sums[piece] if weighted else row_weights,
         )
 
     stretches.each(count)
@@ -551,10 +563,13 @@ def run_sums(
     table = _cells_counted(counts.sum(axis=0).reshape(n_segments, span, planes))
     segment_of, code = np.nonzero(table[..., 0])
     counted = table[segment_of, code]
+    weighed = None
+    if weighted:  # (the pieces' sums added in their order: the same bits every run)
+        weighed = weight_sums.sum(axis=0).reshape(n_segments, span, planes)[segment_of, code]
     if groups is not None:
         segment_of = groups.first_segment[segment_of]
     per_class = (segment_of, classes.classes_of(code), counted)
-    return RunSums(npos, hashes, per_class, per_segment)
+    return RunSums(npos, hashes, per_class, per_segment, weighed)
 
 
 def _cells_counted(table: np.ndarray) -> np.ndarray:

@@ -376,7 +376,9 @@ static int groups_below(const int64_t *of_run, int64_t run0, int64_t runs, int64
  * hashes, the two counts of the data checks; and per (segment, class), where a segment is
  * a stretch of runs of one group, the rows, or with pred the rows of each (truth, pred)
  * pair: class_rows[(segment * n_codes + class) * 4 + 2 * truth + pred], one count a row
- * (the confusion counts come from these four; four counts a row took twice as long).
+ * (the confusion counts come from these four; four counts a row took twice as long); with
+ * weight too (a double per row), class_weights holds the rows' weights summed in the same
+ * cells, in the rows' order (the weighted confusion counts).
  * Classes are looked up as value - low in hash_of, which the caller built over [low, highest
  * class] with polars' own hash, so that the sums are those of the polars plan.
  * Runs start at starts[g] - base (the rows of a chunk: no shifted copy of starts); the
@@ -393,7 +395,8 @@ static int groups_below(const int64_t *of_run, int64_t run0, int64_t runs, int64
                      const uint8_t *truth, const uint8_t *pred, const C *cls, int64_t low, \
                      const uint64_t *hash_of, int64_t n_codes, seg_cursor seg, int64_t run0, \
                      int64_t *npos, uint64_t *hash_sum, int64_t *class_rows,               \
-                     int64_t *seg_counts, uint64_t *seg_hashes) {                          \
+                     int64_t *seg_counts, uint64_t *seg_hashes, const double *weight,      \
+                     double *class_weights) {                                              \
         for (int64_t g = 0; g < runs; g++) {                                                \
             int64_t a = starts[g] - base, b = starts[g + 1] - base, p = 0;                  \
             int64_t at = class_rows != NULL || seg_counts != NULL ? seg_at(&seg, run0 + g) : 0; \
@@ -411,13 +414,23 @@ static int groups_below(const int64_t *of_run, int64_t run0, int64_t runs, int64
                     h += hash_of[code];                                                     \
                     rows[code]++;                                                           \
                 }                                                                           \
-            } else {                                                                        \
+            } else if (weight == NULL) {                                                    \
                 int64_t *rows = class_rows + at * n_codes * 4;                              \
                 for (int64_t i = a; i < b; i++) {                                           \
                     int64_t code = (int64_t)cls[i] - low;                                   \
                     p += truth[i];                                                          \
                     h += hash_of[code];                                                     \
                     rows[code * 4 + 2 * truth[i] + pred[i]]++;                              \
+                }                                                                           \
+            } else {                                                                        \
+                int64_t *rows = class_rows + at * n_codes * 4;                              \
+                double *weights = class_weights + at * n_codes * 4;                         \
+                for (int64_t i = a; i < b; i++) {                                           \
+                    int64_t code = (int64_t)cls[i] - low, cell = code * 4 + 2 * truth[i] + pred[i]; \
+                    p += truth[i];                                                          \
+                    h += hash_of[code];                                                     \
+                    rows[cell]++;                                                           \
+                    weights[cell] += weight[i];                                             \
                 }                                                                           \
             }                                                                               \
             if (npos != NULL) {                                                             \
@@ -444,25 +457,28 @@ EACH_CLASS_TYPE(DEFINE_RUN_SUMS, run_sums)
 
 static PyObject *run_sums(PyObject *self, PyObject *args) {
     Py_buffer starts, truth, pred, cls, hash_of, firsts, npos, hash_sum, class_rows;
-    Py_buffer seg_counts, seg_hashes, of_run;
+    Py_buffer seg_counts, seg_hashes, of_run, weight, class_weights;
     int kind; /* the classes' type: the tag of _kernel._CLASS_KINDS ('l': int64 everywhere) */
     long long base, low, run0, n_groups;
-    if (!PyArg_ParseTuple(args, "y*Ly*y*y*CLy*y*Lw*w*w*w*w*y*L", &starts, &base, &truth,
+    if (!PyArg_ParseTuple(args, "y*Ly*y*y*CLy*y*Lw*w*w*w*w*y*Ly*w*", &starts, &base, &truth,
                           &pred, &cls, &kind, &low, &hash_of, &firsts, &run0, &npos,
                           &hash_sum, &class_rows, &seg_counts, &seg_hashes, &of_run,
-                          &n_groups))
+                          &n_groups, &weight, &class_weights))
         return NULL;
     int64_t runs = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
     int64_t n_codes = hash_of.len / (Py_ssize_t)sizeof(uint64_t);
     int known = 1;
-    const Py_buffer *columns[] = {&truth, &cls, &pred};
-    Py_ssize_t sizes[] = {1, class_width(kind), 1};
+    const Py_buffer *columns[] = {&truth, &cls, &pred, &weight};
+    Py_ssize_t sizes[] = {1, class_width(kind), 1, (Py_ssize_t)sizeof(double)};
+    /* Weights are summed with the counts of (truth, pred): both or neither. */
+    int weighted = weight.len && pred.len;
     seg_cursor seg = of_run.len ? seg_of_groups(&of_run, n_groups) : seg_start(&firsts, run0);
     Py_ssize_t planes = pred.len ? 4 : 1, cell = (Py_ssize_t)sizeof(int64_t);
     /* Every run's group is read, and each must have its tables. */
     int groups_fit = !of_run.len || (run0 >= 0 && run0 <= of_run.len / cell - runs &&
                                      n_groups >= 0 && groups_below(of_run.buf, run0, runs, n_groups));
-    int fits = groups_fit && rows_fit(&starts, base, columns, sizes, pred.len ? 3 : 2) &&
+    int fits = groups_fit && rows_fit(&starts, base, columns, sizes, weighted ? 4 : pred.len ? 3 : 2) &&
+               (!weighted || class_weights.len >= class_rows.len) &&
                segments_fit(&seg, &class_rows, n_codes * planes * cell) &&
                segments_fit(&seg, &seg_counts, 6 * cell) && segments_fit(&seg, &seg_hashes, 3 * cell);
     if (!fits) kind = 0;
@@ -471,13 +487,14 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
     NAME(starts.buf, (int64_t)base, runs, truth.buf, pred.len ? pred.buf : NULL,           \
          (const C *)cls.buf, (int64_t)low, hash_of.buf, n_codes, seg, (int64_t)run0,       \
          npos.len ? npos.buf : NULL, hash_sum.buf, class_rows.len ? class_rows.buf : NULL, \
-         seg_counts.len ? seg_counts.buf : NULL, seg_hashes.buf)
+         seg_counts.len ? seg_counts.buf : NULL, seg_hashes.buf,                            \
+         weighted ? weight.buf : NULL, class_weights.buf)
     SWITCH_CLASS_TYPE(kind, run_sums, known = 0)
 #undef RUN
     Py_END_ALLOW_THREADS
     Py_buffer *buffers[] = {&starts,   &truth,      &pred,       &cls,        &hash_of, &firsts,
                             &npos,     &hash_sum,   &class_rows, &seg_counts, &seg_hashes,
-                            &of_run};
+                            &of_run,   &weight,     &class_weights};
     for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++)
         PyBuffer_Release(buffers[i]);
     if (!fits) return PyErr_Format(PyExc_ValueError, "run_sums: a column or table is short");
@@ -1135,9 +1152,9 @@ static PyMethodDef methods[] = {
      " discounted cumulative gain, ties averaged, and its ideal (k=-1: every position)."},
     {"run_sums", run_sums, METH_VARARGS,
      "run_sums(starts, base, truth, pred, classes, kind, low, hash_of, firsts, run0, npos,"
-     " hash_sum, class_rows, seg_counts, seg_hashes, of_run, n_groups): each run's positives"
-     " and class-hash sum, their reductions per segment (or per group of of_run), counts per"
-     " segment (or group) and class."},
+     " hash_sum, class_rows, seg_counts, seg_hashes, of_run, n_groups, weight, class_weights):"
+     " each run's positives and class-hash sum, their reductions per segment (or per group of"
+     " of_run), counts (and with weight, weights) per segment (or group) and class."},
     {"curve_counts", curve_counts, METH_VARARGS,
      "curve_counts(stretches, firsts, kind, is_f32, most): the positive and negative rows per"
      " (segment, class, score) of the stretches, each (starts, run0, classes, score,"

@@ -45,6 +45,8 @@ def run_sums(
     seg_hashes: npt.NDArray[np.uint64],
     of_run: npt.NDArray[np.int64],
     n_groups: int,
+    weight: npt.NDArray[np.float64],
+    class_weights: npt.NDArray[np.float64],
     /,
 ) -> None: ...
 def change_rows(values: npt.NDArray[Any], width: int, out: npt.NDArray[np.int64], /) -> int: ...

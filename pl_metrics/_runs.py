@@ -51,6 +51,7 @@ PerRun = np.ndarray | pl.Series
 #: The truth column (boolean) of the rows that the kernels of `RunColumns` are given.
 TRUTH = "__plm_runs_truth"
 _PREDICTED = "__plm_runs_predicted"
+_WEIGHT = "__plm_runs_weight"
 _SCORE = "__plm_runs_score"
 # The tables the pass makes.
 _IDS, _CLASSES, _GROUPS, _CURVES = "ids", "classes", "groups", "curves"
@@ -96,8 +97,10 @@ class ClassCounts:
 
     #: Each row's prediction (boolean).
     predicted: pl.Expr
-    #: Each count's column and cell: ``tp``, ``fp``, ``fn`` or ``tn`` (unweighted).
+    #: Each count's column and cell: ``tp``, ``fp``, ``fn`` or ``tn``.
     cells: dict[str, str]
+    #: Each row's weight (Float64), if the counts are sums of weights.
+    weight: pl.Expr | None = None
 
 
 @dataclass(frozen=True)
@@ -290,6 +293,8 @@ def per_id_and_classes(
     extra_inputs = list({e.meta.output_name(): e for x in run_columns for e in x.inputs}.values())
     if class_counts is not None:
         extra_inputs.append(class_counts.predicted.alias(_PREDICTED))
+        if class_counts.weight is not None:
+            extra_inputs.append(class_counts.weight.alias(_WEIGHT))
     if curves is not None:
         extra_inputs.append(pl.col(curves.score).alias(_SCORE))
     inputs = rows.select(*keys, cls, truth.alias(TRUTH), *extra_inputs)
@@ -441,11 +446,15 @@ def _counted(
     """
     if runs is None or truth is None:
         return None
-    predicted = None
+    predicted, weights = None, None
     if class_counts is not None:
         if df[_PREDICTED].null_count():  # unchecked nulls: no prediction, polars counts
             return None
         predicted = flags(df[_PREDICTED])
+        if class_counts.weight is not None:
+            if df[_WEIGHT].null_count():  # (polars leaves unchecked nulls out of its sums)
+                return None
+            weights = df[_WEIGHT].to_numpy()
     starts = runs.starts
     # Reduced per group, the per-id values the kernel counts are reduced as it counts them:
     # no arrays of a value per id to fill (fresh memory costs more than the counting).
@@ -463,8 +472,11 @@ def _counted(
         by_class=class_rows is not None,
         per_run=not reduced_only,
         groups=grouped,
+        weights=weights,
     )
-    if sums is None:
+    if sums is None or (
+        weights is not None and class_rows is not None and sums.class_weights is None
+    ):
         return None
     extra_values: dict[str, PerRun] = {}
     per_kind: dict[str, Callable[[], PerRun]] = {}
@@ -477,7 +489,7 @@ def _counted(
             kind, name = f"{_RUN_KIND}{expr.meta.output_name()}", expr.meta.output_name()
             per_kind[kind] = (lambda v: lambda: v)(values_of.pop(name))
         extra_values |= values_of
-    positives, hashes, per_class, per_segment = sums
+    positives, hashes, per_class, per_segment, class_weights = sums
     reduced = {}
     if reduced_only and per_segment is not None:
         reduced = {name: per_segment[kind] for name, kind in kinds.items() if kind in per_segment}
@@ -505,6 +517,7 @@ def _counted(
         class_rows,
         class_counts,
         grouped if reduced_only else None,
+        class_weights,
     )
 
 
@@ -521,12 +534,13 @@ def _made_tables(
     class_rows: str | None,
     class_counts: ClassCounts | None,
     grouped: GroupCodes | None = None,
+    class_weights: np.ndarray | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """The per-id (or per-group) table and the per-class one, from the counts per run.
 
     ``per_kind``: each kind of count's values per run (`count_kinds`), made when read;
     ``reduced``: columns reduced per segment already (per group of ``grouped``, if given);
-    ``per_class``: as `RunSums`'.
+    ``per_class``: as `RunSums`' (and ``class_weights``, the weighted counts).
     """
     n_runs = len(runs.starts) - 1
     values = per_kind | {
@@ -556,6 +570,8 @@ def _made_tables(
             "fn": positives_of - both,
             "tn": rows_of - positives_of - predicted_of + both,
         }
+        if class_weights is not None:  # (the planes of (truth, prediction), 0b00 to 0b11)
+            cells = dict(zip(("tn", "fp", "fn", "tp"), class_weights.T, strict=True))
         columns |= {name: cells[cell] for name, cell in class_counts.cells.items()}
     table = _by_group(pl.DataFrame({cls: classes, **columns}), runs, segment, by, [*columns])
     return ids, table.select(*by, cls, *columns)
@@ -608,8 +624,8 @@ def _counted_in_blocks(
     """
     predicted = None
     if class_counts is not None:
-        if df[_PREDICTED].null_count():  # unchecked nulls: no prediction, polars counts
-            return None
+        if df[_PREDICTED].null_count() or class_counts.weight is not None:
+            return None  # (unchecked nulls: no prediction; weights: counted over the runs)
         predicted = flags(df[_PREDICTED])
     codes = ClassCodes.of(blocks.block_classes)
     if codes is None:

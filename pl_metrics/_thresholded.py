@@ -152,9 +152,11 @@ class _Thresholded(Family):
         # (accuracy is of the per-id matches alone.)
         if set(metrics) - {*samples, "accuracy"}:
             parts.class_exprs = _count_exprs(cols, opts.threshold, COUNTS)
-            if cols.weight is None and not isinstance(opts.threshold, Thresholds):
+            if not isinstance(opts.threshold, Thresholds):
                 predicted = pred_expr(cols, opts.threshold)
-                parts.class_counts = ClassCounts(predicted, dict(zip(COUNTS, _CELLS, strict=True)))
+                cells = dict(zip(COUNTS, _CELLS, strict=True))
+                weight = None if cols.weight is None else cols.weight_expr
+                parts.class_counts = ClassCounts(predicted, cells, weight)
         per_run: list[pl.Expr] = []  # per-id columns the kernel may count (`_run_columns`)
         if "accuracy" in metrics:
             pred, truth = pred_expr(cols, opts.threshold), cols.truth_expr

@@ -1368,19 +1368,24 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
         of_run: tuple[int, ...] = (),
         n_groups: int = 0,
         run0: int = 0,
+        weight: np.ndarray | None = None,
+        weighted_cells: int = 0,
     ) -> np.ndarray:
         """Two runs in ``firsts``' segments (or ``of_run``'s groups), counted into
-        ``cells`` counts per segment (or group): the counts."""
+        ``cells`` counts per segment (or group): the counts; with ``weight`` (and a
+        prediction for each row), their weights summed in ``weighted_cells`` sums."""
         assert _kernels is not None
         no_rows, no_pairs = np.zeros(0, np.bool_), np.zeros(0, np.int64)
         runs = (np.zeros(2, np.int64), np.zeros(2, np.uint64))
         counts = np.zeros(cells, np.int64)
+        weighted = np.zeros(weighted_cells)
         _kernels.run_sums(
-            starts, base, rows, no_rows, classes, "h", 0, np.zeros(1, np.uint64),
-            np.array(firsts, np.int64), run0, *runs, counts, no_pairs,
-            no_pairs.view(np.uint64), np.array(of_run, np.int64), n_groups,
+            starts, base, rows, no_rows if weight is None else rows, classes, "h", 0,
+            np.zeros(1, np.uint64), np.array(firsts, np.int64), run0, *runs, counts,
+            no_pairs, no_pairs.view(np.uint64), np.array(of_run, np.int64), n_groups,
+            np.zeros(0) if weight is None else weight, weighted,
         )  # fmt: skip
-        return counts
+        return counts if weight is None else weighted
 
     with pytest.raises(ValueError, match="short"):  # classes of 9 rows
         run_sums(0, np.zeros(9, np.int16))
@@ -1403,6 +1408,15 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
     # Both runs in group 1, whatever the segments: its 10 rows of class 0.
     counted = run_sums(0, np.zeros(10, np.int16), firsts=(0, 1), of_run=(1, 1), n_groups=2)
     np.testing.assert_array_equal(counted, [0, 10])
+    # Weights summed per (segment, class, truth, prediction): a weight for every row, and
+    # a sum for every count.
+    weights = np.arange(10.0)
+    with pytest.raises(ValueError, match="short"):
+        run_sums(0, np.zeros(10, np.int16), cells=8, weight=weights[:9], weighted_cells=8)
+    with pytest.raises(ValueError, match="short"):
+        run_sums(0, np.zeros(10, np.int16), cells=8, weight=weights, weighted_cells=7)
+    summed = run_sums(0, np.zeros(10, np.int16), cells=8, weight=weights, weighted_cells=8)
+    np.testing.assert_array_equal(summed, [10, 0, 0, 0, 35, 0, 0, 0])  # (false, false)
     first_runs, classes, scores = np.zeros(1, np.int64), np.zeros(10, np.int16), np.zeros(10)
     with pytest.raises(ValueError, match="short"):  # no scores
         _kernels.curve_counts([(starts, 0, classes, two[:0], rows)], first_runs, "h", False, 100)
@@ -1565,32 +1579,35 @@ def test_per_id_kernels_equal_the_plan(
         "weight_col": "w" if weighted else None,
         "validate": validate,
         "per_id": per_id,
-        "k": k,
-        "threshold": threshold,
         "ragged": "allow" if layout == "ragged" else "error",
     }
 
-    def outcome(metrics: list[str], **more: Any) -> pl.DataFrame | str:
+    def outcome(metrics: list[str], more: dict[str, Any]) -> pl.DataFrame | str:
         try:
-            return pl_metrics.report(df, metrics, **options, **more).sort("group", nulls_last=True)
+            result = pl_metrics.report(df, metrics, **(options | more))
         except pl_metrics.MetricsInputError as error:
             return str(error)
+        return result.sort("group", nulls_last=True)
 
     calls: list[tuple[list[str], dict[str, Any]]] = [
-        (["log_loss", "top_k_accuracy", "accuracy"], {}),
-        (["f1", "jaccard", "accuracy"], {"average": "samples"}),
-        (["top_k_accuracy", "lrap", "f1"], {}),
+        (["log_loss", "top_k_accuracy", "accuracy"], {"k": k, "threshold": threshold}),
+        (["precision", "jaccard", "accuracy"], {"average": "samples", "threshold": threshold}),
+        (["top_k_accuracy", "lrap", "f1"], {"k": k, "threshold": threshold}),
+        # (Weighted: the kernel's sums of weights per class.)
+        (["precision", "matthews_corrcoef"], {"average": None, "per_id": False}),
     ]
-    kernel = [outcome(m, **more) for m, more in calls]
+    kernel = [outcome(*call) for call in calls]
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(_kernel, "_kernels", None)
-        plan = [outcome(m, **more) for m, more in calls]
+        plan = [outcome(*call) for call in calls]
+    if defect == "none" and n_classes > 1 and not per_id:  # (values, not errors)
+        assert all(isinstance(want, pl.DataFrame) for want in plan), plan
     for got, want in zip(kernel, plan, strict=True):
         if isinstance(want, str):
             assert got == want
         else:
             assert isinstance(got, pl.DataFrame), got
-            if per_id:
+            if "id" in want.columns:  # (per id)
                 got, want = got.sort("group", "id"), want.sort("group", "id")
             # (Weighted sums over rows moved together for the kernels add in another order.)
             assert_frame_equal(got, want, rel_tol=1e-12)
