@@ -40,7 +40,16 @@ from pl_metrics._runs import TRUTH, PerRun, RunColumns, true_rows
 from pl_metrics._spec import Options
 from pl_metrics._state import CURVE_NEG as _NEG
 from pl_metrics._state import CURVE_POS as _POS
-from pl_metrics._state import CURVE_SCORE, N_ROWS, Family, MetricState, Parts, curve_exprs, register
+from pl_metrics._state import (
+    CURVE_SCORE,
+    N_ROWS,
+    Family,
+    IdsHook,
+    MetricState,
+    Parts,
+    curve_exprs,
+    register,
+)
 
 __all__ = [
     "average_classes",
@@ -306,8 +315,10 @@ class _Curves(Family):
         if "top_k_accuracy" in metrics:
             assert cols.score is not None
             parts.id_exprs += [cols.weight_expr.first().alias(_W), *_true_class_exprs(cols)]
+            hits = _top_k_hits(cols, opts.k or 1)
+            parts.extend_ids.append(hits)
             if in_memory and _kernel.available():
-                parts.run_columns = _top_k_run_columns(cols, opts.k or 1)
+                parts.run_columns = _top_k_run_columns(cols, opts.k or 1, hits)
             parts.id_checks += [
                 (
                     Problem(
@@ -320,7 +331,6 @@ class _Curves(Family):
                     (cols.truth_expr.sum() != 1).cast(pl.Int64),
                 )
             ]
-            parts.extend_ids += [_top_k_hits(cols, opts.k or 1)]
             w = pl.col(_W)
             parts.group_exprs += [
                 ordered_sum(w * pl.col(_TOPK_HIT)).alias(_TOPK_SUM),
@@ -683,11 +693,11 @@ def _true_class_exprs(cols: Columns, truth: pl.Expr | None = None) -> list[pl.Ex
     ]
 
 
-def _top_k_run_columns(cols: Columns, k: int) -> RunColumns:
-    """`_top_k_hits` over each id's run of rows, in the counts pass.
+def _top_k_run_columns(cols: Columns, k: int, replaces: IdsHook) -> RunColumns:
+    """`_top_k_hits` (the hook ``replaces``) over each id's run of rows, in the counts pass.
 
-    The plan's join took 0.41 s of 5M rows. Ids without exactly one true class, and NaN
-    scores, take the plan.
+    The plan's join took 0.41 s of 5M rows. Where some id has not exactly one true class,
+    or a score is NaN, the frame takes the plan.
     """
     assert cols.score is not None
     score, keys = cols.score, [*cols.by, cols.id]
@@ -736,7 +746,7 @@ def _top_k_run_columns(cols: Columns, k: int) -> RunColumns:
     schema = pl.Schema({_TOPK_HIT: pl.Float64})
     # (The true classes are the per-id aggregation's too: its path, weights say, reads them.)
     aggregations = _true_class_exprs(cols)
-    return RunColumns([pl.col(score)], schema, over_runs, over_rows, aggregations)
+    return RunColumns([pl.col(score)], schema, over_runs, over_rows, aggregations, replaces)
 
 
 def _top_k_hits(cols: Columns, k: int) -> Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame]:

@@ -33,7 +33,7 @@ from pl_metrics._ranking import _kernel_reads, ranked_scores
 from pl_metrics._report import report
 from pl_metrics._runs import TRUTH, RunColumns
 from pl_metrics._spec import Options
-from pl_metrics._state import N_ROWS, Family, Parts, register, single_class_ids
+from pl_metrics._state import N_ROWS, Family, IdsHook, Parts, register, single_class_ids
 
 __all__ = ["ndcg"]
 
@@ -107,8 +107,10 @@ def _dcg_plan(
     )
 
 
-def _run_columns(cols: Columns, k: int | None, *, checked: bool) -> RunColumns:
+def _run_columns(cols: Columns, k: int | None, replaces: IdsHook, *, checked: bool) -> RunColumns:
     """Each id's `_DCG` and `_IDEAL` by the kernel, in the pass that counts the per-id table.
+
+    In place of the hook ``replaces``.
 
     ``checked``: the data checks are on (see `pl_metrics._ranking._kernel_reads`).
     """
@@ -136,7 +138,9 @@ def _run_columns(cols: Columns, k: int | None, *, checked: bool) -> RunColumns:
         # (The in-memory engine rounds each gain as the kernel does; see `ndcg_sums`.)
         return dcg.select(*keys, _DCG, _IDEAL).collect(engine="in-memory")
 
-    return RunColumns([pl.col(cols.score).alias(SCORE)], schema, over_runs, over_rows)
+    return RunColumns(
+        [pl.col(cols.score).alias(SCORE)], schema, over_runs, over_rows, replaces=replaces
+    )
 
 
 def _id_value() -> pl.Expr:
@@ -151,15 +155,15 @@ class _Ndcg(Family):
         return [_id_value().cast(pl.Float64).alias(metric)]
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
-        w, value = pl.col(_W), _id_value()
+        w, value, dcg = pl.col(_W), _id_value(), _dcg(cols, opts.k)
         return Parts(
             id_exprs=[
                 cols.truth_expr.sum().cast(pl.Int64).alias(_NPOS),
                 cols.weight_expr.first().alias(_W),
             ],
-            extend_ids=[_dcg(cols, opts.k)],
+            extend_ids=[dcg],
             group_exprs=[ordered_sum(w * value).alias(_NDCG_SUM), ordered_sum(w).alias(_NDCG_W)],
-            run_columns=_run_columns(cols, opts.k, checked=opts.validate)
+            run_columns=_run_columns(cols, opts.k, dcg, checked=opts.validate)
             if in_memory and _kernel.available()
             else None,
         )

@@ -46,6 +46,7 @@ from pl_metrics._state import (
     LWLRAP_WEIGHT,
     N_ROWS,
     Family,
+    IdsHook,
     Parts,
     register,
     single_class_ids,
@@ -265,10 +266,11 @@ def _kernel_reads(score: pl.Series, *, checked: bool = False) -> bool:
     )
 
 
-def _run_columns(cols: Columns, *, checked: bool) -> RunColumns:
+def _run_columns(cols: Columns, replaces: IdsHook, *, checked: bool) -> RunColumns:
     """The per-id sums of the pair counts, in the pass that counts the per-id table.
 
-    ``checked``: the data checks are on (see `_kernel_reads`).
+    In place of the hook ``replaces``. ``checked``: the data checks are on (see
+    `_kernel_reads`).
     """
     assert cols.score is not None
     keys = [*cols.by, cols.id]
@@ -288,7 +290,9 @@ def _run_columns(cols: Columns, *, checked: bool) -> RunColumns:
         schema = pl.Schema({k: pairs.schema[k] for k in keys} | sums)
         return _count_in_memory(pairs, keys, schema, per_id=True)
 
-    return RunColumns([pl.col(cols.score).alias(SCORE)], sums, over_runs, over_rows)
+    return RunColumns(
+        [pl.col(cols.score).alias(SCORE)], sums, over_runs, over_rows, replaces=replaces
+    )
 
 
 def _with_rank_sums(
@@ -363,11 +367,12 @@ class _Ranking(Family):
     """The label-ranking family: pair counts per positive, then sums per id and group."""
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
+        rank_sums = _with_rank_sums(cols, in_memory)
         parts = Parts(
             id_exprs=_id_exprs(cols, in_memory),
-            extend_ids=[_with_rank_sums(cols, in_memory)],
+            extend_ids=[rank_sums],
             group_exprs=_group_exprs(),
-            run_columns=_run_columns(cols, checked=opts.validate)
+            run_columns=_run_columns(cols, rank_sums, checked=opts.validate)
             if _use_kernel(in_memory)
             else None,
         )

@@ -472,7 +472,8 @@ METRICS: dict[str, MetricInfo] = {
             "never",
             "`top_k_accuracy_score`",
             "one true class per id; `k=1` by default (scikit-learn's is 2); sklearn's tie "
-            "order (later label first; labels sorted, an enum's in its declared order)",
+            "order (later label first; labels sorted, categoricals by their text, an enum's "
+            "in its declared order)",
             "k, by, weight_col",
             zero_weights="sum",
             orders_classes=True,

@@ -83,6 +83,9 @@ class RunColumns:
     #: aggregation computes wherever the kernel does not. Their kind is ``run:<name>``
     #: (`count_kinds`).
     aggregations: Sequence[pl.Expr] = ()
+    #: The family's hook of ``extend_ids`` that adds the ``schema``'s columns to the polars
+    #: per-id table: left out where the kernel's pass counts them.
+    replaces: Callable[[pl.LazyFrame, pl.LazyFrame], pl.LazyFrame] | None = None
 
     def templates(self) -> dict[str, pl.Expr]:
         """The ``aggregations`` as `count_kinds`' templates."""
@@ -585,7 +588,12 @@ def true_rows(runs: IdRuns, truth: np.ndarray) -> np.ndarray | None:
     """
     starts = runs.starts
     found = np.flatnonzero(truth)
-    if starts[0] != 0 or starts[-1] != len(truth) or len(found) != len(starts) - 1:
+    if (
+        len(starts) < 2
+        or starts[0] != 0
+        or starts[-1] != len(truth)
+        or len(found) != len(starts) - 1
+    ):
         return None
     if not ((found >= starts[:-1]).all() and (found < starts[1:]).all()):
         return None
@@ -653,6 +661,7 @@ def _counted_in_blocks(
         "rows": lambda: per_run(np.repeat(n_classes, n_ids)),
         "positives": lambda: per_run(positives()),
         "class_hash": lambda: per_run(np.repeat(section_hash, n_ids)),
+        "not_one_positive": lambda: (per_run(positives()) != 1).astype(np.int64),
     }
     per_class = None
     if class_rows is not None:

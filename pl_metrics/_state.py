@@ -67,6 +67,7 @@ __all__ = [
     "CURVE_SCORE",
     "MAX_PREFIX",
     "Family",
+    "IdsHook",
     "MetricState",
     "Parts",
     "build_state",
@@ -127,8 +128,8 @@ class Parts:
     #: Columns the rows need first (a joined threshold per class), before any aggregation.
     prepare: list[Callable[[pl.LazyFrame], pl.LazyFrame]] = field(default_factory=list)
     #: Per-id columns of a kernel, computed in the pass that counts a DataFrame's per-id
-    #: table over its id runs (`pl_metrics._runs`); they then replace ``extend_ids``, which
-    #: add the same columns otherwise.
+    #: table over its id runs (`pl_metrics._runs`): they stand in for per-id aggregations
+    #: (`RunColumns.aggregations`) or for a hook of ``extend_ids`` (`RunColumns.replaces`).
     run_columns: RunColumns | None = None
     #: The ``class_exprs`` as unweighted confusion counts of a prediction, which the pass
     #: over a DataFrame's id runs counts with the rows per class (`pl_metrics._runs`).
@@ -710,7 +711,10 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     reads_rows = True  # whether polars aggregates some table from the rows
     run_columns = [p.run_columns for p in parts if p.run_columns is not None]
     if in_memory and cols.weight is not None and kernel_available():
-        run_columns.append(_weight_run_columns(cols))
+        weights = _weight_run_columns(cols)
+        kinds = count_kinds(id_exprs, _count_templates(cols, [*run_columns, weights]))
+        if kinds and set(kinds.values()) & set(weights.templates()):  # (read: counted)
+            run_columns.append(weights)
     kinds = count_kinds(id_exprs, _count_templates(cols, run_columns))
     extends = [f for p in parts for f in p.extend_ids]
     if isinstance(frame, pl.DataFrame) and kernel_available() and not prepared and kinds:
@@ -721,7 +725,8 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         class_counts = counts[0] if len(counts) == 1 and names == set(counts[0].cells) else None
         counted = not class_exprs or class_counts is not None
         # The run columns come in the table; other families may extend it.
-        extends = [f for p in parts if p.run_columns is None for f in p.extend_ids]
+        replaced = [p.run_columns.replaces for p in parts if p.run_columns is not None]
+        extends = [f for p in parts for f in p.extend_ids if all(f is not r for r in replaced)]
         only_groups = not extends and not from_ids and not opts.per_id
         counted_curves = None
         if curve_exprs and cols.weight is None:  # counts: the pass counts them too
@@ -850,7 +855,11 @@ def _weight_run_columns(cols: Columns) -> RunColumns:
     ) -> dict[str, np.ndarray] | None:
         weights, starts = df[_RUN_WEIGHT], runs.starts
         n_runs = len(starts) - 1
-        if weights.null_count() or (weights.dtype.is_float() and weights.is_nan().any()):
+        if (
+            not n_runs
+            or weights.null_count()
+            or (weights.dtype.is_float() and weights.is_nan().any())
+        ):
             return None
         firsts = weights.gather(starts[:-1]).cast(pl.Float64).to_numpy()
         # The rows whose weight is not the row before's, but for those that start a run.
