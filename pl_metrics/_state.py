@@ -131,8 +131,9 @@ class Parts:
     #: table over its id runs (`pl_metrics._runs`): they stand in for per-id aggregations
     #: (`RunColumns.aggregations`) or for a hook of ``extend_ids`` (`RunColumns.replaces`).
     run_columns: RunColumns | None = None
-    #: The ``class_exprs`` as unweighted confusion counts of a prediction, which the pass
-    #: over a DataFrame's id runs counts with the rows per class (`pl_metrics._runs`).
+    #: The ``class_exprs`` as confusion counts of a prediction (or sums of the rows'
+    #: weights), which the pass over a DataFrame's id runs counts with the rows per class
+    #: (`pl_metrics._runs`).
     class_counts: ClassCounts | None = None
 
 
