@@ -223,13 +223,15 @@ class Reductions:
                 assert isinstance(values, np.ndarray)  # (counts: the kernels' Series are not)
                 if not n_runs:
                     out[name] = values[:0].copy()
+                elif values.strides == (0,) and (op != "sum" or values[0] == 0):
+                    out[name] = np.broadcast_to(values[0], len(lengths))  # (a literal)
                 elif values.strides == (0,):  # a constant per run (broadcast): no pass
-                    times = lengths.astype(values.dtype) if op == "sum" else 1
-                    out[name] = np.full(len(lengths), values[0]) * times
+                    out[name] = lengths.astype(values.dtype) * values[0]
                 else:
                     assert grouped is None  # (values per run are reduced per segment)
                     out[name] = ufuncs[op].reduceat(values, firsts)
-        table = pl.DataFrame(out)
+        rows = pl.DataFrame({"": lengths})  # (literal columns take its height)
+        table = rows.with_columns(_column(n, v) for n, v in out.items()).drop("")
         return pl.concat([groups, table], how="horizontal") if groups.width else table
 
     def combined(self) -> list[pl.Expr]:
