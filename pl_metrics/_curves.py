@@ -703,10 +703,10 @@ def _top_k_run_columns(cols: Columns, k: int, replaces: IdsHook) -> RunColumns:
     score, keys = cols.score, [*cols.by, cols.id]
 
     def over_runs(
-        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray
+        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray, codes: _kernel.ClassCodes
     ) -> dict[str, PerRun] | None:
-        scores, codes = df[score], _kernel.ClassCodes.of(df[cols.cls])
-        if codes is None or scores.null_count():
+        scores = df[score]
+        if scores.null_count():
             return None
         if scores.dtype.is_float() and scores.is_nan().any():
             return None

@@ -200,7 +200,7 @@ def _run_columns(score: pl.Expr, p_true: pl.Expr, zero_row: pl.Expr) -> RunColum
     """
 
     def over_runs(
-        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray
+        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray, classes: _kernel.ClassCodes
     ) -> dict[str, np.ndarray] | None:
         scores = df[_SCORE]
         if scores.null_count():

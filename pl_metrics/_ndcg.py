@@ -119,7 +119,7 @@ def _run_columns(cols: Columns, k: int | None, replaces: IdsHook, *, checked: bo
     schema = pl.Schema({_DCG: pl.Float64, _IDEAL: pl.Float64})
 
     def over_runs(
-        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray
+        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray, classes: _kernel.ClassCodes
     ) -> dict[str, np.ndarray] | None:
         if not _kernel_reads(df[SCORE], checked=checked):
             return None

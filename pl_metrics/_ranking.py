@@ -277,7 +277,7 @@ def _run_columns(cols: Columns, replaces: IdsHook, *, checked: bool) -> RunColum
     sums = pl.Schema(dict.fromkeys(_SUMS, pl.Float64))
 
     def over_runs(
-        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray
+        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray, classes: _kernel.ClassCodes
     ) -> dict[str, np.ndarray] | None:
         if not _kernel_reads(df[SCORE], checked=checked):
             return None

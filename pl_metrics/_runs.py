@@ -72,9 +72,10 @@ class RunColumns:
     inputs: list[pl.Expr]
     #: The per-id columns it gives.
     schema: pl.Schema
-    #: ``(rows, runs, truth) -> {column: value per run}``, for the ``schema``'s columns and
-    #: the ``aggregations``; None where the kernel cannot count these rows (NaN scores, say).
-    over_runs: Callable[[pl.DataFrame, IdRuns, np.ndarray], Mapping[str, PerRun] | None]
+    #: ``(rows, runs, truth, classes) -> {column: value per run}``, for the ``schema``'s
+    #: columns and the ``aggregations``; None where the kernel cannot count these rows (NaN
+    #: scores, say). ``classes``: the rows' `ClassCodes`, found once for every kernel.
+    over_runs: Callable[[pl.DataFrame, IdRuns, np.ndarray, ClassCodes], Mapping[str, PerRun] | None]
     #: ``rows -> (by..., id, columns...)`` for any rows (ids need not be contiguous); ids
     #: left out get zeros. None when the ``schema`` is empty.
     over_rows: Callable[[pl.DataFrame], pl.DataFrame] | None = None
@@ -486,7 +487,8 @@ def _counted(
     extra_values: dict[str, PerRun] = {}
     per_kind: dict[str, Callable[[], PerRun]] = {}
     for extra in run_columns:
-        counted_of = extra.over_runs(df, runs, truth)
+        assert codes is not None  # (the counts above read them)
+        counted_of = extra.over_runs(df, runs, truth, codes)
         if counted_of is None:
             return None
         values_of = dict(counted_of)

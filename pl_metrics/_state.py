@@ -44,6 +44,7 @@ from pl_metrics._frame import (
     sorted_within,
 )
 from pl_metrics._kernel import (
+    ClassCodes,
     IdRuns,
     contiguous_runs,
     falling_in_key_order,
@@ -711,12 +712,13 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
     per_id, counted_classes, groups, curves = None, None, None, None
     reads_rows = True  # whether polars aggregates some table from the rows
     run_columns = [p.run_columns for p in parts if p.run_columns is not None]
+    weights = None
     if in_memory and cols.weight is not None and kernel_available():
         weights = _weight_run_columns(cols)
-        kinds = count_kinds(id_exprs, _count_templates(cols, [*run_columns, weights]))
-        if kinds and set(kinds.values()) & set(weights.templates()):  # (read: counted)
-            run_columns.append(weights)
-    kinds = count_kinds(id_exprs, _count_templates(cols, run_columns))
+    candidates = run_columns if weights is None else [*run_columns, weights]
+    kinds = count_kinds(id_exprs, _count_templates(cols, candidates))
+    if weights is not None and kinds and set(kinds.values()) & set(weights.templates()):
+        run_columns.append(weights)  # (counted only where some per-id column reads it)
     extends = [f for p in parts for f in p.extend_ids]
     if isinstance(frame, pl.DataFrame) and kernel_available() and not prepared and kinds:
         # Counts only (the usual report): one pass of the kernel over the id runs, which
@@ -852,7 +854,7 @@ def _weight_run_columns(cols: Columns) -> RunColumns:
     }
 
     def over_runs(
-        df: pl.DataFrame, runs: IdRuns, truth: np.ndarray
+        df: pl.DataFrame, runs: IdRuns, truth: np.ndarray, classes: ClassCodes
     ) -> dict[str, np.ndarray] | None:
         weights, starts = df[_RUN_WEIGHT], runs.starts
         n_runs = len(starts) - 1

@@ -251,7 +251,7 @@ def _run_columns(pred: pl.Expr, aggregations: list[pl.Expr]) -> RunColumns:
     names = [e.meta.output_name() for e in aggregations]
 
     def over_runs(
-        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray
+        df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray, classes: _kernel.ClassCodes
     ) -> dict[str, np.ndarray] | None:
         column = df[_RUN_PRED]
         if column.null_count():  # (unchecked nulls: polars leaves them out of its sums)
