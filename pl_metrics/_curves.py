@@ -32,6 +32,7 @@ from pl_metrics._frame import (
     ordered_sum,
     raise_on_problems,
     sorted_within,
+    true_class_checks,
     unit_scale,
 )
 from pl_metrics._ranking import N_AT, P_AT, SCORE, P, R, ranked_scores
@@ -319,18 +320,11 @@ class _Curves(Family):
             parts.extend_ids.append(hits)
             if in_memory and _kernel.available():
                 parts.run_columns = _top_k_run_columns(cols, opts.k or 1, hits)
-            parts.id_checks += [
-                (
-                    Problem(
-                        "true_count",
-                        cols.truth,
-                        "ids",
-                        "do not have exactly one true class",
-                        needed_by=("top_k_accuracy",),
-                    ),
-                    (cols.truth_expr.sum() != 1).cast(pl.Int64),
-                )
-            ]
+            parts.id_checks += true_class_checks(
+                cols,
+                ("top_k_accuracy",),
+                "lrap and ndcg rank ids with several true classes",
+            )
             w = pl.col(_W)
             parts.group_exprs += [
                 ordered_sum(w * pl.col(_TOPK_HIT)).alias(_TOPK_SUM),

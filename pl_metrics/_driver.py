@@ -569,7 +569,7 @@ def _class_values(chunks: Sequence[ClassChunk], spec: Spec) -> pl.DataFrame:
         if bad.height:
             raise MetricsInputError(
                 f"column {cols.cls!r}: {bad.height:,} groups have ids that lack whole sets of "
-                "classes (ragged input); pass ragged='allow' to rank each id over its rows",
+                "classes (ragged input); pass ragged='allow' to use the rows present",
                 problem="ragged",
             )
     if "roc_auc" in spec.metrics and opts.undefined == "error":  # after the data checks

@@ -753,6 +753,41 @@ def id_problems(cols: Columns, *, count_duplicates: bool) -> list[tuple[Problem,
     return checks
 
 
+def true_class_checks(
+    cols: Columns, needed_by: Sequence[str] = (), several_hint: str = ""
+) -> list[tuple[Problem, pl.Expr]]:
+    """The single-label metrics' check that each id has one true class: none and several apart.
+
+    ``several_hint``: what to use instead for several true classes per id (multi-label).
+    """
+    positives = cols.truth_expr.sum()
+    return [
+        (
+            Problem(
+                "no_true_class",
+                cols.truth,
+                "ids",
+                "have no true class",
+                "each id needs exactly one: drop those ids, or check that their true class "
+                "has a row",
+                needed_by=tuple(needed_by),
+            ),
+            (positives == 0).cast(pl.Int64),
+        ),
+        (
+            Problem(
+                "several_true_classes",
+                cols.truth,
+                "ids",
+                "have more than one true class",
+                several_hint,
+                needed_by=tuple(needed_by),
+            ),
+            (positives > 1).cast(pl.Int64),
+        ),
+    ]
+
+
 def ordered_sum(expr: pl.Expr) -> pl.Expr:
     """The sum of ``expr`` added in the order of the rows: the same bits on every run.
 

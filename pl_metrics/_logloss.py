@@ -22,6 +22,7 @@ from pl_metrics._frame import (
     aggregate,
     checked_options,
     ordered_sum,
+    true_class_checks,
 )
 from pl_metrics._report import report
 from pl_metrics._runs import RunColumns, true_rows
@@ -42,6 +43,8 @@ _KEY = f"{INTERNAL}key"
 _CLASS_WEIGHT = f"{INTERNAL}class_weight"
 _ZERO_ROW = f"{INTERNAL}zero_row"
 _SCORE = f"{INTERNAL}ll_score"  # the kernel's input
+#: What to give instead of scores that are not probabilities.
+_PROBABILITIES = "a softmax of each id's scores, say"
 
 
 class _LogLoss(Family):
@@ -56,20 +59,20 @@ class _LogLoss(Family):
         parts = Parts(
             id_exprs=[p_true, cols.weight_expr.first().alias(_W)],
             id_checks=[
-                (
-                    Problem(
-                        "true_count",
-                        cols.truth,
-                        "ids",
-                        "do not have exactly one true class",
-                        "for several true classes per id (multi-label), binary_log_loss scores "
-                        "each class on its own",
-                        needed_by=tuple(metrics),
-                    ),
-                    (truth.sum() != 1).cast(pl.Int64),
+                *true_class_checks(
+                    cols,
+                    metrics,
+                    "for several true classes per id (multi-label), binary_log_loss scores "
+                    "each class on its own",
                 ),
                 (
-                    Problem("negative", cols.score, "rows", "have a negative probability"),
+                    Problem(
+                        "negative",
+                        cols.score,
+                        "rows",
+                        "have a negative probability",
+                        f"log losses take probabilities: {_PROBABILITIES}",
+                    ),
                     (score < 0).sum().cast(pl.Int64),
                 ),
                 (
@@ -95,7 +98,7 @@ class _LogLoss(Family):
                         cols.score,
                         "rows",
                         "have a probability above 1",
-                        "log_loss takes probabilities: a softmax of each id's scores, say",
+                        f"log_loss takes probabilities: {_PROBABILITIES}",
                     ),
                     (score > 1).sum().cast(pl.Int64),
                 )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
@@ -264,10 +265,10 @@ def per_id_and_classes(
     (which ``class_exprs`` compute in polars).
 
     ``kinds`` (from `count_kinds`) says what each per-id column counts: ``rows``,
-    ``positives``, ``not_one_positive``, ``class_hash``, ``unit_weight``, ``zero``, or a
-    `RunColumns`' aggregation (``run:<name>``). The other columns of the ``run_columns``
-    are added to the per-id table. ``runs``: the id runs of ``rows``, when the caller found
-    them already (see `pl_metrics._kernel.contiguous_runs`).
+    ``positives``, ``no_positive``, ``several_positives``, ``class_hash``, ``unit_weight``,
+    ``zero``, or a `RunColumns`' aggregation (``run:<name>``). The other columns of the
+    ``run_columns`` are added to the per-id table. ``runs``: the id runs of ``rows``, when
+    the caller found them already (see `pl_metrics._kernel.contiguous_runs`).
 
     ``group_exprs``: when the per-id table is wanted only reduced by ``by`` with these,
     and they are `Reductions`, the groups' partial reductions come instead of the table.
@@ -509,7 +510,8 @@ def _counted(
         "rows": lambda: np.diff(starts),
         "positives": lambda: counted(positives),
         "class_hash": lambda: counted(hashes),
-        "not_one_positive": lambda: (counted(positives) != 1).astype(np.int64),
+        "no_positive": lambda: (counted(positives) == 0).astype(np.int64),
+        "several_positives": lambda: (counted(positives) > 1).astype(np.int64),
     }
     return _made_tables(
         runs,
@@ -653,6 +655,7 @@ def _counted_in_blocks(
         # (A run of several key rows: an id repeated next to itself, a duplicate.)
         return per_key if len(starts) - 1 == len(per_key) else np.add.reduceat(per_key, starts[:-1])
 
+    @cache  # (read by two checks)
     def positives() -> np.ndarray:
         return np.concatenate(
             [
@@ -665,7 +668,8 @@ def _counted_in_blocks(
         "rows": lambda: per_run(np.repeat(n_classes, n_ids)),
         "positives": lambda: per_run(positives()),
         "class_hash": lambda: per_run(np.repeat(section_hash, n_ids)),
-        "not_one_positive": lambda: (per_run(positives()) != 1).astype(np.int64),
+        "no_positive": lambda: (per_run(positives()) == 0).astype(np.int64),
+        "several_positives": lambda: (per_run(positives()) > 1).astype(np.int64),
     }
     per_class = None
     if class_rows is not None:

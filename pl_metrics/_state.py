@@ -42,6 +42,7 @@ from pl_metrics._frame import (
     shown,
     skip_passing,
     sorted_within,
+    true_class_checks,
 )
 from pl_metrics._kernel import (
     ClassCodes,
@@ -821,8 +822,13 @@ def _count_templates(cols: Columns, run_columns: Sequence[RunColumns]) -> dict[s
     templates = {
         "rows": pl.len(),
         "positives": cols.truth_expr.sum().cast(pl.Int64),
-        # (The single-label families' check: ids without exactly one true class.)
-        "not_one_positive": (cols.truth_expr.sum() != 1).cast(pl.Int64),
+        # (The single-label families' checks: ids without a true class, or with several.)
+        **{
+            kind: expr
+            for kind, (_, expr) in zip(
+                ("no_positive", "several_positives"), true_class_checks(cols), strict=True
+            )
+        },
         "class_hash": cols.class_hash.sum(),
     }
     if cols.weight is None:
@@ -908,7 +914,8 @@ def _class_set_checks(
         cols.cls,
         "(id, class) rows",
         "are missing: some ids lack a class that other ids of their group have (ragged input)",
-        "pass ragged='allow' to rank each id over the rows it has",
+        "pass ragged='allow' to use the rows present (a missing cell is neither a positive "
+        "nor a negative)",
     )
     mixed = Problem(
         "class_sets",

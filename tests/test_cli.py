@@ -118,7 +118,12 @@ def test_user_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: 
     cases.append((argv, "pass --skip-undefined to leave them out"))
     ragged = tmp_path / "ragged.parquet"
     pl.read_parquet(DATA).slice(1).write_parquet(ragged)
-    cases.append((["score", str(ragged), "--by", "model,fold"], "pass --allow-ragged to rank"))
+    cases.append(
+        (
+            ["score", str(ragged), "--by", "model,fold"],
+            "pass --allow-ragged to use the rows present",
+        )
+    )
     for argv, message in cases:
         assert main(argv) == 2
         err = capsys.readouterr().err

@@ -226,8 +226,13 @@ def test_top_k_string_classes_follow_label_order() -> None:
         == 0.0
     )
     assert top_k_accuracy_score(["a"], [[0.5, 0.5, 0.1]], k=1, labels=["a", "b", "c"]) == 0.0
-    with pytest.raises(pl_metrics.MetricsInputError, match="exactly one true class"):
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"1 id has more than one true class; .*lrap and ndcg rank ids",
+    ):
         pl_metrics.top_k_accuracy(df.with_columns(truth=pl.lit(True)))
+    with pytest.raises(pl_metrics.MetricsInputError, match="1 id has no true class"):
+        pl_metrics.top_k_accuracy(df.with_columns(truth=pl.lit(False)))
 
 
 def test_top_k_enum_classes_follow_their_declared_order() -> None:

@@ -115,7 +115,8 @@ def test_a_report_names_the_metrics_that_check_a_problem() -> None:
     with pytest.raises(
         pl_metrics.MetricsInputError,
         match=r"one true class; checked for log_loss, top_k_accuracy; for several true classes"
-        r" per id \(multi-label\), binary_log_loss scores each class on its own$",
+        r" per id \(multi-label\), binary_log_loss scores each class on its own; lrap and ndcg"
+        r" rank ids with several true classes$",
     ):
         pl_metrics.report(two_true, ["lrap", "log_loss", "f1", "top_k_accuracy"])
     above = df.with_columns(score=pl.col("score") * 2)
@@ -132,11 +133,16 @@ def test_log_loss_errors() -> None:
     two_true = df.with_columns(truth=pl.when(pl.col("id") == 0).then(True).otherwise("truth"))
     with pytest.raises(
         pl_metrics.MetricsInputError,
-        match="column 'truth': 1 id does not have exactly one true class",
+        match="column 'truth': 1 id has more than one true class; checked for log_loss; for "
+        "several true classes per id",
     ):
         pl_metrics.log_loss(two_true)
     no_true = df.with_columns(truth=pl.when(pl.col("id") < 2).then(False).otherwise("truth"))
-    with pytest.raises(pl_metrics.MetricsInputError, match="2 ids do not have exactly one"):
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match="column 'truth': 2 ids have no true class; checked for weighted_log_loss; each id "
+        "needs exactly one",
+    ):
         pl_metrics.weighted_log_loss(no_true.lazy()).collect()
     negative = df.with_columns(score=pl.when(pl.col("id") == 1).then(-0.1).otherwise("score"))
     with pytest.raises(pl_metrics.MetricsInputError, match="2 rows have a negative probability"):
