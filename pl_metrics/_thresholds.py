@@ -191,7 +191,9 @@ class _Thresholds(Family):
         assert curves is not None
         keys = [*cols.by, cols.cls]
         if metric == "threshold_sweep":
-            grid = opts.thresholds or tuple(np.linspace(0.0, 1.0, 101).tolist())
+            # k / 100, not linspace's k * 0.01: 0.57 is the float a user types, not the one
+            # just above it (which leaves a score of 0.57 out).
+            grid = opts.thresholds or tuple((np.arange(101) / 100).tolist())
             thresholds = pl.LazyFrame({_T: list(grid)}, schema={_T: pl.Float64}).unique()
             counts = _at_thresholds(cumulated(curves, keys), thresholds, keys, cols)
             return counts.select(*keys, _T, _value(opts).alias("value")).sort([*keys, _T])
@@ -534,8 +536,8 @@ def threshold_sweep(
         ``balanced_accuracy``, ``balanced_f1``, ``mfif``, ``fbeta``, ``jaccard``,
         ``specificity`` or ``matthews_corrcoef``.
     thresholds
-        The thresholds (a number or a sequence); default 101 from 0 to 1
-        (``np.linspace(0, 1, 101)``).
+        The thresholds (a number or a sequence); default 0, 0.01, ..., 1 (``np.arange(101) /
+        100``: each the float that its decimal names, as ``threshold=0.57`` in `f1`).
     zero_division, beta
         As in `f1` and `fbeta`.
 

@@ -99,6 +99,19 @@ def test_sweep_equals_the_metric_at_each_threshold() -> None:
             np.testing.assert_allclose(got["value"], want[metric], rtol=1e-12)
 
 
+def test_the_default_grid_is_the_thresholds_a_user_types() -> None:
+    # linspace(0, 1, 101) has 0.5700000000000001 where the user reads and types 0.57: a score
+    # of 0.57 was below its threshold in the sweep and at it in `f1(threshold=0.57)`.
+    rng = np.random.default_rng(4)
+    df = pl_metrics.from_numpy(rng.random((400, 3)) < 0.4, np.round(rng.random((400, 3)), 2))
+    sweep = pl_metrics.threshold_sweep(df, "f1")
+    assert sweep["threshold"].unique().sort().to_list() == [k / 100 for k in range(101)]
+    for threshold in (0.35, 0.57, 0.58, 0.7, 0.95):
+        want = pl_metrics.f1(df, threshold=threshold, average=None)["f1"]
+        got = sweep.filter(pl.col("threshold") == threshold)["value"]
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 def test_a_threshold_table_applies_per_class_and_group() -> None:
     rng = np.random.default_rng(2)
     parts = []
