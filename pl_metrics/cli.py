@@ -863,9 +863,8 @@ def _run_curves(args: argparse.Namespace) -> None:
     )
     keys, metric = [*by, args.class_col], _CURVE_METRICS[args.kind]
     table = thinned(exact, keys, args.max_points, metric) if whole else exact
-    # The table first (a plot refused still leaves it); with --plot, only into -o's file or
-    # in an asked --format: tens of thousands of points on the terminal bury the plot's name.
-    if args.output is not None or not args.plot or args.format_given:
+
+    def write_table() -> None:
         _write(table, args.format, args.output, digits=None)
         # A curve has a point per distinct score: unrounded scores give a row per input row.
         many = table.height > _MANY_POINTS and args.kind != "calibration"
@@ -874,20 +873,32 @@ def _run_curves(args: argparse.Namespace) -> None:
                 f"note: the table has {table.height:,} points, one per distinct score of "
                 "each class; --max-points N keeps at most N a class"
             )
-    if args.plot:
-        from pl_metrics import plot
 
-        draw = {"roc": plot.roc_curves, "pr": plot.pr_curves, "calibration": plot.reliability}
-        most = MAX_CLASS_PANELS if args.max_classes is None else args.max_classes
-        figure = draw[args.kind](exact, class_col=args.class_col, group_cols=by, max_classes=most)
-        figure.savefig(args.plot)
-        classes = exact[args.class_col].n_unique()
-        series = exact.select(by).n_unique() if by else 1
-        drawn = plot.drawn_classes(args.kind, classes, series, most)
-        if drawn < classes:
-            _say(f"warning: the plot shows {drawn} of the {classes} classes (--max-classes N)")
-        if not args.output and not args.format_given and not args.quiet:
-            _say(f"saved the plot to {args.plot}; -o FILE writes the table of points too")
+    # With --plot, the table goes only into -o's file or in an asked --format: tens of
+    # thousands of points on the terminal bury the plot's name. A file is written first (a
+    # plot refused still leaves it); the terminal's table only once the plot is drawn, so
+    # that a refused plot prints no table under a failing exit status.
+    if args.output is not None:
+        write_table()
+    if not args.plot:
+        if args.output is None:
+            write_table()
+        return
+    from pl_metrics import plot
+
+    draw = {"roc": plot.roc_curves, "pr": plot.pr_curves, "calibration": plot.reliability}
+    most = MAX_CLASS_PANELS if args.max_classes is None else args.max_classes
+    figure = draw[args.kind](exact, class_col=args.class_col, group_cols=by, max_classes=most)
+    if args.output is None and args.format_given:
+        write_table()
+    figure.savefig(args.plot)
+    classes = exact[args.class_col].n_unique()
+    series = exact.select(by).n_unique() if by else 1
+    drawn = plot.drawn_classes(args.kind, classes, series, most)
+    if drawn < classes:
+        _say(f"warning: the plot shows {drawn} of the {classes} classes (--max-classes N)")
+    if not args.output and not args.format_given and not args.quiet:
+        _say(f"saved the plot to {args.plot}; -o FILE writes the table of points too")
 
 
 def _run_score(args: argparse.Namespace) -> None:

@@ -1003,6 +1003,11 @@ def test_a_refused_curve_plot_still_writes_the_table(
     assert "table.filter" not in err
     assert pl.read_csv(table).height > 0
     assert not picture.exists()
+    # On the terminal, no table under the failing status: the plot is refused first.
+    assert main([*argv[:-2], "--plot", str(picture), "--format", "csv"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "too many" in err
 
 
 @pytest.mark.parametrize("option", ["-o", "--plot"])
