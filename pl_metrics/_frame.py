@@ -92,7 +92,11 @@ class MetricsInputError(ValueError):
 
 
 class UnknownOptionError(MetricsInputError, TypeError):
-    """An option that the function does not take: a TypeError too, as Python's own."""
+    """An option that the function does not take: a TypeError too, as Python's own.
+
+    Also an option that none of a report's metrics takes (``threshold`` for ``lrap``), or
+    ``weight_col`` for metrics that take no weights: the same mistake as in their own call.
+    """
 
 
 _P = ParamSpec("_P")

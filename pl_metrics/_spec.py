@@ -21,6 +21,7 @@ from pl_metrics._frame import (
     Columns,
     MetricsInputError,
     Ragged,
+    UnknownOptionError,
     check_beta,
     check_eps,
     check_option,
@@ -418,6 +419,10 @@ def metric_list(metrics: str | Sequence[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
+#: The `MetricsInputError.problem` of an option that none of a report's metrics takes.
+UNUSED_OPTION: Final = "unused_option"
+
+
 def _check_metric_options(
     entries: Sequence[MetricInfo], opts: Options, given: Mapping[str, object]
 ) -> None:
@@ -425,9 +430,10 @@ def _check_metric_options(
     names = [e.name for e in entries]
     for option in METRIC_OPTIONS:
         if given.get(option) is not None and not any(option in e.options for e in entries):
-            raise MetricsInputError(
+            raise UnknownOptionError(
                 f"option {option!r} is not used by {', '.join(names)}; the metrics that take "
-                f"it: {', '.join(_takers(option))}"
+                f"it: {', '.join(_takers(option))}",
+                problem=UNUSED_OPTION,
             )
     tuning = [e.name for e in entries if "metric" in e.options]
     if tuning:
@@ -437,19 +443,21 @@ def _check_metric_options(
         for option in ("zero_division", "beta"):
             direct = any(option in e.options for e in entries if "metric" not in e.options)
             if given.get(option) is not None and option not in inner.options and not direct:
-                raise MetricsInputError(
+                raise UnknownOptionError(
                     f"option {option!r} is not used by {opts.metric} (option 'metric' of "
                     f"{tuning[0]}); the metrics that take it: "
-                    f"{', '.join(m for m in sweepable() if option in METRICS[m].options)}"
+                    f"{', '.join(m for m in sweepable() if option in METRICS[m].options)}",
+                    problem=UNUSED_OPTION,
                 )
     unweighted = [e.name for e in entries if not e.weights]
     if given.get("weight_col") is not None and unweighted:
         # Their values would be those of weighted counts, which nothing defines: refused
         # rather than silently different from their own calls.
-        raise MetricsInputError(
+        raise UnknownOptionError(
             f"option 'weight_col': {', '.join(unweighted)} "
             f"{'take' if len(unweighted) > 1 else 'takes'} no weights; compute "
-            f"{'them' if len(unweighted) > 1 else 'it'} in a report without weight_col"
+            f"{'them' if len(unweighted) > 1 else 'it'} in a report without weight_col",
+            problem=UNUSED_OPTION,
         )
     if opts.average != _DEFAULTS.average:
         for entry in entries:

@@ -31,7 +31,7 @@ from pl_metrics._io import (
     scan_files,
 )
 from pl_metrics._registry import info, metric_names, sweepable
-from pl_metrics._spec import Options, make_options
+from pl_metrics._spec import UNUSED_OPTION, Options, make_options
 from pl_metrics.dask import ChunkError
 from pl_metrics.plot import MAX_CLASS_PANELS
 
@@ -975,17 +975,24 @@ def _run(args: argparse.Namespace) -> int:
             traceback.print_exc()
         _say("interrupted")
         return 130
-    except UnknownOptionError as error:  # the command line passed a keyword it should not
-        return _internal_error(error, args)
+    except UnknownOptionError as error:
+        if error.problem != UNUSED_OPTION:  # the command line passed a keyword it should not
+            return _internal_error(error, args)
+        return _user_error(error, args)  # a flag that none of the metrics asked for takes
     except _USER_ERRORS as error:
-        if args.traceback:  # shown, with the status of bad input all the same
-            traceback.print_exc()
-            return 2
-        _say(f"error: {_user_message(error, args) or type(error).__name__}")
-        return 2
+        return _user_error(error, args)
     except (Exception, pl.exceptions.PanicException) as error:
         return _internal_error(error, args)
     return 0
+
+
+def _user_error(error: Exception, args: argparse.Namespace) -> int:
+    """Bad input: one line (status 2), or the traceback with --traceback."""
+    if args.traceback:  # shown, with the status of bad input all the same
+        traceback.print_exception(error)
+        return 2
+    _say(f"error: {_user_message(error, args) or type(error).__name__}")
+    return 2
 
 
 def _internal_error(error: BaseException, args: argparse.Namespace) -> int:

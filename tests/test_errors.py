@@ -698,6 +698,17 @@ def test_an_option_of_other_metrics_is_named_as_report_names_it(good: pl.DataFra
         r"\(the metrics that take it: threshold_sweep\)$",
     ):
         pl_metrics.f1(good, thresholds=0.3)  # type: ignore[call-arg]
+    # The same mistake in a report or `score()`: the same class of error (a TypeError).
+    weighted = good.with_columns(w=pl.lit(1.0))
+    for call in (pl_metrics.report, pl_metrics.score):
+        with pytest.raises(
+            pl_metrics.UnknownOptionError, match=r"^option 'threshold' is not used by lrap; "
+        ):
+            call(good, ["lrap"], threshold=0.3)
+        with pytest.raises(TypeError, match=r"^option 'weight_col' is not used by padded_cmap"):
+            call(weighted, ["padded_cmap"], weight_col="w")
+        with pytest.raises(TypeError, match=r"^option 'weight_col': padded_cmap takes no weights"):
+            call(weighted, ["lrap", "padded_cmap"], weight_col="w")
     # Not any close name: average= is no slip for 'ragged'.
     with pytest.raises(
         pl_metrics.UnknownOptionError,
