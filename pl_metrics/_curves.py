@@ -27,6 +27,7 @@ from pl_metrics._frame import (
     Ragged,
     aggregate,
     checked_options,
+    first_named,
     is_categorical,
     ordered_mean,
     ordered_sum,
@@ -448,8 +449,8 @@ def _with_undefined(
         quote = "'" if dtype == pl.String or is_categorical(dtype) else ""  # class=0, class='a'
         named = pl.concat_str(pl.lit(f"{cols.cls}={quote}"), cls, pl.lit(quote))
         # The first classes in order, the same on every run.
-        first = named.filter(undefined).sort_by(pl.col(cols.cls).filter(undefined)).head(3)
-        exprs.append(first.str.join(", ").alias(problem.examples_name))
+        first = named.filter(undefined).sort_by(pl.col(cols.cls).filter(undefined))
+        exprs.append(first_named(first).alias(problem.examples_name))
     counts = aggregate(values, keys, exprs)
     return (
         out.join(counts, on=keys, how="left", nulls_equal=True)

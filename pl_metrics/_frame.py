@@ -928,6 +928,12 @@ def raise_on_problems(
     return checked.drop([*names, *examples, N_IDS], strict=False)
 
 
+def first_named(names: pl.Expr) -> pl.Expr:
+    """An examples column of a `Problem`: the first three ``names`` (sorted), ``...`` if more."""
+    more = pl.when(names.len() > 3).then(pl.lit(", ...")).otherwise(pl.lit(""))
+    return pl.concat_str(names.head(3).str.join(", "), more)
+
+
 def _where(
     bad: pl.DataFrame, by: Sequence[str], shown: Sequence[str], *, counts_groups: bool = False
 ) -> str:

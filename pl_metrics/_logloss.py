@@ -21,6 +21,7 @@ from pl_metrics._frame import (
     Ragged,
     aggregate,
     checked_options,
+    first_named,
     ordered_sum,
     true_class_checks,
 )
@@ -146,7 +147,7 @@ class _LogLoss(Family):
         )
 
         def counted(unmatched: pl.LazyFrame) -> pl.LazyFrame:  # how many, and the first three
-            first = pl.col(_KEY).sort().head(3).str.join(", ")
+            first = first_named(pl.col(_KEY).sort())
             return unmatched.select(pl.len().cast(pl.Int64), first)
 
         sides = {  # classes of the table without a weight, and weights of no class

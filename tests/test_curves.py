@@ -130,6 +130,18 @@ def test_undefined_roc_auc_is_an_error_naming_the_class() -> None:
     assert pl_metrics.roc_auc(df, undefined="skip").item() == 0.5
 
 
+def test_undefined_roc_auc_names_three_classes_and_says_there_are_more() -> None:
+    truth = np.zeros((10, 5), dtype=bool)
+    truth[:5, 4] = True
+    df = long_table(truth, np.random.default_rng(0).random((10, 5)))
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'class': 4 classes .* undefined there \(class=0, class=1, class=2, "
+        r"\.\.\.\); pass",
+    ):
+        pl_metrics.roc_auc(df)
+
+
 @pytest.mark.parametrize("by", [None, "g"])
 def test_undefined_roc_auc_message_is_one_on_every_path(by: str | None, tmp_path: Path) -> None:
     """Classes k3-k5 have no positives in either group: every path names the same count and

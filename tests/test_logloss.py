@@ -169,6 +169,14 @@ def test_class_weights_must_match_classes() -> None:
         pl_metrics.MetricsInputError, match=r"1 class of option 'class_weights' is not.*\(C\)$"
     ):
         pl_metrics.weighted_log_loss(df, class_weights={"A": 1.0, "B": 1.0, "C": 2.0})
+    # The first three named, and a sign that the count has more.
+    extra = {"A": 1.0, "B": 1.0, **{k: 2.0 for k in "CDEF"}}
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"4 classes of option 'class_weights' are not in the "
+        r"table \(C, D, E, \.\.\.\)$",
+    ):
+        pl_metrics.weighted_log_loss(df, class_weights=extra)
     # Counted once for the whole table, not once per group: two groups lack the same class.
     twice = pl.concat([df.with_columns(model=pl.lit(m)) for m in ("m1", "m2")])
     with pytest.raises(
