@@ -110,6 +110,15 @@ def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOpt
     # (Imported here: the registry imports this module.)
     from pl_metrics._registry import METRICS
 
+    if function.startswith("expr."):  # an expression's inputs are named without "_col"
+        metric = METRICS.get(function.removeprefix("expr."))
+        close = did_you_mean(name.removesuffix("_col"), known, n=1)
+        if not close and metric is not None and name in metric.options:
+            close = f"pl_metrics.{metric.name} takes it, on a whole table"
+        return UnknownOptionError(
+            f"{function}: unknown option {name!r}{f'; {close}' if close else ''}",
+            problem="unknown_option",
+        )
     takers = [m for m, entry in METRICS.items() if name in entry.options]
     # An option of other metrics is rarely a slip: only a near name (f1(thresholds=)), not
     # any close one (lrap(average=): not "did you mean 'ragged'?").
@@ -141,12 +150,15 @@ def checked_options(function: Callable[_P, _R]) -> Callable[_P, _R]:
         raise TypeError(f"{function.__name__} takes **kwargs: check them in its body")
     known = frozenset(p.name for p in parameters)
     options = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]  # (what to suggest)
+    # (`pl_metrics.expr`'s functions have the names of metrics, and options of their own.)
+    expression = function.__module__ == "pl_metrics.expr"
+    label = f"expr.{function.__name__}" if expression else function.__name__
 
     @functools.wraps(function)
     def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         for name in kwargs:
             if name not in known:
-                raise unknown_option(function.__name__, name, options)
+                raise unknown_option(label, name, options)
         return function(*args, **kwargs)
 
     return checked

@@ -592,7 +592,8 @@ def resolve(
         "max_fpr": max_fpr,
         "per_id": per_id or None,
         "metric": None if metric == _DEFAULTS.metric else metric,
-        "average": None if per_class or average == _DEFAULTS.average else average,
+        # (average=None is given too: values per class, which needs a metric that averages.)
+        "average": None if per_class or average == _DEFAULTS.average else repr(average),
     }
     given["k"] = k
     defaults = ("threshold", "zero_division", "beta", "eps", "padding", "undefined")

@@ -445,8 +445,12 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
     Every state must be of the same metrics, columns and options; how each was computed
     (from a DataFrame, a LazyFrame or files) does not matter.
     """
+    if isinstance(states, MetricState):  # merge_states(a): a list was meant
+        raise TypeError("merge_states: expected a list of MetricState objects, got one state")
     if not isinstance(states, Iterable):
-        raise TypeError(f"merge_states: expected MetricState objects, got {shown(states)}")
+        raise TypeError(
+            f"merge_states: expected a list of MetricState objects, got {shown(states)}"
+        )
     states = list(states)  # a generator, say
     if not states:
         raise MetricsInputError("merge_states: no states to merge")

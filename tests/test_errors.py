@@ -204,9 +204,8 @@ def test_a_misspelt_option_is_named_with_the_closest(name: str) -> None:
     with pytest.raises(TypeError) as error:
         function(*[None] * len(required), **{typo: 1})
     assert isinstance(error.value, MetricsInputError)
-    assert str(error.value) == (
-        f"{function.__name__}: unknown option {typo!r}; did you mean {meant!r}?"
-    ), name
+    label = name.removeprefix("pl_metrics.").removeprefix("dask.").removeprefix("plot.")
+    assert str(error.value) == (f"{label}: unknown option {typo!r}; did you mean {meant!r}?"), name
 
 
 def test_validate_false_skips_checks(good: pl.DataFrame) -> None:
@@ -616,8 +615,13 @@ def test_options_and_column_types_polars_cannot_take_are_named(
     for call, message in cases:
         with pytest.raises(MetricsInputError, match=message):
             call()
-    with pytest.raises(TypeError, match=r"^merge_states: expected MetricState objects, got None"):
+    with pytest.raises(TypeError, match=r"^merge_states: expected a list of MetricState objects"):
         pl_metrics.merge_states(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^merge_states: expected a list .*, got one state$"):
+        pl_metrics.merge_states(pl_metrics.state(good, "f1"))  # type: ignore[arg-type]
+    # average=None (per class) is an option too: refused where no metric averages.
+    with pytest.raises(pl_metrics.UnknownOptionError, match=r"^option 'average' is not used by"):
+        pl_metrics.report(good, ["lrap"], average=None)
     # A k beyond any number of classes takes them all, however large (no 64-bit overflow).
     rng = np.random.default_rng(0)
     one_label = pl_metrics.from_numpy(np.eye(4)[rng.integers(0, 4, 30)], rng.random((30, 4)))

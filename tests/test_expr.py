@@ -364,6 +364,19 @@ def test_expr_options_are_checked_as_the_tables_are() -> None:
         expr.binary_log_loss("score", "truth", eps=0.7)
     with pytest.raises(pl_metrics.MetricsInputError, match=r"the predictions are pred"):
         expr.f1(None, "truth", pred=pl.col("score") > 0.5, threshold=0.1)
+    # Named as the expression names its inputs, not as the table functions name theirs.
+    cases: list[tuple[Callable[[], object], str]] = [
+        (
+            lambda: expr.roc_auc("s", "t", weight_col="w"),
+            r"^expr.roc_auc: unknown option "
+            r"'weight_col'; did you mean 'weight'\?$",
+        ),
+        (lambda: expr.f1(None, "t", pred_col="p"), r"did you mean 'pred'\?$"),
+        (lambda: expr.roc_auc("s", "t", max_fpr=0.5), r"'max_fpr'; pl_metrics.roc_auc takes it"),
+    ]
+    for call, message in cases:
+        with pytest.raises(pl_metrics.UnknownOptionError, match=message):
+            call()
 
 
 @pytest.mark.parametrize("name", expr.__all__)
