@@ -592,9 +592,12 @@ def resolve(
         "max_fpr": max_fpr,
         "per_id": per_id or None,
         "metric": None if metric == _DEFAULTS.metric else metric,
-        # (average=None is given too: values per class, which needs a metric that averages.)
         "average": None if per_class or average == _DEFAULTS.average else repr(average),
     }
+    if average is None and all(e.per_class == "always" for e in entries):
+        # Values per class, as these metrics give anyway (the confusion table); elsewhere,
+        # average=None is given, and refused where no metric averages (lrap).
+        given["average"] = None
     given["k"] = k
     defaults = ("threshold", "zero_division", "beta", "eps", "padding", "undefined")
     for option in (*defaults, "n_bins", "strategy"):
