@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -282,6 +282,28 @@ def _bound(value: Any, id_type: pl.DataType) -> pl.Expr:
     return pl.lit(value).cast(id_type) if not id_type.is_numeric() else pl.lit(value)
 
 
+class _ClassSets(NamedTuple):
+    """Classes shared out between chunks (`_class_sets`)."""
+
+    classes: list[list[object]]
+    #: The rows of the largest chunk.
+    rows: int
+
+
+def _class_sets(sizes: pl.DataFrame, count: int) -> _ClassSets:
+    """``count`` sets of the classes of ``sizes`` (class, rows; largest first).
+
+    Of about equal rows: each class goes to the set with the fewest rows so far.
+    """
+    members = [list[object]() for _ in range(count)]
+    least = [(0, k) for k in range(count)]  # (rows held, chunk): a heap
+    for value, size in sizes.iter_rows():
+        held, k = heapq.heappop(least)
+        members[k].append(value)
+        heapq.heappush(least, (held + size, k))
+    return _ClassSets(members, max((held for held, _ in least), default=0))
+
+
 def class_chunks(
     lf: pl.LazyFrame,
     rows: int,
@@ -300,7 +322,8 @@ def class_chunks(
     chunk with the fewest rows so far, largest classes first. Null classes go to the first
     chunk, whose state reports them.
     """
-    count = n_chunks or max(1, math.ceil(rows * scaled(BYTES_PER_ROW_SCATTERED, width) / budget))
+    per_row = scaled(BYTES_PER_ROW_SCATTERED, width)
+    count = n_chunks or max(1, math.ceil(rows * per_row / budget))
     single = Chunks((pl.lit(True),), "class sets", rows)
     if count <= 1:
         return single
@@ -316,14 +339,23 @@ def class_chunks(
         .collect(engine="streaming")
     )
     count = min(count, sizes.height)
+    members = _class_sets(sizes, count)
+    if n_chunks is None and members.rows * per_row > budget:
+        # Whole classes make uneven chunks (10 classes in 6 chunks: some hold 2, a third
+        # more than a sixth of the rows): the fewest chunks whose largest fits, if any.
+        low, high = count + 1, sizes.height
+        while low < high:
+            middle = (low + high) // 2
+            if _class_sets(sizes, middle).rows * per_row > budget:
+                low = middle + 1
+            else:
+                high = middle
+        count = low
+        members = _class_sets(sizes, count)
     if count <= 1:
         return single
-    members = [list[object]() for _ in range(count)]
-    least = [(0, k) for k in range(count)]  # (rows held, chunk): a heap
-    for value, size in sizes.iter_rows():
-        held, k = heapq.heappop(least)
-        members[k].append(value)
-        heapq.heappush(least, (held + size, k))
-    filters = tuple(cls.is_in(pl.Series(m, dtype=sizes["class"].dtype).implode()) for m in members)
+    filters = tuple(
+        cls.is_in(pl.Series(m, dtype=sizes["class"].dtype).implode()) for m in members.classes
+    )
     filters = (filters[0] | cls.is_null(), *filters[1:])
     return Chunks(filters, "class sets", rows)

@@ -179,7 +179,10 @@ def test_wider_rows_make_more_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     wide_sets = class_chunks(
         classes, 10_000, "class", categorical=False, budget=budget, width=4 * REFERENCE_ROW
     )
-    assert len(wide_sets) == 4 * len(narrow_sets)
+    assert len(narrow_sets) == narrow_chunks  # 10 classes of 200 rows each: the budget
+    # 4x wider rows: 20 sets would hold 3 classes in some (600 rows, 1.2x the budget); the
+    # fewest whose largest fits hold 2 each.
+    assert len(wide_sets) == 25
     # score() sizes its chunks by the columns its metrics read.
     widths: list[int] = []
     planned = _driver.plan_chunks
