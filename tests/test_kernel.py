@@ -1615,3 +1615,33 @@ def test_per_id_kernels_equal_the_plan(
                 got, want = got.sort("group", "id"), want.sort("group", "id")
             # (Weighted sums over rows moved together for the kernels add in another order.)
             assert_frame_equal(got, want, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_row_codes_number_distinct_rows_as_they_first_come(
+    collide: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As polars' ordered group_by numbers them, nulls and text included; rows whose hashes
+    collide (forced here: every hash the same) are still told apart."""
+    rng = np.random.default_rng(3)
+    n = 2_000
+    df = pl.DataFrame(
+        {
+            "model": rng.choice(["a", "b", None], n),
+            "fold": pl.Series(rng.integers(0, 4, n), dtype=pl.Int8),
+            "id": rng.integers(0, 300, n),
+        }
+    )
+    listed = df.with_row_index("row").group_by(df.columns, maintain_order=True)
+    rows = listed.agg(pl.col("row"))["row"]
+    want = np.empty(n, np.int64)
+    want[rows.explode().to_numpy()] = np.repeat(np.arange(len(rows)), rows.list.len().to_numpy())
+    if collide:
+        monkeypatch.setattr(pl.DataFrame, "hash_rows", lambda self: pl.Series([0] * self.height))
+    codes, firsts = _kernel.row_codes(df)
+    np.testing.assert_array_equal(codes, want)
+    np.testing.assert_array_equal(firsts, rows.list.first().to_numpy())
+    assert not _kernel.distinct_rows(df)
+    distinct = df.unique(maintain_order=True)
+    assert _kernel.distinct_rows(distinct)
+    assert _kernel.distinct_rows(distinct.select([]).head(1))  # no columns: one (empty) key
