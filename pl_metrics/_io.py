@@ -196,7 +196,11 @@ def _widening() -> pl.ScanCastOptions:
     """Scan options that read narrower numeric types of some files as the common type."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", pl.exceptions.UnstableWarning)
-        return pl.ScanCastOptions(integer_cast=["upcast", "allow-float"], float_cast="upcast")
+        return pl.ScanCastOptions(
+            integer_cast=["upcast", "allow-float"],
+            float_cast="upcast",
+            categorical_to_string="allow",
+        )
 
 
 def printable(text: str) -> str:
@@ -502,7 +506,13 @@ def _column_sets_differ(
 
 
 def _widened(left: pl.DataType, right: pl.DataType) -> pl.DataType | None:
-    """The common type of two numeric types (as polars widens them), None for others."""
+    """The common type of two types, None if they have none.
+
+    Numeric types widen as polars widens them; text and a categorical are read as text (a
+    categorical's codes differ between files).
+    """
+    if all(dtype == pl.String or type(dtype) is pl.Categorical for dtype in (left, right)):
+        return pl.String()
     if not (left.is_numeric() and right.is_numeric()):
         return None
     both = [pl.DataFrame(schema={"x": left}), pl.DataFrame(schema={"x": right})]

@@ -73,6 +73,30 @@ def test_shards_with_wider_numeric_types_are_read_as_one(
     assert got["lrap"].item() == pytest.approx(want["lrap"].item(), rel=1e-6)
 
 
+@pytest.mark.parametrize("fmt", ["parquet", "ipc"])
+def test_text_and_categorical_shards_are_read_as_text(
+    tmp_path: Path, dump: pl.DataFrame, fmt: str
+) -> None:
+    """A key column written as text by one job and as a categorical by another: read as
+    text, as merging the files' states reads it."""
+    df = dump.with_columns(
+        model=pl.when(pl.col("id") % 2 == 0).then(pl.lit("a")).otherwise(pl.lit("b")),
+        **{"class": pl.format("c{}", pl.col("class"))},
+    )
+    parts = [df.filter(pl.col("id") < 50), df.filter(pl.col("id") >= 50)]
+    categorical = pl.col("model", "class").cast(pl.Categorical)
+    for name, part in (("a", parts[0]), ("b", parts[1].with_columns(categorical))):
+        getattr(part, f"write_{fmt}")(tmp_path / f"{name}.{fmt}")
+    schema = scan(tmp_path).collect_schema()
+    assert (schema["model"], schema["class"]) == (pl.String, pl.String)
+    metrics = ["lrap", "f1", "roc_auc"]
+    want = pl_metrics.report(df, metrics, by="model")
+    assert_frame_equal(pl_metrics.score(tmp_path, metrics, by="model"), want)
+    assert_frame_equal(
+        pl_metrics.scan(tmp_path).metrics.report(metrics, by="model").collect(), want
+    )
+
+
 def test_incompatible_types_name_the_column_and_files(tmp_path: Path, dump: pl.DataFrame) -> None:
     dump.head(100).write_parquet(tmp_path / "a.parquet")
     dump.head(100).write_parquet(tmp_path / "b.parquet")
