@@ -61,7 +61,7 @@ from pl_metrics._runs import (
     count_kinds,
     per_id_and_classes,
 )
-from pl_metrics._spec import Options, Spec
+from pl_metrics._spec import Options, Spec, Thresholds
 
 __all__ = [
     "CURVE_NEG",
@@ -596,8 +596,29 @@ def _difference(a: Spec, b: Spec) -> str:
         f for f in a.options.__dataclass_fields__ if getattr(a.options, f) != getattr(b.options, f)
     ]
     return "options: " + ", ".join(
-        f"{f} {shown(getattr(a.options, f))} vs {shown(getattr(b.options, f))}" for f in fields
+        _thresholds_difference(getattr(a.options, f), getattr(b.options, f))
+        or f"{f} {shown(getattr(a.options, f))} vs {shown(getattr(b.options, f))}"
+        for f in fields
     )
+
+
+def _thresholds_difference(a: object, b: object) -> str:
+    """Two threshold tables' first difference; "" unless both are tables.
+
+    Their reprs are too long to show, and cut short they look the same.
+    """
+    if not (isinstance(a, Thresholds) and isinstance(b, Thresholds)):
+        return ""
+    if a.keys != b.keys:
+        return f"threshold: tables keyed by {list(a.keys)} vs {list(b.keys)}"
+    tables = [dict(zip(t.rows, t.values, strict=True)) for t in (a, b)]
+    for key in dict.fromkeys([*a.rows, *b.rows]):
+        mine, theirs = (t.get(key) for t in tables)
+        if mine != theirs:
+            where = ", ".join(f"{k}={v!r}" for k, v in zip(a.keys, key, strict=True))
+            missing = " (None: no row)" if None in (mine, theirs) else ""
+            return f"threshold: at {where}, {mine} vs {theirs}{missing}"
+    return "threshold: the same rows in another order"
 
 
 def _check_key_types(states: Sequence[MetricState]) -> list[str]:

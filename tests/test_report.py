@@ -250,6 +250,20 @@ def test_merge_refuses_different_states() -> None:
         pl_metrics.merge_states([pl_metrics.state(df, "lrap"), pl_metrics.state(df, "f1")])
     with pytest.raises(pl_metrics.MetricsInputError, match="no states"):
         pl_metrics.merge_states([])
+    # Threshold tables: their first difference, which their cut-short reprs did not show.
+    table = pl.DataFrame({"class": [0, 1, 2, 3], "threshold": [0.5, 0.5, 0.5, 0.5]})
+    other = table.with_columns(threshold=pl.when(pl.col("class") == 3).then(0.3).otherwise(0.5))
+    first, rest = df.filter(pl.col("id") < 20), df.filter(pl.col("id") >= 20)
+    for rest_table, difference in ((other, "0.5 vs 0.3$"), (table.head(3), "0.5 vs None")):
+        states = [
+            pl_metrics.state(part, "f1", by="model", threshold=t)
+            for part, t in ((first, table), (rest, rest_table))
+        ]
+        with pytest.raises(
+            pl_metrics.MetricsInputError,
+            match=rf"differ in options: threshold: at class='3', {difference}",
+        ):
+            pl_metrics.merge_states(states)
 
 
 def test_states_of_equal_options_merge_however_the_options_were_made() -> None:
