@@ -888,7 +888,7 @@ def _run_curves(args: argparse.Namespace) -> None:
 
     draw = {"roc": plot.roc_curves, "pr": plot.pr_curves, "calibration": plot.reliability}
     most = MAX_CLASS_PANELS if args.max_classes is None else args.max_classes
-    figure = draw[args.kind](exact, class_col=args.class_col, group_cols=by, max_classes=most)
+    figure = draw[args.kind](exact, class_col=args.class_col, by=by, max_classes=most)
     if args.output is None and args.format_given:
         write_table()
     figure.savefig(args.plot)

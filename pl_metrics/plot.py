@@ -672,12 +672,12 @@ def roc_curves(
     table: pl.DataFrame | pl.LazyFrame,
     *,
     class_col: str = "class",
-    group_cols: Sequence[str] | None = None,
+    by: str | Sequence[str] | None = None,
     max_classes: int = MAX_CLASS_PANELS,
 ) -> Any:
     """ROC curves from a `pl_metrics.roc_curve` table, with the AUC of each line.
 
-    One line per series: the combinations of ``group_cols`` (default: the table's key
+    One line per series: the combinations of ``by`` (default: the table's key
     columns, every column except ``class_col`` and the float ones, e.g. ``model``), over
     the chance diagonal, on axes from 0 to 1. How the lines are laid out:
 
@@ -704,7 +704,7 @@ def roc_curves(
     >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     ['forest (AUC 0.999)', 'knn (AUC 1.000)', 'logreg (AUC 0.999)', 'naive_bayes (AUC 0.963)']
     """
-    return _curve_plot(table, _ROC, class_col, group_cols, max_classes, counts=False)
+    return _curve_plot(table, _ROC, class_col, by, max_classes, counts=False)
 
 
 @checked_options
@@ -713,7 +713,7 @@ def pr_curves(
     table: pl.DataFrame | pl.LazyFrame,
     *,
     class_col: str = "class",
-    group_cols: Sequence[str] | None = None,
+    by: str | Sequence[str] | None = None,
     max_classes: int = MAX_CLASS_PANELS,
 ) -> Any:
     """Precision-recall curves from a `pl_metrics.precision_recall_curve` table, as steps.
@@ -735,7 +735,7 @@ def pr_curves(
     >>> len(fig.axes), fig.axes[0].get_legend().get_texts()[3].get_text()
     (1, '3 (AP 0.997)')
     """
-    return _curve_plot(table, _PR, class_col, group_cols, max_classes, counts=False)
+    return _curve_plot(table, _PR, class_col, by, max_classes, counts=False)
 
 
 @checked_options
@@ -744,7 +744,7 @@ def reliability(
     table: pl.DataFrame | pl.LazyFrame,
     *,
     class_col: str = "class",
-    group_cols: Sequence[str] | None = None,
+    by: str | Sequence[str] | None = None,
     max_classes: int = MAX_CLASS_PANELS,
     counts: bool = True,
 ) -> Any:
@@ -769,14 +769,14 @@ def reliability(
     >>> [ax.get_ylabel() for ax in fig.axes]
     ['fraction of positives (prob_true)', 'count']
     """
-    return _curve_plot(table, _RELIABILITY, class_col, group_cols, max_classes, counts=counts)
+    return _curve_plot(table, _RELIABILITY, class_col, by, max_classes, counts=counts)
 
 
 def _curve_plot(
     table: pl.DataFrame | pl.LazyFrame,
     kind: _CurveKind,
     class_col: str,
-    group_cols: Sequence[str] | None,
+    by: str | Sequence[str] | None,
     max_classes: int,
     *,
     counts: bool,
@@ -787,7 +787,7 @@ def _curve_plot(
         raise MetricsInputError(f"option 'counts': expected True or False, got {shown(counts)}")
     class_col = column_name("class_col", class_col)
     value_cols = [kind.x, kind.y, *(["count"] if kind is _RELIABILITY else [])]
-    given_keys = None if group_cols is None else list(column_names("group_cols", group_cols))
+    given_keys = None if by is None else list(column_names("by", by))
     named = [class_col, *(given_keys or [])]
     table = _need(table, [*named, *value_cols], numeric=value_cols, labels=named)
     if given_keys is None:
@@ -795,12 +795,11 @@ def _curve_plot(
     else:
         keys = given_keys
         if class_col in keys:
-            raise MetricsInputError(f"option 'group_cols' names the class column {class_col!r}")
+            raise MetricsInputError(f"option 'by' names the class column {class_col!r}")
         points = [k for k in keys if k in (*value_cols, kind.unique)]
         if points:
             raise MetricsInputError(
-                f"option 'group_cols': {points} hold the points of each curve, not the keys "
-                "of its series"
+                f"option 'by': {points} hold the points of each curve, not the keys of its series"
             )
     if kind.unique in table.columns:
         others = _key_columns(table, [class_col, *value_cols, *kind.not_keys, *keys])
@@ -808,7 +807,7 @@ def _curve_plot(
             table,
             [*keys, class_col, kind.unique],
             "each line needs one curve: "
-            + (f"add {others} to group_cols, or " if others else "")
+            + (f"add {others} to by, or " if others else "")
             + "filter the table to one curve per series and class",
         )
     classes = sorted(table[class_col].unique().to_list(), key=_sort_key)

@@ -560,8 +560,11 @@ def test_curves_refuse_tables_they_cannot_draw(
         plot.roc_curves(roc.head(0))
     per_fold = pl_metrics.roc_curve(digits.filter(pl.col("class") == "1"), by=["model", "fold"])
     assert len(curves(plot.roc_curves(per_fold).axes[0])) == 20
-    with pytest.raises(error, match=r"add \['fold'\] to group_cols"):
-        plot.roc_curves(per_fold, group_cols=["model"])
+    with pytest.raises(error, match=r"add \['fold'\] to by"):
+        plot.roc_curves(per_fold, by=["model"])
+    # `by`, as the tables' functions name it: one column name or several.
+    one_fold = per_fold.filter(pl.col("fold") == 0).drop("fold")
+    assert len(curves(plot.roc_curves(one_fold, by="model").axes[0])) == 4
     extra = per_fold.filter(pl.col("model") == "knn", pl.col("fold") == 0)
     more = pl.concat([per_fold, extra.with_columns(pl.lit(9, pl.Int8).alias("fold"))])
     with pytest.raises(error, match=r"21 lines .* too many .* one panel .* filter the table"):
@@ -704,9 +707,9 @@ BAD_OPTIONS = [
     (plot.roc_curves, "roc", {"max_classes": 2.0}, "option 'max_classes'"),
     (plot.pr_curves, "pr", {"max_classes": True}, "option 'max_classes'"),
     (plot.roc_curves, "roc", {"class_col": None}, "option 'class_col': expected a column name"),
-    (plot.roc_curves, "roc", {"group_cols": 1}, "option 'group_cols': expected column names"),
-    (plot.roc_curves, "roc", {"group_cols": ["model", "model"]}, r"\['model'\] named more"),
-    (plot.roc_curves, "roc", {"group_cols": ["threshold"]}, "hold the points of each curve"),
+    (plot.roc_curves, "roc", {"by": 1}, "option 'by': expected column names"),
+    (plot.roc_curves, "roc", {"by": ["model", "model"]}, r"\['model'\] named more"),
+    (plot.roc_curves, "roc", {"by": ["threshold"]}, "hold the points of each curve"),
     (plot.reliability, "calibration", {"counts": "yes"}, "option 'counts': expected True or"),
     (plot.distributions, "report", {"metrics": "lrap", "bins": 0}, "option 'bins': expected a"),
     (plot.distributions, "report", {"metrics": "lrap", "bins": "auto"}, "option 'bins'"),
