@@ -206,6 +206,16 @@ def confusion(
 ) -> pl.Expr:
     """Confusion counts as a struct ``{tp, fp, fn, tn}`` (unnest it to get columns).
 
+    Parameters
+    ----------
+    score, truth, threshold, pred
+        As in `f1`.
+
+    Returns
+    -------
+    pl.Expr
+        An aggregation named ``confusion``: a struct of four Int64 counts.
+
     Examples
     --------
     >>> import polars as pl
@@ -236,7 +246,50 @@ def f1(
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """F1 ``2tp / (2tp + fp + fn)``, as `sklearn.metrics.f1_score` on a binary problem."""
+    """F1 ``2tp / (2tp + fp + fn)``, as `sklearn.metrics.f1_score` on a binary problem.
+
+    An aggregation: in a ``select`` over the whole table, or per group in
+    ``group_by(...).agg(...)`` (one class at a time: group by the class too).
+
+    Parameters
+    ----------
+    score, truth
+        Columns, by name or as expressions (truth: booleans or numbers 0/1). The
+        prediction is ``score >= threshold``; pass ``None`` as the score to give 0/1
+        predictions with ``pred``.
+    threshold
+        A number, or an expression (a threshold per row, e.g. from a join).
+    pred
+        Predictions as a column or expression of booleans or 0/1, instead of a threshold.
+    zero_division
+        The value where it divides by zero (no row predicted or truly positive): 0, 1 or
+        NaN, as scikit-learn's ``zero_division``.
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 aggregation named ``f1``. No data checks are run (an expression cannot
+        raise on data): nulls are left out and truth other than 0/1 counts as 1.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pl_metrics import expr
+    >>> df = pl.DataFrame(
+    ...     {"model": ["a", "a", "a", "b", "b", "b"], "score": [0.9, 0.8, 0.6, 0.4, 0.3, 0.2],
+    ...      "truth": [1, 0, 1, 1, 0, 0]}
+    ... )
+    >>> df.group_by("model").agg(expr.f1("score", "truth", threshold=0.35)).sort("model")
+    shape: (2, 2)
+    ┌───────┬─────┐
+    │ model ┆ f1  │
+    │ ---   ┆ --- │
+    │ str   ┆ f64 │
+    ╞═══════╪═════╡
+    │ a     ┆ 0.8 │
+    │ b     ┆ 1.0 │
+    └───────┴─────┘
+    """
     return _metric("f1", score, truth, threshold, pred, zero_division)
 
 
@@ -249,7 +302,26 @@ def precision(
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """Precision ``tp / (tp + fp)``, as `sklearn.metrics.precision_score`."""
+    """Precision ``tp / (tp + fp)``, as `sklearn.metrics.precision_score`.
+
+    Parameters
+    ----------
+    score, truth, threshold, pred, zero_division
+        As in `f1`.
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 aggregation named ``precision``, without data checks (as `f1`'s).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pl_metrics import expr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.4, 0.3, 0.2], "truth": [1, 0, 1, 1, 0, 0]})
+    >>> round(df.select(expr.precision("score", "truth", threshold=0.35)).item(), 6)
+    0.75
+    """
     return _metric("precision", score, truth, threshold, pred, zero_division)
 
 
@@ -262,7 +334,26 @@ def recall(
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """Recall ``tp / (tp + fn)``, as `sklearn.metrics.recall_score`."""
+    """Recall ``tp / (tp + fn)``, as `sklearn.metrics.recall_score`.
+
+    Parameters
+    ----------
+    score, truth, threshold, pred, zero_division
+        As in `f1`.
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 aggregation named ``recall``, without data checks (as `f1`'s).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pl_metrics import expr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.4, 0.3, 0.2], "truth": [1, 0, 1, 1, 0, 0]})
+    >>> round(df.select(expr.recall("score", "truth", threshold=0.35)).item(), 6)
+    1.0
+    """
     return _metric("recall", score, truth, threshold, pred, zero_division)
 
 
@@ -275,7 +366,26 @@ def balanced_accuracy(
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """Balanced accuracy ``(TPR + TNR) / 2`` (see `pl_metrics.balanced_accuracy`)."""
+    """Balanced accuracy ``(TPR + TNR) / 2`` (see `pl_metrics.balanced_accuracy`).
+
+    Parameters
+    ----------
+    score, truth, threshold, pred, zero_division
+        As in `f1`.
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 aggregation named ``balanced_accuracy``, without data checks (as `f1`'s).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pl_metrics import expr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.4, 0.3, 0.2], "truth": [1, 0, 1, 1, 0, 0]})
+    >>> round(df.select(expr.balanced_accuracy("score", "truth", threshold=0.35)).item(), 6)
+    0.833333
+    """
     return _metric("balanced_accuracy", score, truth, threshold, pred, zero_division)
 
 
@@ -288,7 +398,26 @@ def balanced_f1(
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """Balanced F1 ``2·TPR·TNR / (TPR + TNR)`` (see `pl_metrics.balanced_f1`)."""
+    """Balanced F1 ``2·TPR·TNR / (TPR + TNR)`` (see `pl_metrics.balanced_f1`).
+
+    Parameters
+    ----------
+    score, truth, threshold, pred, zero_division
+        As in `f1`.
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 aggregation named ``balanced_f1``, without data checks (as `f1`'s).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pl_metrics import expr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.4, 0.3, 0.2], "truth": [1, 0, 1, 1, 0, 0]})
+    >>> round(df.select(expr.balanced_f1("score", "truth", threshold=0.35)).item(), 6)
+    0.8
+    """
     return _metric("balanced_f1", score, truth, threshold, pred, zero_division)
 
 
@@ -301,7 +430,26 @@ def mfif(
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """Mean of F1 and inverted F1 (see `pl_metrics.mfif`)."""
+    """Mean of F1 and inverted F1 (see `pl_metrics.mfif`).
+
+    Parameters
+    ----------
+    score, truth, threshold, pred, zero_division
+        As in `f1`.
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 aggregation named ``mfif``, without data checks (as `f1`'s).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pl_metrics import expr
+    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.4, 0.3, 0.2], "truth": [1, 0, 1, 1, 0, 0]})
+    >>> round(df.select(expr.mfif("score", "truth", threshold=0.35)).item(), 6)
+    0.828571
+    """
     return _metric("mfif", score, truth, threshold, pred, zero_division)
 
 
@@ -391,6 +539,21 @@ def binary_log_loss(
     `sklearn.metrics.log_loss` on a binary problem (which clips at float64's epsilon),
     ``sample_weight=weight`` with a ``weight`` column. Rows with a null are left out;
     weights that sum to zero give null.
+
+    Parameters
+    ----------
+    score, truth
+        Columns, by name or as expressions: the probability of the positive class, and the
+        truth (booleans or numbers 0/1).
+    weight
+        An optional column of sample weights.
+    eps
+        The clipping bound, a number in ``[0, 0.5)``.
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 aggregation named ``binary_log_loss``, without data checks.
 
     Examples
     --------
