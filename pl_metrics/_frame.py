@@ -351,6 +351,9 @@ def check_option(name: str, value: object, allowed: Iterable[object]) -> None:
             known = value in allowed
     except Exception:  # a table or an array has no single truth value
         known = False
+    if isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
+        # Not 1 or 0.0 for True or False, which they equal: a flag is a flag.
+        known = known and not any(isinstance(a, bool) and a == value for a in allowed)
     if not known:
         words = [a for a in allowed if isinstance(a, str)]
         close = did_you_mean(value, words) if isinstance(value, str) else ""

@@ -166,6 +166,11 @@ def test_weights(good: pl.DataFrame) -> None:
 def test_options(good: pl.DataFrame) -> None:
     with pytest.raises(MetricsInputError, match=r"option 'ragged': unknown value 'sometimes'"):
         pl_metrics.lrap(good, ragged="sometimes")  # type: ignore[arg-type]
+    # Flags are True or False, as padding=True is refused as a number: not 1, nor 0.0.
+    for flag, value in (("validate", 1), ("per_id", 0.0)):
+        with pytest.raises(MetricsInputError, match=rf"^option '{flag}': unknown value {value}"):
+            pl_metrics.lrap(good, **{flag: value})
+    assert_frame_equal(pl_metrics.lrap(good, validate=np.True_), pl_metrics.lrap(good))
     with pytest.raises(MetricsInputError, match=r"scores must be numeric"):
         pl_metrics.lrap(good.with_columns(pl.col("score").cast(pl.String)))
     with pytest.raises(MetricsInputError, match=r"option 'by': 'id' is the id_col"):
