@@ -426,6 +426,17 @@ _COLUMN_KINDS: dict[str, Callable[[pl.DataType], bool]] = {
     "truth_col": lambda dtype: dtype == pl.Boolean,
     "score_col": lambda dtype: dtype.is_float(),
 }
+#: The names under which dumps often hold ids and classes (of no single type, unlike truth).
+_COLUMN_NAMES: dict[str, Callable[[str], bool]] = {
+    "id_col": lambda name: (
+        name in {"sample", "index", "idx", "row", "key"} or name.endswith(("_id", "_ids"))
+    ),
+    "class_col": lambda name: (
+        name
+        in {"label", "labels", "target", "category", "cls", "class_name", "species", "tag", "y"}
+        or name.endswith(("_label", "_class"))
+    ),
+}
 
 
 def _missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInputError:
@@ -438,6 +449,10 @@ def _missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInpu
     if not close and option in _COLUMN_KINDS:  # the one column of its type: truth as "label"
         fits = [c for c, dtype in schema.items() if _COLUMN_KINDS[option](dtype)]
         close = f"pass {option}={fits[0]!r} if that column holds it" if len(fits) == 1 else ""
+    if not close and option in _COLUMN_NAMES:  # a usual name: classes as "label"
+        fits = [c for c in schema if _COLUMN_NAMES[option](c.lower())]
+        if len(fits) == 1:
+            close = f"pass {option}={fits[0]!r} if that column holds them"
     hint = f"; {close}" if close else ""
     return MetricsInputError(
         f"column {name!r} (option {option!r}) is not in the table; its columns are "
@@ -719,7 +734,9 @@ def duplicate_problem(cols: Columns) -> Problem:
         cols.cls,
         "rows",
         f"repeat a ({', '.join(keys)}) already present",
-        "each id needs one row per class" + by_hint(cols),
+        "each id needs one row per class"
+        + by_hint(cols)
+        + "; rows repeated whole (a file read twice) go with .unique()",
     )
 
 

@@ -247,7 +247,7 @@ def _add_metric_options(parser: argparse.ArgumentParser, *, tables: bool) -> Non
         default="macro",
         choices=["macro", "micro", "weighted", "samples"],
         help="average of the thresholded metrics, ROC AUC and average precision (default "
-        "macro; score --per-class for one value per class)",
+        "macro; one value per class: `pl-metrics score --per-class`)",
     )
     _add_zero_division(parser)
     parser.add_argument(

@@ -125,7 +125,10 @@ def test_duplicates_name_the_columns_that_could_group_them(
     with pytest.raises(MetricsInputError, match=also):
         pl_metrics.report(frame, metric, by="model").lazy().collect()
     # Float columns are not keys; without other columns there is no hint.
-    with pytest.raises(MetricsInputError, match=r"one row per class$"):
+    with pytest.raises(
+        MetricsInputError,
+        match=r"one row per class; rows repeated whole \(a file read twice\) go with \.unique\(\)$",
+    ):
         pl_metrics.report(two.drop("model", "fold"), metric)
     assert pl_metrics.report(frame, metric, by=["model", "fold"]).lazy().collect().height == 2
 
@@ -741,6 +744,12 @@ def test_slips_in_values_and_renamed_columns_get_a_suggestion(good: pl.DataFrame
         pl_metrics.lrap(renamed, truth_col="label")
     with pytest.raises(MetricsInputError, match=r"is not in the table; its columns are \[[^]]*\]$"):
         pl_metrics.lrap(good.rename({"score": "prob"}), truth_col="truth")  # and the weights
+    # Ids and classes, of any type, under the names dumps often give them.
+    usual = good.rename({"id": "sample_id", "class": "label"})
+    with pytest.raises(MetricsInputError, match=r"; pass id_col='sample_id' if that column holds"):
+        pl_metrics.lrap(usual, class_col="label")
+    with pytest.raises(MetricsInputError, match=r"; pass class_col='label' if that column holds"):
+        pl_metrics.lrap(usual, id_col="sample_id")
     with pytest.raises(MetricsInputError, match=r"^option 'metrics': 'roc_curve' is a table "):
         pl_metrics.compare(good.with_columns(fold=pl.lit(0)), "roc_curve")
     with pytest.raises(MetricsInputError, match=r"^unknown metric 'F1'; did you mean 'f1'\?"):
