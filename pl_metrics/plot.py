@@ -115,9 +115,11 @@ def _need(
     *,
     numeric: Sequence[str] = (),
     labels: Sequence[str] = (),
+    made_by: str = "",
 ) -> pl.DataFrame:
     """``table`` collected and checked for ``columns``.
 
+    ``made_by``: the calls that make such tables, for the error on a missing column.
     ``numeric`` columns must hold numbers; ``labels`` columns values to name classes, series
     or folds by (not lists or structs, which cannot key a dict). A LazyFrame is collected
     (the lazy idiom's tables plot as they are); an Arrow table or a pandas frame is read as
@@ -128,7 +130,8 @@ def _need(
     missing = [c for c in columns if c not in schema]
     if missing:
         named = f"column {missing[0]!r}" if len(missing) == 1 else f"columns {missing}"
-        raise MetricsInputError(f"the table has no {named}; its columns: {schema.names()}")
+        source = f"; plot a table of {made_by}" if made_by else ""
+        raise MetricsInputError(f"the table has no {named}; its columns: {schema.names()}{source}")
     for name in numeric:  # text or booleans would fail deep inside polars or matplotlib
         if not schema[name].is_numeric():
             raise MetricsInputError(
@@ -251,7 +254,13 @@ def per_class_bars(
         model_col = column_name("model_col", model_col)
     distinct_columns([("metric", metric), ("class_col", class_col), ("model_col", model_col)])
     named = [class_col, *([model_col] if model_col else [])]
-    table = _need(table, [*named, metric], numeric=[metric], labels=named)
+    table = _need(
+        table,
+        [*named, metric],
+        numeric=[metric],
+        labels=named,
+        made_by=f"per-class values, e.g. {metric}(df, average=None, by='model')",
+    )
     if model_col is not None:
         keys = [model_col]
         others = _key_columns(table, [class_col, metric, model_col])
@@ -448,7 +457,11 @@ def heatmap(
     model_col, fold_col = column_name("model_col", model_col), column_name("fold_col", fold_col)
     distinct_columns([("metric", metric), ("model_col", model_col), ("fold_col", fold_col)])
     table = _need(
-        table, [model_col, fold_col, metric], numeric=[metric], labels=[model_col, fold_col]
+        table,
+        [model_col, fold_col, metric],
+        numeric=[metric],
+        labels=[model_col, fold_col],
+        made_by=f"report(df, [{metric!r}], by=[{model_col!r}, {fold_col!r}])",
     )
     _unique_rows(
         table, [model_col, fold_col], f"filter the table to one {metric} per model and fold"
@@ -543,7 +556,9 @@ def intervals(
     if n_resamples is not None:
         interval += f", {n_resamples:,} resamples"
     bounds = ["estimate", "lower", "upper"]
-    table = _need(table, ["metric", *bounds], numeric=bounds, labels=["metric"])
+    table = _need(
+        table, ["metric", *bounds], numeric=bounds, labels=["metric"], made_by="bootstrap(...)"
+    )
     keys = [c for c in table.columns if c not in _INTERVAL_COLUMNS]
     names = keys if label is None else list(column_names("label", label))
     _need(table, names, labels=names)
@@ -628,20 +643,22 @@ class _CurveKind:
     drawstyle: str = "default"
     marker: str | None = None
     class_lines: int = MAX_CLASS_LINES  # one series: classes drawn as lines of one panel
+    made_by: str = ""  # the table's function
 
 
 _ROC = _CurveKind(
     "ROC curves", "fpr", "tpr", "false positive rate", "true positive rate", "AUC",
-    (), "threshold", "lower right",
+    (), "threshold", "lower right", made_by="roc_curve(...)",
 )  # fmt: skip
 _PR = _CurveKind(
     "Precision-recall curves", "recall", "precision", "recall", "precision", "AP",
     (), "threshold", "lower left", drawstyle="steps-post",
+    made_by="precision_recall_curve(...)",
 )  # fmt: skip
 _RELIABILITY = _CurveKind(
     "Reliability", "prob_pred", "prob_true", "mean predicted probability (prob_pred)",
     "fraction of positives (prob_true)", "ECE", ("bin",), "bin", "best", marker="o",
-    class_lines=MAX_RELIABILITY_CLASS_LINES,
+    class_lines=MAX_RELIABILITY_CLASS_LINES, made_by="calibration_curve(...)",
 )  # fmt: skip
 
 
@@ -789,7 +806,9 @@ def _curve_plot(
     value_cols = [kind.x, kind.y, *(["count"] if kind is _RELIABILITY else [])]
     given_keys = None if by is None else list(column_names("by", by))
     named = [class_col, *(given_keys or [])]
-    table = _need(table, [*named, *value_cols], numeric=value_cols, labels=named)
+    table = _need(
+        table, [*named, *value_cols], numeric=value_cols, labels=named, made_by=kind.made_by
+    )
     if given_keys is None:
         keys = _key_columns(table, [class_col, *value_cols, *kind.not_keys])
     else:
