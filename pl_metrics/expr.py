@@ -70,6 +70,8 @@ shape: (5, 5)
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 import polars as pl
@@ -154,6 +156,43 @@ def _counts(
     cells = (p & t, p & ~t, ~p & t, ~p & ~t)
     tp, fp, fn, tn = (c.sum().cast(pl.Int64) for c in cells)  # as the table functions count
     return tp, fp, fn, tn
+
+
+def _as_f1(value: str) -> Callable[[_F], _F]:
+    """Complete the docstring of a thresholded expression whose options are `f1`'s.
+
+    Its Parameters and Returns, and an example on `f1`'s table giving ``value``.
+    """
+
+    def documented(function: _F) -> _F:
+        name = function.__name__
+        function.__doc__ = (function.__doc__ or "") + _AS_F1.format(name=name, value=value)
+        return function
+
+    return documented
+
+
+_F = TypeVar("_F", bound=Callable[..., pl.Expr])
+_AS_F1 = """
+
+    Parameters
+    ----------
+    score, truth, threshold, pred, zero_division
+        As in `f1`.
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 aggregation named ``{name}``, without data checks (as `f1`'s).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from pl_metrics import expr
+    >>> df = pl.DataFrame({{"score": [0.9, 0.8, 0.6, 0.4, 0.3, 0.2], "truth": [1, 0, 1, 1, 0, 0]}})
+    >>> round(df.select(expr.{name}("score", "truth", threshold=0.35)).item(), 6)
+    {value}
+    """
 
 
 def _metric(
@@ -294,6 +333,7 @@ def f1(
 
 
 @checked_options
+@_as_f1("0.75")
 def precision(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -302,30 +342,12 @@ def precision(
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """Precision ``tp / (tp + fp)``, as `sklearn.metrics.precision_score`.
-
-    Parameters
-    ----------
-    score, truth, threshold, pred, zero_division
-        As in `f1`.
-
-    Returns
-    -------
-    pl.Expr
-        A Float64 aggregation named ``precision``, without data checks (as `f1`'s).
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> from pl_metrics import expr
-    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.4, 0.3, 0.2], "truth": [1, 0, 1, 1, 0, 0]})
-    >>> round(df.select(expr.precision("score", "truth", threshold=0.35)).item(), 6)
-    0.75
-    """
+    """Precision ``tp / (tp + fp)``, as `sklearn.metrics.precision_score`."""
     return _metric("precision", score, truth, threshold, pred, zero_division)
 
 
 @checked_options
+@_as_f1("1.0")
 def recall(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -334,30 +356,12 @@ def recall(
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """Recall ``tp / (tp + fn)``, as `sklearn.metrics.recall_score`.
-
-    Parameters
-    ----------
-    score, truth, threshold, pred, zero_division
-        As in `f1`.
-
-    Returns
-    -------
-    pl.Expr
-        A Float64 aggregation named ``recall``, without data checks (as `f1`'s).
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> from pl_metrics import expr
-    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.4, 0.3, 0.2], "truth": [1, 0, 1, 1, 0, 0]})
-    >>> round(df.select(expr.recall("score", "truth", threshold=0.35)).item(), 6)
-    1.0
-    """
+    """Recall ``tp / (tp + fn)``, as `sklearn.metrics.recall_score`."""
     return _metric("recall", score, truth, threshold, pred, zero_division)
 
 
 @checked_options
+@_as_f1("0.833333")
 def balanced_accuracy(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -366,30 +370,12 @@ def balanced_accuracy(
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """Balanced accuracy ``(TPR + TNR) / 2`` (see `pl_metrics.balanced_accuracy`).
-
-    Parameters
-    ----------
-    score, truth, threshold, pred, zero_division
-        As in `f1`.
-
-    Returns
-    -------
-    pl.Expr
-        A Float64 aggregation named ``balanced_accuracy``, without data checks (as `f1`'s).
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> from pl_metrics import expr
-    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.4, 0.3, 0.2], "truth": [1, 0, 1, 1, 0, 0]})
-    >>> round(df.select(expr.balanced_accuracy("score", "truth", threshold=0.35)).item(), 6)
-    0.833333
-    """
+    """Balanced accuracy ``(TPR + TNR) / 2`` (see `pl_metrics.balanced_accuracy`)."""
     return _metric("balanced_accuracy", score, truth, threshold, pred, zero_division)
 
 
 @checked_options
+@_as_f1("0.8")
 def balanced_f1(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -398,30 +384,12 @@ def balanced_f1(
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """Balanced F1 ``2·TPR·TNR / (TPR + TNR)`` (see `pl_metrics.balanced_f1`).
-
-    Parameters
-    ----------
-    score, truth, threshold, pred, zero_division
-        As in `f1`.
-
-    Returns
-    -------
-    pl.Expr
-        A Float64 aggregation named ``balanced_f1``, without data checks (as `f1`'s).
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> from pl_metrics import expr
-    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.4, 0.3, 0.2], "truth": [1, 0, 1, 1, 0, 0]})
-    >>> round(df.select(expr.balanced_f1("score", "truth", threshold=0.35)).item(), 6)
-    0.8
-    """
+    """Balanced F1 ``2·TPR·TNR / (TPR + TNR)`` (see `pl_metrics.balanced_f1`)."""
     return _metric("balanced_f1", score, truth, threshold, pred, zero_division)
 
 
 @checked_options
+@_as_f1("0.828571")
 def mfif(
     score: IntoExpr | None,
     truth: IntoExpr,
@@ -430,26 +398,7 @@ def mfif(
     pred: IntoExpr | None = None,
     zero_division: float = 0.0,
 ) -> pl.Expr:
-    """Mean of F1 and inverted F1 (see `pl_metrics.mfif`).
-
-    Parameters
-    ----------
-    score, truth, threshold, pred, zero_division
-        As in `f1`.
-
-    Returns
-    -------
-    pl.Expr
-        A Float64 aggregation named ``mfif``, without data checks (as `f1`'s).
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> from pl_metrics import expr
-    >>> df = pl.DataFrame({"score": [0.9, 0.8, 0.6, 0.4, 0.3, 0.2], "truth": [1, 0, 1, 1, 0, 0]})
-    >>> round(df.select(expr.mfif("score", "truth", threshold=0.35)).item(), 6)
-    0.828571
-    """
+    """Mean of F1 and inverted F1 (see `pl_metrics.mfif`)."""
     return _metric("mfif", score, truth, threshold, pred, zero_division)
 
 
