@@ -592,6 +592,7 @@ def resolve(
         "max_fpr": max_fpr,
         "per_id": per_id or None,
         "metric": None if metric == _DEFAULTS.metric else metric,
+        # (Its repr: average=None, values per class, is given too.)
         "average": None if per_class or average == _DEFAULTS.average else repr(average),
     }
     if average is None and all(e.per_class == "always" for e in entries):
