@@ -57,6 +57,13 @@ examples:
 
   # ROC curves of each model and class: a table of points and a plot
   pl-metrics curves oof.parquet --kind roc --by model -o roc.parquet --plot roc.png
+
+  # models compared over their folds, with bootstrap intervals and their plot
+  pl-metrics compare oof.parquet -m lwlrap,f1 --bootstrap 1000 --plot intervals.png
+
+  # per-class thresholds tuned out of fold, then F1 scored with them
+  pl-metrics thresholds oof.parquet --metric f1 --by model --fold-col fold -o t.csv
+  pl-metrics score oof.parquet -m f1 --by model --threshold-table t.csv
 """
 
 _SCORE_HELP = """\
