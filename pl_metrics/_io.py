@@ -372,6 +372,11 @@ def _file_schema(path: Path, kind: str) -> pl.Schema:
     """
     try:
         stat = path.stat()
+        if not stat.st_size:  # (polars' error would be of the format's footer)
+            raise MetricsInputError(
+                f"cannot read file {str(path)!r}: it is empty (0 bytes; a write that was cut "
+                "short?)"
+            )
         return pl.Schema(_read_schema(str(path), kind, stat.st_mtime_ns, stat.st_size))
     except (pl.exceptions.PolarsError, OSError) as error:
         stream = kind == "ipc" and _is_ipc_stream(path)

@@ -276,6 +276,10 @@ def _bad_inputs(folder: Path) -> dict[str, tuple[Path, str]]:
     write_corrupt_page(one, page / "b.parquet")
     with pytest.raises(pl.exceptions.ComputeError):  # the file's metadata reads, its rows don't
         pl.read_parquet(page / "b.parquet")
+    zero = folder / "zero"  # a parquet file of no bytes (a write cut short)
+    zero.mkdir()
+    one.write_parquet(zero / "a.parquet")
+    (zero / "b.parquet").write_bytes(b"")
     field = folder / "field"  # a CSV field that does not parse, past type inference
     field.mkdir()
     one.write_csv(field / "a.csv")
@@ -288,12 +292,13 @@ def _bad_inputs(folder: Path) -> dict[str, tuple[Path, str]]:
         "header": (header, "header.csv' has no rows"),
         "mixed": (mixed, "column 'score' is Float64 in '"),
         "corrupt": (corrupt, "cannot read file '"),
+        "zero": (zero, "b.parquet': it is empty (0 bytes"),
         "page": (page, "cannot read file '"),
         "field": (field, "cannot read file '"),
     }
 
 
-@pytest.mark.parametrize("case", ["empty", "header", "mixed", "corrupt", "page", "field"])
+@pytest.mark.parametrize("case", ["empty", "header", "mixed", "corrupt", "zero", "page", "field"])
 def test_bad_files_are_one_named_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, case: str
 ) -> None:
