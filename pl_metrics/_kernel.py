@@ -593,6 +593,25 @@ _CURVE_ENTRIES = 1 << 16
 _CURVE_ROWS_PER_ENTRY = 16
 
 
+def _mostly_distinct(scores: pl.Series, starts: np.ndarray, firsts: np.ndarray) -> bool:
+    """Whether `curve_counts`' hash tables would surely give up (scores nearly all distinct).
+
+    Estimated from 65,536 scores spread over the rows: the largest segment's distinct
+    scores, more than a thread's table holds. The tables gave up only after counting most
+    of the rows (60-90 ms of 5M distinct scores, before the sort that followed); a wrong
+    guess costs time, not values (both ways count the same table).
+    """
+    rows = int(starts[-1] - starts[0])
+    sample = scores.gather(
+        np.linspace(starts[0], starts[-1] - 1, min(rows, 1 << 16)).astype(np.int64)
+    )
+    share = sample.n_unique() / max(len(sample), 1)
+    segment_rows = np.diff(starts[np.append(firsts, len(starts) - 1)])
+    largest = int(segment_rows.max()) if len(segment_rows) else 0
+    most = max(_CURVE_ENTRIES, rows // max(thread_count(), 1) // _CURVE_ROWS_PER_ENTRY)
+    return largest * share > most
+
+
 def curve_counts(
     starts: np.ndarray,
     firsts: np.ndarray,
@@ -630,11 +649,15 @@ def curve_counts(
             for a, b, base, v in parts
         ]
 
+    hashed = not runs or not _mostly_distinct(scores, starts, first_runs)
+
     def count(piece: int, parts: list[tuple[int, int, int, list[np.ndarray]]]) -> None:
         rows = sum(int(starts[last] - starts[first]) for first, last, _, _ in parts)
         most = max(_CURVE_ENTRIES, rows // _CURVE_ROWS_PER_ENTRY)
         read[piece] = items(parts)
-        found[piece] = kernels.curve_counts(read[piece], first_runs, kind, is_f32, most)
+        found[piece] = (
+            kernels.curve_counts(read[piece], first_runs, kind, is_f32, most) if hashed else None
+        )
 
     if runs:
         stretches.each_piece(count)
