@@ -510,8 +510,6 @@ def _counted(
         "rows": lambda: np.diff(starts),
         "positives": lambda: counted(positives),
         "class_hash": lambda: counted(hashes),
-        "no_positive": lambda: (counted(positives) == 0).astype(np.int64),
-        "several_positives": lambda: (counted(positives) > 1).astype(np.int64),
     }
     return _made_tables(
         runs,
@@ -552,7 +550,13 @@ def _made_tables(
     ``per_class``: as `RunSums`' (and ``class_weights``, the weighted counts).
     """
     n_runs = len(runs.starts) - 1
-    values = per_kind | {
+    positives = cache(per_kind["positives"])  # (read by the single-label checks too)
+    values: dict[str, Callable[[], PerRun]] = {
+        **per_kind,
+        "positives": positives,
+        # The single-label families' checks, whichever pass counted the positives.
+        "no_positive": lambda: (np.asarray(positives()) == 0).astype(np.int64),
+        "several_positives": lambda: (np.asarray(positives()) > 1).astype(np.int64),
         # Constants: not a fresh array each (broadcast: nothing allocated).
         "unit_weight": lambda: np.broadcast_to(1.0, n_runs),
         "zero": lambda: np.broadcast_to(np.int64(0), n_runs),
@@ -655,7 +659,6 @@ def _counted_in_blocks(
         # (A run of several key rows: an id repeated next to itself, a duplicate.)
         return per_key if len(starts) - 1 == len(per_key) else np.add.reduceat(per_key, starts[:-1])
 
-    @cache  # (read by two checks)
     def positives() -> np.ndarray:
         return np.concatenate(
             [
@@ -668,8 +671,6 @@ def _counted_in_blocks(
         "rows": lambda: per_run(np.repeat(n_classes, n_ids)),
         "positives": lambda: per_run(positives()),
         "class_hash": lambda: per_run(np.repeat(section_hash, n_ids)),
-        "no_positive": lambda: (per_run(positives()) == 0).astype(np.int64),
-        "several_positives": lambda: (per_run(positives()) > 1).astype(np.int64),
     }
     per_class = None
     if class_rows is not None:
