@@ -783,10 +783,15 @@ def id_problems(cols: Columns, *, count_duplicates: bool) -> list[tuple[Problem,
                     "have weights that vary between rows",
                     "weights are per id",
                 ),
-                (pl.col(cols.weight).max() != pl.col(cols.weight).min()).cast(pl.Int64),
+                weight_varies(cols.weight),
             )
         )
     return checks
+
+
+def weight_varies(weight: str) -> pl.Expr:
+    """Per id: 1 if its ``weight`` varies between rows (weights are per id), else 0."""
+    return (pl.col(weight).max() != pl.col(weight).min()).cast(pl.Int64)
 
 
 def true_class_checks(

@@ -43,6 +43,7 @@ from pl_metrics._frame import (
     skip_passing,
     sorted_within,
     true_class_checks,
+    weight_varies,
 )
 from pl_metrics._kernel import (
     ClassCodes,
@@ -881,7 +882,7 @@ def _weight_run_columns(cols: Columns) -> RunColumns:
     """
     assert cols.weight is not None
     first = cols.weight_expr.first()
-    varies = (pl.col(cols.weight).max() != pl.col(cols.weight).min()).cast(pl.Int64)
+    varies = weight_varies(cols.weight)  # (the check's expression: the kernel stands in)
     named = {
         f"{INTERNAL}run_w": first,
         f"{INTERNAL}run_w_nonzero": (first != 0).cast(pl.Int64),
