@@ -582,6 +582,11 @@ def resolve(
         per_id=per_id,
     )
     # Options left at their default are not "given"; a changed one must be used by a metric.
+    # average=None (values per class) is refused where no metric averages (lrap), not where
+    # each gives values per class anyway (the confusion table).
+    average_not_given = average == _DEFAULTS.average or (
+        average is None and all(e.per_class == "always" for e in entries)
+    )
     given: dict[str, object] = {
         "weight_col": weight_col,
         "pred_col": pred_col,
@@ -592,13 +597,9 @@ def resolve(
         "max_fpr": max_fpr,
         "per_id": per_id or None,
         "metric": None if metric == _DEFAULTS.metric else metric,
-        # (Its repr: average=None, values per class, is given too.)
-        "average": None if per_class or average == _DEFAULTS.average else repr(average),
+        # (Its repr: average=None is given too.)
+        "average": None if per_class or average_not_given else repr(average),
     }
-    if average is None and all(e.per_class == "always" for e in entries):
-        # Values per class, as these metrics give anyway (the confusion table); elsewhere,
-        # average=None is given, and refused where no metric averages (lrap).
-        given["average"] = None
     given["k"] = k
     defaults = ("threshold", "zero_division", "beta", "eps", "padding", "undefined")
     for option in (*defaults, "n_bins", "strategy"):
