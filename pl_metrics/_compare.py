@@ -1453,14 +1453,14 @@ def paired(
 
     Both models are scored on the same resamples (an id weighs the same in both), so the
     spread of the difference leaves out what the two share. Per group (``by``, for instance
-    the fold; without ``by``, one row overall): rows ``(by..., difference, lower, upper,
-    p_value)``, where the
-    p-value is the two-sided bootstrap p-value of "no difference" (twice the smaller share
-    of resampled differences on either side of 0; 0 when none is on one side, which reads
-    "below 2 / n_resamples"). Resamples where the difference is undefined (NaN) are left
-    out of the interval and the p-value. With per-class output (``per_class=True``
-    or ``average=None``), one row per group and class. Resampled as by `bootstrap`; a
-    LazyFrame gives a LazyFrame, computed when it is collected.
+    the fold; without ``by``, one row overall): rows ``(by..., metric, model_a, model_b,
+    difference, lower, upper, p_value)``, where the p-value is the two-sided bootstrap
+    p-value of "no difference" (twice the smaller share of resampled differences on either
+    side of 0; 0 when none is on one side, which reads "below 2 / n_resamples"). Resamples
+    where the difference is undefined (NaN) are left out of the interval and the p-value.
+    With per-class output (``per_class=True`` or ``average=None``), one row per group and
+    class. Resampled as by `bootstrap`; a LazyFrame gives a LazyFrame, computed when it is
+    collected.
 
     Parameters
     ----------
@@ -1491,14 +1491,14 @@ def paired(
     >>> import pl_metrics
     >>> df = pl.read_parquet("data/digits_oof.parquet")
     >>> pl_metrics.paired(df, "lrap", "logreg", "knn", n_resamples=200, seed=1)
-    shape: (1, 4)
-    ┌────────────┬──────────┬──────────┬─────────┐
-    │ difference ┆ lower    ┆ upper    ┆ p_value │
-    │ ---        ┆ ---      ┆ ---      ┆ ---     │
-    │ f64        ┆ f64      ┆ f64      ┆ f64     │
-    ╞════════════╪══════════╪══════════╪═════════╡
-    │ 0.006965   ┆ 0.003087 ┆ 0.011406 ┆ 0.0     │
-    └────────────┴──────────┴──────────┴─────────┘
+    shape: (1, 7)
+    ┌────────┬─────────┬─────────┬────────────┬──────────┬──────────┬─────────┐
+    │ metric ┆ model_a ┆ model_b ┆ difference ┆ lower    ┆ upper    ┆ p_value │
+    │ ---    ┆ ---     ┆ ---     ┆ ---        ┆ ---      ┆ ---      ┆ ---     │
+    │ str    ┆ str     ┆ str     ┆ f64        ┆ f64      ┆ f64      ┆ f64     │
+    ╞════════╪═════════╪═════════╪════════════╪══════════╪══════════╪═════════╡
+    │ lrap   ┆ logreg  ┆ knn     ┆ 0.006965   ┆ 0.003087 ┆ 0.011406 ┆ 0.0     │
+    └────────┴─────────┴─────────┴────────────┴──────────┴──────────┴─────────┘
 
     knn's LRAP is above logreg's on every one of the 200 resamples (a p-value of 0: below
     2 / 200).
@@ -1528,7 +1528,8 @@ def paired(
     check_key_name(model_col, "model_col", made_columns(info(metric)), metric)  # (not `by`)
     spec = resolve(lf, [metric], by=[*group, model_col], **at_call(options))  # options, now
     paired_keys = replace(spec.columns, by=tuple(group))  # the models are compared, not kept
-    made = ["a", "b", "difference", "lower", "upper", "p_value", "metric", "value"]
+    made = ["a", "b", "model_a", "model_b", "difference", "lower", "upper", "p_value", "metric"]
+    made.append("value")
     check_key_names(paired_keys, made, "paired")
     if model_col in made:  # the models' values sit in working columns of these names
         raise MetricsInputError(
@@ -1652,9 +1653,17 @@ def paired(
         estimate = difference(point.with_columns(pl.lit(0).alias(_R)), metric, [*keys, _R])
         joined = join_on(estimate.drop(_R).lazy(), stats, keys)  # (left: every group stays)
         out = joined.with_columns(_spread(["lower", "upper", "p_value"], "difference"))
+        # Each row says what it compares, so that the tables of several calls concatenate.
+        out = out.select(*keys, *named, "difference", "lower", "upper", "p_value")
         return out.sort(keys, nulls_last=True).collect() if keys else out.collect()
 
+    named = [
+        pl.lit(metric, pl.String).alias("metric"),
+        pl.lit(pair[:1]).first().alias("model_a"),
+        pl.lit(pair[1:]).first().alias("model_b"),
+    ]
     schema = lf.select(keys).collect_schema()
+    schema.update({"metric": pl.String, "model_a": pair.dtype, "model_b": pair.dtype})
     for name in ("difference", "lower", "upper", "p_value"):
         schema[name] = pl.Float64
     return _deferred(frame, compute, schema)

@@ -514,7 +514,9 @@ def test_a_class_left_out_is_null_in_every_column_and_int128_scores_resample() -
     paired = pl_metrics.paired(
         both, "roc_auc", model_col="model", model_a="a", model_b="b", **options
     )
-    assert paired.filter(pl.col("class") == "y").drop("class").row(0) == (None,) * 4
+    stats = ["difference", "lower", "upper", "p_value"]
+    assert paired.filter(pl.col("class") == "y").select(stats).row(0) == (None,) * 4
+    assert paired.select("metric", "model_a", "model_b").unique().rows() == [("roc_auc", "a", "b")]
     # numpy has no 128-bit integers: such scores went through the other paths only.
     wide = df.with_columns(pl.col("score").cast(pl.Int128))
     assert_frame_equal(pl_metrics.bootstrap(wide, "roc_auc", **options), out)
