@@ -1654,16 +1654,15 @@ def paired(
         joined = join_on(estimate.drop(_R).lazy(), stats, keys)  # (left: every group stays)
         out = joined.with_columns(_spread(["lower", "upper", "p_value"], "difference"))
         # Each row says what it compares, so that the tables of several calls concatenate.
-        out = out.select(*keys, *named, "difference", "lower", "upper", "p_value")
+        out = out.select(*keys, *compared, "difference", "lower", "upper", "p_value")
         return out.sort(keys, nulls_last=True).collect() if keys else out.collect()
 
-    named = [
+    compared: list[pl.Expr] = [
         pl.lit(metric, pl.String).alias("metric"),
         pl.lit(pair[:1]).first().alias("model_a"),
         pl.lit(pair[1:]).first().alias("model_b"),
     ]
     schema = lf.select(keys).collect_schema()
-    schema.update({"metric": pl.String, "model_a": pair.dtype, "model_b": pair.dtype})
-    for name in ("difference", "lower", "upper", "p_value"):
-        schema[name] = pl.Float64
+    schema.update({"metric": pl.String(), "model_a": pair.dtype, "model_b": pair.dtype})
+    schema.update(dict.fromkeys(["difference", "lower", "upper", "p_value"], pl.Float64()))
     return _deferred(frame, compute, schema)
