@@ -686,11 +686,11 @@ def _output_format(fmt: str | None, output: str | None) -> str:
     return _SUFFIX_FORMATS[suffix]
 
 
-def _write(df: pl.DataFrame, fmt: str, output: str | None, *, digits: int | None = 6) -> None:
+def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
     """Write ``df`` in ``fmt`` (resolved by `_output_format`) to ``output`` or stdout.
 
-    ``digits``: the decimals of floats in the text table (None: every digit, for thresholds
-    a user may copy from it).
+    The text table shows floats to 6 decimals, but a ``threshold`` column in full: a user
+    copies it (0.9999999999 is not 1.000000).
     """
     if fmt == "parquet" and output is not None:
         df.write_parquet(output)
@@ -707,8 +707,9 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, *, digits: int | None
     elif fmt == "json":
         text = df.write_json() + "\n"
     else:
-        if digits is None:  # each float's shortest exact form (polars cuts long cells)
-            df = df.with_columns(pl.col(pl.Float32, pl.Float64).cast(pl.String))
+        if "threshold" in df.columns and df.schema["threshold"].is_float():
+            # its shortest exact form (polars cuts long cells)
+            df = df.with_columns(pl.col("threshold").cast(pl.String))
         with pl.Config(
             tbl_rows=-1,
             tbl_cols=-1,
@@ -716,7 +717,7 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, *, digits: int | None
             tbl_hide_column_data_types=True,
             tbl_width_chars=65_535,  # (the most polars takes) no name or value cut
             fmt_str_lengths=65_535,
-            float_precision=digits,
+            float_precision=6,
         ):
             text = f"{df}\n"
     if output is None:
@@ -834,7 +835,7 @@ def _run_thresholds(args: argparse.Namespace) -> None:
         n_chunks=args.chunks,
         progress=False if args.quiet else None,
     )
-    _write(table, args.format, args.output, digits=None)
+    _write(table, args.format, args.output)
 
 
 #: `pl-metrics curves` tells of --max-points when it writes more points than this.
@@ -872,7 +873,7 @@ def _run_curves(args: argparse.Namespace) -> None:
     table = thinned(exact, keys, args.max_points, metric) if whole else exact
 
     def write_table() -> None:
-        _write(table, args.format, args.output, digits=None)
+        _write(table, args.format, args.output)
         # A curve has a point per distinct score: unrounded scores give a row per input row.
         many = table.height > _MANY_POINTS and args.kind != "calibration"
         if many and args.max_points is None and not args.quiet:
@@ -942,9 +943,7 @@ def _run_score(args: argparse.Namespace) -> None:
             progress=False if args.quiet else None,
             **options,
         )
-    # Tuned thresholds in full: a user copies them (0.9999999999 is not 1.000000).
-    tuned = {"best_threshold", "threshold_sweep"} & set(_metrics(args.metric))
-    _write(result, args.format, args.output, digits=None if tuned else 6)
+    _write(result, args.format, args.output)
 
 
 #: Errors of the input, told in one line with status 2. Any other exception is a bug.

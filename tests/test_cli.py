@@ -470,13 +470,19 @@ def test_an_arrow_stream_is_told_how_to_convert(
 
 
 def test_tuned_thresholds_are_shown_in_full(capsys: pytest.CaptureFixture[str]) -> None:
-    """A tuned threshold is copied from the table: 0.9999999999 must not show as 1.000000."""
-    assert main(["score", str(DATA), "-m", "best_threshold", "--by", "model"]) == 0
-    shown = capsys.readouterr().out
+    """A tuned threshold is copied from the table: 0.9999999999 must not show as 1.000000.
+
+    The metric's values beside it are read, not copied: 6 decimals."""
     want = pl_metrics.best_threshold(pl.read_parquet(DATA), by="model")
-    rows = [line.strip("│ ").split("┆") for line in shown.splitlines() if "┆" in line][1:]
-    assert [float(row[2]) for row in rows] == want["threshold"].to_list()
-    assert [float(row[3]) for row in rows] == want["value"].to_list()
+    for argv in (
+        ["score", str(DATA), "-m", "best_threshold", "--by", "model"],
+        ["thresholds", str(DATA), "--by", "model"],
+    ):
+        assert main(argv) == 0
+        shown = capsys.readouterr().out
+        rows = [line.strip("│ ").split("┆") for line in shown.splitlines() if "┆" in line][1:]
+        assert [float(row[2]) for row in rows] == want["threshold"].to_list()
+        assert [row[3].strip() for row in rows] == [f"{v:.6f}" for v in want["value"]]
 
 
 def test_ctrl_c_is_one_line(
