@@ -49,6 +49,7 @@ from pl_metrics._kernel import (
     key_blocks,
     planned,
     sorted_rising,
+    sums_from_last,
 )
 from pl_metrics._report import report
 from pl_metrics._spec import Options, Strategy
@@ -200,11 +201,8 @@ def _cell_losses_in_blocks(
     starts, firsts = blocks
     pos, neg = pl.col(_POS), pl.col(_NEG)
     loss = cell_loss(metric, pl.col(CURVE_SCORE), pos, neg, eps)
-    cells = df.select(loss.alias(_LOSS), (pos + neg).alias(_N), pos)
-    values = cells.cast(pl.Float64).to_numpy()
-    sums = np.empty((len(starts) - 1, 3))
-    for block, (a, b) in enumerate(itertools.pairwise(starts)):
-        sums[block] = _sum_in_order(values[a:b][::-1])
+    cells = df.select(loss.alias(_LOSS), (pos + neg).alias(_N), pos).cast(pl.Float64)
+    sums = sums_from_last([c.to_numpy() for c in cells.get_columns()], starts)
     summed, weight, positives = (pl.lit(pl.Series(v)) for v in sums.T)
     return firsts.select(*keys, weighted_mean(summed, weight).alias(metric), positives.alias(_POS))
 
@@ -434,25 +432,27 @@ def _bins_in_blocks(
     starts, firsts = blocks
     s, n = pl.col(CURVE_SCORE).cast(pl.Float64), pl.col(_POS) + pl.col(_NEG)
     cells = df.select(s, (s * n).alias(_PROB_PRED), _POS, n.alias(_N)).cast(pl.Float64)
-    values = cells.to_numpy()
-    quantiles = np.linspace(0, 1, n_bins + 1)[1:-1] * 100 / 100
-    if strategy == "quantile" and not (are_counts(values[:, 3]) and values[:, 3].all()):
+    score, *summands = (c.to_numpy() for c in cells.get_columns())
+    rows = summands[2]
+    if strategy == "quantile" and not (are_counts(rows) and rows.all()):
         return None
-    inner = np.linspace(0.0, 1.0, n_bins + 1)[1:-1]
-    block_of, bin_of, sums = [], [], []
-    for block, (a, b) in enumerate(itertools.pairwise(starts)):
-        rising = values[a:b][::-1]
-        if strategy == "quantile":
-            inner = np.sort(_quantiles_of(rising[:, 0], rising[:, 3], quantiles))
-        bins = np.searchsorted(inner, rising[:, 0], side="left")  # edges below the score
-        cuts = np.flatnonzero(np.diff(bins)) + 1
-        for part in np.split(rising[:, 1:], cuts):
-            sums.append(_sum_in_order(part))
-        bin_of.append(bins[np.concatenate([[0], cuts])])
-        block_of.append(np.full(len(cuts) + 1, block))
-    summed, positives, count = (pl.Series(v) for v in np.array(sums).T)
-    table = firsts[np.concatenate(block_of)].with_columns(
-        pl.Series(_BIN, np.concatenate(bin_of)),
+    if strategy == "uniform":  # the number of edges below each score
+        bins = np.searchsorted(np.linspace(0.0, 1.0, n_bins + 1)[1:-1], score, side="left")
+    else:
+        quantiles = np.linspace(0, 1, n_bins + 1)[1:-1] * 100 / 100
+        bins = np.empty(len(score), np.int64)
+        for a, b in itertools.pairwise(starts):
+            inner = np.sort(_quantiles_of(score[a:b][::-1], rows[a:b][::-1], quantiles))
+            bins[a:b] = np.searchsorted(inner, score[a:b], side="left")
+    # Each block's bins are runs of its rows (scores falling): summed from the lowest up.
+    first = np.ones(len(score), np.bool_)
+    first[1:] = bins[1:] != bins[:-1]
+    first[starts[:-1]] = True
+    run_starts = np.append(np.flatnonzero(first), len(score))
+    summed, positives, count = (pl.Series(v) for v in sums_from_last(summands, run_starts).T)
+    block_of = np.searchsorted(starts, run_starts[:-1], side="right") - 1
+    table = firsts[block_of].with_columns(
+        pl.Series(_BIN, bins[run_starts[:-1]]),
         (summed / count).alias(_PROB_PRED),
         (positives / count).alias(_PROB_TRUE),
         count.alias(_COUNT),
@@ -477,16 +477,6 @@ def _quantiles_of(rising: np.ndarray, counts: np.ndarray, quantiles: np.ndarray)
     diff = above - below
     edges: np.ndarray = np.where(share >= 0.5, above - diff * (1 - share), below + diff * share)
     return edges
-
-
-def _sum_in_order(rows: np.ndarray) -> np.ndarray:
-    """Each column's sum, added row by row as `ordered_sum` adds it in polars.
-
-    From 0.0 on, as polars' cumulative sum starts (numpy's starts from the first value): a
-    column of -0.0 alone sums to 0.0.
-    """
-    sums: np.ndarray = np.cumsum(rows, axis=0)[-1] + 0.0
-    return sums
 
 
 def _calibration_plan(

@@ -67,6 +67,7 @@ __all__ = [
     "run_sums",
     "sorted_on",
     "sorted_rising",
+    "sums_from_last",
 ]
 
 # Score types the kernel compares exactly: float32 as is, the others as float64.
@@ -969,6 +970,26 @@ def block_sums(values: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.n
     ends = whole[starts[1:] - 1]
     before = np.concatenate([np.zeros(1, whole.dtype), ends[:-1]])
     return whole - np.repeat(before, np.diff(starts)), ends - before
+
+
+def sums_from_last(columns: Sequence[np.ndarray], starts: np.ndarray) -> np.ndarray:
+    """Each block's sum of each column, added from the block's last row up to its first.
+
+    One addition at a time from 0.0, as `ordered_sum` adds a curves block's rows (lowest
+    score first), so the same bits. ``starts``: each block's first row, then the row count.
+    Gives a row per block, a column per column.
+    """
+    floats = [np.ascontiguousarray(c, np.float64) for c in columns]
+    starts = np.ascontiguousarray(starts, np.int64)
+    sums = np.empty((len(starts) - 1, len(floats)))
+    if _kernels is not None and len(floats) <= 8:
+        _kernels.sums_from_last(starts, floats, sums)
+        return sums
+    rows = np.column_stack(floats) if floats else np.empty((int(starts[-1]), 0))
+    for block, (a, b) in enumerate(itertools.pairwise(starts)):
+        # numpy's cumulative sum adds in order; from 0.0 as polars' (-0.0 alone sums to 0.0)
+        sums[block] = (np.cumsum(rows[a:b][::-1], axis=0)[-1] if b > a else 0.0) + 0.0
+    return sums
 
 
 def merged_falling(group: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1037,6 +1037,49 @@ static PyObject *curve_areas(PyObject *self, PyObject *args) {
     return PyBool_FromLong(done);
 }
 
+/* sums_from_last: per block [starts[b], starts[b + 1]) of each float64 column, the sum of
+ * its rows added one at a time from 0.0, from the block's last row back to its first: as
+ * polars' ordered sum adds a curves block's rows, lowest score first. out holds the sums
+ * block by block (a row of as many sums as columns). The columns are read together, so
+ * their additions overlap. */
+#define SUMS_MOST_COLUMNS 8
+static PyObject *sums_from_last(PyObject *self, PyObject *args) {
+    Py_buffer starts, out, columns[SUMS_MOST_COLUMNS] = {{0}};
+    PyObject *items;
+    if (!PyArg_ParseTuple(args, "y*Ow*:sums_from_last", &starts, &items, &out)) return NULL;
+    PyObject *list = PySequence_Fast(items, "sums_from_last: columns must be a sequence");
+    Py_ssize_t k = list == NULL ? 0 : PySequence_Fast_GET_SIZE(list), taken = 0;
+    int fits = list != NULL && k <= SUMS_MOST_COLUMNS;
+    for (; fits && taken < k; taken++)
+        fits = PyArg_Parse(PySequence_Fast_GET_ITEM(list, taken), "y*", &columns[taken]);
+    if (fits && !PyErr_Occurred()) {
+        const int64_t *at = starts.buf;
+        int64_t blocks = starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
+        int64_t rows = blocks < 0 ? 0 : at[blocks];
+        fits = blocks >= 0 && at[0] >= 0 && rising(at, blocks + 1) &&
+               out.len / (Py_ssize_t)sizeof(double) >= blocks * k;
+        for (Py_ssize_t c = 0; c < k && fits; c++) fits = columns[c].len / 8 >= rows;
+        if (fits) {
+            Py_BEGIN_ALLOW_THREADS
+            double *sums = out.buf, acc[SUMS_MOST_COLUMNS];
+            for (int64_t b = 0; b < blocks; b++) {
+                for (Py_ssize_t c = 0; c < k; c++) acc[c] = 0.0;
+                for (int64_t i = at[b + 1] - 1; i >= at[b]; i--)
+                    for (Py_ssize_t c = 0; c < k; c++) acc[c] += ((const double *)columns[c].buf)[i];
+                for (Py_ssize_t c = 0; c < k; c++) sums[b * k + c] = acc[c];
+            }
+            Py_END_ALLOW_THREADS
+        } else
+            PyErr_SetString(PyExc_ValueError, "sums_from_last: a column or out is short, or the starts fall");
+    } else if (!PyErr_Occurred())
+        PyErr_Format(PyExc_ValueError, "sums_from_last: at most %d columns", SUMS_MOST_COLUMNS);
+    Py_XDECREF(list);
+    release_each(columns, (int)k);
+    PyBuffer_Release(&starts), PyBuffer_Release(&out);
+    if (PyErr_Occurred()) return NULL;
+    Py_RETURN_NONE;
+}
+
 /* change_rows: the rows i >= 1 of a column's chunk whose value differs from row i - 1's,
  * ascending; values are compared as bits, `width` bytes each (1, 2, 4, 8, or 16 for Arrow
  * string views). Blocks of rows without a change are skipped after one vectorized check.
@@ -1167,6 +1210,9 @@ static PyMethodDef methods[] = {
      "curve_areas(starts, score, is_f32, pos, neg, roc, area, pos_sum, neg_sum, pos_scale,"
      " neg_scale): per run of a curves table, highest score first, the sums behind ROC AUC"
      " (roc) or average precision; False where a run's scores do not strictly fall."},
+    {"sums_from_last", sums_from_last, METH_VARARGS,
+     "sums_from_last(starts, columns, out): per block of each float64 column, its rows added"
+     " from 0.0, last row first, written to out block by block (a sum per column)."},
     {"change_rows", change_rows, METH_VARARGS,
      "change_rows(values, width, out, order=None): the rows whose value differs from the row"
      " before's, written to out; returns how many, and how many are below the row before's"

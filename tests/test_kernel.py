@@ -1645,3 +1645,32 @@ def test_row_codes_number_distinct_rows_as_they_first_come(
     distinct = df.unique(maintain_order=True)
     assert _kernel.distinct_rows(distinct)
     assert _kernel.distinct_rows(distinct.select([]).head(1))  # no columns: one (empty) key
+
+
+@pytest.mark.parametrize("kernel", [True, False], ids=["C", "numpy"])
+@given(
+    lengths=st.lists(st.integers(0, 6), max_size=8),
+    width=st.integers(0, 3),
+    seed=st.integers(0, 2**32 - 1),
+)
+@settings(max_examples=60, deadline=None)
+def test_sums_from_last_adds_each_block_from_its_last_row(
+    kernel: bool, lengths: list[int], width: int, seed: int
+) -> None:
+    """As polars' ordered sum adds a curves block's rows, lowest score (last row) first."""
+    rng = np.random.default_rng(seed)
+    rows = sum(lengths)
+    pool = np.array([-0.0, 0.0, 1e16, -1e16, 1.0, 0.1, 3.3, -2.5, np.inf])
+    columns = [rng.choice(pool, rows) for _ in range(width)]
+    starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    with pytest.MonkeyPatch.context() as patch:
+        if not kernel:
+            patch.setattr(_kernel, "_kernels", None)
+        sums = _kernel.sums_from_last(columns, starts)
+    assert sums.shape == (len(lengths), width)
+    for block, (a, b) in enumerate(itertools.pairwise(starts)):
+        for c, column in enumerate(columns):
+            want = pl.Series(column[a:b][::-1]).cum_sum().fill_null(0.0)
+            expected = (want[-1] if b > a else 0.0) + 0.0
+            assert sums[block, c] == expected or (np.isnan(sums[block, c]) and np.isnan(expected))
+            assert np.signbit(sums[block, c]) == np.signbit(expected)
