@@ -619,6 +619,7 @@ def curve_counts(
     truth: np.ndarray,
     classes: ClassCodes | None,
     scores: pl.Series,
+    weights: pl.Series | None = None,
 ) -> tuple[np.ndarray, pl.Series, pl.Series, np.ndarray, np.ndarray] | None:
     """The positive and negative rows per (segment, class, distinct score): the curves table.
 
@@ -627,7 +628,9 @@ def curve_counts(
     compared as polars groups them (-0.0 as 0.0, NaN as one value); each (segment, class)'s
     rows together, highest score first (where a segment was cut between threads, its rows
     last). None when the kernel cannot read them: no ``classes``
-    (`ClassCodes`), scores not Float32 or Float64 or with nulls.
+    (`ClassCodes`), scores not Float32 or Float64 or with nulls, ``weights`` not Float64
+    or with nulls. Given ``weights``, the positives' and negatives' weights instead of rows,
+    each (segment, class, score)'s added in the rows' order where a thread counts it whole.
 
     The columns are read in their chunks, the runs split between polars' threads, each
     counting its share in a hash table; where scores are nearly all distinct
@@ -638,15 +641,18 @@ def curve_counts(
     runs = len(starts) - 1
     if classes is None or scores.dtype not in (pl.Float32, pl.Float64) or scores.null_count():
         return None
+    if weights is not None and (weights.dtype != pl.Float64 or weights.null_count()):
+        return None
     kind, is_f32 = classes.kind, scores.dtype == pl.Float32
     first_runs = np.asarray(firsts, np.int64)
-    stretches = _Stretches([classes.codes, scores], starts, runs)
+    read_columns = [classes.codes, scores, *([] if weights is None else [weights])]
+    stretches = _Stretches(read_columns, starts, runs)
     found: dict[int, bytes | None] = {}  # each piece's rows
     read: dict[int, list[tuple[Any, ...]]] = {}  # each piece's stretches, as the kernel reads them
 
     def items(parts: list[tuple[int, int, int, list[np.ndarray]]]) -> list[tuple[Any, ...]]:
         return [
-            (starts[a : b + 1] - base, a, v[0], v[1], truth[base : base + len(v[0])])
+            (starts[a : b + 1] - base, a, v[0], v[1], truth[base : base + len(v[0])], *v[2:])
             for a, b, base, v in parts
         ]
 
@@ -687,7 +693,9 @@ def curve_counts(
     segment_of = np.searchsorted(first_runs, inner, "right") - 1
     cut = segment_of[segment_of == np.searchsorted(first_runs, inner - 1, "right") - 1]
     names = ["segment", "code", "bits", "positives", "negatives"]
-    record = np.dtype([(name, np.uint64 if name == "bits" else np.int64) for name in names])
+    sums = np.int64 if weights is None else np.float64  # (rows, or weights)
+    types = [np.int64, np.int64, np.uint64, sums, sums]
+    record = np.dtype(list(zip(names, types, strict=True)))
     table = np.frombuffer(b"".join(found[k] or b"" for k in sorted(found)), record)
     frame = pl.DataFrame({name: table[name] for name in names})
     if len(cut):

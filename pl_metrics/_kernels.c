@@ -506,24 +506,50 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
  * in the columns' chunks). Per (segment, class, distinct score), the positive and negative
  * rows, counted in one hash table that is emptied onto the output whenever the segment
  * changes (and at the end). Scores are compared as polars groups them: -0.0 as 0.0, every
- * NaN as one. The output is a bytes object of curve_rows.
+ * NaN as one. The output is a bytes object of curve_rows. Given each row's weight, the
+ * positives' and negatives' weights are summed instead (as doubles, in the same fields).
  */
 typedef struct {
     uint64_t key; /* the score's bits + 1; 0: empty */
-    int64_t code, rows, pos;
+    int64_t code;
+    union {
+        int64_t rows;
+        double neg_w; /* weighted: the negatives' weight */
+    };
+    union {
+        int64_t pos;
+        double pos_w; /* weighted: the positives' weight */
+    };
 } curve_slot;
 
 typedef struct {
     curve_slot *slots;
     int64_t mask, used;
-    int rows; /* the sort mode: a slot per row, appended (mask + 1 of them fit) */
+    int rows;     /* the sort mode: a slot per row, appended (mask + 1 of them fit) */
+    int weighted; /* the slots hold weights (neg_w, pos_w) */
+    double *comp; /* weighted, hashed: each slot's compensations (negatives', positives') */
 } curve_table;
+
+/* Adds x to *sum as polars' group_by sums floats: Kahan's compensated sum, in row order
+ * (so the same bits as polars' table of the same rows), no compensation past infinity. */
+static inline void kahan_add(double *sum, double *comp, double x) {
+    double y = x - *comp, t = *sum + y;
+    *comp = isfinite(t) ? (t - *sum) - y : 0.0;
+    *sum = t;
+}
 
 /* A row of the output (a numpy record in _kernel.curve_counts). */
 typedef struct {
     int64_t segment, code;
     uint64_t bits;
-    int64_t pos, neg;
+    union {
+        int64_t pos;
+        double pos_w;
+    };
+    union {
+        int64_t neg;
+        double neg_w;
+    };
 } curve_row;
 
 typedef struct {
@@ -534,6 +560,7 @@ typedef struct {
     int64_t *segment, *code, *written, room;
     uint64_t *bits;
     double *pos, *neg;
+    int weighted; /* the rows hold weights */
 } curve_out;
 
 /* The sort mode: the rows counted moved to the shared columns. Returns -5 when they have
@@ -544,7 +571,8 @@ static int curve_move(curve_out *out) {
     for (int64_t i = 0; i < out->n; i++) {
         curve_row *r = &out->rows[i];
         out->segment[at + i] = r->segment, out->code[at + i] = r->code, out->bits[at + i] = r->bits;
-        out->pos[at + i] = (double)r->pos, out->neg[at + i] = (double)r->neg;
+        out->pos[at + i] = out->weighted ? r->pos_w : (double)r->pos;
+        out->neg[at + i] = out->weighted ? r->neg_w : (double)r->neg;
     }
     out->n = 0;
     return 0;
@@ -558,16 +586,21 @@ static inline uint64_t curve_hash(uint64_t key, int64_t code) {
 static int curve_grow(curve_table *t) {
     int64_t old = t->mask + 1, size = old * 2;
     curve_slot *slots = calloc((size_t)size, sizeof(curve_slot));
-    if (slots == NULL) return -1;
+    double *comp = t->comp != NULL ? calloc((size_t)(2 * size), sizeof(double)) : NULL;
+    if (slots == NULL || (t->comp != NULL && comp == NULL)) {
+        free(slots), free(comp);
+        return -1;
+    }
     for (int64_t i = 0; i < old; i++) {
         curve_slot s = t->slots[i];
         if (!s.key) continue;
         uint64_t j = curve_hash(s.key, s.code) & (uint64_t)(size - 1);
         while (slots[j].key) j = (j + 1) & (uint64_t)(size - 1);
         slots[j] = s;
+        if (comp != NULL) comp[2 * j] = t->comp[2 * i], comp[2 * j + 1] = t->comp[2 * i + 1];
     }
-    free(t->slots);
-    t->slots = slots;
+    free(t->slots), free(t->comp);
+    t->slots = slots, t->comp = comp;
     t->mask = size - 1;
     return 0;
 }
@@ -585,9 +618,11 @@ static inline uint64_t float_bits(uint64_t order, int is_f32) {
     return (order & sign) ? (order & ~sign) : (~order & all);
 }
 
-/* By class, then highest score first (keys hold float_order). */
+/* By class, then highest score first (keys hold float_order), then (the weighted sort
+ * mode's rows of one score) in the rows' order. */
 static inline int curve_before(const curve_slot *x, const curve_slot *y) {
-    return x->code < y->code || (x->code == y->code && x->key > y->key);
+    return x->code < y->code ||
+           (x->code == y->code && (x->key > y->key || (x->key == y->key && x->pos < y->pos)));
 }
 
 static int curve_slot_order(const void *a, const void *b) {
@@ -712,11 +747,101 @@ static int curve_flush_rows(curve_table *t, int is_f32, int64_t segment, curve_o
                 int64_t pos = 0, neg = 0;
                 for (; i >= pos0 && keys[i] == key; i--) pos++;
                 for (; j >= neg0 && keys[j] == key; j--) neg++;
-                out->rows[out->n++] = (curve_row){segment, low + c, float_bits(key, is_f32), pos, neg};
+                out->rows[out->n++] = (curve_row){segment, low + c, float_bits(key, is_f32), {pos}, {neg}};
             }
         }
     }
     free(start), free(keys), free(room);
+    t->used = 0;
+    return status == 0 ? curve_move(out) : status;
+}
+
+/* radix_sort, each key's double in w moved with it (b and v: room for copies): stable, so
+ * a key's doubles stay in the order they came. */
+static void radix_sort_pairs(uint64_t *a, double *w, uint64_t *b, double *v, int64_t n) {
+    if (n < 64) {
+        for (int64_t i = 1; i < n; i++) {
+            uint64_t x = a[i];
+            double y = w[i];
+            int64_t j = i;
+            for (; j > 0 && x < a[j - 1]; j--) a[j] = a[j - 1], w[j] = w[j - 1];
+            a[j] = x, w[j] = y;
+        }
+        return;
+    }
+    int64_t count[8][256] = {{0}};
+    for (int64_t i = 0; i < n; i++)
+        for (int d = 0; d < 8; d++) count[d][(a[i] >> (8 * d)) & 255]++;
+    uint64_t *from = a, *to = b;
+    double *wfrom = w, *wto = v;
+    for (int d = 0; d < 8; d++) {
+        if (count[d][(a[0] >> (8 * d)) & 255] == n) continue;
+        int64_t at = 0;
+        for (int x = 0; x < 256; x++) {
+            int64_t c = count[d][x];
+            count[d][x] = at;
+            at += c;
+        }
+        for (int64_t i = 0; i < n; i++) {
+            int64_t k = count[d][(from[i] >> (8 * d)) & 255]++;
+            to[k] = from[i], wto[k] = wfrom[i];
+        }
+        uint64_t *swap = from;
+        from = to, to = swap;
+        double *wswap = wfrom;
+        wfrom = wto, wto = wswap;
+    }
+    if (from != a) {
+        memcpy(a, from, (size_t)n * sizeof(uint64_t));
+        memcpy(w, wfrom, (size_t)n * sizeof(double));
+    }
+}
+
+/* curve_flush_rows of the weighted sort mode's slots (weight in neg_w, truth in pos's last
+ * bit): each (class, truth)'s scores sorted with their weights, stably, so that each side
+ * of a score adds its weights in the rows' order. */
+static int curve_flush_weighted_rows(curve_table *t, int is_f32, int64_t segment, curve_out *out) {
+    int64_t n = t->used, low = INT64_MAX, high = INT64_MIN;
+    for (int64_t i = 0; i < n; i++) {
+        low = t->slots[i].code < low ? t->slots[i].code : low;
+        high = t->slots[i].code > high ? t->slots[i].code : high;
+    }
+    if (n == 0) return 0;
+    if ((uint64_t)high - (uint64_t)low > (uint64_t)n + 4096) return 1;
+    int64_t span = high - low + 1, *start = calloc((size_t)(2 * span + 1), sizeof(int64_t));
+    uint64_t *keys = malloc((size_t)n * sizeof(uint64_t)), *room = malloc((size_t)n * sizeof(uint64_t));
+    double *w = malloc((size_t)n * sizeof(double)), *wroom = malloc((size_t)n * sizeof(double));
+    int status = start && keys && room && w && wroom ? 0 : -1;
+    if (status == 0) status = curve_reserve(out, n);
+    if (status == 0) {
+        for (int64_t i = 0; i < n; i++) start[2 * (t->slots[i].code - low) + (t->slots[i].pos & 1) + 1]++;
+        for (int64_t k = 0; k < 2 * span; k++) start[k + 1] += start[k];
+        for (int64_t i = 0; i < n; i++) {
+            curve_slot *s = &t->slots[i];
+            int64_t at = start[2 * (s->code - low) + (s->pos & 1)]++;
+            keys[at] = float_order(s->key - 1, is_f32), w[at] = s->neg_w;
+        }
+        for (int64_t c = 0; c < span; c++) {
+            int64_t neg0 = c ? start[2 * c - 1] : 0, pos0 = start[2 * c], end = start[2 * c + 1];
+            radix_sort_pairs(keys + neg0, w + neg0, room, wroom, pos0 - neg0);
+            radix_sort_pairs(keys + pos0, w + pos0, room, wroom, end - pos0);
+            int64_t i = end - 1, j = pos0 - 1; /* the highest positive and negative left */
+            while (i >= pos0 || j >= neg0) {
+                uint64_t key = i < pos0 ? keys[j] : (j < neg0 || keys[i] > keys[j] ? keys[i] : keys[j]);
+                int64_t i0 = i, j0 = j;
+                for (; i >= pos0 && keys[i] == key; i--);
+                for (; j >= neg0 && keys[j] == key; j--);
+                double pos = 0.0, neg = 0.0, comp = 0.0;
+                for (int64_t k = i + 1; k <= i0; k++) kahan_add(&pos, &comp, w[k]);
+                comp = 0.0;
+                for (int64_t k = j + 1; k <= j0; k++) kahan_add(&neg, &comp, w[k]);
+                curve_row r = {.segment = segment, .code = low + c, .bits = float_bits(key, is_f32)};
+                r.pos_w = pos, r.neg_w = neg;
+                out->rows[out->n++] = r;
+            }
+        }
+    }
+    free(start), free(keys), free(room), free(w), free(wroom);
     t->used = 0;
     return status == 0 ? curve_move(out) : status;
 }
@@ -726,10 +851,12 @@ static int curve_flush_rows(curve_table *t, int is_f32, int64_t segment, curve_o
  * (t->rows), the slots are the first t->used, a row each: equal neighbours are added up. */
 static int curve_flush(curve_table *t, int is_f32, int64_t segment, curve_out *out) {
     if (t->rows) {
-        int status = curve_flush_rows(t, is_f32, segment, out);
+        int status = t->weighted ? curve_flush_weighted_rows(t, is_f32, segment, out)
+                                 : curve_flush_rows(t, is_f32, segment, out);
         if (status <= 0) return status;
     }
     int64_t n = 0, last = t->rows ? t->used - 1 : t->mask;
+    double comp_pos = 0.0, comp_neg = 0.0; /* (the weighted sort mode's) */
     for (int64_t i = 0; i <= last; i++) {
         if (!t->slots[i].key) continue;
         curve_slot s = t->slots[i];
@@ -743,16 +870,36 @@ static int curve_flush(curve_table *t, int is_f32, int64_t segment, curve_out *o
         curve_slot *s = &t->slots[i];
         uint64_t bits = float_bits(s->key, is_f32);
         curve_row *before = out->n > first ? &out->rows[out->n - 1] : NULL;
-        if (before != NULL && before->code == s->code && before->bits == bits) {
+        int same = before != NULL && before->code == s->code && before->bits == bits;
+        if (t->weighted && t->rows) {
+            /* A row: its weight (neg_w), its number and truth (pos: number * 2 + truth),
+             * added to its side of its score in the rows' order. */
+            int truth = (int)(s->pos & 1);
+            if (!same) {
+                curve_row r = {.segment = segment, .code = s->code, .bits = bits};
+                r.pos_w = 0.0, r.neg_w = 0.0;
+                out->rows[out->n++] = r;
+                before = &out->rows[out->n - 1];
+                comp_pos = comp_neg = 0.0;
+            }
+            if (truth)
+                kahan_add(&before->pos_w, &comp_pos, s->neg_w);
+            else
+                kahan_add(&before->neg_w, &comp_neg, s->neg_w);
+        } else if (same) { /* (hashed slots are distinct: counts alone meet again) */
             before->pos += s->pos;
             before->neg += s->rows - s->pos;
-            continue;
-        }
-        out->rows[out->n++] = (curve_row){segment, s->code, bits, s->pos, s->rows - s->pos};
+        } else if (t->weighted) {
+            curve_row r = {.segment = segment, .code = s->code, .bits = bits};
+            r.pos_w = s->pos_w, r.neg_w = s->neg_w;
+            out->rows[out->n++] = r;
+        } else
+            out->rows[out->n++] = (curve_row){segment, s->code, bits, {s->pos}, {s->rows - s->pos}};
     }
     t->used = 0;
     if (t->rows) return curve_move(out);
     memset(t->slots, 0, (size_t)(t->mask + 1) * sizeof(curve_slot));
+    if (t->comp != NULL) memset(t->comp, 0, (size_t)(2 * (t->mask + 1)) * sizeof(double));
     return 0;
 }
 
@@ -793,8 +940,8 @@ static inline uint64_t score_key(const void *score, int is_f32, int64_t i) {
 #define DEFINE_CURVE_COUNTS(NAME, C)                                                        \
     static int NAME(const int64_t *starts, int64_t runs, seg_cursor seg, int64_t run0,      \
                     const C *cls, const void *score, int is_f32, const uint8_t *truth,      \
-                    int64_t most, int64_t code_from, int64_t code_to, curve_table *t_,      \
-                    int64_t *open, curve_out *out) {                                        \
+                    const double *weight, int64_t most, int64_t code_from, int64_t code_to, \
+                    curve_table *t_, int64_t *open, curve_out *out) {                       \
         curve_table t = *t_;                                                                \
         int status = 0;                                                                     \
         for (int64_t g = 0; g < runs && status == 0; g++) {                                 \
@@ -808,8 +955,12 @@ static inline uint64_t score_key(const void *score, int is_f32, int64_t i) {
                     int64_t code = (int64_t)cls[i];                                         \
                     if (code < code_from || code >= code_to) continue;                      \
                     if ((status = curve_room(&t)) != 0) break;                              \
-                    t.slots[t.used++] = (curve_slot){score_key(score, is_f32, i), code, 1,  \
-                                                     truth[i] != 0};                        \
+                    curve_slot *s = &t.slots[t.used++];                                     \
+                    s->key = score_key(score, is_f32, i), s->code = code;                   \
+                    if (weight != NULL) /* (see curve_flush) */                             \
+                        s->neg_w = weight[i], s->pos = 2 * (t.used - 1) + (truth[i] != 0);  \
+                    else                                                                    \
+                        s->rows = 1, s->pos = truth[i] != 0;                                \
                 }                                                                           \
                 continue;                                                                   \
             }                                                                               \
@@ -820,8 +971,12 @@ static inline uint64_t score_key(const void *score, int is_f32, int64_t i) {
                 while (t.slots[j].key && (t.slots[j].key != key || t.slots[j].code != code)) \
                     j = (j + 1) & (uint64_t)t.mask;                                         \
                 curve_slot *s = &t.slots[j];                                                \
-                s->rows++;                                                                  \
-                s->pos += truth[i];                                                         \
+                if (weight == NULL)                                                         \
+                    s->rows++, s->pos += truth[i];                                          \
+                else if (truth[i])                                                          \
+                    kahan_add(&s->pos_w, &t.comp[2 * j + 1], weight[i]);                    \
+                else                                                                        \
+                    kahan_add(&s->neg_w, &t.comp[2 * j], weight[i]);                        \
                 if (s->key) continue;                                                       \
                 s->key = key;                                                               \
                 s->code = code;                                                             \
@@ -838,7 +993,7 @@ EACH_CLASS_TYPE(DEFINE_CURVE_COUNTS, curve_counts)
 
 /* The columns of one stretch (see curve_counts). */
 typedef struct {
-    Py_buffer starts, cls, score, truth;
+    Py_buffer starts, cls, score, truth, weight; /* (weight: obj NULL if none) */
     long long run0; /* the first run's number */
 } curve_stretch;
 
@@ -889,25 +1044,34 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
         release_each(columns_out, 6);
         return PyErr_NoMemory();
     }
-    Py_ssize_t sizes[] = {class_width(kind), is_f32 ? 4 : 8, 1};
+    Py_ssize_t sizes[] = {class_width(kind), is_f32 ? 4 : 8, 1, 8};
+    int weighted = -1; /* whether the stretches give weights: all or none */
     for (; parsed < n; parsed++) {
         curve_stretch *x = &stretches[parsed];
-        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(list, parsed), "y*Ly*y*y*", &x->starts,
-                              &x->run0, &x->cls, &x->score, &x->truth)) {
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(list, parsed), "y*Ly*y*y*|y*", &x->starts,
+                              &x->run0, &x->cls, &x->score, &x->truth, &x->weight)) {
             status = -4;
             break;
         }
-        const Py_buffer *columns[] = {&x->cls, &x->score, &x->truth};
+        const Py_buffer *columns[] = {&x->cls, &x->score, &x->truth, &x->weight};
         seg_cursor first = seg_start(&firsts, x->run0);
-        if (!rows_fit(&x->starts, 0, columns, sizes, 3) || first.seg < 0) {
-            PyErr_Format(PyExc_ValueError, "curve_counts: a column is short, or a run has no segment");
+        int given = x->weight.obj != NULL;
+        if (!rows_fit(&x->starts, 0, columns, sizes, 3 + given) || first.seg < 0 ||
+            (weighted >= 0 && weighted != given)) {
+            PyErr_Format(PyExc_ValueError,
+                         "curve_counts: a column is short, a run has no segment, or weights are"
+                         " given for some stretches only");
             parsed++;
             status = -4;
             break;
         }
+        weighted = given;
     }
-    curve_table t = {calloc(1024, sizeof(curve_slot)), 1023, 0, most == 0};
-    if (status == 0 && t.slots == NULL) status = -1;
+    out.weighted = weighted > 0;
+    curve_table t = {calloc(1024, sizeof(curve_slot)), 1023, 0, most == 0, weighted > 0, NULL};
+    if (weighted > 0 && most != 0) t.comp = calloc(2048, sizeof(double));
+    if (status == 0 && (t.slots == NULL || (weighted > 0 && most != 0 && t.comp == NULL)))
+        status = -1;
     if (status == 0) {
         Py_BEGIN_ALLOW_THREADS
         int64_t open = -1; /* the segment in the table */
@@ -916,7 +1080,8 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
             int64_t runs = x->starts.len / (Py_ssize_t)sizeof(int64_t) - 1;
 #define RUN(NAME, C)                                                                        \
     status = NAME(x->starts.buf, runs, seg_start(&firsts, x->run0), (int64_t)x->run0,          \
-                  (const C *)x->cls.buf, x->score.buf, is_f32, x->truth.buf, (int64_t)most,     \
+                  (const C *)x->cls.buf, x->score.buf, is_f32, x->truth.buf,                   \
+                  x->weight.obj != NULL ? x->weight.buf : NULL, (int64_t)most,                 \
                   (int64_t)code_from, (int64_t)code_to, &t, &open, &out)
             SWITCH_CLASS_TYPE(kind, curve_counts, status = -2)
 #undef RUN
@@ -924,10 +1089,10 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
         if (status == 0 && open >= 0) status = curve_flush(&t, is_f32, open, &out);
         Py_END_ALLOW_THREADS
     }
-    free(t.slots);
+    free(t.slots), free(t.comp);
     for (Py_ssize_t k = 0; k < parsed; k++) {
         Py_buffer *buffers[] = {&stretches[k].starts, &stretches[k].cls, &stretches[k].score,
-                                &stretches[k].truth};
+                                &stretches[k].truth, &stretches[k].weight};
         for (size_t i = 0; i < sizeof(buffers) / sizeof(buffers[0]); i++) release_each(buffers[i], 1);
     }
     free(stretches);
@@ -1201,7 +1366,8 @@ static PyMethodDef methods[] = {
     {"curve_counts", curve_counts, METH_VARARGS,
      "curve_counts(stretches, firsts, kind, is_f32, most): the positive and negative rows per"
      " (segment, class, score) of the stretches, each (starts, run0, classes, score,"
-     " truth), as bytes of (segment, code, score bits, positives, negatives) int64 records;"
+     " truth[, weight]), as bytes of (segment, code, score bits, positives, negatives) int64"
+     " records (with weights, the weights' sums as float64);"
      " None if a segment has more than most of them. most=0, code_from, code_to, columns:"
      " every row of those classes sorted instead, the rows written to the columns"
      " (segment, code, score bits, positives, negatives as float64, and the count written,"

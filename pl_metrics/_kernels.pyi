@@ -62,6 +62,14 @@ def curve_counts(
             npt.NDArray[np.floating[Any]],
             npt.NDArray[np.bool_],
         ]
+        | tuple[
+            npt.NDArray[np.int64],
+            int,
+            npt.NDArray[np.integer[Any]],
+            npt.NDArray[np.floating[Any]],
+            npt.NDArray[np.bool_],
+            npt.NDArray[np.float64],
+        ]
     ],
     firsts: npt.NDArray[np.int64],
     kind: str,
@@ -69,3 +77,9 @@ def curve_counts(
     most: int,
     /,
 ) -> bytes | None: ...
+def sums_from_last(
+    starts: npt.NDArray[np.int64],
+    columns: Sequence[npt.NDArray[np.float64]],
+    out: npt.NDArray[np.float64],
+    /,
+) -> None: ...

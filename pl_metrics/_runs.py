@@ -53,6 +53,7 @@ PerRun = np.ndarray | pl.Series
 TRUTH = "__plm_runs_truth"
 _PREDICTED = "__plm_runs_predicted"
 _WEIGHT = "__plm_runs_weight"
+_CURVE_WEIGHT = "__plm_runs_curve_weight"
 _SCORE = "__plm_runs_score"
 # The tables the pass makes.
 _IDS, _CLASSES, _GROUPS, _CURVES = "ids", "classes", "groups", "curves"
@@ -112,7 +113,7 @@ class ClassCounts:
 class CurveCounts:
     """The curves table: per (group, class, score), the positive and negative rows.
 
-    Unweighted, so counts: the pass gives them with the other tables.
+    Or their weights (``weight``): the pass gives them with the other tables.
     """
 
     #: The score column.
@@ -123,6 +124,8 @@ class CurveCounts:
     negatives: str
     #: The polars aggregation of the rows by ``(by..., class, key)`` that gives them.
     exprs: Sequence[pl.Expr]
+    #: Each row's weight (Float64), if the table sums weights.
+    weight: pl.Expr | None = None
 
 
 def count_kinds(
@@ -304,6 +307,8 @@ def per_id_and_classes(
             extra_inputs.append(class_counts.weight.alias(_WEIGHT))
     if curves is not None:
         extra_inputs.append(pl.col(curves.score).alias(_SCORE))
+        if curves.weight is not None:
+            extra_inputs.append(curves.weight.alias(_CURVE_WEIGHT))
     inputs = rows.select(*keys, cls, truth.alias(TRUTH), *extra_inputs)
 
     def tables(df: pl.DataFrame) -> dict[str, pl.DataFrame]:
@@ -400,7 +405,8 @@ def _curve_table(
     curves: CurveCounts,
 ) -> pl.DataFrame | None:
     """The curves table by the kernel, or None where it cannot count these rows."""
-    counted = curve_counts(runs.starts, runs.firsts, truth, codes, df[_SCORE])
+    weights = None if curves.weight is None else df[_CURVE_WEIGHT]
+    counted = curve_counts(runs.starts, runs.firsts, truth, codes, df[_SCORE], weights)
     if counted is None:
         return None
     segment, classes, scores, positives, negatives = counted

@@ -759,9 +759,12 @@ def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:
         extends = [f for p in parts for f in p.extend_ids if all(f is not r for r in replaced)]
         only_groups = not extends and not from_ids and not opts.per_id
         counted_curves = None
-        if curve_exprs and cols.weight is None:  # counts: the pass counts them too
+        if curve_exprs:  # the pass counts them too
             assert cols.score is not None
-            counted_curves = CurveCounts(cols.score, CURVE_SCORE, CURVE_POS, CURVE_NEG, curve_exprs)
+            weight = None if cols.weight is None else cols.weight_expr
+            counted_curves = CurveCounts(
+                cols.score, CURVE_SCORE, CURVE_POS, CURVE_NEG, curve_exprs, weight
+            )
         tables = per_id_and_classes(
             lf,
             by,
