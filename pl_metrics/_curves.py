@@ -131,7 +131,9 @@ def _per_class_values(
                 on = keys or [_ALL]
                 summed = _kernel.curve_areas(table, on, CURVE_SCORE, _POS, _NEG, roc=roc)
             if summed is None:
-                return plan(df.lazy()).collect()
+                # (In the in-memory engine, which adds a group's weights in the rows' order:
+                # the same bits on every run.)
+                return plan(df.lazy()).collect(engine="in-memory")
             firsts, values = summed
             names = [_AREA, _POS, _NEG, _POS_SCALE, _NEG_SCALE]
             columns = (pl.Series(k, v) for k, v in zip(names, values, strict=True))
@@ -235,7 +237,8 @@ def _cumulated_plan(curves: pl.LazyFrame, keys: list[str], keep: Sequence[str]) 
 def _cumulated_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
     """`cumulated` of a table whose keys' scores are distinct floats, falling, in blocks.
 
-    Counts only (see `pl_metrics._kernel.cumulated_counts`); None for other tables.
+    Counts or weights, summed as the plan sums them (`pl_metrics._kernel.cumulated_sums`);
+    None for other tables.
     """
     if not df[CURVE_SCORE].dtype.is_float():  # (integers may share a Float64)
         return None
@@ -244,10 +247,9 @@ def _cumulated_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
     if blocks is None or any(df[c].null_count() for c in (_POS, _NEG)):
         return None
     table, starts = blocks
-    sums = [_kernel.cumulated_counts(table[c].to_numpy(), starts) for c in (_POS, _NEG)]
-    if sums[0] is None or sums[1] is None:
-        return None
-    (tp, positives), (fp, negatives) = sums[0], sums[1]
+    (tp, positives), (fp, negatives) = (
+        _kernel.cumulated_sums(table[c].to_numpy(), starts) for c in (_POS, _NEG)
+    )
     lengths = np.diff(starts)
     score = pl.col(CURVE_SCORE).cast(pl.Float64) + 0.0  # (-0.0 as 0.0, as the plan)
     return table.select(*keys, score, _POS, _NEG).with_columns(
@@ -549,7 +551,8 @@ def curve_positives(state: MetricState) -> pl.DataFrame:
     cols = state.columns
     assert state.curves is not None
     keys = [*cols.by, cols.cls]
-    return state.curves.lazy().group_by(keys).agg(pl.col(_POS).sum()).collect()
+    sums = state.curves.lazy().group_by(keys).agg(pl.col(_POS).sum())
+    return sums.collect(engine="in-memory")  # (a group's weights in order: the same bits)
 
 
 def average_classes(values: pl.LazyFrame, metric: str, by: list[str], average: str) -> pl.LazyFrame:

@@ -47,7 +47,7 @@ __all__ = [
     "blocks_in_key_order",
     "class_blocks",
     "contiguous_runs",
-    "cumulated_counts",
+    "cumulated_sums",
     "curve_areas",
     "curve_counts",
     "deferred_on_rows",
@@ -958,22 +958,24 @@ def are_counts(values: np.ndarray) -> bool:
     return values.dtype.kind in "iu" and not (values < 0).any()
 
 
-def cumulated_counts(
-    values: np.ndarray, starts: np.ndarray
-) -> tuple[np.ndarray, np.ndarray] | None:
+def cumulated_sums(values: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sums of ``values`` up to each row, restarting at each of ``starts``, and each block's.
 
-    One cumulative sum over the whole column, each block's start taken off: exact (any
-    order of the sums gives the same bits) for counts, non-negative whole numbers below
-    2**53, as a sequential sum per block gives them. None for other values.
+    As polars' ``cum_sum().over(block)`` adds them, one row at a time. For counts
+    (non-negative whole numbers below 2**53, whose sums are exact in any order), one
+    cumulative sum over the whole column, each block's start taken off; for other values
+    (weights), each block's own. Blocks are not empty.
     """
-    if not are_counts(values):
-        return None
-    return block_sums(values, starts)
+    if are_counts(values):
+        return block_sums(values, starts)
+    cumulated = np.empty(len(values), np.float64)
+    for a, b in itertools.pairwise(starts):
+        np.cumsum(values[a:b], out=cumulated[a:b])
+    return cumulated, cumulated[starts[1:] - 1]
 
 
 def block_sums(values: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """`cumulated_counts` of values known to be counts (`are_counts`); blocks not empty."""
+    """`cumulated_sums` of values known to be counts (`are_counts`); blocks not empty."""
     whole = np.cumsum(values)
     ends = whole[starts[1:] - 1]
     before = np.concatenate([np.zeros(1, whole.dtype), ends[:-1]])

@@ -287,12 +287,10 @@ def test_curve_tables_in_blocks_equal_the_plans(
             pl.when(first).then(float("nan")).otherwise(pl.col(CURVE_SCORE)).alias(CURVE_SCORE)
         )
     lf = df.lazy()
-    # Which path each table takes: counts in blocks are cumulated in place; a cumulated
-    # table (in key order, each score once) always makes its points in place.
+    # Which path each table takes: counts or weights in blocks are cumulated in place; a
+    # cumulated table (in key order, each score once) always makes its points in place.
     counted = _curves._cumulated_blocks(df, keys)
-    if weights in ("floats", "negative"):
-        assert counted is None
-    elif layout in ("blocks", "negative zero"):
+    if layout in ("blocks", "negative zero"):
         assert counted is not None
     every = _curves.cumulated(lf, keys).collect()
     if layout != "nan":
