@@ -638,6 +638,35 @@ def _run_compare(args: argparse.Namespace) -> None:
             )
         figure.savefig(args.plot)
     _write(table, args.format, args.output)
+    _warn_of_a_threshold_past_the_scores(args, lf)
+
+
+def _warn_of_a_threshold_past_the_scores(args: argparse.Namespace, rows: pl.LazyFrame) -> None:
+    """--threshold X that no score reaches, or that every score reaches: one prediction.
+
+    Every thresholded metric is then of a constant prediction (F1 of 0, say), which reads
+    as a model's failure where it is a threshold's (``--threshold 50`` meant 0.5, or
+    logits against 0.5). One read of the score column, only with --threshold.
+    """
+    metrics = _metrics(args.metric)
+    if args.threshold is None or args.quiet:
+        return
+    if not any("threshold" in info(m).options for m in metrics):
+        return
+    score_col = pl.col(args.score_col)
+    range_ = rows.select(score_col.min().alias("low"), score_col.max().alias("high"))
+    low, high = range_.collect().row(0)
+    if low is None or high is None:
+        return
+    side = (
+        "above every score: every prediction is negative"
+        if args.threshold > high
+        else "at or below every score: every prediction is positive"
+        if args.threshold <= low
+        else None
+    )
+    if side is not None:
+        _say(f"warning: --threshold {args.threshold:g} is {side} (scores from {low!r} to {high!r})")
 
 
 def _per_fold(
@@ -944,6 +973,7 @@ def _run_score(args: argparse.Namespace) -> None:
             **options,
         )
     _write(result, args.format, args.output)
+    _warn_of_a_threshold_past_the_scores(args, scan_files(files(args.paths)))
 
 
 #: Errors of the input, told in one line with status 2. Any other exception is a bug.

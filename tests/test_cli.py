@@ -1208,3 +1208,19 @@ def test_a_wide_table_prints_whole_names(
     names = [cell.strip() for cell in header.strip("│").split("┆")]
     lrap = [f"lrap{side}" for side in ("", "_lower", "_upper", "_mean", "_std")]
     assert names[:8] == ["model", *lrap, "log_loss", "log_loss_lower"]
+
+
+def test_a_threshold_past_every_score_is_warned_of(capsys: pytest.CaptureFixture[str]) -> None:
+    """--threshold 50 (meant 0.5) scores a constant prediction: F1 of 0 is the threshold's."""
+    for threshold, said in (("50", "above every score"), ("0", "at or below every score")):
+        assert (
+            main(["score", str(DATA), "-m", "f1", "--by", "model", "--threshold", threshold]) == 0
+        )
+        err = capsys.readouterr().err
+        assert err.startswith(f"pl-metrics: warning: --threshold {threshold} is {said}"), err
+        assert "(scores from 0.0 to 1.0)" in err
+    assert main(["compare", str(DATA), "-m", "f1,lrap", "--threshold", "2"]) == 0
+    assert "--threshold 2 is above every score" in capsys.readouterr().err
+    for argv in (["--threshold", "0.3"], ["--threshold", "50", "--quiet"], []):
+        assert main(["score", str(DATA), "-m", "f1", "--by", "model", *argv]) == 0
+        assert capsys.readouterr().err == ""
