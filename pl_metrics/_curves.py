@@ -593,21 +593,18 @@ def _padded(curves: pl.LazyFrame, keys: list[str], padding: int) -> pl.LazyFrame
 
 
 def _pooled_in_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
-    """The counts of a curves table pooled over classes: per ``keys`` and score, in blocks.
+    """The weights of a curves table pooled over classes: per ``keys`` and score, in blocks.
 
     The table must hold each class's scores together, falling (its one column besides
-    ``keys`` and the curves'), and counts as weights (their sums exact in any order, as
-    the plan's). Each key's scores are merged, highest first, the keys in order. None for
-    other tables.
+    ``keys`` and the curves'). Each key's scores are merged, highest first, the keys in
+    order; each score's weights summed as the plan's group_by sums them (`group_sums`).
+    None for other tables.
     """
     classes = [c for c in df.columns if c not in {*keys, CURVE_SCORE, _POS, _NEG}]
     blocks = _kernel.falling_key_blocks(df, [*keys, *classes], CURVE_SCORE)
     if len(classes) != 1 or blocks is None:
         return None
     if any(df[c].dtype != pl.Float64 for c in (_POS, _NEG)):
-        return None
-    pos, neg = df[_POS].to_numpy(), df[_NEG].to_numpy()
-    if not (_kernel.are_counts(pos) and _kernel.are_counts(neg)):
         return None
     # Each class's block's key, numbered in key order.
     starts, firsts = blocks
@@ -622,13 +619,10 @@ def _pooled_in_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
     group = np.repeat(block_group, np.diff(starts))
     score = df[CURVE_SCORE].cast(pl.Float64).to_numpy() + 0.0  # (-0.0 as 0.0)
     number, firsts_of = _kernel.merged_falling(group, score)
-    table = pl.DataFrame(
-        {
-            CURVE_SCORE: score[firsts_of],
-            _POS: np.bincount(number, weights=pos, minlength=len(firsts_of)),
-            _NEG: np.bincount(number, weights=neg, minlength=len(firsts_of)),
-        }
-    )
+    pos, neg = (_kernel.group_sums(number, df[c].to_numpy(), len(firsts_of)) for c in (_POS, _NEG))
+    if pos is None or neg is None:
+        return None
+    table = pl.DataFrame({CURVE_SCORE: score[firsts_of], _POS: pos, _NEG: neg})
     if not keys:
         return table
     pooled: pl.DataFrame = pl.concat([groups[group[firsts_of]], table], how="horizontal")

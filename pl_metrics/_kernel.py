@@ -54,6 +54,7 @@ __all__ = [
     "falling_in_key_order",
     "falling_key_blocks",
     "flags",
+    "group_sums",
     "grouped_runs",
     "id_major",
     "id_runs",
@@ -980,6 +981,24 @@ def block_sums(values: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.n
     ends = whole[starts[1:] - 1]
     before = np.concatenate([np.zeros(1, whole.dtype), ends[:-1]])
     return whole - np.repeat(before, np.diff(starts)), ends - before
+
+
+def group_sums(number: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray | None:
+    """Each group's sum of ``values`` (rows numbered by ``number``), as polars' group_by adds.
+
+    Counts (exact in any order) by numpy's bincount; other values (weights) added in the
+    rows' order with Kahan's compensation, as polars does, by the kernel: None without it.
+    """
+    if are_counts(values):
+        sums: np.ndarray = np.bincount(number, weights=values, minlength=groups)
+        return sums
+    if _kernels is None:
+        return None
+    sums = np.empty(groups, np.float64)
+    _kernels.kahan_bincount(
+        np.ascontiguousarray(number, np.int64), np.ascontiguousarray(values, np.float64), sums
+    )
+    return sums
 
 
 def sums_from_last(columns: Sequence[np.ndarray], starts: np.ndarray) -> np.ndarray:

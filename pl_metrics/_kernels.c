@@ -1245,6 +1245,32 @@ static PyObject *sums_from_last(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* kahan_bincount: out[k] = the values of the rows numbered k, added in the rows' order as
+ * polars' group_by adds floats (kahan_add, from 0.0): numpy's bincount with weights, but
+ * compensated. Numbers must lie in [0, len(out)). */
+static PyObject *kahan_bincount(PyObject *self, PyObject *args) {
+    Py_buffer number, values, out;
+    if (!PyArg_ParseTuple(args, "y*y*w*:kahan_bincount", &number, &values, &out)) return NULL;
+    int64_t n = number.len / (Py_ssize_t)sizeof(int64_t), m = out.len / (Py_ssize_t)sizeof(double);
+    const int64_t *k = number.buf;
+    int fits = values.len / (Py_ssize_t)sizeof(double) >= n;
+    for (int64_t i = 0; i < n && fits; i++) fits = k[i] >= 0 && k[i] < m;
+    double *comp = fits ? calloc((size_t)(m ? m : 1), sizeof(double)) : NULL;
+    if (comp != NULL) {
+        double *sums = out.buf;
+        const double *v = values.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t j = 0; j < m; j++) sums[j] = 0.0;
+        for (int64_t i = 0; i < n; i++) kahan_add(&sums[k[i]], &comp[k[i]], v[i]);
+        Py_END_ALLOW_THREADS
+        free(comp);
+    }
+    PyBuffer_Release(&number), PyBuffer_Release(&values), PyBuffer_Release(&out);
+    if (!fits) return PyErr_Format(PyExc_ValueError, "kahan_bincount: a number is out of range, or values are short");
+    if (comp == NULL) return PyErr_NoMemory();
+    Py_RETURN_NONE;
+}
+
 /* change_rows: the rows i >= 1 of a column's chunk whose value differs from row i - 1's,
  * ascending; values are compared as bits, `width` bytes each (1, 2, 4, 8, or 16 for Arrow
  * string views). Blocks of rows without a change are skipped after one vectorized check.
@@ -1376,6 +1402,9 @@ static PyMethodDef methods[] = {
      "curve_areas(starts, score, is_f32, pos, neg, roc, area, pos_sum, neg_sum, pos_scale,"
      " neg_scale): per run of a curves table, highest score first, the sums behind ROC AUC"
      " (roc) or average precision; False where a run's scores do not strictly fall."},
+    {"kahan_bincount", kahan_bincount, METH_VARARGS,
+     "kahan_bincount(number, values, out): each number's values added in the rows' order,"
+     " compensated as polars' group_by adds floats."},
     {"sums_from_last", sums_from_last, METH_VARARGS,
      "sums_from_last(starts, columns, out): per block of each float64 column, its rows added"
      " from 0.0, last row first, written to out block by block (a sum per column)."},

@@ -83,3 +83,6 @@ def sums_from_last(
     out: npt.NDArray[np.float64],
     /,
 ) -> None: ...
+def kahan_bincount(
+    number: npt.NDArray[np.int64], values: npt.NDArray[np.float64], out: npt.NDArray[np.float64], /
+) -> None: ...
