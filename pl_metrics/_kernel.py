@@ -631,7 +631,8 @@ def curve_counts(
     last). None when the kernel cannot read them: no ``classes``
     (`ClassCodes`), scores not Float32 or Float64 or with nulls, ``weights`` not Float64
     or with nulls. Given ``weights``, the positives' and negatives' weights instead of rows,
-    each (segment, class, score)'s added in the rows' order where a thread counts it whole.
+    each (segment, class, score)'s added in the rows' order (Kahan's compensated sum, as
+    polars' group_by adds a small group's floats), the same bits on any number of threads.
 
     The columns are read in their chunks, the runs split between polars' threads, each
     counting its share in a hash table; where scores are nearly all distinct
@@ -657,7 +658,9 @@ def curve_counts(
             for a, b, base, v in parts
         ]
 
-    hashed = not runs or not _mostly_distinct(scores, starts, first_runs)
+    # Weights are summed in the sort mode alone: its threads share the classes, not the rows,
+    # so each score's weights are added whole in the rows' order, whatever the thread count.
+    hashed = weights is None and (not runs or not _mostly_distinct(scores, starts, first_runs))
 
     def count(piece: int, parts: list[tuple[int, int, int, list[np.ndarray]]]) -> None:
         rows = sum(int(starts[last] - starts[first]) for first, last, _, _ in parts)
@@ -694,9 +697,7 @@ def curve_counts(
     segment_of = np.searchsorted(first_runs, inner, "right") - 1
     cut = segment_of[segment_of == np.searchsorted(first_runs, inner - 1, "right") - 1]
     names = ["segment", "code", "bits", "positives", "negatives"]
-    sums = np.int64 if weights is None else np.float64  # (rows, or weights)
-    types = [np.int64, np.int64, np.uint64, sums, sums]
-    record = np.dtype(list(zip(names, types, strict=True)))
+    record = np.dtype([(name, np.uint64 if name == "bits" else np.int64) for name in names])
     table = np.frombuffer(b"".join(found[k] or b"" for k in sorted(found)), record)
     frame = pl.DataFrame({name: table[name] for name in names})
     if len(cut):

@@ -43,6 +43,13 @@
 #define WIDE_SIMD
 #endif
 
+/* Whether v[0, n) never falls. */
+static int rising(const int64_t *v, int64_t n) {
+    for (int64_t i = 1; i < n; i++)
+        if (v[i] < v[i - 1]) return 0;
+    return 1;
+}
+
 /* Whether each column (its buffer, and the bytes of one value) has a row for every row of
  * the runs: they are rows starts[0] - base to starts[runs] - base. */
 static int rows_fit(const Py_buffer *starts, int64_t base, const Py_buffer *const *columns,
@@ -506,8 +513,10 @@ static PyObject *run_sums(PyObject *self, PyObject *args) {
  * in the columns' chunks). Per (segment, class, distinct score), the positive and negative
  * rows, counted in one hash table that is emptied onto the output whenever the segment
  * changes (and at the end). Scores are compared as polars groups them: -0.0 as 0.0, every
- * NaN as one. The output is a bytes object of curve_rows. Given each row's weight, the
- * positives' and negatives' weights are summed instead (as doubles, in the same fields).
+ * NaN as one. The output is a bytes object of curve_rows. Given each row's weight (the
+ * sort mode only, whose threads share the classes, not the rows: each score's weights are
+ * added whole, in the rows' order, whatever the thread count), the positives' and
+ * negatives' weights are summed instead (as doubles, in the same fields).
  */
 typedef struct {
     uint64_t key; /* the score's bits + 1; 0: empty */
@@ -526,12 +535,11 @@ typedef struct {
     curve_slot *slots;
     int64_t mask, used;
     int rows;     /* the sort mode: a slot per row, appended (mask + 1 of them fit) */
-    int weighted; /* the slots hold weights (neg_w, pos_w) */
-    double *comp; /* weighted, hashed: each slot's compensations (negatives', positives') */
+    int weighted; /* (the sort mode's) each slot a row's weight (neg_w) */
 } curve_table;
 
-/* Adds x to *sum as polars' group_by sums floats: Kahan's compensated sum, in row order
- * (so the same bits as polars' table of the same rows), no compensation past infinity. */
+/* Adds x to *sum as polars' group_by adds a small group's floats: Kahan's compensated sum,
+ * no compensation past infinity (the same bits as polars', in the rows' order). */
 static inline void kahan_add(double *sum, double *comp, double x) {
     double y = x - *comp, t = *sum + y;
     *comp = isfinite(t) ? (t - *sum) - y : 0.0;
@@ -586,21 +594,16 @@ static inline uint64_t curve_hash(uint64_t key, int64_t code) {
 static int curve_grow(curve_table *t) {
     int64_t old = t->mask + 1, size = old * 2;
     curve_slot *slots = calloc((size_t)size, sizeof(curve_slot));
-    double *comp = t->comp != NULL ? calloc((size_t)(2 * size), sizeof(double)) : NULL;
-    if (slots == NULL || (t->comp != NULL && comp == NULL)) {
-        free(slots), free(comp);
-        return -1;
-    }
+    if (slots == NULL) return -1;
     for (int64_t i = 0; i < old; i++) {
         curve_slot s = t->slots[i];
         if (!s.key) continue;
         uint64_t j = curve_hash(s.key, s.code) & (uint64_t)(size - 1);
         while (slots[j].key) j = (j + 1) & (uint64_t)(size - 1);
         slots[j] = s;
-        if (comp != NULL) comp[2 * j] = t->comp[2 * i], comp[2 * j + 1] = t->comp[2 * i + 1];
     }
-    free(t->slots), free(t->comp);
-    t->slots = slots, t->comp = comp;
+    free(t->slots);
+    t->slots = slots;
     t->mask = size - 1;
     return 0;
 }
@@ -871,7 +874,7 @@ static int curve_flush(curve_table *t, int is_f32, int64_t segment, curve_out *o
         uint64_t bits = float_bits(s->key, is_f32);
         curve_row *before = out->n > first ? &out->rows[out->n - 1] : NULL;
         int same = before != NULL && before->code == s->code && before->bits == bits;
-        if (t->weighted && t->rows) {
+        if (t->weighted) {
             /* A row: its weight (neg_w), its number and truth (pos: number * 2 + truth),
              * added to its side of its score in the rows' order. */
             int truth = (int)(s->pos & 1);
@@ -886,20 +889,15 @@ static int curve_flush(curve_table *t, int is_f32, int64_t segment, curve_out *o
                 kahan_add(&before->pos_w, &comp_pos, s->neg_w);
             else
                 kahan_add(&before->neg_w, &comp_neg, s->neg_w);
-        } else if (same) { /* (hashed slots are distinct: counts alone meet again) */
+        } else if (same) {
             before->pos += s->pos;
             before->neg += s->rows - s->pos;
-        } else if (t->weighted) {
-            curve_row r = {.segment = segment, .code = s->code, .bits = bits};
-            r.pos_w = s->pos_w, r.neg_w = s->neg_w;
-            out->rows[out->n++] = r;
         } else
             out->rows[out->n++] = (curve_row){segment, s->code, bits, {s->pos}, {s->rows - s->pos}};
     }
     t->used = 0;
     if (t->rows) return curve_move(out);
     memset(t->slots, 0, (size_t)(t->mask + 1) * sizeof(curve_slot));
-    if (t->comp != NULL) memset(t->comp, 0, (size_t)(2 * (t->mask + 1)) * sizeof(double));
     return 0;
 }
 
@@ -971,12 +969,8 @@ static inline uint64_t score_key(const void *score, int is_f32, int64_t i) {
                 while (t.slots[j].key && (t.slots[j].key != key || t.slots[j].code != code)) \
                     j = (j + 1) & (uint64_t)t.mask;                                         \
                 curve_slot *s = &t.slots[j];                                                \
-                if (weight == NULL)                                                         \
-                    s->rows++, s->pos += truth[i];                                          \
-                else if (truth[i])                                                          \
-                    kahan_add(&s->pos_w, &t.comp[2 * j + 1], weight[i]);                    \
-                else                                                                        \
-                    kahan_add(&s->neg_w, &t.comp[2 * j], weight[i]);                        \
+                s->rows++;                                                                  \
+                s->pos += truth[i];                                                         \
                 if (s->key) continue;                                                       \
                 s->key = key;                                                               \
                 s->code = code;                                                             \
@@ -1057,10 +1051,11 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
         seg_cursor first = seg_start(&firsts, x->run0);
         int given = x->weight.obj != NULL;
         if (!rows_fit(&x->starts, 0, columns, sizes, 3 + given) || first.seg < 0 ||
+            !rising(x->starts.buf, x->starts.len / (Py_ssize_t)sizeof(int64_t)) ||
             (weighted >= 0 && weighted != given)) {
             PyErr_Format(PyExc_ValueError,
-                         "curve_counts: a column is short, a run has no segment, or weights are"
-                         " given for some stretches only");
+                         "curve_counts: a column is short, the starts fall, a run has no segment,"
+                         " or weights are given for some stretches only");
             parsed++;
             status = -4;
             break;
@@ -1068,10 +1063,12 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
         weighted = given;
     }
     out.weighted = weighted > 0;
-    curve_table t = {calloc(1024, sizeof(curve_slot)), 1023, 0, most == 0, weighted > 0, NULL};
-    if (weighted > 0 && most != 0) t.comp = calloc(2048, sizeof(double));
-    if (status == 0 && (t.slots == NULL || (weighted > 0 && most != 0 && t.comp == NULL)))
-        status = -1;
+    if (status == 0 && weighted > 0 && most != 0) {
+        PyErr_SetString(PyExc_ValueError, "curve_counts: weights are counted in the sort mode (most=0)");
+        status = -4;
+    }
+    curve_table t = {calloc(1024, sizeof(curve_slot)), 1023, 0, most == 0, weighted > 0};
+    if (status == 0 && t.slots == NULL) status = -1;
     if (status == 0) {
         Py_BEGIN_ALLOW_THREADS
         int64_t open = -1; /* the segment in the table */
@@ -1089,7 +1086,7 @@ static PyObject *curve_counts(PyObject *self, PyObject *args) {
         if (status == 0 && open >= 0) status = curve_flush(&t, is_f32, open, &out);
         Py_END_ALLOW_THREADS
     }
-    free(t.slots), free(t.comp);
+    free(t.slots);
     for (Py_ssize_t k = 0; k < parsed; k++) {
         Py_buffer *buffers[] = {&stretches[k].starts, &stretches[k].cls, &stretches[k].score,
                                 &stretches[k].truth, &stretches[k].weight};
@@ -1129,12 +1126,6 @@ static double unit_scale(double largest) {
     return pow(2.0, -exponent);
 }
 
-/* Whether v[0, n) never falls. */
-static int rising(const int64_t *v, int64_t n) {
-    for (int64_t i = 1; i < n; i++)
-        if (v[i] < v[i - 1]) return 0;
-    return 1;
-}
 
 static int curve_areas_of(const int64_t *starts, int64_t runs, const void *score, int is_f32,
                           const double *pos, const double *neg, int roc, double *area,
@@ -1239,7 +1230,7 @@ static PyObject *sums_from_last(PyObject *self, PyObject *args) {
     } else if (!PyErr_Occurred())
         PyErr_Format(PyExc_ValueError, "sums_from_last: at most %d columns", SUMS_MOST_COLUMNS);
     Py_XDECREF(list);
-    release_each(columns, (int)k);
+    release_each(columns, (int)taken);
     PyBuffer_Release(&starts), PyBuffer_Release(&out);
     if (PyErr_Occurred()) return NULL;
     Py_RETURN_NONE;

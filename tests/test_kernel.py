@@ -934,7 +934,8 @@ def test_curve_counts_equal_the_group_by(
     all distinct; not for pieces of one score), and every row is sorted, each thread a
     share of the classes. Either way each (segment, class) comes once, its rows together,
     highest score first. ``weighted``: the weights of the positives and negatives, to the
-    bit where no group is cut (added as polars adds them, in the rows' order)."""
+    bit on any number of threads where a group is one segment (added in the rows' order,
+    compensated, as polars adds a small group's floats)."""
     rng = np.random.default_rng(seed)
     # Up to 400 ids: the sort's radix passes (64 rows of a class and truth, and more).
     n_ids, n_classes = (
@@ -1008,7 +1009,7 @@ def test_curve_counts_equal_the_group_by(
     if groups != "repeated":  # each group in one segment: each key once
         assert got.select(keys).is_unique().all()
     summed = got.group_by(keys).agg(pl.col("pos", "neg").sum())
-    exact = not weighted or (threads == 1 and groups != "repeated")
+    exact = not weighted or groups != "repeated"  # (a group's segments' sums added up)
     assert_frame_equal(summed.sort(keys), want.sort(keys), check_exact=exact, rel_tol=1e-12)
     ordered = got.with_columns(segment=pl.Series(segment))
     if threads == 1 and not sorted_rows:  # no segment cut: each class's scores highest first
@@ -1472,6 +1473,29 @@ def test_kernels_refuse_columns_shorter_than_the_runs() -> None:
         _kernels.curve_counts(
             stretch, first_runs, "h", False, 0, 0, 1, (*short, np.zeros(1, np.int64))
         )
+    # Weights: a float64 a row, in every stretch or none, counted in the sort mode alone;
+    # and runs' starts must not fall.
+    room = (*(np.zeros(10, np.int64) for _ in range(5)), np.zeros(1, np.int64))
+    weighted = (starts, 0, classes, np.arange(10.0), rows, np.ones(10))
+    counted = _kernels.curve_counts([weighted], first_runs, "h", False, 0, 0, 1, room)
+    assert counted == b""
+    assert room[-1][0] == 10  # (a row per distinct score)
+    with pytest.raises(ValueError, match="sort mode"):
+        _kernels.curve_counts([weighted], first_runs, "h", False, 9)
+    with pytest.raises(ValueError, match="short"):
+        _kernels.curve_counts([(*weighted[:5], np.ones(9))], first_runs, "h", False, 0, 0, 1, room)
+    with pytest.raises(ValueError, match="some stretches only"):
+        _kernels.curve_counts([weighted, stretch[0]], first_runs, "h", False, 0, 0, 1, room)
+    falling = (np.array([0, 10, 4], np.int64), *stretch[0][1:])
+    with pytest.raises(ValueError, match="starts fall"):
+        _kernels.curve_counts([falling], first_runs, "h", False, 9)
+    # Block sums from the last row: at most 8 columns, each as long as the starts say.
+    with pytest.raises(ValueError, match="at most 8"):
+        _kernels.sums_from_last(np.array([0, 3], np.int64), [score] * 9, np.zeros(9))
+    with pytest.raises(ValueError, match="short"):
+        _kernels.sums_from_last(np.array([0, 4], np.int64), [score], np.zeros(1))
+    with pytest.raises(ValueError, match="out of range"):
+        _kernels.kahan_bincount(np.array([0, 2], np.int64), np.ones(2), np.zeros(2))
 
 
 def test_in_threads_nested_and_after_fork(monkeypatch: pytest.MonkeyPatch) -> None:
