@@ -11,6 +11,7 @@ the counts of "every fold but f" are the pooled counts minus fold f's.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -69,12 +70,60 @@ def _candidate(opts: Options) -> pl.Expr:
 
 
 def _at_thresholds(
-    counts: pl.LazyFrame, thresholds: pl.LazyFrame, keys: list[str], cols: Columns
+    counts: pl.LazyFrame, grid: Sequence[float], keys: list[str], cols: Columns
 ) -> pl.LazyFrame:
-    """The counts of ``score >= t`` for each class and threshold ``t``.
+    """The counts of ``score >= t`` for each class and threshold ``t`` of ``grid``.
 
     Compared in the scores' type: a threshold is rounded to Float32 for Float32 scores.
+    Counts cumulated in blocks (each class's scores together, falling) are looked up in
+    place, a binary search per class; the plan's as-of join takes other tables (its turn of
+    every block took most of a sweep's time: 5M rows, 0.8 s).
     """
+    thresholds = pl.LazyFrame({_T: list(grid)}, schema={_T: pl.Float64}).unique()
+    return _kernel.planned(
+        counts,
+        lambda lf: _at_thresholds_plan(lf, thresholds, keys, cols),
+        lambda df: _at_thresholds_in_blocks(df, grid, keys, cols),
+    )
+
+
+def _at_thresholds_in_blocks(
+    df: pl.DataFrame, grid: Sequence[float], keys: list[str], cols: Columns
+) -> pl.DataFrame | None:
+    """`_at_thresholds` of counts cumulated in blocks; None for other tables."""
+    thresholds = np.unique(np.asarray(grid, np.float64))
+    if np.isnan(thresholds).any() or any(df[k].null_count() for k in keys):
+        return None  # (as the plan's join matches them, or not)
+    blocks = _kernel.falling_key_blocks(df, keys, CURVE_SCORE)
+    if blocks is None or df[CURVE_SCORE].is_nan().any():
+        return None
+    starts, firsts = blocks
+    compared = pl.Series(thresholds)
+    if cols.narrow_score is not None:  # (the plan's casts)
+        compared = compared.cast(cols.narrow_score).cast(pl.Float64)
+    score = df[CURVE_SCORE].cast(pl.Float64).to_numpy()
+    at = np.empty((len(starts) - 1, len(thresholds)), np.int64)
+    for block, (a, b) in enumerate(itertools.pairwise(starts)):
+        # The lowest score at or above t: the last of those (scores fall), or none (-1).
+        above = np.searchsorted(-score[a:b], -compared.to_numpy(), side="right")
+        at[block] = np.where(above > 0, a + above - 1, -1)
+    row = at.ravel()
+    found = row >= 0
+    row = np.where(found, row, 0)
+    of_block = np.repeat(np.arange(len(starts) - 1), len(thresholds))
+    totals = df.select(P_ALL, N_ALL)[starts[:-1]][of_block]
+    counts = {c: np.where(found, df[c].to_numpy()[row], 0.0) for c in (TP, FP)}
+    return firsts[of_block].with_columns(
+        pl.Series(_T, np.tile(thresholds, len(starts) - 1)),
+        *totals.get_columns(),
+        *(pl.Series(c, v) for c, v in counts.items()),
+    )
+
+
+def _at_thresholds_plan(
+    counts: pl.LazyFrame, thresholds: pl.LazyFrame, keys: list[str], cols: Columns
+) -> pl.LazyFrame:
+    """`_at_thresholds` in polars, for any table."""
     classes = counts.select(*keys, P_ALL, N_ALL).unique()
     t = pl.col(_T)
     narrow = cols.narrow_score
@@ -194,8 +243,7 @@ class _Thresholds(Family):
             # k / 100, not linspace's k * 0.01: 0.57 is the float a user types, not the one
             # just above it (which leaves a score of 0.57 out).
             grid = opts.thresholds or tuple((np.arange(101) / 100).tolist())
-            thresholds = pl.LazyFrame({_T: list(grid)}, schema={_T: pl.Float64}).unique()
-            counts = _at_thresholds(cumulated(curves, keys), thresholds, keys, cols)
+            counts = _at_thresholds(cumulated(curves, keys), grid, keys, cols)
             return counts.select(*keys, _T, _value(opts).alias("value")).sort([*keys, _T])
         if opts.fold_col is None:
             candidates = cumulated(curves, keys).select(

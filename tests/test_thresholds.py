@@ -734,3 +734,36 @@ def test_out_of_fold_tuning_in_blocks_equals_the_plan(
         assert_frame_equal(
             got.sort(order, nulls_last=True), want.sort(order, nulls_last=True), check_exact=True
         )
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    score_dtype=st.sampled_from([pl.Float16, pl.Float32, pl.Float64]),
+    weighted=st.booleans(),
+    grid=st.sampled_from([None, (0.7, 0.1, 0.1, 0.30000001, 2.0, -1.0), (0.4, 0.5)]),
+)
+@settings(max_examples=40, deadline=None)
+def test_a_sweep_in_blocks_is_the_plan_s_to_the_bit(
+    seed: int, score_dtype: Any, weighted: bool, grid: tuple[float, ...] | None
+) -> None:
+    """The sweep's counts looked up in the cumulated blocks (a binary search per class) are
+    the plan's as-of join's: narrow scores against thresholds rounded to their type,
+    repeated thresholds and thresholds past every score, weights, groups."""
+    from pl_metrics import _thresholds
+
+    rng = np.random.default_rng(seed)
+    n_ids, n_classes = int(rng.integers(1, 300)), int(rng.integers(1, 5))
+    scores = np.round(rng.random((n_ids, n_classes)), int(rng.integers(1, 4)))
+    df = pl_metrics.from_numpy(rng.random((n_ids, n_classes)) < 0.3, scores).with_columns(
+        pl.col("score").cast(score_dtype),
+        g=pl.col("id") % 3,
+        w=(pl.col("id") % 4 + 1) / 3,
+    )
+    options: dict[str, Any] = {"by": "g", "thresholds": grid}
+    if weighted:
+        options["weight_col"] = "w"
+    blocks = pl_metrics.threshold_sweep(df, "f1", **options)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_thresholds, "_at_thresholds_in_blocks", lambda *args: None)
+        plan = pl_metrics.threshold_sweep(df, "f1", **options)
+    assert_frame_equal(blocks, plan, check_exact=True)
