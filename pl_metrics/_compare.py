@@ -1267,7 +1267,8 @@ def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float,
     unweighted = [m for m in names if not info(m).weights]
     if unweighted:
         raise MetricsInputError(
-            f"the bootstrap weighs ids; {unweighted} take no per-id weights (weight_col)"
+            f"{', '.join(unweighted)} cannot be bootstrapped: the bootstrap resamples ids by "
+            "weighing them, and these metrics take no per-id weights; score them without it"
         )
     if not is_integer(n_resamples) or not 2 <= n_resamples <= MAX_RESAMPLES:
         raise MetricsInputError(

@@ -649,24 +649,30 @@ def _warn_of_a_threshold_past_the_scores(args: argparse.Namespace, rows: pl.Lazy
     logits against 0.5). One read of the score column, only with --threshold.
     """
     metrics = _metrics(args.metric)
-    if args.threshold is None or args.quiet:
+    if args.quiet or (args.threshold is None and args.threshold_table is None):
         return
     if not any("threshold" in info(m).options for m in metrics):
         return
+    given = _threshold(args)
+    if isinstance(given, pl.DataFrame):
+        named, thresholds = "every threshold of --threshold-table", given["threshold"]
+        lowest, highest = thresholds.min(), thresholds.max()
+    else:
+        named, lowest, highest = f"--threshold {given:g}", given, given
     score_col = pl.col(args.score_col)
     range_ = rows.select(score_col.min().alias("low"), score_col.max().alias("high"))
     low, high = range_.collect().row(0)
-    if low is None or high is None:
+    if None in (low, high, lowest, highest):
         return
     side = (
         "above every score: every prediction is negative"
-        if args.threshold > high
+        if lowest > high
         else "at or below every score: every prediction is positive"
-        if args.threshold <= low
+        if highest <= low
         else None
     )
     if side is not None:
-        _say(f"warning: --threshold {args.threshold:g} is {side} (scores from {low!r} to {high!r})")
+        _say(f"warning: {named} is {side} (scores from {low!r} to {high!r})")
 
 
 def _per_fold(

@@ -1210,7 +1210,9 @@ def test_a_wide_table_prints_whole_names(
     assert names[:8] == ["model", *lrap, "log_loss", "log_loss_lower"]
 
 
-def test_a_threshold_past_every_score_is_warned_of(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_threshold_past_every_score_is_warned_of(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     """--threshold 50 (meant 0.5) scores a constant prediction: F1 of 0 is the threshold's."""
     for threshold, said in (("50", "above every score"), ("0", "at or below every score")):
         assert (
@@ -1224,3 +1226,39 @@ def test_a_threshold_past_every_score_is_warned_of(capsys: pytest.CaptureFixture
     for argv in (["--threshold", "0.3"], ["--threshold", "50", "--quiet"], []):
         assert main(["score", str(DATA), "-m", "f1", "--by", "model", *argv]) == 0
         assert capsys.readouterr().err == ""
+    # A threshold table: warned of where every threshold is past the scores.
+    table = pl.DataFrame({"class": [str(c) for c in range(10)], "threshold": 50.0})
+    table.write_csv(tmp_path / "t.csv")
+    assert (
+        main(
+            [
+                "score",
+                str(DATA),
+                "-m",
+                "f1",
+                "--by",
+                "model",
+                "--threshold-table",
+                str(tmp_path / "t.csv"),
+            ]
+        )
+        == 0
+    )
+    assert "every threshold of --threshold-table is above every score" in capsys.readouterr().err
+    table.with_columns(threshold=pl.Series([0.5, 50.0] * 5)).write_csv(tmp_path / "t.csv")
+    assert (
+        main(
+            [
+                "score",
+                str(DATA),
+                "-m",
+                "f1",
+                "--by",
+                "model",
+                "--threshold-table",
+                str(tmp_path / "t.csv"),
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().err == ""

@@ -129,8 +129,11 @@ def test_bootstrap_is_reproducible_and_checked() -> None:
     assert a.columns == ["model", "metric", "estimate", "lower", "upper", "std"]
     # Each group's metrics come in the order asked for, not sorted by name.
     assert a["metric"].to_list() == ["lrap", "f1"] * a["model"].n_unique()
-    with pytest.raises(pl_metrics.MetricsInputError, match="take no per-id weights"):
+    # (Named as the metric's limit, not as an option the caller did not give.)
+    with pytest.raises(pl_metrics.MetricsInputError, match="take no per-id weights") as info:
         pl_metrics.bootstrap(df, "padded_cmap")
+    assert str(info.value).startswith("padded_cmap cannot be bootstrapped")
+    assert "weight_col" not in str(info.value)
     with pytest.raises(pl_metrics.MetricsInputError, match="confidence"):
         pl_metrics.bootstrap(df, "lrap", confidence=1.5)
 
