@@ -526,6 +526,9 @@ def suggestion(name: str, choices: Iterable[str]) -> str:
     ours = _SKLEARN_NAMES.get(name)
     if ours is not None:
         return f"scikit-learn's {name} is {ours!r} here"
+    f_beta = re.fullmatch(r"f_?(\d+(?:\.\d+)?)(?:_score)?", name.lower())
+    if f_beta is not None and name.lower() not in METRICS:  # F2, the Kaggle metric, say
+        return f"F-beta with beta={f_beta.group(1)} is 'fbeta' with beta={f_beta.group(1)}"
     listed = [part.strip() for part in name.split(",")]
     if len(listed) > 1 and all(part in METRICS for part in listed):  # the CLI's -m lrap,f1
         return f"several metrics are a list: {listed!r}"

@@ -105,6 +105,12 @@ def test_an_incomplete_entry_fails_these_tests() -> None:
 def test_unknown_metric_suggests_close_names() -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match="did you mean 'lwlrap'"):
         pl_metrics.report(pl.DataFrame(), "lwrap")
+    # F2 (a Kaggle metric) is fbeta with beta=2; F1 in capitals is f1.
+    for name, beta in (("f2", "2"), ("F0.5", "0.5"), ("f_2", "2")):
+        with pytest.raises(pl_metrics.MetricsInputError, match=f"is 'fbeta' with beta={beta}"):
+            pl_metrics.report(pl.DataFrame(), name)
+    with pytest.raises(pl_metrics.MetricsInputError, match="did you mean 'f1'"):
+        pl_metrics.report(pl.DataFrame(), "F1")
 
 
 @pytest.mark.parametrize(
