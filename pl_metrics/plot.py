@@ -149,6 +149,21 @@ def _need(
     return df
 
 
+def _the_metric(table: object, metric: str | None) -> str:
+    """``metric``, or the one column of ``table`` named as a registered metric."""
+    if metric is not None:
+        return metric
+    names = table_option("table", table).collect_schema().names()
+    found = [name for name in names if name in _METRICS]
+    if len(found) != 1:
+        held = f"columns {found}" if found else "no column"
+        raise MetricsInputError(
+            f"option 'metric': name the column to plot; the table has {held} named as a "
+            f"metric (its columns: {names})"
+        )
+    return found[0]
+
+
 def _positive_integer(option: str, value: int) -> int:
     if not is_integer(value) or value < 1:
         raise MetricsInputError(
@@ -218,7 +233,7 @@ def _tick_size(count: int) -> float:
 @_fitted
 def per_class_bars(
     table: pl.DataFrame | pl.LazyFrame,
-    metric: str,
+    metric: str | None = None,
     *,
     class_col: str = "class",
     model_col: str | None = None,
@@ -230,7 +245,8 @@ def per_class_bars(
     the combinations of the table's key columns: every column except ``class_col``,
     ``metric``, ``weight`` and other float columns (e.g. ``model``, or ``model`` and
     ``fold``, labelled ``knn / fold 0``). ``model_col="model"`` names the one key column
-    instead; the table must then have one row per (model, class).
+    instead; the table must then have one row per (model, class). ``metric``: the column
+    to plot; left out, the table's one column named as a metric.
 
     Up to `MAX_GROUPED_SERIES` series share one panel; up to `MAX_PANELS`, each series gets
     a small panel (shared y axis, a colour per value of the first key column); more are
@@ -242,13 +258,14 @@ def per_class_bars(
     >>> import pl_metrics
     >>> from pl_metrics import plot
     >>> df = pl.read_parquet("data/digits_oof.parquet")
-    >>> fig = plot.per_class_bars(pl_metrics.f1(df, average=None, by="model"), "f1")
+    >>> fig = plot.per_class_bars(pl_metrics.f1(df, average=None, by="model"))
     >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     ['forest', 'knn', 'logreg', 'naive_bayes']
     >>> fig = plot.per_class_bars(pl_metrics.f1(df, average=None, by=["model", "fold"]), "f1")
     >>> len(fig.axes), fig.axes[1].get_title()
     (20, 'forest / fold 1')
     """
+    metric = _the_metric(table, metric)
     metric, class_col = column_name("metric", metric), column_name("class_col", class_col)
     if model_col is not None:
         model_col = column_name("model_col", model_col)
@@ -443,7 +460,7 @@ def distributions(
 @_fitted
 def heatmap(
     table: pl.DataFrame | pl.LazyFrame,
-    metric: str,
+    metric: str | None = None,
     *,
     model_col: str = "model",
     fold_col: str = "fold",
@@ -451,9 +468,10 @@ def heatmap(
     """A model x fold grid of a metric (from ``report(..., by=[model, fold])``), annotated.
 
     Models are sorted best first by their mean over folds (higher or lower is better as the
-    metric says); the colour scale runs from worst (dark) to best (bright).
+    metric says); the colour scale runs from worst (dark) to best (bright). ``metric``: the
+    column to plot; left out, the table's one column named as a metric.
     """
-    metric = column_name("metric", metric)
+    metric = column_name("metric", _the_metric(table, metric))
     model_col, fold_col = column_name("model_col", model_col), column_name("fold_col", fold_col)
     distinct_columns([("metric", metric), ("model_col", model_col), ("fold_col", fold_col)])
     table = _need(

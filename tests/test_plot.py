@@ -715,7 +715,7 @@ BAD_OPTIONS = [
     (plot.distributions, "report", {"metrics": "lrap", "bins": "auto"}, "option 'bins'"),
     (plot.distributions, "report", {"metrics": None}, "option 'metrics': expected column names"),
     (plot.distributions, "report", {"metrics": ["lrap", "lrap"]}, "named more than once"),
-    (plot.heatmap, "report", {"metric": None}, "option 'metric': expected a column name"),
+    (plot.heatmap, "report", {"metric": 3}, "option 'metric': expected a column name"),
     (plot.heatmap, "report", {"metric": "lrap", "model_col": "fold"}, "'model_col' and 'fold_"),
     (plot.heatmap, "report", {"metric": "lrap", "fold_col": "lrap"}, "'metric' and 'fold_col'"),
     (plot.per_class_bars, "per_class", {"metric": "f1", "model_col": "class"}, "both name"),
@@ -799,3 +799,22 @@ def test_intervals_of_a_null_metric(small: dict[str, pl.DataFrame]) -> None:
     table = small["intervals"].with_columns(metric=pl.lit(None, pl.String))
     (ax,) = plot.intervals(table).axes
     assert len(ax.get_yticklabels()) == 2
+
+
+def test_a_table_of_one_metric_plots_without_naming_it(digits: pl.DataFrame) -> None:
+    """Its one column named as a metric is the one plotted; several, or none, are asked for."""
+    per_class = pl_metrics.f1(digits, average=None, by="model")
+
+    def heights(fig: Any) -> list[float]:
+        return [p.get_height() for p in bars(fig.axes[0])]
+
+    assert heights(plot.per_class_bars(per_class)) == heights(plot.per_class_bars(per_class, "f1"))
+    assert plot.per_class_bars(per_class).axes[0].get_ylabel() == "f1"
+    grid = pl_metrics.lrap(digits, by=["model", "fold"])
+    named = plot.heatmap(grid, "lrap")
+    assert plot.heatmap(grid).axes[0].get_title() == named.axes[0].get_title()
+    both = pl_metrics.report(digits, ["lrap", "f1"], by=["model", "fold"])
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"columns \['lrap', 'f1'\] named"):
+        plot.heatmap(both)
+    with pytest.raises(pl_metrics.MetricsInputError, match="no column named as a metric"):
+        plot.per_class_bars(per_class.rename({"f1": "score"}))
