@@ -688,6 +688,8 @@ class _Line:
     ys: np.ndarray[Any, Any]
     value: float  # AUC, AP or ECE of the line
     counts: np.ndarray[Any, Any] | None = None
+    #: The points after which bins are missing (empty): the count line breaks there.
+    gaps: np.ndarray[Any, Any] | None = None
 
     def label(self, stat: str) -> str:
         shown = "n/a" if math.isnan(self.value) else f"{self.value:.3f}"
@@ -936,7 +938,9 @@ def _curve_line(rows: pl.DataFrame, kind: _CurveKind, name: str, colour: Any) ->
         rows = rows.sort("bin" if "bin" in rows.columns else kind.x)
     xs = rows[kind.x].cast(pl.Float64).to_numpy()
     ys = rows[kind.y].cast(pl.Float64).to_numpy()
-    weights = None
+    weights, gaps = None, None
+    if "bin" in rows.columns:
+        gaps = np.flatnonzero(np.diff(rows["bin"].cast(pl.Int64).to_numpy()) > 1)
     if kind is _ROC:
         value = float(np.sum(np.diff(xs) * (ys[1:] + ys[:-1]) / 2.0)) if xs.size > 1 else math.nan
     elif kind is _PR:
@@ -949,7 +953,7 @@ def _curve_line(rows: pl.DataFrame, kind: _CurveKind, name: str, colour: Any) ->
         metric = "roc_curve" if kind is _ROC else "precision_recall_curve"
         drawn = thinned(rows, [], MAX_DRAWN_POINTS, metric)
         xs, ys = (drawn[c].cast(pl.Float64).to_numpy() for c in (kind.x, kind.y))
-    return _Line(name, colour, xs, ys, value, weights)
+    return _Line(name, colour, xs, ys, value, weights, gaps)
 
 
 def _panel_grid(n: int) -> tuple[int, int]:
@@ -1148,7 +1152,10 @@ def _counts_span_a_decade(panels: Sequence[_Panel]) -> bool:
 def _draw_counts(ax: Any, panel: _Panel, *, log: bool) -> None:
     for line in panel.lines:
         assert line.counts is not None
-        ax.plot(line.xs, line.counts, color=line.colour, linewidth=1.0, marker=".", alpha=0.7)
+        # Empty bins between two points hold no rows: the line breaks there, not across.
+        at = np.array([], np.int64) if line.gaps is None else line.gaps + 1
+        xs, counts = (np.insert(np.asarray(v, float), at, np.nan) for v in (line.xs, line.counts))
+        ax.plot(xs, counts, color=line.colour, linewidth=1.0, marker=".", alpha=0.7)
     if log:
         from matplotlib.ticker import NullFormatter
 

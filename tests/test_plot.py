@@ -818,3 +818,22 @@ def test_a_table_of_one_metric_plots_without_naming_it(digits: pl.DataFrame) -> 
         plot.heatmap(both)
     with pytest.raises(pl_metrics.MetricsInputError, match="no column named as a metric"):
         plot.per_class_bars(per_class.rename({"f1": "score"}))
+
+
+def test_the_count_line_breaks_at_empty_bins() -> None:
+    """Bins 0 and 3 hold rows, 1 and 2 none: no count is drawn between them."""
+    table = pl.DataFrame(
+        {
+            "class": ["a"] * 3,
+            "bin": [0, 3, 4],
+            "prob_pred": [0.05, 0.7, 0.9],
+            "prob_true": [0.0, 0.5, 1.0],
+            "count": [100, 3, 10],
+        }
+    )
+    fig = plot.reliability(table)
+    counts = fig.axes[1].get_lines()[0]
+    np.testing.assert_array_equal(counts.get_xdata(), [0.05, np.nan, 0.7, 0.9])
+    np.testing.assert_array_equal(counts.get_ydata(), [100, np.nan, 3, 10])
+    # (The reliability line joins its points: the empty bins have no fraction to show.)
+    assert not np.isnan(fig.axes[0].get_lines()[1].get_xdata()).any()
