@@ -1248,7 +1248,11 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         message = re.sub(
             r"(--[\w-]+) is not used by \w+; the metrics that take it: (.*)", by_kind, message
         )
-    # The duplicate rows' hint names Python's option (`pl_metrics._frame.by_hint`).
+    # The duplicate rows' hints name Python's option (`pl_metrics._frame.by_hint`) and method.
+    message = message.replace(
+        "rows repeated whole (a file read twice) go with .unique()",
+        "rows repeated whole (a file read twice, or copied into two files) must be removed",
+    )
     return re.sub(
         r"pass by=(\[.*?\]) (if each|to apply)",
         lambda m: f"pass --by {','.join(ast.literal_eval(m.group(1)))} {m.group(2)}",

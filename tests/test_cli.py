@@ -350,6 +350,9 @@ def test_repeated_rows_suggest_by_columns(
     err = capsys.readouterr().err
     _one_line_error(err)
     assert "the table also has columns fold, seed: pass --by model,fold,seed" in err
+    # Rows repeated whole: told in the command line's words, not Python's.
+    assert "(a file read twice, or copied into two files) must be removed" in err
+    assert ".unique()" not in err
 
 
 def test_pred_col_gives_the_thresholded_metrics(
