@@ -538,8 +538,8 @@ typedef struct {
     int weighted; /* (the sort mode's) each slot a row's weight (neg_w) */
 } curve_table;
 
-/* Adds x to *sum as polars' group_by adds a small group's floats: Kahan's compensated sum,
- * no compensation past infinity (the same bits as polars', in the rows' order). */
+/* Adds x to *sum as polars' group_by adds a small group's floats, in the rows' order:
+ * Kahan's compensated sum, no compensation past infinity. */
 static inline void kahan_add(double *sum, double *comp, double x) {
     double y = x - *comp, t = *sum + y;
     *comp = isfinite(t) ? (t - *sum) - y : 0.0;
@@ -1126,7 +1126,6 @@ static double unit_scale(double largest) {
     return pow(2.0, -exponent);
 }
 
-
 static int curve_areas_of(const int64_t *starts, int64_t runs, const void *score, int is_f32,
                           const double *pos, const double *neg, int roc, double *area,
                           double *pos_sum, double *neg_sum, double *pos_scale,
@@ -1236,9 +1235,9 @@ static PyObject *sums_from_last(PyObject *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* kahan_bincount: out[k] = the values of the rows numbered k, added in the rows' order as
- * polars' group_by adds floats (kahan_add, from 0.0): numpy's bincount with weights, but
- * compensated. Numbers must lie in [0, len(out)). */
+/* kahan_bincount: out[k] = the values of the rows numbered k, added in the rows' order
+ * with kahan_add from 0.0: numpy's bincount with weights, but compensated as polars' in-memory
+ * group_by adds a small group's floats. Numbers must lie in [0, len(out)). */
 static PyObject *kahan_bincount(PyObject *self, PyObject *args) {
     Py_buffer number, values, out;
     if (!PyArg_ParseTuple(args, "y*y*w*:kahan_bincount", &number, &values, &out)) return NULL;
@@ -1384,10 +1383,11 @@ static PyMethodDef methods[] = {
      "curve_counts(stretches, firsts, kind, is_f32, most): the positive and negative rows per"
      " (segment, class, score) of the stretches, each (starts, run0, classes, score,"
      " truth[, weight]), as bytes of (segment, code, score bits, positives, negatives) int64"
-     " records (with weights, the weights' sums as float64);"
+     " records;"
      " None if a segment has more than most of them. most=0, code_from, code_to, columns:"
      " every row of those classes sorted instead, the rows written to the columns"
-     " (segment, code, score bits, positives, negatives as float64, and the count written,"
+     " (segment, code, score bits, positives, negatives as float64 (with weights, which"
+     " need most=0, the weights' sums), and the count written,"
      " shared by threads); returns b''."},
     {"curve_areas", curve_areas, METH_VARARGS,
      "curve_areas(starts, score, is_f32, pos, neg, roc, area, pos_sum, neg_sum, pos_scale,"

@@ -101,11 +101,12 @@ def _at_thresholds_in_blocks(
     compared = pl.Series(thresholds)
     if cols.narrow_score is not None:  # (the plan's casts)
         compared = compared.cast(cols.narrow_score).cast(pl.Float64)
+    below = -compared.to_numpy()  # (negated: the falling scores rise)
     score = df[CURVE_SCORE].cast(pl.Float64).to_numpy()
     at = np.empty((len(starts) - 1, len(thresholds)), np.int64)
     for block, (a, b) in enumerate(itertools.pairwise(starts)):
         # The lowest score at or above t: the last of those (scores fall), or none (-1).
-        above = np.searchsorted(-score[a:b], -compared.to_numpy(), side="right")
+        above = np.searchsorted(-score[a:b], below, side="right")
         at[block] = np.where(above > 0, a + above - 1, -1)
     row = at.ravel()
     found = row >= 0

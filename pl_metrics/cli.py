@@ -646,7 +646,8 @@ def _warn_of_a_threshold_past_the_scores(args: argparse.Namespace, rows: pl.Lazy
 
     Every thresholded metric is then of a constant prediction (F1 of 0, say), which reads
     as a model's failure where it is a threshold's (``--threshold 50`` meant 0.5, or
-    logits against 0.5). One read of the score column, only with --threshold.
+    logits against 0.5). The same of a --threshold-table all of whose thresholds lie past
+    the scores. One read of the score column, only with either option.
     """
     metrics = _metrics(args.metric)
     if args.quiet or (args.threshold is None and args.threshold_table is None):
