@@ -597,8 +597,9 @@ def _pooled_in_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
 
     The table must hold each class's scores together, falling (its one column besides
     ``keys`` and the curves'). Each key's scores are merged, highest first, the keys in
-    order; each score's weights summed as the plan's group_by sums them (`group_sums`).
-    None for other tables.
+    order; each score's weights summed as the plan's group_by sums them (`group_sums`), the
+    classes taken in their sorted order (the kernel's threads write their classes' blocks
+    in whichever order they finish: the same bits on every run). None for other tables.
     """
     classes = [c for c in df.columns if c not in {*keys, CURVE_SCORE, _POS, _NEG}]
     blocks = _kernel.falling_key_blocks(df, [*keys, *classes], CURVE_SCORE)
@@ -619,7 +620,15 @@ def _pooled_in_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
     group = np.repeat(block_group, np.diff(starts))
     score = df[CURVE_SCORE].cast(pl.Float64).to_numpy() + 0.0  # (-0.0 as 0.0)
     number, firsts_of = _kernel.merged_falling(group, score)
-    pos, neg = (_kernel.group_sums(number, df[c].to_numpy(), len(firsts_of)) for c in (_POS, _NEG))
+    values = [df[c].to_numpy() for c in (_POS, _NEG)]
+    if not all(_kernel.are_counts(v) for v in values):  # (counts add up in any order)
+        index = f"{INTERNAL}block"
+        by_class = firsts.with_row_index(index).sort(
+            [*keys, *classes], nulls_last=True, maintain_order=True
+        )[index]
+        rows = _kernel.block_rows(starts, by_class.to_numpy().astype(np.int64))
+        number, values = number[rows], [v[rows] for v in values]
+    pos, neg = (_kernel.group_sums(number, v, len(firsts_of)) for v in values)
     if pos is None or neg is None:
         return None
     table = pl.DataFrame({CURVE_SCORE: score[firsts_of], _POS: pos, _NEG: neg})

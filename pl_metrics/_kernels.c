@@ -715,50 +715,6 @@ static void radix_sort(uint64_t *a, uint64_t *b, int64_t n) {
     if (from != a) memcpy(a, from, (size_t)n * sizeof(uint64_t));
 }
 
-/* The sort mode's flush (see curve_flush) when the classes span few integers: the scores
- * of each (class, truth) gathered in turn, sorted as integers, and the positives' and
- * negatives' walked from the highest down together. Returns 1 when the span is too wide
- * (the caller sorts the slots instead), -1 when out of memory. */
-static int curve_flush_rows(curve_table *t, int is_f32, int64_t segment, curve_out *out) {
-    int64_t n = t->used, low = INT64_MAX, high = INT64_MIN;
-    for (int64_t i = 0; i < n; i++) {
-        low = t->slots[i].code < low ? t->slots[i].code : low;
-        high = t->slots[i].code > high ? t->slots[i].code : high;
-    }
-    if (n == 0) return 0;
-    if ((uint64_t)high - (uint64_t)low > (uint64_t)n + 4096) return 1;
-    int64_t span = high - low + 1, *start = calloc((size_t)(2 * span + 1), sizeof(int64_t));
-    uint64_t *keys = malloc((size_t)n * sizeof(uint64_t)), *room = malloc((size_t)n * sizeof(uint64_t));
-    int status = start && keys && room ? 0 : -1;
-    if (status == 0) status = curve_reserve(out, n);
-    if (status == 0) {
-        /* Bucket 2 * (code - low) + truth: the negatives, then the positives, of a class. */
-        for (int64_t i = 0; i < n; i++) start[2 * (t->slots[i].code - low) + t->slots[i].pos + 1]++;
-        for (int64_t k = 0; k < 2 * span; k++) start[k + 1] += start[k];
-        for (int64_t i = 0; i < n; i++) {
-            curve_slot *s = &t->slots[i];
-            keys[start[2 * (s->code - low) + s->pos]++] = float_order(s->key - 1, is_f32);
-        }
-        /* start[k] is now bucket k's end, so bucket k is [start[k - 1], start[k]). */
-        for (int64_t c = 0; c < span; c++) {
-            int64_t neg0 = c ? start[2 * c - 1] : 0, pos0 = start[2 * c], end = start[2 * c + 1];
-            radix_sort(keys + neg0, room, pos0 - neg0);
-            radix_sort(keys + pos0, room, end - pos0);
-            int64_t i = end - 1, j = pos0 - 1; /* the highest positive and negative left */
-            while (i >= pos0 || j >= neg0) {
-                uint64_t key = i < pos0 ? keys[j] : (j < neg0 || keys[i] > keys[j] ? keys[i] : keys[j]);
-                int64_t pos = 0, neg = 0;
-                for (; i >= pos0 && keys[i] == key; i--) pos++;
-                for (; j >= neg0 && keys[j] == key; j--) neg++;
-                out->rows[out->n++] = (curve_row){segment, low + c, float_bits(key, is_f32), {pos}, {neg}};
-            }
-        }
-    }
-    free(start), free(keys), free(room);
-    t->used = 0;
-    return status == 0 ? curve_move(out) : status;
-}
-
 /* radix_sort, each key's double in w moved with it (b and v: room for copies): stable, so
  * a key's doubles stay in the order they came. */
 static void radix_sort_pairs(uint64_t *a, double *w, uint64_t *b, double *v, int64_t n) {
@@ -800,10 +756,12 @@ static void radix_sort_pairs(uint64_t *a, double *w, uint64_t *b, double *v, int
     }
 }
 
-/* curve_flush_rows of the weighted sort mode's slots (weight in neg_w, truth in pos's last
- * bit): each (class, truth)'s scores sorted with their weights, stably, so that each side
- * of a score adds its weights in the rows' order. */
-static int curve_flush_weighted_rows(curve_table *t, int is_f32, int64_t segment, curve_out *out) {
+/* The sort mode's flush (see curve_flush) when the classes span few integers: the scores
+ * of each (class, truth) gathered in turn, sorted as integers (weighted: stably, each with
+ * its weight, so that each side of a score adds its weights in the rows' order), and the
+ * positives' and negatives' walked from the highest down together. Returns 1 when the
+ * span is too wide (the caller sorts the slots instead), -1 when out of memory. */
+static int curve_flush_rows(curve_table *t, int is_f32, int64_t segment, curve_out *out) {
     int64_t n = t->used, low = INT64_MAX, high = INT64_MIN;
     for (int64_t i = 0; i < n; i++) {
         low = t->slots[i].code < low ? t->slots[i].code : low;
@@ -813,33 +771,46 @@ static int curve_flush_weighted_rows(curve_table *t, int is_f32, int64_t segment
     if ((uint64_t)high - (uint64_t)low > (uint64_t)n + 4096) return 1;
     int64_t span = high - low + 1, *start = calloc((size_t)(2 * span + 1), sizeof(int64_t));
     uint64_t *keys = malloc((size_t)n * sizeof(uint64_t)), *room = malloc((size_t)n * sizeof(uint64_t));
-    double *w = malloc((size_t)n * sizeof(double)), *wroom = malloc((size_t)n * sizeof(double));
-    int status = start && keys && room && w && wroom ? 0 : -1;
+    double *w = NULL, *wroom = NULL;
+    if (t->weighted) w = malloc((size_t)n * sizeof(double)), wroom = malloc((size_t)n * sizeof(double));
+    int status = start && keys && room && (!t->weighted || (w && wroom)) ? 0 : -1;
     if (status == 0) status = curve_reserve(out, n);
     if (status == 0) {
+        /* Bucket 2 * (code - low) + truth: the negatives, then the positives, of a class.
+         * (Weighted, a slot's truth is the last bit of pos, its weight neg_w.) */
         for (int64_t i = 0; i < n; i++) start[2 * (t->slots[i].code - low) + (t->slots[i].pos & 1) + 1]++;
         for (int64_t k = 0; k < 2 * span; k++) start[k + 1] += start[k];
         for (int64_t i = 0; i < n; i++) {
             curve_slot *s = &t->slots[i];
             int64_t at = start[2 * (s->code - low) + (s->pos & 1)]++;
-            keys[at] = float_order(s->key - 1, is_f32), w[at] = s->neg_w;
+            keys[at] = float_order(s->key - 1, is_f32);
+            if (w != NULL) w[at] = s->neg_w;
         }
+        /* start[k] is now bucket k's end, so bucket k is [start[k - 1], start[k]). */
         for (int64_t c = 0; c < span; c++) {
             int64_t neg0 = c ? start[2 * c - 1] : 0, pos0 = start[2 * c], end = start[2 * c + 1];
-            radix_sort_pairs(keys + neg0, w + neg0, room, wroom, pos0 - neg0);
-            radix_sort_pairs(keys + pos0, w + pos0, room, wroom, end - pos0);
+            if (w != NULL) {
+                radix_sort_pairs(keys + neg0, w + neg0, room, wroom, pos0 - neg0);
+                radix_sort_pairs(keys + pos0, w + pos0, room, wroom, end - pos0);
+            } else {
+                radix_sort(keys + neg0, room, pos0 - neg0);
+                radix_sort(keys + pos0, room, end - pos0);
+            }
             int64_t i = end - 1, j = pos0 - 1; /* the highest positive and negative left */
             while (i >= pos0 || j >= neg0) {
                 uint64_t key = i < pos0 ? keys[j] : (j < neg0 || keys[i] > keys[j] ? keys[i] : keys[j]);
                 int64_t i0 = i, j0 = j;
                 for (; i >= pos0 && keys[i] == key; i--);
                 for (; j >= neg0 && keys[j] == key; j--);
-                double pos = 0.0, neg = 0.0, comp = 0.0;
-                for (int64_t k = i + 1; k <= i0; k++) kahan_add(&pos, &comp, w[k]);
-                comp = 0.0;
-                for (int64_t k = j + 1; k <= j0; k++) kahan_add(&neg, &comp, w[k]);
                 curve_row r = {.segment = segment, .code = low + c, .bits = float_bits(key, is_f32)};
-                r.pos_w = pos, r.neg_w = neg;
+                if (w != NULL) { /* each side's weights from its first row on */
+                    double pos = 0.0, neg = 0.0, comp = 0.0;
+                    for (int64_t k = i + 1; k <= i0; k++) kahan_add(&pos, &comp, w[k]);
+                    comp = 0.0;
+                    for (int64_t k = j + 1; k <= j0; k++) kahan_add(&neg, &comp, w[k]);
+                    r.pos_w = pos, r.neg_w = neg;
+                } else
+                    r.pos = i0 - i, r.neg = j0 - j;
                 out->rows[out->n++] = r;
             }
         }
@@ -854,8 +825,7 @@ static int curve_flush_weighted_rows(curve_table *t, int is_f32, int64_t segment
  * (t->rows), the slots are the first t->used, a row each: equal neighbours are added up. */
 static int curve_flush(curve_table *t, int is_f32, int64_t segment, curve_out *out) {
     if (t->rows) {
-        int status = t->weighted ? curve_flush_weighted_rows(t, is_f32, segment, out)
-                                 : curve_flush_rows(t, is_f32, segment, out);
+        int status = curve_flush_rows(t, is_f32, segment, out);
         if (status <= 0) return status;
     }
     int64_t n = 0, last = t->rows ? t->used - 1 : t->mask;

@@ -333,9 +333,10 @@ def test_curve_tables_in_blocks_equal_the_plans(
             )
     # Pooled over classes (micro averages): each group's classes merged, weights summed as
     # the plan's group_by sums them in the in-memory engine (counts in any order; other
-    # weights in the rows' order, compensated, by the kernel).
+    # weights class by class in the classes' order, compensated, by the kernel).
     by = keys[:-1]
-    pooled_plan = lf.group_by([*by, CURVE_SCORE]).agg(
+    in_class_order = lf.sort(keys, nulls_last=True, maintain_order=True)
+    pooled_plan = in_class_order.group_by([*by, CURVE_SCORE]).agg(
         pl.col(CURVE_POS).sum(), pl.col(CURVE_NEG).sum()
     )
     merged = _curves._pooled_in_blocks(df, by)
