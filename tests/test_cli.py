@@ -1230,38 +1230,10 @@ def test_a_threshold_past_every_score_is_warned_of(
         assert main(["score", str(DATA), "-m", "f1", "--by", "model", *argv]) == 0
         assert capsys.readouterr().err == ""
     # A threshold table: warned of where every threshold is past the scores.
-    table = pl.DataFrame({"class": [str(c) for c in range(10)], "threshold": 50.0})
-    table.write_csv(tmp_path / "t.csv")
-    assert (
-        main(
-            [
-                "score",
-                str(DATA),
-                "-m",
-                "f1",
-                "--by",
-                "model",
-                "--threshold-table",
-                str(tmp_path / "t.csv"),
-            ]
-        )
-        == 0
-    )
-    assert "every threshold of --threshold-table is above every score" in capsys.readouterr().err
-    table.with_columns(threshold=pl.Series([0.5, 50.0] * 5)).write_csv(tmp_path / "t.csv")
-    assert (
-        main(
-            [
-                "score",
-                str(DATA),
-                "-m",
-                "f1",
-                "--by",
-                "model",
-                "--threshold-table",
-                str(tmp_path / "t.csv"),
-            ]
-        )
-        == 0
-    )
-    assert capsys.readouterr().err == ""
+    table, path = pl.DataFrame({"class": [str(c) for c in range(10)]}), tmp_path / "t.csv"
+    table_argv = ["score", str(DATA), "-m", "f1", "--by", "model", "--threshold-table", str(path)]
+    for thresholds, warned in (([50.0] * 10, True), ([0.5, 50.0] * 5, False)):
+        table.with_columns(threshold=pl.Series(thresholds)).write_csv(path)
+        assert main(table_argv) == 0
+        said = "every threshold of --threshold-table is above every score"
+        assert (said in capsys.readouterr().err) == warned
