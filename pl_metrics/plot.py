@@ -561,6 +561,9 @@ def intervals(
     the key column(s) that label the rows (default: all of them, e.g. ``model``).
     ``confidence`` and ``n_resamples``, those the table was made with, are written in the
     x axis' label ("95% bootstrap interval, 1,000 resamples"): the table does not hold them.
+
+    A table of `pl_metrics.paired` draws its differences (``model_b - model_a``) the same
+    way, with a line at 0 (no difference), its rows in the table's order.
     """
     if confidence is not None:
         check_confidence(confidence)
@@ -574,6 +577,9 @@ def intervals(
     if n_resamples is not None:
         interval += f", {n_resamples:,} resamples"
     bounds = ["estimate", "lower", "upper"]
+    differences = _paired_differences(table)
+    if differences is not None:
+        table = differences[0]
     table = _need(
         table, ["metric", *bounds], numeric=bounds, labels=["metric"], made_by="bootstrap(...)"
     )
@@ -589,7 +595,9 @@ def intervals(
     for ax, metric, rows in zip(axes[:, 0], metrics, panels, strict=True):
         best_high = _higher_is_better(metric) is not False
         rows = rows.with_columns(pl.col("estimate", "lower", "upper").cast(pl.Float64))
-        rows = rows.sort(pl.col("estimate").fill_nan(None), descending=best_high, nulls_last=True)
+        if differences is None:
+            by_estimate = pl.col("estimate").fill_nan(None)
+            rows = rows.sort(by_estimate, descending=best_high, nulls_last=True)
         estimate = rows["estimate"].to_numpy()
         lower, upper = rows["lower"].to_numpy(), rows["upper"].to_numpy()
         ys = list(range(rows.height))
@@ -598,14 +606,43 @@ def intervals(
         ax.set_ylim(rows.height - 0.5, -0.5)  # first row (the best) on top
         ax.xaxis.grid(True, alpha=0.3)
         ax.set_axisbelow(True)
-        ax.set_title(f"{metric} ({_direction(metric)})")
-        ax.set_xlabel(f"{metric}: estimate and {interval}")
+        if differences is not None:
+            ax.axvline(0.0, color="0.55", linestyle="--", linewidth=1.0)
+            pairs, better = differences[1], _higher_is_better(metric)
+            side = _direction(metric)
+            if len(pairs) == 1 and better is not None:  # which side of 0 favours model_b
+                side = f"{'above' if better else 'below'} 0: {pairs[0][0]} better"
+            named = " / ".join(f"{b} - {a}" for b, a in pairs)
+            ax.set_title(f"{metric}: {named} ({side})")
+            ax.set_xlabel(f"{metric} difference and {interval}")
+        else:
+            ax.set_title(f"{metric} ({_direction(metric)})")
+            ax.set_xlabel(f"{metric}: estimate and {interval}")
         transform = ax.get_yaxis_transform()
         digits = _decimals(lower, upper)
         for y, (e, lo, hi) in enumerate(zip(estimate, lower, upper, strict=True)):
             text = f"{e:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
             ax.text(1.02, y, text, transform=transform, va="center", fontsize=8)
     return fig
+
+
+def _paired_differences(table: object) -> tuple[pl.DataFrame, list[tuple[Any, Any]]] | None:
+    """A `pl_metrics.paired` table as `intervals` reads a bootstrap's, and its model pairs.
+
+    None for other tables. Rows are labelled by the table's other keys (the fold, say), or
+    by the pair where there are none.
+    """
+    df = table_option("table", table)
+    names = df.collect_schema().names()
+    if "difference" not in names or "estimate" in names:
+        return None
+    df = _need(df, ["model_a", "model_b"], labels=["model_a", "model_b"], made_by="paired(...)")
+    pairs = df.select("model_b", "model_a").unique(maintain_order=True).rows()
+    pair = " / ".join(f"{b} - {a}" for b, a in pairs)
+    shown = ("metric", "difference", "lower", "upper", "p_value", "model_a", "model_b")
+    labelled = [c for c in df.columns if c not in shown]
+    out = df.rename({"difference": "estimate"}).with_columns(pl.lit(pair).alias("pair"))
+    return out.select(*(labelled or ["pair"]), "metric", "estimate", "lower", "upper"), pairs
 
 
 def _decimals(lower: np.ndarray, upper: np.ndarray) -> int:

@@ -837,3 +837,19 @@ def test_the_count_line_breaks_at_empty_bins() -> None:
     np.testing.assert_array_equal(counts.get_ydata(), [100, np.nan, 3, 10])
     # (The reliability line joins its points: the empty bins have no fraction to show.)
     assert not np.isnan(fig.axes[0].get_lines()[1].get_xdata()).any()
+
+
+def test_intervals_draw_a_paired_table_around_zero(digits: pl.DataFrame) -> None:
+    """paired()'s differences: a row per fold (or the pair), a line at 0, which side wins."""
+    per_fold = pl_metrics.paired(digits, "lrap", "logreg", "knn", by="fold", n_resamples=20)
+    fig = plot.intervals(per_fold)
+    (ax,) = fig.axes
+    assert ax.get_title() == "lrap: knn - logreg (above 0: knn better)"
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["0", "1", "2", "3", "4"]
+    (points,) = ax.containers  # the errorbar's
+    np.testing.assert_allclose(points.lines[0].get_xdata(), per_fold["difference"].to_numpy())
+    assert [line.get_xdata()[0] for line in ax.get_lines() if line.get_linestyle() == "--"] == [0]
+    overall = pl_metrics.paired(digits, "log_loss", "logreg", "knn", n_resamples=20)
+    (ax,) = plot.intervals(overall.lazy()).axes
+    assert ax.get_title() == "log_loss: knn - logreg (below 0: knn better)"
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["knn - logreg"]
