@@ -597,9 +597,10 @@ def _pooled_in_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
 
     The table must hold each class's scores together, falling (its one column besides
     ``keys`` and the curves'). Each key's scores are merged, highest first, the keys in
-    order; each score's weights summed as the plan's group_by sums them (`group_sums`), the
-    classes taken in their sorted order (the kernel's threads write their classes' blocks
-    in whichever order they finish: the same bits on every run). None for other tables.
+    order; each score's weights summed as the plan's group_by sums them (counts in any
+    order; weights by `compensated_sums`, the classes taken in their sorted order: the
+    kernel's threads write their classes' blocks in whichever order they finish, and the
+    bits are the same on every run). None for other tables; weights without the kernel.
     """
     classes = [c for c in df.columns if c not in {*keys, CURVE_SCORE, _POS, _NEG}]
     blocks = _kernel.falling_key_blocks(df, [*keys, *classes], CURVE_SCORE)
@@ -620,16 +621,17 @@ def _pooled_in_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
     group = np.repeat(block_group, np.diff(starts))
     score = df[CURVE_SCORE].cast(pl.Float64).to_numpy() + 0.0  # (-0.0 as 0.0)
     number, firsts_of = _kernel.merged_falling(group, score)
-    values = [df[c].to_numpy() for c in (_POS, _NEG)]
-    if not all(_kernel.are_counts(v) for v in values):  # (counts add up in any order)
+    values, n = [df[c].to_numpy() for c in (_POS, _NEG)], len(firsts_of)
+    if all(_kernel.are_counts(v) for v in values):  # (counts add up exactly in any order)
+        pos, neg = (np.bincount(number, weights=v, minlength=n) for v in values)
+    elif _kernel.available():
         index = f"{INTERNAL}block"
         by_class = firsts.with_row_index(index).sort(
             [*keys, *classes], nulls_last=True, maintain_order=True
         )[index]
         rows = _kernel.block_rows(starts, by_class.to_numpy().astype(np.int64))
-        number, values = number[rows], [v[rows] for v in values]
-    pos, neg = (_kernel.group_sums(number, v, len(firsts_of)) for v in values)
-    if pos is None or neg is None:
+        pos, neg = (_kernel.compensated_sums(number[rows], v[rows], n) for v in values)
+    else:
         return None
     table = pl.DataFrame({CURVE_SCORE: score[firsts_of], _POS: pos, _NEG: neg})
     if not keys:

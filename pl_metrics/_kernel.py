@@ -46,6 +46,7 @@ __all__ = [
     "block_sums",
     "blocks_in_key_order",
     "class_blocks",
+    "compensated_sums",
     "contiguous_runs",
     "cumulated_sums",
     "curve_areas",
@@ -54,7 +55,6 @@ __all__ = [
     "falling_in_key_order",
     "falling_key_blocks",
     "flags",
-    "group_sums",
     "grouped_runs",
     "id_major",
     "id_runs",
@@ -984,17 +984,13 @@ def block_sums(values: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.n
     return whole - np.repeat(before, np.diff(starts)), ends - before
 
 
-def group_sums(number: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray | None:
-    """Each group's sum of ``values`` (rows numbered by ``number``), as polars' group_by adds.
+def compensated_sums(number: np.ndarray, values: np.ndarray, groups: int) -> np.ndarray:
+    """Each group's sum of ``values`` (rows numbered by ``number``), in the rows' order.
 
-    Counts (exact in any order) by numpy's bincount; other values (weights) added in the
-    rows' order with Kahan's compensation, as polars does, by the kernel: None without it.
+    With Kahan's compensation, as polars' group_by adds a small group's floats (counts need
+    none: numpy's bincount adds them exactly). The kernel's: check `available` first.
     """
-    if are_counts(values):
-        sums: np.ndarray = np.bincount(number, weights=values, minlength=groups)
-        return sums
-    if _kernels is None:
-        return None
+    assert _kernels is not None
     sums = np.empty(groups, np.float64)
     _kernels.kahan_bincount(
         np.ascontiguousarray(number, np.int64), np.ascontiguousarray(values, np.float64), sums
