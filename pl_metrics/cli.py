@@ -638,23 +638,25 @@ def _run_compare(args: argparse.Namespace) -> None:
             )
         figure.savefig(args.plot)
     _write(table, args.format, args.output)
-    _warn_of_a_threshold_past_the_scores(args, lf)
+    _warn_of_a_threshold_past_the_scores(args, options["threshold"], lf)
 
 
-def _warn_of_a_threshold_past_the_scores(args: argparse.Namespace, rows: pl.LazyFrame) -> None:
+def _warn_of_a_threshold_past_the_scores(
+    args: argparse.Namespace, given: float | pl.DataFrame, rows: pl.LazyFrame
+) -> None:
     """--threshold X that no score reaches, or that every score reaches: one prediction.
 
     Every thresholded metric is then of a constant prediction (F1 of 0, say), which reads
     as a model's failure where it is a threshold's (``--threshold 50`` meant 0.5, or
     logits against 0.5). The same of a --threshold-table all of whose thresholds lie past
-    the scores. One read of the score column, only with either option.
+    the scores. ``given``: the threshold or table the metrics were scored with. One read of
+    the score column, only with either option.
     """
     metrics = _metrics(args.metric)
     if args.quiet or (args.threshold is None and args.threshold_table is None):
         return
     if not any("threshold" in info(m).options for m in metrics):
         return
-    given = _threshold(args)
     if isinstance(given, pl.DataFrame):
         named, thresholds = "every threshold of --threshold-table", given["threshold"]
         lowest, highest = thresholds.min(), thresholds.max()
@@ -980,7 +982,7 @@ def _run_score(args: argparse.Namespace) -> None:
             **options,
         )
     _write(result, args.format, args.output)
-    _warn_of_a_threshold_past_the_scores(args, scan_files(files(args.paths)))
+    _warn_of_a_threshold_past_the_scores(args, options["threshold"], scan_files(files(args.paths)))
 
 
 #: Errors of the input, told in one line with status 2. Any other exception is a bug.
