@@ -685,46 +685,21 @@ static int curve_reserve(curve_out *out, int64_t n) {
 }
 
 /* Sorts a[0, n) ascending, b the room for a copy: a radix sort by bytes, skipping the bytes
- * that all keys share (the exponent's, mostly), insertion sort for few keys. */
-static void radix_sort(uint64_t *a, uint64_t *b, int64_t n) {
+ * that all keys share (the exponent's, mostly), insertion sort for few keys. Given w (and
+ * v, room for its copy), each key's double moves with it; the sort is stable, so keys that
+ * tie keep their doubles in the order they came. */
+static void radix_sort(uint64_t *a, uint64_t *b, int64_t n, double *w, double *v) {
     if (n < 64) {
         for (int64_t i = 1; i < n; i++) {
             uint64_t x = a[i];
+            double y = w != NULL ? w[i] : 0.0;
             int64_t j = i;
-            for (; j > 0 && x < a[j - 1]; j--) a[j] = a[j - 1];
+            for (; j > 0 && x < a[j - 1]; j--) {
+                a[j] = a[j - 1];
+                if (w != NULL) w[j] = w[j - 1];
+            }
             a[j] = x;
-        }
-        return;
-    }
-    int64_t count[8][256] = {{0}};
-    for (int64_t i = 0; i < n; i++)
-        for (int d = 0; d < 8; d++) count[d][(a[i] >> (8 * d)) & 255]++;
-    uint64_t *from = a, *to = b;
-    for (int d = 0; d < 8; d++) {
-        if (count[d][(a[0] >> (8 * d)) & 255] == n) continue;
-        int64_t at = 0;
-        for (int v = 0; v < 256; v++) {
-            int64_t c = count[d][v];
-            count[d][v] = at;
-            at += c;
-        }
-        for (int64_t i = 0; i < n; i++) to[count[d][(from[i] >> (8 * d)) & 255]++] = from[i];
-        uint64_t *swap = from;
-        from = to, to = swap;
-    }
-    if (from != a) memcpy(a, from, (size_t)n * sizeof(uint64_t));
-}
-
-/* radix_sort, each key's double in w moved with it (b and v: room for copies): stable, so
- * a key's doubles stay in the order they came. */
-static void radix_sort_pairs(uint64_t *a, double *w, uint64_t *b, double *v, int64_t n) {
-    if (n < 64) {
-        for (int64_t i = 1; i < n; i++) {
-            uint64_t x = a[i];
-            double y = w[i];
-            int64_t j = i;
-            for (; j > 0 && x < a[j - 1]; j--) a[j] = a[j - 1], w[j] = w[j - 1];
-            a[j] = x, w[j] = y;
+            if (w != NULL) w[j] = y;
         }
         return;
     }
@@ -741,10 +716,13 @@ static void radix_sort_pairs(uint64_t *a, double *w, uint64_t *b, double *v, int
             count[d][x] = at;
             at += c;
         }
-        for (int64_t i = 0; i < n; i++) {
-            int64_t k = count[d][(from[i] >> (8 * d)) & 255]++;
-            to[k] = from[i], wto[k] = wfrom[i];
-        }
+        if (w == NULL)
+            for (int64_t i = 0; i < n; i++) to[count[d][(from[i] >> (8 * d)) & 255]++] = from[i];
+        else
+            for (int64_t i = 0; i < n; i++) {
+                int64_t k = count[d][(from[i] >> (8 * d)) & 255]++;
+                to[k] = from[i], wto[k] = wfrom[i];
+            }
         uint64_t *swap = from;
         from = to, to = swap;
         double *wswap = wfrom;
@@ -752,7 +730,7 @@ static void radix_sort_pairs(uint64_t *a, double *w, uint64_t *b, double *v, int
     }
     if (from != a) {
         memcpy(a, from, (size_t)n * sizeof(uint64_t));
-        memcpy(w, wfrom, (size_t)n * sizeof(double));
+        if (w != NULL) memcpy(w, wfrom, (size_t)n * sizeof(double));
     }
 }
 
@@ -789,13 +767,8 @@ static int curve_flush_rows(curve_table *t, int is_f32, int64_t segment, curve_o
         /* start[k] is now bucket k's end, so bucket k is [start[k - 1], start[k]). */
         for (int64_t c = 0; c < span; c++) {
             int64_t neg0 = c ? start[2 * c - 1] : 0, pos0 = start[2 * c], end = start[2 * c + 1];
-            if (w != NULL) {
-                radix_sort_pairs(keys + neg0, w + neg0, room, wroom, pos0 - neg0);
-                radix_sort_pairs(keys + pos0, w + pos0, room, wroom, end - pos0);
-            } else {
-                radix_sort(keys + neg0, room, pos0 - neg0);
-                radix_sort(keys + pos0, room, end - pos0);
-            }
+            radix_sort(keys + neg0, room, pos0 - neg0, w == NULL ? NULL : w + neg0, wroom);
+            radix_sort(keys + pos0, room, end - pos0, w == NULL ? NULL : w + pos0, wroom);
             int64_t i = end - 1, j = pos0 - 1; /* the highest positive and negative left */
             while (i >= pos0 || j >= neg0) {
                 uint64_t key = i < pos0 ? keys[j] : (j < neg0 || keys[i] > keys[j] ? keys[i] : keys[j]);
