@@ -835,8 +835,10 @@ def ordered_sum(expr: pl.Expr) -> pl.Expr:
     polars sums a group in parallel pieces added in whichever order threads finish, so a
     float sum may differ in its last bits between runs; users diff results across runs.
     The rows must come in a fixed order (sorted by their keys) for this to hold.
+    Without a group_by, ``last`` is a slice of the whole cumulative sum: ``* 1`` copies the
+    value out, so that a kept state does not hold a buffer per row (per id) of each chunk.
     """
-    return expr.cum_sum().last().fill_null(0)
+    return expr.cum_sum().last().fill_null(0) * 1
 
 
 def ordered_mean(expr: pl.Expr) -> pl.Expr:
