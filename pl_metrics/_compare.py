@@ -97,7 +97,7 @@ from pl_metrics._state import (
 )
 from pl_metrics._thresholded import COUNTS, pred_expr, samples_names
 
-__all__ = ["bootstrap", "compare", "paired"]
+__all__ = ["bootstrap", "compare", "model_value", "paired"]
 
 _R = f"{INTERNAL}resample"
 _BOOT_W = f"{INTERNAL}boot_w"
@@ -1422,7 +1422,7 @@ def _checked_report(
         raise MetricsInputError(f"{error}{hint}", problem=error.problem) from None
 
 
-def _model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> Any:
+def model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> Any:
     """``value`` as a value of the model column: "1" for an integer column's 1, say."""
     try:
         given = pl.Series([value])
@@ -1521,7 +1521,7 @@ def paired(
     require_column(source_schema, "model_col", model_col)
     distinct_columns([("model_col", model_col), ("id_col", id_col), *(("by", b) for b in group)])
     model_a, model_b = (
-        _model_value(source_schema[model_col], model_col, option, value)
+        model_value(source_schema[model_col], model_col, option, value)
         for option, value in (("model_a", model_a), ("model_b", model_b))
     )
     pair = pl.Series([model_a, model_b], dtype=source_schema[model_col])

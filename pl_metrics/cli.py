@@ -398,6 +398,8 @@ _positive = _at_least(1, "a positive integer")
 _CONFIDENCE = 0.95
 # --bootstrap 0 would mean no intervals, silently: 2 resamples are the fewest.
 _resamples = _at_least(2, "a whole number of resamples, at least 2")
+#: compare --against's resamples when --bootstrap does not say.
+_PAIRED_RESAMPLES = 1000
 
 
 def _add_chunking(parser: argparse.ArgumentParser) -> None:
@@ -433,11 +435,14 @@ def _add_compare(commands: Any) -> None:
         "compare",
         help="compare models: per-fold means, pooled values, bootstrap intervals",
         description="One row per model, best first: each metric pooled over folds, and its\n"
-        "mean and standard deviation over folds; optional bootstrap intervals and a plot.",
+        "mean and standard deviation over folds; optional bootstrap intervals and a plot.\n"
+        "With --against MODEL: each other model's difference from MODEL instead.",
         epilog="examples:\n"
         "  pl-metrics compare data/digits_oof.parquet --metric lrap,log_loss\n"
         "  pl-metrics compare oof/ -m lwlrap --model-col model --fold-col fold \\\n"
         "      --bootstrap 1000 --plot intervals.png\n"
+        "  # is each model better than logreg? paired differences, intervals, p-values\n"
+        "  pl-metrics compare data/digits_oof.parquet -m lrap,f1 --against logreg\n"
         f"\n{_EXIT_STATUS}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -448,6 +453,13 @@ def _add_compare(commands: Any) -> None:
     _add_metric_options(cp, tables=False)
     cp.add_argument(
         "--bootstrap", type=_resamples, metavar="N", help="add N-resample 95%% intervals"
+    )
+    cp.add_argument(
+        "--against",
+        metavar="MODEL",
+        help="instead of the table of models: each other model's value minus MODEL's, "
+        "bootstrapped in pairs (both models on the same resampled ids), with a 95%% interval "
+        f"and a p-value of no difference; --bootstrap N resamples (default {_PAIRED_RESAMPLES})",
     )
     cp.add_argument("--seed", type=int, metavar="S", help="bootstrap seed (default 0)")
     _add_plot(cp, "a plot")
@@ -585,8 +597,9 @@ def _add_traceback(parser: argparse.ArgumentParser) -> None:
 def _run_compare(args: argparse.Namespace) -> None:
     from pl_metrics._compare import bootstrap, compare
 
-    if args.seed is not None and args.bootstrap is None:  # (a seed of nothing is a slip)
-        raise MetricsInputError("--seed seeds --bootstrap: give --bootstrap N too")
+    if args.seed is not None and args.bootstrap is None and args.against is None:
+        # (a seed of nothing is a slip)
+        raise MetricsInputError("--seed seeds --bootstrap or --against: give one of them too")
     metrics = _metrics(args.metric)
     options = _metric_options(args)
     found = files(args.paths)
@@ -603,7 +616,12 @@ def _run_compare(args: argparse.Namespace) -> None:
     checked = Options(ragged=options["ragged"], validate=options["validate"]).checks_classes
     warn_of_mixed_tasks(found, args.class_col, [args.model_col, args.fold_col], checked=checked)
     intervals = None
-    if args.bootstrap is not None:
+    resamples = args.bootstrap
+    if args.against is not None:
+        resamples = args.bootstrap or _PAIRED_RESAMPLES
+        models = table[args.model_col]
+        table = intervals = _differences(lf, metrics, models, resamples, args, options)
+    elif args.bootstrap is not None:
         intervals = bootstrap(
             lf,
             metrics,
@@ -630,7 +648,7 @@ def _run_compare(args: argparse.Namespace) -> None:
         from pl_metrics import plot
 
         if intervals is not None:
-            figure = plot.intervals(intervals, confidence=_CONFIDENCE, n_resamples=args.bootstrap)
+            figure = plot.intervals(intervals, confidence=_CONFIDENCE, n_resamples=resamples)
         else:
             per_fold = _per_fold(lf, metrics[0], args, options)
             figure = plot.heatmap(
@@ -639,6 +657,51 @@ def _run_compare(args: argparse.Namespace) -> None:
         figure.savefig(args.plot)
     _write(table, args.format, args.output)
     _warn_of_a_threshold_past_the_scores(args, options["threshold"], lf)
+
+
+def _differences(
+    lf: pl.LazyFrame,
+    metrics: Sequence[str],
+    models: pl.Series,
+    n_resamples: int,
+    args: argparse.Namespace,
+    options: dict[str, Any],
+) -> pl.DataFrame:
+    """The table of compare --against: each metric's paired difference of every other model from it.
+
+    ``models``: compare's column of models, best first, which orders each metric's rows.
+    """
+    from pl_metrics._compare import model_value, paired
+
+    baseline = model_value(models.dtype, args.model_col, "model_a", args.against)
+    if baseline not in models.to_list():
+        raise MetricsInputError(
+            f"column {args.model_col!r}: no rows of model {args.against!r} (--against); its "
+            f"models: {', '.join(repr(m) for m in models.to_list())}"
+        )
+    others = [m for m in models.to_list() if m != baseline]
+    if not others:
+        raise MetricsInputError(
+            f"column {args.model_col!r}: {args.against!r} (--against) is its only model; "
+            "there is no other to compare with it"
+        )
+    seed = args.seed or 0
+    tables = [
+        paired(
+            lf,
+            metric,
+            baseline,
+            other,
+            model_col=args.model_col,
+            n_resamples=n_resamples,
+            confidence=_CONFIDENCE,
+            seed=seed,
+            **options,
+        ).collect()
+        for metric in metrics
+        for other in others
+    ]
+    return pl.concat(tables)
 
 
 def _warn_of_a_threshold_past_the_scores(
@@ -1173,6 +1236,7 @@ _LIBRARY_OPTIONS = {
     "n_chunks": "chunks",
     "metrics": "metric",
     "n_resamples": "bootstrap",
+    "model_a": "against",
     "client": "dask",
     "undefined": "skip_undefined",
     "ragged": "allow_ragged",

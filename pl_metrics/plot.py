@@ -612,7 +612,14 @@ def intervals(
             side = _direction(metric)
             if len(pairs) == 1 and better is not None:  # which side of 0 favours model_b
                 side = f"{'above' if better else 'below'} 0: {pairs[0][0]} better"
-            named = " / ".join(f"{b} - {a}" for b, a in pairs)
+            baselines = {a for _, a in pairs}
+            named = (
+                f"{pairs[0][0]} - {pairs[0][1]}"
+                if len(pairs) == 1
+                else f"each model - {pairs[0][1]}"
+                if len(baselines) == 1
+                else "model_b - model_a"
+            )
             ax.set_title(f"{metric}: {named} ({side})")
             ax.set_xlabel(f"{metric} difference and {interval}")
         else:
@@ -629,8 +636,9 @@ def intervals(
 def _paired_differences(table: object) -> tuple[pl.DataFrame, list[tuple[Any, Any]]] | None:
     """A `pl_metrics.paired` table as `intervals` reads a bootstrap's, and its model pairs.
 
-    None for other tables. Rows are labelled by the table's other keys (the fold, say), or
-    by the pair where there are none.
+    None for other tables. Rows are labelled by their pair (``knn - logreg``) when there
+    are several, then by the table's other keys (the fold, say); by the pair alone where
+    there are none.
     """
     df = table_option("table", table)
     names = df.collect_schema().names()
@@ -638,11 +646,13 @@ def _paired_differences(table: object) -> tuple[pl.DataFrame, list[tuple[Any, An
         return None
     df = _need(df, ["model_a", "model_b"], labels=["model_a", "model_b"], made_by="paired(...)")
     pairs = df.select("model_b", "model_a").unique(maintain_order=True).rows()
-    pair = " / ".join(f"{b} - {a}" for b, a in pairs)
     shown = ("metric", "difference", "lower", "upper", "p_value", "model_a", "model_b")
     labelled = [c for c in df.columns if c not in shown]
-    out = df.rename({"difference": "estimate"}).with_columns(pl.lit(pair).alias("pair"))
-    return out.select(*(labelled or ["pair"]), "metric", "estimate", "lower", "upper"), pairs
+    if len(pairs) > 1 or not labelled:
+        labelled.insert(0, "pair")
+    pair = pl.format("{} - {}", pl.col("model_b"), pl.col("model_a"))
+    out = df.rename({"difference": "estimate"}).with_columns(pair.alias("pair"))
+    return out.select(*labelled, "metric", "estimate", "lower", "upper"), pairs
 
 
 def _decimals(lower: np.ndarray, upper: np.ndarray) -> int:

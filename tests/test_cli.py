@@ -1150,7 +1150,59 @@ def test_an_unknown_option_before_the_command_is_the_programs(
 
 def test_a_seed_without_bootstrap_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", str(DATA), "-m", "f1", "--seed", "3"]) == 2
-    assert "--seed seeds --bootstrap: give --bootstrap N too" in capsys.readouterr().err
+    assert "--seed seeds --bootstrap or --against: give one of them too" in capsys.readouterr().err
+
+
+def test_compare_against_a_model_is_paired_with_each_other(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    argv = ["compare", str(DATA), "-m", "lrap,f1", "--against", "logreg", "--format", "csv"]
+    assert main([*argv, "--bootstrap", "30", "--seed", "4"]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    others = ["knn", "forest", "naive_bayes"]  # compare's order: best LRAP first
+    digits = pl.read_parquet(DATA)
+    want = pl.concat(
+        pl_metrics.paired(digits, metric, "logreg", other, n_resamples=30, seed=4)
+        for metric in ("lrap", "f1")
+        for other in others
+    )
+    assert_frame_equal(got, want, check_exact=False, rel_tol=1e-12, abs_tol=1e-15)
+    # 1,000 resamples unless --bootstrap says; the plot labels each pair's row.
+    plot_file = tmp_path / "against.png"
+    assert (
+        main(["compare", str(DATA), "-m", "lrap", "--against", "knn", "--plot", str(plot_file)])
+        == 0
+    )
+    table = capsys.readouterr().out
+    assert "forest" in table
+    assert "p_value" in table
+    assert plot_file.stat().st_size > 1000
+    one = pl_metrics.paired(digits, "lrap", "knn", "forest")
+    assert f"{one['difference'][0]:.6f}" in table
+
+
+def test_compare_against_refuses_what_it_cannot_pair(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert main(["compare", str(DATA), "-m", "lrap", "--against", "lgreg"]) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err)
+    assert "no rows of model 'lgreg' (--against); its models: 'knn'" in err
+    alone = tmp_path / "alone.parquet"
+    pl.read_parquet(DATA).filter(pl.col("model") == "knn").write_parquet(alone)
+    assert main(["compare", str(alone), "-m", "lrap", "--against", "knn"]) == 2
+    assert "'knn' (--against) is its only model" in capsys.readouterr().err
+    numbered = tmp_path / "numbered.parquet"
+    codes = {"knn": 1, "forest": 2, "logreg": 3, "naive_bayes": 4}
+    pl.read_parquet(DATA).with_columns(pl.col("model").replace_strict(codes)).write_parquet(
+        numbered
+    )
+    assert main(["compare", str(numbered), "-m", "lrap", "--against", "1.5"]) == 2
+    assert "--against: '1.5' is not a value of column 'model' (Int64)" in capsys.readouterr().err
+    assert main(["compare", str(numbered), "-m", "lrap", "--against", "3", "--format", "csv"]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    assert got["model_a"].to_list() == [3, 3, 3]
+    assert sorted(got["model_b"].to_list()) == [1, 2, 4]
 
 
 def test_by_may_be_given_more_than_once(capsys: pytest.CaptureFixture[str]) -> None:

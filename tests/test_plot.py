@@ -853,3 +853,12 @@ def test_intervals_draw_a_paired_table_around_zero(digits: pl.DataFrame) -> None
     (ax,) = plot.intervals(overall.lazy()).axes
     assert ax.get_title() == "log_loss: knn - logreg (below 0: knn better)"
     assert [t.get_text() for t in ax.get_yticklabels()] == ["knn - logreg"]
+    several = pl.concat(  # compare --against's table: each model against one
+        pl_metrics.paired(digits, "lrap", "logreg", other, by="fold", n_resamples=20)
+        for other in ("knn", "forest")
+    )
+    (ax,) = plot.intervals(several).axes
+    assert ax.get_title() == "lrap: each model - logreg (higher is better)"
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[:2] == ["knn - logreg / fold 0", "knn - logreg / fold 1"]
+    assert labels[-1] == "forest - logreg / fold 4"
