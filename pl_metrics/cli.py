@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ast
 import fnmatch
+import math
 import os
 import re
 import sys
@@ -20,7 +21,13 @@ import polars as pl
 from pl_metrics import __version__
 from pl_metrics._curve_tables import thinned
 from pl_metrics._driver import hinted, score, warn_of_mixed_tasks
-from pl_metrics._frame import MetricsInputError, UnknownOptionError, did_you_mean, shown
+from pl_metrics._frame import (
+    MetricsInputError,
+    UnknownOptionError,
+    did_you_mean,
+    require_column,
+    shown,
+)
 from pl_metrics._io import (
     FORMATS,
     columns_named,
@@ -458,8 +465,9 @@ def _add_compare(commands: Any) -> None:
         "--against",
         metavar="MODEL",
         help="instead of the table of models: each other model's value minus MODEL's, "
-        "bootstrapped in pairs (both models on the same resampled ids), with a 95%% interval "
-        f"and a p-value of no difference; --bootstrap N resamples (default {_PAIRED_RESAMPLES})",
+        "bootstrapped in pairs (both models on the same resampled ids, folds pooled), with "
+        "a 95%% interval and the two-sided p-value of no difference (0: below 2 / N); "
+        f"--bootstrap N resamples (default {_PAIRED_RESAMPLES})",
     )
     cp.add_argument("--seed", type=int, metavar="S", help="bootstrap seed (default 0)")
     _add_plot(cp, "a plot")
@@ -606,22 +614,23 @@ def _run_compare(args: argparse.Namespace) -> None:
     lf = scan_files(found)
     # A column the options name, in every file (`score` checks the same for its metrics).
     scores = args.score_col if args.pred_col is None else args.pred_col
-    named = [args.model_col, args.fold_col, args.id_col, args.class_col, scores, args.truth_col]
+    folds = [] if args.against is not None else [args.fold_col]  # --against pools them
+    named = [args.model_col, *folds, args.id_col, args.class_col, scores, args.truth_col]
     require_in_every_file(found, columns_named(*named, args.weight_col))
+    resamples = args.bootstrap
     # Two tasks' dumps in one folder: said of, as score() says it.
     with hinted(found, args.id_col, args.class_col):
-        table = compare(
-            lf, metrics, model_col=args.model_col, fold_col=args.fold_col, **options
-        ).collect()
+        if args.against is None:
+            table = compare(
+                lf, metrics, model_col=args.model_col, fold_col=args.fold_col, **options
+            ).collect()
+        else:
+            resamples = args.bootstrap or _PAIRED_RESAMPLES
+            table = _differences(lf, metrics, resamples, args, options)
     checked = Options(ragged=options["ragged"], validate=options["validate"]).checks_classes
-    warn_of_mixed_tasks(found, args.class_col, [args.model_col, args.fold_col], checked=checked)
-    intervals = None
-    resamples = args.bootstrap
-    if args.against is not None:
-        resamples = args.bootstrap or _PAIRED_RESAMPLES
-        models = table[args.model_col]
-        table = intervals = _differences(lf, metrics, models, resamples, args, options)
-    elif args.bootstrap is not None:
+    warn_of_mixed_tasks(found, args.class_col, [args.model_col, *folds], checked=checked)
+    intervals = table if args.against is not None else None
+    if args.against is None and args.bootstrap is not None:
         intervals = bootstrap(
             lf,
             metrics,
@@ -662,22 +671,25 @@ def _run_compare(args: argparse.Namespace) -> None:
 def _differences(
     lf: pl.LazyFrame,
     metrics: Sequence[str],
-    models: pl.Series,
     n_resamples: int,
     args: argparse.Namespace,
     options: dict[str, Any],
 ) -> pl.DataFrame:
-    """The table of compare --against: each metric's paired difference of every other model from it.
+    """The table of compare --against: each other model's paired difference from one.
 
-    ``models``: compare's column of models, best first, which orders each metric's rows.
+    The folds are pooled, as `paired` pools them. Each metric's rows come in the same order
+    of models: the best difference of the first metric first.
     """
     from pl_metrics._compare import model_value, paired
 
+    require_column(lf.collect_schema(), "model_col", args.model_col)
+    model = pl.col(args.model_col)
+    models = lf.select(model.drop_nulls().unique(maintain_order=True)).collect().to_series()
     baseline = model_value(models.dtype, args.model_col, "model_a", args.against)
     if baseline not in models.to_list():
         raise MetricsInputError(
             f"column {args.model_col!r}: no rows of model {args.against!r} (--against); its "
-            f"models: {', '.join(repr(m) for m in models.to_list())}"
+            f"models: {', '.join(repr(m) for m in sorted(models.to_list(), key=str))}"
         )
     others = [m for m in models.to_list() if m != baseline]
     if not others:
@@ -686,8 +698,8 @@ def _differences(
             "there is no other to compare with it"
         )
     seed = args.seed or 0
-    tables = [
-        paired(
+    tables = {
+        (metric, other): paired(
             lf,
             metric,
             baseline,
@@ -700,8 +712,16 @@ def _differences(
         ).collect()
         for metric in metrics
         for other in others
-    ]
-    return pl.concat(tables)
+    }
+    sign = -1.0 if info(metrics[0]).higher_is_better else 1.0
+
+    def best_first(other: object) -> tuple[bool, float]:
+        difference = tables[metrics[0], other]["difference"][0]
+        undefined = difference is None or math.isnan(difference)
+        return undefined, 0.0 if undefined else sign * difference
+
+    others.sort(key=best_first)
+    return pl.concat(tables[metric, other] for metric in metrics for other in others)
 
 
 def _warn_of_a_threshold_past_the_scores(

@@ -1187,7 +1187,7 @@ def test_compare_against_refuses_what_it_cannot_pair(
     assert main(["compare", str(DATA), "-m", "lrap", "--against", "lgreg"]) == 2
     err = capsys.readouterr().err
     _one_line_error(err)
-    assert "no rows of model 'lgreg' (--against); its models: 'knn'" in err
+    assert "no rows of model 'lgreg' (--against); its models: 'forest', 'knn', 'logreg'" in err
     alone = tmp_path / "alone.parquet"
     pl.read_parquet(DATA).filter(pl.col("model") == "knn").write_parquet(alone)
     assert main(["compare", str(alone), "-m", "lrap", "--against", "knn"]) == 2
@@ -1197,6 +1197,13 @@ def test_compare_against_refuses_what_it_cannot_pair(
     pl.read_parquet(DATA).with_columns(pl.col("model").replace_strict(codes)).write_parquet(
         numbered
     )
+    no_folds = tmp_path / "no_folds.parquet"  # a test set's dump: nothing to pool
+    pl.read_parquet(DATA).drop("fold").write_parquet(no_folds)
+    argv = ["compare", str(no_folds), "-m", "log_loss", "--against", "knn", "--format", "csv"]
+    assert main([*argv, "--bootstrap", "20"]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    assert got["model_b"].to_list() == ["logreg", "forest", "naive_bayes"]  # lowest loss first
+    assert got["difference"].is_sorted()
     assert main(["compare", str(numbered), "-m", "lrap", "--against", "1.5"]) == 2
     assert "--against: '1.5' is not a value of column 'model' (Int64)" in capsys.readouterr().err
     assert main(["compare", str(numbered), "-m", "lrap", "--against", "3", "--format", "csv"]) == 0
