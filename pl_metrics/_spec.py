@@ -423,10 +423,20 @@ def metric_list(metrics: str | Sequence[str]) -> tuple[str, ...]:
 UNUSED_OPTION: Final = "unused_option"
 
 
-def _check_metric_options(
-    entries: Sequence[MetricInfo], opts: Options, given: Mapping[str, object]
-) -> None:
-    """Options must mean something to the metrics asked for, with values they accept."""
+def _is_default(value: object, default: object) -> bool:
+    """Whether an option's value, as given (not yet checked), is its default."""
+    if isinstance(value, (pl.DataFrame, pl.LazyFrame, pl.Series)):
+        return False
+    try:
+        same = bool(value == default)
+    except (TypeError, ValueError):  # an array, say: given (and refused by its check)
+        return False
+    nans = isinstance(value, float) and isinstance(default, float)
+    return same or (nans and math.isnan(value) and math.isnan(default))  # type: ignore[arg-type]
+
+
+def _refuse_unused(entries: Sequence[MetricInfo], given: Mapping[str, object]) -> None:
+    """Options given (not None) that none of the metrics asked for uses."""
     names = [e.name for e in entries]
     for option in METRIC_OPTIONS:
         if given.get(option) is not None and not any(option in e.options for e in entries):
@@ -435,6 +445,14 @@ def _check_metric_options(
                 f"it: {', '.join(_takers(option))}",
                 problem=UNUSED_OPTION,
             )
+
+
+def _check_metric_options(
+    entries: Sequence[MetricInfo], opts: Options, given: Mapping[str, object]
+) -> None:
+    """Options must mean something to the metrics asked for, with values they accept."""
+    names = [e.name for e in entries]
+    _refuse_unused(entries, given)
     tuning = [e.name for e in entries if "metric" in e.options]
     if tuning:
         # best_threshold and threshold_sweep pass these on to their metric: it must use
@@ -559,6 +577,23 @@ def resolve(
         )
     if per_class:
         average = None
+    # An option no metric asked for uses is refused before its value is checked: the
+    # message that it is not used says more than one about its range.
+    simple = {
+        "threshold": threshold,
+        "zero_division": zero_division,
+        "beta": beta,
+        "eps": eps,
+        "padding": padding,
+        "undefined": undefined,
+        "n_bins": n_bins,
+        "strategy": strategy,
+        "k": k,
+    }
+    raw = {
+        name: None if _is_default(v, getattr(_DEFAULTS, name)) else v for name, v in simple.items()
+    }
+    _refuse_unused(entries, raw)
     opts = make_options(
         threshold=threshold,
         average=average,

@@ -758,3 +758,21 @@ def test_slips_in_values_and_renamed_columns_get_a_suggestion(good: pl.DataFrame
         MetricsInputError, match=r"^options 'id_col' and 'score_col' both name column 'id'; give"
     ):
         pl_metrics.lrap(good, score_col="id")
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("eps", 0.7), ("k", 0), ("n_bins", -1), ("strategy", "foo"), ("threshold", "x")],
+)
+def test_an_unused_option_is_refused_as_unused_before_its_value(
+    good: pl.DataFrame, option: str, value: object
+) -> None:
+    # "--eps: expected a number in [0, 0.5)" for lrap, which takes no eps, sent the user to
+    # fix a value that nothing would use.
+    with pytest.raises(pl_metrics.UnknownOptionError, match=f"option '{option}' is not used by"):
+        pl_metrics.report(good, "lrap", **{option: value})
+    taker = {"eps": "log_loss", "k": "ndcg", "n_bins": "expected_calibration_error"}
+    taker |= {"strategy": "expected_calibration_error", "threshold": "f1"}
+    with pytest.raises(MetricsInputError, match=f"option '{option}'") as caught:
+        pl_metrics.report(good, taker[option], **{option: value})
+    assert not isinstance(caught.value, pl_metrics.UnknownOptionError)
