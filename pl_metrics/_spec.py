@@ -84,21 +84,61 @@ class Thresholds:
     @staticmethod
     def text(key: str, dtype: pl.DataType) -> pl.Expr:
         """A key column as the strings it is compared as (-0.0 as 0.0, one group of both)."""
-        column = pl.col(key)
-        if dtype.is_float():  # (polars drops a `+ 0.0`, which would do it)
-            column = pl.when(column == 0).then(pl.lit(0.0, dtype)).otherwise(column)
-        if dtype.is_nested():  # lists, arrays, structs: no cast to text; their JSON
-            return pl.struct(column.alias("k")).struct.json_encode().alias(key)
-        return column.cast(pl.String)
+        return _text(pl.col(key), dtype).alias(key)
 
-    def table(self) -> pl.LazyFrame:
-        """The keys (as strings, under internal names) and the thresholds."""
+    def table(self, schema: pl.Schema) -> pl.LazyFrame:
+        """The keys (as strings, under internal names) and the thresholds.
+
+        ``schema``: the rows' types. A key read back as text from a CSV or JSON file (a
+        time written ``2024-03-31T01:00:00.000000+0100``) is parsed as the rows' type and
+        written as `text` writes the rows' keys; a key that does not parse stays as it is.
+        """
         columns: dict[str, list[str | None]] = {self.column(k): [] for k in self.keys}
         for row in self.rows:
             for key, value in zip(self.keys, row, strict=True):
                 columns[self.column(key)].append(value)
-        schema = dict.fromkeys(columns, pl.String) | {THRESHOLD_ROW: pl.Float64}
-        return pl.LazyFrame({**columns, THRESHOLD_ROW: list(self.values)}, schema=schema)
+        types = dict.fromkeys(columns, pl.String) | {THRESHOLD_ROW: pl.Float64}
+        table = pl.LazyFrame({**columns, THRESHOLD_ROW: list(self.values)}, schema=types)
+        return table.with_columns(
+            pl.coalesce(_text(parsed, schema[k]), pl.col(self.column(k))).alias(self.column(k))
+            for k in self.keys
+            if (parsed := _parsed(pl.col(self.column(k)), schema[k])) is not None
+        )
+
+
+def _text(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """`Thresholds.text` of an expression."""
+    if dtype.is_float():  # (polars drops a `+ 0.0`, which would do it)
+        column = pl.when(column == 0).then(pl.lit(0.0, dtype)).otherwise(column)
+    if dtype.is_nested():  # lists, arrays, structs: no cast to text; their JSON
+        return pl.struct(column.alias("k")).struct.json_encode()
+    return column.cast(pl.String)
+
+
+#: How polars' CSV and JSON writers write times (a "T" or a space; an offset if zoned).
+_TIME_FORMATS = [f"%Y-%m-%d{t}%H:%M:%S{f}" for t in ("T", " ") for f in ("%.f", "")]
+
+
+def _parsed(text: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
+    """Keys written as text, as values of ``dtype`` (null where they do not parse).
+
+    None for the types whose text is `Thresholds.text`'s already (numbers, dates, strings).
+    """
+    if isinstance(dtype, pl.Datetime):
+        zoned = dtype.time_zone is not None
+        times = [
+            text.str.to_datetime(
+                f + ("%z" if zoned else ""), time_unit=dtype.time_unit, strict=False
+            )
+            for f in _TIME_FORMATS
+        ]
+        parsed = pl.coalesce(times)
+        return parsed.dt.convert_time_zone(dtype.time_zone) if zoned else parsed  # type: ignore[arg-type]
+    if dtype == pl.Time:
+        return text.str.to_time(strict=False)
+    if isinstance(dtype, pl.Decimal):  # "0.0" for 0.00: a CSV's inferred float
+        return text.cast(dtype, strict=False)
+    return None
 
 
 @dataclass(frozen=True)

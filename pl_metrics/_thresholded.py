@@ -85,7 +85,7 @@ def _with_thresholds(
             Thresholds.text(k, schema[k]).alias(Thresholds.column(k)) for k in thresholds.keys
         )
         joined = named.join(
-            thresholds.table(), on=keys, how="left", nulls_equal=True, maintain_order="left"
+            thresholds.table(schema), on=keys, how="left", nulls_equal=True, maintain_order="left"
         )
         return joined.drop(keys)
 

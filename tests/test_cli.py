@@ -8,6 +8,8 @@ import json
 import shlex
 import subprocess
 import sys
+from datetime import datetime, time
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -991,6 +993,45 @@ def test_thresholds_round_trip_through_every_format(
     best = pl_metrics.best_threshold(padded, by=["model", "g"])
     want = pl_metrics.f1(padded, by=["model", "g"], threshold=best).sort("model", "g")
     np.testing.assert_allclose(got["f1"], want["f1"], rtol=1e-12)
+
+
+@pytest.mark.parametrize("suffix", ["csv", "json"])
+def test_thresholds_of_time_and_decimal_groups_round_trip_through_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, suffix: str
+) -> None:
+    """Keys a CSV or JSON file writes otherwise than polars' text of them (an offset as
+    +0100, a "T", nanoseconds, a Decimal's 0.00 read back as the float 0.0) still apply."""
+    digits = pl.read_parquet(DATA).filter(pl.col("model") == "knn")
+    even = pl.col("id") % 2 == 0
+    zoned = pl.Series([datetime(2024, 3, 31, 1), datetime(2024, 3, 31, 4)])
+    zoned = zoned.dt.replace_time_zone("Europe/Paris")  # on both sides of a DST change
+    groups = {
+        "zoned": pl.when(even).then(pl.lit(zoned[0])).otherwise(pl.lit(zoned[1])),
+        "naive": pl.when(even)
+        .then(pl.lit(datetime(2024, 1, 1, 0, 0, 0, 123)))
+        .otherwise(pl.lit(datetime(2024, 1, 2))),
+        "ms": pl.when(even)
+        .then(pl.lit(datetime(2024, 1, 1)))
+        .otherwise(pl.lit(datetime(2024, 1, 1, 0, 0, 1)))
+        .cast(pl.Datetime("ms")),
+        "clock": pl.when(even).then(pl.lit(time(1))).otherwise(pl.lit(time(13, 30, 0, 5))),
+        "cents": pl.when(even)
+        .then(pl.lit(Decimal("0.00")))
+        .otherwise(pl.lit(Decimal("1.50")))
+        .cast(pl.Decimal(10, 2)),
+    }
+    typed = digits.with_columns(**groups)
+    path = tmp_path / "typed.parquet"
+    typed.write_parquet(path)
+    for group in groups:
+        table = tmp_path / f"{group}.{suffix}"
+        assert main(["thresholds", str(path), "--by", group, "-o", str(table), "-q"]) == 0
+        argv = ["score", str(path), "-m", "f1", "--by", group, "--threshold-table", str(table)]
+        assert main([*argv, "--format", "csv", "-q"]) == 0, group
+        got = pl.read_csv(capsys.readouterr().out.encode())
+        best = pl_metrics.best_threshold(typed, by=group)
+        want = pl_metrics.f1(typed, by=group, threshold=best)
+        np.testing.assert_allclose(got["f1"], want["f1"], rtol=1e-12)
 
 
 def test_a_threshold_table_of_another_suffix_is_read_as_csv(

@@ -767,3 +767,29 @@ def test_a_sweep_in_blocks_is_the_plan_s_to_the_bit(
         patch.setattr(_thresholds, "_at_thresholds_in_blocks", lambda *args: None)
         plan = pl_metrics.threshold_sweep(df, "f1", **options)
     assert_frame_equal(blocks, plan, check_exact=True)
+
+
+def test_a_threshold_table_keyed_by_float_columns() -> None:
+    # Float keys' text lost its name ("literal"): two of them collided, one got lost.
+    df = pl.DataFrame(
+        {
+            "a": [0.0] * 4 + [1.0] * 4,
+            "b": [0.5] * 8,
+            "id": [0, 0, 1, 1, 2, 2, 3, 3],
+            "class": ["x", "y"] * 4,
+            "score": [0.9, 0.1, 0.4, 0.6, 0.3, 0.8, 0.7, 0.2],
+            "truth": [1, 0, 0, 1, 0, 1, 1, 0],
+        }
+    )
+    best = pl_metrics.best_threshold(df, "f1", by=["a", "b"])
+    got = pl_metrics.f1(df, by=["a", "b"], threshold=best)
+    for (a, b), rows in df.group_by("a", "b"):
+        cut = best.filter(a=a, b=b).join(rows, on="class")
+        want = [
+            f1_score(part["truth"], part["score"] >= part["threshold"])
+            for _, part in cut.group_by("class")
+        ]
+        assert got.filter(a=a, b=b)["f1"].item() == pytest.approx(np.mean(want), abs=1e-12)
+    one = pl_metrics.best_threshold(df, "f1", by="a")
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"repeats a \(a, class\) key"):
+        pl_metrics.f1(df, by="a", threshold=pl.concat([one, one.head(1)]))
