@@ -816,7 +816,12 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
     if fmt == "parquet" and output is not None:
         df.write_parquet(output)
         return
+    if fmt in ("csv", "json"):  # neither writes bytes (a --by column of them): their hex
+        binary = [c for c, dtype in df.schema.items() if dtype == pl.Binary]
+        df = df.with_columns(pl.col(binary).bin.encode("hex"))
     if fmt == "csv":
+        # Nor does CSV write durations: their ISO 8601 text ("PT3S"), as JSON writes them.
+        df = df.with_columns(pl.col(pl.Duration).dt.to_string("iso"))
         # CSV holds no lists or structs (a --by column of them): their JSON text, from a
         # one-field object's JSON with '{"v":' and '}' cut off.
         nested = [c for c, dtype in df.schema.items() if dtype.is_nested()]

@@ -1337,3 +1337,25 @@ def test_a_threshold_past_every_score_is_warned_of(
         assert main(table_argv) == 0
         said = "every threshold of --threshold-table is above every score"
         assert (said in capsys.readouterr().err) == warned
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_bytes_and_durations_as_groups_are_written_as_text(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str
+) -> None:
+    # JSON's writer panicked on bytes (a Rust backtrace, then "internal error"); CSV's
+    # refused bytes and durations.
+    digits = pl.read_parquet(DATA).with_columns(
+        pl.col("model").cast(pl.Binary).alias("raw"),
+        pl.duration(seconds=pl.col("fold")).alias("lag"),
+    )
+    path = tmp_path / "typed.parquet"
+    digits.write_parquet(path)
+    assert main(["score", str(path), "-m", "f1", "--by", "raw,lag", "--format", fmt, "-q"]) == 0
+    out = capsys.readouterr().out.encode()
+    got = pl.read_csv(out) if fmt == "csv" else pl.read_json(out)
+    assert got.height == 20
+    assert got["raw"][0] == b"forest".hex()
+    assert got["lag"][1] == "PT1S"
+    want = pl_metrics.f1(digits, by=["raw", "lag"])
+    np.testing.assert_allclose(got["f1"], want["f1"], rtol=1e-12)
