@@ -1022,7 +1022,13 @@ def _run_curves(args: argparse.Namespace) -> None:
 
     draw = {"roc": plot.roc_curves, "pr": plot.pr_curves, "calibration": plot.reliability}
     most = MAX_CLASS_PANELS if args.max_classes is None else args.max_classes
-    figure = draw[args.kind](exact, class_col=args.class_col, by=by, max_classes=most)
+    try:
+        figure = draw[args.kind](exact, class_col=args.class_col, by=by, max_classes=most)
+    except MetricsInputError as error:
+        if args.output is None:
+            raise
+        kept = f"{_first_line(error)} (the table of points is written to {args.output})"
+        raise MetricsInputError(kept, problem=error.problem) from error
     if args.output is None and args.format_given:
         write_table()
     figure.savefig(args.plot)

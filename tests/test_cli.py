@@ -1056,6 +1056,7 @@ def test_a_refused_curve_plot_still_writes_the_table(
     err = capsys.readouterr().err
     assert "plot fewer values of fold (filter the input first), or pass fewer --by" in err
     assert "table.filter" not in err
+    assert err.rstrip().endswith(f"(the table of points is written to {table})")  # it says so
     assert pl.read_csv(table).height > 0
     assert not picture.exists()
     # On the terminal, no table under the failing status: the plot is refused first.
