@@ -245,15 +245,47 @@ def mixed_dumps(
     classes. For after the check failed: each file's class (or id) column is read; a file
     that cannot be read or is empty tells nothing, and no hint leaves the error as it is.
     """
-    if len(found) < 2 or problem not in ("ragged", "class_sets", "duplicate"):
-        return None
     if problem == "duplicate":
+        merged = _merged_by_inference(found, [class_col, id_col])
+        if merged is not None or len(found) < 2:
+            return merged
         return _same_ids(_distinct(found, id_col))
+    if len(found) < 2 or problem not in ("ragged", "class_sets"):
+        return None
     sets = {path: set(values) for path, values in _distinct(found, class_col).items()}
     classes = _different_classes(sets)
     if not classes:
         return None
     return f"but the {len(found)} files hold {classes}: score each dump on its own"
+
+
+def _merged_by_inference(found: Sequence[Path], columns: Sequence[str]) -> str | None:
+    """A CSV file's key column whose texts read as one number ("01" and "1" as 1), told.
+
+    polars types a CSV's columns by inference, so two classes (or ids) written apart are
+    one once read, and their rows look repeated.
+    """
+    for path in found:
+        if file_format([path]) != "csv":
+            continue
+        for column in columns:
+            try:
+                texts = pl.scan_csv(path, infer_schema=False).select(pl.col(column).unique())
+                text = texts.collect().to_series().drop_nulls()
+            except (pl.exceptions.PolarsError, OSError):
+                continue
+            number = text.str.strip_chars().cast(pl.Float64, strict=False)
+            if number.null_count() or number.n_unique() == text.len():  # not numbers, or apart
+                continue
+            pairs = pl.DataFrame({"text": text, "number": number})
+            first = pairs.filter(pl.col("number").is_duplicated()).sort("number", "text")
+            a, b = first["text"][0], first["text"][1]
+            return (
+                f"but file {str(path)!r} writes {a!r} and {b!r} in column {column!r}, which "
+                "a CSV reader types as one number: keep such keys as text (write them in "
+                "parquet, or with a prefix: c01)"
+            )
+    return None
 
 
 def mixed_tasks(found: Sequence[Path], class_col: str, by: Sequence[str]) -> str | None:

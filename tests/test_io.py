@@ -589,3 +589,21 @@ def test_files_of_two_tasks_scored_together_are_warned_of(tmp_path: Path) -> Non
                 tmp_path / f"sparse/{part}.parquet"
             )
         pl_metrics.score(tmp_path / "sparse", "lrap", by="model", ragged="allow")
+
+
+def test_csv_keys_that_read_as_one_number_are_named(tmp_path: Path) -> None:
+    # "01" and "1" are two classes in the file and one integer once read: their rows look
+    # repeated, with nothing saying why.
+    digits = pl.read_parquet(DATA).filter(pl.col("model") == "knn")
+    renamed = pl.when(pl.col("class") == "0").then(pl.lit("01")).otherwise(pl.col("class"))
+    path = tmp_path / "classes.csv"
+    digits.with_columns(renamed.alias("class")).write_csv(path)
+    with pytest.raises(pl_metrics.MetricsInputError) as caught:
+        pl_metrics.score(path, "f1")
+    message = str(caught.value)
+    assert message.startswith("column 'class': 1,797 rows repeat a (id, class)")
+    assert message.endswith(
+        f"but file {str(path)!r} writes '01' and '1' in column 'class', which a CSV reader "
+        "types as one number: keep such keys as text (write them in parquet, or with a "
+        "prefix: c01)"
+    )
