@@ -263,19 +263,23 @@ def _merged_by_inference(found: Sequence[Path], columns: Sequence[str]) -> str |
     """A CSV file's key column whose texts read as one number ("01" and "1" as 1), told.
 
     polars types a CSV's columns by inference, so two classes (or ids) written apart are
-    one once read, and their rows look repeated.
+    one once read, and their rows look repeated. The texts are cast to the type the reader
+    gives the column, as `scan_files` reads it.
     """
     for path in found:
         if file_format([path]) != "csv":
             continue
-        for column in columns:
-            try:
-                texts = pl.scan_csv(path, infer_schema=False).select(pl.col(column).unique())
-                text = texts.collect().to_series().drop_nulls()
-            except (pl.exceptions.PolarsError, OSError):
-                continue
-            number = text.str.strip_chars().cast(pl.Float64, strict=False)
-            if number.null_count() or number.n_unique() == text.len():  # not numbers, or apart
+        try:
+            schema = pl.scan_csv(path).collect_schema()
+            numeric = [c for c in columns if c in schema and schema[c].is_numeric()]
+            texts = pl.scan_csv(path, infer_schema=False).select(pl.col(numeric).unique().implode())
+            distinct = texts.collect().row(0, named=True) if numeric else {}
+        except (pl.exceptions.PolarsError, OSError):
+            continue
+        for column, values in distinct.items():
+            text = pl.Series(values, dtype=pl.String).drop_nulls()
+            number = text.cast(schema[column], strict=False)
+            if number.null_count() or number.n_unique() == text.len():
                 continue
             pairs = pl.DataFrame({"text": text, "number": number})
             first = pairs.filter(pl.col("number").is_duplicated()).sort("number", "text")

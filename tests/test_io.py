@@ -607,3 +607,15 @@ def test_csv_keys_that_read_as_one_number_are_named(tmp_path: Path) -> None:
         "types as one number: keep such keys as text (write them in parquet, or with a "
         "prefix: c01)"
     )
+
+
+def test_big_csv_ids_apart_as_integers_get_no_one_number_hint(tmp_path: Path) -> None:
+    # 2**53 and 2**53 + 1 are one float but two integers, as the reader types them.
+    rows = [(i, c, 0.5, c == "a") for i in (5, 2**53, 2**53 + 1) for c in "ab"]
+    path = tmp_path / "ids.csv"
+    pl.DataFrame(
+        [*rows, rows[0]], schema=["id", "class", "score", "truth"], orient="row"
+    ).write_csv(path)
+    with pytest.raises(pl_metrics.MetricsInputError, match="1 row repeats") as caught:
+        pl_metrics.score(path, "lrap")
+    assert "one number" not in str(caught.value)
