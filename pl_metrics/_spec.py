@@ -91,19 +91,34 @@ class Thresholds:
 
         ``schema``: the rows' types. A key read back as text from a CSV or JSON file (a
         time written ``2024-03-31T01:00:00.000000+0100``) is parsed as the rows' type and
-        written as `text` writes the rows' keys; a key that does not parse stays as it is.
+        written as `text` writes the rows' keys; a key that does not parse, or would lose
+        digits (``0.004`` for a Decimal of 2 places), stays as it is. Keys that are one once
+        parsed (``0.0`` and ``0.00``) are refused.
         """
         columns: dict[str, list[str | None]] = {self.column(k): [] for k in self.keys}
         for row in self.rows:
             for key, value in zip(self.keys, row, strict=True):
                 columns[self.column(key)].append(value)
         types = dict.fromkeys(columns, pl.String) | {THRESHOLD_ROW: pl.Float64}
-        table = pl.LazyFrame({**columns, THRESHOLD_ROW: list(self.values)}, schema=types)
-        return table.with_columns(
-            pl.coalesce(_text(parsed, schema[k]), pl.col(self.column(k))).alias(self.column(k))
+        table = pl.DataFrame({**columns, THRESHOLD_ROW: list(self.values)}, schema=types)
+        parsed = {
+            self.column(k): pl.coalesce(_text(as_read, schema[k]), pl.col(self.column(k)))
             for k in self.keys
-            if (parsed := _parsed(pl.col(self.column(k)), schema[k])) is not None
-        )
+            if (as_read := _parsed(pl.col(self.column(k)), schema[k])) is not None
+        }
+        if not parsed:
+            return table.lazy()
+        read = table.with_columns(**parsed)
+        names = [self.column(k) for k in self.keys]
+        repeated = read.with_row_index("row").filter(pl.struct(names).is_duplicated())
+        if repeated.height:
+            first, second = (table.row(i)[: len(names)] for i in repeated["row"][:2])
+            raise MetricsInputError(
+                f"option 'threshold': the threshold table's keys {first} and {second} of "
+                f"({', '.join(self.keys)}) are one key once read as the rows' types "
+                f"({', '.join(f'{k}: {schema[k]}' for k in self.keys)}); give one threshold each"
+            )
+        return read.lazy()
 
 
 def _text(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
@@ -126,18 +141,23 @@ def _parsed(text: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
     """
     if isinstance(dtype, pl.Datetime):
         zoned = dtype.time_zone is not None
-        times = [
-            text.str.to_datetime(
-                f + ("%z" if zoned else ""), time_unit=dtype.time_unit, strict=False
-            )
-            for f in _TIME_FORMATS
-        ]
-        parsed = pl.coalesce(times)
+
+        def read(unit: Literal["ns", "us", "ms"]) -> pl.Expr:
+            formats = [f + ("%z" if zoned else "") for f in _TIME_FORMATS]
+            times = [text.str.to_datetime(f, time_unit=unit, strict=False) for f in formats]
+            return pl.coalesce(times)
+
+        # Digits past the rows' unit would be cut: such a key stays text (ns: 1677 to 2262).
+        parsed, fine = read(dtype.time_unit), read("ns")
+        kept = fine.is_null() | (parsed.dt.cast_time_unit("ns") == fine)
+        parsed = pl.when(kept).then(parsed)
         return parsed.dt.convert_time_zone(dtype.time_zone) if zoned else parsed  # type: ignore[arg-type]
     if dtype == pl.Time:
         return text.str.to_time(strict=False)
     if isinstance(dtype, pl.Decimal):  # "0.0" for 0.00: a CSV's inferred float
-        return text.cast(dtype, strict=False)
+        parsed = text.cast(dtype, strict=False)
+        exact = parsed.cast(pl.Float64) == text.cast(pl.Float64, strict=False)
+        return pl.when(exact).then(parsed)
     return None
 
 

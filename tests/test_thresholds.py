@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -793,3 +794,43 @@ def test_a_threshold_table_keyed_by_float_columns() -> None:
     one = pl_metrics.best_threshold(df, "f1", by="a")
     with pytest.raises(pl_metrics.MetricsInputError, match=r"repeats a \(a, class\) key"):
         pl_metrics.f1(df, by="a", threshold=pl.concat([one, one.head(1)]))
+
+
+def test_threshold_keys_read_as_decimals_and_times_lose_nothing_nor_collide() -> None:
+    from decimal import Decimal
+
+    rng = np.random.default_rng(0)
+    n = 200
+    cents = (
+        pl.when(pl.col("id") % 2 == 0)
+        .then(pl.lit(Decimal("0.00")))
+        .otherwise(pl.lit(Decimal("1.50")))
+    )
+    df = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(n), 2),
+            "class": np.tile(["a", "b"], n),
+            "score": rng.random(2 * n),
+            "truth": rng.random(2 * n) < 0.4,
+        }
+    ).with_columns(
+        cents.cast(pl.Decimal(10, 2)).alias("dec"),
+        pl.lit(datetime(2024, 1, 1)).cast(pl.Datetime("ms")).alias("ms"),
+    )
+    # Two texts of one value: refused, not joined twice (rows counted twice).
+    twice = pl.DataFrame(
+        {"dec": ["0.0", "0.00", "1.5"] * 2, "class": [*"aaabbb"], "threshold": 0.5}
+    )
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"\('a', '0.0'\) and \('a', '0.00'\)"):
+        pl_metrics.f1(df, by="dec", threshold=twice, validate=False)
+    # Digits the rows' type would cut: no threshold, not the 0.00 group's or the second's.
+    cut = pl.DataFrame({"dec": ["0.004", "1.5"] * 2, "class": [*"aabb"], "threshold": 0.5})
+    with pytest.raises(pl_metrics.MetricsInputError, match="200 rows have no threshold"):
+        pl_metrics.f1(df, by="dec", threshold=cut)
+    late = pl.DataFrame({"ms": "2024-01-01 00:00:00.0004", "class": ["a", "b"], "threshold": 0.5})
+    with pytest.raises(pl_metrics.MetricsInputError, match="400 rows have no threshold"):
+        pl_metrics.f1(df, by="ms", threshold=late)
+    exact = pl.DataFrame({"ms": "2024-01-01T00:00:00.000", "class": ["a", "b"], "threshold": 0.5})
+    assert_frame_equal(
+        pl_metrics.f1(df, by="ms", threshold=exact), pl_metrics.f1(df, by="ms", threshold=0.5)
+    )
