@@ -25,6 +25,7 @@ from pl_metrics._frame import (
     MetricsInputError,
     UnknownOptionError,
     did_you_mean,
+    null_rows,
     require_column,
     shown,
 )
@@ -684,7 +685,14 @@ def _differences(
 
     require_column(lf.collect_schema(), "model_col", args.model_col)
     model = pl.col(args.model_col)
-    models = lf.select(model.drop_nulls().unique(maintain_order=True)).collect().to_series()
+    found = lf.select(
+        model.drop_nulls().unique(maintain_order=True).implode().alias("models"),
+        model.null_count().alias("nulls"),
+    )
+    listed, nulls = found.collect().row(0)
+    if nulls:  # rows of no model: of the baseline, of another, or of neither?
+        raise MetricsInputError(null_rows(args.model_col).message(nulls, ""))
+    models = pl.Series(listed, dtype=lf.collect_schema()[args.model_col])
     baseline = model_value(models.dtype, args.model_col, "model_a", args.against)
     if baseline not in models.to_list():
         raise MetricsInputError(
@@ -698,21 +706,33 @@ def _differences(
             "there is no other to compare with it"
         )
     seed = args.seed or 0
-    tables = {
-        (metric, other): paired(
-            lf,
-            metric,
-            baseline,
-            other,
-            model_col=args.model_col,
-            n_resamples=n_resamples,
-            confidence=_CONFIDENCE,
-            seed=seed,
-            **options,
-        ).collect()
-        for metric in metrics
-        for other in others
-    }
+    tables = {}
+    for other in others:  # each pair's rows read once, for all the metrics
+        pair = lf.filter(model.is_in(pl.Series([baseline, other], dtype=models.dtype).implode()))
+        rows = pair.collect()
+        for metric in metrics:
+            try:
+                tables[metric, other] = paired(
+                    rows,
+                    metric,
+                    baseline,
+                    other,
+                    model_col=args.model_col,
+                    n_resamples=n_resamples,
+                    confidence=_CONFIDENCE,
+                    seed=seed,
+                    **options,
+                )
+            except MetricsInputError as error:
+                if error.problem != "duplicate":
+                    raise
+                # The hint to group by a fold (`by_hint`) is paired()'s: here folds are pooled.
+                text = re.sub(r"; the table (also )?has columns?[^;]*", "", str(error))
+                raise MetricsInputError(
+                    f"{text}; --against pools the folds, so each id must be in one fold of "
+                    "each model (repeated cross-validation: compare each repeat alone)",
+                    problem=error.problem,
+                ) from None
     sign = -1.0 if info(metrics[0]).higher_is_better else 1.0
 
     def best_first(other: object) -> tuple[bool, float]:

@@ -1234,6 +1234,18 @@ def test_compare_against_refuses_what_it_cannot_pair(
     pl.read_parquet(DATA).filter(pl.col("model") == "knn").write_parquet(alone)
     assert main(["compare", str(alone), "-m", "lrap", "--against", "knn"]) == 2
     assert "'knn' (--against) is its only model" in capsys.readouterr().err
+    two = pl.read_parquet(DATA).filter(pl.col("model").is_in(["logreg", "knn"]))
+    repeated = tmp_path / "repeated.parquet"  # each id in two folds of each model
+    pl.concat([two, two.with_columns(pl.col("fold") + 5)]).write_parquet(repeated)
+    assert main(["compare", str(repeated), "-m", "lrap", "--against", "logreg"]) == 2
+    err = capsys.readouterr().err
+    assert "--against pools the folds, so each id must be in one fold of each model" in err
+    assert "pass --by" not in err  # (compare has no --by)
+    unnamed = tmp_path / "unnamed.parquet"
+    nulls = pl.when(pl.col("id") == 3).then(None).otherwise(pl.col("model"))
+    two.with_columns(nulls.alias("model")).write_parquet(unnamed)
+    assert main(["compare", str(unnamed), "-m", "lrap", "--against", "logreg"]) == 2
+    assert "column 'model': 20 rows are null" in capsys.readouterr().err
     numbered = tmp_path / "numbered.parquet"
     codes = {"knn": 1, "forest": 2, "logreg": 3, "naive_bayes": 4}
     pl.read_parquet(DATA).with_columns(pl.col("model").replace_strict(codes)).write_parquet(
