@@ -510,9 +510,11 @@ def _refuse_unused(entries: Sequence[MetricInfo], given: Mapping[str, object]) -
 def _check_metric_options(
     entries: Sequence[MetricInfo], opts: Options, given: Mapping[str, object]
 ) -> None:
-    """Options must mean something to the metrics asked for, with values they accept."""
+    """Options must mean something to the metrics asked for, with values they accept.
+
+    (Options that none of them uses at all are refused first, by `_refuse_unused`.)
+    """
     names = [e.name for e in entries]
-    _refuse_unused(entries, given)
     tuning = [e.name for e in entries if "metric" in e.options]
     if tuning:
         # best_threshold and threshold_sweep pass these on to their metric: it must use
@@ -637,8 +639,27 @@ def resolve(
         )
     if per_class:
         average = None
-    # An option no metric asked for uses is refused before its value is checked: the
-    # message that it is not used says more than one about its range.
+    # Options left at their default are not "given"; a changed one must be used by a metric,
+    # which is checked before its value is (that it is not used says more than its range).
+    # average=None (values per class) is refused where no metric averages (lrap), not where
+    # each gives values per class anyway (the confusion table).
+    average_not_given = _is_default(average, _DEFAULTS.average) or (
+        average is None and all(e.per_class == "always" for e in entries)
+    )
+    given: dict[str, object] = {
+        "weight_col": weight_col,
+        "pred_col": pred_col,
+        "class_weights": class_weights,
+        "max_points": max_points,
+        "thresholds": thresholds,
+        "fold_col": fold_col,
+        "max_fpr": max_fpr,
+        "per_id": per_id or None,
+        "metric": None if _is_default(metric, _DEFAULTS.metric) else metric,
+        # (Its repr: average=None is given too.)
+        "average": None if per_class or average_not_given else repr(average),
+        "k": k,
+    }
     simple = {
         "threshold": threshold,
         "zero_division": zero_division,
@@ -648,12 +669,10 @@ def resolve(
         "undefined": undefined,
         "n_bins": n_bins,
         "strategy": strategy,
-        "k": k,
     }
-    raw = {
-        name: None if _is_default(v, getattr(_DEFAULTS, name)) else v for name, v in simple.items()
-    }
-    _refuse_unused(entries, raw)
+    for option, value in simple.items():
+        given[option] = None if _is_default(value, getattr(_DEFAULTS, option)) else value
+    _refuse_unused(entries, given)
     opts = make_options(
         threshold=threshold,
         average=average,
@@ -676,34 +695,6 @@ def resolve(
         max_fpr=max_fpr,
         per_id=per_id,
     )
-    # Options left at their default are not "given"; a changed one must be used by a metric.
-    # average=None (values per class) is refused where no metric averages (lrap), not where
-    # each gives values per class anyway (the confusion table).
-    average_not_given = average == _DEFAULTS.average or (
-        average is None and all(e.per_class == "always" for e in entries)
-    )
-    given: dict[str, object] = {
-        "weight_col": weight_col,
-        "pred_col": pred_col,
-        "class_weights": class_weights,
-        "max_points": max_points,
-        "thresholds": thresholds,
-        "fold_col": fold_col,
-        "max_fpr": max_fpr,
-        "per_id": per_id or None,
-        "metric": None if metric == _DEFAULTS.metric else metric,
-        # (Its repr: average=None is given too.)
-        "average": None if per_class or average_not_given else repr(average),
-    }
-    given["k"] = k
-    defaults = ("threshold", "zero_division", "beta", "eps", "padding", "undefined")
-    for option in (*defaults, "n_bins", "strategy"):
-        value = getattr(opts, option)
-        default = getattr(_DEFAULTS, option)
-        same = (not isinstance(value, Thresholds) and value == default) or (
-            isinstance(value, float) and math.isnan(value) and math.isnan(default)
-        )
-        given[option] = None if same else value
     _check_metric_options(entries, opts, given)
     if pred_col is not None and given["threshold"] is not None:
         raise MetricsInputError(

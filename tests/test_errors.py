@@ -762,7 +762,15 @@ def test_slips_in_values_and_renamed_columns_get_a_suggestion(good: pl.DataFrame
 
 @pytest.mark.parametrize(
     ("option", "value"),
-    [("eps", 0.7), ("k", 0), ("n_bins", -1), ("strategy", "foo"), ("threshold", "x")],
+    [
+        ("eps", 0.7),
+        ("k", 0),
+        ("n_bins", -1),
+        ("strategy", "foo"),
+        ("threshold", "x"),
+        ("max_fpr", 2.0),
+        ("class_weights", {"a": -1.0}),
+    ],
 )
 def test_an_unused_option_is_refused_as_unused_before_its_value(
     good: pl.DataFrame, option: str, value: object
@@ -772,7 +780,8 @@ def test_an_unused_option_is_refused_as_unused_before_its_value(
     with pytest.raises(pl_metrics.UnknownOptionError, match=f"option '{option}' is not used by"):
         pl_metrics.report(good, "lrap", **{option: value})
     taker = {"eps": "log_loss", "k": "ndcg", "n_bins": "expected_calibration_error"}
-    taker |= {"strategy": "expected_calibration_error", "threshold": "f1"}
+    taker |= {"strategy": "expected_calibration_error", "threshold": "f1", "max_fpr": "roc_auc"}
+    taker |= {"class_weights": "weighted_log_loss"}
     with pytest.raises(MetricsInputError, match=f"option '{option}'") as caught:
         pl_metrics.report(good, taker[option], **{option: value})
     assert not isinstance(caught.value, pl_metrics.UnknownOptionError)
