@@ -127,6 +127,8 @@ def _text(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
         column = pl.when(column == 0).then(pl.lit(0.0, dtype)).otherwise(column)
     if dtype.is_nested():  # lists, arrays, structs: no cast to text; their JSON
         return pl.struct(column.alias("k")).struct.json_encode()
+    if isinstance(dtype, pl.Duration):  # no cast to text either: ISO 8601, as CSV gets it
+        return column.dt.to_string("iso")
     return column.cast(pl.String)
 
 
@@ -154,6 +156,9 @@ def _parsed(text: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
         return parsed.dt.convert_time_zone(dtype.time_zone) if zoned else parsed  # type: ignore[arg-type]
     if dtype == pl.Time:
         return text.str.to_time(strict=False)
+    if isinstance(dtype, pl.Duration):  # JSON writes no time as "P0D", `text` as "PT0S"
+        zero = pl.duration(seconds=0, time_unit=dtype.time_unit)
+        return pl.when(text == "P0D").then(zero)
     if isinstance(dtype, pl.Decimal):  # "0.0" for 0.00: a CSV's inferred float
         parsed = text.cast(dtype, strict=False)
         exact = parsed.cast(pl.Float64) == text.cast(pl.Float64, strict=False)

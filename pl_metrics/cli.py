@@ -839,6 +839,12 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
     if fmt in ("csv", "json"):  # neither writes bytes (a --by column of them): their hex
         binary = [c for c, dtype in df.schema.items() if dtype == pl.Binary]
         df = df.with_columns(pl.col(binary).bin.encode("hex"))
+        nested = [c for c, dtype in df.schema.items() if "Binary" in str(dtype)]
+        if nested:  # (in a list or struct: polars' JSON writer panics)
+            raise MetricsInputError(
+                f"column {nested[0]!r} holds bytes in a {df.schema[nested[0]]}, which {fmt} "
+                "cannot hold: write parquet (-o FILE.parquet)"
+            )
     if fmt == "csv":
         # Nor does CSV write durations: their ISO 8601 text ("PT3S"), as JSON writes them.
         df = df.with_columns(pl.col(pl.Duration).dt.to_string("iso"))
