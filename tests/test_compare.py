@@ -352,3 +352,30 @@ def test_the_command_line_warns_in_one_line(
     err = capsys.readouterr().err
     assert err.startswith("pl-metrics: warning: compare: 1 model lacks folds")
     assert err.count("\n") == 1
+
+
+def test_compare_with_a_threshold_per_fold(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # The pooled values read no fold column, so a table keyed by fold failed lazily (a
+    # KeyError, "internal error" on the command line).
+    from sklearn.metrics import f1_score
+
+    digits = pl.read_parquet(DATA)
+    table = pl_metrics.best_threshold(digits, by=["model", "fold"])
+    eager = pl_metrics.compare(digits, "f1", threshold=table)
+    assert_frame_equal(pl_metrics.compare(digits.lazy(), "f1", threshold=table).collect(), eager)
+    rows = digits.join(table, on=["model", "fold", "class"])
+    for model, part in rows.group_by("model"):
+        want = np.mean(
+            [f1_score(c["truth"], c["score"] >= c["threshold"]) for _, c in part.group_by("class")]
+        )
+        assert eager.filter(pl.col("model") == model[0])["f1"].item() == pytest.approx(
+            want, abs=1e-12
+        )
+    path = tmp_path / "t.csv"
+    table.write_csv(path)
+    argv = ["compare", str(DATA), "-m", "f1", "--threshold-table", str(path), "--format", "csv"]
+    assert main(argv) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    np.testing.assert_allclose(got["f1"], eager["f1"], rtol=1e-12)
