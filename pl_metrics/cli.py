@@ -666,7 +666,7 @@ def _run_compare(args: argparse.Namespace) -> None:
             )
         figure.savefig(args.plot)
     _write(table, args.format, args.output)
-    _warn_of_a_threshold_past_the_scores(args, options["threshold"], lf)
+    _warn_of_a_threshold_past_the_scores(args, options["threshold"], lambda: lf)
 
 
 def _differences(
@@ -745,15 +745,15 @@ def _differences(
 
 
 def _warn_of_a_threshold_past_the_scores(
-    args: argparse.Namespace, given: float | pl.DataFrame, rows: pl.LazyFrame
+    args: argparse.Namespace, given: float | pl.DataFrame, rows: Callable[[], pl.LazyFrame]
 ) -> None:
     """--threshold X that no score reaches, or that every score reaches: one prediction.
 
     Every thresholded metric is then of a constant prediction (F1 of 0, say), which reads
     as a model's failure where it is a threshold's (``--threshold 50`` meant 0.5, or
     logits against 0.5). The same of a --threshold-table all of whose thresholds lie past
-    the scores. ``given``: the threshold or table the metrics were scored with. One read of
-    the score column, only with either option.
+    the scores. ``given``: the threshold or table the metrics were scored with. ``rows``:
+    the input, scanned only with either option (then one read of its score column).
     """
     metrics = _metrics(args.metric)
     if args.quiet or (args.threshold is None and args.threshold_table is None):
@@ -766,7 +766,7 @@ def _warn_of_a_threshold_past_the_scores(
     else:
         named, lowest, highest = f"--threshold {given:g}", given, given
     score_col = pl.col(args.score_col)
-    range_ = rows.select(score_col.min().alias("low"), score_col.max().alias("high"))
+    range_ = rows().select(score_col.min().alias("low"), score_col.max().alias("high"))
     low, high = range_.collect().row(0)
     if None in (low, high, lowest, highest):
         return
@@ -1102,7 +1102,8 @@ def _run_score(args: argparse.Namespace) -> None:
             **options,
         )
     _write(result, args.format, args.output)
-    _warn_of_a_threshold_past_the_scores(args, options["threshold"], scan_files(files(args.paths)))
+    given = options["threshold"]  # (the files are scanned again only with a threshold given)
+    _warn_of_a_threshold_past_the_scores(args, given, lambda: scan_files(files(args.paths)))
 
 
 #: Errors of the input, told in one line with status 2. Any other exception is a bug.

@@ -1378,3 +1378,19 @@ def test_bytes_and_durations_as_groups_are_written_as_text(
     assert main(["score", str(path), "-m", "f1", "--by", "packed", "--format", fmt]) == 2
     err = capsys.readouterr().err
     assert f"column 'packed' holds bytes in a Struct({{'raw': Binary}}), which {fmt}" in err
+
+
+def test_score_scans_the_files_again_only_for_a_threshold_warning(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every score command read every file's schema a second time, for a warning of
+    # thresholds that only --threshold or --threshold-table can give.
+    scans: list[object] = []
+    real = cli.scan_files
+    monkeypatch.setattr(cli, "scan_files", lambda *a, **k: scans.append(a) or real(*a, **k))
+    argv = ["score", str(DATA), "-m", "f1", "--by", "model,fold"]
+    assert main(argv) == 0
+    assert scans == []
+    assert main([*argv, "--threshold", "0.3"]) == 0
+    assert len(scans) == 1
+    capsys.readouterr()
