@@ -270,11 +270,11 @@ def _merged_by_inference(found: Sequence[Path], columns: Sequence[str]) -> str |
         if file_format([path]) != "csv":
             continue
         try:
-            schema = pl.scan_csv(path).collect_schema()
+            schema = scan_files([path], check_folders=False).collect_schema()
             numeric = [c for c in columns if c in schema and schema[c].is_numeric()]
             texts = pl.scan_csv(path, infer_schema=False).select(pl.col(numeric).unique().implode())
             distinct = texts.collect().row(0, named=True) if numeric else {}
-        except (pl.exceptions.PolarsError, OSError):
+        except (pl.exceptions.PolarsError, MetricsInputError, OSError):  # (an empty CSV)
             continue
         for column, values in distinct.items():
             text = pl.Series(values, dtype=pl.String).drop_nulls()
