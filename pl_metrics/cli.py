@@ -683,8 +683,9 @@ def _differences(
     """
     from pl_metrics._compare import model_value, paired
 
-    require_column(lf.collect_schema(), "model_col", args.model_col)
-    model = pl.col(args.model_col)
+    schema = lf.collect_schema()
+    require_column(schema, "model_col", args.model_col)
+    model, dtype = pl.col(args.model_col), schema[args.model_col]
     found = lf.select(
         model.drop_nulls().unique(maintain_order=True).implode().alias("models"),
         model.null_count().alias("nulls"),
@@ -692,14 +693,13 @@ def _differences(
     listed, nulls = found.collect().row(0)
     if nulls:  # rows of no model: of the baseline, of another, or of neither?
         raise MetricsInputError(null_rows(args.model_col).message(nulls, ""))
-    models = pl.Series(listed, dtype=lf.collect_schema()[args.model_col])
-    baseline = model_value(models.dtype, args.model_col, "model_a", args.against)
-    if baseline not in models.to_list():
+    baseline = model_value(dtype, args.model_col, "model_a", args.against)
+    if baseline not in listed:
         raise MetricsInputError(
             f"column {args.model_col!r}: no rows of model {args.against!r} (--against); its "
-            f"models: {', '.join(repr(m) for m in sorted(models.to_list(), key=str))}"
+            f"models: {', '.join(repr(m) for m in sorted(listed, key=str))}"
         )
-    others = [m for m in models.to_list() if m != baseline]
+    others = [m for m in listed if m != baseline]
     if not others:
         raise MetricsInputError(
             f"column {args.model_col!r}: {args.against!r} (--against) is its only model; "
@@ -708,7 +708,7 @@ def _differences(
     seed = args.seed or 0
     tables = {}
     for other in others:  # each pair's rows read once, for all the metrics
-        pair = lf.filter(model.is_in(pl.Series([baseline, other], dtype=models.dtype).implode()))
+        pair = lf.filter(model.is_in(pl.Series([baseline, other], dtype=dtype).implode()))
         rows = pair.collect()
         for metric in metrics:
             try:
