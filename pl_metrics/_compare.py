@@ -1373,7 +1373,7 @@ def bootstrap(
 
     def compute() -> pl.DataFrame:
         spec = resolve(lf, names, by=group or None, **options)  # (reads a lazy table)
-        df = lf.select(spec.columns.used).collect()
+        df = lf.select(spec.read).collect()
         estimate = _checked_report(df, spec, names, group or None, options)
         per_resample = _resampled(df, spec, n_resamples, seed)
         value = pl.col("value").fill_nan(None)  # undefined resamples: left out of all three
@@ -1629,15 +1629,15 @@ def paired(
     tail = (1 - confidence) / 2
 
     def compute() -> pl.DataFrame:
-        read = resolve(lf, [metric], by=[*group, model_col], **options)  # (a lazy table too)
+        at_collect = resolve(lf, [metric], by=[*group, model_col], **options)  # (a lazy table too)
         # The two models' rows, read once for the checks and the resamples (the source's
         # model column alone for the models it has).
-        df = lf.select(read.columns.used).collect()
+        df = lf.select(at_collect.read).collect()
         check(pl.concat([mismatches(df.lazy()), models], how="horizontal").collect())
         # (The model column is no `by` of the caller's: the hint leaves it out.)
-        given = replace(read, columns=replace(read.columns, given_by=tuple(group)))
+        given = replace(at_collect, columns=replace(at_collect.columns, given_by=tuple(group)))
         point = _checked_report(df, given, [metric], [*group, model_col], options)
-        resampled = difference(_resampled(df, read, n_resamples, seed), "value", [*keys, _R])
+        resampled = difference(_resampled(df, at_collect, n_resamples, seed), "value", [*keys, _R])
         diff = pl.col("difference").fill_nan(None)  # undefined resamples: left out
         stats = aggregate(
             resampled.lazy(),

@@ -243,7 +243,7 @@ def score(
         validate=validate,
     )
     if files:  # a column the metrics read, in every file
-        require_in_every_file(files, spec.columns.used)
+        require_in_every_file(files, spec.read)
     budget = chunking_budget(memory_budget, n_chunks)
     check_option("progress", progress, (None, True, False))
     show = sys.stderr.isatty() if progress is None else progress
@@ -295,7 +295,7 @@ def named_file(files: Sequence[Path] | None, spec: Spec, *, hints: bool = True) 
         with hinted(files, cols.id, cols.cls) if hints else contextlib.nullcontext():
             yield
     except (pl.exceptions.ComputeError, OSError) as error:
-        which = unreadable_file(files, cols.used) if files else None
+        which = unreadable_file(files, spec.read) if files else None
         if which is None:
             raise
         raise MetricsInputError(which) from error
@@ -374,7 +374,7 @@ def score_spec(
         if chunk_key(m) == "class" and spec.options.average not in ("micro", "samples")
     ]
     by_id = [m for m in spec.metrics if m not in by_class]
-    width = row_bytes(lf.collect_schema(), spec.columns.used)
+    width = row_bytes(lf.collect_schema(), spec.read)
     id_plan = plan_chunks(
         lf, id_col=spec.columns.id, budget=budget, files=files, n_chunks=n_chunks, width=width
     )
@@ -448,7 +448,7 @@ def chunk_state(part: pl.LazyFrame, spec: Spec) -> MetricState:
     chunk fits the memory budget, and rows in memory are scored faster than by the
     streaming plan (the ranking family's kernel, the rows per class counted in numpy).
     """
-    rows = part.select(spec.columns.used).collect(engine="streaming")
+    rows = part.select(spec.read).collect(engine="streaming")
     return build_state(rows, spec).collect()
 
 
@@ -478,7 +478,7 @@ def collected_state(lf: pl.LazyFrame, spec: Spec) -> MetricState:
         lf,
         id_col=spec.columns.id,
         budget=budget_bytes(None),
-        width=row_bytes(lf.collect_schema(), spec.columns.used),
+        width=row_bytes(lf.collect_schema(), spec.read),
     )
     states = local_runner(lf, None)(chunks, spec, whole)
     return _whole(_with_ids(states) or states[:1])  # (an empty table's finalizes to its error)

@@ -216,12 +216,8 @@ class Columns:
 
     @property
     def used(self) -> list[str]:
-        """The columns the metrics read (in the order the null checks report them).
-
-        Pooled folds too: a threshold table may give each fold's rows their own thresholds.
-        """
+        """The columns the metrics read (in the order the null checks report them)."""
         names = [self.id, self.cls, self.truth, *self.by, self.score, self.weight, self.pred]
-        names.append(self.pooled_folds)
         return list(dict.fromkeys(n for n in names if n is not None))
 
     @property

@@ -238,6 +238,17 @@ class Spec:
             return [*by, self.columns.id]
         return [*by, self.columns.cls] if self.metrics and self.per_class(self.metrics[0]) else by
 
+    @property
+    def read(self) -> list[str]:
+        """The columns read: the metrics' (`Columns.used`), then a threshold table's keys.
+
+        A table's keys are the class and ``by`` columns, but for the folds that `compare`
+        pools (`Columns.pooled_folds`): each fold's rows keep their own thresholds.
+        """
+        threshold = self.options.threshold
+        keys = threshold.keys if isinstance(threshold, Thresholds) else ()
+        return list(dict.fromkeys([*self.columns.used, *keys]))
+
     def with_options(self, **changes: Any) -> Spec:
         """The same spec with some options replaced (for per-class chunks, resamples)."""
         return replace(self, options=replace(self.options, **changes))

@@ -211,7 +211,7 @@ def score(
         ragged=ragged,
         validate=validate,
     )
-    require_in_every_file(files, spec.columns.used)  # a column the metrics read, in each
+    require_in_every_file(files, spec.read)  # a column the metrics read, in each
     if not is_integer(retries) or retries < 0:
         raise MetricsInputError(f"option 'retries': expected an integer >= 0, got {shown(retries)}")
     if client is not None and not isinstance(client, str) and not hasattr(client, "submit"):
@@ -284,7 +284,7 @@ def _unreadable_file(client: Any, paths: list[str], spec: Spec) -> str | None:
     read again), and the chunk's own error is raised either way.
     """
     try:
-        found = client.submit(_locate, [Path(p) for p in paths], spec.columns.used, pure=False)
+        found = client.submit(_locate, [Path(p) for p in paths], spec.read, pure=False)
         which: str | None = found.result(timeout=_LOCATE_SECONDS)
     except Exception:
         return None
