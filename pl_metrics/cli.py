@@ -456,7 +456,9 @@ def _add_compare(commands: Any) -> None:
     )
     _add_input(cp, "the list is in pl-metrics score --help")
     cp.add_argument("--model-col", default="model", metavar="COL", help="default model")
-    cp.add_argument("--fold-col", default="fold", metavar="COL", help="default fold")
+    cp.add_argument(
+        "--fold-col", metavar="COL", help="default fold; not with --against (it pools the folds)"
+    )
     _add_columns(cp)
     _add_metric_options(cp, tables=False)
     cp.add_argument(
@@ -609,6 +611,13 @@ def _run_compare(args: argparse.Namespace) -> None:
     if args.seed is not None and args.bootstrap is None and args.against is None:
         # (a seed of nothing is a slip)
         raise MetricsInputError("--seed seeds --bootstrap or --against: give one of them too")
+    if args.against is not None and args.fold_col is not None:
+        # (an option with no effect is refused, as the metrics' unused options are)
+        raise MetricsInputError(
+            f"--fold-col {args.fold_col}: --against pools the folds (each id must be in one "
+            "fold of each model); leave --fold-col out, or compare without --against"
+        )
+    args.fold_col = args.fold_col or "fold"
     metrics = _metrics(args.metric)
     options = _metric_options(args)
     found = files(args.paths)

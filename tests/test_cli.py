@@ -1235,6 +1235,11 @@ def test_compare_against_refuses_what_it_cannot_pair(
     pl.read_parquet(DATA).filter(pl.col("model") == "knn").write_parquet(alone)
     assert main(["compare", str(alone), "-m", "lrap", "--against", "knn"]) == 2
     assert "'knn' (--against) is its only model" in capsys.readouterr().err
+    # --fold-col has no use there: refused, not ignored (even a column that exists)
+    for fold in ("fold", "nope"):
+        argv = ["compare", str(DATA), "-m", "lrap", "--against", "knn", "--fold-col", fold]
+        assert main(argv) == 2
+        assert f"--fold-col {fold}: --against pools the folds" in capsys.readouterr().err
     two = pl.read_parquet(DATA).filter(pl.col("model").is_in(["logreg", "knn"]))
     repeated = tmp_path / "repeated.parquet"  # each id in two folds of each model
     pl.concat([two, two.with_columns(pl.col("fold") + 5)]).write_parquet(repeated)
