@@ -1593,7 +1593,8 @@ def paired(
             ids = "id is" if unmatched == 1 else "ids are"
             raise MetricsInputError(
                 f"column {id_col!r}: {unmatched:,} {ids} scored by only one of "
-                f"{model_a!r} and {model_b!r}; a paired comparison needs the same ids"
+                f"{model_a!r} and {model_b!r}; a paired comparison needs the same ids",
+                problem="unpaired",
             )
         both = f"{model_a!r} and {model_b!r}"
         one_model, two_truths = df["one_model"][0], df["two_truths"][0]
@@ -1601,7 +1602,8 @@ def paired(
             rows = "row is" if one_model == 1 else "rows are"
             raise MetricsInputError(
                 f"column {cls!r}: {one_model:,} (id, class) {rows} scored by only one of "
-                f"{both}; a paired comparison needs the same classes of each id"
+                f"{both}; a paired comparison needs the same classes of each id",
+                problem="unpaired",
             )
         for column, count, what in (
             (truth, two_truths, "truth"),
@@ -1611,7 +1613,8 @@ def paired(
                 rows = "row has" if count == 1 else "rows have"
                 raise MetricsInputError(
                     f"column {column!r}: {count:,} (id, class) {rows} a different {what} in "
-                    f"{both}; a paired comparison needs the same {what} of each id in both"
+                    f"{both}; a paired comparison needs the same {what} of each id in both",
+                    problem="unpaired",
                 )
 
     def difference(table: pl.DataFrame, value: str, keys: list[str]) -> pl.DataFrame:

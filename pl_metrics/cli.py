@@ -715,7 +715,7 @@ def _differences(
             "there is no other to compare with it"
         )
     seed = args.seed or 0
-    tables = {}
+    tables, unpaired = {}, []
     for other in others:  # each pair's rows read once, for all the metrics
         pair = lf.filter(model.is_in(pl.Series([baseline, other], dtype=dtype).implode()))
         rows = pair.collect()
@@ -733,6 +733,9 @@ def _differences(
                     **options,
                 )
             except MetricsInputError as error:
+                if error.problem == "unpaired":  # said of every such model at once
+                    unpaired.append(str(error))
+                    break
                 if error.problem != "duplicate":
                     raise
                 # The hint to group by a fold (`by_hint`) is paired()'s: here folds are pooled.
@@ -742,6 +745,11 @@ def _differences(
                     "each model (repeated cross-validation: compare each repeat alone)",
                     problem=error.problem,
                 ) from None
+    if unpaired:  # one line, as errors are: each pair's count, then what pairing needs
+        why = "; a paired comparison needs"
+        heads = [message.partition(why)[0] for message in unpaired]
+        needs = dict.fromkeys(why + message.partition(why)[2] for message in unpaired)
+        raise MetricsInputError("; ".join(heads) + "".join(needs), problem="unpaired")
     sign = -1.0 if info(metrics[0]).higher_is_better else 1.0
 
     def best_first(other: object) -> tuple[bool, float]:

@@ -1235,6 +1235,15 @@ def test_compare_against_refuses_what_it_cannot_pair(
     pl.read_parquet(DATA).filter(pl.col("model") == "knn").write_parquet(alone)
     assert main(["compare", str(alone), "-m", "lrap", "--against", "knn"]) == 2
     assert "'knn' (--against) is its only model" in capsys.readouterr().err
+    # Every model that does not pair is named at once, not only the first met
+    model, ids = pl.col("model"), pl.col("id")
+    some = ((model == "knn") & (ids < 5)) | ((model == "forest") & (ids < 3))
+    unpaired = tmp_path / "unpaired.parquet"
+    pl.read_parquet(DATA).filter(~some).write_parquet(unpaired)
+    assert main(["compare", str(unpaired), "-m", "lrap,f1", "--against", "logreg"]) == 2
+    err = capsys.readouterr().err
+    assert "only one of 'logreg' and 'forest'; column 'id': " in err
+    assert "only one of 'logreg' and 'knn'; a paired comparison needs the same ids" in err
     # --fold-col has no use there: refused, not ignored (even a column that exists)
     for fold in ("fold", "nope"):
         argv = ["compare", str(DATA), "-m", "lrap", "--against", "knn", "--fold-col", fold]
