@@ -39,10 +39,10 @@ from __future__ import annotations
 import inspect
 import math
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import polars as pl
@@ -76,6 +76,11 @@ from pl_metrics._frame import (
 from pl_metrics._kernel import in_threads
 from pl_metrics._registry import info
 from pl_metrics._report import report
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from pl_metrics._report import MetricOptions
 from pl_metrics._spec import (
     Options,
     Spec,
@@ -130,7 +135,7 @@ def _metric_list(metrics: str | Sequence[str]) -> list[str]:
 
 
 def _check_options(
-    function: Callable[..., Any], options: dict[str, Any], own: Sequence[str]
+    function: Callable[..., Any], options: Mapping[str, object], own: Sequence[str]
 ) -> None:
     """``options`` go on to `report`: they must be its options, and not ones set here."""
     name = function.__name__
@@ -168,7 +173,7 @@ def compare(
     *,
     model_col: str = "model",
     fold_col: str = "fold",
-    **options: Any,
+    **options: Unpack[MetricOptions],
 ) -> FrameT:
     """One row per model: each metric's mean and standard deviation over folds, and pooled.
 
@@ -190,7 +195,8 @@ def compare(
     model_col, fold_col
         The columns of the model and of the fold.
     **options
-        Those of `report` (``id_col``, ``weight_col``, ``threshold``, ...), except ``by``.
+        Those of `report` (``id_col``, ``weight_col``, ``threshold``, ...; typed as
+        `MetricOptions`), except ``by`` and those of tables alone.
 
     Examples
     --------
@@ -1294,7 +1300,7 @@ def bootstrap(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
-    **options: Any,
+    **options: Unpack[MetricOptions],
 ) -> FrameT:
     """Bootstrap percentile intervals of metrics, per group.
 
@@ -1327,7 +1333,8 @@ def bootstrap(
     seed
         The resamples' seed: the same seed draws the same weights for an id on every path.
     **options
-        Those of `report` (``id_col``, ``weight_col``, ``threshold``, ``average``, ...).
+        Those of `report` (``id_col``, ``weight_col``, ``threshold``, ``average``, ...;
+        typed as `MetricOptions`), except those of tables alone (``metric``, ``fold_col``).
 
     Notes
     -----
@@ -1406,7 +1413,7 @@ def _checked_report(
     spec: Spec,
     names: list[str],
     by: list[str] | None,
-    options: dict[str, Any],
+    options: MetricOptions,
 ) -> pl.DataFrame:
     """`report` of the columns read, which checks the data first, as of the whole table.
 
@@ -1448,7 +1455,7 @@ def paired(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
-    **options: Any,
+    **options: Unpack[MetricOptions],
 ) -> FrameT:
     """Paired bootstrap of ``metric(model_b) - metric(model_a)`` on the same ids.
 
@@ -1478,7 +1485,8 @@ def paired(
     n_resamples, confidence, seed
         As in `bootstrap`.
     **options
-        Those of `report` (``id_col``, ``weight_col``, ``threshold``, ``average``, ...).
+        Those of `report` (``id_col``, ``weight_col``, ``threshold``, ``average``, ...;
+        typed as `MetricOptions`), except those of tables alone (``metric``, ``fold_col``).
 
     Raises
     ------

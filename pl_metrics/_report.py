@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import polars as pl
 
@@ -11,7 +11,40 @@ from pl_metrics._frame import FrameT, Ragged, as_like, checked_options, to_polar
 from pl_metrics._spec import Average, Strategy, Undefined, at_call, resolve
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
 
-__all__ = ["chunk_key", "merge_states", "report", "state"]
+__all__ = ["MetricOptions", "chunk_key", "merge_states", "report", "state"]
+
+
+class MetricOptions(TypedDict, total=False):
+    """The options of `report` that `compare`, `bootstrap` and `paired` pass on.
+
+    All but ``by`` and those of tables alone (``metric``, ``fold_col``: those three refuse
+    tables), spelled out so that a type checker sees a misspelt option in ``**options``.
+    """
+
+    id_col: str
+    class_col: str
+    score_col: str
+    truth_col: str
+    weight_col: str | None
+    threshold: float | pl.DataFrame | pl.LazyFrame
+    pred_col: str | None
+    average: Average
+    zero_division: float
+    beta: float
+    eps: float
+    class_weights: Mapping[object, float] | None
+    per_class: bool
+    k: int | None
+    padding: int
+    undefined: Undefined
+    n_bins: int
+    strategy: Strategy
+    max_points: int | None
+    thresholds: float | Sequence[float] | None
+    max_fpr: float | None
+    per_id: bool
+    ragged: Ragged
+    validate: bool
 
 
 @checked_options
