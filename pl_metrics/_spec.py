@@ -242,8 +242,8 @@ class Spec:
     def read(self) -> list[str]:
         """The columns read: the metrics' (`Columns.used`), then a threshold table's keys.
 
-        A table's keys are the class and ``by`` columns, but for the folds that `compare`
-        pools (`Columns.pooled_folds`): each fold's rows keep their own thresholds.
+        A table's keys are the class and ``by`` columns, or other columns whose groups are
+        pooled (folds, say): each fold's rows keep their own thresholds.
         """
         threshold = self.options.threshold
         keys = threshold.keys if isinstance(threshold, Thresholds) else ()
@@ -824,7 +824,9 @@ def _check_threshold_keys(thresholds: Thresholds, cols: Columns, names: Sequence
             f"option 'threshold': {nulls:,} {rows} a null class {cols.cls!r} in the threshold "
             "table; give each threshold its class"
         )
-    extra = [k for k in thresholds.keys if k != cols.cls and k not in cols.by]
+    # Other columns of the data key a row's threshold too (each fold's own thresholds,
+    # the folds pooled): only a key the data lacks is refused.
+    extra = [k for k in thresholds.keys if k != cols.cls and k not in cols.by and k not in names]
     if extra:
         raise MetricsInputError(
             f"option 'threshold': the table's columns {extra} are neither the class column nor "

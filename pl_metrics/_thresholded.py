@@ -122,7 +122,9 @@ class _Thresholded(Family):
             classes = f"{len(shown):,} {'class' if len(shown) == 1 else 'classes'}"
             are = "is" if len(shown) == 1 else "are"
             # A group the table lacks shows as its classes all missing: its groups named too.
-            group_keys = [k for k in cols.by if k in table.keys]  # in the call's order
+            # (in the call's order, then the table's keys that pool, a fold say)
+            group_keys = [k for k in cols.by if k in table.keys]
+            group_keys += [k for k in table.keys if k not in (cols.cls, *cols.by)]
             groups = sorted(
                 {
                     ", ".join(f"{k}={row[table.keys.index(k)]!r}" for k in group_keys)

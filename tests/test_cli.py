@@ -939,11 +939,32 @@ def test_a_threshold_csv_of_no_rows_or_no_numbers_says_so(
 def test_a_threshold_table_of_groups_says_which_by_to_pass(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
+    # Keyed by model, applied without --by: each model's rows their own thresholds, but
+    # the models' ids repeat, as the duplicate check says.
     table = tmp_path / "t.csv"
     assert main(["thresholds", str(DATA), "-m", "f1", "--by", "model", "-o", str(table)]) == 0
     capsys.readouterr()
     assert main(["score", str(DATA), "-m", "f1", "--threshold-table", str(table)]) == 2
-    assert "pass --by model to apply its thresholds per group" in capsys.readouterr().err
+    assert "rows repeat a (id, class)" in capsys.readouterr().err
+
+
+def test_thresholds_per_fold_apply_to_their_folds_pooled(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    table = tmp_path / "t.csv"
+    by = ["--by", "model,fold"]
+    assert main(["thresholds", str(DATA), "-m", "f1", *by, "-o", str(table)]) == 0
+    pooled = ["-m", "f1", "--threshold-table", str(table), "--format", "csv"]
+    assert main(["score", str(DATA), *pooled, "--by", "model"]) == 0
+    scored = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    f1 = dict(scored.iter_rows())
+    assert main(["compare", str(DATA), *pooled, "--bootstrap", "20"]) == 0
+    compared = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    assert dict(compared.select("model", "f1").iter_rows()) == pytest.approx(f1, abs=1e-15)
+    assert main(["compare", str(DATA), *pooled, "--against", "logreg", "--bootstrap", "20"]) == 0
+    against = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    for other, difference in against.select("model_b", "difference").iter_rows():
+        assert difference == pytest.approx(f1[other] - f1["logreg"], abs=1e-12)
 
 
 def test_a_threshold_table_is_named_by_its_flag(

@@ -137,6 +137,57 @@ def test_a_threshold_table_applies_per_class_and_group() -> None:
     assert_frame_equal(lazy, pl_metrics.report(df, ["f1", "precision"], threshold=best, by="model"))
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_threshold_table_keyed_by_folds_applies_each_folds_and_pools_them(
+    weighted: bool,
+) -> None:
+    # Out-of-fold tuned thresholds, the folds pooled: each row takes its fold's threshold,
+    # on every path that pools (the metric by model, compare, the bootstrap, paired).
+    rng = np.random.default_rng(8)
+    parts = []
+    for fold in range(3):  # each fold its own ids; both models score them all
+        part = pl_metrics.from_numpy(rng.random((30, 3)) < 0.4, np.round(rng.random((30, 3)), 1))
+        part = part.with_columns(pl.col("id") + 100 * fold, fold=pl.lit(fold))
+        w = pl.col("id").hash(3) % 4 + 1  # per id, the same in both models
+        parts += [part.with_columns(model=pl.lit(m), w=w.cast(pl.Float64)) for m in "ab"]
+    df = pl.concat(parts)
+    noise = pl.Series(np.round(rng.normal(0, 0.2, df.height), 1))  # model b: another model
+    df = df.with_columns(pl.col("score") + pl.when(pl.col("model") == "b").then(noise).otherwise(0))
+    weight = {"weight_col": "w"} if weighted else {}
+    table = pl_metrics.best_threshold(df, by=["model", "fold"], **weight)
+    table = table.select("fold", "model", "class", "threshold")  # its own key order
+    joined = df.join(table, on=["model", "fold", "class"])
+    predicted = joined.with_columns(p=pl.col("score") >= pl.col("threshold"))
+    metrics = ["f1", "precision", "accuracy"]
+    want = pl_metrics.report(predicted, metrics, by="model", pred_col="p", **weight)
+    assert want["f1"].n_unique() == 2
+    got = pl_metrics.report(df, metrics, by="model", threshold=table, **weight)
+    assert_frame_equal(got, want)
+    assert_frame_equal(
+        pl_metrics.report(df.lazy(), metrics, by="model", threshold=table, **weight).collect(), want
+    )
+    chunked = pl_metrics.score(df, metrics, by="model", threshold=table, n_chunks=4, **weight)
+    assert_frame_equal(chunked, want, check_exact=False, rel_tol=1e-12)
+    per_class = pl_metrics.f1(df, by="model", threshold=table, average=None, **weight)
+    assert_frame_equal(
+        per_class, pl_metrics.f1(predicted, by="model", pred_col="p", average=None, **weight)
+    )
+    compared = pl_metrics.compare(df, "f1", threshold=table, **weight)
+    assert dict(compared.select("model", "f1").iter_rows()) == dict(
+        want.select("model", "f1").iter_rows()
+    )
+    resampled = pl_metrics.bootstrap(
+        df, "f1", by="model", threshold=table, n_resamples=20, **weight
+    )
+    assert resampled["estimate"].to_list() == want["f1"].to_list()
+    pair = pl_metrics.paired(df, "f1", "a", "b", threshold=table, n_resamples=20, **weight)
+    f1 = dict(want.select("model", "f1").iter_rows())
+    assert pair["difference"][0] == pytest.approx(f1["b"] - f1["a"], abs=1e-15)
+    # A fold the table lacks names the table's groups, the pooled key among them.
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"in 4 groups: model='a', fold='0';"):
+        pl_metrics.f1(df, by="model", threshold=table.filter(pl.col("fold") < 2))
+
+
 def test_threshold_tables_are_checked() -> None:
     df = pl_metrics.from_numpy(np.array([[1, 0], [0, 1]]), np.array([[0.8, 0.1], [0.3, 0.9]]))
     with pytest.raises(
