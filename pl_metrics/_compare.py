@@ -286,7 +286,8 @@ def compare(
             scored(source, s) if isinstance(source, pl.LazyFrame) else _values(source, s)
             for s in (spec, by_model)
         )
-        _warn_of_missing_folds(per_fold, model_col, fold_col)
+        lacking = _warn_of_missing_folds(per_fold, model_col, fold_col)
+        _warn_of_other_rows(source, spec.columns, model_col, told=lacking)
         return ranked(per_fold.lazy(), pooled.lazy()).collect()
 
     if isinstance(source, pl.LazyFrame):  # the schema of the plan of the states: nothing read
@@ -295,8 +296,10 @@ def compare(
     return as_like(frame, compute().lazy(), small=True)
 
 
-def _warn_of_missing_folds(per_fold: pl.DataFrame, model_col: str, fold_col: str) -> None:
+def _warn_of_missing_folds(per_fold: pl.DataFrame, model_col: str, fold_col: str) -> pl.Series:
     """Warn of models that lack folds others have: their values are of other rows.
+
+    Gives those models.
 
     (Ranking models scored on different rows may be meant, a subset say: not refused.)
     """
@@ -319,6 +322,57 @@ def _warn_of_missing_folds(per_fold: pl.DataFrame, model_col: str, fold_col: str
             UserWarning,
             stacklevel=4,
         )
+    return missing[model_col].unique()
+
+
+def _warn_of_other_rows(
+    source: pl.DataFrame | pl.LazyFrame, cols: Columns, model_col: str, *, told: pl.Series
+) -> None:
+    """Warn of models that score other (id, class) rows than most models do.
+
+    A model scored on some of the classes, or some of the ids, passes the data checks (its
+    ids are whole) but is ranked on easier or harder rows. Each model's rows are summed as
+    their count and a 64-bit sum of their (id, class) pairs' hashes, in one streaming pass.
+    (Folds split differently for each model are no matter: the pooled rows are the same.)
+    """
+    pair = pl.col(cols.id).hash(_SEEDS[0]).xor(pl.col(cols.cls).hash(_SEEDS[1]))
+    summary = (
+        source.lazy()
+        .group_by(model_col)
+        .agg(pl.len().alias("rows"), pair.sum().alias("pairs"))
+        .collect(engine="streaming")
+    )
+    # The rows most models score (ties: the most rows, then the first found).
+    usual = (
+        summary.group_by("rows", "pairs")
+        .agg(pl.len().alias("models"))
+        .sort("models", "rows", "pairs", descending=[True, True, False])
+        .row(0, named=True)
+    )
+    other = summary.filter(
+        (pl.col("rows") != usual["rows"]) | (pl.col("pairs") != usual["pairs"]),
+        ~pl.col(model_col).is_in(told.implode(), nulls_equal=True),  # (said of already)
+    ).sort(model_col, nulls_last=True)
+    if not other.height:
+        return
+    model, rows = other.row(0)[:2]
+    counted = (
+        f"{rows:,} rows, as many as theirs but not the same"
+        if rows == usual["rows"]
+        else f"{rows:,} rows against {usual['rows']:,}"
+    )
+    one = other.height == 1
+    warnings.warn(
+        f"compare: {other.height:,} {'model scores' if one else 'models score'} other (id, "
+        f"class) rows than the others ({model_col} {shown(model)}: {counted}): "
+        f"{'its values are' if one else 'their values are'} of other rows than theirs",
+        UserWarning,
+        stacklevel=4,
+    )
+
+
+#: Seed the hashes of `_warn_of_other_rows`.
+_SEEDS = (0x5EED, 0xC1A55)
 
 
 def _values(df: pl.DataFrame, spec: Spec) -> pl.DataFrame:

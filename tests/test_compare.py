@@ -342,6 +342,30 @@ def test_compare_warns_of_a_model_that_lacks_a_fold(kind: str) -> None:
         pl_metrics.compare(df, "lrap")
 
 
+def test_compare_warns_of_a_model_scored_on_other_rows(kind: str) -> None:
+    # Whole ids of some classes only, or some ids only: the checks pass, the ranking misleads.
+    df = pl.read_parquet(DATA)
+    bayes, knn = pl.col("model") == "naive_bayes", pl.col("model") == "knn"
+    cases = {
+        r"'naive_bayes': 14,376 rows against 17,970": ~(bayes & pl.col("class").is_in(["1", "2"])),
+        r"'knn': 8,980 rows against 17,970": ~(knn & (pl.col("id") % 2 == 0)),
+    }
+    for message, kept in cases.items():
+        with pytest.warns(
+            UserWarning, match=rf"1 model scores other \(id, class\) rows .*{message}"
+        ):
+            run(df.filter(kept), kind, pl_metrics.compare, metrics="lrap")
+    # As many rows, of other ids: said so.
+    shifted = df.with_columns(pl.when(knn).then(pl.col("id") + 10_000).otherwise(pl.col("id")))
+    with pytest.warns(UserWarning, match=r"'knn': 17,970 rows, as many as theirs but not the same"):
+        run(shifted, kind, pl_metrics.compare, metrics="lrap")
+    # Each model's folds split apart, the same rows pooled: no warning.
+    resplit = df.with_columns(pl.when(knn).then((pl.col("fold") + 1) % 5).otherwise(pl.col("fold")))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run(resplit, kind, pl_metrics.compare, metrics="lrap")
+
+
 def test_the_command_line_warns_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
