@@ -511,7 +511,7 @@ def _is_default(value: object, default: object) -> bool:
     return same or (nans and math.isnan(value) and math.isnan(default))  # type: ignore[arg-type]
 
 
-def _refuse_unused(entries: Sequence[MetricInfo], given: Mapping[str, object]) -> None:
+def refuse_unused(entries: Sequence[MetricInfo], given: Mapping[str, object]) -> None:
     """Options given (not None) that none of the metrics asked for uses."""
     names = [e.name for e in entries]
     for option in METRIC_OPTIONS:
@@ -528,7 +528,7 @@ def _check_metric_options(
 ) -> None:
     """Options must mean something to the metrics asked for, with values they accept.
 
-    (Options that none of them uses at all are refused first, by `_refuse_unused`.)
+    (Options that none of them uses at all are refused first, by `refuse_unused`.)
     """
     names = [e.name for e in entries]
     tuning = [e.name for e in entries if "metric" in e.options]
@@ -688,7 +688,7 @@ def resolve(
     }
     for option, value in simple.items():
         given[option] = None if _is_default(value, getattr(_DEFAULTS, option)) else value
-    _refuse_unused(entries, given)
+    refuse_unused(entries, given)
     opts = make_options(
         threshold=threshold,
         average=average,

@@ -39,7 +39,7 @@ from pl_metrics._io import (
     scan_files,
 )
 from pl_metrics._registry import info, metric_names, sweepable
-from pl_metrics._spec import UNUSED_OPTION, Options, make_options
+from pl_metrics._spec import UNUSED_OPTION, Options, make_options, refuse_unused
 from pl_metrics.dask import ChunkError
 from pl_metrics.plot import MAX_CLASS_PANELS
 
@@ -138,11 +138,34 @@ def _metrics_help() -> str:
     return "\n".join(lines) + "\n"
 
 
+class _Store(argparse._StoreAction):
+    """argparse's store, which notes each option given (``given_options``).
+
+    An option typed with its default value (``--threshold 0.5`` with ``-m lrap``) is given
+    all the same: refused where none of the metrics uses it, as any other value is.
+    """
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        super().__call__(parser, namespace, values, option_string)
+        namespace.given_options = {*getattr(namespace, "given_options", ()), self.dest}
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose errors are one line, as the library's are (not the usage).
 
     Its subcommands' parsers are of this class too (argparse makes them of the parent's).
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _Store)
+        self.register("action", "store", _Store)
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -619,6 +642,7 @@ def _run_compare(args: argparse.Namespace) -> None:
         )
     args.fold_col = args.fold_col or "fold"
     metrics = _metrics(args.metric)
+    _refuse_typed_unused(args, metrics, own=["fold_col"])
     options = _metric_options(args)
     found = files(args.paths)
     lf = scan_files(found)
@@ -926,6 +950,19 @@ def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _refuse_typed_unused(
+    args: argparse.Namespace, metrics: Sequence[str], *, own: Sequence[str] = ()
+) -> None:
+    """Options given that none of ``metrics`` uses, whatever their values (`_Store`).
+
+    ``own``: the command's options named as the metrics' are (compare's --fold-col).
+    """
+    library = {"sweep_metric": "metric", "threshold_table": "threshold"}
+    typed = set(getattr(args, "given_options", ())) - set(own)
+    given = {library.get(d, d): True for d in typed}
+    refuse_unused([info(m) for m in metrics], given)
+
+
 def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
     """--threshold, or the table of --threshold-table (parquet or JSON by its suffix, else CSV)."""
     given = [
@@ -1018,6 +1055,7 @@ def _run_curves(args: argparse.Namespace) -> None:
     # Plotted, ROC and PR curves are computed whole, so that each legend's AUC or AP is the
     # metric's; --max-points (checked first) thins the table written.
     whole = args.plot is not None and args.kind != "calibration"
+    _refuse_typed_unused(args, [_CURVE_METRICS[args.kind]])
     if whole:
         make_options(max_points=args.max_points)
     exact = score(
@@ -1090,6 +1128,7 @@ def _run_score(args: argparse.Namespace) -> None:
             f"--per-class and --average {args.average}: per-class values are not averaged; "
             "give one of them"
         )
+    _refuse_typed_unused(args, _metrics(args.metric))
     options = {
         **_metric_options(args),
         "by": _by(args) or None,

@@ -108,7 +108,7 @@ def test_user_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: 
         (["score", str(DATA), "-o", str(tmp_path / "out.xlsx")], "cannot tell the format"),
         (["score", str(DATA), "-o", str(tmp_path / "o.csv"), "--format", "json"], "named as csv"),
         (["score", str(DATA)], "53,910 rows repeat a (id, class)"),  # forgot --by model,fold
-        (["score", str(DATA), "--threshold-table", str(tmp_path)], "is a folder; give the"),
+        (["score", str(DATA), "-m", "f1", "--threshold-table", str(tmp_path)], "is a folder;"),
     ]
     bad = tmp_path / "bad.parquet"
     pl.read_parquet(DATA).with_columns(score=pl.lit(float("nan"))).write_parquet(bad)
@@ -965,6 +965,36 @@ def test_thresholds_per_fold_apply_to_their_folds_pooled(
     against = pl.read_csv(io.StringIO(capsys.readouterr().out))
     for other, difference in against.select("model_b", "difference").iter_rows():
         assert difference == pytest.approx(f1[other] - f1["logreg"], abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["-m", "lrap", "--threshold", "0.5"], "--threshold is not used by lrap; the metrics"),
+        (["-m", "lrap", "--average", "macro"], "--average is not used by lrap"),
+        (["-m", "lrap", "--eps", "1e-15"], "--eps is not used by lrap"),
+        (["-m", "log_loss", "--padding", "5"], "--padding is not used by log_loss"),
+        (["-m", "lrap", "--sweep-metric", "f1"], "--sweep-metric is not used by lrap"),
+        (["-m", "lrap", "--n-bins", "10"], "--n-bins is not used by lrap"),
+    ],
+)
+def test_a_flag_typed_with_its_default_value_is_refused_where_unused(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    # The library cannot tell a default given from one not given; the command line can.
+    assert main(["score", str(DATA), "--by", "model,fold", *argv]) == 2
+    assert message in capsys.readouterr().err
+    if "--sweep-metric" not in argv:  # (compare takes no tables)
+        assert main(["compare", str(DATA), *argv]) == 2
+        assert message in capsys.readouterr().err
+    curves = ["curves", str(DATA), "--kind", "roc", "--strategy", "uniform"]
+    assert main(curves) == 2
+    assert "--strategy is not used by --kind roc; it is for --kind calibration" in (
+        capsys.readouterr().err
+    )
+    # Where a metric uses it, the default value is as good as any.
+    used = ["score", str(DATA), "-m", "lrap,f1", "--by", "model,fold", "--threshold", "0.5"]
+    assert main([*used, "--average", "macro", "--format", "csv"]) == 0
 
 
 def test_a_threshold_table_is_named_by_its_flag(
