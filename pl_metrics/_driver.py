@@ -40,6 +40,8 @@ from pl_metrics._frame import (
     EMPTY_TABLE,
     INTERNAL,
     N_IDS,
+    TEXT_FLAGS,
+    TEXT_NUMBERS,
     MetricsInputError,
     Problem,
     Ragged,
@@ -60,6 +62,7 @@ from pl_metrics._io import (
     require_in_every_file,
     scan,
     scan_files,
+    text_values,
     unreadable_file,
 )
 from pl_metrics._io import files as find_files
@@ -72,6 +75,7 @@ __all__ = [
     "Source",
     "chunk_state",
     "cluster_by_id",
+    "counted_text",
     "deferred",
     "hinted",
     "local_runner",
@@ -211,37 +215,38 @@ def score(
     if files:  # a column the scan left out (types that do not widen): say so, not "missing"
         left_out = [c for c in named if c not in lf.collect_schema()]
         require_in_every_file(files, left_out)
-    spec = resolve(  # checks columns and options, reads nothing
-        lf,
-        metrics,
-        id_col=id_col,
-        class_col=class_col,
-        score_col=score_col,
-        truth_col=truth_col,
-        weight_col=weight_col,
-        by=by,
-        threshold=threshold,
-        pred_col=pred_col,
-        average=average,
-        zero_division=zero_division,
-        beta=beta,
-        eps=eps,
-        class_weights=class_weights,
-        per_class=per_class,
-        k=k,
-        padding=padding,
-        undefined=undefined,
-        n_bins=n_bins,
-        strategy=strategy,
-        max_points=max_points,
-        metric=metric,
-        thresholds=thresholds,
-        fold_col=fold_col,
-        max_fpr=max_fpr,
-        per_id=per_id,
-        ragged=ragged,
-        validate=validate,
-    )
+    with counted_text(lf):  # (a CSV column of numbers read as text: its values counted)
+        spec = resolve(  # checks columns and options, reads nothing
+            lf,
+            metrics,
+            id_col=id_col,
+            class_col=class_col,
+            score_col=score_col,
+            truth_col=truth_col,
+            weight_col=weight_col,
+            by=by,
+            threshold=threshold,
+            pred_col=pred_col,
+            average=average,
+            zero_division=zero_division,
+            beta=beta,
+            eps=eps,
+            class_weights=class_weights,
+            per_class=per_class,
+            k=k,
+            padding=padding,
+            undefined=undefined,
+            n_bins=n_bins,
+            strategy=strategy,
+            max_points=max_points,
+            metric=metric,
+            thresholds=thresholds,
+            fold_col=fold_col,
+            max_fpr=max_fpr,
+            per_id=per_id,
+            ragged=ragged,
+            validate=validate,
+        )
     if files:  # a column the metrics read, in every file
         require_in_every_file(files, spec.read)
     budget = chunking_budget(memory_budget, n_chunks)
@@ -311,6 +316,28 @@ def hinted(files: Sequence[Path] | None, id_col: str, class_col: str) -> Iterato
         if hint is None:
             raise
         raise MetricsInputError(f"{error}; {hint}", problem=error.problem) from None
+
+
+@contextlib.contextmanager
+def counted_text(lf: pl.LazyFrame) -> Iterator[None]:
+    """A column of numbers (or flags) read as text: its values that are not, counted.
+
+    For inputs that are read in any case (files scored, the command line's): ``lf`` is
+    read for that column, and the generic advice gives way to the rows and values.
+    """
+    try:
+        yield
+    except MetricsInputError as error:
+        if error.problem not in (TEXT_NUMBERS, TEXT_FLAGS) or error.column is None:
+            raise
+        try:
+            told = text_values(lf, error.column, flags=error.problem == TEXT_FLAGS)
+        except (pl.exceptions.PolarsError, OSError):  # (unreadable: the reads say so later)
+            told = None
+        if told is None:
+            raise
+        what = str(error).split("; ")[0]
+        raise MetricsInputError(f"{what}; {told}", problem=error.problem) from None
 
 
 _Kept = TypeVar("_Kept")

@@ -28,6 +28,8 @@ __all__ = [
     "EMPTY_TABLE",
     "INTERNAL",
     "N_IDS",
+    "TEXT_FLAGS",
+    "TEXT_NUMBERS",
     "Columns",
     "FrameT",
     "MetricsInputError",
@@ -79,16 +81,25 @@ CHECK_PREFIX = f"{INTERNAL}check_"
 N_IDS = f"{INTERNAL}ids"
 
 
+#: Problems of a column read as text (`MetricsInputError.problem`): numbers, or 0/1 flags,
+#: with some values that are neither (a CSV's "NA", say).
+TEXT_NUMBERS, TEXT_FLAGS = "text_numbers", "text_flags"
+
+
 class MetricsInputError(ValueError):
     """Bad input to a metric: a missing column, bad values in the data, or an unknown option.
 
     The message names the column, the problem and how many rows (or ids, or groups) it touches.
     """
 
-    def __init__(self, message: str, *, problem: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, problem: str | None = None, column: str | None = None
+    ) -> None:
         super().__init__(message)
         #: The data check that failed (``"duplicate"``, ``"ragged"``, ...), when one did.
         self.problem = problem
+        #: The column of a column's problem, where a caller may tell more of it (its text).
+        self.column = column
 
 
 class UnknownOptionError(MetricsInputError, TypeError):
@@ -517,7 +528,9 @@ def resolve_columns(
                 else ""
             )
             raise MetricsInputError(
-                f"column {binary!r}: must be boolean or numbers 0/1, not {schema[binary]}{hint}"
+                f"column {binary!r}: must be boolean or numbers 0/1, not {schema[binary]}{hint}",
+                problem=TEXT_FLAGS if schema[binary] == pl.String else None,
+                column=binary,
             )
     class_dtype = schema[class_col]
     if isinstance(class_dtype, (pl.List, pl.Array)) or class_dtype in (pl.Null, pl.Object):
@@ -552,7 +565,9 @@ def resolve_columns(
             )
             raise MetricsInputError(
                 f"column {score_col!r}: scores must be numeric (float or integer), "
-                f"not {score_dtype}{hint}"
+                f"not {score_dtype}{hint}",
+                problem=TEXT_NUMBERS if score_dtype == pl.String else None,
+                column=score_col,
             )
         score_is_float = score_dtype.is_float()
         narrow_score = score_dtype if score_is_float and score_dtype != pl.Float64 else None
@@ -565,7 +580,9 @@ def resolve_columns(
                 else ""
             )
             raise MetricsInputError(
-                f"column {weight_col!r}: weights must be numeric, not {weight_dtype}{cast}"
+                f"column {weight_col!r}: weights must be numeric, not {weight_dtype}{cast}",
+                problem=TEXT_NUMBERS if weight_dtype == pl.String else None,
+                column=weight_col,
             )
     return Columns(
         id=id_col,

@@ -30,6 +30,7 @@ __all__ = [
     "row_group_ranges",
     "scan",
     "scan_files",
+    "text_values",
     "unreadable_file",
 ]
 
@@ -257,6 +258,35 @@ def mixed_dumps(
     if not classes:
         return None
     return f"but the {len(found)} files hold {classes}: score each dump on its own"
+
+
+def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str | None:
+    """The values of a text ``column`` that are not numbers (``flags``: 0/1 nor true/false).
+
+    A CSV column of numbers with one "NA" reads as text: its rows that hold no number are
+    counted, with the first few such values, as the reader gives them. None if none.
+    """
+    text = pl.col(column)
+    number = text.str.strip_chars().cast(pl.Float64, strict=False)
+    good = number.is_not_null()
+    if flags:
+        word = text.str.strip_chars().str.to_lowercase()
+        good = number.is_in([0.0, 1.0]).fill_null(False) | word.is_in(["true", "false"])
+    bad = text.is_not_null() & ~good
+    found = lf.select(
+        bad.sum().alias("rows"),
+        text.filter(bad).unique(maintain_order=True).head(_SHOWN + 1).implode().alias("values"),
+    ).collect(engine="streaming")
+    rows, values = found.row(0)
+    if not rows:
+        return None
+    what = "0/1 nor true/false" if flags else "a number"
+    fix = "write them as true/false or 1/0" if flags else "fix"
+    shown = ", ".join(repr(v) for v in values[:_SHOWN]) + (", ..." if len(values) > _SHOWN else "")
+    return (
+        f"{rows:,} {'row holds a value that is' if rows == 1 else 'rows hold values that are'}"
+        f" not {what}: {shown} ({fix} or drop those rows)"
+    )
 
 
 def _merged_by_inference(found: Sequence[Path], columns: Sequence[str]) -> str | None:

@@ -20,7 +20,7 @@ import polars as pl
 
 from pl_metrics import __version__
 from pl_metrics._curve_tables import thinned
-from pl_metrics._driver import hinted, score, warn_of_mixed_tasks
+from pl_metrics._driver import counted_text, hinted, score, warn_of_mixed_tasks
 from pl_metrics._frame import (
     MetricsInputError,
     UnknownOptionError,
@@ -653,7 +653,7 @@ def _run_compare(args: argparse.Namespace) -> None:
     require_in_every_file(found, columns_named(*named, args.weight_col))
     resamples = args.bootstrap
     # Two tasks' dumps in one folder: said of, as score() says it.
-    with hinted(found, args.id_col, args.class_col):
+    with hinted(found, args.id_col, args.class_col), counted_text(lf):
         if args.against is None:
             table = compare(
                 lf, metrics, model_col=args.model_col, fold_col=args.fold_col, **options

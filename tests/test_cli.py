@@ -1176,12 +1176,12 @@ def test_text_truth_and_scores_get_hints_for_the_file(
     path.write_text("id,class,score,truth\n0,a,0.9,yes\n0,b,0.1,no\n1,a,0.2,no\n1,b,0.8,yes\n")
     assert main(["score", str(path), "-m", "lrap"]) == 2
     err = capsys.readouterr().err
-    assert "write its values as true/false or 1/0 in the file" in err
+    assert "4 rows hold values that are not 0/1 nor true/false: 'yes', 'no' (write them" in err
     assert "pl.col" not in err
     path.write_text("id,class,score,truth\n0,a,0.9,1\n0,b,0.1,0\n1,a,NA,0\n1,b,0.8,1\n")
     assert main(["score", str(path), "-m", "lrap"]) == 2
     err = capsys.readouterr().err
-    assert "find the values that are not (NA, say) and fix or drop those rows" in err
+    assert "1 row holds a value that is not a number: 'NA' (fix or drop those rows)" in err
     assert "pl.col" not in err
 
 

@@ -609,6 +609,47 @@ def test_csv_keys_that_read_as_one_number_are_named(tmp_path: Path) -> None:
     )
 
 
+def test_a_csv_column_of_numbers_with_words_counts_them(tmp_path: Path) -> None:
+    # One "NA" makes the reader type a column as text: the rows and values are named.
+    digits = pl.read_parquet(DATA).filter(pl.col("model") == "knn")
+    first = pl.int_range(pl.len())
+    cases = {
+        "score": (
+            pl.when(first < 3)
+            .then(pl.lit("NA"))
+            .when(first < 5)
+            .then(pl.lit(" - "))
+            .otherwise(pl.col("score").cast(pl.String)),
+            "column 'score': scores must be numeric (float or integer), not String; 5 rows "
+            "hold values that are not a number: 'NA', ' - ' (fix or drop those rows)",
+        ),
+        "truth": (
+            pl.when(first == 7)
+            .then(pl.lit("yes"))
+            .when(first < 3)
+            .then(pl.lit(" TRUE "))
+            .otherwise(pl.col("truth").cast(pl.Int8).cast(pl.String)),
+            "column 'truth': must be boolean or numbers 0/1, not String; 1 row holds a value "
+            "that is not 0/1 nor true/false: 'yes' (write them as true/false or 1/0 or drop those "
+            "rows)",
+        ),
+        "w": (
+            pl.when(first > 10).then(pl.lit("1.5")).otherwise(pl.format("x{}", first)),
+            "column 'w': weights must be numeric, not String; 11 rows hold values that are "
+            "not a number: 'x0', 'x1', 'x2', 'x3', ... (fix or drop those rows)",
+        ),
+    }
+    for column, (values, message) in cases.items():
+        path = tmp_path / f"{column}.csv"
+        digits.with_columns(w=pl.lit(1.0)).with_columns(values.alias(column)).write_csv(path)
+        with pytest.raises(pl_metrics.MetricsInputError) as caught:
+            pl_metrics.score(path, "f1", weight_col="w")
+        assert str(caught.value) == message
+        with pytest.raises(pl_metrics.MetricsInputError) as caught:  # lazily: nothing read
+            pl_metrics.f1(pl.scan_csv(path), weight_col="w")
+        assert "fix or drop" not in str(caught.value)
+
+
 def test_big_csv_ids_apart_as_integers_get_no_one_number_hint(tmp_path: Path) -> None:
     # 2**53 and 2**53 + 1 are one float but two integers, as the reader types them.
     rows = [(i, c, 0.5, c == "a") for i in (5, 2**53, 2**53 + 1) for c in "ab"]
