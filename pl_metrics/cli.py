@@ -451,7 +451,10 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
 
 def _add_quiet(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--quiet", "-q", action="store_true", help="no progress bar (nor notes on stderr)"
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="no progress bar, nor notes on stderr (warnings of numbers to doubt still show)",
     )
 
 
@@ -619,7 +622,9 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
         help="output format (default: table, or from --output's extension: .csv, .json, "
         ".parquet or .pq, .txt)",
     )
-    parser.add_argument("--output", "-o", metavar="FILE", help="write here instead of stdout")
+    parser.add_argument(
+        "--output", "-o", metavar="FILE", help="write here instead of stdout (- is stdout)"
+    )
 
 
 def _add_traceback(parser: argparse.ArgumentParser) -> None:
@@ -797,7 +802,7 @@ def _warn_of_a_threshold_past_the_scores(
     the input, scanned only with either option (then one read of its score column).
     """
     metrics = _metrics(args.metric)
-    if args.quiet or (args.threshold is None and args.threshold_table is None):
+    if args.threshold is None and args.threshold_table is None:  # (--quiet too: a warning)
         return
     if not any("threshold" in info(m).options for m in metrics):
         return
@@ -1232,6 +1237,8 @@ def _internal_error(error: BaseException, args: argparse.Namespace) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> None:
+    if args.output == "-":  # stdout, as Unix tools read it (not a file named "-")
+        args.output = None
     args.format_given = args.format is not None  # (asked for: a plot's table printed too)
     args.format = _output_format(args.format, args.output)  # once, before any scoring
     if getattr(args, "plot", None):

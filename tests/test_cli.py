@@ -1392,6 +1392,17 @@ def test_a_wide_table_prints_whole_names(
     assert names[:8] == ["model", *lrap, "log_loss", "log_loss_lower"]
 
 
+def test_an_output_of_a_dash_is_stdout(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert (
+        main(["score", str(DATA), "-m", "lrap", "--by", "model", "-o", "-", "--format", "csv"]) == 0
+    )
+    assert capsys.readouterr().out.startswith("model,lrap\nforest,")
+    assert not (tmp_path / "-").exists()
+
+
 def test_a_threshold_past_every_score_is_warned_of(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -1405,9 +1416,12 @@ def test_a_threshold_past_every_score_is_warned_of(
         assert "(scores from 0.0 to 1.0)" in err
     assert main(["compare", str(DATA), "-m", "f1,lrap", "--threshold", "2"]) == 0
     assert "--threshold 2 is above every score" in capsys.readouterr().err
-    for argv in (["--threshold", "0.3"], ["--threshold", "50", "--quiet"], []):
+    for argv in (["--threshold", "0.3"], []):
         assert main(["score", str(DATA), "-m", "f1", "--by", "model", *argv]) == 0
         assert capsys.readouterr().err == ""
+    # --quiet drops notes, not a warning that the numbers are of a threshold's making
+    assert main(["score", str(DATA), "-m", "f1", "--by", "model", "--threshold", "50", "-q"]) == 0
+    assert "--threshold 50 is above every score" in capsys.readouterr().err
     # A threshold table: warned of where every threshold is past the scores.
     table, path = pl.DataFrame({"class": [str(c) for c in range(10)]}), tmp_path / "t.csv"
     table_argv = ["score", str(DATA), "-m", "f1", "--by", "model", "--threshold-table", str(path)]
