@@ -229,6 +229,22 @@ def _tick_size(count: int) -> float:
     return 10.0 if count <= 12 else 8.0 if count <= 30 else 7.0
 
 
+def _per_class_call(metric: str) -> str:
+    """How to make a table of ``metric``'s per-class values, by the registry's facts."""
+    entry = _METRICS.get(metric)
+    if entry is None:
+        return "per-class values, e.g. f1(df, average=None, by='model')"
+    if entry.per_class == "never":
+        return (
+            f"per-class values of a metric that has them ({metric} has none), e.g. "
+            "f1(df, average=None, by='model')"
+        )
+    option = "per_class=True" if "per_class" in entry.options else "average=None"
+    if entry.per_class == "always":
+        return f"per-class values, e.g. {metric}(df, by='model')"
+    return f"per-class values, e.g. {metric}(df, {option}, by='model')"
+
+
 @checked_options
 @_fitted
 def per_class_bars(
@@ -276,7 +292,7 @@ def per_class_bars(
         [*named, metric],
         numeric=[metric],
         labels=named,
-        made_by=f"per-class values, e.g. {metric}(df, average=None, by='model')",
+        made_by=_per_class_call(metric),
     )
     if model_col is not None:
         keys = [model_col]

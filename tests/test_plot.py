@@ -164,6 +164,24 @@ def test_per_class_bars_draws_every_model_side_by_side(digits: pl.DataFrame) -> 
     assert_readable(fig, [*ax.get_xticklabels(), *ax.get_legend().get_texts()])
 
 
+@pytest.mark.parametrize(
+    ("metric", "told"),
+    [
+        ("lwlrap", "e.g. lwlrap(df, per_class=True, by='model')"),
+        ("roc_auc", "e.g. roc_auc(df, average=None, by='model')"),
+        ("lrap", "of a metric that has them (lrap has none), e.g. f1(df, average=None, by="),
+    ],
+)
+def test_per_class_bars_of_overall_values_says_how_to_make_them(
+    digits: pl.DataFrame, metric: str, told: str
+) -> None:
+    # The option that makes them is the metric's own: lwlrap takes no average.
+    overall = getattr(pl_metrics, metric)(digits, by="model")
+    with pytest.raises(pl_metrics.MetricsInputError, match="plot a table of per-class values") as e:
+        plot.per_class_bars(overall)
+    assert told in str(e.value)
+
+
 def test_per_class_bars_weight_column_is_not_a_series(digits: pl.DataFrame) -> None:
     table = pl_metrics.lwlrap(digits, per_class=True, by="model")
     assert "weight" in table.columns
