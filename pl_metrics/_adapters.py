@@ -23,6 +23,7 @@ from pl_metrics._frame import (
     checked_options,
     column_name,
     listed,
+    missing_column,
     shown,
     table_option,
 )
@@ -520,8 +521,9 @@ def from_wide(
         )
     lazy = scores.lazy()
     schema = lazy.collect_schema()
-    if id_col not in schema:
-        raise MetricsInputError(f"column {id_col!r} (option 'id_col') is not in the scores")
+    if id_col not in schema:  # (close names suggested, as the metrics suggest them)
+        message = str(missing_column(schema, "id_col", id_col))
+        raise MetricsInputError(message.replace("is not in the table", "is not in the scores"))
     # The labels column is in the scores table only when no truth table is given.
     skip: list[str] = [labels_col] if labels_col is not None and truth is None else []
     class_cols: list[str] = _class_columns(schema, id_col, classes, skip)

@@ -52,6 +52,7 @@ __all__ = [
     "is_number",
     "join_on",
     "listed",
+    "missing_column",
     "normalize_by",
     "null_rows",
     "ordered_mean",
@@ -429,7 +430,7 @@ def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3, cutoff: float
 def require_column(schema: pl.Schema, option: str, name: object) -> None:
     """Refuse a column option that names no column of the table, suggesting close names."""
     if not isinstance(name, str) or name not in schema:  # None or a list: not a name
-        raise _missing_column(schema, option, name)
+        raise missing_column(schema, option, name)
 
 
 #: Column options whose column a table is likely to hold just one of, by its type.
@@ -450,7 +451,7 @@ _COLUMN_NAMES: dict[str, Callable[[str], bool]] = {
 }
 
 
-def _missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInputError:
+def missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInputError:
     """The error for a column option naming a column the table lacks, with close names."""
     if not isinstance(name, str):
         return MetricsInputError(

@@ -77,6 +77,12 @@ def test_from_wide_errors(arrays: tuple[np.ndarray, np.ndarray]) -> None:
         pl_metrics.from_wide(wide(score, ["a", "b", "c", "d"]))
     with pytest.raises(pl_metrics.MetricsInputError, match="not in the table"):
         pl_metrics.from_wide(wide(score, ["a", "b", "c", "d"]), classes=["a", "z"], labels_col="x")
+    # A misspelt id column gets the close names, as the metrics' options do.
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'idd' \(option 'id_col'\) is not in the scores; .*did you mean 'id'",
+    ):
+        pl_metrics.from_wide(wide(score, ["a", "b", "c", "d"]), id_col="idd", labels_col="x")
     # Ids of one table missing from the other: refused, not scored on the ids both have.
     scores = wide(score, ["a", "b", "c", "d"])  # ids 0 to 19
     missing_truth = pl.DataFrame({"id": [0], "labels": ["a"]})
