@@ -1062,6 +1062,9 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
         + (
             f"; for files, pass pl_metrics.scan({str(frame)!r}) (lazy, any format and shards)"
             if path
+            else "; for a pyarrow Dataset, pass pl.scan_pyarrow_dataset(dataset) (lazy), or "
+            "score it with pl_metrics.score(dataset, ...)"
+            if type(frame).__module__.startswith("pyarrow") and hasattr(frame, "scanner")
             else ""
         )
     )

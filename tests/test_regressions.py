@@ -256,6 +256,11 @@ def test_a_pyarrow_dataset_is_a_score_source(tmp_path: Path) -> None:
     dataset = ds.dataset(tmp_path, format="parquet")
     got = pl_metrics.score(dataset, "lrap", by="model", n_chunks=2)
     assert_frame_equal(got, pl_metrics.lrap(DIGITS, by="model"), rel_tol=1e-12)
+    # The metrics take no Dataset (it streams no Arrow): how to score it is said.
+    with pytest.raises(TypeError, match=r"Dataset; for a pyarrow Dataset, pass pl\.scan_pyarrow"):
+        pl_metrics.lrap(dataset, by="model")  # type: ignore[type-var]
+    lazy = pl_metrics.lrap(pl.scan_pyarrow_dataset(dataset), by="model").collect()
+    assert_frame_equal(lazy, pl_metrics.lrap(DIGITS, by="model"))
 
 
 def test_other_objects_are_refused_naming_what_is_accepted() -> None:
