@@ -582,6 +582,16 @@ def _difference(a: Spec, b: Spec) -> str:
             if f == "narrow_score":
                 name = a.columns.score
                 types = [str(c.narrow_score or "Float64") for c in (a.columns, b.columns)]
+            elif f in ("class_is_categorical", "class_is_enum"):  # an enum is categorical too
+                name = a.columns.cls
+                types = [
+                    "enum"
+                    if c.class_is_enum
+                    else "categorical"
+                    if c.class_is_categorical
+                    else "neither categorical nor enum"
+                    for c in (a.columns, b.columns)
+                ]
             else:
                 column, yes, no = _COLUMN_TYPES[f]
                 name = getattr(a.columns, "cls" if column == "class" else column)

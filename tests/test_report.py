@@ -303,11 +303,17 @@ def test_merge_names_columns_typed_differently_in_the_parts() -> None:
         "class": (a.with_columns(pl.col("class").cast(pl.Int64)), "Int64 vs String"),
         "score": (a.with_columns(pl.col("score").cast(pl.Float32)), "Float32 vs Float64"),
         "truth": (a.with_columns(pl.col("truth").cast(pl.Int8)), "numbers 0/1 vs boolean"),
+        # (an enum is categorical too: named as the enum it is)
+        "class ": (
+            a.with_columns(pl.col("class").cast(enum)),
+            "enum vs neither categorical nor enum",
+        ),
     }
     for column, (other, types) in cases.items():
         states = [pl_metrics.state(part, ["lrap", "f1"], by="fold") for part in (other, b)]
         with pytest.raises(
-            pl_metrics.MetricsInputError, match=f"type of column '{column}': {types}; cast it"
+            pl_metrics.MetricsInputError,
+            match=f"type of column '{column.strip()}': {types}; cast it",
         ):
             pl_metrics.merge_states(states)
     enums = [a.with_columns(pl.col("class").cast(enum)), b.with_columns(pl.col("class").cast(enum))]
