@@ -925,7 +925,13 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
 
 
 def _by(args: argparse.Namespace) -> list[str]:
-    return [c.strip() for given in args.by for c in given.split(",") if c.strip()]
+    """--by's columns: comma-separated names, stripped (one name alone is taken as given)."""
+    return [
+        name
+        for given in args.by
+        for name in ([c.strip() for c in given.split(",")] if "," in given else [given])
+        if name.strip()
+    ]
 
 
 def _metric_options(args: argparse.Namespace) -> dict[str, Any]:

@@ -1338,6 +1338,21 @@ def test_by_may_be_given_more_than_once(capsys: pytest.CaptureFixture[str]) -> N
     repeated = capsys.readouterr().out
     assert main([*argv, "--by", "model,fold"]) == 0
     assert repeated == capsys.readouterr().out
+    assert main([*argv, "--by", "model, fold"]) == 0  # names in a list are stripped
+    assert repeated == capsys.readouterr().out
+
+
+def test_by_names_a_column_with_spaces_alone(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # " fold" alone is that column, not "fold" (whose error suggested " fold", unreachable)
+    path = tmp_path / "spaced.parquet"
+    pl.read_parquet(DATA).rename({"fold": " fold"}).write_parquet(path)
+    argv = ["-m", "lrap", "--format", "csv", "--by", "model", "--by", " fold"]
+    assert main(["score", str(path), *argv]) == 0
+    assert capsys.readouterr().out.startswith("model, fold,lrap\nforest,0,")
+    assert main(["score", str(DATA), *argv]) == 2
+    assert "column ' fold' (--by) is not in the table" in capsys.readouterr().err
 
 
 def test_the_thresholds_table_prints_every_digit(capsys: pytest.CaptureFixture[str]) -> None:
