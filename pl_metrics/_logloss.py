@@ -150,14 +150,14 @@ class _LogLoss(Family):
             first = first_named(pl.col(_KEY).sort())
             return unmatched.select(pl.len().cast(pl.Int64), first)
 
-        sides = {  # classes of the table without a weight, and weights of no class
-            "unweighted": (
-                "have no weight in option 'class_weights'",
-                present.join(weights, on=_KEY, how="anti"),
-            ),
+        sides = {  # weights of no class (a misspelt class, say), then classes without one
             "unknown_weight": (
                 "of option 'class_weights' are not in the table",
                 weights.join(present, on=_KEY, how="anti"),
+            ),
+            "unweighted": (
+                "have no weight in option 'class_weights'",
+                present.join(weights, on=_KEY, how="anti"),
             ),
         }
         return [

@@ -177,6 +177,11 @@ def test_class_weights_must_match_classes() -> None:
         r"table \(C, D, E, \.\.\.\)$",
     ):
         pl_metrics.weighted_log_loss(df, class_weights=extra)
+    # Both: the weight of no class first (a misspelt class leaves its own without one).
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"1 class of option 'class_weights' is not.*\(b\)$"
+    ):
+        pl_metrics.weighted_log_loss(df, class_weights={"A": 1.0, "b": 1.0})
     # Counted once for the whole table, not once per group: two groups lack the same class.
     twice = pl.concat([df.with_columns(model=pl.lit(m)) for m in ("m1", "m2")])
     with pytest.raises(
