@@ -81,7 +81,8 @@ def test_the_check_sees_a_fallback() -> None:
     ("call", "most"),
     [
         (lambda lf: pl_metrics.report(lf, ["lrap", "f1", "roc_auc", "log_loss"], by="model"), 2),
-        (lambda lf: pl_metrics.compare(lf, ["lrap", "f1", "roc_auc", "log_loss"]), 4),
+        # (by fold, pooled, and the models' (id, class) rows, each counting its rows too)
+        (lambda lf: pl_metrics.compare(lf, ["lrap", "f1", "roc_auc", "log_loss"]), 5),
         (lambda lf: pl_metrics.paired(lf, "lrap", "knn", "logreg", n_resamples=20), 2),
         (lambda lf: pl_metrics.bootstrap(lf, "roc_auc", by="model", n_resamples=20), 2),
         # (A state's plan reads the input once per table and join: it is no driver.)
