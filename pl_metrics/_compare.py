@@ -314,11 +314,15 @@ def _warn_of_missing_folds(per_fold: pl.DataFrame, model_col: str, fold_col: str
     if missing.height:
         models = missing[model_col].unique(maintain_order=True)
         first = missing.filter(pl.col(model_col).eq_missing(models[0]))[fold_col].to_list()
+        values = (
+            "its pooled value and mean are"
+            if models.len() == 1
+            else "their pooled values and means are"
+        )
         warnings.warn(
             f"compare: {models.len():,} {'model lacks' if models.len() == 1 else 'models lack'} "
             f"folds that others have ({model_col} {shown(models[0])}: {fold_col} "
-            f"{listed([shown(f) for f in first], 5)}): its pooled value and mean are of other "
-            "rows than theirs",
+            f"{listed([shown(f) for f in first], 5)}): {values} of other rows than theirs",
             UserWarning,
             stacklevel=4,
         )
@@ -334,27 +338,34 @@ def _warn_of_other_rows(
     ids are whole) but is ranked on easier or harder rows. Each model's rows are summed as
     their count and a 64-bit sum of their (id, class) pairs' hashes, in one streaming pass.
     (Folds split differently for each model are no matter: the pooled rows are the same.)
+    ``told``: models already warned of (lacking folds), left out of the comparison.
     """
     pair = pl.col(cols.id).hash(_SEEDS[0]).xor(pl.col(cols.cls).hash(_SEEDS[1]))
     summary = (
         source.lazy()
         .group_by(model_col)
         .agg(pl.len().alias("rows"), pair.sum().alias("pairs"))
+        .filter(~pl.col(model_col).is_in(told.implode(), nulls_equal=True))
+        .sort(model_col, nulls_last=True)
         .collect(engine="streaming")
     )
-    # The rows most models score (ties: the most rows, then the first found).
-    usual = (
-        summary.group_by("rows", "pairs")
-        .agg(pl.len().alias("models"))
-        .sort("models", "rows", "pairs", descending=[True, True, False])
-        .row(0, named=True)
+    kinds = summary.group_by("rows", "pairs", maintain_order=True).agg(
+        pl.col(model_col), pl.len().alias("models")
     )
-    other = summary.filter(
-        (pl.col("rows") != usual["rows"]) | (pl.col("pairs") != usual["pairs"]),
-        ~pl.col(model_col).is_in(told.implode(), nulls_equal=True),  # (said of already)
-    ).sort(model_col, nulls_last=True)
-    if not other.height:
+    if kinds.height < 2:
         return
+    counts = sorted(kinds["models"], reverse=True)
+    if counts[0] == counts[1]:  # no rows that most models score: each told of
+        each = [f"{shown(m)}: {rows:,}" for m, rows in summary.select(model_col, "rows").rows()]
+        warnings.warn(
+            f"compare: the models score different (id, class) rows (rows of each "
+            f"{model_col}: {listed(each, 6)}): their values are of different rows",
+            UserWarning,
+            stacklevel=4,
+        )
+        return
+    usual = kinds.filter(pl.col("models") == counts[0]).row(0, named=True)
+    other = summary.filter((pl.col("rows") != usual["rows"]) | (pl.col("pairs") != usual["pairs"]))
     model, rows = other.row(0)[:2]
     counted = (
         f"{rows:,} rows, as many as theirs but not the same"

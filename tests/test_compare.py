@@ -359,6 +359,23 @@ def test_compare_warns_of_a_model_scored_on_other_rows(kind: str) -> None:
     shifted = df.with_columns(pl.when(knn).then(pl.col("id") + 10_000).otherwise(pl.col("id")))
     with pytest.warns(UserWarning, match=r"'knn': 17,970 rows, as many as theirs but not the same"):
         run(shifted, kind, pl_metrics.compare, metrics="lrap")
+    # Two models of other rows: neither is "the others"; each told of.
+    two = shifted.filter(pl.col("model").is_in(["knn", "logreg"]))
+    with pytest.warns(
+        UserWarning,
+        match=r"the models score different \(id, class\) rows \(rows "
+        r"of each model: 'knn': 17,970, 'logreg': 17,970\)",
+    ):
+        run(two, kind, pl_metrics.compare, metrics="lrap")
+    # Most models lacking a fold: told so, and the complete one is not the odd one out.
+    lacking = df.filter(
+        ~(pl.col("model").is_in(["knn", "logreg", "forest"]) & (pl.col("fold") == 0))
+    )
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        run(lacking, kind, pl_metrics.compare, metrics="lrap")
+    assert [str(w.message)[:45] for w in said] == ["compare: 3 models lack folds that others have"]
+    assert "their pooled values and means are of other rows" in str(said[0].message)
     # Each model's folds split apart, the same rows pooled: no warning.
     resplit = df.with_columns(pl.when(knn).then((pl.col("fold") + 1) % 5).otherwise(pl.col("fold")))
     with warnings.catch_warnings():
