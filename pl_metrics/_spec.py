@@ -825,24 +825,21 @@ def _check_threshold_keys(thresholds: Thresholds, cols: Columns, names: Sequence
             "table; give each threshold its class"
         )
     # Other columns of the data key a row's threshold too (each fold's own thresholds,
-    # the folds pooled): only a key the data lacks is refused.
-    extra = [k for k in thresholds.keys if k != cols.cls and k not in cols.by and k not in names]
-    if extra:
-        raise MetricsInputError(
-            f"option 'threshold': the table's columns {extra} are neither the class column nor "
-            f"'by' columns ({list(cols.by)}); " + _threshold_keys_hint(extra, cols, names)
-        )
-
-
-def _threshold_keys_hint(extra: list[str], cols: Columns, names: Sequence[str]) -> str:
-    """What to do with a threshold table's key columns that are not the call's."""
-    grouped = [k for k in extra if k in names]
-    absent = [k for k in extra if k not in names]
-    hints = []
-    if grouped:
-        hints.append(f"pass by={[*cols.by, *grouped]} to apply its thresholds per group")
+    # the folds pooled): a key the data lacks is refused, and so are the columns of the
+    # rows' values (thresholds keyed by the truth would apply the labels).
+    absent = [k for k in thresholds.keys if k not in names and k not in cols.by]
     if absent:
-        hints.append(
-            f"the data has no column {', '.join(map(repr, absent))}: drop it from the table"
+        raise MetricsInputError(
+            f"option 'threshold': the data has no column {', '.join(map(repr, absent))}, a "
+            f"key of the threshold table ({list(thresholds.keys)}); drop it from the table"
         )
-    return "; ".join(hints)
+    roles = {"truth_col": cols.truth, "score_col": cols.score, "pred_col": cols.pred}
+    roles["weight_col"] = cols.weight
+    valued = [(option, name) for option, name in roles.items() if name in thresholds.keys]
+    if valued:
+        option, name = valued[0]
+        raise MetricsInputError(
+            f"option 'threshold': the threshold table is keyed by column {name!r}, the "
+            f"{option}: thresholds are keyed by the class and groups (folds, models), not by "
+            "the rows' values"
+        )

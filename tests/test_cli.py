@@ -936,7 +936,7 @@ def test_a_threshold_csv_of_no_rows_or_no_numbers_says_so(
     assert message in capsys.readouterr().err
 
 
-def test_a_threshold_table_of_groups_says_which_by_to_pass(
+def test_a_threshold_table_of_models_without_by_meets_the_duplicate_check(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     # Keyed by model, applied without --by: each model's rows their own thresholds, but

@@ -231,8 +231,21 @@ def test_threshold_tables_are_checked() -> None:
         pl_metrics.f1(df, threshold=pl.DataFrame({"label": [0, 1], "threshold": [0.5, 0.5]}))
     # A key column the data lacks is to be dropped, not grouped by.
     named = pl.DataFrame({"class": [0, 1], "metric": ["f1"] * 2, "threshold": [0.5, 0.5]})
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"no column 'metric': drop it"):
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"no column 'metric', a key of the threshold table \(\['class', 'metric'\]\); drop",
+    ):
         pl_metrics.f1(df, threshold=named)
+    # Keys of the rows' values would apply the labels (or the scores) themselves.
+    for column, role in (("truth", "truth_col"), ("score", "score_col")):
+        leaky = pl.DataFrame({"class": [0, 1], column: [True, False], "threshold": [0.5, 0.5]})
+        if column == "score":
+            leaky = leaky.with_columns(pl.col("score").cast(pl.Float64))
+        with pytest.raises(
+            pl_metrics.MetricsInputError,
+            match=rf"keyed by column '{column}', the {role}: thresholds are keyed by the class",
+        ):
+            pl_metrics.f1(df, threshold=leaky)
     # A Series (it streams Arrow) raised a TypeError from the conversion.
     with pytest.raises(
         pl_metrics.MetricsInputError, match=r"a table of \(class, threshold\) rows, got Series$"
