@@ -75,12 +75,7 @@ from pl_metrics._frame import (
 )
 from pl_metrics._kernel import in_threads
 from pl_metrics._registry import info
-from pl_metrics._report import report
-
-if TYPE_CHECKING:
-    from typing_extensions import Unpack
-
-    from pl_metrics._report import MetricOptions
+from pl_metrics._report import MetricOptions, report
 from pl_metrics._spec import (
     Options,
     Spec,
@@ -101,6 +96,9 @@ from pl_metrics._state import (
     sums_to_zero,
 )
 from pl_metrics._thresholded import COUNTS, pred_expr, samples_names
+
+if TYPE_CHECKING:  # (typing.Unpack is of Python 3.11)
+    from typing_extensions import Unpack
 
 __all__ = ["bootstrap", "compare", "model_value", "paired"]
 
@@ -196,7 +194,7 @@ def compare(
         The columns of the model and of the fold.
     **options
         Those of `report` (``id_col``, ``weight_col``, ``threshold``, ...; typed as
-        `MetricOptions`), except ``by`` and those of tables alone.
+        `MetricOptions`), except ``by``, ``per_id`` and those of tables alone.
 
     Examples
     --------
@@ -1399,7 +1397,7 @@ def bootstrap(
         The resamples' seed: the same seed draws the same weights for an id on every path.
     **options
         Those of `report` (``id_col``, ``weight_col``, ``threshold``, ``average``, ...;
-        typed as `MetricOptions`), except those of tables alone (``metric``, ``fold_col``).
+        typed as `MetricOptions`), except ``per_id`` and those of tables alone.
 
     Notes
     -----
@@ -1551,7 +1549,7 @@ def paired(
         As in `bootstrap`.
     **options
         Those of `report` (``id_col``, ``weight_col``, ``threshold``, ``average``, ...;
-        typed as `MetricOptions`), except those of tables alone (``metric``, ``fold_col``).
+        typed as `MetricOptions`), except ``per_id`` and those of tables alone.
 
     Raises
     ------

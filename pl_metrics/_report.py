@@ -17,8 +17,8 @@ __all__ = ["MetricOptions", "chunk_key", "merge_states", "report", "state"]
 class MetricOptions(TypedDict, total=False):
     """The options of `report` that `compare`, `bootstrap` and `paired` pass on.
 
-    All but ``by`` and those of tables alone (``metric``, ``fold_col``: those three refuse
-    tables), spelled out so that a type checker sees a misspelt option in ``**options``.
+    All but ``by``, ``per_id`` and the options of tables alone (which the three refuse),
+    spelled out so that a type checker sees a misspelt option in ``**options``.
     """
 
     id_col: str
@@ -39,10 +39,7 @@ class MetricOptions(TypedDict, total=False):
     undefined: Undefined
     n_bins: int
     strategy: Strategy
-    max_points: int | None
-    thresholds: float | Sequence[float] | None
     max_fpr: float | None
-    per_id: bool
     ragged: Ragged
     validate: bool
 

@@ -48,18 +48,18 @@ def test_the_function_takes_exactly_the_registered_options(name: str) -> None:
 
 @pytest.mark.parametrize("function", [pl_metrics.compare, pl_metrics.bootstrap, pl_metrics.paired])
 def test_options_passed_on_are_typed_as_report_takes_them(function: object) -> None:
-    # compare, bootstrap and paired refuse tables: every option of report's but by and
-    # those of tables alone, with report's types, so that a type checker sees a typo.
+    # compare, bootstrap and paired refuse tables and per-id values: every option of
+    # report's that a score takes but by and per_id, with report's types, so that a type
+    # checker sees a typo.
     from pl_metrics._report import MetricOptions
 
     report = inspect.signature(pl_metrics.report).parameters
     typed = MetricOptions.__annotations__
-    tables_alone = {"metric", "fold_col"}
-    assert set(typed) == (set(COMMON_OPTIONS) | set(METRIC_OPTIONS)) - {"by", *tables_alone}
+    scores = [entry for entry in METRICS.values() if entry.higher_is_better is not None]
+    of_scores = {option for entry in scores for option in entry.options}
+    assert set(typed) == (set(COMMON_OPTIONS) | of_scores) - {"by", "per_id"}
     spelled = {o: getattr(t, "__forward_arg__", t) for o, t in typed.items()}  # (text)
     assert spelled == {o: report[o].annotation for o in typed}
-    scores = [entry for entry in METRICS.values() if entry.higher_is_better is not None]
-    assert all(not entry.options & tables_alone for entry in scores)
     assert str(inspect.signature(function).parameters["options"].annotation) == (
         "Unpack[MetricOptions]"
     )
