@@ -523,6 +523,29 @@ def refuse_unused(entries: Sequence[MetricInfo], given: Mapping[str, object]) ->
             )
 
 
+def refuse_unused_by_tuned(
+    entries: Sequence[MetricInfo], metric: str, given: Mapping[str, object]
+) -> None:
+    """Refuse the options tuning passes on to a ``metric`` that does not use them.
+
+    best_threshold and threshold_sweep pass ``zero_division`` and ``beta`` on to their
+    metric, which must use them (unless another metric of the report does).
+    """
+    tuning = [e.name for e in entries if "metric" in e.options]
+    if not tuning:
+        return
+    inner = METRICS[metric]
+    for option in ("zero_division", "beta"):
+        direct = any(option in e.options for e in entries if "metric" not in e.options)
+        if given.get(option) is not None and option not in inner.options and not direct:
+            raise UnknownOptionError(
+                f"option {option!r} is not used by {metric} (option 'metric' of "
+                f"{tuning[0]}); the metrics that take it: "
+                f"{', '.join(m for m in sweepable() if option in METRICS[m].options)}",
+                problem=UNUSED_OPTION,
+            )
+
+
 def _check_metric_options(
     entries: Sequence[MetricInfo], opts: Options, given: Mapping[str, object]
 ) -> None:
@@ -531,20 +554,7 @@ def _check_metric_options(
     (Options that none of them uses at all are refused first, by `refuse_unused`.)
     """
     names = [e.name for e in entries]
-    tuning = [e.name for e in entries if "metric" in e.options]
-    if tuning:
-        # best_threshold and threshold_sweep pass these on to their metric: it must use
-        # them, unless another metric of the report does.
-        inner = METRICS[opts.metric]
-        for option in ("zero_division", "beta"):
-            direct = any(option in e.options for e in entries if "metric" not in e.options)
-            if given.get(option) is not None and option not in inner.options and not direct:
-                raise UnknownOptionError(
-                    f"option {option!r} is not used by {opts.metric} (option 'metric' of "
-                    f"{tuning[0]}); the metrics that take it: "
-                    f"{', '.join(m for m in sweepable() if option in METRICS[m].options)}",
-                    problem=UNUSED_OPTION,
-                )
+    refuse_unused_by_tuned(entries, opts.metric, given)
     unweighted = [e.name for e in entries if not e.weights]
     if given.get("weight_col") is not None and unweighted:
         # Their values would be those of weighted counts, which nothing defines: refused

@@ -39,7 +39,13 @@ from pl_metrics._io import (
     scan_files,
 )
 from pl_metrics._registry import info, metric_names, sweepable
-from pl_metrics._spec import UNUSED_OPTION, Options, make_options, refuse_unused
+from pl_metrics._spec import (
+    UNUSED_OPTION,
+    Options,
+    make_options,
+    refuse_unused,
+    refuse_unused_by_tuned,
+)
 from pl_metrics.dask import ChunkError
 from pl_metrics.plot import MAX_CLASS_PANELS
 
@@ -647,7 +653,7 @@ def _run_compare(args: argparse.Namespace) -> None:
         )
     args.fold_col = args.fold_col or "fold"
     metrics = _metrics(args.metric)
-    _refuse_typed_unused(args, metrics, own=["fold_col"])
+    _refuse_typed_unused(args, metrics, tuned="f1", own=["fold_col"])
     options = _metric_options(args)
     found = files(args.paths)
     lf = scan_files(found)
@@ -962,16 +968,19 @@ def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _refuse_typed_unused(
-    args: argparse.Namespace, metrics: Sequence[str], *, own: Sequence[str] = ()
+    args: argparse.Namespace, metrics: Sequence[str], *, tuned: str, own: Sequence[str] = ()
 ) -> None:
     """Options given that none of ``metrics`` uses, whatever their values (`_Store`).
 
-    ``own``: the command's options named as the metrics' are (compare's --fold-col).
+    ``tuned``: the metric that best_threshold and threshold_sweep tune. ``own``: the
+    command's options named as the metrics' are (compare's --fold-col).
     """
     library = {"sweep_metric": "metric", "threshold_table": "threshold"}
     typed = set(getattr(args, "given_options", ())) - set(own)
     given = {library.get(d, d): True for d in typed}
-    refuse_unused([info(m) for m in metrics], given)
+    entries = [info(m) for m in metrics]
+    refuse_unused(entries, given)
+    refuse_unused_by_tuned(entries, tuned, given)
 
 
 def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
@@ -1032,6 +1041,7 @@ def _read_threshold_table(path: Path) -> pl.DataFrame:
 
 
 def _run_thresholds(args: argparse.Namespace) -> None:
+    _refuse_typed_unused(args, ["best_threshold"], tuned=args.metric)
     by = _by(args)
     table = score(
         args.paths,
@@ -1066,7 +1076,7 @@ def _run_curves(args: argparse.Namespace) -> None:
     # Plotted, ROC and PR curves are computed whole, so that each legend's AUC or AP is the
     # metric's; --max-points (checked first) thins the table written.
     whole = args.plot is not None and args.kind != "calibration"
-    _refuse_typed_unused(args, [_CURVE_METRICS[args.kind]])
+    _refuse_typed_unused(args, [_CURVE_METRICS[args.kind]], tuned="f1")
     if whole:
         make_options(max_points=args.max_points)
     exact = score(
@@ -1139,7 +1149,7 @@ def _run_score(args: argparse.Namespace) -> None:
             f"--per-class and --average {args.average}: per-class values are not averaged; "
             "give one of them"
         )
-    _refuse_typed_unused(args, _metrics(args.metric))
+    _refuse_typed_unused(args, _metrics(args.metric), tuned=args.sweep_metric or "f1")
     options = {
         **_metric_options(args),
         "by": _by(args) or None,

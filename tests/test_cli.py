@@ -992,6 +992,12 @@ def test_a_flag_typed_with_its_default_value_is_refused_where_unused(
     assert "--strategy is not used by --kind roc; it is for --kind calibration" in (
         capsys.readouterr().err
     )
+    # The options tuning passes on to its metric, in both commands that tune
+    tuned = ["--by", "model", "--beta", "1"]
+    assert main(["thresholds", str(DATA), "-m", "f1", *tuned]) == 2
+    assert "--beta is not used by f1 (--metric of best_threshold)" in capsys.readouterr().err
+    assert main(["score", str(DATA), "-m", "best_threshold", "--sweep-metric", "f1", *tuned]) == 2
+    assert "--beta is not used by f1 (--sweep-metric of" in capsys.readouterr().err
     # Where a metric uses it, the default value is as good as any.
     used = ["score", str(DATA), "-m", "lrap,f1", "--by", "model,fold", "--threshold", "0.5"]
     assert main([*used, "--average", "macro", "--format", "csv"]) == 0
