@@ -336,8 +336,13 @@ def counted_text(lf: pl.LazyFrame) -> Iterator[None]:
             told = None
         if told is None:
             raise
-        what = str(error).split("; ")[0]
-        raise MetricsInputError(f"{what}; {told}", problem=error.problem) from None
+        # The statement without its generic advice: up to the first "; " after the name.
+        text = str(error)
+        cut = text.find("; ", len(f"column {error.column!r}: "))
+        what = text if cut < 0 else text[:cut]
+        raise MetricsInputError(
+            f"{what}; {told}", problem=error.problem, column=error.column
+        ) from None
 
 
 _Kept = TypeVar("_Kept")

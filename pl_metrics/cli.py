@@ -651,7 +651,7 @@ def _run_compare(args: argparse.Namespace) -> None:
             f"--fold-col {args.fold_col}: --against pools the folds (each id must be in one "
             "fold of each model); leave --fold-col out, or compare without --against"
         )
-    args.fold_col = args.fold_col or "fold"
+    args.fold_col = "fold" if args.fold_col is None else args.fold_col
     metrics = _metrics(args.metric)
     _refuse_typed_unused(args, metrics, tuned="f1", own=["fold_col"])
     options = _metric_options(args)
@@ -1254,6 +1254,8 @@ def _internal_error(error: BaseException, args: argparse.Namespace) -> int:
 
 def _dispatch(args: argparse.Namespace) -> None:
     if args.output == "-":  # stdout, as Unix tools read it (not a file named "-")
+        if args.format == "parquet":
+            raise MetricsInputError("--format parquet is written to a file: -o FILE, not -o -")
         args.output = None
     args.format_given = args.format is not None  # (asked for: a plot's table printed too)
     args.format = _output_format(args.format, args.output)  # once, before any scoring

@@ -1422,6 +1422,8 @@ def test_an_output_of_a_dash_is_stdout(
     )
     assert capsys.readouterr().out.startswith("model,lrap\nforest,")
     assert not (tmp_path / "-").exists()
+    assert main(["score", str(DATA), "-m", "lrap", "-o", "-", "--format", "parquet"]) == 2
+    assert "--format parquet is written to a file: -o FILE, not -o -" in capsys.readouterr().err
 
 
 def test_a_threshold_past_every_score_is_warned_of(

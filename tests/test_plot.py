@@ -170,6 +170,7 @@ def test_per_class_bars_draws_every_model_side_by_side(digits: pl.DataFrame) -> 
         ("lwlrap", "e.g. lwlrap(df, per_class=True, by='model')"),
         ("roc_auc", "e.g. roc_auc(df, average=None, by='model')"),
         ("lrap", "of a metric that has them (lrap has none), e.g. f1(df, average=None, by="),
+        ("confusion", "per-class values: name one of its value columns as the metric, or"),
     ],
 )
 def test_per_class_bars_of_overall_values_says_how_to_make_them(
@@ -178,7 +179,7 @@ def test_per_class_bars_of_overall_values_says_how_to_make_them(
     # The option that makes them is the metric's own: lwlrap takes no average.
     overall = getattr(pl_metrics, metric)(digits, by="model")
     with pytest.raises(pl_metrics.MetricsInputError, match="plot a table of per-class values") as e:
-        plot.per_class_bars(overall)
+        plot.per_class_bars(overall, metric)
     assert told in str(e.value)
 
 
