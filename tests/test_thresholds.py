@@ -822,7 +822,10 @@ def test_a_sweep_in_blocks_is_the_plan_s_to_the_bit(
     df = pl_metrics.from_numpy(rng.random((n_ids, n_classes)) < 0.3, scores).with_columns(
         pl.col("score").cast(score_dtype),
         g=pl.col("id") % 3,
-        w=(pl.col("id") % 4 + 1) / 3,
+        # Quarters: their sums are exact in any order. (The groups' ids interleave, so their
+        # weights are added by a polars group_by, whose float sums may move in the last bits
+        # from run to run, as the README says: thirds made this test fail now and then.)
+        w=(pl.col("id") % 4 + 1) / 4,
     )
     options: dict[str, Any] = {"by": "g", "thresholds": grid}
     if weighted:
