@@ -1253,7 +1253,7 @@ def _internal_error(error: BaseException, args: argparse.Namespace) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> None:
-    if args.output == "-":  # stdout, as Unix tools read it (not a file named "-")
+    if getattr(args, "output", None) == "-":  # stdout, as Unix tools read it (no file "-")
         if args.format == "parquet":
             raise MetricsInputError("--format parquet is written to a file: -o FILE, not -o -")
         args.output = None

@@ -239,12 +239,12 @@ def _per_class_call(metric: str) -> str:
             f"per-class values of a metric that has them ({metric} has none), e.g. "
             "f1(df, average=None, by='model')"
         )
-    option = "per_class=True" if "per_class" in entry.options else "average=None"
     if entry.per_class == "always":  # (a table with no column of its name)
         return (
             "per-class values: name one of its value columns as the metric, or use e.g. "
             "f1(df, average=None, by='model')"
         )
+    option = "per_class=True" if "per_class" in entry.options else "average=None"
     return f"per-class values, e.g. {metric}(df, {option}, by='model')"
 
 
