@@ -309,8 +309,8 @@ def _warn_of_missing_folds(per_fold: pl.DataFrame, model_col: str, fold_col: str
         .join(per_fold, on=[model_col, fold_col], how="anti", nulls_equal=True)
         .sort(model_col, fold_col, nulls_last=True)
     )
-    if missing.height:
-        models = missing[model_col].unique(maintain_order=True)
+    models = missing[model_col].unique(maintain_order=True)
+    if models.len():
         first = missing.filter(pl.col(model_col).eq_missing(models[0]))[fold_col].to_list()
         values = (
             "its pooled value and mean are"
@@ -324,7 +324,7 @@ def _warn_of_missing_folds(per_fold: pl.DataFrame, model_col: str, fold_col: str
             UserWarning,
             stacklevel=4,
         )
-    return missing[model_col].unique()
+    return models
 
 
 def _warn_of_other_rows(

@@ -267,10 +267,11 @@ def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str | None:
     counted, with the first few such values, as the reader gives them. None if none.
     """
     text = pl.col(column)
-    number = text.str.strip_chars().cast(pl.Float64, strict=False)
+    stripped = text.str.strip_chars()
+    number = stripped.cast(pl.Float64, strict=False)
     good = number.is_not_null()
     if flags:
-        word = text.str.strip_chars().str.to_lowercase()
+        word = stripped.str.to_lowercase()
         good = number.is_in([0.0, 1.0]).fill_null(False) | word.is_in(["true", "false"])
     bad = text.is_not_null() & ~good
     found = lf.select(

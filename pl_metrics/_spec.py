@@ -837,14 +837,18 @@ def _check_threshold_keys(thresholds: Thresholds, cols: Columns, names: Sequence
     # Other columns of the data key a row's threshold too (each fold's own thresholds,
     # the folds pooled): a key the data lacks is refused, and so are the columns of the
     # rows' values (thresholds keyed by the truth would apply the labels).
-    absent = [k for k in thresholds.keys if k not in names and k not in cols.by]
+    absent = [k for k in thresholds.keys if k not in names]  # (`by` is the data's)
     if absent:
         raise MetricsInputError(
             f"option 'threshold': the data has no column {', '.join(map(repr, absent))}, a "
             f"key of the threshold table ({list(thresholds.keys)}); drop it from the table"
         )
-    roles = {"truth_col": cols.truth, "score_col": cols.score, "pred_col": cols.pred}
-    roles["weight_col"] = cols.weight
+    roles = {
+        "truth_col": cols.truth,
+        "score_col": cols.score,
+        "pred_col": cols.pred,
+        "weight_col": cols.weight,
+    }
     valued = [(option, name) for option, name in roles.items() if name in thresholds.keys]
     if valued:
         option, name = valued[0]

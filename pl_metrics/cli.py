@@ -653,7 +653,7 @@ def _run_compare(args: argparse.Namespace) -> None:
         )
     args.fold_col = "fold" if args.fold_col is None else args.fold_col
     metrics = _metrics(args.metric)
-    _refuse_typed_unused(args, metrics, tuned="f1", own=["fold_col"])
+    _refuse_typed_unused(args, metrics, own=["fold_col"])
     options = _metric_options(args)
     found = files(args.paths)
     lf = scan_files(found)
@@ -968,14 +968,16 @@ def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _refuse_typed_unused(
-    args: argparse.Namespace, metrics: Sequence[str], *, tuned: str, own: Sequence[str] = ()
+    args: argparse.Namespace, metrics: Sequence[str], *, tuned: str = "f1", own: Sequence[str] = ()
 ) -> None:
     """Options given that none of ``metrics`` uses, whatever their values (`_Store`).
 
-    ``tuned``: the metric that best_threshold and threshold_sweep tune. ``own``: the
-    command's options named as the metrics' are (compare's --fold-col).
+    ``tuned``: the metric that best_threshold and threshold_sweep tune (the library's
+    default unless given). ``own``: the command's options named as the metrics' are
+    (compare's --fold-col).
     """
-    library = {"sweep_metric": "metric", "threshold_table": "threshold"}
+    library = {flag: option for option, flag in _LIBRARY_OPTIONS.items()}
+    library["threshold_table"] = "threshold"  # (the library's option, given as a file)
     typed = set(getattr(args, "given_options", ())) - set(own)
     given = {library.get(d, d): True for d in typed}
     entries = [info(m) for m in metrics]
@@ -1076,7 +1078,7 @@ def _run_curves(args: argparse.Namespace) -> None:
     # Plotted, ROC and PR curves are computed whole, so that each legend's AUC or AP is the
     # metric's; --max-points (checked first) thins the table written.
     whole = args.plot is not None and args.kind != "calibration"
-    _refuse_typed_unused(args, [_CURVE_METRICS[args.kind]], tuned="f1")
+    _refuse_typed_unused(args, [_CURVE_METRICS[args.kind]])
     if whole:
         make_options(max_points=args.max_points)
     exact = score(
