@@ -1076,6 +1076,10 @@ def _draw_curves(
             ax.set_xlabel(kind.xlabel, fontsize=None if single else 8)
         else:
             ax.tick_params(axis="x", labelbottom=False)
+    if counts and not log_counts:
+        # The count panels share their y axis: its floor is set once all are drawn, since
+        # setting a limit stops the shared axis growing to the later panels' counts.
+        first_count.set_ylim(bottom=0)
     if single:
         fig.axes[0].set_title(title)
     else:
@@ -1231,7 +1235,6 @@ def _draw_counts(ax: Any, panel: _Panel, *, log: bool) -> None:
     else:
         from matplotlib.ticker import MaxNLocator
 
-        ax.set_ylim(bottom=0)
         ax.yaxis.set_major_locator(MaxNLocator(3, integer=True))
     ax.grid(True, alpha=0.3)
     ax.set_axisbelow(True)

@@ -858,6 +858,28 @@ def test_the_count_line_breaks_at_empty_bins() -> None:
     assert not np.isnan(fig.axes[0].get_lines()[1].get_xdata()).any()
 
 
+def test_every_count_panel_shows_its_largest_bin() -> None:
+    """The count panels share one linear axis: it reaches the largest count of any panel."""
+    table = pl.DataFrame(
+        {
+            "model": ["m", "n"] * 6,
+            "class": ["a"] * 6 + ["b"] * 6,  # a panel per class, a line per model
+            "bin": [0, 0, 1, 1, 2, 2] * 2,
+            "prob_pred": [0.1, 0.1, 0.5, 0.5, 0.9, 0.9] * 2,
+            "prob_true": [0.0, 0.0, 0.5, 0.5, 1.0, 1.0] * 2,
+            "count": [4, 4, 5, 5, 6, 6, 5, 5, 8, 8, 9, 9],  # within a decade: linear
+        }
+    )
+    fig = plot.reliability(table, by="model")
+    below = fig.axes[1::2]
+    assert len(below) == 2
+    for ax in below:
+        assert ax.get_yscale() == "linear"
+        bottom, top = ax.get_ylim()
+        assert bottom == 0
+        assert top >= 9
+
+
 def test_intervals_draw_a_paired_table_around_zero(digits: pl.DataFrame) -> None:
     """paired()'s differences: a row per fold (or the pair), a line at 0, which side wins."""
     per_fold = pl_metrics.paired(digits, "lrap", "logreg", "knn", by="fold", n_resamples=20)
