@@ -213,7 +213,8 @@ def _series_label(keys: Sequence[str], values: Sequence[Any]) -> str:
     """``knn`` for one key column, ``knn / fold 0`` for more (the first key's value alone)."""
     if not keys:
         return "all"
-    parts = [str(values[0]), *(f"{k} {v}" for k, v in zip(keys[1:], values[1:], strict=True))]
+    shown = [f"{v:.6g}" if isinstance(v, float) else str(v) for v in values]  # 0.3, not 0.300...04
+    parts = [shown[0], *(f"{k} {v}" for k, v in zip(keys[1:], shown[1:], strict=True))]
     return " / ".join(parts)
 
 
@@ -255,16 +256,17 @@ def per_class_bars(
     metric: str | None = None,
     *,
     class_col: str = "class",
+    by: str | Sequence[str] | None = None,
     model_col: str | None = None,
 ) -> Any:
     """Bars of a per-class metric, one colour per series, side by side, with a legend.
 
     ``table`` is a per-class table such as ``lwlrap(df, per_class=True, by="model")`` or
-    ``f1(df, average=None, by=["model", "fold"])``. With ``model_col=None`` the series are
-    the combinations of the table's key columns: every column except ``class_col``,
-    ``metric``, ``weight`` and other float columns (e.g. ``model``, or ``model`` and
-    ``fold``, labelled ``knn / fold 0``). ``model_col="model"`` names the one key column
-    instead; the table must then have one row per (model, class). ``metric``: the column
+    ``f1(df, average=None, by=["model", "fold"])``. The series are the combinations of
+    ``by`` (default: the table's key columns, every column except ``class_col``,
+    ``metric``, ``weight`` and other float columns, e.g. ``model``, or ``model`` and
+    ``fold``, labelled ``knn / fold 0``), as in `roc_curves`; the table must have one row
+    per series and class. ``model_col="model"`` is ``by="model"``. ``metric``: the column
     to plot; left out, the table's one column named as a metric.
 
     Up to `MAX_GROUPED_SERIES` series share one panel; up to `MAX_PANELS`, each series gets
@@ -287,9 +289,15 @@ def per_class_bars(
     metric = _the_metric(table, metric)
     metric, class_col = column_name("metric", metric), column_name("class_col", class_col)
     if model_col is not None:
-        model_col = column_name("model_col", model_col)
-    distinct_columns([("metric", metric), ("class_col", class_col), ("model_col", model_col)])
-    named = [class_col, *([model_col] if model_col else [])]
+        if by is not None:
+            raise MetricsInputError("options 'by' and 'model_col' both name the series: give one")
+        by = column_name("model_col", model_col)
+    given_keys = None if by is None else list(column_names("by", by))
+    distinct_columns(
+        [("metric", metric), ("class_col", class_col)]
+        + [("model_col" if model_col else "by", k) for k in given_keys or []]
+    )
+    named = [class_col, *(given_keys or [])]
     table = _need(
         table,
         [*named, metric],
@@ -297,12 +305,13 @@ def per_class_bars(
         labels=named,
         made_by=_per_class_call(metric),
     )
-    if model_col is not None:
-        keys = [model_col]
-        others = _key_columns(table, [class_col, metric, model_col])
+    if given_keys is not None:
+        keys = given_keys
+        others = _key_columns(table, [class_col, metric, *keys])
         hint = (
-            f"with model_col={model_col!r} each ({model_col}, {class_col}) needs one row; "
-            f"filter the table on {others} or leave model_col unset to draw every combination"
+            f"with by={keys} each ({', '.join(keys)}, {class_col}) needs one row; "
+            f"filter the table on {others}, add them to by, or leave by unset to draw every "
+            "combination"
         )
     else:
         keys = _key_columns(table, [class_col, metric])
@@ -907,12 +916,24 @@ def _curve_plot(
                 f"option 'by': {points} hold the points of each curve, not the keys of its series"
             )
     if kind.unique in table.columns:
-        others = _key_columns(table, [class_col, *value_cols, *kind.not_keys, *keys])
+        not_series = [class_col, *value_cols, *kind.not_keys, kind.unique, *keys]
+        others = _key_columns(table, not_series)
+        # Float columns (a hyperparameter, say) are series only when named in by.
+        floats = [
+            c
+            for c, dtype in table.schema.items()
+            if dtype.is_float() and c not in not_series and c != "weight"
+        ]
         _unique_rows(
             table,
             [*keys, class_col, kind.unique],
             "each line needs one curve: "
             + (f"add {others} to by, or " if others else "")
+            + (
+                f"pass by={[*keys, *floats]} (float columns are keys when named), or "
+                if floats and not others
+                else ""
+            )
             + "filter the table to one curve per series and class",
         )
     classes = sorted(table[class_col].unique().to_list(), key=_sort_key)

@@ -227,6 +227,19 @@ def test_per_class_bars_model_col(digits: pl.DataFrame) -> None:
         plot.per_class_bars(per_model, "f1", model="model")  # type: ignore[call-arg]
 
 
+def test_per_class_bars_by_names_the_series_as_the_curves_do(digits: pl.DataFrame) -> None:
+    per_fold = pl_metrics.f1(digits, average=None, by=["model", "fold"])
+    named = plot.per_class_bars(per_fold, by=["model", "fold"])
+    inferred = plot.per_class_bars(per_fold)
+    assert [ax.get_title() for ax in named.axes] == [ax.get_title() for ax in inferred.axes]
+    per_model = pl_metrics.f1(digits, average=None, by="model")
+    assert legend_labels(plot.per_class_bars(per_model, by="model").axes[0]) == MODELS
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"filter the table on \['fold'\]"):
+        plot.per_class_bars(per_fold, by="model")
+    with pytest.raises(pl_metrics.MetricsInputError, match="'by' and 'model_col' both"):
+        plot.per_class_bars(per_model, by="model", model_col="model")
+
+
 def test_per_class_bars_too_many_series_are_refused() -> None:
     table = pl.DataFrame(
         {"model": [f"m{i}" for i in range(50) for _ in range(3)], "class": ["a", "b", "c"] * 50}
@@ -878,6 +891,20 @@ def test_every_count_panel_shows_its_largest_bin() -> None:
         bottom, top = ax.get_ylim()
         assert bottom == 0
         assert top >= 9
+
+
+def test_a_float_series_column_is_named_in_the_error_and_shown_short(
+    digits: pl.DataFrame,
+) -> None:
+    """A float column (a hyperparameter) is a series only when named; the error says so."""
+    grid = digits.filter(pl.col("model") == "logreg", pl.col("class") == "8")
+    grid = grid.with_columns(C=pl.col("fold").cast(pl.Float64) / 10)  # 0.30000000000000004
+    table = pl_metrics.roc_curve(grid, by="C")
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"pass by=\['C'\] \(float columns"):
+        plot.roc_curves(table)
+    fig = plot.roc_curves(table, by="C")
+    labels = [t.get_text().split(" (")[0] for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["0", "0.1", "0.2", "0.3", "0.4"]
 
 
 def test_intervals_draw_a_paired_table_around_zero(digits: pl.DataFrame) -> None:
