@@ -18,6 +18,7 @@ import polars as pl
 from pl_metrics._counts import check_zero_division
 from pl_metrics._frame import (
     INTERNAL,
+    LARGEST_WEIGHT,
     Columns,
     MetricsInputError,
     Ragged,
@@ -276,8 +277,26 @@ def class_weights_option(
         raise MetricsInputError(
             f"option 'class_weights': weights must be finite and non-negative, got {bad}"
         )
+    # The bound of sample weights: the weights' sums stay finite, their shares above zero.
+    extreme = [
+        v for v in class_weights.values() if v > LARGEST_WEIGHT or 0 < v < 1 / LARGEST_WEIGHT
+    ]
+    if extreme:
+        raise MetricsInputError(
+            f"option 'class_weights': nonzero weights must lie in [{1 / LARGEST_WEIGHT:g}, "
+            f"{LARGEST_WEIGHT:g}], got {extreme}; rescale them (only their ratios count)"
+        )
     if sum(class_weights.values()) == 0:
         raise MetricsInputError("option 'class_weights': the weights sum to zero")
+    # Classes are matched as text, so 0 and "0" name one class.
+    texts = [str(k) for k in class_weights]
+    twice = sorted({t for t in texts if texts.count(t) > 1})
+    if twice:
+        keys = [k for k in class_weights if str(k) in twice]
+        raise MetricsInputError(
+            f"option 'class_weights': {keys} name the same class, as classes are compared as "
+            "text; give each class once"
+        )
     return tuple(sorted((str(k), float(v)) for k, v in class_weights.items()))  # (one order)
 
 

@@ -190,6 +190,13 @@ def test_class_weights_must_match_classes() -> None:
         pl_metrics.weighted_log_loss(twice, by="model", class_weights={"A": 1.0})
     with pytest.raises(pl_metrics.MetricsInputError, match="finite and non-negative"):
         pl_metrics.weighted_log_loss(df, class_weights={"A": -1.0, "B": 1.0})
+    # Weights whose sum overflows gave NaN; the bound is the sample weights'.
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"must lie in \[1e-290, 1e\+290\]"):
+        pl_metrics.weighted_log_loss(df, class_weights={"A": 1e308, "B": 1e308})
+    numbered = df.with_columns(pl.col("class").replace_strict({"A": 0, "B": 1}))
+    # Classes are matched as text: 0 and "0" would both weigh class 0, their weights added.
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"\[0, '0'\] name the same class"):
+        pl_metrics.weighted_log_loss(numbered, class_weights={0: 1.0, "0": 5.0, 1: 2.0})
     with pytest.raises(pl_metrics.MetricsInputError, match="option 'eps'"):
         pl_metrics.log_loss(df, eps=0.7)
 
