@@ -345,6 +345,19 @@ def is_integer(value: object) -> bool:
     return not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
 
 
+def compared_number(value: Any) -> float:
+    """A threshold as compared with the scores: an integer within 64 bits stays one.
+
+    So integer scores past 2**53 compare exactly, as numpy compares them; else a float.
+    """
+    if is_integer(value) and -(2**63) <= int(value) < 2**64:
+        return int(value)
+    try:
+        return float(value)
+    except OverflowError:  # an integer past float's range
+        return math.inf if value > 0 else -math.inf
+
+
 def shown(value: object) -> str:
     """``value`` in a message, on one line: a table or an array by its type and shape."""
     text = repr(value)

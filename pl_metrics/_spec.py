@@ -26,6 +26,7 @@ from pl_metrics._frame import (
     check_beta,
     check_eps,
     check_option,
+    compared_number,
     did_you_mean,
     is_integer,
     is_number,
@@ -324,13 +325,13 @@ def make_options(
     per_id: bool = False,
 ) -> Options:
     """Check every option's value once, with errors that name the option."""
+    threshold_option: float | Thresholds
     if is_number(threshold):
-        threshold = float(threshold)  # type: ignore[arg-type]
-        if not math.isfinite(threshold):
+        threshold_option = compared_number(threshold)
+        if not math.isfinite(threshold_option):
             raise MetricsInputError(
-                f"option 'threshold': expected a finite number, got {threshold}"
+                f"option 'threshold': expected a finite number, got {threshold_option}"
             )
-        threshold_option: float | Thresholds = float(threshold)
     else:
         threshold_option = _threshold_table(threshold)
     if max_fpr is not None and (not is_number(max_fpr) or not 0 < max_fpr <= 1):

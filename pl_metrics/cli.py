@@ -606,10 +606,22 @@ def _add_columns(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(f"--{name}-col", default=name, metavar="COL", help=f"default {name}")
 
 
+def _number(text: str) -> float:
+    """An integer stays one (integer scores past 2**53 compare exactly), else a float."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+
+
 def _add_threshold(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threshold",
-        type=float,
+        type=_number,
         metavar="X",
         help="thresholded metrics: pred = score >= threshold (default 0.5)",
     )
@@ -1000,7 +1012,7 @@ def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
     if len(given) == 2:
         raise MetricsInputError("--threshold and --threshold-table: give one of them")
     if not args.threshold_table:
-        return 0.5 if args.threshold is None else float(args.threshold)
+        return 0.5 if args.threshold is None else args.threshold
     path = Path(args.threshold_table)
     if path.is_dir():
         raise MetricsInputError(

@@ -82,6 +82,7 @@ from pl_metrics._frame import (
     check_beta,
     check_eps,
     checked_options,
+    compared_number,
     is_number,
     shown,
     unit_scale,
@@ -146,7 +147,7 @@ def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | N
         )
     if not math.isfinite(threshold):
         raise MetricsInputError(f"option 'threshold': expected a finite number, got {threshold}")
-    return _col(score, "score") >= float(threshold)
+    return _col(score, "score") >= compared_number(threshold)
 
 
 def _counts(

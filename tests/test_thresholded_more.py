@@ -165,3 +165,30 @@ def test_fbeta_at_the_ends_of_beta() -> None:
         got = pl_metrics.fbeta(pl_metrics.from_numpy(truth, scores), beta=beta).item()
         want = fbeta_score(truth, scores >= 0.5, beta=beta, average="macro", zero_division=0)
         assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_integer_thresholds_compare_integer_scores_exactly(tmp_path: Any) -> None:
+    """Integer scores past 2**53 against an integer threshold: numpy's exact comparison.
+
+    As a float, 2**53 + 5 rounds to 2**53 + 4, and the scores 2**53 + 4 counted as positive.
+    """
+    from pl_metrics import expr
+    from pl_metrics.cli import main
+
+    rng = np.random.default_rng(0)
+    scores = rng.integers(0, 10, 200) + 2**53
+    truth = rng.random(200) < 0.5
+    df = pl.DataFrame({"id": range(200), "class": "x", "score": scores, "truth": truth})
+    threshold = 2**53 + 5
+    pred = scores >= threshold  # numpy's comparison, in int64
+    want = ((pred & truth).sum(), (pred & ~truth).sum(), (~pred & truth).sum())
+    assert ((scores >= float(threshold)) & truth).sum() != want[0]  # (a float would differ)
+    got = pl_metrics.confusion(df, threshold=threshold)
+    assert got.select("tp", "fp", "fn").row(0) == want
+    struct = df.select(expr.confusion("score", "truth", threshold=threshold)).item()
+    assert (struct["tp"], struct["fp"], struct["fn"]) == want
+    path, out = tmp_path / "big.parquet", tmp_path / "out.csv"
+    df.write_parquet(path)
+    args = ["score", str(path), "-m", "confusion", "--threshold", str(threshold)]
+    assert main([*args, "-o", str(out), "--format", "csv"]) == 0
+    assert pl.read_csv(out).select("tp", "fp").row(0) == got.select("tp", "fp").row(0)
