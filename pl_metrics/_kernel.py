@@ -1447,7 +1447,7 @@ def _values_at(
             columns.append(column.gather(changes.bounded[:-1])[stretch])
         else:
             columns.append(column[rows])
-    return pl.DataFrame(columns)
+    return pl.DataFrame({c.name: c for c in columns})  # (a list renames "" to column_0)
 
 
 #: A ``by`` column with fewer changes than this changes seldom (`_one_run_per_key`,
@@ -1695,7 +1695,8 @@ def _turned(df: pl.DataFrame, by: Sequence[str], sections: _Sections) -> pl.Data
     # The groups change only where sections start (each group unpivoted apart): they stay.
     # (Scanned only now: rows by id or shuffled are told apart by their classes alone.)
     kept = set(by) if np.isin(key_change_rows(df, by), starts).all() else set()
-    return pl.DataFrame([df[c] if c in kept else turn.column(df[c]) for c in df.columns])
+    # (Keyed by name: a list of series would rename one named "" to column_0.)
+    return pl.DataFrame({c: df[c] if c in kept else turn.column(df[c]) for c in df.columns})
 
 
 #: `class_blocks` counts each (block, segment) piece of rows apart, a few microseconds

@@ -581,3 +581,17 @@ def test_a_column_named_index_is_a_key_like_any_other(named: str) -> None:
         want = call(df, "class", "model", "fold")
         got = call(renamed, cls, by, fold)
         assert_frame_equal(got, want.rename({names[named]: "index"}, strict=False))
+
+
+def test_a_by_column_named_empty_text(tmp_path: Path) -> None:
+    # The kernel built its group keys with pl.DataFrame(list of series), which renames a
+    # series named "" to column_0: a by column named "" stopped every metric.
+    df = DIGITS.filter(pl.col("model").is_in(["knn", "logreg"]))
+    metrics = ["lwlrap", "lrap", "f1", "log_loss", "roc_auc", "accuracy"]
+    want = pl_metrics.report(df, metrics, by="model")
+    renamed = df.rename({"model": ""})
+    got = pl_metrics.report(renamed, metrics, by="")
+    assert_frame_equal(got, want.rename({"model": ""}))
+    renamed.write_parquet(tmp_path / "oof.parquet")
+    from_file = pl_metrics.score(tmp_path / "oof.parquet", metrics, by="", n_chunks=3)
+    assert_frame_equal(from_file, got, rel_tol=1e-12)
