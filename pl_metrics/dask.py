@@ -171,6 +171,9 @@ def score(
     ------
     ChunkError
         When a chunk's task fails on every try; the message names the chunk and the files.
+    MetricsInputError
+        When the data is at fault, as in `pl_metrics.score`: a file that cannot be read even
+        alone (a corrupt page, a CSV field that does not parse) is named.
     """
     files = find_files(source)
     paths = [str(p) for p in files]
@@ -256,6 +259,8 @@ def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:
                 for other in futures:
                     other.cancel()
                 which = _unreadable_file(client, paths, spec) if _reading(error) else None
+                if which:  # a file that does not read alone: the data's error, as score() says
+                    raise MetricsInputError(which) from error
                 raise ChunkError(
                     f"chunk {number} of {len(futures)} ({chunks.strategy}) over "
                     f"{', '.join(paths[:3])}{' ...' if len(paths) > 3 else ''} failed after "

@@ -137,9 +137,26 @@ def test_a_corrupt_file_is_named(client: Any, tmp_path: Path, ids: int | None) -
         data = bytearray((tmp_path / "b.parquet").read_bytes())
         data[8:108] = bytes(b ^ 0xFF for b in data[8:108])  # the ids' page, the first
         (tmp_path / "b.parquet").write_bytes(bytes(data))
-    error = pl_metrics.MetricsInputError if ids else pl_metrics.dask.ChunkError
-    with pytest.raises(error, match=r"cannot read file '.*b\.parquet'"):
+    # The file that does not read alone is the data's error, as in pl_metrics.score().
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^cannot read file '.*b\.parquet'"):
         pl_metrics.dask.score(tmp_path, "lrap", client=client, n_chunks=2, retries=0)
+
+
+def test_a_csv_field_that_does_not_parse_is_the_error_score_gives(
+    client: Any, tmp_path: Path
+) -> None:
+    rows = pl.read_parquet(DATA / "digits_oof.parquet").filter(pl.col("model") == "knn")
+    rows = rows.with_columns(pl.col("score").cast(pl.String))
+    last = pl.int_range(pl.len()) == rows.height - 3  # past polars' schema inference
+    rows.with_columns(score=pl.when(last).then(pl.lit("abc")).otherwise("score")).write_csv(
+        tmp_path / "oof.csv"
+    )
+    with pytest.raises(pl_metrics.MetricsInputError) as local:
+        pl_metrics.score(tmp_path / "oof.csv", "lrap")
+    with pytest.raises(pl_metrics.MetricsInputError) as distributed:
+        pl_metrics.dask.score(tmp_path / "oof.csv", "lrap", client=client, retries=0)
+    assert str(distributed.value) == str(local.value)
+    assert str(local.value).startswith("cannot read file '")
 
 
 def test_files_of_two_tasks_are_warned_of_from_a_worker(client: Any, tmp_path: Path) -> None:
