@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import glob
 import io
+import os
 import re
 import shlex
 import warnings
@@ -69,7 +70,13 @@ def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
         raise MetricsInputError("no input: give at least one file, folder or glob")
     found: list[Path] = []
     for item in items:
-        text = str(item)
+        text = os.path.expanduser(str(item))  # ~ as the shell and polars' scans read it
+        if "://" in text:  # (Path would also merge its slashes: s3:/bucket)
+            raise MetricsInputError(
+                f"{text!r} is a URL: files, folders and globs are read from local disks; "
+                f"score a remote dump as a LazyFrame: pl_metrics.score(pl.scan_parquet({text!r}), "
+                "...)"
+            )
         if Path(text).exists() or not any(c in text for c in "*?["):
             found += _expand(Path(text))
             continue

@@ -660,3 +660,14 @@ def test_big_csv_ids_apart_as_integers_get_no_one_number_hint(tmp_path: Path) ->
     with pytest.raises(pl_metrics.MetricsInputError, match="1 row repeats") as caught:
         pl_metrics.score(path, "lrap")
     assert "one number" not in str(caught.value)
+
+
+def test_a_home_path_is_expanded_and_a_url_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "oof.parquet").write_bytes(DATA.read_bytes())
+    assert files("~/oof.parquet") == [tmp_path / "oof.parquet"]  # as polars' scans read it
+    # Path("s3://bucket/x") reads s3:/bucket/x: the error named a file not found there.
+    with pytest.raises(MetricsInputError, match=r"^'s3://bucket/x.parquet' is a URL: .*"):
+        files("s3://bucket/x.parquet")
