@@ -395,6 +395,17 @@ def test_the_duplicate_rows_hint_leaves_out_the_fold_column() -> None:
     assert pl_metrics.best_threshold(two, fold_col="fold", by="model").height == 6
 
 
+def test_a_fold_column_named_like_a_result_column_is_named_as_fold_col() -> None:
+    rng = np.random.default_rng(6)
+    one = pl_metrics.from_numpy(rng.random((30, 3)) < 0.4, rng.random((30, 3)))
+    folds = one.with_columns(held_out_value=pl.col("id") % 2)
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'held_out_value' \(option 'fold_col'\): best_threshold makes a column",
+    ):
+        pl_metrics.best_threshold(folds, fold_col="held_out_value")
+
+
 def test_a_table_of_float_classes_applies_to_its_own_data() -> None:
     rng = np.random.default_rng(7)
     df = pl_metrics.from_numpy(rng.random((40, 3)) < 0.4, np.round(rng.random((40, 3)), 2))
