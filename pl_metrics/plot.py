@@ -614,6 +614,13 @@ def intervals(
     keys = [c for c in table.columns if c not in _INTERVAL_COLUMNS]
     names = keys if label is None else list(column_names("label", label))
     _need(table, names, labels=names)
+    upside_down = table.filter(pl.col("lower") > pl.col("upper")).height
+    if upside_down:
+        raise MetricsInputError(
+            f"columns 'lower' and 'upper': {upside_down:,} "
+            f"{'row has' if upside_down == 1 else 'rows have'} lower above upper; a "
+            "bootstrap(...) or paired(...) table has lower <= upper"
+        )
     panels = table.partition_by("metric", maintain_order=True)  # a null metric too
     metrics = [panel["metric"][0] for panel in panels]
     longest = max((len(_row_name(names, row)) for row in table.iter_rows(named=True)), default=0)
@@ -629,7 +636,11 @@ def intervals(
         estimate = rows["estimate"].to_numpy()
         lower, upper = rows["lower"].to_numpy(), rows["upper"].to_numpy()
         ys = list(range(rows.height))
-        ax.errorbar(estimate, ys, xerr=[estimate - lower, upper - estimate], fmt="o", capsize=3)
+        # The interval and its estimate apart: a percentile interval need not hold the
+        # estimate (a skewed or biased metric), which errorbar's offsets cannot draw.
+        middle, half = (lower + upper) / 2, (upper - lower) / 2
+        ax.errorbar(middle, ys, xerr=half, fmt="none", ecolor="C0", capsize=3)
+        ax.plot(estimate, ys, "o", color="C0")
         ax.set_yticks(ys, [_row_name(names, row) or metric for row in rows.iter_rows(named=True)])
         ax.set_ylim(rows.height - 0.5, -0.5)  # first row (the best) on top
         ax.xaxis.grid(True, alpha=0.3)

@@ -356,6 +356,30 @@ def test_intervals_name_the_level_and_the_resamples(ci: pl.DataFrame) -> None:
         plot.intervals(ci, n_resamples=0)
 
 
+def test_intervals_draw_an_estimate_outside_its_interval() -> None:
+    """A percentile interval need not hold the estimate; an upside-down one is refused."""
+    table = pl.DataFrame(
+        {
+            "model": ["a", "b"],
+            "metric": "f1",
+            "estimate": [0.9, 0.5],
+            "lower": [0.6, 0.4],
+            "upper": [0.8, 0.7],  # a's estimate above its interval
+            "std": 0.05,
+        }
+    )
+    (ax,) = plot.intervals(table).axes
+    (points,) = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    np.testing.assert_allclose(points.get_xdata(), [0.9, 0.5])  # best first
+    (segments,) = ax.containers[0].lines[2]
+    spans = [list(path.vertices[:, 0]) for path in segments.get_paths()]
+    assert spans == [pytest.approx([0.6, 0.8]), pytest.approx([0.4, 0.7])]
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^columns 'lower' and 'upper': 1 row has lower"
+    ):
+        plot.intervals(table.with_columns(upper=pl.Series([0.5, 0.7])))
+
+
 def test_intervals_unknown_metric_and_label() -> None:
     table = pl.DataFrame(
         {
@@ -914,8 +938,12 @@ def test_intervals_draw_a_paired_table_around_zero(digits: pl.DataFrame) -> None
     (ax,) = fig.axes
     assert ax.get_title() == "lrap: knn - logreg (above 0: knn better)"
     assert [t.get_text() for t in ax.get_yticklabels()] == ["0", "1", "2", "3", "4"]
-    (points,) = ax.containers  # the errorbar's
-    np.testing.assert_allclose(points.lines[0].get_xdata(), per_fold["difference"].to_numpy())
+    (bars_,) = ax.containers  # the errorbar's: the intervals
+    (segments,) = bars_.lines[2]
+    spans = np.array([path.vertices[:, 0] for path in segments.get_paths()])
+    np.testing.assert_allclose(spans, per_fold.select("lower", "upper").to_numpy())
+    points = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    np.testing.assert_allclose(points[0].get_xdata(), per_fold["difference"].to_numpy())
     assert [line.get_xdata()[0] for line in ax.get_lines() if line.get_linestyle() == "--"] == [0]
     overall = pl_metrics.paired(digits, "log_loss", "logreg", "knn", n_resamples=20)
     (ax,) = plot.intervals(overall.lazy()).axes
