@@ -53,6 +53,9 @@ MAX_PANELS = 40
 #: it (`pl_metrics._curve_tables.thinned`): more do not show at a figure's size. Its AUC or
 #: AP is computed from all of them.
 MAX_DRAWN_POINTS = 5000
+#: `distributions` draws at most this many bins per histogram: more do not show at a
+#: figure's size (a million took matplotlib over ten minutes).
+MAX_HISTOGRAM_BINS = 1000
 _INTERVAL_COLUMNS = ("metric", "estimate", "lower", "upper", "std")
 
 
@@ -443,12 +446,18 @@ def distributions(
 
     As the BirdCLEF 2022 metrics notebook draws them: one panel per metric, titled with its
     direction; the panels share their x axis when every value lies in [0, 1], and each keeps
-    its own scale otherwise (scores and losses). ``bins``: the bins of each histogram.
+    its own scale otherwise (scores and losses). ``bins``: the bins of each histogram
+    (at most `MAX_HISTOGRAM_BINS`).
     """
     metrics = list(column_names("metrics", metrics))
     if not metrics:
         raise MetricsInputError("option 'metrics': none given")
     bins = _positive_integer("bins", bins)
+    if bins > MAX_HISTOGRAM_BINS:
+        raise MetricsInputError(
+            f"option 'bins': expected at most {MAX_HISTOGRAM_BINS:,} (more do not show at a "
+            f"figure's size), got {bins:,}"
+        )
     table = _need(table, metrics, numeric=metrics)
     # Nulls (NaN in numpy), NaN and infinite values are left out: a histogram's range is finite.
     values = [v[np.isfinite(v)] for v in (table[m].cast(pl.Float64).to_numpy() for m in metrics)]

@@ -769,6 +769,7 @@ BAD_OPTIONS = [
     (plot.reliability, "calibration", {"counts": "yes"}, "option 'counts': expected True or"),
     (plot.distributions, "report", {"metrics": "lrap", "bins": 0}, "option 'bins': expected a"),
     (plot.distributions, "report", {"metrics": "lrap", "bins": "auto"}, "option 'bins'"),
+    (plot.distributions, "report", {"metrics": "lrap", "bins": 10**6}, "at most 1,000"),
     (plot.distributions, "report", {"metrics": None}, "option 'metrics': expected column names"),
     (plot.distributions, "report", {"metrics": ["lrap", "lrap"]}, "named more than once"),
     (plot.heatmap, "report", {"metric": 3}, "option 'metric': expected a column name"),
