@@ -380,8 +380,8 @@ def _add_curve_options(parser: argparse.ArgumentParser, *, tables: bool = True) 
         "--max-points",
         type=int,
         metavar="N",
-        help="curves: at most N points per class in the table (a --plot draws the whole curve, "
-        "so its AUC and AP are exact)",
+        help="curves: at most N points per class in the table (the picture of curves --plot "
+        "draws the whole curve, so its AUC and AP are exact)",
     )
 
 
@@ -820,29 +820,36 @@ def _warn_of_a_threshold_past_the_scores(
     the input, scanned only with either option (then one read of its score column).
     """
     metrics = _metrics(args.metric)
-    if args.threshold is None and args.threshold_table is None:  # (--quiet too: a warning)
+    checked: list[tuple[str, Any, Any]] = []  # (what, its lowest, its highest threshold)
+    typed = args.threshold is not None or args.threshold_table is not None
+    if typed and any("threshold" in info(m).options for m in metrics):
+        if isinstance(given, pl.DataFrame):
+            thresholds = given["threshold"]
+            checked.append(
+                ("every threshold of --threshold-table", thresholds.min(), thresholds.max())
+            )
+        else:
+            checked.append((f"--threshold {given:g}", given, given))
+    sweep = getattr(args, "thresholds", None)  # (score's --thresholds, of threshold_sweep)
+    if sweep is not None and "threshold_sweep" in metrics:
+        checked.append(("every threshold of --thresholds", min(sweep), max(sweep)))
+    if not checked:  # (--quiet too: a warning)
         return
-    if not any("threshold" in info(m).options for m in metrics):
-        return
-    if isinstance(given, pl.DataFrame):
-        named, thresholds = "every threshold of --threshold-table", given["threshold"]
-        lowest, highest = thresholds.min(), thresholds.max()
-    else:
-        named, lowest, highest = f"--threshold {given:g}", given, given
     score_col = pl.col(args.score_col)
     range_ = rows().select(score_col.min().alias("low"), score_col.max().alias("high"))
     low, high = range_.collect().row(0)
-    if None in (low, high, lowest, highest):
-        return
-    side = (
-        "above every score: every prediction is negative"
-        if lowest > high
-        else "at or below every score: every prediction is positive"
-        if highest <= low
-        else None
-    )
-    if side is not None:
-        _say(f"warning: {named} is {side} (scores from {low!r} to {high!r})")
+    for named, lowest, highest in checked:
+        if None in (low, high, lowest, highest):
+            continue
+        side = (
+            "above every score: every prediction is negative"
+            if lowest > high
+            else "at or below every score: every prediction is positive"
+            if highest <= low
+            else None
+        )
+        if side is not None:
+            _say(f"warning: {named} is {side} (scores from {low!r} to {high!r})")
 
 
 def _per_fold(
@@ -1193,7 +1200,7 @@ def _run_score(args: argparse.Namespace) -> None:
             **options,
         )
     _write(result, args.format, args.output)
-    given = options["threshold"]  # (the files are scanned again only with a threshold given)
+    given = options["threshold"]  # (the files are scanned again only with thresholds given)
     _warn_of_a_threshold_past_the_scores(args, given, lambda: scan_files(files(args.paths)))
 
 

@@ -1453,6 +1453,12 @@ def test_a_threshold_past_every_score_is_warned_of(
         assert main(table_argv) == 0
         said = "every threshold of --threshold-table is above every score"
         assert (said in capsys.readouterr().err) == warned
+    # threshold_sweep's --thresholds too: a sweep of 50 and 60 (meant percent) is all zeros.
+    sweep_argv = ["score", str(DATA), "-m", "threshold_sweep", "--by", "model", "-o", "-"]
+    for thresholds, warned in (("50,60", True), ("0.5,60", False)):
+        assert main([*sweep_argv, "--thresholds", thresholds, "--format", "csv"]) == 0
+        said = "every threshold of --thresholds is above every score"
+        assert (said in capsys.readouterr().err) == warned
 
 
 @pytest.mark.parametrize("fmt", ["csv", "json"])
