@@ -36,6 +36,7 @@ from pl_metrics._frame import (
     shown,
     to_polars,
 )
+from pl_metrics._io import reader_error
 from pl_metrics._registry import METRIC_OPTIONS, METRICS, MetricInfo, info, sweepable
 
 __all__ = [
@@ -437,7 +438,9 @@ def _threshold_table(table: object) -> Thresholds:
     try:
         df = to_polars(table).lazy().collect()
     except (pl.exceptions.PolarsError, OSError) as error:  # a lazy table's file, say
-        raise MetricsInputError(f"option 'threshold': cannot read the table: {error}") from None
+        raise MetricsInputError(
+            f"option 'threshold': cannot read the table: {reader_error(error)}"
+        ) from None
     if THRESHOLD not in df.columns:
         raise MetricsInputError(
             f"option 'threshold': a threshold table needs a numeric {THRESHOLD!r} column; its "

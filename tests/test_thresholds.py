@@ -7,6 +7,7 @@ import functools
 import math
 import warnings
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -590,7 +591,7 @@ def counting_reads(table: pl.DataFrame) -> tuple[pl.LazyFrame, list[int]]:
     return pl.defer(read, schema=table.schema), reads
 
 
-def test_a_lazy_threshold_table_is_read_when_the_result_is_collected() -> None:
+def test_a_lazy_threshold_table_is_read_when_the_result_is_collected(tmp_path: Path) -> None:
     rng = np.random.default_rng(5)
     df = pl_metrics.from_numpy(rng.random((60, 3)) < 0.4, np.round(rng.random((60, 3)), 2))
     df = df.with_columns(model=pl.col("id") % 2)
@@ -610,6 +611,14 @@ def test_a_lazy_threshold_table_is_read_when_the_result_is_collected() -> None:
     missing = pl_metrics.f1(df.lazy(), threshold=pl.scan_parquet("/nonexistent/t.parquet"))
     with pytest.raises(pl_metrics.MetricsInputError, match=r"^option 'threshold': cannot read"):
         missing.collect()
+    # A reader's error in one line: polars adds lines of advice.
+    rows = "".join(f"{c},0.5\n" for c in range(10))
+    (tmp_path / "t.csv").write_text(f"class,threshold\n{rows}x,0.5\n")
+    unparsed = pl.scan_csv(tmp_path / "t.csv", infer_schema_length=5)
+    with pytest.raises(pl_metrics.MetricsInputError) as unread:
+        pl_metrics.f1(df, threshold=unparsed)
+    assert str(unread.value).startswith("option 'threshold': cannot read the table: could not")
+    assert "\n" not in str(unread.value)
 
 
 def test_a_threshold_table_applies_to_float_keys_of_either_zero() -> None:
