@@ -291,15 +291,27 @@ def class_weights_option(
     if sum(class_weights.values()) == 0:
         raise MetricsInputError("option 'class_weights': the weights sum to zero")
     # Classes are matched as text, so 0 and "0" name one class.
-    texts = [str(k) for k in class_weights]
+    texts = [_class_text(k) for k in class_weights]
     twice = sorted({t for t in texts if texts.count(t) > 1})
     if twice:
-        keys = [k for k in class_weights if str(k) in twice]
+        keys = [k for k, t in zip(class_weights, texts, strict=True) if t in twice]
         raise MetricsInputError(
             f"option 'class_weights': {keys} name the same class, as classes are compared as "
             "text; give each class once"
         )
-    return tuple(sorted((str(k), float(v)) for k, v in class_weights.items()))  # (one order)
+    weights = (float(v) for v in class_weights.values())
+    return tuple(sorted(zip(texts, weights, strict=True)))  # (one order)
+
+
+def _class_text(key: object) -> str:
+    """A class key as polars writes a class column as text: True as "true", 1e-07 as "1e-7"."""
+    if isinstance(key, str):
+        return key
+    try:
+        text = pl.Series([key]).cast(pl.String).item()
+    except (TypeError, ValueError, pl.exceptions.PolarsError):  # not a value polars holds
+        return str(key)
+    return str(key) if text is None else str(text)
 
 
 def make_options(

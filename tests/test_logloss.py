@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from typing import Any
+
 import numpy as np
 import polars as pl
 import pytest
@@ -199,6 +202,19 @@ def test_class_weights_must_match_classes() -> None:
         pl_metrics.weighted_log_loss(numbered, class_weights={0: 1.0, "0": 5.0, 1: 2.0})
     with pytest.raises(pl_metrics.MetricsInputError, match="option 'eps'"):
         pl_metrics.log_loss(df, eps=0.7)
+
+
+@pytest.mark.parametrize(
+    "classes",
+    [[True, False], [1e-7, 2e-7], [dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 2)], [0, 1]],
+)
+def test_class_weights_keyed_by_the_class_columns_own_values(classes: list[Any]) -> None:
+    """Keys are compared as polars writes the classes: True as "true", 1e-07 as "1e-7"."""
+    df = seed_002_frame()
+    typed = df.with_columns(pl.col("class").replace_strict({"A": classes[0], "B": classes[1]}))
+    want = pl_metrics.weighted_log_loss(df, class_weights={"A": 0.8, "B": 0.2})
+    got = pl_metrics.weighted_log_loss(typed, class_weights={classes[0]: 0.8, classes[1]: 0.2})
+    assert got.item() == pytest.approx(want.item(), rel=1e-12)
 
 
 def test_weighted_log_loss_by_group_and_categorical_class() -> None:
