@@ -286,7 +286,8 @@ def class_weights_option(
     if extreme:
         raise MetricsInputError(
             f"option 'class_weights': nonzero weights must lie in [{1 / LARGEST_WEIGHT:g}, "
-            f"{LARGEST_WEIGHT:g}], got {extreme}; rescale them (only their ratios count)"
+            f"{LARGEST_WEIGHT:g}], got {', '.join(f'{v:g}' for v in extreme)}; rescale them "
+            "(only their ratios count)"
         )
     if sum(class_weights.values()) == 0:
         raise MetricsInputError("option 'class_weights': the weights sum to zero")

@@ -829,7 +829,8 @@ def _warn_of_a_threshold_past_the_scores(
                 ("every threshold of --threshold-table", thresholds.min(), thresholds.max())
             )
         else:
-            checked.append((f"--threshold {given:g}", given, given))
+            shown_given = given if isinstance(given, int) else f"{given:g}"  # (ints exact)
+            checked.append((f"--threshold {shown_given}", given, given))
     sweep = getattr(args, "thresholds", None)  # (score's --thresholds, of threshold_sweep)
     if sweep is not None and "threshold_sweep" in metrics:
         checked.append(("every threshold of --thresholds", min(sweep), max(sweep)))

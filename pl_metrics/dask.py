@@ -265,7 +265,6 @@ def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:
                     f"chunk {number} of {len(futures)} ({chunks.strategy}) over "
                     f"{', '.join(paths[:3])}{' ...' if len(paths) > 3 else ''} failed after "
                     f"{retries + 1} tries: {type(error).__name__}: {error}"
-                    + (f"; {which}" if which else "")
                 ) from error
         return kept
 
@@ -285,8 +284,9 @@ def _reading(error: BaseException) -> bool:
 def _unreadable_file(client: Any, paths: list[str], spec: Spec) -> str | None:
     """`pl_metrics._io.unreadable_file`, on a worker (where the files are), or None.
 
-    A hint only: None when it fails or takes longer than `_LOCATE_SECONDS` (every file is
-    read again), and the chunk's own error is raised either way.
+    The file found is the data's error (`MetricsInputError`); None when every file reads
+    alone, or the search fails or takes longer than `_LOCATE_SECONDS` (every file is read
+    again): then the chunk's own error is raised, as `ChunkError`.
     """
     try:
         found = client.submit(_locate, [Path(p) for p in paths], spec.read, pure=False)

@@ -216,8 +216,9 @@ def _series_label(keys: Sequence[str], values: Sequence[Any]) -> str:
     """``knn`` for one key column, ``knn / fold 0`` for more (the first key's value alone)."""
     if not keys:
         return "all"
-    shown = [f"{v:.6g}" if isinstance(v, float) else str(v) for v in values]  # 0.3, not 0.300...04
-    parts = [shown[0], *(f"{k} {v}" for k, v in zip(keys[1:], shown[1:], strict=True))]
+    # 15 digits: 0.3 for 0.1 * 3 (0.30000000000000004), and distinct values stay apart.
+    texts = [f"{v:.15g}" if isinstance(v, float) else str(v) for v in values]
+    parts = [texts[0], *(f"{k} {v}" for k, v in zip(keys[1:], texts[1:], strict=True))]
     return " / ".join(parts)
 
 
@@ -311,10 +312,11 @@ def per_class_bars(
     if given_keys is not None:
         keys = given_keys
         others = _key_columns(table, [class_col, metric, *keys])
+        option = "model_col" if model_col is not None else "by"
         hint = (
-            f"with by={keys} each ({', '.join(keys)}, {class_col}) needs one row; "
-            f"filter the table on {others}, add them to by, or leave by unset to draw every "
-            "combination"
+            f"with {option}={model_col if model_col is not None else keys!r} each "
+            f"({', '.join([*keys, class_col])}) needs one row; filter the table on {others}, "
+            f"or leave {option} unset to draw every combination"
         )
     else:
         keys = _key_columns(table, [class_col, metric])
@@ -623,7 +625,9 @@ def intervals(
     keys = [c for c in table.columns if c not in _INTERVAL_COLUMNS]
     names = keys if label is None else list(column_names("label", label))
     _need(table, names, labels=names)
-    upside_down = table.filter(pl.col("lower") > pl.col("upper")).height
+    # (polars sorts NaN above every number: a NaN bound, drawn as no interval, is not refused)
+    bounds_nan = pl.col("lower").is_nan() | pl.col("upper").is_nan()
+    upside_down = table.filter((pl.col("lower") > pl.col("upper")) & ~bounds_nan).height
     if upside_down:
         raise MetricsInputError(
             f"columns 'lower' and 'upper': {upside_down:,} "
@@ -647,8 +651,9 @@ def intervals(
         ys = list(range(rows.height))
         # The interval and its estimate apart: a percentile interval need not hold the
         # estimate (a skewed or biased metric), which errorbar's offsets cannot draw.
-        middle, half = (lower + upper) / 2, (upper - lower) / 2
-        ax.errorbar(middle, ys, xerr=half, fmt="none", ecolor="C0", capsize=3)
+        with np.errstate(invalid="ignore"):  # an infinite bound: no interval drawn
+            middle, half = (lower + upper) / 2, (upper - lower) / 2
+            ax.errorbar(middle, ys, xerr=half, fmt="none", ecolor="C0", capsize=3)
         ax.plot(estimate, ys, "o", color="C0")
         ax.set_yticks(ys, [_row_name(names, row) or metric for row in rows.iter_rows(named=True)])
         ax.set_ylim(rows.height - 0.5, -0.5)  # first row (the best) on top

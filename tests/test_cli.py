@@ -1453,6 +1453,12 @@ def test_a_threshold_past_every_score_is_warned_of(
         assert main(table_argv) == 0
         said = "every threshold of --threshold-table is above every score"
         assert (said in capsys.readouterr().err) == warned
+    # An integer threshold is shown as typed: 9007199254740997, not 9.0072e+15.
+    assert (
+        main(["score", str(DATA), "-m", "f1", "--by", "model", "--threshold", "9007199254740997"])
+        == 0
+    )
+    assert "--threshold 9007199254740997 is above" in capsys.readouterr().err
     # threshold_sweep's --thresholds too: a sweep of 50 and 60 (meant percent) is all zeros.
     sweep_argv = ["score", str(DATA), "-m", "threshold_sweep", "--by", "model", "-o", "-"]
     for thresholds, warned in (("50,60", True), ("0.5,60", False)):

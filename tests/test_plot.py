@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -378,6 +380,13 @@ def test_intervals_draw_an_estimate_outside_its_interval() -> None:
         pl_metrics.MetricsInputError, match=r"^columns 'lower' and 'upper': 1 row has lower"
     ):
         plot.intervals(table.with_columns(upper=pl.Series([0.5, 0.7])))
+    # A NaN or infinite bound draws no interval (polars sorts NaN above every number).
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        open_ended = table.with_columns(lower=pl.Series([float("nan"), -math.inf]))
+        (ax,) = plot.intervals(open_ended).axes
+    (points,) = [line for line in ax.get_lines() if line.get_marker() == "o"]
+    np.testing.assert_allclose(points.get_xdata(), [0.9, 0.5])
 
 
 def test_intervals_unknown_metric_and_label() -> None:
@@ -930,6 +939,10 @@ def test_a_float_series_column_is_named_in_the_error_and_shown_short(
     fig = plot.roc_curves(table, by="C")
     labels = [t.get_text().split(" (")[0] for t in fig.axes[0].get_legend().get_texts()]
     assert labels == ["0", "0.1", "0.2", "0.3", "0.4"]
+    close = table.with_columns(C=pl.col("C") + pl.when(pl.col("C") > 0.35).then(1e-7).otherwise(0))
+    fig = plot.roc_curves(close.filter(pl.col("C") > 0.25), by="C")
+    labels = [t.get_text().split(" (")[0] for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["0.3", "0.4000001"]  # values apart stay apart
 
 
 def test_intervals_draw_a_paired_table_around_zero(digits: pl.DataFrame) -> None:
