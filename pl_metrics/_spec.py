@@ -304,6 +304,36 @@ def class_weights_option(
     return tuple(sorted(zip(texts, weights, strict=True)))  # (one order)
 
 
+def _class_weight_keys(
+    weights: tuple[tuple[str, float], ...], dtype: pl.DataType
+) -> tuple[tuple[str, float], ...]:
+    """``class_weights``' keys as the class column writes its values as text.
+
+    A key read as the column's type and written back: 1 as "1.0" for float classes, a time
+    in the column's unit (pandas' nanoseconds), "1.5" as "1.50" for a Decimal of 2 places.
+    A key that does not read stays as it is (and is reported as no class of the table).
+    """
+    key = pl.col("key")
+    if dtype.is_float():
+        read: pl.Expr | None = key.cast(pl.Float64, strict=False).cast(dtype)
+    elif isinstance(dtype, (pl.Datetime, pl.Time, pl.Decimal)):  # (as threshold tables')
+        read = _parsed(key, dtype)
+    else:
+        return weights
+    assert read is not None
+    texts = [text for text, _ in weights]
+    written = pl.DataFrame({"key": texts}).select(pl.coalesce(read.cast(pl.String), key))
+    bound = written.to_series().to_list()
+    twice = sorted({b for b in bound if bound.count(b) > 1})
+    if twice:
+        same = [t for t, b in zip(texts, bound, strict=True) if b in twice]
+        raise MetricsInputError(
+            f"option 'class_weights': {same} name the same class once read as the class "
+            f"column's type ({dtype}); give each class once"
+        )
+    return tuple(sorted(zip(bound, (w for _, w in weights), strict=True)))
+
+
 def _class_text(key: object) -> str:
     """A class key as polars writes a class column as text: True as "true", 1e-07 as "1e-7"."""
     if isinstance(key, str):
@@ -793,6 +823,9 @@ def resolve(
     if isinstance(opts.threshold, Thresholds):
         _check_threshold_keys(opts.threshold, cols, frame.collect_schema().names())
         opts = replace(opts, threshold=_integer_keys(opts.threshold, frame.collect_schema()))
+    if opts.class_weights is not None:
+        class_type = frame.collect_schema()[cols.cls]
+        opts = replace(opts, class_weights=_class_weight_keys(opts.class_weights, class_type))
     _check_result_names(entries, cols)
     ordering = [e.name for e in entries if e.orders_classes]
     if ordering:  # (the schema again only then)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -205,13 +206,24 @@ def test_class_weights_must_match_classes() -> None:
 
 
 @pytest.mark.parametrize(
-    "classes",
-    [[True, False], [1e-7, 2e-7], [dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 2)], [0, 1]],
+    ("classes", "dtype"),
+    [
+        ([True, False], None),
+        ([1e-7, 2e-7], None),
+        ([0, 1], None),
+        ([dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 2)], None),
+        ([dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 2)], pl.Datetime("ns")),  # pandas'
+        ([Decimal("1.5"), Decimal("2.5")], pl.Decimal(10, 2)),  # written 1.50
+        ([1, 2], pl.Float64),  # written 1.0
+    ],
 )
-def test_class_weights_keyed_by_the_class_columns_own_values(classes: list[Any]) -> None:
+def test_class_weights_keyed_by_the_class_columns_own_values(
+    classes: list[Any], dtype: pl.DataType | None
+) -> None:
     """Keys are compared as polars writes the classes: True as "true", 1e-07 as "1e-7"."""
     df = seed_002_frame()
-    typed = df.with_columns(pl.col("class").replace_strict({"A": classes[0], "B": classes[1]}))
+    values = {"A": classes[0], "B": classes[1]}
+    typed = df.with_columns(pl.col("class").replace_strict(values, return_dtype=dtype))
     want = pl_metrics.weighted_log_loss(df, class_weights={"A": 0.8, "B": 0.2})
     got = pl_metrics.weighted_log_loss(typed, class_weights={classes[0]: 0.8, classes[1]: 0.2})
     assert got.item() == pytest.approx(want.item(), rel=1e-12)
