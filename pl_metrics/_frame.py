@@ -209,6 +209,11 @@ class Columns:
     pooled_folds: str | None = field(default=None, compare=False)
 
     @property
+    def callers_by(self) -> tuple[str, ...]:
+        """The ``by`` the caller gave: `by` less a ``fold_col`` added to it."""
+        return self.by if self.given_by is None else self.given_by
+
+    @property
     def class_hash(self) -> pl.Expr:
         """The class column's `class_hash`."""
         return class_hash(pl.col(self.cls), categorical=self.class_is_categorical)
@@ -784,7 +789,7 @@ def by_hint(cols: Columns) -> str:
     others = cols.other_keys
     if not others:
         return ""
-    given = cols.by if cols.given_by is None else cols.given_by
+    given = cols.callers_by
     keys = [*given, *others]
     group = keys[0] if len(keys) == 1 else f"({', '.join(keys)})"
     return (

@@ -72,9 +72,10 @@ def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
     for item in items:
         text = os.path.expanduser(str(item))  # ~ as the shell and polars' scans read it
         if "://" in text:  # (Path would also merge its slashes: s3:/bucket)
+            scan = "scan_csv" if text.lower().endswith(".csv") else "scan_parquet"
             raise MetricsInputError(
-                f"{text!r} is a URL: files, folders and globs are read from local disks; "
-                f"score a remote dump as a LazyFrame: pl_metrics.score(pl.scan_parquet({text!r}), "
+                f"{text!r} is a URL: files, folders and globs are read from local disks; copy "
+                f"it to one, or score it as a LazyFrame: pl_metrics.score(pl.{scan}({text!r}), "
                 "...)"
             )
         if Path(text).exists() or not any(c in text for c in "*?["):

@@ -855,9 +855,8 @@ def made_columns(entry: MetricInfo) -> tuple[str, ...]:
 
 def check_key_names(cols: Columns, made: Sequence[str], maker: str) -> None:
     """Refuse key columns (``by``, id, class) named like a column in ``made``."""
-    given = cols.by if cols.given_by is None else cols.given_by  # (the rest: fold_col)
     keys = {cols.id: "id_col", cols.cls: "class_col"} | {
-        name: "by" if name in given else "fold_col" for name in cols.by
+        name: "by" if name in cols.callers_by else "fold_col" for name in cols.by
     }
     for name, option in keys.items():
         check_key_name(name, option, made, maker)
