@@ -309,13 +309,18 @@ def _class_weight_keys(
 ) -> tuple[tuple[str, float], ...]:
     """``class_weights``' keys as the class column writes its values as text.
 
-    A key read as the column's type and written back: 1 as "1.0" for float classes, a time
-    in the column's unit (pandas' nanoseconds), "1.5" as "1.50" for a Decimal of 2 places.
-    A key that does not read stays as it is (and is reported as no class of the table).
+    A key read as the column's type and written back: 1 as "1.0" for float classes, 1.0 as
+    "1" for integer ones, a time in the column's unit (pandas' nanoseconds), "1.5" as "1.50"
+    for a Decimal of 2 places. A key that does not read stays as it is (and is reported as
+    no class of the table).
     """
     key = pl.col("key")
     if dtype.is_float():
         read: pl.Expr | None = key.cast(pl.Float64, strict=False).cast(dtype)
+    elif dtype.is_integer():  # (integer text as it is: past 2**53, a float would round it)
+        number = key.cast(pl.Float64, strict=False)
+        whole = pl.when(number == number.floor()).then(number.cast(dtype, strict=False))
+        read = pl.coalesce(key.cast(dtype, strict=False), whole)
     elif isinstance(dtype, (pl.Datetime, pl.Time, pl.Decimal)):  # (as threshold tables')
         read = _parsed(key, dtype)
     else:

@@ -215,6 +215,7 @@ def test_class_weights_must_match_classes() -> None:
         ([dt.datetime(2020, 1, 1), dt.datetime(2020, 1, 2)], pl.Datetime("ns")),  # pandas'
         ([Decimal("1.5"), Decimal("2.5")], pl.Decimal(10, 2)),  # written 1.50
         ([1, 2], pl.Float64),  # written 1.0
+        ([1.0, 2.0], pl.Int64),  # written 1
     ],
 )
 def test_class_weights_keyed_by_the_class_columns_own_values(
