@@ -291,8 +291,9 @@ def class_weights_option(
         )
     if sum(class_weights.values()) == 0:
         raise MetricsInputError("option 'class_weights': the weights sum to zero")
-    # Classes are matched as text, so 0 and "0" name one class.
-    texts = [_class_text(k) for k in class_weights]
+    # Classes are matched as text, so 0 and "0" name one class (read as the class column's
+    # type at `resolve`: `_class_weight_keys`).
+    texts = [str(k) for k in class_weights]
     twice = sorted({t for t in texts if texts.count(t) > 1})
     if twice:
         keys = [k for k, t in zip(class_weights, texts, strict=True) if t in twice]
@@ -309,14 +310,17 @@ def _class_weight_keys(
 ) -> tuple[tuple[str, float], ...]:
     """``class_weights``' keys as the class column writes its values as text.
 
-    A key read as the column's type and written back: 1 as "1.0" for float classes, 1.0 as
-    "1" for integer ones, a time in the column's unit (pandas' nanoseconds), "1.5" as "1.50"
-    for a Decimal of 2 places. A key that does not read stays as it is (and is reported as
-    no class of the table).
+    A key read as the column's type and written back: True as "true", 1e-07 as "1e-7" and 1
+    as "1.0" for float classes, 1.0 as "1" for integer ones, a time in the column's unit
+    (pandas' nanoseconds), "1.5" as "1.50" for a Decimal of 2 places. A key that does not
+    read stays as it is (and is reported as no class of the table).
     """
     key = pl.col("key")
-    if dtype.is_float():
-        read: pl.Expr | None = key.cast(pl.Float64, strict=False).cast(dtype)
+    if dtype == pl.Boolean:
+        word = key.str.to_lowercase()
+        read: pl.Expr | None = pl.when(word == "true").then(True).when(word == "false").then(False)
+    elif dtype.is_float():
+        read = key.cast(pl.Float64, strict=False).cast(dtype)
     elif dtype.is_integer():  # (integer text as it is: past 2**53, a float would round it)
         number = key.cast(pl.Float64, strict=False)
         whole = pl.when(number == number.floor()).then(number.cast(dtype, strict=False))
@@ -337,17 +341,6 @@ def _class_weight_keys(
             f"column's type ({dtype}); give each class once"
         )
     return tuple(sorted(zip(bound, (w for _, w in weights), strict=True)))
-
-
-def _class_text(key: object) -> str:
-    """A class key as polars writes a class column as text: True as "true", 1e-07 as "1e-7"."""
-    if isinstance(key, str):
-        return key
-    try:
-        text = pl.Series([key]).cast(pl.String).item()
-    except (TypeError, ValueError, pl.exceptions.PolarsError):  # not a value polars holds
-        return str(key)
-    return str(key) if text is None else str(text)
 
 
 def make_options(
