@@ -1066,7 +1066,19 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
             return _ordered_as_enums(pl.DataFrame(frame), frame) if pandas else pl.DataFrame(frame)
         except pl.exceptions.SchemaError:  # "expected Struct": a single column's stream
             pass
-        except (TypeError, ValueError, pl.exceptions.PolarsError) as error:
+        # (A DuckDB stream with a column polars cannot import panics rather than raises.)
+        except (
+            TypeError,
+            ValueError,
+            pl.exceptions.PolarsError,
+            pl.exceptions.PanicException,
+        ) as error:
+            unreadable = [] if pandas else _unreadable_arrow_columns(frame)
+            if unreadable:  # (polars' own message is a panic's, naming no column)
+                raise MetricsInputError(
+                    "the table cannot be read as columns: polars cannot read the type of "
+                    f"{listed(unreadable, 3)}; drop or cast those columns first"
+                ) from None
             mixed = _mixed_pandas_columns(frame) if pandas else []
             where = f" (columns of mixed types: {mixed}; make each one type)" if mixed else ""
             raise MetricsInputError(
@@ -1113,6 +1125,34 @@ def _ordered_as_enums(df: pl.DataFrame, frame: Any) -> pl.DataFrame:
         and str(name) in df.columns
     }
     return df.with_columns(pl.col(n).cast(pl.Enum(c)) for n, c in ordered.items())
+
+
+def _unreadable_arrow_columns(frame: Any) -> list[str]:
+    """The columns of an Arrow stream whose types polars cannot import (a DuckDB interval).
+
+    Found by the stream's schema, read again (a consumed stream names none).
+    """
+    import pyarrow as pa
+
+    try:
+        schema = (
+            frame.schema
+            if isinstance(frame, pa.Table)
+            else pa.RecordBatchReader.from_stream(frame).schema
+        )
+    except Exception:  # (pyarrow < 15, or a stream read once)
+        return []
+    return [f"{f.name!r} ({f.type})" for f in schema if not _arrow_type_readable(f.type)]
+
+
+def _arrow_type_readable(dtype: Any) -> bool:
+    import pyarrow as pa
+
+    try:
+        pl.DataFrame(pa.table({"column": pa.array([], type=dtype)}))
+    except (pl.exceptions.PolarsError, pl.exceptions.PanicException, TypeError, ValueError):
+        return False
+    return True
 
 
 def _mixed_pandas_columns(frame: Any) -> list[str]:

@@ -251,6 +251,23 @@ def test_duckdb_relations_are_accepted() -> None:
     assert_frame_equal(got, pl_metrics.lrap(DIGITS, by="model"))
 
 
+def test_a_column_polars_cannot_read_is_named() -> None:
+    """An Arrow interval column: polars raises for a table, panics for a stream (DuckDB's)."""
+    duckdb = pytest.importorskip("duckdb")
+    table = DIGITS.head(20).to_arrow()
+    table = table.append_column(
+        "wait", pa.array([pa.MonthDayNano([0, 1, 0])] * 20, pa.month_day_nano_interval())
+    )
+    stream = pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
+    relation = duckdb.sql("select *, interval 1 day as wait from DIGITS limit 20")
+    for frame in (table, stream, relation):
+        with pytest.raises(
+            pl_metrics.MetricsInputError,
+            match=r"polars cannot read the type of 'wait' \(month_day_nano_interval\); drop",
+        ):
+            pl_metrics.lrap(frame)
+
+
 def test_a_pyarrow_dataset_is_a_score_source(tmp_path: Path) -> None:
     DIGITS.write_parquet(tmp_path / "part.parquet")
     dataset = ds.dataset(tmp_path, format="parquet")
