@@ -20,6 +20,7 @@ from pl_metrics._frame import (
     INTERNAL,
     FrameT,
     MetricsInputError,
+    caller_stacklevel,
     checked_options,
     column_name,
     listed,
@@ -32,6 +33,9 @@ __all__ = ["from_numpy", "from_wide"]
 
 #: Prefix of the columns of the side plan that counts the problems of a wide table.
 _CHECK = f"{INTERNAL}wide_"
+#: The labels as lists, under a name of their own: the user's may be "class" or "score",
+#: or a kept column's of the scores.
+_LABELS = f"{_CHECK}labels"
 #: How many unknown labels or bad columns an error names.
 _SHOWN = 3
 
@@ -213,26 +217,30 @@ def _zero_one_columns(
 def _integer_scores(
     scores: pl.LazyFrame, kept: list[str]
 ) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
-    """Warn of kept integer columns of the scores that hold only 0 (beside labels).
+    """Warn of kept integer columns of the scores that hold only 0 and 1 (beside labels).
 
-    Classes are found by type: a class that no id has, whose scores a CSV wrote as 0
-    (read as integers), would be dropped in silence; a wide truth table shows such a
-    class, labels do not. Such a column may as well be a fold of a single-fold file: told,
-    not refused.
+    Classes are found by type: a class scored 0 everywhere (no id has it) or with hard 0/1
+    predictions, that a CSV wrote as integers, would be dropped in silence (its scores no
+    longer ranked); a wide truth table shows such a class, labels do not. Such a column may
+    as well be a fold of a one- or two-fold file: told (once), not refused.
     """
     schema = scores.collect_schema()
     suspects = [c for c in kept if schema[c].is_integer()]
-    summary, zeros = _zero_one_columns(scores, suspects, "scores", ones=False)
+    summary, zero_one = _zero_one_columns(scores, suspects, "scores")
+    told = False
 
     def check(row: dict[str, Any]) -> None:
-        found = [f"{c!r} ({schema[c]})" for c in zeros(row)]
-        if found:
+        nonlocal told  # (a lazy result is checked at each collect; a report collects twice)
+        found = [f"{c!r} ({schema[c]})" for c in zero_one(row)]
+        if found and not told:
+            told = True
             warnings.warn(
-                "from_wide: integer columns of the scores holding only 0 are kept as columns, "
-                f"not taken as classes: {listed(found, _SHOWN)}; if they are classes (a CSV "
-                "writes a class scored 0 everywhere as integers), cast them to float",
+                "from_wide: integer columns of the scores holding only 0 and 1 are kept as "
+                f"columns, not taken as classes: {listed(found, _SHOWN)}; if they are classes "
+                "(a CSV writes scores of 0 and 1 as integers), cast them to float; if not (a "
+                "fold), name the classes with classes=[...]",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=caller_stacklevel(),
             )
 
     return summary, check
@@ -247,10 +255,11 @@ def _label_lists(table: pl.LazyFrame, labels_col: str, separator: str, where: st
     labels = pl.col(labels_col)
     if dtype == pl.String:
         return labels.str.split(separator)
-    if isinstance(dtype, pl.List):
+    if isinstance(dtype, pl.List) and not dtype.inner.is_nested():
         return labels if dtype.inner == pl.String else labels.cast(pl.List(pl.String))
     raise MetricsInputError(
-        f"column {labels_col!r}: true labels must be a list or a separated string, not {dtype}"
+        f"column {labels_col!r}: true labels must be a list of labels or a separated string, "
+        f"not {dtype}"
     )
 
 
@@ -263,14 +272,16 @@ def _unknown_labels(
     text: bool,
     kept_integers: Sequence[str] = (),
 ) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
-    """Count the ids whose labels (lists in ``labels_col``) are not ``known`` (and not "").
+    """Count the ids whose labels (lists in `_LABELS`) are not ``known`` (and not "").
+
+    ``labels_col``: the user's name of the labels, for the messages.
 
     ``text``: the labels were strings to split (else lists), for the hint on nulls.
     ``kept_integers``: integer columns of the scores, kept as columns: a label that names
     one gets a hint to cast it.
     """
     label = pl.element()
-    unknown = pl.col(labels_col).list.eval(label.filter(~label.is_in(known) & (label != "")))
+    unknown = pl.col(_LABELS).list.eval(label.filter(~label.is_in(known) & (label != "")))
     names = pl.col(f"{_CHECK}unknown").explode()
     summary = (
         table.select(id_col, unknown.alias(f"{_CHECK}unknown"))
@@ -286,7 +297,7 @@ def _unknown_labels(
             .alias(f"{_CHECK}integer_labels"),
         )
     )
-    nulls = table.select(pl.col(labels_col).null_count().alias(f"{_CHECK}null_labels"))
+    nulls = table.select(pl.col(_LABELS).null_count().alias(f"{_CHECK}null_labels"))
     summary = pl.concat([summary, nulls], how="horizontal")
 
     def check(row: dict[str, Any]) -> None:
@@ -332,8 +343,8 @@ def _repeated_ids(
     summary = pl.concat(
         [
             table.group_by(keys)
-            .len()
-            .filter(pl.col("len") > 1)
+            .agg(pl.len().alias(f"{_CHECK}len"))  # (an id or kept column may be named "len")
+            .filter(pl.col(f"{_CHECK}len") > 1)
             .select(
                 pl.len().alias(f"{_CHECK}repeat_{k}"),
                 pl.col(id_col).sort().head(_SHOWN).implode().alias(f"{_CHECK}repeat_{k}_ex"),
@@ -353,6 +364,44 @@ def _repeated_ids(
                     f" in {name}, which needs one row per {key}: "
                     f"{_shown(row[f'{_CHECK}repeat_{k}_ex'], count)}"
                 )
+
+    return summary, check
+
+
+def _uneven_ids(
+    scores: pl.LazyFrame, id_col: str, keep: list[str]
+) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
+    """Count the ids that the scores hold under fewer values of the kept columns than others.
+
+    A model (a kept column) that skips ids would be scored on the ids it has: the ids
+    compared with the truth table's are all models' together. A column with one value per
+    id (a fold) gives every id one row, as it should. Each id's rows are its values of the
+    kept columns, each once (`_repeated_ids` checks that first).
+    """
+    rows = pl.col(f"{_CHECK}rows")
+    fewer = rows < rows.max()
+    summary = (
+        scores.group_by(id_col)
+        .agg(pl.len().alias(f"{_CHECK}rows"))
+        .select(
+            fewer.sum().alias(f"{_CHECK}uneven"),
+            rows.min().alias(f"{_CHECK}uneven_fewest"),
+            rows.max().alias(f"{_CHECK}uneven_most"),
+            pl.col(id_col).filter(fewer).sort().head(_SHOWN).implode().alias(f"{_CHECK}uneven_ex"),
+        )
+    )
+
+    def check(row: dict[str, Any]) -> None:
+        count = row[f"{_CHECK}uneven"]
+        if count:
+            key = repr(keep[0]) if len(keep) == 1 else f"({', '.join(map(repr, keep))})"
+            raise MetricsInputError(
+                f"column {id_col!r}: {count:,} {'id' if count == 1 else 'ids'} of the scores "
+                f"{'has' if count == 1 else 'have'} rows for fewer values of the kept columns "
+                f"{key} than others (as few as {row[f'{_CHECK}uneven_fewest']:,} of "
+                f"{row[f'{_CHECK}uneven_most']:,}): {_shown(row[f'{_CHECK}uneven_ex'], count)}; "
+                "a model that skips ids would be scored on the ids it has"
+            )
 
     return summary, check
 
@@ -461,8 +510,8 @@ def from_wide(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``scores``)
-        Columns ``id_col``, the kept columns, ``class`` (String), ``score`` (Float64) and
-        ``truth`` (Boolean).
+        Columns ``id_col``, the kept columns, ``class`` (String), ``score`` (Float32 when
+        every class column is, else Float64) and ``truth`` (Boolean).
 
     Raises
     ------
@@ -474,8 +523,9 @@ def from_wide(
         that skips ids would otherwise be scored on the ids it has); with the default
         ``classes``, a column of a wide truth table holding only 0 and 1 that is no float
         column of the scores (a class the submission lacks, or scores it holds as integers).
-        Beside ``labels_col``, an integer column of the scores holding only 0 (a class
-        scored 0 everywhere, as a CSV writes it, or a single fold) is kept with a warning.
+        Beside ``labels_col``, an integer column of the scores holding only 0 and 1 (a class
+        scored 0 everywhere or with hard predictions, as a CSV writes it, or a fold) is kept
+        with a warning.
 
     Examples
     --------
@@ -562,7 +612,7 @@ def from_wide(
             raise MetricsInputError(f"column {id_col!r} (option 'id_col') is not in {where}")
         text = label_table.collect_schema().get(labels_col) == pl.String
         label_table = label_table.with_columns(
-            _label_lists(label_table, labels_col, separator, where)
+            _label_lists(label_table, labels_col, separator, where).alias(_LABELS)
         )
         # Labels of score columns left out of ``classes`` on purpose are not unknown.
         known = class_cols if classes is None else [c for c in schema if c not in (id_col, *skip)]
@@ -572,18 +622,13 @@ def from_wide(
             label_table, id_col, labels_col, known, text=text, kept_integers=integer_cols
         )
         if truth is None:  # the labels ride along with each row of their id
-            long = _unpivot(label_table, id_col, class_cols, [*keep, labels_col])
+            long = _unpivot(label_table, id_col, class_cols, [*keep, _LABELS])
         else:
             long = _unpivot(lazy, id_col, class_cols, keep).join(
-                label_table.select(id_col, labels_col), on=id_col, how="left"
+                label_table.select(id_col, _LABELS), on=id_col, how="left"
             )
-        is_label = pl.col(labels_col).list.contains(pl.col("class"))
-        # (Through another name: the labels column may itself be called "truth".)
-        out = (
-            long.with_columns(is_label.alias(f"{_CHECK}truth"))
-            .drop(labels_col)
-            .rename({f"{_CHECK}truth": "truth"})
-        )
+        is_label = pl.col(_LABELS).list.contains(pl.col("class"))
+        out = long.with_columns(is_label.alias("truth")).drop(_LABELS)
     elif truth is not None:
         truth_long, summary, check = _wide_truth(truth.lazy(), id_col, class_cols)
         long = _unpivot(lazy, id_col, class_cols, keep)
@@ -610,6 +655,10 @@ def from_wide(
     nulls, nulls_check = _null_ids({name: table for name, (table, _) in wide.items()}, id_col)
     summary = pl.concat([summary, repeated, nulls], how="horizontal")
     checks[:0] = [nulls_check, repeated_check]
+    if keep:
+        uneven, uneven_check = _uneven_ids(lazy, id_col, keep)
+        summary = pl.concat([summary, uneven], how="horizontal")
+        checks.insert(2, uneven_check)
 
     def check_all(row: dict[str, Any]) -> None:
         for one in checks:
@@ -623,10 +672,19 @@ def from_wide(
 def _unpivot(
     lazy: pl.LazyFrame, id_col: str, class_cols: list[str], index: list[str]
 ) -> pl.LazyFrame:
-    """One row per id and class column, the score as Float64."""
-    return lazy.unpivot(
-        on=class_cols, index=[id_col, *index], variable_name="class", value_name="score"
-    ).with_columns(pl.col("score").cast(pl.Float64))
+    """One row per id and class column; the score a Float32 if every class column is one.
+
+    Else a Float64: a threshold is compared in the scores' own type (a Float32 0.7 is below
+    the threshold 0.7 once widened), as for the arrays of `from_numpy`.
+    """
+    schema = lazy.collect_schema()
+    single = all(schema[c] == pl.Float32 for c in class_cols)
+    # (Selected first: polars refuses to unpivot beside a column named as the results.)
+    return (
+        lazy.select(id_col, *index, *class_cols)
+        .unpivot(on=class_cols, index=[id_col, *index], variable_name="class", value_name="score")
+        .with_columns(pl.col("score").cast(pl.Float32 if single else pl.Float64))
+    )
 
 
 def _array(name: str, values: object) -> np.ndarray:

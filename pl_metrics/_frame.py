@@ -37,6 +37,7 @@ __all__ = [
     "Ragged",
     "aggregate",
     "as_like",
+    "caller_stacklevel",
     "check_confidence",
     "check_eps",
     "check_option",
@@ -1045,6 +1046,19 @@ def table_option(option: str, table: object) -> pl.DataFrame | pl.LazyFrame:
         return to_polars(table)
     except TypeError as error:  # None, a dict, ...: bad input, told as the rest is
         raise MetricsInputError(f"option {option!r}: {error}") from None
+
+
+def caller_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside pl_metrics and polars, for a warning.
+
+    A warning given in a plan's step (when a lazy result is collected) then points at the
+    user's line, not at the step's.
+    """
+    packages = (os.path.dirname(__file__), os.path.dirname(pl.__file__))
+    frame, level = inspect.currentframe(), 0
+    while frame is not None and frame.f_code.co_filename.startswith(packages):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:

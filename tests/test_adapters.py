@@ -10,7 +10,7 @@ import pandas as pd
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
-from sklearn.metrics import label_ranking_average_precision_score, log_loss
+from sklearn.metrics import f1_score, label_ranking_average_precision_score, log_loss
 
 import pl_metrics
 
@@ -286,21 +286,40 @@ def test_from_wide_tells_of_integer_zero_score_columns_beside_labels(lazy: bool)
     labels = pl.DataFrame({"id": [0, 1, 2], "labels": ["bird frog", "frog", "bird"]})
     with pytest.warns(
         UserWarning,
-        match=r"^from_wide: integer columns of the scores holding only 0 are kept as columns, "
-        r"not taken as classes: 'owl' \(Int64\); if they are classes",
-    ):
+        match=r"^from_wide: integer columns of the scores holding only 0 and 1 are kept as "
+        r"columns, not taken as classes: 'owl' \(Int64\); if they are classes",
+    ) as told:
         kept = long_of(scores, labels, labels_col="labels", lazy=lazy)
     assert kept.columns == ["id", "owl", "class", "score", "truth"]
-    # As floats it is a class; 2-fold folds and flags are kept without a word.
+    # Once, at the caller's line (a lazy result was checked, and told, at each collect).
+    assert len(told) == 1
+    assert told[0].filename == __file__
+    # As floats it is a class; other integers (3 folds) and flags are kept without a word.
     as_float = long_of(
         scores.with_columns(pl.col("owl").cast(pl.Float64)), labels, labels_col="labels", lazy=lazy
     )
     assert as_float["class"].unique().sort().to_list() == ["bird", "frog", "owl"]
-    other = scores.with_columns(owl=pl.Series([0, 1, 0]), flag=pl.lit(True))
+    other = scores.with_columns(owl=pl.Series([0, 1, 2]), flag=pl.lit(True))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         got = long_of(other, labels, labels_col="labels", lazy=lazy)
     assert got.columns == ["id", "owl", "flag", "class", "score", "truth"]
+    # Hard 0/1 predictions of a class no label names changed LRAP (its scores left unranked)
+    # without a word; classes= silences it (a fold of a two-fold file).
+    hard = scores.with_columns(owl=pl.Series([1, 0, 1]))
+    tables = (hard.lazy(), labels.lazy()) if lazy else (hard, labels)
+
+    def scored() -> pl.DataFrame:  # (lazily, each of the chunks' scans checks the table)
+        long = pl_metrics.from_wide(*tables, labels_col="labels")
+        return pl_metrics.score(long, ["lrap", "f1"], n_chunks=2)
+
+    with pytest.warns(UserWarning, match=r"only 0 and 1 .* 'owl' \(Int64\).* classes=\[") as told:
+        scored()
+    assert len(told) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        named = long_of(hard, labels, labels_col="labels", classes=["bird", "frog"], lazy=lazy)
+    assert named.columns == ["id", "owl", "class", "score", "truth"]
 
 
 @pytest.mark.parametrize("lazy", [False, True])
@@ -584,3 +603,58 @@ def test_from_wide_refuses_repeated_ids_naming_the_table(lazy: bool) -> None:
     assert made(models, one_truth).height == 8
     with pytest.raises(pl_metrics.MetricsInputError, match=r"one row per \(model, id\): 1$"):
         made(pl.concat([models, models.sort("id").head(1)]), one_truth)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_from_wide_keeps_float32_scores_and_checks_each_model_has_every_id(lazy: bool) -> None:
+    """Float32 columns were widened, so a threshold equal to a score (0.7) fell above it;
+    a model (a kept column) that skipped ids was scored on the ids it had."""
+    score = np.array([[0.7, 0.2], [0.1, 0.7], [0.7, 0.6]], dtype=np.float32)
+    truth = np.array([[1, 0], [0, 1], [1, 1]])
+    scores = wide(score, ["a", "b"])
+    truths = wide(truth, ["a", "b"])
+    long = long_of(scores, truths, lazy=lazy)
+    assert long.schema["score"] == pl.Float32
+    want = f1_score(truth, score >= 0.7, average="macro")
+    assert pl_metrics.f1(long, threshold=0.7).item() == pytest.approx(want)
+    assert pl_metrics.f1(pl_metrics.from_numpy(truth, score), threshold=0.7).item() == want
+    mixed = scores.with_columns(pl.col("b").cast(pl.Float64))
+    assert long_of(mixed, truths, lazy=lazy).schema["score"] == pl.Float64
+    # Each model has every id; a fold (one value per id) gives each id one row.
+    models = pl.concat([scores.with_columns(model=pl.lit(m)) for m in ("m1", "m2")])
+    folds = models.with_columns(fold=pl.col("id") % 2)
+    assert long_of(folds, truths, lazy=lazy).height == 12
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'id': 1 id of the scores has rows for fewer values of the kept columns "
+        r"\('model', 'fold'\) than others \(as few as 1 of 2\): 2; a model that skips ids",
+    ):
+        long_of(folds.filter((pl.col("model") == "m1") | (pl.col("id") != 2)), truths, lazy=lazy)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_from_wide_takes_any_name_for_labels_and_kept_columns(lazy: bool) -> None:
+    """A labels column named "class" or "score", or as a kept column of the scores, and a
+    kept column named "len", stopped polars with its own errors."""
+    scores = pl.DataFrame({"id": [1, 2, 3], "a": [0.1, 0.5, 0.9], "b": [0.3, 0.2, 0.1]})
+    labels = ["a", "b", "a b"]
+    want = pl_metrics.from_wide(
+        scores, pl.DataFrame({"id": [1, 2, 3], "l": labels}), labels_col="l"
+    )
+    for name in ("class", "score", "truth"):
+        table = pl.DataFrame({"id": [1, 2, 3], name: labels})
+        assert_frame_equal(long_of(scores, table, labels_col=name, lazy=lazy), want)
+        inline = scores.with_columns(pl.Series(name, labels))
+        frame = inline.lazy() if lazy else inline
+        got = pl_metrics.from_wide(frame, labels_col=name)
+        assert_frame_equal(got.collect() if lazy else got, want)
+    kept = scores.with_columns(l=pl.lit("x"), len=pl.lit(5))
+    got = long_of(kept, pl.DataFrame({"id": [1, 2, 3], "l": labels}), labels_col="l", lazy=lazy)
+    assert_frame_equal(got.drop("l", "len"), want)
+    nested = pl.DataFrame({"id": [1, 2, 3], "l": [[["a"]], [["b"]], [["a"]]]})
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'l': true labels must be a list of labels or a separated string, not "
+        r"List\(List\(String\)\)$",
+    ):
+        long_of(scores, nested, labels_col="l", lazy=lazy)
