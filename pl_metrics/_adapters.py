@@ -47,7 +47,9 @@ def _names(option: str, names: object) -> list[Any]:
     if isinstance(names, pl.Expr) or not isinstance(names, Iterable):
         raise MetricsInputError(f"option {option!r}: expected names, got {shown(names)}")
     given = list(names)
-    twice = sorted(text for text, count in Counter(map(repr, given)).items() if count > 1)
+    # (numpy's scalars by their Python value: np.str_("a") is "a" in a column)
+    plain = (n.item() if isinstance(n, np.generic) else n for n in given)
+    twice = sorted(text for text, count in Counter(map(repr, plain)).items() if count > 1)
     if twice:
         raise MetricsInputError(f"option {option!r}: {', '.join(twice)} named more than once")
     return given
@@ -730,7 +732,8 @@ def _check_y_true(truth: np.ndarray) -> None:
     if truth.dtype == np.bool_:
         return
     if truth.dtype.kind not in "iuf":
-        raise MetricsInputError(f"y_true: must be boolean or numeric 0/1, not {truth.dtype}")
+        hint = _OBJECT_HINT if truth.dtype == object else ""
+        raise MetricsInputError(f"y_true: must be boolean or numeric 0/1, not {truth.dtype}{hint}")
     bad = int(np.count_nonzero((truth != 0) & (truth != 1)))  # NaN counts: neither 0 nor 1
     if bad:
         nan = int(np.count_nonzero(np.isnan(truth))) if truth.dtype.kind == "f" else 0
@@ -739,9 +742,39 @@ def _check_y_true(truth: np.ndarray) -> None:
         raise MetricsInputError(f"y_true: {bad:,} {values} neither 0 nor 1{of_them}")
 
 
+#: Why an array of numbers may be of objects, and what to pass instead.
+_OBJECT_HINT = (
+    " (a pandas frame of nullable types, Float64 or Int64, gives objects: pass "
+    "frame.to_numpy(dtype=float))"
+)
+
+
+def _refuse_positions_read_as_labels(truth: np.ndarray, names: list[Any]) -> None:
+    """Refuse integers that are read as positions, where they are also names' text.
+
+    With ``class_names=["1", "2", "3"]``, ``[1, 2]`` are columns 1 and 2 (classes "2" and
+    "3"), not the classes "1" and "2": the two readings differ, so which is meant is asked.
+    """
+    text = {str(n) for n in names}
+    values = np.unique(truth)
+    inside = values[(values >= 0) & (values < len(names))]
+    differ = [v for v in inside.tolist() if str(names[v]) != str(v)]
+    if differ and all(str(v) in text for v in values.tolist()):
+        first = differ[0]
+        raise MetricsInputError(
+            f"1-D y_true: integers are read as column positions ({first} is column {first}, "
+            f"class {names[first]!r}), but each is also the text of a class name; pass "
+            "y_true.astype(str) to read them as labels, or class_names as integers"
+        )
+
+
 def _label_indices(labels: np.ndarray, class_names: Sequence[object] | None) -> np.ndarray:
     """1-D ``y_true`` of labels (``"cat"``) as class indices, by ``class_names``."""
     if class_names is None:
+        if not all(isinstance(v, str) for v in labels.tolist()):
+            raise MetricsInputError(
+                f"1-D y_true holds objects, not class indices or labels{_OBJECT_HINT}"
+            )
         raise MetricsInputError(
             "1-D y_true holds text values, not class indices: pass class_names (the label of "
             "each column of y_score) to read them as labels"
@@ -794,6 +827,7 @@ def from_numpy(
     if score.dtype.kind not in "iuf":
         raise MetricsInputError(
             f"y_score: scores must be numeric (float or integer), not {score.dtype}"
+            f"{_OBJECT_HINT if score.dtype == object else ''}"
         )
     if score.dtype.kind == "f":
         nonfinite = int(np.count_nonzero(~np.isfinite(score)))
@@ -822,11 +856,18 @@ def from_numpy(
                 f"1-D y_true must hold one class index per row of y_score: {truth.shape[0]:,} "
                 f"values for {n_ids:,} rows"
             )
+        if truth.dtype == object and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+            for v in truth.tolist()
+        ):  # (a pandas column of objects)
+            truth = truth.astype(np.int64)
         if truth.dtype.kind in "USO":  # labels, as scikit-learn's with labels=
             truth = _label_indices(truth, None if class_names is None else names)
         elif class_names is not None and integers and truth.dtype.kind in "iu":
             # Integer names are labels too (scikit-learn's labels=[1, 2, 3]), not positions.
             truth = _label_indices(truth, names)
+        elif class_names is not None and truth.dtype.kind in "iu":
+            _refuse_positions_read_as_labels(truth, names)
         elif not np.issubdtype(truth.dtype, np.integer):
             raise MetricsInputError(
                 f"1-D y_true holds {truth.dtype} values, not class indices: cast whole numbers "

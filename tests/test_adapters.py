@@ -510,6 +510,8 @@ def test_from_numpy_reads_integer_labels_by_integer_class_names() -> None:
     ):
         pl_metrics.from_numpy(one_based, score)
     with pytest.raises(pl_metrics.MetricsInputError, match=r"looked up in integer names$"):
+        pl_metrics.from_numpy(one_based, score, class_names=["a", "b", "c"])
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"y_true\.astype\(str\) to read"):
         pl_metrics.from_numpy(one_based, score, class_names=["1", "2", "3"])
 
 
@@ -658,3 +660,39 @@ def test_from_wide_takes_any_name_for_labels_and_kept_columns(lazy: bool) -> Non
         r"List\(List\(String\)\)$",
     ):
         long_of(scores, nested, labels_col="l", lazy=lazy)
+
+
+def test_from_numpy_names_what_it_cannot_tell_apart() -> None:
+    """Integers that are both positions and names' text were read as positions without a
+    word; names equal but for their numpy type were not caught as repeated; a pandas column
+    of objects was called text, and a nullable pandas frame's numbers 'object'."""
+    score = np.array([[0.7, 0.2, 0.1], [0.1, 0.7, 0.2], [0.2, 0.1, 0.7]])
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^1-D y_true: integers are read as column positions \(1 is column 1, class "
+        r"'2'\), but each is also the text of a class name; pass y_true\.astype\(str\)",
+    ):
+        pl_metrics.from_numpy(np.array([1, 2, 2]), score, class_names=["1", "2", "3"])
+    labels = pl_metrics.from_numpy(np.array(["1", "2", "3"]), score, class_names=["1", "2", "3"])
+    assert pl_metrics.top_k_accuracy(labels).item() == 1.0
+    # Where the readings agree, or no integer is a name, positions they are.
+    for names in (["0", "1", "2"], ["a", "b", "c"], ["1", "5", "9"]):
+        long = pl_metrics.from_numpy(np.array([0, 1, 2]), score, class_names=names)
+        assert pl_metrics.top_k_accuracy(long).item() == 1.0
+    for names in (["a", np.str_("a"), "b"], [1, np.int64(1), 2]):
+        with pytest.raises(
+            pl_metrics.MetricsInputError, match=r"^option 'class_names': .* twice|more than once"
+        ):
+            pl_metrics.from_numpy(np.array([0, 1, 2]), score, class_names=names)
+    objects = np.array([1, 0, 2], dtype=object)
+    got = pl_metrics.from_numpy(objects, score)
+    assert_frame_equal(got, pl_metrics.from_numpy(np.array([1, 0, 2]), score))
+    nullable = pd.DataFrame(score, dtype="Float64").to_numpy()
+    assert nullable.dtype == object
+    hint = r"not object \(a pandas frame of nullable types, .*frame\.to_numpy\(dtype=float\)\)$"
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^y_score: .*" + hint):
+        pl_metrics.from_numpy(np.eye(3), nullable)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^y_true: .*" + hint):
+        pl_metrics.from_numpy(pd.DataFrame(np.eye(3), dtype="Int64").to_numpy(), score)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^1-D y_true holds objects, not"):
+        pl_metrics.from_numpy(np.array([1.0, 0.0, 2.0], dtype=object), score)
