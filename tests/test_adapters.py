@@ -696,3 +696,24 @@ def test_from_numpy_names_what_it_cannot_tell_apart() -> None:
         pl_metrics.from_numpy(pd.DataFrame(np.eye(3), dtype="Int64").to_numpy(), score)
     with pytest.raises(pl_metrics.MetricsInputError, match=r"^1-D y_true holds objects, not"):
         pl_metrics.from_numpy(np.array([1.0, 0.0, 2.0], dtype=object), score)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_from_wide_names_the_wide_column_of_a_null(lazy: bool) -> None:
+    """A null score or truth was refused later as the long table's 'score' or 'truth'."""
+    scores = pl.DataFrame({"id": [1, 2, 3], "a": [0.1, None, 0.9], "b": [0.3, 0.2, None]})
+    truth = pl.DataFrame({"id": [1, 2, 3], "a": [1, 0, 1], "b": [0, None, 1]})
+    filled = scores.with_columns(pl.col("a", "b").fill_null(0.5))
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'a' of the scores: 1 row is null \(and 1 more columns\); fill or drop",
+    ):
+        long_of(scores, truth.fill_null(0), lazy=lazy)
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^column 'b' of the truth table: 1 row is null; fill"
+    ):
+        long_of(filled, truth, lazy=lazy)
+    labels = pl.DataFrame({"id": [1, 2, 3], "labels": ["a", "", "a b"]})
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^column 'a' of the scores: 1 row"):
+        long_of(scores, labels, labels_col="labels", lazy=lazy)
+    assert long_of(filled, truth.fill_null(0), lazy=lazy).height == 6
