@@ -381,7 +381,8 @@ def weighted_log_loss(
 
     Examples
     --------
-    Seed 002's worked example: five images, two of class A and three of class B.
+    The worked example of the Mayo Clinic STRIP AI metric's notebook (Kaggle): five images,
+    two of class A and three of class B.
 
     >>> import polars as pl
     >>> import pl_metrics

@@ -645,8 +645,8 @@ def lrap(
 
     Examples
     --------
-    Seed 001's example: the first id's positive label ranks second of three, the second id's
-    ranks last.
+    The example of scikit-learn's ``label_ranking_average_precision_score``: the first id's
+    positive label ranks second of three, the second id's ranks last.
 
     >>> import polars as pl
     >>> import pl_metrics

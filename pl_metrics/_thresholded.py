@@ -704,8 +704,9 @@ def mfif(
 ) -> FrameT:
     """Mean of F1 and inverted F1: ``(F1(pred, truth) + F1(not pred, not truth)) / 2``.
 
-    Seed 004's MFIF. Per class it equals ``sklearn.metrics.f1_score(truth, pred,
-    average="macro", labels=[0, 1])`` on the class's column.
+    The MFIF of the BirdCLEF 2022 metrics notebook (Kaggle). Per class it equals
+    ``sklearn.metrics.f1_score(truth, pred, average="macro", labels=[0, 1])`` on the class's
+    column.
 
     Parameters
     ----------
