@@ -112,13 +112,24 @@ def _raise_on_collect(
 
 
 def _wide_truth(
-    truth: pl.LazyFrame, id_col: str, class_cols: list[str]
+    truth: pl.LazyFrame, id_col: str, class_cols: list[str], *, found: bool
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, Callable[[dict[str, Any]], None]]:
-    """The long truth of a wide 0/1 table, and the count of values other than 0 and 1."""
+    """The long truth of a wide 0/1 table, and the count of values other than 0 and 1.
+
+    ``found``: the classes are the scores' float columns (no ``classes`` given).
+    """
     schema = truth.collect_schema()
     missing = [c for c in [id_col, *class_cols] if c not in schema]
     if missing:
-        raise MetricsInputError(f"truth: columns {missing} of the scores are not in the table")
+        hint = (
+            "; every float column of the scores is taken for a class: if some are not (a "
+            "weight), name the classes with classes=[...]"
+            if found and id_col not in missing
+            else ""
+        )
+        raise MetricsInputError(
+            f"truth: columns {missing} of the scores are not in the table{hint}"
+        )
     numeric = []
     for c in class_cols:
         if not (schema[c] == pl.Boolean or schema[c].is_integer() or schema[c].is_float()):
@@ -672,7 +683,9 @@ def from_wide(
         is_label = pl.col(_LABELS).list.contains(pl.col("class"))
         out = long.with_columns(is_label.alias("truth")).drop(_LABELS)
     elif truth is not None:
-        truth_long, summary, check = _wide_truth(truth.lazy(), id_col, class_cols)
+        truth_long, summary, check = _wide_truth(
+            truth.lazy(), id_col, class_cols, found=classes is None
+        )
         long = _unpivot(lazy, id_col, class_cols, keep)
         out = long.join(truth_long, on=[id_col, "class"], how="left")
     else:

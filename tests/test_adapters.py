@@ -717,3 +717,20 @@ def test_from_wide_names_the_wide_column_of_a_null(lazy: bool) -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match=r"^column 'a' of the scores: 1 row"):
         long_of(scores, labels, labels_col="labels", lazy=lazy)
     assert long_of(filled, truth.fill_null(0), lazy=lazy).height == 6
+
+
+def test_from_wide_says_a_float_column_was_taken_for_a_class() -> None:
+    scores = pl.DataFrame(
+        {"clip": ["a", "b"], "bird": [0.9, 0.2], "frog": [0.4, 0.7], "w": [1.0, 2.0]}
+    )
+    truth = pl.DataFrame({"clip": ["a", "b"], "bird": [1, 0], "frog": [1, 1]})
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^truth: columns \['w'\] of the scores are not in the table; every float column "
+        r"of the scores is taken for a class: .* classes=\[\.\.\.\]$",
+    ):
+        pl_metrics.from_wide(scores, truth, id_col="clip")
+    long = pl_metrics.from_wide(scores, truth, id_col="clip", classes=["bird", "frog"])
+    assert long.columns == ["clip", "w", "class", "score", "truth"]
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"not in the table$"):
+        pl_metrics.from_wide(scores, truth, id_col="clip", classes=["bird", "w"])
