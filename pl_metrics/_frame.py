@@ -791,12 +791,23 @@ def by_hint(cols: Columns) -> str:
     if not others:
         return ""
     given = cols.callers_by
+
+    def group(keys: list[str]) -> str:
+        return keys[0] if len(keys) == 1 else f"({', '.join(keys)})"
+
     keys = [*given, *others]
-    group = keys[0] if len(keys) == 1 else f"({', '.join(keys)})"
+    # Fewer keys than all may do (a model's folds pooled), and the user may mean that.
+    fewer = [*given, others[0]]
+    pooled = (
+        f", or by={fewer!r} if each {group(fewer)} does (pooling its {', '.join(others[1:])} "
+        "values)"
+        if len(others) > 1
+        else ""
+    )
     return (
         f"; the table {'also ' if given else ''}has column{'s' if len(others) > 1 else ''} "
-        f"{', '.join(others)}: pass by={keys!r} if each {group} holds one prediction per "
-        f"({cols.id}, {cols.cls})"
+        f"{', '.join(others)}: pass by={keys!r} if each {group(keys)} holds one prediction per "
+        f"({cols.id}, {cols.cls}){pooled}"
     )
 
 

@@ -1482,8 +1482,8 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         "rows repeated whole (a file read twice, or copied into two files) must be removed",
     )
     return re.sub(
-        r"pass by=(\[.*?\]) (if each|to apply)",
-        lambda m: f"pass --by {','.join(ast.literal_eval(m.group(1)))} {m.group(2)}",
+        r"(pass|or) by=(\[.*?\]) (if each|to apply)",
+        lambda m: f"{m.group(1)} --by {','.join(ast.literal_eval(m.group(2)))} {m.group(3)}",
         message,
     )
 

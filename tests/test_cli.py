@@ -344,6 +344,7 @@ def test_repeated_rows_suggest_by_columns(
     _one_line_error(err)
     assert "rows repeat a (id, class)" in err
     assert "the table has columns model, fold: pass --by model,fold if each (model, fold)" in err
+    assert ", or --by model if each model does (pooling its fold values);" in err
     seeds = tmp_path / "seeds.parquet"
     pl.concat([pl.read_parquet(DATA).with_columns(seed=pl.lit(s)) for s in (1, 2)]).write_parquet(
         seeds

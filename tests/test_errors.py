@@ -118,7 +118,11 @@ def test_duplicates_name_the_columns_that_could_group_them(
     """A dump of two folds scored without ``by``: the error says which columns to pass."""
     two = pl.concat([good.with_columns(fold=pl.lit(k)) for k in range(2)])
     frame = two.lazy() if lazy else two
-    hint = r"the table has columns model, fold: pass by=\['model', 'fold'\] if each \(model, fold\)"
+    hint = (
+        r"the table has columns model, fold: pass by=\['model', 'fold'\] if each \(model, fold\)"
+        r" holds one prediction per \(id, class\), or by=\['model'\] if each model does "
+        r"\(pooling its fold values\)"
+    )
     with pytest.raises(MetricsInputError, match=r"24 rows repeat a \(id, class\).*" + hint):
         pl_metrics.report(frame, metric).lazy().collect()
     also = r"the table also has column fold: pass by=\['model', 'fold'\] if each \(model, fold\)"
