@@ -373,6 +373,9 @@ def test_a_file_in_another_models_folder_is_refused(tmp_path: Path, kind: str) -
         r"\(e\.g\. '.*model=knn.*' holds 'logreg' in its folder model='knn'\); the folder's",
     ):
         pl_metrics.score(tmp_path / "swapped", "lrap", by=["model", "fold"])
+    # A file with its own column, in a key= folder of that name: the LazyFrame way out.
+    with pytest.raises(MetricsInputError, match=r"score pl\.scan_parquet\(file\), a LazyFrame\)$"):
+        pl_metrics.score(tmp_path / "swapped" / f"model=knn/part.{kind}", "lrap", by="model")
 
 
 def test_a_folder_key_in_the_files_is_compared_as_polars_reads_it(tmp_path: Path) -> None:
