@@ -42,6 +42,7 @@ from pl_metrics._registry import info, metric_names, sweepable
 from pl_metrics._spec import (
     UNUSED_OPTION,
     Options,
+    check_key_name,
     make_options,
     refuse_unused,
     refuse_unused_by_tuned,
@@ -667,6 +668,13 @@ def _run_compare(args: argparse.Namespace) -> None:
     metrics = _metrics(args.metric)
     _refuse_typed_unused(args, metrics, own=["fold_col"])
     options = _metric_options(args)
+    if args.against is None and args.bootstrap is not None:
+        # bootstrap's columns, and those of its intervals pivoted beside compare's table
+        made = ["metric", "value", "estimate", "lower", "upper", "std"]
+        made += [
+            f"{a}_{b}" for m in metrics for s in ("lower", "upper") for a, b in ((m, s), (s, m))
+        ]
+        check_key_name(args.model_col, "model_col", made, "compare --bootstrap")
     found = files(args.paths)
     lf = scan_files(found)
     # A column the options name, in every file (`score` checks the same for its metrics).

@@ -217,6 +217,35 @@ def test_model_and_fold_columns_named_like_a_result_are_named_by_their_options()
         pl_metrics.paired(df.rename({"model": "lrap"}), "lrap", "knn", "logreg", model_col="lrap")
 
 
+def test_compare_takes_a_float_fold_column(kind: str) -> None:
+    """A CSV writes folds as 0.0: lazily, the pooled values' NaN check read the fold column
+    that their plan no longer has (polars' ColumnNotFoundError)."""
+    df = pl.read_parquet(DATA).filter(pl.col("fold") < 3)
+    want = pl_metrics.compare(df, "lrap")
+    got = run(
+        df.with_columns(pl.col("fold").cast(pl.Float64)), kind, pl_metrics.compare, metrics="lrap"
+    )
+    assert_frame_equal(got, want)
+    nan = df.with_columns(fold=pl.when(pl.col("id") == 3).then(float("nan")).otherwise("fold"))
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^column 'fold': 40 rows are NaN"):
+        run(nan, kind, pl_metrics.compare, metrics="lrap")
+
+
+def test_compare_bootstrap_refuses_a_model_column_named_like_its_columns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Named like an interval's column, the model column stopped the pivot (internal error);
+    named like bootstrap's, the message named option 'by', which the command lacks."""
+    df = pl.read_parquet(DATA).filter(pl.col("fold") < 2)
+    for name in ("lrap_lower", "upper_lrap", "estimate"):
+        path = tmp_path / f"{name}.parquet"
+        df.rename({"model": name}).write_parquet(path)
+        args = ["compare", str(path), "-m", "lrap", "--model-col", name, "--bootstrap", "5"]
+        assert main(args) == 2
+        err = capsys.readouterr().err
+        assert f"column {name!r} (--model-col): compare --bootstrap makes a column of" in err
+
+
 def test_paired_lazy_equals_eager() -> None:
     df = pl.read_parquet(DATA).filter(pl.col("fold") < 2)
     eager = pl_metrics.paired(df, "lrap", "logreg", "knn", by="fold", n_resamples=40, seed=2)
