@@ -1058,14 +1058,12 @@ def _read_threshold_table(path: Path) -> pl.DataFrame:
         return pl.read_parquet(path)
     if suffix == ".json":  # as `pl-metrics thresholds -o t.json` writes it
         return pl.read_json(path)
-    # Anything else is CSV (.csv, .txt, .csv.gz, no suffix). Keys are compared as text: an
-    # integer column that is not written back the same once typed (class "00" read as 0,
-    # group "007" as 7) is kept as it is written.
+    # Anything else is CSV (.csv, .txt, .csv.gz, no suffix). Keys are compared as text: a
+    # key column that is not written back the same once typed (class "00" read as 0, "0.50"
+    # as 0.5, "TRUE" as true) is kept as it is written.
     typed, text = pl.read_csv(path), pl.read_csv(path, infer_schema=False)
     kept = [
-        c
-        for c in text.columns
-        if typed[c].dtype.is_integer() and not typed[c].cast(pl.String).equals(text[c])
+        c for c in text.columns if c != "threshold" and not typed[c].cast(pl.String).equals(text[c])
     ]
     return typed.with_columns(text.select(kept))
 

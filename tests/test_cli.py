@@ -1053,6 +1053,26 @@ def test_thresholds_round_trip_through_every_format(
     np.testing.assert_allclose(got["f1"], want["f1"], rtol=1e-12)
 
 
+def test_thresholds_of_number_and_flag_like_text_round_trip_through_csv(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Text classes "0.50" and "1e3" were read back as floats, "TRUE" and "true" as one
+    boolean: rows without a threshold, or keys repeated."""
+    digits = pl.read_parquet(DATA).filter(pl.col("fold") < 2, pl.col("class").is_in(["0", "1"]))
+    for names in ({"0": "0.50", "1": "1e3"}, {"0": "TRUE", "1": "true"}):
+        texts = digits.with_columns(pl.col("class").replace(names))
+        path = tmp_path / "texts.parquet"
+        texts.write_parquet(path)
+        table = tmp_path / "t.csv"
+        assert main(["thresholds", str(path), "--by", "model", "-o", str(table), "-q"]) == 0
+        argv = ["score", str(path), "-m", "f1", "--by", "model", "--threshold-table", str(table)]
+        assert main([*argv, "--format", "csv", "-q"]) == 0, names
+        got = pl.read_csv(capsys.readouterr().out.encode())
+        best = pl_metrics.best_threshold(texts, by="model")
+        want = pl_metrics.f1(texts, by="model", threshold=best)
+        np.testing.assert_allclose(got["f1"], want["f1"], rtol=1e-12)
+
+
 @pytest.mark.parametrize("suffix", ["csv", "json"])
 def test_thresholds_of_time_and_decimal_groups_round_trip_through_text(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, suffix: str
