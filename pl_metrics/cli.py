@@ -1281,14 +1281,20 @@ def _internal_error(error: BaseException, args: argparse.Namespace) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> None:
+    # A table asked for on the terminal (a --format, or -o -): a plot's table printed too.
+    args.format_given = args.format is not None or getattr(args, "output", None) == "-"
     if getattr(args, "output", None) == "-":  # stdout, as Unix tools read it (no file "-")
         if args.format == "parquet":
             raise MetricsInputError("--format parquet is written to a file: -o FILE, not -o -")
         args.output = None
-    args.format_given = args.format is not None  # (asked for: a plot's table printed too)
     args.format = _output_format(args.format, args.output)  # once, before any scoring
     if getattr(args, "plot", None):
         _check_plot_file(args.plot)
+        if args.output and Path(args.output).resolve() == Path(args.plot).resolve():
+            raise MetricsInputError(
+                f"--output and --plot both name {args.output!r}: the plot would replace the "
+                "table; name two files"
+            )
     for option in ("output", "plot"):
         _check_folder(option, getattr(args, option, None))
     _check_not_read(args)

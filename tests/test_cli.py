@@ -583,6 +583,16 @@ def test_a_curves_plot_without_output_prints_no_table(
     out, err = capsys.readouterr()
     assert_frame_equal(pl.read_csv(io.StringIO(out)), pl.read_csv(io.StringIO(_csv_of(argv))))
     assert err == ""
+    # -o - asks for the table on the terminal too (it printed nothing, and said -o FILE).
+    assert main([*argv, "-o", "-", "--max-points", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert "┆ fpr" in out
+    assert err == ""
+    # A plot named as the output would replace the table.
+    same = ["-o", str(figure), "--format", "csv"]
+    assert main([*argv, *same]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pl-metrics: error: --output and --plot both name ")
 
 
 def _csv_of(argv: list[str]) -> str:
