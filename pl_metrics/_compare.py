@@ -251,6 +251,7 @@ def compare(
     for option, key in (("model_col", model_col), ("fold_col", fold_col)):
         check_key_name(key, option, made, "compare")  # (by their own options, not as `by`)
     spec = resolve(lf, names, by=[model_col, fold_col], **options)  # checked once
+    spec = replace(spec, columns=replace(spec.columns, compared=True))  # (for its errors)
     check_key_names(spec.columns, spread_columns, "compare")
     if spec.keys != [model_col, fold_col]:
         raise MetricsInputError(

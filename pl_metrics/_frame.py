@@ -208,6 +208,8 @@ class Columns:
     float_keys: tuple[str, ...] = field(default=(), compare=False)
     #: The fold column that `compare` pools over (its duplicate rows' hint says so).
     pooled_folds: str | None = field(default=None, compare=False)
+    #: Scored by `compare`, which takes no ``by`` (its duplicate rows' hint says so).
+    compared: bool = field(default=False, compare=False)
 
     @property
     def callers_by(self) -> tuple[str, ...]:
@@ -792,6 +794,13 @@ def by_hint(cols: Columns) -> str:
     if not others:
         return ""
     given = cols.callers_by
+    these = f"column{'s' if len(others) > 1 else ''} {', '.join(others)}"
+    if cols.compared:
+        return (
+            f"; the table also has {these}: compare takes one prediction per "
+            f"({', '.join([*given, cols.id, cols.cls])}): compare each {others[0]}'s rows "
+            f"alone, or score them by={[*given, *others]!r} with report"
+        )
 
     def group(keys: list[str]) -> str:
         return keys[0] if len(keys) == 1 else f"({', '.join(keys)})"
@@ -806,9 +815,8 @@ def by_hint(cols: Columns) -> str:
         else ""
     )
     return (
-        f"; the table {'also ' if given else ''}has column{'s' if len(others) > 1 else ''} "
-        f"{', '.join(others)}: pass by={keys!r} if each {group(keys)} holds one prediction per "
-        f"({cols.id}, {cols.cls}){pooled}"
+        f"; the table {'also ' if given else ''}has {these}: pass by={keys!r} if each "
+        f"{group(keys)} holds one prediction per ({cols.id}, {cols.cls}){pooled}"
     )
 
 

@@ -1493,6 +1493,11 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         "rows repeated whole (a file read twice) go with .unique()",
         "rows repeated whole (a file read twice, or copied into two files) must be removed",
     )
+    message = re.sub(
+        r"score them by=(\[.*?\]) with report",
+        lambda m: f"score them with pl-metrics score --by {','.join(ast.literal_eval(m.group(1)))}",
+        message,
+    )
     return re.sub(
         r"(pass|or) by=(\[.*?\]) (if each|to apply)",
         lambda m: f"{m.group(1)} --by {','.join(ast.literal_eval(m.group(2)))} {m.group(3)}",

@@ -345,6 +345,12 @@ def test_repeated_rows_suggest_by_columns(
     assert "rows repeat a (id, class)" in err
     assert "the table has columns model, fold: pass --by model,fold if each (model, fold)" in err
     assert ", or --by model if each model does (pooling its fold values);" in err
+    repeats = tmp_path / "repeats.parquet"
+    digits = pl.read_parquet(DATA)
+    pl.concat([digits.with_columns(rep=pl.lit(r)) for r in range(2)]).write_parquet(repeats)
+    assert main(["compare", str(repeats), "-m", "lrap"]) == 2  # compare has no --by
+    err = capsys.readouterr().err
+    assert "or score them with pl-metrics score --by model,fold,rep;" in err
     seeds = tmp_path / "seeds.parquet"
     pl.concat([pl.read_parquet(DATA).with_columns(seed=pl.lit(s)) for s in (1, 2)]).write_parquet(
         seeds

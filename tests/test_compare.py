@@ -336,6 +336,15 @@ def test_compare_of_repeated_folds_says_it_pools_them() -> None:
     repeated = pl.concat([df, df.with_columns(pl.col("fold") + 5)])
     with pytest.raises(pl_metrics.MetricsInputError, match=r"compare pools each model's 'fold'"):
         pl_metrics.compare(repeated, "lrap")
+    # The repeats in a column of their own: compare takes no by, which the hint named.
+    repeats = pl.concat([df.with_columns(rep=pl.lit(r)) for r in range(2)])
+    hint = (
+        r"the table also has column rep: compare takes one prediction per \(model, fold, id, "
+        r"class\): compare each rep's rows alone, or score them by=\['model', 'fold', 'rep'\] "
+        r"with report;"
+    )
+    with pytest.raises(pl_metrics.MetricsInputError, match=hint):
+        pl_metrics.compare(repeats, "lrap")
 
 
 def test_compare_names_a_bad_fold_on_every_path() -> None:
