@@ -1495,6 +1495,8 @@ def _checked_report(
 
 def model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> Any:
     """``value`` as a value of the model column: "1" for an integer column's 1, say."""
+    if dtype == pl.Boolean and isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"  # (polars casts no text to booleans)
     try:
         given = pl.Series([value])
         cast = given.cast(dtype, strict=True)

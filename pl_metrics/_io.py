@@ -71,6 +71,8 @@ def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
     found: list[Path] = []
     for item in items:
         text = os.path.expanduser(str(item))  # ~ as the shell and polars' scans read it
+        if not text:  # (Path("") is the working folder)
+            raise MetricsInputError("an empty path: give a file, folder or glob")
         if "://" in text:  # (Path would also merge its slashes: s3:/bucket)
             scan = "scan_csv" if text.lower().endswith(".csv") else "scan_parquet"
             raise MetricsInputError(

@@ -22,6 +22,7 @@ from pl_metrics import __version__
 from pl_metrics._curve_tables import thinned
 from pl_metrics._driver import counted_text, hinted, score, warn_of_mixed_tasks
 from pl_metrics._frame import (
+    EMPTY_TABLE,
     MetricsInputError,
     UnknownOptionError,
     did_you_mean,
@@ -757,6 +758,8 @@ def _differences(
     listed, nulls = found.collect().row(0)
     if nulls:  # rows of no model: of the baseline, of another, or of neither?
         raise MetricsInputError(null_rows(args.model_col).message(nulls, ""))
+    if not listed:
+        raise MetricsInputError(EMPTY_TABLE)
     baseline = model_value(dtype, args.model_col, "model_a", args.against)
     if baseline not in listed:
         raise MetricsInputError(
@@ -1062,6 +1065,11 @@ def _read_threshold_table(path: Path) -> pl.DataFrame:
     # key column that is not written back the same once typed (class "00" read as 0, "0.50"
     # as 0.5, "TRUE" as true) is kept as it is written.
     typed, text = pl.read_csv(path), pl.read_csv(path, infer_schema=False)
+    threshold = typed.get_column("threshold", default=None)
+    if threshold is not None and threshold.dtype == pl.String:  # "nan" makes it text
+        numbers = threshold.str.strip_chars().cast(pl.Float64, strict=False)
+        if numbers.null_count() == threshold.null_count():  # (else the bad value is named)
+            typed = typed.with_columns(numbers)
     kept = [
         c for c in text.columns if c != "threshold" and not typed[c].cast(pl.String).equals(text[c])
     ]
@@ -1326,6 +1334,8 @@ def _check_folder(option: str, path: str | None) -> None:
     """A file to write goes in a folder that exists: told before any work is done."""
     if path is None or "://" in path:  # a URL: its store tells
         return
+    if not path:  # (Path("") is the working folder)
+        raise MetricsInputError(f"--{option} '': name a file")
     if Path(path).is_dir():
         raise MetricsInputError(f"--{option} {path!r} is a folder: name a file in it")
     folder = Path(path).parent
@@ -1437,6 +1447,11 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     message = re.sub(
         r"pl\.col\('[^']*'\)\.cast\(pl\.Float64\) names the values that are not",
         "find the values that are not (NA, say) and fix or drop those rows",
+        message,
+    )
+    message = re.sub(  # (a Decimal column's)
+        r"cast them first: pl\.col\('[^']*'\)\.cast\(pl\.Float64\)",
+        "write them as floats (Float64) first",
         message,
     )
     # The plots' advice on too many lines is Python's: on the command line, the input's.

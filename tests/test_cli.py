@@ -1545,3 +1545,46 @@ def test_score_scans_the_files_again_only_for_a_threshold_warning(
     assert main([*argv, "--threshold", "0.3"]) == 0
     assert len(scans) == 1
     capsys.readouterr()
+
+
+def test_odd_but_plain_command_lines_get_plain_answers(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """An empty path scanned the working folder, an empty output file was 'a folder', an
+    empty table had 'no rows of model', a boolean model could not be named, and Python's
+    code was the advice for a Decimal column and for a 'nan' threshold read as text."""
+    digits = pl.read_parquet(DATA).filter(pl.col("fold") == 0)
+    cases = [
+        (["score", "", "-m", "lrap"], "an empty path: give a file, folder or glob"),
+        (["score", str(DATA), "-m", "lrap", "-o", ""], "--output '': name a file"),
+    ]
+    empty = tmp_path / "empty.parquet"
+    digits.clear().write_parquet(empty)
+    cases.append((["compare", str(empty), "-m", "lrap", "--against", "a"], "the table is empty"))
+    decimal = tmp_path / "decimal.parquet"
+    digits.with_columns(w=pl.lit(1).cast(pl.Decimal(5, 2))).write_parquet(decimal)
+    cases.append(
+        (
+            ["score", str(decimal), "-m", "lrap", "--by", "model", "--weight-col", "w"],
+            "not Decimal(precision=5, scale=2); write them as floats (Float64) first",
+        )
+    )
+    table = tmp_path / "t.csv"
+    table.write_text(
+        "class,threshold\n" + "".join(f"{c},{0.4 if c else 'nan'}\n" for c in range(10))
+    )
+    argv = ["score", str(DATA), "-m", "f1", "--by", "model,fold", "--threshold-table", str(table)]
+    cases.append((argv, "--threshold-table: 1 threshold of the table is null, NaN or infinite"))
+    for argv, said in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("pl-metrics: error: "), err
+        assert said in err, (argv, err)
+        assert "pl.col" not in err
+    flags = tmp_path / "flags.parquet"
+    two = digits.filter(pl.col("model").is_in(["knn", "logreg"]))
+    two.with_columns(model=pl.col("model") == "knn").write_parquet(flags)
+    argv = ["compare", str(flags), "-m", "lrap", "--against", "TRUE", "--bootstrap", "5"]
+    assert main([*argv, "--format", "csv"]) == 0
+    got = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    assert got.select("model_a", "model_b").row(0) == (True, False)
