@@ -540,8 +540,9 @@ def _add_curves(commands: Any) -> None:
         "--max-classes",
         type=_positive,
         metavar="N",
-        help="--plot: a panel for each of the first N classes at most, when there are several "
-        f"models (default {MAX_CLASS_PANELS})",
+        help="--plot: a panel for each of the first N classes at most, when the classes "
+        "have a panel each (several series, or more classes than one panel's lines) "
+        f"(default {MAX_CLASS_PANELS})",
     )
     _add_output(cu)
     _add_quiet(cu)
