@@ -93,7 +93,39 @@ def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
     unique: dict[tuple[Path, tuple[tuple[str, str], ...]], Path] = {}
     for path in found:
         unique.setdefault((path.resolve(), tuple(_hive_parts(path).items())), path)
-    return list(unique.values())
+    return _without_empty(list(unique.values()))
+
+
+def _without_empty(found: list[Path]) -> list[Path]:
+    """``found`` less its parquet and IPC files of no rows (as `scan` leaves CSV's out).
+
+    A shard of no rows types its columns by its writer's guess (Null, or pandas' Float64
+    for every column): it would hold up the others' types for no data.
+    """
+    empty = {path for path in found if _row_count(path) == 0}
+    if len(empty) == len(found):
+        which = (
+            f"file {str(found[0])!r} has no rows"
+            if len(found) == 1
+            else f"none of its {len(found)} files has a row"
+        )
+        raise MetricsInputError(f"the table is empty: {which}")
+    return [p for p in found if p not in empty]
+
+
+def _row_count(path: Path) -> int | None:
+    """The rows of a parquet or IPC file, from its metadata; None for others, or unread."""
+    kind = FORMATS.get(path.suffix.lower())
+    try:
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            return int(pq.read_metadata(path).num_rows)
+        if kind == "ipc":
+            return int(pl.scan_ipc(path).select(pl.len()).collect().item())
+    except Exception:  # (an unreadable file is named where it is read)
+        return None
+    return None
 
 
 def _expand(path: Path) -> list[Path]:
@@ -138,8 +170,8 @@ def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
     key where its statistics do not show that it holds the folder's value (else the
     folder's value would replace the column's silently). A column left out is told in a
     warning, which names its types and files.
-    CSV files without rows are left out (their column types are unknown); if every file
-    lacks rows, the table is empty, which raises.
+    Files without rows are left out (their column types are a writer's guess); if every
+    file lacks rows, the table is empty, which raises.
     """
     # A metric reading a column left out would only say that the table lacks it: the
     # warning says why. (score() explains it where a metric reads it, and does not warn.)
@@ -591,8 +623,11 @@ def _widened(left: pl.DataType, right: pl.DataType) -> pl.DataType | None:
     """The common type of two types, None if they have none.
 
     Numeric types widen as polars widens them; text and a categorical are read as text (a
-    categorical's codes differ between files).
+    categorical's codes differ between files). A column of nulls only (of type Null, as a
+    writer types a column it saw no value of) is read as the other type.
     """
+    if left == pl.Null or right == pl.Null:
+        return right if left == pl.Null else left
     if all(dtype == pl.String or type(dtype) is pl.Categorical for dtype in (left, right)):
         return pl.String()
     if not (left.is_numeric() and right.is_numeric()):

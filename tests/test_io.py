@@ -26,6 +26,31 @@ def dump() -> pl.DataFrame:
     )
 
 
+def test_row_less_shards_are_left_out_and_null_columns_widen(
+    tmp_path: Path, dump: pl.DataFrame
+) -> None:
+    """A shard of no rows typed its columns Null (polars) or Float64 (pandas), and one
+    column of nulls was typed Null: the folder was refused for their types."""
+    pd = pytest.importorskip("pandas")
+    folder = tmp_path / "shards"
+    folder.mkdir()
+    dump.write_parquet(folder / "part-0.parquet")
+    pl.DataFrame({c: [] for c in dump.columns}).write_parquet(folder / "part-1.parquet")
+    pd.DataFrame({c: [] for c in dump.columns}).to_parquet(folder / "part-2.parquet")
+    dump.head(0).write_ipc(tmp_path / "empty.arrow")
+    want = pl_metrics.lrap(dump)
+    assert_frame_equal(pl_metrics.score(folder, "lrap"), want)
+    assert_frame_equal(scan(folder).metrics.lrap().collect(), want)
+    for path in (folder / "part-1.parquet", tmp_path / "empty.arrow"):
+        with pytest.raises(MetricsInputError, match=r"^the table is empty: file '.*' has no rows"):
+            pl_metrics.score(path, "lrap")
+    nulls = dump.head(20).with_columns(pl.lit(None).alias("score"))
+    assert nulls.schema["score"] == pl.Null
+    nulls.write_parquet(folder / "part-3.parquet")
+    with pytest.raises(MetricsInputError, match=r"^column 'score': 20 rows are null"):
+        pl_metrics.score(folder, "lrap")
+
+
 def test_row_less_csv_is_an_empty_table(tmp_path: Path, dump: pl.DataFrame) -> None:
     empty = tmp_path / "empty.csv"
     empty.write_bytes(b"")
