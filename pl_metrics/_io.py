@@ -373,6 +373,8 @@ def mixed_tasks(found: Sequence[Path], class_col: str, by: Sequence[str]) -> str
     group (of ``key=value`` folders or of the files' own columns): groups are scored apart.
     (Files that split one dump by class hold different classes too: the warning says so.)
     """
+    if any(class_col in _hive_parts(path) for path in found):  # split by class folders
+        return None
     together: dict[tuple[tuple[str, str], ...], list[Path]] = {}
     for path in found:
         key = tuple((k, v) for k, v in _hive_parts(path).items() if k in by)
@@ -452,7 +454,14 @@ def _same_ids(ids: dict[Path, pl.Series]) -> str | None:
     for first, *others in partitions.values():  # each against the first: n reads, not n²
         for other in others:
             a, b = _comparable(ids[first], ids[other])
-            if a.is_in(b.implode()).any():
+            shared = ids[first].filter(a.is_in(b.implode()))
+            # A few shared ids are rows written twice (a task retried), not a model's dump.
+            if 0 < shared.len() * 2 < min(a.len(), b.len()):
+                return (
+                    f"files {str(first)!r} and {str(other)!r} share {shared.len():,} of their "
+                    f"ids (such as {shared.sort()[0]!r}): an id's rows belong in one file"
+                )
+            if shared.len():
                 return (
                     f"files {str(first)!r} and {str(other)!r} hold the same ids: if each "
                     "file is the dump of one model (or fold), put each in a folder named "

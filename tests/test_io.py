@@ -272,6 +272,31 @@ def test_stacked_dumps_are_told_apart_in_the_error(tmp_path: Path) -> None:
     assert_frame_equal(got, want, check_dtypes=False, rel_tol=1e-12)
 
 
+def test_a_few_ids_in_two_shards_are_told_as_such(tmp_path: Path) -> None:
+    """One id written into two shards (a task retried) was told as files holding the same
+    ids, with the advice for one model per file; a dump split by class folders was warned
+    of as files of different tasks."""
+    digits = pl.read_parquet(DATA).filter(pl.col("model") == "knn", pl.col("fold") == 0)
+    digits = digits.drop("model", "fold")
+    ids = digits["id"].unique().sort()
+    (tmp_path / "retried").mkdir()
+    digits.filter(pl.col("id") <= ids[49]).write_parquet(tmp_path / "retried/part-0.parquet")
+    digits.filter(pl.col("id") >= ids[49]).write_parquet(tmp_path / "retried/part-1.parquet")
+    with pytest.raises(
+        MetricsInputError,
+        match=rf"files '.*part-0.parquet' and '.*part-1.parquet' share 1 of their ids \(such "
+        rf"as {ids[49]}\): an id's rows belong in one file$",
+    ):
+        pl_metrics.score(tmp_path / "retried", "lrap")
+    for label, part in digits.group_by("class"):
+        (tmp_path / f"split/class={label[0]}").mkdir(parents=True)
+        part.drop("class").write_parquet(tmp_path / f"split/class={label[0]}/part.parquet")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = pl_metrics.score(tmp_path / "split", "lrap")
+    assert_frame_equal(got, pl_metrics.lrap(digits), rel_tol=1e-12)
+
+
 def test_a_file_reached_twice_is_read_once(tmp_path: Path) -> None:
     digits = pl.read_parquet("data/digits_oof.parquet")
     digits.write_parquet(tmp_path / "a.parquet")
