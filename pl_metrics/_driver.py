@@ -17,7 +17,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Protocol, TextIO, TypeVar
@@ -103,13 +103,16 @@ def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
         return pl.scan_pyarrow_dataset(source), None  # a pyarrow.dataset.Dataset
     if hasattr(source, "__arrow_c_stream__"):
         return to_polars(source).lazy(), None
-    if isinstance(source, (str, Path)) or (
-        isinstance(source, Sequence) and all(isinstance(s, (str, Path)) for s in source)
-    ):
-        found = find_files(source)
+    # Paths in any iterable (a set, a generator, numpy's strings), as `scan` takes them.
+    items: list[Any] | None = [source] if isinstance(source, (str, Path)) else None
+    if items is None and isinstance(source, Iterable) and not isinstance(source, bytes):
+        items = list(source)
+    if items is not None and all(isinstance(s, (str, Path)) for s in items):
+        found = find_files(items)
         return scan_files(found), found  # (a column left out is explained if read)
     raise TypeError(
-        "score(): expected files, folders or globs (str or Path), a polars DataFrame or "
+        "score(): expected files, folders or globs (str or Path, or a list of them), a "
+        "polars DataFrame or "
         "LazyFrame, an Arrow table or stream, or a pyarrow.dataset.Dataset; got "
         f"{type(source).__module__}.{type(source).__name__}"
     )

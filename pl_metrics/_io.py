@@ -149,7 +149,11 @@ def file_format(files: Sequence[Path]) -> str:
             f"unsupported file type {unknown}; expected {', '.join(sorted(FORMATS))}"
         )
     if len(kinds) > 1:
-        raise MetricsInputError(f"the input mixes file types: {sorted(k or '' for k in kinds)}")
+        first: dict[str, Path] = {}
+        for path in files:  # a file of each type, to find the stray one by
+            first.setdefault(FORMATS[path.suffix.lower()], path)
+        each = ", ".join(f"{kind} ({str(path)!r})" for kind, path in sorted(first.items()))
+        raise MetricsInputError(f"the input mixes file types: {each}; score the files of one type")
     return str(kinds.pop())
 
 

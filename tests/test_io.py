@@ -724,3 +724,25 @@ def test_a_home_path_is_expanded_and_a_url_refused(
     # Path("s3://bucket/x") reads s3:/bucket/x: the error named a file not found there.
     with pytest.raises(MetricsInputError, match=r"^'s3://bucket/x.parquet' is a URL: .*"):
         files("s3://bucket/x.parquet")
+
+
+def test_paths_come_in_any_iterable_and_a_stray_format_is_named(tmp_path: Path) -> None:
+    """score() refused a set or generator of paths that scan() took; a stray CSV among
+    parquet shards was told by the formats' names only."""
+    digits = pl.read_parquet(DATA).filter(pl.col("fold") == 0)
+    path = tmp_path / "oof.parquet"
+    digits.write_parquet(path)
+    want = pl_metrics.lrap(digits, by=["model", "fold"])
+    for source in ({str(path)}, (p for p in [path]), {str(path): 1}.keys(), [path]):
+        assert_frame_equal(pl_metrics.score(source, "lrap", by=["model", "fold"]), want)
+    with pytest.raises(MetricsInputError, match=r"^no input: give at least one file"):
+        pl_metrics.score(iter([]), "lrap")
+    with pytest.raises(TypeError, match=r"\(str or Path, or a list of them\)"):
+        pl_metrics.score([1, 2], "lrap")
+    digits.head(10).write_csv(tmp_path / "summary.csv")
+    with pytest.raises(
+        MetricsInputError,
+        match=r"^the input mixes file types: csv \('.*summary\.csv'\), parquet \('.*oof\.parquet'"
+        r"\); score the files of one type$",
+    ):
+        pl_metrics.score(tmp_path, "lrap")
