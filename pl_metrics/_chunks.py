@@ -188,7 +188,9 @@ def plan_chunks(
                 chunks = max(chunks, math.ceil(rows * scattered / budget))
                 cuts = _even_cuts(ranges, chunks)
         else:
-            clustered = all(a[1] < b[0] for a, b in itertools.pairwise(ranges))
+            # (Row groups may share their boundary id: the cuts are by value, so each id is
+            # in one chunk whatever row groups hold it.)
+            clustered = all(a[1] <= b[0] for a, b in itertools.pairwise(ranges))
             cuts = _boundary_cuts(ranges, rows / chunks) if clustered else []
         if cuts:
             bounds = [None, *cuts, None]

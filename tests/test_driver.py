@@ -116,6 +116,19 @@ def test_cluster_by_id_sizes_its_parts_by_the_rows_width(tmp_path: Path) -> None
     assert counts["wide"] == math.ceil(2 * 65 / 11)  # rows 65 bytes wide, against 11
 
 
+def test_sorted_text_ids_sharing_row_group_bounds_are_clustered(tmp_path: Path) -> None:
+    """Row groups of 7 rows over ids of 10 classes share their boundary ids: sorted text ids
+    were taken as scattered, and each chunk read the whole dump (integer ids were not)."""
+    digits = pl.read_parquet(DATA / "digits_oof.parquet").filter(pl.col("model") == "knn")
+    text = digits.with_columns(pl.format("clip{}", pl.col("id").cast(pl.String).str.zfill(5)))
+    path = tmp_path / "sorted.parquet"
+    text.sort("id", "class").write_parquet(path, row_group_size=7)
+    plan = plan_chunks(pl_metrics.scan(path), files=[path], n_chunks=4, budget=budget_bytes(None))
+    assert plan.strategy == "id ranges"
+    got = pl_metrics.score(path, METRICS, by="fold", n_chunks=4)
+    close(got, pl_metrics.report(text, METRICS, by="fold"))
+
+
 def test_clustered_rewrite(tmp_path: Path, digits: pl.DataFrame) -> None:
     shuffled = tmp_path / "shuffled.parquet"
     digits.sample(fraction=1.0, shuffle=True, seed=1).write_parquet(shuffled, row_group_size=5000)
