@@ -18,10 +18,12 @@ nulls are ignored (a row with a null score, truth or weight is left out), intege
 predictions other than 0/1 count as 1, NaN scores rank above every number (polars' order;
 scikit-learn refuses them: filter them first), and what scikit-learn refuses or warns about
 gives a value each function documents (null for the area under the ROC curve of a group
-with one class). A number threshold meets Float32 scores in Float32, as in the table
-functions; a threshold column is compared as polars compares two columns (a Float64 column
-against Float32 scores in Float64, as numpy compares two arrays): cast it to the scores'
-type to compare as the table functions do.
+with one class). `roc_auc` and `average_precision` rank the scores in their own type
+(integers past 2**53 stay apart); text scores are refused by polars: cast them first. A
+number threshold meets Float32 scores in Float32, as in the table functions; a threshold
+column is compared as polars compares two columns (a Float64 column against Float32 scores
+in Float64, as numpy compares two arrays): cast it to the scores' type to compare as the
+table functions do.
 
 Examples
 --------
@@ -227,8 +229,13 @@ def _mean(value: pl.Expr, weight: IntoExpr | None) -> pl.Expr:
 def _ranking_columns(
     score: IntoExpr, truth: IntoExpr, weight: IntoExpr | None
 ) -> tuple[pl.Expr, pl.Expr, pl.Expr | None]:
-    """Score, truth and weight, less the rows where any of them is null."""
-    s, t = _col(score, "score").cast(pl.Float64), _col(truth, "truth").cast(pl.Boolean)
+    """Score, truth and weight, less the rows where any of them is null.
+
+    The scores are ranked in their own type (integers past 2**53 stay apart, as the table
+    functions keep them); adding 0 refuses text (as polars refuses sums of text) rather
+    than sort it as text ("10" before "9").
+    """
+    s, t = _col(score, "score") + 0, _col(truth, "truth").cast(pl.Boolean)
     w = None if weight is None else _col(weight, "weight").cast(pl.Float64)
     valid = s.is_not_null() & t.is_not_null()
     if w is not None:

@@ -470,3 +470,25 @@ def test_weighted_losses_of_rows_of_weight_0_with_eps_0() -> None:
         table.sort("class")["binary_log_loss"].to_list(), rel=1e-12
     )
     assert got["binary_log_loss"].to_list() == pytest.approx([-np.log(0.7)] * 2, rel=1e-12)
+
+
+def test_ranking_expressions_keep_integer_scores_exact() -> None:
+    """Integer scores were ranked as Float64: 2**53 and 2**53 + 1 tied. Text scores, which
+    the cast parsed, are refused (the table functions refuse them too), not sorted as text."""
+    score = np.array([2**53 + 1, 2**53, 5, 2**53 + 1, 2**53], dtype=np.int64)
+    truth = np.array([1, 0, 0, 0, 1])
+    weight = np.array([1.0, 2.0, 1.0, 1.0, 0.5])
+    df = pl.DataFrame({"score": score, "truth": truth, "w": weight})
+    for options, sample_weight in (({}, None), ({"weight": "w"}, weight)):
+        got = df.select(
+            expr.roc_auc("score", "truth", **options),
+            expr.average_precision("score", "truth", **options),
+        ).row(0)
+        want = (
+            roc_auc_score(truth, score, sample_weight=sample_weight),
+            average_precision_score(truth, score, sample_weight=sample_weight),
+        )
+        assert got == pytest.approx(want, rel=1e-12)
+    text = pl.DataFrame({"score": ["9", "10"], "truth": [1, 0]})
+    with pytest.raises(pl.exceptions.InvalidOperationError, match="arithmetic on dtypes str"):
+        text.select(expr.roc_auc("score", "truth"))
