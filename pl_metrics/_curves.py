@@ -345,7 +345,7 @@ class _Curves(Family):
     def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
         if metric != "roc_auc" or opts.undefined != "error" or opts.average == "samples":
             return []
-        return [_undefined_auc(cols, pooled=opts.average == "micro")]
+        return [_undefined_auc(cols, average=opts.average)]
 
     def group_checks(
         self, metric: str, cols: Columns, opts: Options
@@ -401,7 +401,8 @@ class _Curves(Family):
         return _with_undefined(out, values, metric, by, cols, opts)
 
 
-def _undefined_auc(cols: Columns, *, pooled: bool) -> Problem:
+def _undefined_auc(cols: Columns, *, average: str | None) -> Problem:
+    pooled = average == "micro"
     return Problem(
         "undefined_auc",
         cols.cls,
@@ -411,6 +412,8 @@ def _undefined_auc(cols: Columns, *, pooled: bool) -> Problem:
         + ": ROC AUC is undefined there",
         "pass undefined='skip' to give them NaN"
         if pooled
+        else "pass undefined='skip' to give them null values"
+        if average is None
         else "pass undefined='skip' to leave them out of the average (BirdCLEF 2024)",
         examples=not pooled,
     )
@@ -424,7 +427,8 @@ def check_undefined(values: pl.DataFrame, by: list[str], cols: Columns, opts: Op
     """
     keys = values.lazy().select(by).unique() if by else values.lazy().select(pl.len())
     counted = _with_undefined(keys, values.lazy(), "roc_auc", by, cols, opts)
-    raise_on_problems(counted, [_undefined_auc(cols, pooled=False)], by).collect()
+    per_class = None if opts.average is None else "macro"  # (values of classes, not pooled)
+    raise_on_problems(counted, [_undefined_auc(cols, average=per_class)], by).collect()
 
 
 def _with_undefined(
@@ -442,7 +446,7 @@ def _with_undefined(
     """
     if metric != "roc_auc" or opts.undefined != "error":
         return out
-    problem = _undefined_auc(cols, pooled=opts.average == "micro")
+    problem = _undefined_auc(cols, average=opts.average)
     undefined = pl.col(metric).is_null()
     exprs = [undefined.sum().cast(pl.Int64).alias(problem.name)]
     if problem.examples:

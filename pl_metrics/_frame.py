@@ -139,6 +139,8 @@ def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOpt
     if function in METRICS and takers:
         if name == "weight_col":  # not "did you mean 'id_col'?"
             why = "it takes no sample weights"
+        elif name == "per_class" and "average" in METRICS[function].options:
+            why = "its per-class values are those of average=None"  # (f1's, say)
         else:  # f1(thresholds=...): "did you mean 'threshold'?" first
             why = f"{close + ' (' if close else ''}the metrics that take it: {', '.join(takers)}"
             why += ")" if close else ""

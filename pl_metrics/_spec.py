@@ -658,10 +658,14 @@ def _check_metric_options(
         by_class = [e.name for e in entries if "average" in e.options and opts.average != "samples"]
         if by_class:
             verb = "averages" if len(by_class) == 1 else "average"
+            how = (
+                "gives values per class with average=None"
+                if opts.average is None
+                else f"{verb} over classes with average={opts.average!r}"
+            )
             raise MetricsInputError(
-                f"option 'per_id': {', '.join(by_class)} {verb} over classes with "
-                f"average={opts.average!r}; per-id values are those of average='samples': "
-                "pass it"
+                f"option 'per_id': {', '.join(by_class)} {how}; per-id values are those of "
+                "average='samples': pass it"
             )
     curves = [e.name for e in entries if e.kind == "curve"]
     if curves and len(entries) > 1:

@@ -128,6 +128,13 @@ def test_undefined_roc_auc_is_an_error_naming_the_class() -> None:
     per_class = pl_metrics.roc_auc(df, average=None, undefined="skip")
     assert per_class["roc_auc"].to_list() == [0.5, None]
     assert pl_metrics.roc_auc(df, undefined="skip").item() == 0.5
+    # Per class there is no average to leave the class out of: skip gives it a null.
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"undefined='skip' to give it null values$"
+    ):
+        pl_metrics.roc_auc(df, average=None)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"out of the average \(BirdCLEF"):
+        pl_metrics.roc_auc(df, average="weighted")
 
 
 def test_undefined_roc_auc_names_three_classes_and_says_there_are_more() -> None:

@@ -789,3 +789,24 @@ def test_an_unused_option_is_refused_as_unused_before_its_value(
     with pytest.raises(MetricsInputError, match=f"option '{option}'") as caught:
         pl_metrics.report(good, taker[option], **{option: value})
     assert not isinstance(caught.value, pl_metrics.UnknownOptionError)
+
+
+def test_per_class_and_per_id_mistakes_point_at_average() -> None:
+    """f1(per_class=True) named lwlrap and padded_cmap, not f1's average=None; per_id with
+    average=None said f1 'averages over classes'."""
+    df = pl.DataFrame(
+        {"id": [0, 0, 1, 1], "class": ["a", "b"] * 2, "score": [0.1, 0.2, 0.3, 0.4]}
+    ).with_columns(truth=pl.Series([True, False, False, True]))
+    with pytest.raises(
+        pl_metrics.UnknownOptionError,
+        match=r"^f1: option 'per_class' is not one of its options; its per-class values are "
+        r"those of average=None$",
+    ):
+        pl_metrics.f1(df, per_class=True)  # type: ignore[call-arg]
+    with pytest.raises(
+        MetricsInputError,
+        match=r"^option 'per_id': f1 gives values per class with average=None; per-id values",
+    ):
+        pl_metrics.f1(df, average=None, per_id=True)
+    with pytest.raises(pl_metrics.UnknownOptionError, match=r"the metrics that take it: lwlrap"):
+        pl_metrics.lrap(df, per_class=True)  # type: ignore[call-arg]
