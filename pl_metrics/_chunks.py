@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import math
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from pl_metrics._frame import MetricsInputError, is_integer, shown
 from pl_metrics._io import file_format, row_group_ranges
 
 __all__ = [
+    "BUDGET_VARIABLE",
     "BYTES_PER_ROW",
     "BYTES_PER_ROW_SCATTERED",
     "REFERENCE_ROW",
@@ -114,10 +116,22 @@ def chunking_budget(
     return budget_bytes(memory_budget)
 
 
+#: The environment variable of the default budget: of the lazy idiom and `compare`, which
+#: take no option of it, and of `score` without ``memory_budget``.
+BUDGET_VARIABLE = "PL_METRICS_MEMORY_BUDGET"
+
+
 def budget_bytes(memory_budget: int | str | None) -> int:
-    """Parse a memory budget once: bytes, or a size such as ``"2GB"``; None: 2 GB."""
+    """Parse a memory budget once: bytes, or a size such as ``"2GB"``.
+
+    None: `BUDGET_VARIABLE`'s, else 2 GB.
+    """
+    option = "option 'memory_budget'"
     if memory_budget is None:
-        return 2 * 1024**3
+        memory_budget = os.environ.get(BUDGET_VARIABLE) or None
+        if memory_budget is None:
+            return 2 * 1024**3
+        option = f"environment variable {BUDGET_VARIABLE}"
     if is_integer(memory_budget):
         budget = int(memory_budget)
     else:
@@ -125,14 +139,13 @@ def budget_bytes(memory_budget: int | str | None) -> int:
         match = re.fullmatch(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)i?b?\s*", size)
         if not match:
             raise MetricsInputError(
-                f"option 'memory_budget': expected bytes or a size like '2GB', got "
-                f"{memory_budget!r}"
+                f"{option}: expected bytes or a size like '2GB', got {memory_budget!r}"
             )
         scale = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3, "t": 1024**4}[match.group(2)]
         budget = int(float(match.group(1)) * scale)
     if budget < MIN_BUDGET:  # "0", "0.5": a chunk per few rows would take hours
         raise MetricsInputError(
-            f"option 'memory_budget': {memory_budget!r} is below the smallest budget, 1MB "
+            f"{option}: {memory_budget!r} is below the smallest budget, 1MB "
             f"({MIN_BUDGET:,} bytes: sizes count in powers of 1024)"
         )
     return budget

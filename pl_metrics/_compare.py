@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 import polars as pl
 
+from pl_metrics._chunks import budget_bytes
 from pl_metrics._curve_tables import cell_loss, weighted_mean
 from pl_metrics._curves import average_classes
 from pl_metrics._frame import (
@@ -171,6 +172,7 @@ def compare(
     *,
     model_col: str = "model",
     fold_col: str = "fold",
+    memory_budget: int | str | None = None,
     **options: Unpack[MetricOptions],
 ) -> FrameT:
     """One row per model: each metric's mean and standard deviation over folds, and pooled.
@@ -192,6 +194,9 @@ def compare(
         A metric name or a list of them (`metric_names`); tables (curves, counts) are refused.
     model_col, fold_col
         The columns of the model and of the fold.
+    memory_budget
+        For a LazyFrame, the memory of its chunks' rows, as `score`'s (default: the
+        ``PL_METRICS_MEMORY_BUDGET`` environment variable's, else 2 GB).
     **options
         Those of `report` (``id_col``, ``weight_col``, ``threshold``, ...; typed as
         `MetricOptions`), except ``by``, ``per_id`` and those of tables alone.
@@ -215,6 +220,7 @@ def compare(
     └─────────────┴──────────┴──────────┘
     """
     _check_options(compare, options, ["by"])
+    budget = budget_bytes(memory_budget)  # (checked at the call, as the other options)
     names = _metric_list(metrics)
     source = to_polars(frame)
     lf = source.lazy()
@@ -282,7 +288,7 @@ def compare(
         from pl_metrics._driver import scored  # (the driver imports the metric families)
 
         per_fold, pooled = (
-            scored(source, s) if isinstance(source, pl.LazyFrame) else _values(source, s)
+            scored(source, s, budget) if isinstance(source, pl.LazyFrame) else _values(source, s)
             for s in (spec, by_model)
         )
         lacking = _warn_of_missing_folds(per_fold, model_col, fold_col)

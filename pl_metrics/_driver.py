@@ -471,9 +471,13 @@ def deferred(lf: pl.LazyFrame, spec: Spec | Callable[[], Spec], schema: pl.Schem
     return pl.defer(lambda: scored(lf, spec() if callable(spec) else spec), schema=schema)
 
 
-def scored(lf: pl.LazyFrame, spec: Spec) -> pl.DataFrame:
-    """The metrics of ``lf``, scored as `score` scores it, within the default budget."""
-    return score_spec(lf, spec, budget=budget_bytes(None), runner=local_runner(lf, None))
+def scored(lf: pl.LazyFrame, spec: Spec, budget: int | None = None) -> pl.DataFrame:
+    """The metrics of ``lf``, scored as `score` scores it, within ``budget``.
+
+    ``budget``: bytes; None, the default budget.
+    """
+    budget = budget_bytes(None) if budget is None else budget
+    return score_spec(lf, spec, budget=budget, runner=local_runner(lf, None))
 
 
 def chunk_state(part: pl.LazyFrame, spec: Spec) -> MetricState:

@@ -507,6 +507,12 @@ def _add_compare(commands: Any) -> None:
         f"--bootstrap N resamples (default {_PAIRED_RESAMPLES})",
     )
     cp.add_argument("--seed", type=int, metavar="S", help="bootstrap seed (default 0)")
+    cp.add_argument(
+        "--memory-budget",
+        metavar="SIZE",
+        help="memory for the chunks' rows of the table of models, e.g. 500MB (powers of 1024; "
+        "default 2GB); --bootstrap and --against read the columns they use whole",
+    )
     _add_plot(cp, "a plot")
     _add_output(cp)
     _add_quiet(cp)  # it shows no progress bar: accepted as by the other commands, for scripts
@@ -660,6 +666,11 @@ def _run_compare(args: argparse.Namespace) -> None:
     if args.seed is not None and args.bootstrap is None and args.against is None:
         # (a seed of nothing is a slip)
         raise MetricsInputError("--seed seeds --bootstrap or --against: give one of them too")
+    if args.against is not None and args.memory_budget is not None:
+        raise MetricsInputError(
+            "--memory-budget: --against reads the columns it compares whole (the budget is "
+            "that of the table of models); leave it out"
+        )
     if args.against is not None and args.fold_col is not None:
         # (an option with no effect is refused, as the metrics' unused options are)
         raise MetricsInputError(
@@ -689,7 +700,12 @@ def _run_compare(args: argparse.Namespace) -> None:
     with hinted(found, args.id_col, args.class_col), counted_text(lf):
         if args.against is None:
             table = compare(
-                lf, metrics, model_col=args.model_col, fold_col=args.fold_col, **options
+                lf,
+                metrics,
+                model_col=args.model_col,
+                fold_col=args.fold_col,
+                memory_budget=args.memory_budget,
+                **options,
             ).collect()
         else:
             resamples = args.bootstrap or _PAIRED_RESAMPLES

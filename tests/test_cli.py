@@ -877,6 +877,23 @@ def test_chunks_or_a_memory_budget(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*argv, "--chunks", "2", "--memory-budget", "1GB"]) == 2
     assert "error: --memory-budget and --chunks: give one of them" in capsys.readouterr().err
     assert main([*argv, "--chunks", "2"]) == 0
+    capsys.readouterr()
+    # compare takes a budget for its table of models (it had none to take)
+    compare = ["compare", str(DATA), "-m", "lrap", "--format", "csv"]
+    assert main([*compare, "--memory-budget", "1MB"]) == 0
+    assert_frame_equal(
+        pl.read_csv(io.StringIO(capsys.readouterr().out)),
+        pl.read_csv(io.StringIO(_stdout_of(compare))),
+    )
+    assert main([*compare, "--memory-budget", "1MB", "--against", "knn"]) == 2
+    assert "error: --memory-budget: --against reads the columns" in capsys.readouterr().err
+
+
+def _stdout_of(argv: list[str]) -> str:
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        assert main(argv) == 0
+    return buffer.getvalue()
 
 
 @pytest.mark.parametrize("bad", ["0", "-3", "x"])

@@ -7,6 +7,7 @@ import itertools
 import math
 import re
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -237,6 +238,37 @@ def test_budgets_too_small_or_malformed_are_refused(budget: object) -> None:
     # "0" meant a 1-byte budget: millions of chunks, for hours.
     with pytest.raises(pl_metrics.MetricsInputError, match="option 'memory_budget'"):
         budget_bytes(budget)  # type: ignore[arg-type]
+
+
+def test_the_default_budget_is_set_by_an_environment_variable_or_by_compare(
+    monkeypatch: pytest.MonkeyPatch, digits: pl.DataFrame
+) -> None:
+    """The lazy idiom and compare took no budget: on a dump larger than memory, nothing
+    changed their 2 GB chunks."""
+    budgets: list[int] = []
+    score_spec = _driver.score_spec
+
+    def spy(lf: pl.LazyFrame, spec: Any, *, budget: int, **rest: Any) -> pl.DataFrame:
+        budgets.append(budget)
+        return score_spec(lf, spec, budget=budget, **rest)
+
+    monkeypatch.setattr(_driver, "score_spec", spy)
+    lf = digits.lazy()
+    want = pl_metrics.lrap(digits, by="model")
+    assert_frame_equal(lf.metrics.lrap(by="model").collect(), want)
+    monkeypatch.setenv("PL_METRICS_MEMORY_BUDGET", "3MB")
+    assert_frame_equal(lf.metrics.lrap(by="model").collect(), want)
+    assert budgets == [2 * 1024**3, 3 * 1024**2]
+    assert_frame_equal(pl_metrics.score(lf, "lrap", by="model"), want)
+    assert budgets[-1] == 3 * 1024**2
+    pl_metrics.compare(lf, "lrap", memory_budget="5MB").collect()
+    assert budgets[-2:] == [5 * 1024**2] * 2  # by fold, then pooled
+    monkeypatch.setenv("PL_METRICS_MEMORY_BUDGET", "lots")
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^environment variable PL_METRICS_MEMORY_BUDGET: expected bytes or a size",
+    ):
+        lf.metrics.lrap().collect()
 
 
 def test_never_more_chunks_than_rows() -> None:
