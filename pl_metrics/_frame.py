@@ -808,12 +808,13 @@ def by_hint(cols: Columns) -> str:
         return keys[0] if len(keys) == 1 else f"({', '.join(keys)})"
 
     keys = [*given, *others]
-    # Fewer keys than all may do (a model's folds pooled), and the user may mean that.
-    fewer = [*given, others[0]]
+    # Fewer keys may do, and be meant: a model's folds pooled (each id is in one fold); not
+    # its seeds or repeats (each holds every id), so only a fold-named column is left out.
+    folds = [c for c in others if "fold" in c.lower()]
+    fewer = [*given, *(c for c in others if c not in folds)]
     pooled = (
-        f", or by={fewer!r} if each {group(fewer)} does (pooling its {', '.join(others[1:])} "
-        "values)"
-        if len(others) > 1
+        f", or by={fewer!r} if each {group(fewer)} does (pooling its {', '.join(folds)} values)"
+        if folds and fewer
         else ""
     )
     return (

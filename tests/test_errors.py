@@ -125,6 +125,11 @@ def test_duplicates_name_the_columns_that_could_group_them(
     )
     with pytest.raises(MetricsInputError, match=r"24 rows repeat a \(id, class\).*" + hint):
         pl_metrics.report(frame, metric).lazy().collect()
+    # Seeds are not pooled as folds are (each seed holds every id): the fold is the one left out.
+    seeds = pl.concat([two.with_columns(seed=pl.lit(s)) for s in range(2)])
+    pooled = r"or by=\['model', 'seed'\] if each \(model, seed\) does \(pooling its fold values\)"
+    with pytest.raises(MetricsInputError, match=pooled):
+        pl_metrics.report(seeds, metric, by="model").lazy().collect()
     also = r"the table also has column fold: pass by=\['model', 'fold'\] if each \(model, fold\)"
     with pytest.raises(MetricsInputError, match=also):
         pl_metrics.report(frame, metric, by="model").lazy().collect()
