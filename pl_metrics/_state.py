@@ -16,6 +16,7 @@ into the metric values, raising on the data problems counted inside it.
 from __future__ import annotations
 
 import importlib
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -331,6 +332,11 @@ class MetricState:
     source: pl.LazyFrame | None = field(default=None, compare=False, repr=False)
     #: The parts of a merged state, while some part is lazy: `collect` collects them.
     parts: tuple[MetricState, ...] = field(default=(), compare=False, repr=False)
+    #: A token of each state made by `build_state` that this one holds (its own, or its
+    #: merged parts'): a part given twice, inside a collected or pickled merge too, shows.
+    leaves: frozenset[str] = field(
+        default_factory=lambda: frozenset({uuid.uuid4().hex}), compare=False, repr=False
+    )
 
     @property
     def metrics(self) -> tuple[str, ...]:
@@ -477,10 +483,11 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
     # 400 levels of plans, each merge slower than the last (210 s in all). Sums come in the
     # same order (each table's rows of a key are added one after the other).
     parts = [part for s in states for part in (s.parts or (s,))]
-    if len({id(s) for s in parts}) < len(parts):
+    leaves = frozenset().union(*(s.leaves for s in states))
+    if len({id(s) for s in parts}) < len(parts) or len(leaves) < sum(len(s.leaves) for s in states):
         raise MetricsInputError(
-            "merge_states: a state is given again, inside a merged one; the parts must be "
-            "id-disjoint"
+            "merge_states: a state is given again, inside a merged one (or as a copy, "
+            "pickled); the parts must be id-disjoint"
         )
     states = parts
     first = states[0]
@@ -532,6 +539,7 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
         scans=any(s.scans for s in states),  # a lazy part's tables: collected first
         source=None,
         parts=tuple(states) if any(s.scans for s in states) else (),
+        leaves=leaves,
         problems=tuple({p.key: p for s in states for p in s.problems}.values()),
         groups=merged("groups", by),
         classes=None if first.classes is None else merged("classes", [*by, cols.cls]),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 from typing import Any
 
 import numpy as np
@@ -222,6 +223,24 @@ def test_lazy_states_merged_one_at_a_time_stay_one_level() -> None:
     assert_frame_equal(at_once, want, rel_tol=1e-12)
     with pytest.raises(pl_metrics.MetricsInputError, match="given again, inside a merged one"):
         pl_metrics.merge_states([merged, states[2]])
+
+
+def test_collected_and_pickled_states_given_again_are_refused() -> None:
+    """A collected merge kept no parts: a part merged into it again counted twice, silently
+    (the incremental total = total.merge(new) of a job that reran a shard)."""
+    df = make_table(3, n_ids=60).drop("pred")
+    parts = [df.filter(pl.col("id") % 3 == k) for k in range(3)]
+    states = [pl_metrics.state(p, ["lrap", "f1"], by="model").collect() for p in parts]
+    total = states[0].merge(states[1])
+    refused = r"^merge_states: a state is given again, inside a merged one \(or as a copy"
+    for again in (states[0], pickle.loads(pickle.dumps(states[1]))):
+        with pytest.raises(pl_metrics.MetricsInputError, match=refused):
+            total.merge(again)
+    copy = pickle.loads(pickle.dumps(states[2]))
+    with pytest.raises(pl_metrics.MetricsInputError, match=refused):
+        pl_metrics.merge_states([states[2], copy])
+    got = total.merge(pickle.loads(pickle.dumps(states[2]))).finalize().collect()
+    assert_frame_equal(got, pl_metrics.report(df, ["lrap", "f1"], by="model"), rel_tol=1e-12)
 
 
 def test_merged_states_see_ragged_input_across_parts() -> None:
