@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -75,8 +76,9 @@ def _client(client: Any) -> Iterator[Any]:
         try:
             connected = Client(client)  # type: ignore[no-untyped-call]
         except (ValueError, OSError) as error:  # not an address, or nothing listens there
+            local = "; for a local cluster, leave client out (None)" if client == "local" else ""
             raise MetricsInputError(
-                f"option 'client': cannot connect to {client!r}: {error}"
+                f"option 'client': cannot connect to {client!r}: {error}{local}"
             ) from error
         with connected:  # ours: closed after (left open, it tried to reconnect for 30 s)
             yield connected
@@ -141,7 +143,8 @@ def score(
     ----------
     source
         Parquet, IPC or CSV files, folders or globs, readable at the same paths from every
-        worker (a shared or object-store file system).
+        worker (a shared file system, mounted alike: URLs are refused); relative paths are
+        sent as absolute ones, of the client's folder.
     metrics
         Metric names, as for `pl_metrics.score`.
     client
@@ -176,7 +179,8 @@ def score(
         alone (a corrupt page, a CSV field that does not parse) is named.
     """
     files = find_files(source)
-    paths = [str(p) for p in files]
+    # Absolute: a worker reads them from its own folder, which need not be the client's.
+    paths = [os.path.abspath(p) for p in files]
     lf = scan_files(files)  # (a column left out is explained if read)
     named = columns_named(
         id_col, class_col, score_col, truth_col, weight_col, pred_col, fold_col, by
@@ -258,6 +262,8 @@ def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:
             except Exception as error:  # the task's own error, after its retries
                 for other in futures:
                     other.cancel()
+                if isinstance(error, MetricsInputError):  # the data's, found on the worker
+                    raise MetricsInputError(str(error), problem=error.problem) from error
                 which = _unreadable_file(client, paths, spec) if _reading(error) else None
                 if which:  # a file that does not read alone: the data's error, as score() says
                     raise MetricsInputError(which) from error

@@ -63,6 +63,33 @@ def test_equals_single_machine(
     close(got, want)
 
 
+def test_relative_paths_are_read_from_the_clients_folder(
+    client: Any, dump: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Workers read the paths as given, from their own folder: a relative path failed there
+    as a ChunkError after three tries. A file a worker cannot read is the data's error."""
+    monkeypatch.chdir(dump.parent)  # the workers started elsewhere
+    want = pl_metrics.score(dump, "lrap", by="model", n_chunks=1)
+    got = pl_metrics.dask.score(dump.name, "lrap", by="model", client=client, n_chunks=3)
+    close(got, want)
+    gone = tmp_path / "gone.parquet"
+    pl.read_parquet(DATA / "digits_oof.parquet").write_parquet(gone)
+
+    def vanish(*args: Any) -> Any:  # the file is gone when the chunks run
+        run = original(*args)
+
+        def gone_first(*chunk_args: Any) -> Any:
+            gone.unlink(missing_ok=True)
+            return run(*chunk_args)
+
+        return gone_first
+
+    original = pl_metrics.dask._dask_runner
+    monkeypatch.setattr(pl_metrics.dask, "_dask_runner", vanish)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"gone\.parquet"):
+        pl_metrics.dask.score(gone, "lrap", by=["model", "fold"], client=client, retries=0)
+
+
 def test_killed_worker_mid_run(client: Any, dump: Path) -> None:
     metrics = ["lrap", "f1"]
     want = pl_metrics.score(dump, metrics, by=["model", "fold"], n_chunks=1)
