@@ -86,11 +86,15 @@ def _client(client: Any) -> Iterator[Any]:
     if client is not None:
         yield client
         return
+    # Each worker's polars pool (and so the kernels' threads) takes its share of the cores:
+    # two pools of every core oversubscribed them. A POLARS_MAX_THREADS given is kept.
+    threads = os.environ.get("POLARS_MAX_THREADS") or str(max(1, (os.cpu_count() or 2) // 2))
     with (
         LocalCluster(
             n_workers=2,
             threads_per_worker=1,
             processes=True,
+            env={"POLARS_MAX_THREADS": threads},
             dashboard_address=":0",
             # A failed chunk is reported once, as ChunkError: not also as worker log lines.
             silence_logs=logging.CRITICAL,

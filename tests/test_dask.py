@@ -195,9 +195,20 @@ def test_files_of_two_tasks_are_warned_of_from_a_worker(client: Any, tmp_path: P
         pl_metrics.dask.score(tmp_path, "lrap", by="model", client=client, retries=0)
 
 
-def test_default_local_cluster(dump: Path) -> None:
+def test_default_local_cluster(dump: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     got = pl_metrics.dask.score(dump, "lrap", by="model", n_chunks=2)
     assert np.isfinite(got["lrap"].to_numpy()).all()
+    # Its two workers share the cores (each took a polars pool of all of them), or keep
+    # the POLARS_MAX_THREADS given.
+    share = str(max(1, (os.cpu_count() or 2) // 2))
+    for given, want in ((None, share), ("3", "3")):
+        if given is None:
+            monkeypatch.delenv("POLARS_MAX_THREADS", raising=False)
+        else:
+            monkeypatch.setenv("POLARS_MAX_THREADS", given)
+        with pl_metrics.dask._client(None) as local:
+            pools = local.run(lambda: os.environ.get("POLARS_MAX_THREADS"))
+        assert set(pools.values()) == {want}
 
 
 def test_command_line_dask_local(dump: Path, capsys: pytest.CaptureFixture[str]) -> None:
