@@ -456,7 +456,8 @@ METRICS: dict[str, MetricInfo] = {
             "always",
             "none: the distinct score maximising the metric of `score >= t`, per class",
             "rows `(by..., class, threshold, value)`; ties: the highest threshold; `fold_col`: "
-            "tuned on the other folds, `held_out_value` scored on the held-out fold",
+            "`held_out_value`, each fold scored with thresholds tuned on the other folds, its "
+            "held-out predictions pooled",
             "metric, by, fold_col, weight_col, zero_division, beta",
             "curve",
             ("metric",),
