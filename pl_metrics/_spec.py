@@ -142,8 +142,13 @@ _TIME_FORMATS = [f"%Y-%m-%d{t}%H:%M:%S{f}" for t in ("T", " ") for f in ("%.f", 
 def _parsed(text: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
     """Keys written as text, as values of ``dtype`` (null where they do not parse).
 
-    None for the types whose text is `Thresholds.text`'s already (numbers, dates, strings).
+    None for the types whose text is `Thresholds.text`'s already (dates, strings).
     """
+    if dtype.is_float() or dtype.is_integer():  # "0.50", "1e-05", "007", as writers spell them
+        return text.str.strip_chars().cast(dtype, strict=False)
+    if dtype == pl.Boolean:  # "True" (pandas), "TRUE"
+        lower = text.str.strip_chars().str.to_lowercase()
+        return pl.when(lower == "true").then(True).when(lower == "false").then(False)
     if isinstance(dtype, pl.Datetime):
         zoned = dtype.time_zone is not None
 

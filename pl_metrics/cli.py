@@ -1078,18 +1078,15 @@ def _read_threshold_table(path: Path) -> pl.DataFrame:
         return pl.read_parquet(path)
     if suffix == ".json":  # as `pl-metrics thresholds -o t.json` writes it
         return pl.read_json(path)
-    # Anything else is CSV (.csv, .txt, .csv.gz, no suffix). Keys are compared as text: a
-    # key column that is not written back the same once typed (class "00" read as 0, "0.50"
-    # as 0.5, "TRUE" as true) is kept as it is written.
+    # Anything else is CSV (.csv, .txt, .csv.gz, no suffix). The keys are kept as written
+    # (class "00", "0.50", "TRUE"): the library reads them as the rows' types.
     typed, text = pl.read_csv(path), pl.read_csv(path, infer_schema=False)
     threshold = typed.get_column("threshold", default=None)
     if threshold is not None and threshold.dtype == pl.String:  # "nan" makes it text
         numbers = threshold.str.strip_chars().cast(pl.Float64, strict=False)
         if numbers.null_count() == threshold.null_count():  # (else the bad value is named)
             typed = typed.with_columns(numbers)
-    kept = [
-        c for c in text.columns if c != "threshold" and not typed[c].cast(pl.String).equals(text[c])
-    ]
+    kept = [c for c in text.columns if c != "threshold"]
     return typed.with_columns(text.select(kept))
 
 

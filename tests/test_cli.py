@@ -1106,6 +1106,31 @@ def test_thresholds_of_number_and_flag_like_text_round_trip_through_csv(
         np.testing.assert_allclose(got["f1"], want["f1"], rtol=1e-12)
 
 
+def test_a_threshold_table_written_by_pandas_meets_boolean_and_float_keys(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Keys of other writers' spelling ("True", "1e-05", "0.50") are read as the rows'
+    types: kept as text, they met no row."""
+    pytest.importorskip("pandas")
+    digits = pl.read_parquet(DATA).filter(pl.col("model") == "knn")
+    even = pl.col("id") % 2 == 0
+    keyed = digits.with_columns(flag=even, lr=pl.when(even).then(1e-05).otherwise(0.5))
+    path = tmp_path / "keyed.parquet"
+    keyed.write_parquet(path)
+    for key, values in (("flag", [True, False]), ("lr", [1e-05, 0.5])):
+        table = tmp_path / f"{key}.csv"
+        typed = pl.DataFrame({key: values, "threshold": [0.3, 0.6]}).join(
+            digits.select(pl.col("class").unique()), how="cross"
+        )
+        text = typed.to_pandas().to_csv(index=False).replace("0.5,", "0.50,")
+        table.write_text(text)
+        argv = ["score", str(path), "-m", "f1", "--by", key, "--threshold-table", str(table)]
+        assert main([*argv, "--format", "csv", "-q"]) == 0, (key, capsys.readouterr().err)
+        got = pl.read_csv(io.StringIO(capsys.readouterr().out))
+        want = pl_metrics.f1(keyed, by=key, threshold=typed)
+        np.testing.assert_allclose(got["f1"], want["f1"], rtol=1e-12)
+
+
 @pytest.mark.parametrize("suffix", ["csv", "json"])
 def test_thresholds_of_time_and_decimal_groups_round_trip_through_text(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, suffix: str
