@@ -447,45 +447,6 @@ def _null_ids(
     return summary, check
 
 
-def _null_cells(
-    tables: dict[str, tuple[pl.LazyFrame, list[str]]],
-) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
-    """Count the nulls of each wide table's class columns.
-
-    The metrics would refuse them by the long table's names (``score``, ``truth``), which
-    are not the user's.
-    """
-    columns = [(name, c) for name, (_, cols) in tables.items() for c in cols]
-    summary = pl.concat(
-        [
-            table.select(
-                pl.col(c).null_count().alias(f"{_CHECK}null_{k}_{j}") for j, c in enumerate(cols)
-            )
-            for k, (table, cols) in enumerate(tables.values())
-        ],
-        how="horizontal",
-    )
-    keys = [
-        f"{_CHECK}null_{k}_{j}"
-        for k, (_, cols) in enumerate(tables.values())
-        for j in range(len(cols))
-    ]
-
-    def check(row: dict[str, Any]) -> None:
-        found = [
-            (name, c, row[key]) for (name, c), key in zip(columns, keys, strict=True) if row[key]
-        ]
-        if found:
-            name, column, count = found[0]
-            more = f" (and {len(found) - 1:,} more columns)" if len(found) > 1 else ""
-            raise MetricsInputError(
-                f"column {column!r} of {name}: {count:,} {'row is' if count == 1 else 'rows are'}"
-                f" null{more}; fill or drop them first"
-            )
-
-    return summary, check
-
-
 def _unmatched_ids(
     scores: pl.LazyFrame, truth: pl.LazyFrame, id_col: str
 ) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
@@ -568,12 +529,12 @@ def from_wide(
     Raises
     ------
     MetricsInputError
-        A missing column; a null in a class column; a wide truth value other than 0 and 1
-        (NaN included); a label
+        A missing column; a wide truth value other than 0 and 1 (NaN included); a label
         that is not a class column; an id on two rows of the truth table, or of the scores
         (with the same values of the kept columns: a model's); ids of one table missing
-        from the other (a submission
-        that skips ids would otherwise be scored on the ids it has); with the default
+        from the other, or an id with rows for fewer values of the kept columns than others
+        (a submission or model that skips ids would otherwise be scored on the ids it has);
+        with the default
         ``classes``, a column of a wide truth table holding only 0 and 1 that is no float
         column of the scores (a class the submission lacks, or scores it holds as integers).
         Beside ``labels_col``, an integer column of the scores holding only 0 and 1 (a class
@@ -710,16 +671,10 @@ def from_wide(
     nulls, nulls_check = _null_ids({name: table for name, (table, _) in wide.items()}, id_col)
     summary = pl.concat([summary, repeated, nulls], how="horizontal")
     checks[:0] = [nulls_check, repeated_check]
-    cells = {"the scores": (lazy, class_cols)}
-    if truth is not None and labels_col is None:
-        cells["the truth table"] = (truth.lazy(), class_cols)
-    null_cells, null_cells_check = _null_cells(cells)
-    summary = pl.concat([summary, null_cells], how="horizontal")
-    checks.insert(2, null_cells_check)
     if keep:
         uneven, uneven_check = _uneven_ids(lazy, id_col, keep)
         summary = pl.concat([summary, uneven], how="horizontal")
-        checks.insert(3, uneven_check)
+        checks.insert(2, uneven_check)
 
     def check_all(row: dict[str, Any]) -> None:
         for one in checks:

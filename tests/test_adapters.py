@@ -698,27 +698,6 @@ def test_from_numpy_names_what_it_cannot_tell_apart() -> None:
         pl_metrics.from_numpy(np.array([1.0, 0.0, 2.0], dtype=object), score)
 
 
-@pytest.mark.parametrize("lazy", [False, True])
-def test_from_wide_names_the_wide_column_of_a_null(lazy: bool) -> None:
-    """A null score or truth was refused later as the long table's 'score' or 'truth'."""
-    scores = pl.DataFrame({"id": [1, 2, 3], "a": [0.1, None, 0.9], "b": [0.3, 0.2, None]})
-    truth = pl.DataFrame({"id": [1, 2, 3], "a": [1, 0, 1], "b": [0, None, 1]})
-    filled = scores.with_columns(pl.col("a", "b").fill_null(0.5))
-    with pytest.raises(
-        pl_metrics.MetricsInputError,
-        match=r"^column 'a' of the scores: 1 row is null \(and 1 more columns\); fill or drop",
-    ):
-        long_of(scores, truth.fill_null(0), lazy=lazy)
-    with pytest.raises(
-        pl_metrics.MetricsInputError, match=r"^column 'b' of the truth table: 1 row is null; fill"
-    ):
-        long_of(filled, truth, lazy=lazy)
-    labels = pl.DataFrame({"id": [1, 2, 3], "labels": ["a", "", "a b"]})
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"^column 'a' of the scores: 1 row"):
-        long_of(scores, labels, labels_col="labels", lazy=lazy)
-    assert long_of(filled, truth.fill_null(0), lazy=lazy).height == 6
-
-
 def test_from_wide_says_a_float_column_was_taken_for_a_class() -> None:
     scores = pl.DataFrame(
         {"clip": ["a", "b"], "bird": [0.9, 0.2], "frog": [0.4, 0.7], "w": [1.0, 2.0]}
@@ -734,3 +713,13 @@ def test_from_wide_says_a_float_column_was_taken_for_a_class() -> None:
     assert long.columns == ["clip", "w", "class", "score", "truth"]
     with pytest.raises(pl_metrics.MetricsInputError, match=r"not in the table$"):
         pl_metrics.from_wide(scores, truth, id_col="clip", classes=["bird", "w"])
+
+
+def test_from_wide_keeps_null_cells_for_the_ragged_metrics() -> None:
+    """A wide table's missing cell is no row once dropped, which ragged='allow' scores."""
+    scores = pl.DataFrame({"id": [1, 2, 3], "a": [0.1, None, 0.9], "b": [0.3, 0.2, 0.4]})
+    truth = pl.DataFrame({"id": [1, 2, 3], "a": [1, None, 1], "b": [0, 1, 0]})
+    long = pl_metrics.from_wide(scores, truth).drop_nulls(["score", "truth"])
+    assert long.height == 5
+    want = np.mean([0.5, 1.0, 1.0])  # id 1 ranks its positive second; id 2 has one class
+    assert pl_metrics.lrap(long, ragged="allow").item() == pytest.approx(want)
