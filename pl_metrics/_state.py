@@ -386,7 +386,8 @@ class MetricState:
             # Imported here: the driver imports this module.
             from pl_metrics._driver import collected_state
 
-            return collected_state(self.source, self.spec)
+            # (its chunks' states are new: the tokens are this state's, as a part's)
+            return replace(collected_state(self.source, self.spec), leaves=self.leaves)
         if self.parts:
             return merge_states([part.collect() for part in self.parts])
         return _collected(self, "in-memory" if self.counted else "streaming")

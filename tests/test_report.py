@@ -241,6 +241,13 @@ def test_collected_and_pickled_states_given_again_are_refused() -> None:
         pl_metrics.merge_states([states[2], copy])
     got = total.merge(pickle.loads(pickle.dumps(states[2]))).finalize().collect()
     assert_frame_equal(got, pl_metrics.report(df, ["lrap", "f1"], by="model"), rel_tol=1e-12)
+    # A LazyFrame's state, collected: its chunks' states are new, its tokens are not.
+    lazy = [pl_metrics.state(p.lazy(), ["lrap", "f1"], by="model") for p in parts[:2]]
+    for merged in (lazy[0].merge(lazy[1]).collect(), lazy[0].collect().merge(lazy[1])):
+        with pytest.raises(pl_metrics.MetricsInputError, match=refused):
+            merged.merge(lazy[0])
+    with pytest.raises(pl_metrics.MetricsInputError, match=refused):
+        pl_metrics.merge_states([lazy[0], lazy[0].collect()])
 
 
 def test_merged_states_see_ragged_input_across_parts() -> None:
