@@ -182,9 +182,10 @@ def score(
         When the data is at fault, as in `pl_metrics.score`: a file that cannot be read even
         alone (a corrupt page, a CSV field that does not parse) is named.
     """
-    files = find_files(source)
-    # Absolute: a worker reads them from its own folder, which need not be the client's.
-    paths = [os.path.abspath(p) for p in files]
+    # Absolute, for the client as for the workers (which read from their own folders, not
+    # the client's): both then read the same key= folders as columns.
+    files = [Path(os.path.abspath(p)) for p in find_files(source)]
+    paths = [str(p) for p in files]
     lf = scan_files(files)  # (a column left out is explained if read)
     named = columns_named(
         id_col, class_col, score_col, truth_col, weight_col, pred_col, fold_col, by

@@ -90,6 +90,19 @@ def test_relative_paths_are_read_from_the_clients_folder(
         pl_metrics.dask.score(gone, "lrap", by=["model", "fold"], client=client, retries=0)
 
 
+def test_a_key_folder_above_the_clients_folder_is_read_alike(
+    client: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Workers read absolute paths, with a fold=0 folder above the client's folder: they
+    scored one fold where the client's relative path planned five, silently."""
+    run = tmp_path / "fold=0" / "run"
+    run.mkdir(parents=True)
+    pl.read_parquet(DATA / "digits_oof.parquet").write_parquet(run / "oof.parquet")
+    monkeypatch.chdir(run)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^column 'fold': 1 file holds other"):
+        pl_metrics.dask.score("oof.parquet", "lrap", by="fold", client=client)
+
+
 def test_killed_worker_mid_run(client: Any, dump: Path) -> None:
     metrics = ["lrap", "f1"]
     want = pl_metrics.score(dump, metrics, by=["model", "fold"], n_chunks=1)
