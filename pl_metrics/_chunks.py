@@ -113,12 +113,16 @@ def chunking_budget(
         raise MetricsInputError(
             f"option {count_option!r}: expected a positive integer, got {shown(count)}"
         )
+    if count is not None:  # (the count replaces any budget, the environment's too)
+        return DEFAULT_BUDGET
     return budget_bytes(memory_budget)
 
 
 #: The environment variable of the default budget: of the lazy idiom and `compare`, which
 #: take no option of it, and of `score` without ``memory_budget``.
 BUDGET_VARIABLE = "PL_METRICS_MEMORY_BUDGET"
+#: The default budget without it: 2 GB.
+DEFAULT_BUDGET = 2 * 1024**3
 
 
 def budget_bytes(memory_budget: int | str | None) -> int:
@@ -128,9 +132,9 @@ def budget_bytes(memory_budget: int | str | None) -> int:
     """
     option = "option 'memory_budget'"
     if memory_budget is None:
-        memory_budget = os.environ.get(BUDGET_VARIABLE) or None
+        memory_budget = os.environ.get(BUDGET_VARIABLE, "").strip() or None
         if memory_budget is None:
-            return 2 * 1024**3
+            return DEFAULT_BUDGET
         option = f"environment variable {BUDGET_VARIABLE}"
     if is_integer(memory_budget):
         budget = int(memory_budget)

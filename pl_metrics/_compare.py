@@ -220,9 +220,11 @@ def compare(
     └─────────────┴──────────┴──────────┘
     """
     _check_options(compare, options, ["by"])
-    budget = budget_bytes(memory_budget)  # (checked at the call, as the other options)
     names = _metric_list(metrics)
     source = to_polars(frame)
+    # (checked at the call, as the other options; a DataFrame is not chunked)
+    lazy_source = isinstance(source, pl.LazyFrame)
+    budget = budget_bytes(memory_budget) if lazy_source or memory_budget is not None else None
     lf = source.lazy()
     if fold_col is None:
         raise MetricsInputError(

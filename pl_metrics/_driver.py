@@ -104,8 +104,10 @@ def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
     if hasattr(source, "__arrow_c_stream__"):
         return to_polars(source).lazy(), None
     # Paths in any iterable (a set, a generator, numpy's strings), as `scan` takes them.
+    if hasattr(source, "__dask_graph__"):  # (iterating it gives its column names)
+        find_files(source)  # raises, saying what to do
     items: list[Any] | None = [source] if isinstance(source, (str, Path)) else None
-    if items is None and isinstance(source, Iterable) and not isinstance(source, bytes):
+    if items is None and isinstance(source, Iterable) and not isinstance(source, (bytes, Mapping)):
         items = list(source)
     if items is not None and all(isinstance(s, (str, Path)) for s in items):
         found = find_files(items)
@@ -176,7 +178,8 @@ def score(
         chunks' rows may use; decides the number of chunks (about 40 bytes a row of an Int32
         id, an Int16 class, a Float32 score and a boolean truth, as measured, and wider rows
         in proportion: say 180 bytes with Int64 ids and classes, Float64 scores and a text
-        model column). Default 2 GB.
+        model column). Default: the ``PL_METRICS_MEMORY_BUDGET``
+        environment variable's, else 2 GB.
     n_chunks
         Force a number of chunks instead (never more than the ids, or the classes for the
         metrics that take whole classes).
@@ -672,7 +675,8 @@ def cluster_by_id(
         Bytes (or a size such as ``"2GB"``, in powers of 1024) that one part's rows may take
         while it is sorted (about 24 bytes a row of an Int32 id, an Int16 class, a Float32
         score and a boolean truth, and in proportion for wider rows: every column is
-        sorted). Not with ``n_parts``. Default 2 GB.
+        sorted). Not with ``n_parts``. Default: the ``PL_METRICS_MEMORY_BUDGET``
+        environment variable's, else 2 GB.
     row_group_size
         Rows per parquet row group: the unit a chunk reads (smaller groups let a chunk read
         less beyond its ids, at the cost of more statistics).

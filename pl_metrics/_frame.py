@@ -814,7 +814,7 @@ def by_hint(cols: Columns) -> str:
     fewer = [*given, *(c for c in others if c not in folds)]
     pooled = (
         f", or by={fewer!r} if each {group(fewer)} does (pooling its {', '.join(folds)} values)"
-        if folds and fewer
+        if folds and fewer and fewer != list(given)  # (not the by that just failed)
         else ""
     )
     return (
@@ -1077,11 +1077,12 @@ def caller_stacklevel() -> int:
     A warning given in a plan's step (when a lazy result is collected) then points at the
     user's line, not at the step's.
     """
-    packages = (os.path.dirname(__file__), os.path.dirname(pl.__file__))
+    packages = (os.path.dirname(__file__) + os.sep, os.path.dirname(pl.__file__) + os.sep)
     frame, level = inspect.currentframe(), 0
     while frame is not None and frame.f_code.co_filename.startswith(packages):
         frame, level = frame.f_back, level + 1
-    return level
+    # (A step run where no user frame is on the stack, a deferred plan's: the step's line.)
+    return level if frame is not None else 2
 
 
 def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:

@@ -445,8 +445,8 @@ def _add_chunking(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--memory-budget",
         metavar="SIZE",
-        help="memory for the chunks' rows, e.g. 500MB (powers of 1024; default 2GB); not with "
-        "--chunks",
+        help="memory for the chunks' rows, e.g. 500MB (powers of 1024; default: "
+        "$PL_METRICS_MEMORY_BUDGET, else 2GB); not with --chunks",
     )
     parser.add_argument(
         "--chunks",
@@ -511,7 +511,8 @@ def _add_compare(commands: Any) -> None:
         "--memory-budget",
         metavar="SIZE",
         help="memory for the chunks' rows of the table of models, e.g. 500MB (powers of 1024; "
-        "default 2GB); --bootstrap and --against read the columns they use whole",
+        "default: $PL_METRICS_MEMORY_BUDGET, else 2GB); --bootstrap and --against read the "
+        "columns they use whole",
     )
     _add_plot(cp, "a plot")
     _add_output(cp)

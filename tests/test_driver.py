@@ -264,6 +264,9 @@ def test_the_default_budget_is_set_by_an_environment_variable_or_by_compare(
     pl_metrics.compare(lf, "lrap", memory_budget="5MB").collect()
     assert budgets[-2:] == [5 * 1024**2] * 2  # by fold, then pooled
     monkeypatch.setenv("PL_METRICS_MEMORY_BUDGET", "lots")
+    # Where no budget is used (a DataFrame to compare, a count of chunks), it is not read.
+    pl_metrics.compare(digits, "lrap")
+    assert_frame_equal(pl_metrics.score(lf, "lrap", by="model", n_chunks=2), want)
     with pytest.raises(
         pl_metrics.MetricsInputError,
         match=r"^environment variable PL_METRICS_MEMORY_BUDGET: expected bytes or a size",

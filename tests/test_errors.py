@@ -130,7 +130,10 @@ def test_duplicates_name_the_columns_that_could_group_them(
     pooled = r"or by=\['model', 'seed'\] if each \(model, seed\) does \(pooling its fold values\)"
     with pytest.raises(MetricsInputError, match=pooled):
         pl_metrics.report(seeds, metric, by="model").lazy().collect()
-    also = r"the table also has column fold: pass by=\['model', 'fold'\] if each \(model, fold\)"
+    also = (
+        r"the table also has column fold: pass by=\['model', 'fold'\] if each \(model, fold\)"
+        r" holds one prediction per \(id, class\); rows"  # (not by=['model'] again)
+    )
     with pytest.raises(MetricsInputError, match=also):
         pl_metrics.report(frame, metric, by="model").lazy().collect()
     # Float columns are not keys; without other columns there is no hint.

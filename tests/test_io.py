@@ -739,6 +739,11 @@ def test_paths_come_in_any_iterable_and_a_stray_format_is_named(tmp_path: Path) 
         pl_metrics.score(iter([]), "lrap")
     with pytest.raises(TypeError, match=r"\(str or Path, or a list of them\)"):
         pl_metrics.score([1, 2], "lrap")
+    with pytest.raises(TypeError, match=r"\(str or Path, or a list of them\)"):
+        pl_metrics.score({"id": [1]}, "lrap")  # type: ignore[arg-type]  # (not its keys)
+    dd = pytest.importorskip("dask.dataframe")
+    with pytest.raises(MetricsInputError, match=r"got a Dask DataFrame: write it to parquet"):
+        pl_metrics.score(dd.from_pandas(digits.to_pandas(), npartitions=1), "lrap")
     digits.head(10).write_csv(tmp_path / "summary.csv")
     with pytest.raises(
         MetricsInputError,
