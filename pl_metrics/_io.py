@@ -114,18 +114,29 @@ def _without_empty(found: list[Path]) -> list[Path]:
 
 
 def _row_count(path: Path) -> int | None:
-    """The rows of a parquet or IPC file, from its metadata; None for others, or unread."""
-    kind = FORMATS.get(path.suffix.lower())
-    try:
-        if kind == "parquet":
-            import pyarrow.parquet as pq
+    """The rows of a parquet or IPC file, from its metadata; None for others, or unread.
 
-            return int(pq.read_metadata(path).num_rows)
-        if kind == "ipc":
-            return int(pl.scan_ipc(path).select(pl.len()).collect().item())
+    Kept while the file's size and modification time stay, as its schema is (each call of
+    `files` asks again).
+    """
+    kind = FORMATS.get(path.suffix.lower())
+    if kind not in ("parquet", "ipc"):
+        return None
+    try:
+        stat = path.stat()
+        return _read_row_count(str(path), kind, stat.st_mtime_ns, stat.st_size)
     except Exception:  # (an unreadable file is named where it is read)
         return None
-    return None
+
+
+@functools.lru_cache(maxsize=4096)
+def _read_row_count(path: str, kind: str, mtime_ns: int, size: int) -> int:
+    """`_row_count`'s read (``mtime_ns`` and ``size``: keys, so a changed file is reread)."""
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        return int(pq.read_metadata(path).num_rows)
+    return int(pl.scan_ipc(path).select(pl.len()).collect().item())
 
 
 def _expand(path: Path) -> list[Path]:
