@@ -268,7 +268,7 @@ def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:
                 for other in futures:
                     other.cancel()
                 if isinstance(error, MetricsInputError):  # the data's, found on the worker
-                    raise MetricsInputError(str(error), problem=error.problem) from error
+                    raise
                 which = _unreadable_file(client, paths, spec) if _reading(error) else None
                 if which:  # a file that does not read alone: the data's error, as score() says
                     raise MetricsInputError(which) from error
