@@ -1081,14 +1081,13 @@ def _read_threshold_table(path: Path) -> pl.DataFrame:
         return pl.read_json(path)
     # Anything else is CSV (.csv, .txt, .csv.gz, no suffix). The keys are kept as written
     # (class "00", "0.50", "TRUE"): the library reads them as the rows' types.
-    typed, text = pl.read_csv(path), pl.read_csv(path, infer_schema=False)
-    threshold = typed.get_column("threshold", default=None)
-    if threshold is not None and threshold.dtype == pl.String:  # "nan" makes it text
+    text = pl.read_csv(path, infer_schema=False)
+    threshold = text.get_column("threshold", default=None)
+    if threshold is not None:  # numbers ("nan" too), or kept as text: the bad value is named
         numbers = threshold.str.strip_chars().cast(pl.Float64, strict=False)
-        if numbers.null_count() == threshold.null_count():  # (else the bad value is named)
-            typed = typed.with_columns(numbers)
-    kept = [c for c in text.columns if c != "threshold"]
-    return typed.with_columns(text.select(kept))
+        if numbers.null_count() == threshold.null_count():
+            return text.with_columns(numbers)
+    return text
 
 
 def _run_thresholds(args: argparse.Namespace) -> None:
