@@ -60,6 +60,7 @@ from pl_metrics._frame import (
     aggregate,
     as_like,
     by_hint,
+    caller_stacklevel,
     check_confidence,
     distinct_columns,
     is_integer,
@@ -331,7 +332,7 @@ def _warn_of_missing_folds(per_fold: pl.DataFrame, model_col: str, fold_col: str
             f"folds that others have ({model_col} {shown(models[0])}: {fold_col} "
             f"{listed([shown(f) for f in first], 5)}): {values} of other rows than theirs",
             UserWarning,
-            stacklevel=4,
+            stacklevel=caller_stacklevel(),
         )
     return models
 
@@ -368,7 +369,7 @@ def _warn_of_other_rows(
             f"compare: the models score different (id, class) rows (rows of each "
             f"{model_col}: {listed(each, 6)}): their values are of different rows",
             UserWarning,
-            stacklevel=4,
+            stacklevel=caller_stacklevel(),
         )
         return
     usual = kinds.filter(pl.col("models") == counts[0]).row(0, named=True)
@@ -385,7 +386,7 @@ def _warn_of_other_rows(
         f"class) rows than the others ({model_col} {shown(model)}: {counted}): "
         f"{'its values are' if one else 'their values are'} of other rows than theirs",
         UserWarning,
-        stacklevel=4,
+        stacklevel=caller_stacklevel(),
     )
 
 

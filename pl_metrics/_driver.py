@@ -46,6 +46,7 @@ from pl_metrics._frame import (
     Problem,
     Ragged,
     aggregate,
+    caller_stacklevel,
     check_option,
     checked_options,
     is_integer,
@@ -290,7 +291,7 @@ def warn_of_mixed_tasks(
         found = (list(files), class_col, list(by))
         mixed = mixed_tasks(*found) if run is None else run(mixed_tasks, *found)
         if mixed:
-            warnings.warn(mixed, UserWarning, stacklevel=4)
+            warnings.warn(mixed, UserWarning, stacklevel=caller_stacklevel())
 
 
 @contextlib.contextmanager

@@ -16,7 +16,14 @@ from urllib.parse import unquote
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, checked_options, is_categorical, listed, shown
+from pl_metrics._frame import (
+    MetricsInputError,
+    caller_stacklevel,
+    checked_options,
+    is_categorical,
+    listed,
+    shown,
+)
 
 __all__ = [
     "FORMATS",
@@ -565,8 +572,12 @@ def _common_schema(
         if isinstance(wider, MetricsInputError):
             if name in keys:
                 raise wider
-            if warn:  # (frames: here, scan_files, scan, its options' check, the caller)
-                warnings.warn(f"{wider}; it is left out of the table", UserWarning, stacklevel=5)
+            if warn:
+                warnings.warn(
+                    f"{wider}; it is left out of the table",
+                    UserWarning,
+                    stacklevel=caller_stacklevel(),
+                )
             continue
         common[name] = wider
     return pl.Schema(common)

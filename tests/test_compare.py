@@ -380,6 +380,18 @@ def test_compare_warns_of_a_model_that_lacks_a_fold(kind: str) -> None:
         pl_metrics.compare(df, "lrap")
 
 
+def test_compare_warnings_point_at_the_callers_line() -> None:
+    # Whichever way compare is called (the namespace adds a frame): not at pl_metrics' lines.
+    df = pl.read_parquet(DATA)
+    lacking = df.filter((pl.col("model") != "knn") | (pl.col("fold") != 1))
+    other_rows = df.filter((pl.col("model") != "knn") | (pl.col("id") % 2 == 1))
+    for source in (lacking, other_rows):
+        for call in (pl_metrics.compare, source.metrics.compare):
+            with pytest.warns(UserWarning, match="^compare: ") as told:
+                call(source, "lrap") if call is pl_metrics.compare else call("lrap")
+            assert [w.filename for w in told] == [__file__]
+
+
 def test_compare_warns_of_a_model_scored_on_other_rows(kind: str) -> None:
     # Whole ids of some classes only, or some ids only: the checks pass, the ranking misleads.
     df = pl.read_parquet(DATA)
