@@ -468,40 +468,55 @@ def _different_classes(sets: dict[Path, set[Any]]) -> str:
 def _same_ids(ids: dict[Path, pl.Series]) -> str | None:
     """Two files of one hive partition (or of none) that hold the same ids, told as a hint.
 
-    Files in different ``key=value`` folders are told apart by those columns already.
+    Files in different ``key=value`` folders are told apart by those columns already. Of
+    the files that share ids, the two that share the most (in one pass over all their ids).
     """
     partitions: dict[tuple[tuple[str, str], ...], list[Path]] = {}
     for path in ids:
         partitions.setdefault(tuple(_hive_parts(path).items()), []).append(path)
-    for first, *others in partitions.values():  # each against the first: n reads, not n²
-        for other in others:
-            a, b = _comparable(ids[first], ids[other])
-            shared = ids[first].filter(a.is_in(b.implode()))
-            # A few shared ids are rows written twice (a task retried), not a model's dump.
-            if 0 < shared.len() * 2 < min(a.len(), b.len()):
-                return (
-                    f"files {str(first)!r} and {str(other)!r} share {shared.len():,} of their "
-                    f"ids (such as {shared.sort()[0]!r}): an id's rows belong in one file"
-                )
-            if shared.len():
-                return (
-                    f"files {str(first)!r} and {str(other)!r} hold the same ids: if each "
-                    "file is the dump of one model (or fold), put each in a folder named "
-                    "model=<name> (read as a column named model) and group by model"
-                )
+    for paths in partitions.values():
+        typed = _comparable([ids[path] for path in paths])
+        held = pl.concat(
+            pl.DataFrame({"id": values, "file": pl.repeat(n, values.len(), eager=True)})
+            for n, values in enumerate(typed)
+        )
+        pairs = (
+            held.group_by("id")
+            .agg(pl.col("file").sort().head(2))
+            .filter(pl.col("file").list.len() == 2)
+            .group_by("file")
+            .len()
+            .sort("len", "file", descending=[True, False])
+        )
+        if not pairs.height:
+            continue
+        one, two = pairs["file"][0]
+        first, other = paths[one], paths[two]
+        shared = ids[first].filter(typed[one].is_in(typed[two].implode()))
+        # A few shared ids are rows written twice (a task retried), not a model's dump.
+        if shared.len() * 2 < min(typed[one].len(), typed[two].len()):
+            return (
+                f"files {str(first)!r} and {str(other)!r} share {shared.len():,} of their "
+                f"ids (such as {shared.sort()[0]!r}): an id's rows belong in one file"
+            )
+        return (
+            f"files {str(first)!r} and {str(other)!r} hold the same ids: if each "
+            "file is the dump of one model (or fold), put each in a folder named "
+            "model=<name> (read as a column named model) and group by model"
+        )
     return None
 
 
-def _comparable(a: pl.Series, b: pl.Series) -> tuple[pl.Series, pl.Series]:
-    """Two files' ids in one type: ids read as integers in one CSV and floats in another.
+def _comparable(ids: list[pl.Series]) -> list[pl.Series]:
+    """Files' ids in one type: ids read as integers in one CSV and floats in another.
 
     Lists and structs by their hashes (they cast to no string; a collision words a hint).
     """
-    if a.dtype.is_numeric() and b.dtype.is_numeric():
-        return a.cast(pl.Float64), b.cast(pl.Float64)
-    if a.dtype.is_nested() or b.dtype.is_nested():
-        return a.hash(seed=0), b.hash(seed=0)
-    return a.cast(pl.String), b.cast(pl.String)
+    if all(values.dtype.is_numeric() for values in ids):
+        return [values.cast(pl.Float64) for values in ids]
+    if any(values.dtype.is_nested() for values in ids):
+        return [values.hash(seed=0) for values in ids]
+    return [values.cast(pl.String) for values in ids]
 
 
 def _file_schema(path: Path, kind: str) -> pl.Schema:

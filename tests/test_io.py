@@ -297,6 +297,20 @@ def test_a_few_ids_in_two_shards_are_told_as_such(tmp_path: Path) -> None:
     assert_frame_equal(got, pl_metrics.lrap(digits), rel_tol=1e-12)
 
 
+def test_the_same_ids_hint_compares_every_two_files(tmp_path: Path) -> None:
+    # Two models' dumps after a file of other ids: each file was compared with the first.
+    digits = pl.read_parquet(DATA).filter(pl.col("fold") == 0).drop("fold")
+    other = digits.filter(pl.col("model") == "knn").with_columns(pl.col("id") + 10_000)
+    other.drop("model").write_parquet(tmp_path / "a_other.parquet")
+    for model in ("knn", "logreg"):
+        one = digits.filter(pl.col("model") == model).drop("model")
+        one.write_parquet(tmp_path / f"b_{model}.parquet")
+    with pytest.raises(
+        MetricsInputError, match=r"files '.*b_knn.parquet' and '.*b_logreg.parquet' hold the same"
+    ):
+        pl_metrics.score(tmp_path, "lrap")
+
+
 def test_a_file_reached_twice_is_read_once(tmp_path: Path) -> None:
     digits = pl.read_parquet("data/digits_oof.parquet")
     digits.write_parquet(tmp_path / "a.parquet")
