@@ -1707,9 +1707,9 @@ def paired(
         )
         a, b = pl.col("a"), pl.col("b")
         # Values equal but for rounding (sums in another order, say for ids of another type)
-        # differ by 0: the p-value counts the signs of the differences. (polars orders NaN
-        # above every number, so NaN <= NaN: an undefined difference stays NaN.)
-        tied = (b - a).is_not_nan() & ((b - a).abs() <= 1e-12 * pl.max_horizontal(a.abs(), b.abs()))
+        # differ by 0: the p-value counts the signs of the differences. (An infinite or
+        # undefined difference is no tie: polars has inf <= inf and NaN <= NaN.)
+        tied = (b - a).is_finite() & ((b - a).abs() <= 1e-12 * pl.max_horizontal(a.abs(), b.abs()))
         return wide.select(*keys, pl.when(tied).then(0.0).otherwise(b - a).alias("difference"))
 
     tail = (1 - confidence) / 2

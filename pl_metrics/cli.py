@@ -39,7 +39,7 @@ from pl_metrics._io import (
     require_in_every_file,
     scan_files,
 )
-from pl_metrics._registry import info, metric_names, sweepable
+from pl_metrics._registry import COMMON_OPTIONS, info, metric_names, sweepable
 from pl_metrics._spec import (
     UNUSED_OPTION,
     Options,
@@ -796,6 +796,8 @@ def _differences(
         pair = lf.filter(model.is_in(pl.Series([baseline, other], dtype=dtype).implode()))
         rows = pair.collect()
         for metric in metrics:
+            # Each metric its own options (one metric's --eps is another's unused option).
+            taken = {*COMMON_OPTIONS, *info(metric).options}
             try:
                 tables[metric, other] = paired(
                     rows,
@@ -806,7 +808,7 @@ def _differences(
                     n_resamples=n_resamples,
                     confidence=_CONFIDENCE,
                     seed=seed,
-                    **options,
+                    **{option: value for option, value in options.items() if option in taken},
                 )
             except MetricsInputError as error:
                 if error.problem == "unpaired":  # said of every such model at once

@@ -9,6 +9,7 @@ times left out: the definition of a resample.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import numpy as np
@@ -590,6 +591,28 @@ def test_infinite_per_id_losses_and_blocks_of_weightless_draws(
             weighted, "roc_auc", weight_col="w", max_fpr=0.5, n_resamples=2, seed=seed
         )
         assert out.height == 1
+
+
+def test_paired_tells_an_infinite_difference() -> None:
+    # An infinite loss beside a finite one is no rounding tie: its difference was 0, p = 1.
+    df = pl.DataFrame(
+        {
+            "model": ["a"] * 6 + ["b"] * 6,
+            "id": [1, 1, 2, 2, 3, 3] * 2,
+            "class": [0, 1] * 6,
+            "score": [0.9, 0.1, 0.2, 0.8, 0.6, 0.4, 0.0, 1.0, 0.3, 0.7, 0.5, 0.5],
+            "truth": [True, False, False, True, True, False] * 2,
+        }
+    )
+    for metric in ("log_loss", "binary_log_loss"):
+        got = pl_metrics.paired(df, metric, "a", "b", eps=0.0, n_resamples=200)
+        difference, lower, upper, p_value = got.select(
+            "difference", "lower", "upper", "p_value"
+        ).row(0)
+        assert (difference, upper, p_value) == (math.inf, math.inf, 0.0)
+        assert 0 < lower < math.inf
+        flipped = pl_metrics.paired(df, metric, "b", "a", eps=0.0, n_resamples=200)
+        assert flipped["difference"].item() == -math.inf
 
 
 def test_bootstrap_and_paired_tell_repeated_rows_which_columns_to_group_by(kind: str) -> None:

@@ -1346,6 +1346,21 @@ def test_compare_against_a_model_is_paired_with_each_other(
         for other in others
     )
     assert_frame_equal(got, want, check_exact=False, rel_tol=1e-12, abs_tol=1e-15)
+    # An option of one metric of several: each metric is given its own (lrap's --eps was
+    # refused as unused).
+    for option, value, metric in (("--eps", "0", "log_loss"), ("--threshold", "0.3", "f1")):
+        metrics = f"lrap,{metric}"
+        assert main([*argv[:2], "-m", metrics, *argv[4:], "--bootstrap", "30", option, value]) == 0
+        got = pl.read_csv(capsys.readouterr().out.encode())
+        options = {option[2:]: float(value)}
+        want = pl.concat(
+            pl_metrics.paired(digits, m, "logreg", other, n_resamples=30, **options)
+            if m == metric
+            else pl_metrics.paired(digits, m, "logreg", other, n_resamples=30)
+            for m in ("lrap", metric)
+            for other in got.filter(pl.col("metric") == "lrap")["model_b"]
+        )
+        assert_frame_equal(got, want, check_exact=False, rel_tol=1e-12, abs_tol=1e-15)
     # 1,000 resamples unless --bootstrap says; the plot labels each pair's row.
     plot_file = tmp_path / "against.png"
     assert (
