@@ -105,6 +105,8 @@ if TYPE_CHECKING:  # (typing.Unpack is of Python 3.11)
 __all__ = ["bootstrap", "compare", "model_value", "paired"]
 
 _R = f"{INTERNAL}resample"
+#: A resample's value of a metric, and the two models' in `paired` (working columns).
+_VALUE, _A, _B = f"{INTERNAL}value", f"{INTERNAL}a", f"{INTERNAL}b"
 _BOOT_W = f"{INTERNAL}boot_w"
 _UNDEFINED = f"{INTERNAL}boot_undefined"
 _ID_KEY = f"{INTERNAL}boot_id"  # the id as a group column: the state of each id alone
@@ -747,7 +749,7 @@ def _long(table: pl.DataFrame, metric: str, spec: Spec) -> pl.DataFrame:
         *spec.keys,
         _R,
         pl.lit(metric).alias("metric"),
-        pl.col(metric).cast(pl.Float64).alias("value"),
+        pl.col(metric).cast(pl.Float64).alias(_VALUE),
     )
 
 
@@ -1204,7 +1206,7 @@ def _by_query(
         df.head(0)
         .select(spec.keys)
         .with_columns(
-            pl.lit(0, pl.Int64).alias(_R), pl.lit("").alias("metric"), pl.lit(0.0).alias("value")
+            pl.lit(0, pl.Int64).alias(_R), pl.lit("").alias("metric"), pl.lit(0.0).alias(_VALUE)
         )
     )
 
@@ -1268,8 +1270,8 @@ def _resampled(df: pl.DataFrame, spec: Spec, n_resamples: int, seed: int) -> pl.
         flagged = pairs.with_columns(pl.lit(True).alias(_UNDEFINED))
         out = out.join(flagged, on=keys, how="left", nulls_equal=True, maintain_order="left")
         undefined = pl.col(_UNDEFINED) & pl.col("metric").is_in(list(metrics))
-        value = pl.when(undefined).then(float("nan")).otherwise(pl.col("value"))
-        out = out.with_columns(value.alias("value")).drop(_UNDEFINED)
+        value = pl.when(undefined).then(float("nan")).otherwise(pl.col(_VALUE))
+        out = out.with_columns(value.alias(_VALUE)).drop(_UNDEFINED)
     return out
 
 
@@ -1445,9 +1447,7 @@ def bootstrap(
     group: list[str] = _group(by)
     lf: pl.LazyFrame = to_polars(frame).lazy()
     checked = resolve(lf, names, by=group or None, **at_call(options))  # options, now
-    check_key_names(
-        checked.columns, ["metric", "value", "estimate", "lower", "upper", "std"], "bootstrap"
-    )
+    check_key_names(checked.columns, ["metric", "estimate", "lower", "upper", "std"], "bootstrap")
     keys: list[str] = checked.keys
     tail = (1 - confidence) / 2
 
@@ -1456,7 +1456,7 @@ def bootstrap(
         df = lf.select(spec.read).collect()
         estimate = _checked_report(df, spec, names, group or None, options)
         per_resample = _resampled(df, spec, n_resamples, seed)
-        value = pl.col("value").fill_nan(None)  # undefined resamples: left out of all three
+        value = pl.col(_VALUE).fill_nan(None)  # undefined resamples: left out of all three
         stats = per_resample.group_by([*keys, "metric"]).agg(
             value.quantile(tail, "linear").fill_null(math.nan).alias("lower"),
             value.quantile(1 - tail, "linear").fill_null(math.nan).alias("upper"),
@@ -1612,10 +1612,9 @@ def paired(
     check_key_name(model_col, "model_col", made_columns(info(metric)), metric)  # (not `by`)
     spec = resolve(lf, [metric], by=[*group, model_col], **at_call(options))  # options, now
     paired_keys = replace(spec.columns, by=tuple(group))  # the models are compared, not kept
-    made = ["a", "b", "model_a", "model_b", "difference", "lower", "upper", "p_value", "metric"]
-    made.append("value")
+    made = ["model_a", "model_b", "difference", "lower", "upper", "p_value", "metric"]
     check_key_names(paired_keys, made, "paired")
-    if model_col in made:  # the models' values sit in working columns of these names
+    if model_col in made:  # (working tables hold it beside columns of these names)
         raise MetricsInputError(
             f"column {model_col!r} (option 'model_col'): paired makes a column of this name; "
             "rename the input's column"
@@ -1702,10 +1701,10 @@ def paired(
 
     def difference(table: pl.DataFrame, value: str, keys: list[str]) -> pl.DataFrame:
         wide = table.group_by(keys).agg(
-            pl.col(value).filter(pl.col(model_col) == model_a).first().alias("a"),
-            pl.col(value).filter(pl.col(model_col) == model_b).first().alias("b"),
+            pl.col(value).filter(pl.col(model_col) == model_a).first().alias(_A),
+            pl.col(value).filter(pl.col(model_col) == model_b).first().alias(_B),
         )
-        a, b = pl.col("a"), pl.col("b")
+        a, b = pl.col(_A), pl.col(_B)
         # Values equal but for rounding (sums in another order, say for ids of another type)
         # differ by 0: the p-value counts the signs of the differences. (An infinite or
         # undefined difference is no tie: polars has inf <= inf and NaN <= NaN.)
@@ -1723,7 +1722,7 @@ def paired(
         # (The model column is no `by` of the caller's: the hint leaves it out.)
         given = replace(at_collect, columns=replace(at_collect.columns, given_by=tuple(group)))
         point = _checked_report(df, given, [metric], [*group, model_col], options)
-        resampled = difference(_resampled(df, at_collect, n_resamples, seed), "value", [*keys, _R])
+        resampled = difference(_resampled(df, at_collect, n_resamples, seed), _VALUE, [*keys, _R])
         diff = pl.col("difference").fill_nan(None)  # undefined resamples: left out
         stats = aggregate(
             resampled.lazy(),

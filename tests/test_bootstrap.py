@@ -118,7 +118,8 @@ def resampled(
     spec = resolve(df, metrics, by=by or None, **options)
     rows = df.lazy().collect() if isinstance(df, pl.LazyFrame) else df
     out = _compare._resampled(rows, spec, N_RESAMPLES, SEED)
-    return out.rename({_compare._R: "r"}).with_columns(pl.col("r").cast(pl.Int64))
+    out = out.rename({_compare._R: "r", _compare._VALUE: "value"})
+    return out.with_columns(pl.col("r").cast(pl.Int64))
 
 
 def assert_same(df: pl.DataFrame, metrics: list[str], by: list[str], **options: Any) -> None:

@@ -314,13 +314,23 @@ def test_option_mistakes_are_named_before_anything_is_read() -> None:
         pl_metrics.compare(df, "lrap", fold_col="id")
     with pytest.raises(error, match=roles.format("model_col", "by", "model")):
         pl_metrics.paired(df, "lrap", "knn", "forest", by="model")
-    for name in ("metric", "value"):  # working columns of the resamples
-        renamed = df.rename({"fold": name})
-        with pytest.raises(error, match=rf"^column '{name}' \(option 'by'\): paired makes"):
-            pl_metrics.paired(renamed, "lrap", "knn", "forest", by=name, n_resamples=10)
-        renamed = df.rename({"model": name})
-        with pytest.raises(error, match=rf"^column '{name}' \(option 'model_col'\): paired"):
-            pl_metrics.paired(renamed, "lrap", "knn", "forest", model_col=name, n_resamples=10)
+    renamed = df.rename({"fold": "metric"})  # a column of their tables
+    with pytest.raises(error, match=r"^column 'metric' \(option 'by'\): paired makes"):
+        pl_metrics.paired(renamed, "lrap", "knn", "forest", by="metric", n_resamples=10)
+    renamed = df.rename({"model": "metric"})
+    with pytest.raises(error, match=r"^column 'metric' \(option 'model_col'\): paired"):
+        pl_metrics.paired(renamed, "lrap", "knn", "forest", model_col="metric", n_resamples=10)
+    # The names of working columns, which are no columns of theirs, are keys as any other.
+    paired = pl_metrics.paired(df, "lrap", "knn", "forest", by="fold", n_resamples=10)
+    boot = pl_metrics.bootstrap(df, "lrap", by=["model", "fold"], n_resamples=10)
+    for name in ("value", "a", "b"):
+        renamed = df.rename({"fold": name, "model": f"{name}_model"})
+        got = pl_metrics.paired(
+            renamed, "lrap", "knn", "forest", by=name, model_col=f"{name}_model", n_resamples=10
+        )
+        assert_frame_equal(got.rename({name: "fold"}), paired)
+        got = pl_metrics.bootstrap(renamed, "lrap", by=[f"{name}_model", name], n_resamples=10)
+        assert_frame_equal(got.rename({f"{name}_model": "model", name: "fold"}), boot)
     with pytest.raises(error, match=r"^option 'n_resamples': expected an integer in \[2, 1,000"):
         pl_metrics.bootstrap(df, "lrap", n_resamples=10**12)
     with pytest.raises(error, match=r"^the table is empty"):
