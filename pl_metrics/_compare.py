@@ -181,7 +181,8 @@ def compare(
     """One row per model: each metric's mean and standard deviation over folds, and pooled.
 
     Columns ``model_col``, then for each metric ``{metric}`` (all folds pooled), ``{metric}_mean``
-    and ``{metric}_std`` (over folds; the sample standard deviation, ``ddof=1``). Sorted best
+    and ``{metric}_std`` (over folds; the sample standard deviation, ``ddof=1``; NaN where a
+    fold's value is NaN, an undefined fold not skipped). Sorted best
     first by the first metric (higher is better for scores, lower for losses and errors;
     ties by model; an undefined value, NaN, last). Other options are those of `report`,
     except per-class output (``per_class``, ``average=None``): `report` with

@@ -390,6 +390,16 @@ def test_compare_warns_of_a_model_that_lacks_a_fold(kind: str) -> None:
         pl_metrics.compare(df, "lrap")
 
 
+def test_compare_mean_and_std_are_nan_where_a_fold_is_undefined() -> None:
+    # As documented (pandas would skip the fold): a mean of the other folds would pass unseen.
+    df = pl.read_parquet(DATA)
+    df = df.with_columns(truth=pl.when(pl.col("fold") == 0).then(False).otherwise("truth"))
+    got = pl_metrics.compare(df, "roc_auc", undefined="skip")
+    assert got["roc_auc"].is_finite().all()
+    assert got["roc_auc_mean"].is_nan().all()
+    assert got["roc_auc_std"].is_nan().all()
+
+
 def test_compare_warnings_point_at_the_callers_line() -> None:
     # Whichever way compare is called (the namespace adds a frame): not at pl_metrics' lines.
     df = pl.read_parquet(DATA)
