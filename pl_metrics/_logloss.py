@@ -106,8 +106,10 @@ class _LogLoss(Family):
             )
             loss = -pl.col(_P_TRUE).clip(eps, 1 - eps).log()
             w = pl.col(_W)
+            # An id of weight 0 adds nothing, also where its loss is infinite (eps=0), as in
+            # binary_log_loss: 0 * inf would be NaN.
             parts.group_exprs += [
-                ordered_sum(w * loss).alias(_LL_SUM),
+                ordered_sum(pl.when(w == 0).then(0.0).otherwise(w * loss)).alias(_LL_SUM),
                 ordered_sum(w).alias(_W_SUM),
             ]
         if "weighted_log_loss" in metrics:

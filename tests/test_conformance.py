@@ -351,15 +351,34 @@ def test_unit_weights_equal_no_weights(metric: str) -> None:
     same(function(TABLE.with_columns(w=pl.lit(1.0)), by="model", weight_col="w"), want)
 
 
-def weighted_paths(df: pl.DataFrame, metric: str, tmp_path: Path) -> dict[str, Any]:
+@pytest.mark.parametrize("metric", [m for m, e in METRICS.items() if e.weights])
+def test_the_scores_of_an_id_of_weight_zero_change_nothing(metric: str, tmp_path: Path) -> None:
+    """An id of weight 0 adds nothing, whatever its scores: certain and wrong ones (an
+    infinite loss with ``eps=0``, whose product with the weight was NaN in log_loss) too."""
+    options = {"eps": 0.0} if "eps" in METRICS[metric].options else {}
+    first = pl.col("id") == TABLE["id"].min()
+    weightless = TABLE.with_columns(
+        w=pl.when(first).then(0.0).otherwise("w"), score=pl.col("score") * 0.9
+    )
+    wrong = weightless.with_columns(score=pl.when(first).then(~pl.col("truth")).otherwise("score"))
+    (tmp_path / "want").mkdir()
+    (tmp_path / "wrong").mkdir()
+    want = weighted_paths(weightless, metric, tmp_path / "want", **options)["eager"]()
+    assert metric not in want.columns or want[metric].is_finite().all()
+    for name, run in weighted_paths(wrong, metric, tmp_path / "wrong", **options).items():
+        assert_frame_equal(run(), want, **TOL), name
+
+
+def weighted_paths(df: pl.DataFrame, metric: str, tmp_path: Path, **options: Any) -> dict[str, Any]:
     """``metric`` by model with weights ``w``, eagerly, lazily and in chunks of a file."""
     function = by_model(metric)
     path = tmp_path / "weighted.parquet"
     df.write_parquet(path)
+    options = {"by": "model", "weight_col": "w", **options}
     return {
-        "eager": lambda: function(df, by="model", weight_col="w"),
-        "lazy": lambda: function(df.lazy(), by="model", weight_col="w").collect(),
-        "score": lambda: pl_metrics.score(path, metric, by="model", weight_col="w", n_chunks=2),
+        "eager": lambda: function(df, **options),
+        "lazy": lambda: function(df.lazy(), **options).collect(),
+        "score": lambda: pl_metrics.score(path, metric, n_chunks=2, **options),
     }
 
 
