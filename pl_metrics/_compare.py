@@ -7,7 +7,7 @@ ids as their text) is the state of a SplitMix64
 generator whose ``r + 1``-th output, a uniform 64-bit number, goes through the Poisson(1)
 inverse CDF. So the same id gets the same weight in every model and fold (a paired
 comparison needs it), whatever else the table holds, and a seed gives the same resamples
-every time.
+every time (with one version of polars, whose hash is stable within a version only).
 
 A resample is the metric of the rows weighted by the resample's weights (times
 ``weight_col``), the ids drawn zero times left out. Resamples are computed in blocks, so
@@ -1391,7 +1391,8 @@ def bootstrap(
     ``[0, 2**63)``. A resample that draws no positive (or no negative) of a class leaves
     that class out of its ROC AUC, as ``undefined="skip"`` does; a resample where the
     metric is undefined (NaN: every class left out, or only ids of weight 0 drawn) is left
-    out of the interval and the standard deviation (NaN when no resample is defined). A
+    out of the interval and the standard deviation (NaN when no resample is defined, or
+    when some are infinite, an infinite loss with ``eps=0``). A
     LazyFrame gives a LazyFrame: nothing is read until it is collected.
 
     Parameters
