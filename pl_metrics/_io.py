@@ -333,7 +333,8 @@ def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str | None:
     text = pl.col(column)
     stripped = text.str.strip_chars()
     number = stripped.cast(pl.Float64, strict=False)
-    good = number.is_not_null()
+    # ("nan" and "inf" cast to floats, but a CSV's reader reads them as text: named too)
+    good = number.is_finite().fill_null(False)
     if flags:
         word = stripped.str.to_lowercase()
         good = number.is_in([0.0, 1.0]).fill_null(False) | word.is_in(["true", "false"])
