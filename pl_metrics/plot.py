@@ -88,16 +88,22 @@ def _fit_titles(fig: Any) -> None:
     Measured once laid out; a centred title gets twice its centre's distance to the nearer
     edge. The figure lays itself out again when saved, around the wrapped lines.
     """
-    titles = [t for t in (fig._suptitle, *(ax.title for ax in fig.axes)) if t and t.get_text()]
+    titles: list[tuple[Any, Any]] = [(t, None) for t in [fig._suptitle] if t and t.get_text()]
+    titles += [(ax.title, ax) for ax in fig.axes if ax.title.get_text()]
+    several = len(fig.axes) > 1
     for _ in range(2):  # a wrap can move the layout: measure again once
         fig.draw_without_rendering()
         width = fig.bbox.width
         changed = False
-        for title in titles:
+        for title, ax in titles:
             box = title.get_window_extent()
             centre = (box.x0 + box.x1) / 2
             room = 2 * min(centre, width - centre) * 0.96
-            if (box.x0 >= 0 and box.x1 <= width) or room <= 0:
+            inside = box.x0 >= 0 and box.x1 <= width
+            if ax is not None and several:  # a panel's title: not over its neighbours'
+                panel = ax.get_window_extent().width
+                inside, room = inside and box.width <= panel, min(room, panel)
+            if inside or room <= 0:
                 continue
             text = title.get_text()
             longest = max(len(line) for line in text.split("\n"))
@@ -319,7 +325,9 @@ def per_class_bars(
             f"or leave {option} unset to draw every combination"
         )
     else:
-        keys = _key_columns(table, [class_col, metric])
+        # A confusion table's other counts are values, not keys of series.
+        counts = ["tp", "fp", "fn", "tn"] if metric in ("tp", "fp", "fn", "tn") else []
+        keys = _key_columns(table, [class_col, metric, *counts])
         hint = "each series needs one row per class"
     _unique_rows(table, [*keys, class_col], hint)
 
@@ -464,6 +472,13 @@ def distributions(
     # Nulls (NaN in numpy), NaN and infinite values are left out: a histogram's range is finite.
     values = [v[np.isfinite(v)] for v in (table[m].cast(pl.Float64).to_numpy() for m in metrics)]
     unit = all(v.size == 0 or (v.min() >= 0.0 and v.max() <= 1.0) for v in values)
+    edges: Any = bins
+    if unit:  # shared x axis: the same bins for every panel, or a narrow panel's vanish
+        pooled = np.concatenate(values)
+        lo, hi = (float(pooled.min()), float(pooled.max())) if pooled.size else (0.0, 1.0)
+        if lo == hi:  # one value: a bin around it, inside [0, 1]
+            lo, hi = max(0.0, lo - 0.05), min(1.0, hi + 0.05)
+        edges = np.linspace(lo, hi, bins + 1)
     ncols = min(3, len(metrics))
     nrows = math.ceil(len(metrics) / ncols)
     fig = _figure(1.0 + 3.8 * ncols, 1.0 + 3.0 * nrows)
@@ -475,7 +490,7 @@ def distributions(
     ):
         ax = fig.add_subplot(nrows, ncols, i + 1, sharex=first if unit else None)
         first = first or ax
-        ax.hist(data, bins=bins, color=colour, edgecolor="white", linewidth=0.8)
+        ax.hist(data, bins=edges, color=colour, edgecolor="white", linewidth=0.8)
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of groups
         ax.set_title(f"{metric} ({_direction(metric)})")
         ax.set_xlabel(metric)
@@ -570,8 +585,9 @@ def heatmap(
     for i in range(values.shape[0]):
         for j in range(values.shape[1]):
             value = values[i, j]
-            if math.isnan(value):
-                ax.text(j, i, "n/a", ha="center", va="center", color="grey", fontsize=size)
+            if not math.isfinite(value):  # a blank cell: its text grey, not the scale's
+                shown_value = "n/a" if math.isnan(value) else "inf" if value > 0 else "-inf"
+                ax.text(j, i, shown_value, ha="center", va="center", color="grey", fontsize=size)
                 continue
             red, green, blue, _ = image.cmap(image.norm(value))
             light = 0.299 * red + 0.587 * green + 0.114 * blue > 0.5
@@ -714,8 +730,13 @@ def _decimals(lower: np.ndarray, upper: np.ndarray) -> int:
     Two digits of its narrowest interval (the digits past those are noise), so that close
     models stay apart. (A per-value ``.4g`` dropped trailing zeros: ``0.985 [0.9806, 0.989]``.)
     """
-    widths = upper - lower
-    widths = widths[np.isfinite(widths) & (widths > 0)]
+    with np.errstate(invalid="ignore"):  # (inf - inf)
+        widths = upper - lower
+        scale = np.abs(np.concatenate([lower, upper]))
+    scale = scale[np.isfinite(scale)]
+    # Widths within rounding of the values (sums in another order) are no width.
+    noise = 1e-12 * (float(scale.max()) if scale.size else 1.0)
+    widths = widths[np.isfinite(widths) & (widths > noise)]
     if widths.size:
         return min(8, max(0, 1 - math.floor(math.log10(float(widths.min())))))
     values = np.abs(np.concatenate([lower, upper]))
@@ -1042,7 +1063,13 @@ def _check_lines(n: int, keys: list[str], limit: int, where: str) -> None:
 
 def _curve_line(rows: pl.DataFrame, kind: _CurveKind, name: str, colour: Any) -> _Line:
     """One line's points in drawing order, and its AUC, AP or ECE."""
-    if kind is _ROC:  # a ROC curve rises in both rates
+    # The curve's own order is its thresholds' (negative weights can make the rates fall
+    # back, so sorting by them would reorder the points and change the area).
+    if kind is _ROC and "threshold" in rows.columns:  # inf (null in JSON) first
+        rows = rows.sort("threshold", descending=True, nulls_last=False, maintain_order=True)
+    elif kind is _PR and "threshold" in rows.columns:  # the last point's is null
+        rows = rows.sort("threshold", nulls_last=True, maintain_order=True)
+    elif kind is _ROC:  # a ROC curve rises in both rates
         rows = rows.sort("fpr", "tpr")
     elif kind is _PR:  # sklearn's order: recall falls; at equal recall, precision rises
         rows = rows.sort(["recall", "precision"], descending=[True, False])

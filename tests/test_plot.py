@@ -972,3 +972,65 @@ def test_intervals_draw_a_paired_table_around_zero(digits: pl.DataFrame) -> None
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels[:2] == ["knn - logreg / fold 0", "knn - logreg / fold 1"]
     assert labels[-1] == "forest - logreg / fold 4"
+
+
+def test_curves_of_negative_weights_are_drawn_in_their_thresholds_order(
+    digits: pl.DataFrame,
+) -> None:
+    # The rates fall back with negative weights: sorted by them, the line zigzagged and its
+    # area, the legend's AUC and AP, was another than the metric's.
+    rows = digits.filter(model="knn", fold=0).filter(pl.col("class").is_in(["3", "8"]))
+    ids = rows["id"].unique().sort()
+    weights = np.random.default_rng(5).choice([-1.0, 2.0, 0.5], ids.len())
+    rows = rows.join(pl.DataFrame({"id": ids, "w": weights}), on="id")
+    auc = pl_metrics.roc_auc(rows, weight_col="w", average=None)
+    ap = pl_metrics.average_precision(rows, weight_col="w", average=None)
+    for figure, want, stat in (
+        (plot.roc_curves(pl_metrics.roc_curve(rows, weight_col="w")), auc, "AUC"),
+        (plot.pr_curves(pl_metrics.precision_recall_curve(rows, weight_col="w")), ap, "AP"),
+    ):
+        got = legend_values(figure.axes[0], stat)
+        value = want.columns[-1]
+        assert got == pytest.approx(dict(want.select("class", value).iter_rows()), abs=5e-4)
+
+
+def test_per_class_bars_of_a_count_of_a_confusion_table(digits: pl.DataFrame) -> None:
+    # The other counts are values too, not keys of series: a panel per count, one bar each.
+    fig = plot.per_class_bars(pl_metrics.confusion(digits, by="model"), "tp")
+    assert len(fig.axes) == 1
+    assert legend_labels(fig.axes[0]) == MODELS
+
+
+def test_heatmap_shows_infinite_values(digits: pl.DataFrame) -> None:
+    fig = plot.heatmap(pl_metrics.log_loss(digits, by=["model", "fold"], eps=0.0))
+    infinite = [t for t in fig.axes[0].texts if t.get_text() == "inf"]
+    assert infinite
+    assert {to_hex(t.get_color()) for t in infinite} == {to_hex("grey")}  # not white on white
+
+
+def test_intervals_of_values_equal_but_for_rounding_show_few_digits(digits: pl.DataFrame) -> None:
+    tied = digits.with_columns(score=pl.lit(0.5))
+    table = pl_metrics.bootstrap(tied, "lwlrap", by="model", n_resamples=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fig = plot.intervals(table)
+        plot.intervals(
+            pl_metrics.bootstrap(digits, "log_loss", by="model", eps=0.0, n_resamples=30)
+        )
+    label = fig.axes[0].texts[0].get_text()
+    assert re.fullmatch(r"0\.10* \[0\.10*, 0\.10*\]", label)
+    assert len(label) < 25, label
+
+
+def test_distributions_share_their_bins_where_they_share_the_axis(
+    digits: pl.DataFrame,
+) -> None:
+    # A metric of a narrow range drew bars too thin to see on the shared axis.
+    per_fold = pl_metrics.report(
+        digits.filter(pl.col("model") != "naive_bayes"), ["roc_auc", "f1"], by=["model", "fold"]
+    )
+    fig = plot.distributions(per_fold, ["roc_auc", "f1"], bins=10)
+    widths = {round(p.get_width(), 12) for ax in fig.axes for p in bars(ax)}
+    assert len(widths) == 1
+    low, high = fig.axes[0].get_xlim()
+    assert widths.pop() * 10 > (high - low) / 2
