@@ -713,7 +713,7 @@ def _top_k_run_columns(cols: Columns, k: int, replaces: IdsHook) -> RunColumns:
         df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray, codes: _kernel.ClassCodes
     ) -> dict[str, PerRun] | None:
         scores = df[score]
-        if scores.null_count():
+        if scores.null_count() or scores.dtype in (pl.Int128, pl.UInt128):  # (numpy has none)
             return None
         if scores.dtype.is_float() and scores.is_nan().any():
             return None

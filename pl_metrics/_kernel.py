@@ -803,9 +803,10 @@ def falling_key_blocks(
 ) -> tuple[np.ndarray, pl.DataFrame] | None:
     """`key_blocks`, where ``column`` also strictly falls within each block.
 
-    None for nulls and NaN too (polars sorts NaN above every number).
+    None for nulls and NaN too (polars sorts NaN above every number), and for 128-bit
+    integers, which numpy lacks.
     """
-    if df[column].null_count():
+    if df[column].null_count() or df[column].dtype in (pl.Int128, pl.UInt128):
         return None
     blocks = key_blocks(df, keys)
     if blocks is None:
