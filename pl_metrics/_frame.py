@@ -634,8 +634,14 @@ def resolve_columns(
             if name not in {*options.values(), *by_names}
             and not name.startswith(INTERNAL)
             and not dtype.is_float()
+            and not _ROW_INDEX.fullmatch(name)  # a row number is no group
         ),
     )
+
+
+#: A pandas frame's row index as a column: unnamed in its CSV, then read back by pandas, or
+#: kept by Arrow's conversion.
+_ROW_INDEX = re.compile(r"|Unnamed: \d+|__index_level_\d+__")
 
 
 def is_categorical(dtype: pl.DataType) -> bool:

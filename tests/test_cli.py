@@ -362,6 +362,13 @@ def test_repeated_rows_suggest_by_columns(
     # Rows repeated whole: told in the command line's words, not Python's.
     assert "(a file read twice, or copied into two files) must be removed" in err
     assert ".unique()" not in err
+    # A pandas CSV's row index (unnamed, or "Unnamed: 0" once read back by pandas) is no key.
+    for index in ("", "Unnamed: 0"):
+        indexed = tmp_path / "indexed.csv"
+        digits.with_row_index(index).with_columns(pl.col(index).cast(pl.Int64)).write_csv(indexed)
+        assert main(["score", str(indexed), "-m", "lrap"]) == 2
+        err = capsys.readouterr().err
+        assert "the table has columns model, fold: pass --by model,fold if each" in err
 
 
 def test_pred_col_gives_the_thresholded_metrics(
