@@ -56,8 +56,8 @@ from pl_metrics._frame import (
     to_polars,
 )
 from pl_metrics._io import (
-    FORMATS,
     columns_named,
+    kind_of,
     mixed_dumps,
     mixed_tasks,
     require_in_every_file,
@@ -760,7 +760,7 @@ def _check_destination(destination: Path, source: Source) -> None:
                 "give a folder outside it"
             )
     if destination.is_dir():
-        held = [p for p in destination.rglob("*") if p.is_file() and p.suffix.lower() in FORMATS]
+        held = [p for p in destination.rglob("*") if p.is_file() and kind_of(p)]
         if held:
             raise MetricsInputError(
                 f"destination {str(destination)!r} holds {len(held):,} data "

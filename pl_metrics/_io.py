@@ -30,6 +30,7 @@ __all__ = [
     "columns_named",
     "file_format",
     "files",
+    "kind_of",
     "mixed_dumps",
     "mixed_tasks",
     "printable",
@@ -52,6 +53,15 @@ FORMATS = {
     ".feather": "ipc",
     ".csv": "csv",
 }
+
+
+def kind_of(path: Path) -> str | None:
+    """A file's format from its name (``x.csv.gz`` is CSV: polars reads it decompressed)."""
+    if path.name.lower().endswith(".csv.gz"):
+        return "csv"
+    return FORMATS.get(path.suffix.lower())
+
+
 #: The folder name of a null hive value (as Hive, Spark and polars write it).
 _HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 
@@ -126,7 +136,7 @@ def _row_count(path: Path) -> int | None:
     Kept while the file's size and modification time stay, as its schema is (each call of
     `files` asks again).
     """
-    kind = FORMATS.get(path.suffix.lower())
+    kind = kind_of(path)
     if kind not in ("parquet", "ipc"):
         return None
     try:
@@ -151,7 +161,7 @@ def _expand(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
     if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if p.suffix.lower() in FORMATS and p.is_file())
+        found = sorted(p for p in path.rglob("*") if kind_of(p) and p.is_file())
         if not found:
             raise MetricsInputError(f"folder {str(path)!r} holds no parquet, IPC or CSV file")
         return found
@@ -160,16 +170,17 @@ def _expand(path: Path) -> list[Path]:
 
 def file_format(files: Sequence[Path]) -> str:
     """The one format (``parquet``, ``ipc`` or ``csv``) of ``files``, from their suffixes."""
-    kinds = {FORMATS.get(p.suffix.lower()) for p in files}
+    kinds = {kind_of(p) for p in files}
     if None in kinds:
-        unknown = sorted({p.suffix for p in files if p.suffix.lower() not in FORMATS})
+        unknown = next(p for p in files if kind_of(p) is None)
         raise MetricsInputError(
-            f"unsupported file type {unknown}; expected {', '.join(sorted(FORMATS))}"
+            f"unsupported file type {unknown.suffix or '(no extension)'!r} ({str(unknown)!r}); "
+            f"expected {', '.join(sorted(FORMATS))} or .csv.gz"
         )
     if len(kinds) > 1:
         first: dict[str, Path] = {}
         for path in files:  # a file of each type, to find the stray one by
-            first.setdefault(FORMATS[path.suffix.lower()], path)
+            first.setdefault(str(kind_of(path)), path)
         each = ", ".join(f"{kind} ({str(path)!r})" for kind, path in sorted(first.items()))
         raise MetricsInputError(f"the input mixes file types: {each}; score the files of one type")
     return str(kinds.pop())

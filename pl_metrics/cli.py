@@ -31,9 +31,9 @@ from pl_metrics._frame import (
     shown,
 )
 from pl_metrics._io import (
-    FORMATS,
     columns_named,
     files,
+    kind_of,
     printable,
     reader_error,
     require_in_every_file,
@@ -1378,7 +1378,7 @@ def _check_not_read(args: argparse.Namespace) -> None:
                 f"--output {args.output!r} is an input of this command: writing it would "
                 "replace the data read; name another file"
             )
-        if whole.is_dir() and target.is_relative_to(whole) and target.suffix.lower() in FORMATS:
+        if whole.is_dir() and target.is_relative_to(whole) and kind_of(target):
             raise MetricsInputError(
                 f"--output {args.output!r} is in the folder {str(item)!r} that is scored: the "
                 "next run would read the results as predictions; write it outside the folder"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import itertools
 import math
@@ -221,13 +222,36 @@ def test_null_ids_are_not_lost_in_chunks(tmp_path: Path) -> None:
         pl_metrics.score(path, "lrap", n_chunks=4)
 
 
+def test_gzipped_csv_files_are_csv(tmp_path: Path) -> None:
+    digits = pl.read_parquet(DATA / "digits_oof.parquet")
+    want = pl_metrics.lrap(digits, by=["model", "fold"])
+    for (model,), part in digits.group_by("model"):
+        (tmp_path / f"model={model}").mkdir()
+        with gzip.open(tmp_path / f"model={model}" / "part.CSV.gz", "wb") as out:
+            part.drop("model").write_csv(out)
+    one = tmp_path / f"model={model}" / "part.CSV.gz"
+    assert_frame_equal(
+        pl_metrics.score(one, "lrap", by="fold"),
+        pl_metrics.lrap(digits.filter(model=model), by="fold"),
+        check_dtypes=False,
+        rel_tol=1e-12,
+    )
+    got = pl_metrics.score(tmp_path, "lrap", by=["model", "fold"], n_chunks=3)
+    assert_frame_equal(got, want, check_dtypes=False, rel_tol=1e-12)
+    assert_frame_equal(pl_metrics.scan(tmp_path).metrics.lrap(by=["model", "fold"]).collect(), got)
+
+
 def test_input_errors(tmp_path: Path) -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match="file not found"):
         pl_metrics.score(tmp_path / "missing.parquet", "lrap")
     with pytest.raises(pl_metrics.MetricsInputError, match="no file matches"):
         pl_metrics.score(str(tmp_path / "*.parquet"), "lrap")
     (tmp_path / "notes.txt").write_text("x")
-    with pytest.raises(pl_metrics.MetricsInputError, match="unsupported file type"):
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^unsupported file type '.txt' \('.*notes.txt'\); expected .arrow, .csv, .feather, "
+        r".ipc, .parquet, .pq or .csv.gz$",
+    ):
         pl_metrics.score(tmp_path / "notes.txt", "lrap")
     with pytest.raises(pl_metrics.MetricsInputError, match="memory_budget"):
         pl_metrics.score(DATA / "digits_oof.parquet", "lrap", memory_budget="lots")
