@@ -165,6 +165,11 @@ def _expand(path: Path) -> list[Path]:
         if not found:
             raise MetricsInputError(f"folder {str(path)!r} holds no parquet, IPC or CSV file")
         return found
+    if path.exists() or str(path) == "-":  # a pipe (`<(...)`, /dev/stdin): no file to plan
+        raise MetricsInputError(
+            f"{str(path)!r} is no regular file (a pipe or standard input, say): save the data "
+            "to a .parquet or .csv file and score that"
+        )
     raise MetricsInputError(f"file not found: {str(path)!r}")
 
 

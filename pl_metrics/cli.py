@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ast
 import fnmatch
+import io
 import math
 import os
 import re
@@ -1058,7 +1059,7 @@ def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
             f"--threshold-table: {str(path)!r} is a folder; give the table's file (such as "
             "pl-metrics thresholds --output writes)"
         )
-    if not path.is_file():
+    if not path.exists():  # (a pipe, `<(...)`, is read as a file is)
         raise MetricsInputError(f"--threshold-table: file not found: {str(path)!r}")
     try:
         return _read_threshold_table(path)
@@ -1069,8 +1070,8 @@ def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
 
 
 def _read_threshold_table(path: Path) -> pl.DataFrame:
-    with path.open("rb") as file:
-        start = file.read(4).decode("utf-8", "replace")
+    data = path.read_bytes()  # once: a pipe cannot be read again
+    start = data[:8].decode("utf-8", "replace")
     if start.startswith(("┌", "shape")):  # `pl-metrics thresholds > t.csv`: the terminal's table
         raise MetricsInputError(
             f"--threshold-table: {str(path)!r} holds a table printed for the terminal; write "
@@ -1078,12 +1079,12 @@ def _read_threshold_table(path: Path) -> pl.DataFrame:
         )
     suffix = path.suffix.lower()
     if suffix in (".parquet", ".pq"):
-        return pl.read_parquet(path)
+        return pl.read_parquet(io.BytesIO(data))
     if suffix == ".json":  # as `pl-metrics thresholds -o t.json` writes it
-        return pl.read_json(path)
+        return pl.read_json(io.BytesIO(data))
     # Anything else is CSV (.csv, .txt, .csv.gz, no suffix). The keys are kept as written
     # (class "00", "0.50", "TRUE"): the library reads them as the rows' types.
-    text = pl.read_csv(path, infer_schema=False)
+    text = pl.read_csv(data, infer_schema=False)
     threshold = text.get_column("threshold", default=None)
     if threshold is not None:  # numbers ("nan" too), or kept as text: the bad value is named
         numbers = threshold.str.strip_chars().cast(pl.Float64, strict=False)

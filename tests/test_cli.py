@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import shlex
 import subprocess
 import sys
+import threading
 from datetime import datetime, time
 from decimal import Decimal
 from pathlib import Path
@@ -1485,6 +1487,33 @@ def test_mistakes_of_command_line_users(
         == 2
     )
     assert "holds a table printed for the terminal" in capsys.readouterr().err
+    # polars' own print of a frame (its shape first) too: 4 bytes were read of "shape".
+    printed.write_text(f"shape: (4, 3)\n{(tmp_path / 't.txt').read_text()}")
+    assert (
+        main(["score", str(DATA), "-m", "f1", "--by", "model", "--threshold-table", str(printed)])
+        == 2
+    )
+    assert "holds a table printed for the terminal" in capsys.readouterr().err
+    # A pipe (`--threshold-table <(...)`) is read as its file is; as data, it is refused.
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    thresholds = tmp_path / "thresholds.csv"
+    assert main(["thresholds", str(DATA), "--by", "model", "-o", str(thresholds)]) == 0
+    writer = threading.Thread(  # (a daemon: a run that never opens the pipe hangs nothing)
+        target=lambda: pipe.write_bytes(thresholds.read_bytes()), daemon=True
+    )
+    writer.start()
+    argv = ["score", str(DATA), "-m", "f1", "--by", "model", "--format", "csv"]
+    assert main([*argv, "--threshold-table", str(pipe)]) == 0
+    writer.join(timeout=30)
+    piped = capsys.readouterr().out
+    assert main([*argv, "--threshold-table", str(thresholds)]) == 0
+    assert capsys.readouterr().out == piped
+    for source in (str(pipe), "-"):
+        assert main(["score", source, "-m", "lrap"]) == 2
+        assert f"{source!r} is no regular file (a pipe or standard input, say): save the" in (
+            capsys.readouterr().err
+        )
     with pytest.raises(SystemExit):  # (argparse's own error)
         main(["compare", str(DATA), "-m", "lrap", "--bootstrap", "1e3"])
     assert "expected a whole number of resamples, at least 2, got '1e3'" in capsys.readouterr().err
