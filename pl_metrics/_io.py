@@ -340,11 +340,12 @@ def mixed_dumps(
     return f"but the {len(found)} files hold {classes}: score each dump on its own"
 
 
-def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str | None:
+def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str:
     """The values of a text ``column`` that are not numbers (``flags``: 0/1 nor true/false).
 
     A CSV column of numbers with one "NA" reads as text: its rows that hold no number are
-    counted, with the first few such values, as the reader gives them. None if none.
+    counted, with the first few such values, as the reader gives them; a column whose
+    values all read (text in a typed file) is told so.
     """
     text = pl.col(column)
     stripped = text.str.strip_chars()
@@ -360,8 +361,10 @@ def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str | None:
         text.filter(bad).unique(maintain_order=True).head(_SHOWN + 1).implode().alias("values"),
     ).collect(engine="streaming")
     rows, values = found.row(0)
-    if not rows:
-        return None
+    if not rows:  # a typed file's column of text that all reads (a parquet's String)
+        held = "true/false (or 0/1)" if flags else "numbers"
+        kind = "boolean (or integers 0/1)" if flags else "numbers (Float64)"
+        return f"its values are {held} held as text: write the column as {kind}"
     what = "0/1 nor true/false" if flags else "a number"
     fix = "write them as true/false or 1/0" if flags else "fix"
     shown = ", ".join(repr(v) for v in values[:_SHOWN]) + (", ..." if len(values) > _SHOWN else "")

@@ -720,6 +720,19 @@ def test_a_csv_column_of_numbers_with_words_counts_them(tmp_path: Path) -> None:
         with pytest.raises(pl_metrics.MetricsInputError) as caught:  # lazily: nothing read
             pl_metrics.f1(pl.scan_csv(path), weight_col="w")
         assert "fix or drop" not in str(caught.value)
+    # A typed file's text column whose values all read: told so, not to "fix" values.
+    told = {
+        "truth": "must be boolean or numbers 0/1, not String; its values are true/false (or "
+        "0/1) held as text: write the column as boolean (or integers 0/1)",
+        "score": "scores must be numeric (float or integer), not String; its values are "
+        "numbers held as text: write the column as numbers (Float64)",
+    }
+    for column, message in told.items():
+        path = tmp_path / f"{column}.parquet"
+        digits.with_columns(pl.col(column).cast(pl.String)).write_parquet(path)
+        with pytest.raises(pl_metrics.MetricsInputError) as caught:
+            pl_metrics.score(path, "f1")
+        assert str(caught.value) == f"column {column!r}: {message}"
 
 
 def test_big_csv_ids_apart_as_integers_get_no_one_number_hint(tmp_path: Path) -> None:
