@@ -341,7 +341,8 @@ def column_names(option: str, names: object) -> tuple[str, ...]:
         raise MetricsInputError(f"option {option!r}: expected column names, got {list(given)!r}")
     twice = sorted(name for name, count in Counter(given).items() if count > 1)
     if twice:
-        raise MetricsInputError(f"option {option!r}: {twice} named more than once")
+        shown_twice = ", ".join(repr(name) for name in twice)
+        raise MetricsInputError(f"option {option!r}: {shown_twice} named more than once")
     return given
 
 

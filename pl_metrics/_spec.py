@@ -282,7 +282,8 @@ def class_weights_option(
     bad = [v for v in class_weights.values() if not is_number(v) or not math.isfinite(v) or v < 0]
     if bad:
         raise MetricsInputError(
-            f"option 'class_weights': weights must be finite and non-negative, got {bad}"
+            "option 'class_weights': weights must be finite and non-negative, got "
+            + ", ".join(shown(v) for v in bad)
         )
     # The bound of sample weights: the weights' sums stay finite, their shares above zero.
     extreme = [
@@ -647,8 +648,8 @@ def _check_metric_options(
         flat = [e.name for e in entries if e.per_class == "never"]
         if flat:
             raise MetricsInputError(
-                f"option 'per_class': a per-class report cannot include {flat}: they have no "
-                "per-class values"
+                f"option 'per_class': a per-class report cannot include {', '.join(flat)}: "
+                f"{'it has' if len(flat) == 1 else 'they have'} no per-class values"
             )
     if opts.per_id:
         if opts.per_class:
@@ -684,11 +685,14 @@ def _check_metric_options(
         groups = [e for e in entries if not per_class(e, opts)]
         never = [e.name for e in groups if e.per_class == "never"]
         could = [e.name for e in groups if e.per_class != "never"]
-        hints = [f"set option 'per_class' to have {could} per class too"] if could else []
-        hints += [f"compute {never} in a report of its own"] if never else []
+        hints = (
+            [f"set option 'per_class' to have {', '.join(could)} per class too"] if could else []
+        )
+        hints += [f"compute {', '.join(never)} in a report of its own"] if never else []
         raise MetricsInputError(
-            f"a per-class report cannot include {[e.name for e in groups]}: {rows} give one "
-            f"row per class and these one row per group; {' and '.join(hints)}"
+            f"a per-class report cannot include {', '.join(e.name for e in groups)}: "
+            f"{', '.join(rows)} {'gives' if len(rows) == 1 else 'give'} one row per class and "
+            f"{'this' if len(groups) == 1 else 'these'} one row per group; {' and '.join(hints)}"
         )
 
 

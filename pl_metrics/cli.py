@@ -1466,6 +1466,15 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         "find the values that are not (NA, say) and fix or drop those rows",
         message,
     )
+    message = re.sub(
+        r"numbers as text: cast them, pl\.col\('[^']*'\)\.cast\(pl\.Float64\)",
+        "numbers as text: write them as numbers",
+        message,
+    )
+    message = message.replace(
+        "to read a file without them, score pl.scan_parquet(file), a LazyFrame",
+        "to score a file without them, copy it out of those folders",
+    )
     message = re.sub(  # (a Decimal column's)
         r"cast them first: pl\.col\('[^']*'\)\.cast\(pl\.Float64\)",
         "write them as floats (Float64) first",

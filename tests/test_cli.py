@@ -1681,3 +1681,33 @@ def test_odd_but_plain_command_lines_get_plain_answers(
     assert main([*argv, "--format", "csv"]) == 0
     got = pl.read_csv(io.StringIO(capsys.readouterr().out))
     assert got.select("model_a", "model_b").row(0) == (True, False)
+
+
+def test_messages_on_the_command_line_show_no_python(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    digits = pl.read_parquet(DATA)
+    (tmp_path / "model=a").mkdir()
+    digits.filter(model="knn").write_parquet(tmp_path / "model=a" / "part.parquet")
+    table = tmp_path / "t.parquet"
+    pl.DataFrame({"class": [str(c) for c in range(10)], "threshold": ["0.5"] * 10}).write_parquet(
+        table
+    )
+    runs = {
+        "to score a file without them, copy it out of those folders": [
+            "score", str(tmp_path / "model=a"), "-m", "lrap"
+        ],
+        "(numbers as text: write them as numbers)": [
+            "score", str(DATA), "-m", "f1", "--by", "model,fold", "--threshold-table", str(table)
+        ],
+        "a per-class report cannot include lrap: it has no per-class values": [
+            "score", str(DATA), "-m", "lrap,f1", "--by", "model", "--per-class"
+        ],
+    }  # fmt: skip
+    for told, argv in runs.items():
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert told in err, err
+        assert "pl.col" not in err
+        assert "LazyFrame" not in err
+        assert "['" not in err

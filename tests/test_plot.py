@@ -773,7 +773,7 @@ BAD_OPTIONS = [
     (plot.pr_curves, "pr", {"max_classes": True}, "option 'max_classes'"),
     (plot.roc_curves, "roc", {"class_col": None}, "option 'class_col': expected a column name"),
     (plot.roc_curves, "roc", {"by": 1}, "option 'by': expected column names"),
-    (plot.roc_curves, "roc", {"by": ["model", "model"]}, r"\['model'\] named more"),
+    (plot.roc_curves, "roc", {"by": ["model", "model"]}, "'model' named more"),
     (plot.roc_curves, "roc", {"by": ["threshold"]}, "hold the points of each curve"),
     (plot.reliability, "calibration", {"counts": "yes"}, "option 'counts': expected True or"),
     (plot.distributions, "report", {"metrics": "lrap", "bins": 0}, "option 'bins': expected a"),
