@@ -293,8 +293,10 @@ def _add_metric_options(parser: argparse.ArgumentParser, *, tables: bool) -> Non
         "--average",
         default="macro",
         choices=["macro", "micro", "weighted", "samples"],
-        help="average of the thresholded metrics, ROC AUC and average precision (default "
-        "macro; one value per class: `pl-metrics score --per-class`)",
+        help="how the classes' values are averaged, for "
+        + ", ".join(m for m in metric_names() if info(m).averages)
+        + " (not each takes all four: one refused names those it takes; default macro; one "
+        "value per class: `pl-metrics score --per-class`)",
     )
     _add_zero_division(parser)
     parser.add_argument(
