@@ -481,6 +481,16 @@ def missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInput
         return MetricsInputError(
             f"option {option!r}: expected a column name (a string), got {shown(name)}"
         )
+    close = _close_columns(schema, option, name)
+    hint = f"; {close}" if close else ""
+    return MetricsInputError(
+        f"column {name!r} (option {option!r}) is not in the table; its columns are "
+        f"{list(schema)}{hint}"
+    )
+
+
+def _close_columns(schema: pl.Schema, option: str, name: str) -> str:
+    """The table's columns that ``option`` may have meant instead of ``name``, as advice."""
     close = did_you_mean(name, schema, cutoff=0.5)
     if not close and option in _COLUMN_KINDS:  # the one column of its type: truth as "label"
         fits = [c for c, dtype in schema.items() if _COLUMN_KINDS[option](dtype)]
@@ -489,10 +499,31 @@ def missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInput
         fits = [c for c in schema if _COLUMN_NAMES[option](c.lower())]
         if len(fits) == 1:
             close = f"pass {option}={fits[0]!r} if that column holds them"
-    hint = f"; {close}" if close else ""
+    return close
+
+
+def _missing_columns(schema: pl.Schema, missing: list[tuple[str, str]]) -> MetricsInputError:
+    """The error for several column options naming columns the table lacks, all at once.
+
+    A table of other column names (``Id``, ``Pred``), or a wide one (a column of scores
+    per class), lacks them all: told in one message rather than one a run.
+    """
+    named = ", ".join(f"{name!r} (option {option!r})" for option, name in missing)
+    advice = [
+        f"{name!r}: {close}"
+        for option, name in missing
+        if (close := _close_columns(schema, option, name))
+    ]
+    wide = [c for c, dtype in schema.items() if dtype.is_float()]
+    if not advice and {"class_col", "score_col"} <= {o for o, _ in missing} and len(wide) > 1:
+        advice = [
+            f"the table looks wide (a column of scores per class: "
+            f"{listed([repr(c) for c in wide], 4)}): "
+            "pl_metrics.from_wide makes the long table, a row per id and class"
+        ]
     return MetricsInputError(
-        f"column {name!r} (option {option!r}) is not in the table; its columns are "
-        f"{list(schema)}{hint}"
+        f"columns {named} are not in the table; its columns are {list(schema)}"
+        + "".join(f"; {line}" for line in advice)
     )
 
 
@@ -524,7 +555,11 @@ def resolve_columns(
         options["weight_col"] = weight_col
     if pred_col is not None:
         options["pred_col"] = pred_col
-    for option, name in [*options.items(), *(("by", b) for b in by_names)]:
+    named = [*options.items(), *(("by", b) for b in by_names)]
+    missing = [(o, name) for o, name in named if not isinstance(name, str) or name not in schema]
+    if len(missing) > 1 and all(isinstance(name, str) for _, name in missing):
+        raise _missing_columns(schema, missing)
+    for option, name in named:
         require_column(schema, option, name)
         if name.startswith(INTERNAL):  # pl_metrics' working columns are named so
             raise MetricsInputError(

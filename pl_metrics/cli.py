@@ -1477,6 +1477,11 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         "to read a file without them, score pl.scan_parquet(file), a LazyFrame",
         "to score a file without them, copy it out of those folders",
     )
+    message = message.replace(
+        "pl_metrics.from_wide makes the long table, a row per id and class",
+        "the command line takes the long table, a row per id and class (Python's "
+        "pl_metrics.from_wide makes it)",
+    )
     message = re.sub(  # (a Decimal column's)
         r"cast them first: pl\.col\('[^']*'\)\.cast\(pl\.Float64\)",
         "write them as floats (Float64) first",

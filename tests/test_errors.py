@@ -818,3 +818,22 @@ def test_per_class_and_per_id_mistakes_point_at_average() -> None:
         pl_metrics.f1(df, average=None, per_id=True)
     with pytest.raises(pl_metrics.UnknownOptionError, match=r"the metrics that take it: lwlrap"):
         pl_metrics.lrap(df, per_class=True)  # type: ignore[call-arg]
+
+
+def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
+    # A dump of other names: each was told in a run of its own, four runs to find them.
+    renamed = good.rename({"id": "Id", "class": "Class", "score": "Pred", "truth": "Target"})
+    renamed = renamed.drop("model", "w")
+    with pytest.raises(MetricsInputError) as caught:
+        pl_metrics.lrap(renamed)
+    assert str(caught.value) == (
+        "columns 'id' (option 'id_col'), 'class' (option 'class_col'), 'truth' (option "
+        "'truth_col'), 'score' (option 'score_col') are not in the table; its columns are "
+        "['Id', 'Class', 'Pred', 'Target']; 'id': did you mean 'Id'?; 'class': did you mean "
+        "'Class'?; 'truth': pass truth_col='Target' if that column holds it; 'score': pass "
+        "score_col='Pred' if that column holds it"
+    )
+    # A wide table (a column of scores per class): told so.
+    wide = good.pivot(on="class", index="id", values="score")
+    with pytest.raises(MetricsInputError, match=r"; the table looks wide \(a column of scores per"):
+        pl_metrics.lrap(wide)
