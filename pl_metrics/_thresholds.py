@@ -37,7 +37,15 @@ from pl_metrics._report import report
 from pl_metrics._spec import Options
 from pl_metrics._state import CURVE_NEG as _NEG
 from pl_metrics._state import CURVE_POS as _POS
-from pl_metrics._state import CURVE_SCORE, Family, Parts, curve_exprs, register, weighs_something
+from pl_metrics._state import (
+    CURVE_SCORE,
+    Family,
+    IdsHook,
+    Parts,
+    curve_exprs,
+    register,
+    weighs_something,
+)
 
 __all__ = ["best_threshold", "threshold_sweep"]
 
@@ -52,6 +60,8 @@ _TUNED = f"{INTERNAL}tuned"
 _POOLED = f"{INTERNAL}pooled"
 #: The folds of a class (and group).
 _N_FOLDS = f"{INTERNAL}n_folds"
+#: Per id: 1 in the first of its folds if a class of it is in several (each counts once).
+_SPREAD, _SPREAD_N, _SPREAD_FIRST = (f"{INTERNAL}spread{s}" for s in ("", "_n", "_first"))
 
 
 def _value(opts: Options) -> pl.Expr:
@@ -227,7 +237,28 @@ class _Thresholds(Family):
     """A thresholded metric at many thresholds, and the best one, from the curves table."""
 
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
-        return Parts(curve_exprs=curve_exprs(cols))
+        parts = Parts(curve_exprs=curve_exprs(cols))
+        if "best_threshold" in metrics and opts.fold_col is not None and opts.validate:
+            parts.extend_ids.append(_ids_in_folds(cols, opts.fold_col))
+            parts.group_exprs.append(pl.col(_SPREAD).sum())
+        return parts
+
+    def group_checks(
+        self, metric: str, cols: Columns, opts: Options
+    ) -> list[tuple[Problem, pl.Expr]]:
+        """An id in several folds: its other folds are no held-out data for it."""
+        if metric != "best_threshold" or opts.fold_col is None or not opts.validate:
+            return []
+        problem = Problem(
+            "ids_in_folds",
+            opts.fold_col,
+            "ids",
+            "have a class in several folds",
+            "a fold's thresholds are tuned on the other folds, which then hold its ids too: "
+            "held_out_value would be in-sample; option 'fold_col' takes the column of "
+            "out-of-fold predictions' folds (one per id)",
+        )
+        return [(problem, pl.col(_SPREAD))]
 
     def finalize(
         self,
@@ -258,6 +289,30 @@ class _Thresholds(Family):
         if metric != "best_threshold" or opts.fold_col is None or opts.undefined == "skip":
             return []
         return [_single_fold(cols, opts.fold_col)]
+
+
+def _ids_in_folds(cols: Columns, fold: str) -> IdsHook:
+    """Marks each id with a class in several folds, in the first of its folds.
+
+    Such an (id, class) is in the other folds of each of them (a fold whose value follows
+    the class, each (id, class) in one fold, leaks nothing into a class's threshold). Rows
+    repeated within a fold are refused already: more rows than classes tells it.
+    """
+    keys = [*(b for b in cols.by if b != fold), cols.id]
+
+    def spread(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
+        folds = rows.group_by(keys).agg(
+            (pl.len() > pl.col(cols.cls).n_unique()).alias(_SPREAD_N),
+            pl.col(fold).min().alias(_SPREAD_FIRST),
+        )
+        first = pl.col(_SPREAD_N) & pl.col(fold).eq_missing(pl.col(_SPREAD_FIRST))
+        return (
+            per_id.join(folds, on=keys, how="left", nulls_equal=True, maintain_order="left")
+            .with_columns(first.cast(pl.Int64).alias(_SPREAD))
+            .drop(_SPREAD_N, _SPREAD_FIRST)
+        )
+
+    return spread
 
 
 def _single_fold(cols: Columns, fold: str) -> Problem:
@@ -667,7 +722,9 @@ def best_threshold(
     metric, zero_division, beta
         As in `threshold_sweep`.
     fold_col
-        A column of folds (out-of-fold predictions) to tune on the other folds.
+        A column of folds (out-of-fold predictions) to tune on the other folds. An id with
+        a class in several folds (every fold's model scoring the same ids) is refused: its
+        other folds would hold it too.
 
     Examples
     --------

@@ -359,6 +359,40 @@ def test_a_fold_that_differs_within_an_id_is_named_first(path: str) -> None:
 
 
 @pytest.mark.parametrize("path", ["eager", "lazy", "chunks"])
+def test_ids_in_several_folds_are_refused(path: str) -> None:
+    # Predictions of every fold's model on the same ids (a test set, or repeats): tuned on
+    # the other folds, held_out_value was in-sample, told as held out.
+    rng = np.random.default_rng(3)
+    df = pl_metrics.from_numpy(rng.random((40, 3)) < 0.4, rng.random((40, 3)))
+    df = df.with_columns(fold=pl.col("id") % 4)
+    again = df.filter(pl.col("id") < 3).with_columns(fold=(pl.col("fold") + 1) % 4)
+    spread = pl.concat([df, again, again.with_columns(fold=(pl.col("fold") + 1) % 4)])
+    two = pl.concat([df.with_columns(model=pl.lit("a")), spread.with_columns(model=pl.lit("b"))])
+
+    def best(table: pl.DataFrame, **options: Any) -> pl.DataFrame:
+        if path == "chunks":
+            return pl_metrics.score(table, "best_threshold", fold_col="fold", n_chunks=3, **options)
+        got = pl_metrics.best_threshold(
+            table.lazy() if path == "lazy" else table, fold_col="fold", **options
+        )
+        return got.collect() if isinstance(got, pl.LazyFrame) else got
+
+    told = r"^column 'fold': 3 ids have a class in several folds{}; a fold's thresholds are tuned"
+    with pytest.raises(pl_metrics.MetricsInputError, match=told.format("")):
+        best(spread)
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=told.format(r" \(in 1 group: model='b'\)")
+    ):
+        best(two, by="model")
+    # Checks off (validate=False): as asked; ids of one fold each: tuned as before.
+    assert best(spread, validate=False).height == 3
+    assert_frame_equal(
+        best(two.filter(model="a"), by="model"),
+        best(df).insert_column(0, pl.Series("model", ["a"] * 3)),
+    )
+
+
+@pytest.mark.parametrize("path", ["eager", "lazy", "chunks"])
 def test_a_fold_of_zero_weights_is_no_group_of_zero_weights(path: str) -> None:
     # Held out, such a fold adds nothing to the counts: only a model whose folds all weigh
     # nothing is refused, counted and named as a model (the folds' checks used to add up).
