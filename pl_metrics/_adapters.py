@@ -23,6 +23,7 @@ from pl_metrics._frame import (
     caller_stacklevel,
     checked_options,
     column_name,
+    is_categorical,
     listed,
     missing_column,
     shown,
@@ -270,9 +271,11 @@ def _label_lists(table: pl.LazyFrame, labels_col: str, separator: str, where: st
         return labels.str.split(separator)
     if isinstance(dtype, pl.List) and not dtype.inner.is_nested():
         return labels if dtype.inner == pl.String else labels.cast(pl.List(pl.String))
+    if dtype.is_integer() or is_categorical(dtype):  # one label per id: a target 0..K-1
+        return pl.when(labels.is_not_null()).then(pl.concat_list(labels.cast(pl.String)))
     raise MetricsInputError(
-        f"column {labels_col!r}: true labels must be a list of labels or a separated string, "
-        f"not {dtype}"
+        f"column {labels_col!r}: true labels must be a list of labels, a separated string or "
+        f"one label per id (an integer or categorical), not {dtype}"
     )
 
 
@@ -496,7 +499,8 @@ def from_wide(
 
     * ``truth``, a wide table with the same id and class columns holding 0/1 or booleans;
     * ``labels_col``, a column of true labels (a list, or a string split on ``separator``,
-      as in Kaggle's ``"cat dog"``), in ``truth`` when given, else in ``scores``.
+      as in Kaggle's ``"cat dog"``, or one integer or categorical label per id), in
+      ``truth`` when given, else in ``scores``.
 
     Other columns of ``scores`` (a model or fold name) are kept, but a float column is a
     class unless ``classes`` names the classes (a float weight column needs it). Lazy in,
@@ -515,8 +519,10 @@ def from_wide(
         The class columns (one name, or several), numeric and each named once; default:
         every float column of ``scores``.
     labels_col
-        Column of true labels (list or separated string). Each must be a class column, or a
-        column of ``scores`` left out of ``classes``; empty labels are ignored.
+        Column of true labels (list or separated string), or of one label per id (integer
+        or categorical: a multi-class target, ``0`` naming the class column ``"0"``). Each
+        must be a class column, or a column of ``scores`` left out of ``classes``; empty
+        labels are ignored.
     separator
         Separator of a string ``labels_col``, a non-empty string.
 

@@ -656,10 +656,27 @@ def test_from_wide_takes_any_name_for_labels_and_kept_columns(lazy: bool) -> Non
     nested = pl.DataFrame({"id": [1, 2, 3], "l": [[["a"]], [["b"]], [["a"]]]})
     with pytest.raises(
         pl_metrics.MetricsInputError,
-        match=r"^column 'l': true labels must be a list of labels or a separated string, not "
-        r"List\(List\(String\)\)$",
+        match=r"^column 'l': true labels must be a list of labels, a separated string or one "
+        r"label per id \(an integer or categorical\), not List\(List\(String\)\)$",
     ):
         long_of(scores, nested, labels_col="l", lazy=lazy)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_from_wide_takes_one_integer_or_categorical_label_per_id(lazy: bool) -> None:
+    # A multi-class target 0..K-1 beside score columns "0".."K-1" (a Kaggle train.csv).
+    rng = np.random.default_rng(4)
+    p = rng.dirichlet(np.ones(3), 12)
+    y = rng.integers(0, 3, 12)
+    scores = pl.DataFrame({"id": range(12), **{str(k): p[:, k] for k in range(3)}})
+    want = long_of(
+        scores, pl.DataFrame({"id": range(12), "t": [str(v) for v in y]}), labels_col="t", lazy=lazy
+    )
+    for target in (pl.Series("t", y), pl.Series("t", y.astype(str)).cast(pl.Categorical)):
+        table = pl.DataFrame({"id": range(12)}).with_columns(target)
+        got = long_of(scores, table, labels_col="t", lazy=lazy)
+        assert_frame_equal(got, want)
+        assert pl_metrics.log_loss(got).item() == pytest.approx(log_loss(y, p), rel=1e-12)
 
 
 def test_from_numpy_names_what_it_cannot_tell_apart() -> None:
