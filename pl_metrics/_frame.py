@@ -485,8 +485,15 @@ def missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInput
     hint = f"; {close}" if close else ""
     return MetricsInputError(
         f"column {name!r} (option {option!r}) is not in the table; its columns are "
-        f"{list(schema)}{hint}"
+        f"{_columns_of(schema)}{hint}"
     )
+
+
+def _columns_of(schema: pl.Schema, shown: int = 12) -> str:
+    """A table's columns for a message: the first few of a wide table's, and their count."""
+    if len(schema) <= shown:
+        return str(list(schema))
+    return f"{str(list(schema)[:shown])[:-1]}, ...] ({len(schema):,} columns)"
 
 
 def _close_columns(schema: pl.Schema, option: str, name: str) -> str:
@@ -522,7 +529,7 @@ def _missing_columns(schema: pl.Schema, missing: list[tuple[str, str]]) -> Metri
             "pl_metrics.from_wide makes the long table, a row per id and class"
         ]
     return MetricsInputError(
-        f"columns {named} are not in the table; its columns are {list(schema)}"
+        f"columns {named} are not in the table; its columns are {_columns_of(schema)}"
         + "".join(f"; {line}" for line in advice)
     )
 

@@ -837,3 +837,9 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
     wide = good.pivot(on="class", index="id", values="score")
     with pytest.raises(MetricsInputError, match=r"; the table looks wide \(a column of scores per"):
         pl_metrics.lrap(wide)
+    # Of a table of many columns, the first few and their count.
+    many = pl.DataFrame({"id": [0], **{f"sp{k:03d}": [0.5] for k in range(182)}})
+    with pytest.raises(MetricsInputError) as caught:
+        pl_metrics.lrap(many)
+    assert "its columns are ['id', 'sp000', 'sp001', " in str(caught.value)
+    assert "'sp010', ...] (183 columns); the table looks wide" in str(caught.value)
