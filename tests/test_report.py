@@ -95,10 +95,10 @@ def test_per_class_report(kind: str) -> None:
     # The message says which metric is per class, and how to have the others so too.
     with pytest.raises(
         pl_metrics.MetricsInputError,
-        match=r"\['confusion'\] give one row per class .*option 'per_class' to have \['f1'\]",
+        match=r"cannot include f1: confusion gives one row per class .*'per_class' to have f1 ",
     ):
         pl_metrics.report(df, ["confusion", "f1"])
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"compute \['lrap'\] in a report"):
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"compute lrap in a report"):
         pl_metrics.report(df, ["confusion", "lrap"])
 
 
