@@ -597,7 +597,10 @@ def _class_values(chunks: Sequence[ClassChunk], spec: Spec) -> pl.DataFrame:
     problems = chunks[0].row_problems
     if problems:  # raised as one chunk raises them, with the rows of all
         sums = [pl.col(n).sum() for n in [N_IDS, *(p.name for p in problems)]]
-        raise_on_problems(aggregate(counts.lazy(), by, sums), problems, by).collect(engine=_SMALL)
+        told = [b for b in by if b != opts.fold_col]  # (tuned over folds: their sums, as one)
+        raise_on_problems(aggregate(counts.lazy(), told, sums), problems, told).collect(
+            engine=_SMALL
+        )
     for chunk in chunks:
         if chunk.error is not None:
             raise chunk.error

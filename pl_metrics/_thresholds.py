@@ -60,8 +60,7 @@ _TUNED = f"{INTERNAL}tuned"
 _POOLED = f"{INTERNAL}pooled"
 #: The folds of a class (and group).
 _N_FOLDS = f"{INTERNAL}n_folds"
-#: Per id: 1 in the first of its folds if a class of it is in several (each counts once).
-_SPREAD, _SPREAD_N, _SPREAD_FIRST = (f"{INTERNAL}spread{s}" for s in ("", "_n", "_first"))
+_REPEATS, _FIRST_FOLD = f"{INTERNAL}fold_repeats", f"{INTERNAL}first_fold"
 
 
 def _value(opts: Options) -> pl.Expr:
@@ -239,26 +238,11 @@ class _Thresholds(Family):
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         parts = Parts(curve_exprs=curve_exprs(cols))
         if "best_threshold" in metrics and opts.fold_col is not None and opts.validate:
-            parts.extend_ids.append(_ids_in_folds(cols, opts.fold_col))
-            parts.group_exprs.append(pl.col(_SPREAD).sum())
+            # Counted by the hook, which sees the id's other folds (0 until it has run).
+            problem = _fold_repeats(opts.fold_col)
+            parts.id_checks.append((problem, pl.lit(0, pl.Int64)))
+            parts.extend_ids.append(_fold_repeats_of(cols, opts.fold_col, problem.name))
         return parts
-
-    def group_checks(
-        self, metric: str, cols: Columns, opts: Options
-    ) -> list[tuple[Problem, pl.Expr]]:
-        """An id in several folds: its other folds are no held-out data for it."""
-        if metric != "best_threshold" or opts.fold_col is None or not opts.validate:
-            return []
-        problem = Problem(
-            "ids_in_folds",
-            opts.fold_col,
-            "ids",
-            "have a class in several folds",
-            "a fold's thresholds are tuned on the other folds, which then hold its ids too: "
-            "held_out_value would be in-sample; option 'fold_col' takes the column of "
-            "out-of-fold predictions' folds (one per id)",
-        )
-        return [(problem, pl.col(_SPREAD))]
 
     def finalize(
         self,
@@ -291,28 +275,44 @@ class _Thresholds(Family):
         return [_single_fold(cols, opts.fold_col)]
 
 
-def _ids_in_folds(cols: Columns, fold: str) -> IdsHook:
-    """Marks each id with a class in several folds, in the first of its folds.
+def _fold_repeats(fold: str) -> Problem:
+    """Rows of an (id, class) that another fold holds too: no out-of-fold predictions.
 
-    Such an (id, class) is in the other folds of each of them (a fold whose value follows
-    the class, each (id, class) in one fold, leaks nothing into a class's threshold). Rows
-    repeated within a fold are refused already: more rows than classes tells it.
+    Every fold's model scoring the same ids, say: a fold's thresholds are then tuned on
+    other folds that hold its ids. Counted in rows, which add up over id and class chunks.
+    """
+    return Problem(
+        "fold_repeats",
+        fold,
+        "rows",
+        "repeat an (id, class) of another fold",
+        "a fold's thresholds are tuned on the other folds, which then hold its ids too: "
+        "held_out_value would be in-sample; option 'fold_col' takes the folds of "
+        "out-of-fold predictions (one per id)",
+    )
+
+
+def _fold_repeats_of(cols: Columns, fold: str, name: str) -> IdsHook:
+    """Per id, in its first fold: its rows past one per class over all its folds.
+
+    A fold that follows the class (each (id, class) in one fold) repeats nothing; rows
+    repeated within a fold are refused as duplicates already.
     """
     keys = [*(b for b in cols.by if b != fold), cols.id]
 
-    def spread(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
-        folds = rows.group_by(keys).agg(
-            (pl.len() > pl.col(cols.cls).n_unique()).alias(_SPREAD_N),
-            pl.col(fold).min().alias(_SPREAD_FIRST),
+    def count(rows: pl.LazyFrame, per_id: pl.LazyFrame) -> pl.LazyFrame:
+        repeats = rows.group_by(keys).agg(
+            (pl.len() - pl.col(cols.cls).n_unique()).cast(pl.Int64).alias(_REPEATS),
+            pl.col(fold).min().alias(_FIRST_FOLD),
         )
-        first = pl.col(_SPREAD_N) & pl.col(fold).eq_missing(pl.col(_SPREAD_FIRST))
+        first = pl.col(fold).eq_missing(pl.col(_FIRST_FOLD))
         return (
-            per_id.join(folds, on=keys, how="left", nulls_equal=True, maintain_order="left")
-            .with_columns(first.cast(pl.Int64).alias(_SPREAD))
-            .drop(_SPREAD_N, _SPREAD_FIRST)
+            per_id.join(repeats, on=keys, how="left", nulls_equal=True, maintain_order="left")
+            .with_columns(pl.when(first).then(pl.col(_REPEATS)).otherwise(0).alias(name))
+            .drop(_REPEATS, _FIRST_FOLD)
         )
 
-    return spread
+    return count
 
 
 def _single_fold(cols: Columns, fold: str) -> Problem:

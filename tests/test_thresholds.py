@@ -377,13 +377,20 @@ def test_ids_in_several_folds_are_refused(path: str) -> None:
         )
         return got.collect() if isinstance(got, pl.LazyFrame) else got
 
-    told = r"^column 'fold': 3 ids have a class in several folds{}; a fold's thresholds are tuned"
+    told = r"^column 'fold': 18 rows repeat an \(id, class\) of another fold{}; a fold's thresholds"
     with pytest.raises(pl_metrics.MetricsInputError, match=told.format("")):
         best(spread)
     with pytest.raises(
         pl_metrics.MetricsInputError, match=told.format(r" \(in 1 group: model='b'\)")
     ):
         best(two, by="model")
+    # Repeats in classes that class chunks score apart: counted alike on every path.
+    some = (pl.col("id") == 0) & (pl.col("class") == 0) | (pl.col("id") == 1) & (
+        pl.col("class") == 2
+    )
+    ragged = pl.concat([df, df.filter(some).with_columns(fold=(pl.col("fold") + 1) % 4)])
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^column 'fold': 2 rows repeat an \("):
+        best(ragged, ragged="allow")
     # Checks off (validate=False): as asked; ids of one fold each: tuned as before.
     assert best(spread, validate=False).height == 3
     assert_frame_equal(
