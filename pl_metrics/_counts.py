@@ -72,9 +72,11 @@ def from_counts(
         value = _divide(2 * tp, 2 * tp + fp + fn, zero_division)
     elif metric == "fbeta":
         # The formula divided by 1 + beta², whose factors then stay within [0, 1] (beta²
-        # overflows beyond 1.3e154; beta = 0 is precision).
+        # overflows beyond 1.3e154; beta = 0 is precision). Grouped as scikit-learn's
+        # beta²(tp + fn) + (tp + fp): negative weights making both sums 0 give 0 there, not
+        # the shares' rounding (1 - 0.8 - 0.2 is -2.8e-17, and tp / it 1e16).
         on_fn, on_fp = _fbeta_shares(beta)
-        value = _divide(tp, tp + on_fn * fn + on_fp * fp, zero_division)
+        value = _divide(tp, on_fn * (tp + fn) + on_fp * (tp + fp), zero_division)
     elif metric == "specificity":
         value = tnr
     elif metric == "jaccard":

@@ -192,3 +192,25 @@ def test_integer_thresholds_compare_integer_scores_exactly(tmp_path: Any) -> Non
     args = ["score", str(path), "-m", "confusion", "--threshold", str(threshold)]
     assert main([*args, "-o", str(out), "--format", "csv"]) == 0
     assert pl.read_csv(out).select("tp", "fp").row(0) == got.select("tp", "fp").row(0)
+
+
+@pytest.mark.parametrize("beta", [0.5, 1.0, 2.0, 3.0])
+def test_fbeta_of_negative_weights_that_cancel_is_zero_division(beta: float) -> None:
+    # Class "a": tp + fn = tp + fp = 0 (weights 1, -1, -1): scikit-learn's denominator is 0;
+    # ours summed the shares' rounding (1 - 0.8 - 0.2), and tp over it gave -1.8e16.
+    df = pl.DataFrame(
+        {
+            "id": [1, 1, 2, 2, 3, 3],
+            "class": ["a", "b"] * 3,
+            "score": [0.9, 0.1, 0.1, 0.9, 0.9, 0.1],
+            "truth": [1, 0, 1, 0, 0, 1],
+            "w": [1.0, 1.0, -1.0, -1.0, -1.0, -1.0],
+        }
+    )
+    want = fbeta_score([1, 1, 0], [1, 0, 1], beta=beta, sample_weight=[1, -1, -1], zero_division=0)
+    got = pl_metrics.fbeta(df, beta=beta, weight_col="w", average=None)
+    assert got["fbeta"][0] == want == 0.0
+    swept = pl_metrics.threshold_sweep(df, "fbeta", [0.5], beta=beta, weight_col="w")
+    assert swept["value"][0] == 0.0
+    best = pl_metrics.best_threshold(df, "fbeta", beta=beta, weight_col="w")
+    assert best["value"].abs().max() < 10
