@@ -498,6 +498,8 @@ def _same_ids(ids: dict[Path, pl.Series]) -> str | None:
         typed = _comparable([ids[path] for path in paths])
         held = pl.concat(
             pl.DataFrame({"id": values, "file": pl.repeat(n, values.len(), eager=True)})
+            .drop_nulls()
+            .unique()  # (distinct ids of a file may be one once typed: a file is no pair)
             for n, values in enumerate(typed)
         )
         pairs = (
@@ -512,7 +514,9 @@ def _same_ids(ids: dict[Path, pl.Series]) -> str | None:
             continue
         one, two = pairs["file"][0]
         first, other = paths[one], paths[two]
-        shared = ids[first].filter(typed[one].is_in(typed[two].implode()))
+        shared = ids[first].filter(typed[one].is_in(typed[two].implode()).fill_null(False))
+        if not shared.len():
+            continue
         # A few shared ids are rows written twice (a task retried), not a model's dump.
         if shared.len() * 2 < min(typed[one].len(), typed[two].len()):
             return (
@@ -532,6 +536,8 @@ def _comparable(ids: list[pl.Series]) -> list[pl.Series]:
 
     Lists and structs by their hashes (they cast to no string; a collision words a hint).
     """
+    if all(values.dtype.is_integer() for values in ids):  # (exact: above 2**53 too)
+        return [values.cast(pl.Int128) for values in ids]
     if all(values.dtype.is_numeric() for values in ids):
         return [values.cast(pl.Float64) for values in ids]
     if any(values.dtype.is_nested() for values in ids):

@@ -1074,7 +1074,7 @@ def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
 def _read_threshold_table(path: Path) -> pl.DataFrame:
     data = path.read_bytes()  # once: a pipe cannot be read again
     start = data[:8].decode("utf-8", "replace")
-    if start.startswith(("┌", "shape")):  # `pl-metrics thresholds > t.csv`: the terminal's table
+    if start.startswith(("┌", "shape: (")):  # `pl-metrics thresholds > t.csv`: the terminal's table
         raise MetricsInputError(
             f"--threshold-table: {str(path)!r} holds a table printed for the terminal; write "
             "the thresholds with pl-metrics thresholds ... --output t.csv (or .parquet, .json)"

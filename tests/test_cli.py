@@ -1494,6 +1494,14 @@ def test_mistakes_of_command_line_users(
         == 2
     )
     assert "holds a table printed for the terminal" in capsys.readouterr().err
+    # A table whose first column is named "shape" is no printed frame.
+    shaped = tmp_path / "shaped.parquet"
+    pl.read_parquet(DATA).rename({"model": "shape"}).write_parquet(shaped)
+    table = tmp_path / "shape.csv"
+    assert main(["thresholds", str(shaped), "--by", "shape", "-o", str(table)]) == 0
+    argv = ["score", str(shaped), "-m", "f1", "--by", "shape", "--threshold-table", str(table)]
+    assert main(argv) == 0
+    capsys.readouterr()
     # A pipe (`--threshold-table <(...)`) is read as its file is; as data, it is refused.
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)

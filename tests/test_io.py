@@ -309,6 +309,17 @@ def test_the_same_ids_hint_compares_every_two_files(tmp_path: Path) -> None:
         MetricsInputError, match=r"files '.*b_knn.parquet' and '.*b_logreg.parquet' hold the same"
     ):
         pl_metrics.score(tmp_path, "lrap")
+    # Integer ids above 2**53, one float apart: compared as integers (as floats, a file's
+    # own ids were one, and the file was named as sharing ids with itself).
+    (tmp_path / "big").mkdir()
+    for n, model in enumerate(("knn", "logreg")):
+        one = digits.filter(pl.col("model") == model).drop("model")
+        one = one.with_columns(pl.col("id") + 1_500_000_000_000_000_000)
+        one.write_parquet(tmp_path / "big" / f"{n}_{model}.parquet")
+    with pytest.raises(
+        MetricsInputError, match=r"files '.*0_knn.parquet' and '.*1_logreg.parquet' hold the same"
+    ):
+        pl_metrics.score(tmp_path / "big", "lrap")
 
 
 def test_a_file_reached_twice_is_read_once(tmp_path: Path) -> None:
