@@ -284,15 +284,16 @@ def _unknown_labels(
     id_col: str,
     labels_col: str,
     known: list[str],
+    labels_type: pl.DataType | None,
     *,
-    text: bool,
     kept_integers: Sequence[str] = (),
 ) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
     """Count the ids whose labels (lists in `_LABELS`) are not ``known`` (and not "").
 
     ``labels_col``: the user's name of the labels, for the messages.
 
-    ``text``: the labels were strings to split (else lists), for the hint on nulls.
+    ``labels_type``: the labels' own type (strings to split, lists, one label), for the
+    hint on nulls.
     ``kept_integers``: integer columns of the scores, kept as columns: a label that names
     one gets a hint to cast it.
     """
@@ -319,11 +320,14 @@ def _unknown_labels(
     def check(row: dict[str, Any]) -> None:
         if row[f"{_CHECK}null_labels"]:  # not "no labels": that is "" (or an empty list)
             rows = row[f"{_CHECK}null_labels"]
+            where = f"column {labels_col!r}: {rows:,} {'row is' if rows == 1 else 'rows are'} null"
+            if not isinstance(labels_type, pl.List) and labels_type != pl.String:  # one label
+                raise MetricsInputError(f"{where}; each id needs its label: drop those rows")
+            empty = repr("") if labels_type == pl.String else "[]"
             raise MetricsInputError(
-                f"column {labels_col!r}: {rows:,} {'row is' if rows == 1 else 'rows are'} null; "
-                "an id without true labels has an empty string or list there; if a null "
-                f"means no label (pandas reads an empty CSV cell as NaN), fill them first: "
-                f"pl.col({labels_col!r}).fill_null({repr('') if text else '[]'})"
+                f"{where}; an id without true labels has an empty string or list there; if a "
+                f"null means no label (pandas reads an empty CSV cell as NaN), fill them first: "
+                f"pl.col({labels_col!r}).fill_null({empty})"
             )
         if row[f"{_CHECK}ids"]:
             n_labels = row[f"{_CHECK}labels"]
@@ -630,7 +634,7 @@ def from_wide(
         where = "the scores" if truth is None else "the truth table"
         if id_col not in label_table.collect_schema():
             raise MetricsInputError(f"column {id_col!r} (option 'id_col') is not in {where}")
-        text = label_table.collect_schema().get(labels_col) == pl.String
+        labels_type = label_table.collect_schema().get(labels_col)
         label_table = label_table.with_columns(
             _label_lists(label_table, labels_col, separator, where).alias(_LABELS)
         )
@@ -639,7 +643,7 @@ def from_wide(
         # Integer columns of the scores are kept, not classes: a label naming one is told so.
         integer_cols = [c for c in keep if schema[c].is_integer()] if classes is None else []
         summary, check = _unknown_labels(
-            label_table, id_col, labels_col, known, text=text, kept_integers=integer_cols
+            label_table, id_col, labels_col, known, labels_type, kept_integers=integer_cols
         )
         if truth is None:  # the labels ride along with each row of their id
             long = _unpivot(label_table, id_col, class_cols, [*keep, _LABELS])

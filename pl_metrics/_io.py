@@ -359,8 +359,11 @@ def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str:
     found = lf.select(
         bad.sum().alias("rows"),
         text.filter(bad).unique(maintain_order=True).head(_SHOWN + 1).implode().alias("values"),
+        text.is_not_null().sum().alias("held"),
     ).collect(engine="streaming")
-    rows, values = found.row(0)
+    rows, values, held_values = found.row(0)
+    if not held_values:  # (a column of nulls only, typed as text: nothing to parse)
+        return "it holds no value (nulls only)"
     if not rows:  # a typed file's column of text that all reads (a parquet's String)
         held = "true/false (or 0/1)" if flags else "numbers"
         kind = "boolean (or integers 0/1)" if flags else "numbers (Float64)"

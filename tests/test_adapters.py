@@ -677,6 +677,13 @@ def test_from_wide_takes_one_integer_or_categorical_label_per_id(lazy: bool) -> 
         got = long_of(scores, table, labels_col="t", lazy=lazy)
         assert_frame_equal(got, want)
         assert pl_metrics.log_loss(got).item() == pytest.approx(log_loss(y, p), rel=1e-12)
+    # A null label: dropped by the user (no empty string or list means "none" here).
+    table = pl.DataFrame({"id": range(12), "t": [None, *y[1:].tolist()]})
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 't': 1 row is null; each id needs its label: drop those rows$",
+    ):
+        long_of(scores, table, labels_col="t", lazy=lazy)
 
 
 def test_from_numpy_names_what_it_cannot_tell_apart() -> None:

@@ -738,11 +738,13 @@ def test_a_csv_column_of_numbers_with_words_counts_them(tmp_path: Path) -> None:
         "score": "scores must be numeric (float or integer), not String; its values are "
         "numbers held as text: write the column as numbers (Float64)",
     }
+    told["w"] = "weights must be numeric, not String; it holds no value (nulls only)"
+    digits = digits.with_columns(w=pl.lit(None, pl.String))
     for column, message in told.items():
         path = tmp_path / f"{column}.parquet"
         digits.with_columns(pl.col(column).cast(pl.String)).write_parquet(path)
         with pytest.raises(pl_metrics.MetricsInputError) as caught:
-            pl_metrics.score(path, "f1")
+            pl_metrics.score(path, "f1", weight_col="w" if column == "w" else None)
         assert str(caught.value) == f"column {column!r}: {message}"
 
 
