@@ -516,14 +516,16 @@ def _missing_columns(schema: pl.Schema, missing: list[tuple[str, str]]) -> Metri
     per class), lacks them all: told in one message rather than one a run.
     """
     named = ", ".join(f"{name!r} (option {option!r})" for option, name in missing)
-    advice = [
-        f"{name!r}: {close}"
-        for option, name in missing
-        if (close := _close_columns(schema, option, name))
-    ]
+    advice: list[str] = []
+    offered: set[str] = set()
+    for option, name in missing:  # (a column offered once: it plays one part)
+        close = _close_columns(schema, option, name)
+        if close and not offered & set(re.findall(r"'([^']*)'", close)):
+            advice.append(f"{name!r}: {close}")
+            offered |= set(re.findall(r"'([^']*)'", close))
     wide = [c for c, dtype in schema.items() if dtype.is_float()]
-    if not advice and {"class_col", "score_col"} <= {o for o, _ in missing} and len(wide) > 1:
-        advice = [
+    if {"class_col", "score_col"} <= {o for o, _ in missing} and len(wide) > 1:
+        advice = [  # (its other columns are no class or score column to name)
             f"the table looks wide (a column of scores per class: "
             f"{listed([repr(c) for c in wide], 4)}): "
             "pl_metrics.from_wide makes the long table, a row per id and class"

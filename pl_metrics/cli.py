@@ -687,7 +687,7 @@ def _run_compare(args: argparse.Namespace) -> None:
     options = _metric_options(args)
     if args.against is None and args.bootstrap is not None:
         # bootstrap's columns, and those of its intervals pivoted beside compare's table
-        made = ["metric", "value", "estimate", "lower", "upper", "std"]
+        made = ["metric", "estimate", "lower", "upper", "std"]
         made += [
             f"{a}_{b}" for m in metrics for s in ("lower", "upper") for a, b in ((m, s), (s, m))
         ]

@@ -90,7 +90,7 @@ def _fit_titles(fig: Any) -> None:
     """
     titles: list[tuple[Any, Any]] = [(t, None) for t in [fig._suptitle] if t and t.get_text()]
     titles += [(ax.title, ax) for ax in fig.axes if ax.title.get_text()]
-    several = len(fig.axes) > 1
+    several = sum(bool(ax.get_title()) for ax in fig.axes) > 1  # (a colour bar is no panel)
     for _ in range(2):  # a wrap can move the layout: measure again once
         fig.draw_without_rendering()
         width = fig.bbox.width

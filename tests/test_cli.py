@@ -1691,6 +1691,19 @@ def test_odd_but_plain_command_lines_get_plain_answers(
     assert got.select("model_a", "model_b").row(0) == (True, False)
 
 
+def test_compare_bootstrap_takes_a_model_column_named_value(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # bootstrap's working column of that name is internal: the command refused it still.
+    renamed = tmp_path / "value.parquet"
+    pl.read_parquet(DATA).rename({"model": "value"}).write_parquet(renamed)
+    argv = ["compare", str(renamed), "-m", "lrap", "--model-col", "value", "--bootstrap", "20"]
+    assert main([*argv, "--format", "csv"]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    assert got.columns[:2] == ["value", "lrap"]
+    assert "lrap_lower" in got.columns
+
+
 def test_messages_on_the_command_line_show_no_python(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -837,6 +837,12 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
     wide = good.pivot(on="class", index="id", values="score")
     with pytest.raises(MetricsInputError, match=r"; the table looks wide \(a column of scores per"):
         pl_metrics.lrap(wide)
+    # Beside its labels (a column a class could be named as): told as wide, no column offered.
+    labelled = wide.with_columns(target=pl.lit(1))
+    with pytest.raises(MetricsInputError) as caught:
+        pl_metrics.lrap(labelled)
+    assert "; the table looks wide" in str(caught.value)
+    assert "pass class_col" not in str(caught.value)
     # Of a table of many columns, the first few and their count.
     many = pl.DataFrame({"id": [0], **{f"sp{k:03d}": [0.5] for k in range(182)}})
     with pytest.raises(MetricsInputError) as caught:

@@ -1034,3 +1034,14 @@ def test_distributions_share_their_bins_where_they_share_the_axis(
     assert len(widths) == 1
     low, high = fig.axes[0].get_xlim()
     assert widths.pop() * 10 > (high - low) / 2
+
+
+def test_a_heatmaps_title_that_fits_its_figure_is_not_wrapped(digits: pl.DataFrame) -> None:
+    # The colour bar was counted as a panel: the title was held to the map's width.
+    name = "a_model_column_with_a_rather_long_name_of_its_own"
+    table = pl_metrics.report(digits, ["lrap"], by=["model", "fold"]).rename({"model": name})
+    fig = plot.heatmap(table, "lrap", model_col=name)
+    render(fig)
+    (title,) = [ax.get_title() for ax in fig.axes if ax.get_title()]
+    assert "\n" not in title
+    assert_readable(fig, [fig.axes[0].title])
