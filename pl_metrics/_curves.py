@@ -391,7 +391,8 @@ class _Curves(Family):
         values = _values(metric, curves, [*by, cols.cls], opts, pooled=False)
         if opts.average is None:
             out = values.select(*by, cols.cls, metric)
-            return _with_undefined(out, values, metric, [*by, cols.cls], cols, opts)
+            # Counted per group (on each of its rows), its classes named as class chunks do.
+            return _with_undefined(out, values, metric, by, cols, opts)
         average = "macro" if metric == "padded_cmap" else opts.average
         out = average_classes(values, metric, by, average)
         # Groups whose classes are all undefined (skipped) still get a row: NaN.

@@ -488,3 +488,31 @@ def test_falling_in_key_order_sorts_as_polars(seed: int, n_keys: int, defect: st
         assert_frame_equal(got, want)
     else:  # a key's rows apart, or scores tied or rising within a block
         assert got is None
+
+
+def test_undefined_roc_aucs_per_class_are_named_alike_on_every_path(tmp_path: Path) -> None:
+    # Per class, each class's row named its own class (three, in text order, no "..."); class
+    # chunks name a group's first three in the classes' order: now every path does.
+    df = pl.DataFrame(
+        {
+            "id": [1] * 5 + [2] * 5,
+            "class": list("abcde") * 2,
+            "score": [0.1, 0.2, 0.3, 0.4, 0.5] * 2,
+            "truth": [1] + [0] * 9,
+        }
+    ).with_columns(pl.col("class").cast(pl.Enum(list("edcba"))))
+    df.write_parquet(tmp_path / "x.parquet")
+    told = set()
+    for call in (
+        lambda: pl_metrics.roc_auc(df, average=None),
+        lambda: pl_metrics.roc_auc(df.lazy(), average=None).collect(),
+        lambda: pl_metrics.score(tmp_path / "x.parquet", "roc_auc", average=None, n_chunks=3),
+    ):
+        with pytest.raises(pl_metrics.MetricsInputError) as caught:
+            call()
+        told.add(str(caught.value))
+    assert told == {
+        "column 'class': 4 classes have no positives or no negatives: ROC AUC is undefined "
+        "there (class='e', class='d', class='c', ...); pass undefined='skip' to give them null "
+        "values"
+    }
