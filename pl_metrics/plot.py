@@ -218,6 +218,14 @@ def _sort_key(value: Any) -> tuple[tuple[int, Any], ...]:
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p)
 
 
+def _in_order(values: pl.Series) -> list[Any]:
+    """The distinct values in natural order; an enum's in its declared order, as tables are."""
+    present = values.unique().to_list()
+    if isinstance(values.dtype, pl.Enum):
+        return [v for v in [*values.dtype.categories.to_list(), None] if v in present]
+    return sorted(present, key=_sort_key)
+
+
 def _series_label(keys: Sequence[str], values: Sequence[Any]) -> str:
     """``knn`` for one key column, ``knn / fold 0`` for more (the first key's value alone)."""
     if not keys:
@@ -331,7 +339,7 @@ def per_class_bars(
         hint = "each series needs one row per class"
     _unique_rows(table, [*keys, class_col], hint)
 
-    classes = sorted(table[class_col].unique().to_list(), key=_sort_key)
+    classes = _in_order(table[class_col])
     if keys:
         series = sorted(table.select(keys).unique().rows(), key=lambda r: [_sort_key(v) for v in r])
     else:
@@ -539,7 +547,7 @@ def heatmap(
         table, [model_col, fold_col], f"filter the table to one {metric} per model and fold"
     )
     better = _higher_is_better(metric)
-    folds = sorted(table[fold_col].unique().to_list(), key=_sort_key)
+    folds = _in_order(table[fold_col])
     fold_names = [str(f) for f in folds]
     # The grid is filled here rather than pivoted: a pivot names its columns by the folds,
     # which may be null or named like the model column.
@@ -982,7 +990,7 @@ def _curve_plot(
             )
             + "filter the table to one curve per series and class",
         )
-    classes = sorted(table[class_col].unique().to_list(), key=_sort_key)
+    classes = _in_order(table[class_col])
     if keys:
         series = sorted(table.select(keys).unique().rows(), key=lambda r: [_sort_key(v) for v in r])
     else:

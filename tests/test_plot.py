@@ -1045,3 +1045,13 @@ def test_a_heatmaps_title_that_fits_its_figure_is_not_wrapped(digits: pl.DataFra
     (title,) = [ax.get_title() for ax in fig.axes if ax.get_title()]
     assert "\n" not in title
     assert_readable(fig, [fig.axes[0].title])
+
+
+def test_enum_classes_are_drawn_in_their_declared_order(digits: pl.DataFrame) -> None:
+    # As the tables list them: they were sorted by their text.
+    order = [str(c) for c in range(9, -1, -1)]
+    df = digits.with_columns(pl.col("class").cast(pl.String).cast(pl.Enum(order)))
+    fig = plot.per_class_bars(pl_metrics.f1(df, by="model", average=None))
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == order
+    fig = plot.roc_curves(pl_metrics.roc_curve(df, by="model"))
+    assert [ax.get_title().split()[-1] for ax in fig.axes] == order
