@@ -1258,8 +1258,16 @@ def _draw_panel(
             label=_wrapped(line.label(kind.stat), legend.chars),
             clip_on=False,  # a curve along an edge stays visible
         )
-    ax.set_xlim(0.0, 1.0)
-    ax.set_ylim(0.0, 1.0)
+    # [0, 1], or wider where rates leave it (negative weights): drawn unclipped, such a
+    # curve ran over the titles and tick labels.
+    for axis, limit in (("xs", ax.set_xlim), ("ys", ax.set_ylim)):
+        drawn = [np.asarray(getattr(line, axis), float) for line in panel.lines]
+        values = np.concatenate(drawn) if drawn else np.empty(0)
+        values = values[np.isfinite(values)]
+        low = min(0.0, float(values.min(initial=0.0)))
+        high = max(1.0, float(values.max(initial=1.0)))
+        margin = 0.0 if (low, high) == (0.0, 1.0) else 0.05 * (high - low)
+        limit(low - margin, high + margin)
     ax.grid(True, alpha=0.3)
     ax.set_axisbelow(True)
     if panel.lines:

@@ -1055,3 +1055,24 @@ def test_enum_classes_are_drawn_in_their_declared_order(digits: pl.DataFrame) ->
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == order
     fig = plot.roc_curves(pl_metrics.roc_curve(df, by="model"))
     assert [ax.get_title().split()[-1] for ax in fig.axes] == order
+
+
+def test_curves_of_negative_weights_stay_inside_their_axes(digits: pl.DataFrame) -> None:
+    # Rates outside [0, 1] were drawn unclipped over the panel's title and tick labels.
+    rows = digits.filter(model="knn", fold=0).filter(pl.col("class").is_in(["3", "8"]))
+    ids = rows["id"].unique().sort()
+    weights = np.random.default_rng(5).choice([-1.0, 2.0, 0.5], ids.len())
+    rows = rows.join(pl.DataFrame({"id": ids, "w": weights}), on="id")
+    for fig in (
+        plot.roc_curves(pl_metrics.roc_curve(rows, weight_col="w")),
+        plot.pr_curves(pl_metrics.precision_recall_curve(rows, weight_col="w")),
+    ):
+        for ax in fig.axes:
+            (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+            for line in curves(ax):
+                xs, ys = np.asarray(line.get_xdata(), float), np.asarray(line.get_ydata(), float)
+                assert x0 <= np.nanmin(xs) <= np.nanmax(xs) <= x1
+                assert y0 <= np.nanmin(ys) <= np.nanmax(ys) <= y1
+    # Curves within [0, 1] keep the unit square.
+    fig = plot.roc_curves(pl_metrics.roc_curve(rows))
+    assert (fig.axes[0].get_xlim(), fig.axes[0].get_ylim()) == ((0.0, 1.0), (0.0, 1.0))
