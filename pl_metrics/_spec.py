@@ -735,7 +735,9 @@ def resolve(
     """Check the metrics, options and schema of ``frame`` (reads no rows) into a `Spec`."""
     names = metric_list(metrics)
     entries = [info(m) for m in names]
-    if per_class is True and average not in (None, _DEFAULTS.average):
+    by = normalize_by(by) or None  # (once: an iterator of names is read once)
+    check_option("per_class", per_class, (True, False))  # (numpy's True too, before its use)
+    if per_class and average not in (None, _DEFAULTS.average):
         raise MetricsInputError(
             f"option 'per_class': per-class values are those of average=None, not "
             f"average={average!r}; give one of them"

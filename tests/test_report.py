@@ -439,3 +439,19 @@ def test_merge_states_takes_any_iterable_of_states_and_only_states() -> None:
     assert merged["lrap"].item() == pytest.approx(whole.item(), rel=1e-12)
     with pytest.raises(TypeError, match=r"expected MetricState objects .* got DataFrame"):
         pl_metrics.merge_states([parts[0], df])  # type: ignore[list-item]
+
+
+def test_numpy_flags_and_iterators_of_names_are_options_as_any() -> None:
+    # per_class=np.True_ skipped the check of a contradicting average (dropped in silence);
+    # an iterator of by names was read up by the check of fold_col, its groups pooled.
+    df = pl.read_parquet("data/digits_oof.parquet").filter(pl.col("model") == "knn")
+    with pytest.raises(pl_metrics.MetricsInputError, match="not average='micro'"):
+        pl_metrics.report(df, ["f1"], per_class=np.True_, average="micro")
+    assert_frame_equal(
+        pl_metrics.report(df, ["f1"], per_class=np.True_),
+        pl_metrics.report(df, ["f1"], per_class=True),
+    )
+    grouped = df.with_columns(grp=pl.col("id") % 2)
+    want = pl_metrics.best_threshold(grouped, "f1", by=["grp"], fold_col="fold")
+    got = pl_metrics.best_threshold(grouped, "f1", by=iter(["grp"]), fold_col="fold")
+    assert_frame_equal(got, want)
