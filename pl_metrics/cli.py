@@ -1205,6 +1205,12 @@ def _run_score(args: argparse.Namespace) -> None:
             "give one of them"
         )
     _refuse_typed_unused(args, _metrics(args.metric), tuned=args.sweep_metric or "f1")
+    rowed = [m for m in _metrics(args.metric) if info(m).per_class == "always"]
+    if args.per_class and len(rowed) == len(_metrics(args.metric)):  # (a typed flag: used)
+        raise MetricsInputError(
+            f"--per-class is not used by {', '.join(rowed)}: "
+            f"{'it gives' if len(rowed) == 1 else 'they give'} a row per class already"
+        )
     options = {
         **_metric_options(args),
         "by": _by(args) or None,

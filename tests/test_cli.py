@@ -1704,6 +1704,18 @@ def test_compare_bootstrap_takes_a_model_column_named_value(
     assert "lrap_lower" in got.columns
 
 
+def test_per_class_beside_tables_of_rows_per_class_only_is_refused(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # A flag typed and used by no metric: README says it is refused (it was ignored).
+    assert main(["score", str(DATA), "-m", "roc_curve", "--by", "model", "--per-class"]) == 2
+    err = capsys.readouterr().err
+    assert "--per-class is not used by roc_curve: it gives a row per class already" in err
+    argv = ["score", str(DATA), "-m", "f1,confusion", "--by", "model", "--per-class"]
+    assert main([*argv, "--format", "csv"]) == 0
+    assert "class" in pl.read_csv(capsys.readouterr().out.encode()).columns
+
+
 def test_messages_on_the_command_line_show_no_python(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
