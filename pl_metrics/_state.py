@@ -1174,5 +1174,5 @@ def _per_id_values(state: MetricState) -> pl.LazyFrame:
         total = pl.col(LWLRAP_WEIGHT).sum()
         share = pl.col(LWLRAP_WEIGHT) / (total.over(by) if by else total)
         ids = ids.with_columns(share.alias("weight"))
-        names.append("weight")
+        names.insert(names.index("lwlrap") + 1, "weight")  # (beside it, as per class)
     return ids.select(*by, cols.id, *names)

@@ -97,6 +97,11 @@ def test_lwlrap_per_id_weights_add_up_to_the_group_value() -> None:
     df = pl.read_parquet("data/digits_properties_oof.parquet")
     per_id = pl_metrics.lwlrap(df, by="model", per_id=True)
     assert per_id.columns == ["model", "id", "lwlrap", "weight"]
+    # In a report too, beside lwlrap, as per class (it came last).
+    both = pl_metrics.report(df, ["lwlrap", "lrap"], by="model", per_id=True)
+    assert both.columns == ["model", "id", "lwlrap", "weight", "lrap"]
+    per_class = pl_metrics.report(df, ["lwlrap", "f1"], by="model", per_class=True)
+    assert per_class.columns == ["model", "class", "lwlrap", "weight", "f1"]
     summed = per_id.group_by("model").agg((pl.col("lwlrap") * pl.col("weight")).sum()).sort("model")
     np.testing.assert_allclose(
         summed["lwlrap"], pl_metrics.lwlrap(df, by="model")["lwlrap"], rtol=1e-12
