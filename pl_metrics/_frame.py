@@ -524,7 +524,13 @@ def _missing_columns(schema: pl.Schema, missing: list[tuple[str, str]]) -> Metri
             advice.append(f"{name!r}: {close}")
             offered |= set(re.findall(r"'([^']*)'", close))
     wide = [c for c, dtype in schema.items() if dtype.is_float()]
-    if {"class_col", "score_col"} <= {o for o, _ in missing} and len(wide) > 1:
+    given = dict(missing)
+    # No class nor score column, several of floats, none named like the classes': wide.
+    if (
+        {"class_col", "score_col"} <= set(given)
+        and len(wide) > 2
+        and not did_you_mean(given["class_col"], schema, cutoff=0.5)
+    ):
         advice = [  # (its other columns are no class or score column to name)
             f"the table looks wide (a column of scores per class: "
             f"{listed([repr(c) for c in wide], 4)}): "

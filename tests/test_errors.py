@@ -843,6 +843,12 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
         pl_metrics.lrap(labelled)
     assert "; the table looks wide" in str(caught.value)
     assert "pass class_col" not in str(caught.value)
+    # A long table of other names, with float weight columns, is not taken for a wide one.
+    weighted = renamed.with_columns(w=pl.lit(1.0), v=pl.lit(2.0))
+    with pytest.raises(MetricsInputError) as caught:
+        pl_metrics.lrap(weighted)
+    assert "'class': did you mean 'Class'?" in str(caught.value)
+    assert "wide" not in str(caught.value)
     # Of a table of many columns, the first few and their count.
     many = pl.DataFrame({"id": [0], **{f"sp{k:03d}": [0.5] for k in range(182)}})
     with pytest.raises(MetricsInputError) as caught:
