@@ -299,6 +299,17 @@ def test_numpy_numbers_are_thresholds() -> None:
         pl_metrics.threshold_sweep(df, "f1", table)  # type: ignore[arg-type]
 
 
+def _tuned_over_folds(path: str, table: pl.DataFrame, **options: Any) -> pl.DataFrame:
+    """best_threshold with fold_col 'fold', eagerly, lazily or in class chunks of 3."""
+    if path == "chunks":
+        # A chunk per class: a rare class's chunk alone may have a single fold in every class.
+        return pl_metrics.score(table, "best_threshold", fold_col="fold", n_chunks=3, **options)
+    got = pl_metrics.best_threshold(
+        table.lazy() if path == "lazy" else table, fold_col="fold", **options
+    )
+    return got.collect() if isinstance(got, pl.LazyFrame) else got
+
+
 @pytest.mark.parametrize("path", ["eager", "lazy", "chunks"])
 def test_a_fold_column_of_one_fold_per_class_is_refused(path: str) -> None:
     """One fold, or a "fold" that follows the class: nothing to tune out of fold."""
@@ -306,15 +317,7 @@ def test_a_fold_column_of_one_fold_per_class_is_refused(path: str) -> None:
     df = pl_metrics.from_numpy(rng.random((30, 3)) < 0.4, rng.random((30, 3)))
     folds = pl.col("id") % 3
 
-    def best(table: pl.DataFrame, **options: Any) -> pl.DataFrame:
-        if path == "chunks":
-            # A chunk per class: the rare class's chunk alone has a single fold in every class.
-            return pl_metrics.score(table, "best_threshold", fold_col="fold", n_chunks=3, **options)
-        got = pl_metrics.best_threshold(
-            table.lazy() if path == "lazy" else table, fold_col="fold", **options
-        )
-        return got.collect() if isinstance(got, pl.LazyFrame) else got
-
+    best = functools.partial(_tuned_over_folds, path)
     error = pl_metrics.MetricsInputError
     whole = r"^column 'fold': 1 fold in every class; tuning a fold's thresholds .* two or more"
     for fold in (pl.lit(0), pl.col("class").cast(pl.Int64) % 2):
@@ -369,14 +372,7 @@ def test_ids_in_several_folds_are_refused(path: str) -> None:
     spread = pl.concat([df, again, again.with_columns(fold=(pl.col("fold") + 1) % 4)])
     two = pl.concat([df.with_columns(model=pl.lit("a")), spread.with_columns(model=pl.lit("b"))])
 
-    def best(table: pl.DataFrame, **options: Any) -> pl.DataFrame:
-        if path == "chunks":
-            return pl_metrics.score(table, "best_threshold", fold_col="fold", n_chunks=3, **options)
-        got = pl_metrics.best_threshold(
-            table.lazy() if path == "lazy" else table, fold_col="fold", **options
-        )
-        return got.collect() if isinstance(got, pl.LazyFrame) else got
-
+    best = functools.partial(_tuned_over_folds, path)
     told = r"^column 'fold': 18 rows repeat an \(id, class\) of another fold{}; a fold's thresholds"
     with pytest.raises(pl_metrics.MetricsInputError, match=told.format("")):
         best(spread)
