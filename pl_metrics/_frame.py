@@ -520,9 +520,10 @@ def _missing_columns(schema: pl.Schema, missing: list[tuple[str, str]]) -> Metri
     offered: set[str] = set()
     for option, name in missing:  # (a column offered once: it plays one part)
         close = _close_columns(schema, option, name)
-        if close and not offered & set(re.findall(r"'([^']*)'", close)):
+        columns = set(re.findall(r"'([^']*)'", close))
+        if close and not offered & columns:
             advice.append(f"{name!r}: {close}")
-            offered |= set(re.findall(r"'([^']*)'", close))
+            offered |= columns
     wide = [c for c, dtype in schema.items() if dtype.is_float()]
     given = dict(missing)
     # No class nor score column, several of floats, none named like the classes': wide.

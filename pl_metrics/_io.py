@@ -361,13 +361,13 @@ def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str:
         text.filter(bad).unique(maintain_order=True).head(_SHOWN + 1).implode().alias("values"),
         text.is_not_null().sum().alias("held"),
     ).collect(engine="streaming")
-    rows, values, held_values = found.row(0)
-    if not held_values:  # (a column of nulls only, typed as text: nothing to parse)
+    rows, values, held = found.row(0)
+    if not held:  # (a column of nulls only, typed as text: nothing to parse)
         return "it holds no value (nulls only)"
     if not rows:  # a typed file's column of text that all reads (a parquet's String)
-        held = "true/false (or 0/1)" if flags else "numbers"
+        these = "true/false (or 0/1)" if flags else "numbers"
         kind = "boolean (or integers 0/1)" if flags else "numbers (Float64)"
-        return f"its values are {held} held as text: write the column as {kind}"
+        return f"its values are {these} held as text: write the column as {kind}"
     what = "0/1 nor true/false" if flags else "a number"
     fix = "write them as true/false or 1/0" if flags else "fix"
     shown = ", ".join(repr(v) for v in values[:_SHOWN]) + (", ..." if len(values) > _SHOWN else "")
