@@ -516,27 +516,25 @@ def _missing_columns(schema: pl.Schema, missing: list[tuple[str, str]]) -> Metri
     per class), lacks them all: told in one message rather than one a run.
     """
     named = ", ".join(f"{name!r} (option {option!r})" for option, name in missing)
-    advice: list[str] = []
-    offered: set[str] = set()
-    for option, name in missing:  # (a column offered once: it plays one part)
-        close = _close_columns(schema, option, name)
-        columns = set(re.findall(r"'([^']*)'", close))
-        if close and not offered & columns:
-            advice.append(f"{name!r}: {close}")
-            offered |= columns
+    close = {option: _close_columns(schema, option, name) for option, name in missing}
     wide = [c for c, dtype in schema.items() if dtype.is_float()]
-    given = dict(missing)
-    # No class nor score column, several of floats, none named like the classes': wide.
+    # No class nor score column, nor any named like them, and many of floats: wide. (Its
+    # other columns are then no class, score or truth column to offer: its labels, say.)
     if (
-        {"class_col", "score_col"} <= set(given)
+        {"class_col", "score_col"} <= set(close)
         and len(wide) > 2
-        and not did_you_mean(given["class_col"], schema, cutoff=0.5)
+        and not close["class_col"].startswith("did you")
+        and not close["score_col"]
     ):
-        advice = [  # (its other columns are no class or score column to name)
+        moot = ("class_col", "score_col", "truth_col")
+        close = {o: text for o, text in close.items() if o not in moot}
+        close["wide"] = (
             f"the table looks wide (a column of scores per class: "
             f"{listed([repr(c) for c in wide], 4)}): "
             "pl_metrics.from_wide makes the long table, a row per id and class"
-        ]
+        )
+    given = dict(missing)
+    advice = [f"{given[o]!r}: {text}" if o in given else text for o, text in close.items() if text]
     return MetricsInputError(
         f"columns {named} are not in the table; its columns are {_columns_of(schema)}"
         + "".join(f"; {line}" for line in advice)

@@ -1127,12 +1127,15 @@ def _draw_curves(
     log_counts = counts and _counts_span_a_decade(panels)
     first: Any = None
     first_count: Any = None
+    limits = [_limits(panels, axis) for axis in ("xs", "ys")]
     for i, panel in enumerate(panels):
         row, col = divmod(i, ncols)
         ax = fig.add_subplot(grid[row * step, col], sharex=first, sharey=first)
         first = first or ax
         bottom = i + ncols >= n  # no panel below this one
         _draw_panel(ax, panel, kind, font, legend)
+        ax.set_xlim(*limits[0])  # (the panels share their axes: limits of them all)
+        ax.set_ylim(*limits[1])
         if not single:
             ax.set_title(panel.title, fontsize=9)
         if col == 0:
@@ -1241,6 +1244,20 @@ def _wrapped(text: str, chars: int) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
+def _limits(panels: list[_Panel], axis: str) -> tuple[float, float]:
+    """[0, 1], or wider where rates leave it (negative weights).
+
+    Drawn unclipped, a curve outside the axes ran over the titles and tick labels.
+    """
+    drawn = [np.asarray(getattr(line, axis), float) for panel in panels for line in panel.lines]
+    values = np.concatenate(drawn) if drawn else np.empty(0)
+    values = values[np.isfinite(values)]
+    low = min(0.0, float(values.min(initial=0.0)))
+    high = max(1.0, float(values.max(initial=1.0)))
+    margin = 0.0 if (low, high) == (0.0, 1.0) else 0.05 * (high - low)
+    return low - margin, high + margin
+
+
 def _draw_panel(
     ax: Any, panel: _Panel, kind: _CurveKind, font: float, legend: _LegendPlace
 ) -> None:
@@ -1258,16 +1275,6 @@ def _draw_panel(
             label=_wrapped(line.label(kind.stat), legend.chars),
             clip_on=False,  # a curve along an edge stays visible
         )
-    # [0, 1], or wider where rates leave it (negative weights): drawn unclipped, such a
-    # curve ran over the titles and tick labels.
-    for axis, limit in (("xs", ax.set_xlim), ("ys", ax.set_ylim)):
-        drawn = [np.asarray(getattr(line, axis), float) for line in panel.lines]
-        values = np.concatenate(drawn) if drawn else np.empty(0)
-        values = values[np.isfinite(values)]
-        low = min(0.0, float(values.min(initial=0.0)))
-        high = max(1.0, float(values.max(initial=1.0)))
-        margin = 0.0 if (low, high) == (0.0, 1.0) else 0.05 * (high - low)
-        limit(low - margin, high + margin)
     ax.grid(True, alpha=0.3)
     ax.set_axisbelow(True)
     if panel.lines:

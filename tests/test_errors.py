@@ -849,6 +849,23 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
         pl_metrics.lrap(weighted)
     assert "'class': did you mean 'Class'?" in str(caught.value)
     assert "wide" not in str(caught.value)
+    # Each option's close names, whatever the others': a long table with a float weight is
+    # no wide one, and one column may be offered to two options.
+    cases = {
+        "'class': did you mean 'Class'?; 'score': did you mean 'Score'?": {
+            "id": [1, 1], "Class": ["a", "b"], "Score": [0.1, 0.9], "truth": [True, False],
+            "weight": [1.0, 1.0],
+        },
+        "'class': did you mean 'class_name' or 'class_score'?; 'score': did you mean "
+        "'class_score'?": {
+            "id": [1, 1], "class_name": ["a", "b"], "class_score": [0.1, 0.9],
+            "truth": [True, False],
+        },
+    }  # fmt: skip
+    for told, columns in cases.items():
+        with pytest.raises(MetricsInputError) as caught:
+            pl_metrics.roc_auc(pl.DataFrame(columns))
+        assert str(caught.value).endswith(told)
     # Of a table of many columns, the first few and their count.
     many = pl.DataFrame({"id": [0], **{f"sp{k:03d}": [0.5] for k in range(182)}})
     with pytest.raises(MetricsInputError) as caught:

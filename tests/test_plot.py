@@ -1076,3 +1076,18 @@ def test_curves_of_negative_weights_stay_inside_their_axes(digits: pl.DataFrame)
     # Curves within [0, 1] keep the unit square.
     fig = plot.roc_curves(pl_metrics.roc_curve(rows))
     assert (fig.axes[0].get_xlim(), fig.axes[0].get_ylim()) == ((0.0, 1.0), (0.0, 1.0))
+    # Panels share their axes: one panel out of [0, 1] widens all (a later panel within it
+    # set them back).
+    negative = (pl.col("id") == ids[0]) & (pl.col("class") == "3")
+    one = rows.with_columns(
+        w=pl.when(pl.col("id") == ids[0]).then(-1.0).otherwise(1.0),
+        score=pl.when(negative).then(0.99).otherwise("score"),
+        truth=pl.when(negative).then(False).otherwise("truth"),
+    )
+    table = pl_metrics.roc_curve(one.with_columns(model=pl.lit("m")), weight_col="w", by="model")
+    fpr = table.filter(pl.col("class") == "3")["fpr"]
+    assert fpr.min() < 0
+    fig = plot.roc_curves(pl.concat([table, table.with_columns(model=pl.lit("n"))]))
+    assert len(fig.axes) == 2
+    for ax in fig.axes:
+        assert ax.get_xlim()[0] <= fpr.min()
