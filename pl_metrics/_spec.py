@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, cast
 
+import numpy as np
 import polars as pl
 
 from pl_metrics._counts import check_zero_division
@@ -735,9 +736,11 @@ def resolve(
     """Check the metrics, options and schema of ``frame`` (reads no rows) into a `Spec`."""
     names = metric_list(metrics)
     entries = [info(m) for m in names]
-    by = normalize_by(by) or None  # (once: an iterator of names is read once)
-    check_option("per_class", per_class, (True, False))  # (numpy's True too, before its use)
-    if per_class and average not in (None, _DEFAULTS.average):
+    by_given, flag = cast(object, by), cast(object, per_class)  # (typed: a caller may not be)
+    if isinstance(by_given, Iterator):  # read once here: its names are read twice below
+        by = list(by_given)
+    # (numpy's True too; other values are refused once unused options are: ``per_class=1``.)
+    if (flag is True or flag is np.True_) and average not in (None, _DEFAULTS.average):
         raise MetricsInputError(
             f"option 'per_class': per-class values are those of average=None, not "
             f"average={average!r}; give one of them"
