@@ -226,6 +226,23 @@ def _in_order(values: pl.Series) -> list[Any]:
     return sorted(present, key=_sort_key)
 
 
+def _rows_in_order(table: pl.DataFrame, keys: Sequence[str]) -> list[tuple[Any, ...]]:
+    """The distinct rows of ``keys``, each column in `_in_order`'s order."""
+    ranks = [
+        {v: i for i, v in enumerate(_in_order(table[k]))}
+        if isinstance(table.schema[k], pl.Enum)
+        else None
+        for k in keys
+    ]
+
+    def order(row: tuple[Any, ...]) -> list[Any]:
+        return [
+            _sort_key(v) if r is None else ((0, r[v]),) for r, v in zip(ranks, row, strict=True)
+        ]
+
+    return sorted(table.select(keys).unique().rows(), key=order)
+
+
 def _series_label(keys: Sequence[str], values: Sequence[Any]) -> str:
     """``knn`` for one key column, ``knn / fold 0`` for more (the first key's value alone)."""
     if not keys:
@@ -340,10 +357,7 @@ def per_class_bars(
     _unique_rows(table, [*keys, class_col], hint)
 
     classes = _in_order(table[class_col])
-    if keys:
-        series = sorted(table.select(keys).unique().rows(), key=lambda r: [_sort_key(v) for v in r])
-    else:
-        series = [()]
+    series = _rows_in_order(table, keys) if keys else [()]
     if len(series) > MAX_PANELS:
         raise MetricsInputError(
             f"{len(series)} series (combinations of {keys}) are too many to draw readably "
@@ -991,10 +1005,7 @@ def _curve_plot(
             + "filter the table to one curve per series and class",
         )
     classes = _in_order(table[class_col])
-    if keys:
-        series = sorted(table.select(keys).unique().rows(), key=lambda r: [_sort_key(v) for v in r])
-    else:
-        series = [()]
+    series = _rows_in_order(table, keys) if keys else [()]
     parts = table.partition_by([*keys, class_col], as_dict=True, maintain_order=True)
     by = f" by {' and '.join(keys)}" if keys else ""
 

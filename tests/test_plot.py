@@ -1055,6 +1055,11 @@ def test_enum_classes_are_drawn_in_their_declared_order(digits: pl.DataFrame) ->
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == order
     fig = plot.roc_curves(pl_metrics.roc_curve(df, by="model"))
     assert [ax.get_title().split()[-1] for ax in fig.axes] == order
+    # Series too (models of an enum, in the legend).
+    models = ["naive_bayes", "logreg", "knn", "forest"]
+    df = digits.with_columns(pl.col("model").cast(pl.Enum(models)))
+    fig = plot.per_class_bars(pl_metrics.f1(df, by="model", average=None))
+    assert legend_labels(fig.axes[0]) == models
 
 
 def test_curves_of_negative_weights_stay_inside_their_axes(digits: pl.DataFrame) -> None:
