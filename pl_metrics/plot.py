@@ -25,6 +25,7 @@ from pl_metrics._frame import (
     checked_options,
     column_name,
     column_names,
+    did_you_mean,
     distinct_columns,
     is_integer,
     shown,
@@ -139,7 +140,8 @@ def _need(
     missing = [c for c in columns if c not in schema]
     if missing:
         named = f"column {missing[0]!r}" if len(missing) == 1 else f"columns {missing}"
-        source = f"; plot a table of {made_by}" if made_by else ""
+        close = did_you_mean(missing[0], schema.names())  # ("F1": the table's "f1")
+        source = f"; {close}" if close else f"; plot a table of {made_by}" if made_by else ""
         raise MetricsInputError(f"the table has no {named}; its columns: {schema.names()}{source}")
     for name in numeric:  # text or booleans would fail deep inside polars or matplotlib
         if not schema[name].is_numeric():
@@ -644,9 +646,9 @@ def intervals(
     """
     if confidence is not None:
         check_confidence(confidence)
-    if n_resamples is not None and not (is_integer(n_resamples) and n_resamples > 0):
-        raise MetricsInputError(
-            f"option 'n_resamples': expected a positive integer, got {shown(n_resamples)}"
+    if n_resamples is not None and not (is_integer(n_resamples) and n_resamples >= 2):
+        raise MetricsInputError(  # (as bootstrap and paired, whose tables these are)
+            f"option 'n_resamples': expected an integer of at least 2, got {shown(n_resamples)}"
         )
     interval = "bootstrap interval"
     if confidence is not None:

@@ -354,8 +354,22 @@ def test_intervals_name_the_level_and_the_resamples(ci: pl.DataFrame) -> None:
     assert plot.intervals(ci).axes[0].get_xlabel().endswith("estimate and bootstrap interval")
     with pytest.raises(pl_metrics.MetricsInputError, match=r"option 'confidence'.*got 95"):
         plot.intervals(ci, confidence=95)
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"option 'n_resamples'.*got 0"):
-        plot.intervals(ci, n_resamples=0)
+    for resamples in (0, 1):  # (bootstrap and paired draw at least 2)
+        with pytest.raises(
+            pl_metrics.MetricsInputError,
+            match=rf"^option 'n_resamples': expected an integer of at least 2, got {resamples}$",
+        ):
+            plot.intervals(ci, n_resamples=resamples)
+    # A metric's name in another case: the table's column is named (a report of 'F1' is none).
+    per_fold = pl_metrics.report(
+        pl.read_parquet(DATA / "digits_oof.parquet"), ["f1"], by=["model", "fold"]
+    )
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^the table has no column 'F1'; its columns: \['model', 'fold', 'f1'\]; did you "
+        r"mean 'f1'\?$",
+    ):
+        plot.heatmap(per_fold, "F1")
 
 
 def test_intervals_draw_an_estimate_outside_its_interval() -> None:
