@@ -642,7 +642,8 @@ def _add_threshold(parser: argparse.ArgumentParser) -> None:
         "--threshold-table",
         metavar="FILE",
         help="thresholded metrics: a threshold per class (and group) from a CSV or parquet "
-        "table with a threshold column, such as pl-metrics thresholds writes",
+        "table with a threshold column, such as pl-metrics thresholds writes (- reads CSV "
+        "from standard input)",
     )
 
 
@@ -1061,7 +1062,7 @@ def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
             f"--threshold-table: {str(path)!r} is a folder; give the table's file (such as "
             "pl-metrics thresholds --output writes)"
         )
-    if not path.exists():  # (a pipe, `<(...)`, is read as a file is)
+    if not path.exists() and args.threshold_table != "-":  # (a pipe is read as a file is)
         raise MetricsInputError(f"--threshold-table: file not found: {str(path)!r}")
     try:
         return _read_threshold_table(path)
@@ -1072,7 +1073,9 @@ def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
 
 
 def _read_threshold_table(path: Path) -> pl.DataFrame:
-    data = path.read_bytes()  # once: a pipe cannot be read again
+    # Read once: a pipe cannot be read again. "-" is standard input, as CSV (thresholds of
+    # `pl-metrics thresholds ... -o - --format csv |`).
+    data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
     start = data[:8].decode("utf-8", "replace")
     if start.startswith(("┌", "shape: (")):  # `pl-metrics thresholds > t.csv`: the terminal's table
         raise MetricsInputError(

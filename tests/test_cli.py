@@ -1517,6 +1517,10 @@ def test_mistakes_of_command_line_users(
     piped = capsys.readouterr().out
     assert main([*argv, "--threshold-table", str(thresholds)]) == 0
     assert capsys.readouterr().out == piped
+    # "-": the thresholds from standard input, as CSV (`thresholds -o - --format csv |`).
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(thresholds.read_bytes())))
+    assert main([*argv, "--threshold-table", "-"]) == 0
+    assert capsys.readouterr().out == piped
     for source in (str(pipe), "-"):
         assert main(["score", source, "-m", "lrap"]) == 2
         assert f"{source!r} is no regular file (a pipe or standard input, say): save the" in (
