@@ -140,6 +140,11 @@ def _text(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
 _TIME_FORMATS = [f"%Y-%m-%d{t}%H:%M:%S{f}" for t in ("T", " ") for f in ("%.f", "")]
 
 
+def _flag(word: pl.Expr) -> pl.Expr:
+    """Lowercase text "true" or "false" as a boolean (null otherwise: polars casts none)."""
+    return pl.when(word == "true").then(True).when(word == "false").then(False)
+
+
 def _parsed(text: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
     """Keys written as text, as values of ``dtype`` (null where they do not parse).
 
@@ -148,8 +153,7 @@ def _parsed(text: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
     if dtype.is_float() or dtype.is_integer():  # "0.50", "1e-05", "007", as writers spell them
         return text.str.strip_chars().cast(dtype, strict=False)
     if dtype == pl.Boolean:  # "True" (pandas), "TRUE"
-        lower = text.str.strip_chars().str.to_lowercase()
-        return pl.when(lower == "true").then(True).when(lower == "false").then(False)
+        return _flag(text.str.strip_chars().str.to_lowercase())
     if isinstance(dtype, pl.Datetime):
         zoned = dtype.time_zone is not None
 
@@ -324,8 +328,7 @@ def _class_weight_keys(
     """
     key = pl.col("key")
     if dtype == pl.Boolean:
-        word = key.str.to_lowercase()
-        read: pl.Expr | None = pl.when(word == "true").then(True).when(word == "false").then(False)
+        read: pl.Expr | None = _flag(key.str.to_lowercase())
     elif dtype.is_float():
         read = key.cast(pl.Float64, strict=False).cast(dtype)
     elif dtype.is_integer():  # (integer text as it is: past 2**53, a float would round it)
