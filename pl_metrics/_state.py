@@ -976,7 +976,7 @@ def _class_set_checks(
         "class_sets",
         cols.cls,
         "groups",
-        "have ids that repeat a class and lack another",
+        "have ids that repeat a class and ids that lack one (or ids that do both)",
         "each id needs one row per class",
     )
     duplicate = duplicate_problem(cols)
@@ -1000,10 +1000,14 @@ def _class_set_checks(
             hint=f"{ragged.hint}; or, if {split} differs between the classes of one id's "
             "prediction (its rows then split over groups), fix that column",
         )
+    # Ids of too few rows beside ids of too many: the totals' difference is neither the
+    # missing rows nor the repeated ones (2 missing and 1 repeated net to "1 missing"), so
+    # such a group is told as one of both.
+    both = (pl.col(_MIN_ROWS) < pl.col(_N_CLASSES)) & (pl.col(MAX_ROWS) > pl.col(_N_CLASSES))
     return [
-        (duplicate, (total - expected).clip(lower_bound=0).cast(pl.Int64)),
-        (ragged, (expected - total).clip(lower_bound=0).cast(pl.Int64)),
-        (mixed, ((total == expected) & ~same_sets).cast(pl.Int64)),
+        (duplicate, pl.when(both).then(0).otherwise(total - expected).clip(lower_bound=0)),
+        (ragged, pl.when(both).then(0).otherwise(expected - total).clip(lower_bound=0)),
+        (mixed, (both | ((total == expected) & ~same_sets)).cast(pl.Int64)),
     ]
 
 

@@ -249,10 +249,33 @@ def test_repeated_and_missing_class_in_one_id() -> None:
             "truth": [True, False, False, False, True, False],
         }
     )
-    with pytest.raises(MetricsInputError, match="1 group has ids that repeat a class and lack"):
+    with pytest.raises(
+        MetricsInputError, match="1 group has ids that repeat a class and ids that lack one"
+    ):
         pl_metrics.lrap(df)
     with pytest.raises(MetricsInputError, match=r"1 row repeats a \(id, class\)"):
         pl_metrics.lrap(df, ragged="allow")  # the distinct count per id finds it
+
+
+@pytest.mark.parametrize("path", ["eager", "lazy", "score"])
+def test_missing_and_repeated_rows_do_not_net_out(path: str) -> None:
+    """Ids 1 and 2 lack class c, id 3 repeats a: the totals' difference, one row missing,
+    was told as the problem, with no word of the repeated row."""
+    rows = [(i, c) for i in range(4) for c in "abc" if not (i in (1, 2) and c == "c")]
+    df = pl.DataFrame([*rows, (3, "a")], schema=["id", "class"], orient="row").with_columns(
+        score=pl.lit(0.5), truth=pl.col("class") == "a"
+    )
+    run = {
+        "eager": lambda: pl_metrics.f1(df),
+        "lazy": lambda: pl_metrics.f1(df.lazy()).collect(),
+        "score": lambda: pl_metrics.score(df.lazy(), "f1", n_chunks=2),
+    }[path]
+    with pytest.raises(
+        MetricsInputError, match="1 group has ids that repeat a class and ids that lack one"
+    ):
+        run()
+    with pytest.raises(MetricsInputError, match=r"1 row repeats"):  # counted per id there
+        pl_metrics.f1(df, ragged="allow")
 
 
 @pytest.mark.parametrize("dtype", [pl.String, pl.Categorical, pl.Int64])
@@ -265,7 +288,7 @@ def test_class_hash_check_across_dtypes(good: pl.DataFrame, dtype: pl.DataType) 
         .otherwise(pl.col("class"))
         .alias("class")
     )
-    with pytest.raises(MetricsInputError, match="repeat a class and lack another"):
+    with pytest.raises(MetricsInputError, match="repeat a class and ids that lack one"):
         pl_metrics.f1(swapped)
 
 
