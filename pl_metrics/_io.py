@@ -445,7 +445,9 @@ def _class_sets(
     for path, rows in _each_file(found, [*by, class_col], needs=class_col).items():
         keys = [b for b in by if b in rows.columns]
         for key, part in rows.group_by(keys) if keys else [((), rows)]:
-            groups.setdefault(tuple(key), {})[path] = set(part[class_col])
+            # (A list or struct key comes as a list or dict, which cannot be a dict key.)
+            hashable = tuple(repr(v) if isinstance(v, (list, dict)) else v for v in key)
+            groups.setdefault(hashable, {})[path] = set(part[class_col])
     return groups
 
 

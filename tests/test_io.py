@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -667,6 +668,18 @@ def test_files_of_two_tasks_scored_together_are_warned_of(tmp_path: Path) -> Non
                 tmp_path / f"sparse/{part}.parquet"
             )
         pl_metrics.score(tmp_path / "sparse", "lrap", by="model", ragged="allow")
+
+
+@pytest.mark.parametrize("nested", [pl.concat_list, pl.struct])
+def test_shards_with_a_nested_by_column_are_scored(tmp_path: Path, nested: Any) -> None:
+    # The mixed-task check keyed its groups by the by values: a list or dict is no key.
+    dump = pl.read_parquet(DATA).filter(pl.col("fold") == 0, pl.col("id") < 40)
+    keyed = dump.with_columns(nested(pl.col("model")).alias("key"))
+    for part in range(2):
+        keyed.filter(pl.col("id") % 2 == part).write_parquet(tmp_path / f"{part}.parquet")
+    got = pl_metrics.score(tmp_path, "lrap", by="key").sort(pl.col("key").hash(seed=0))
+    expected = pl_metrics.lrap(keyed, by="key").sort(pl.col("key").hash(seed=0))
+    assert_frame_equal(got, expected)
 
 
 def test_csv_keys_that_read_as_one_number_are_named(tmp_path: Path) -> None:
