@@ -40,8 +40,6 @@ from pl_metrics._frame import (
     EMPTY_TABLE,
     INTERNAL,
     N_IDS,
-    TEXT_FLAGS,
-    TEXT_NUMBERS,
     MetricsInputError,
     Problem,
     Ragged,
@@ -57,13 +55,13 @@ from pl_metrics._frame import (
 )
 from pl_metrics._io import (
     columns_named,
+    counted_text,
     kind_of,
     mixed_dumps,
     mixed_tasks,
     require_in_every_file,
     scan,
     scan_files,
-    text_values,
     unreadable_file,
 )
 from pl_metrics._io import files as find_files
@@ -76,7 +74,6 @@ __all__ = [
     "Source",
     "chunk_state",
     "cluster_by_id",
-    "counted_text",
     "deferred",
     "hinted",
     "local_runner",
@@ -323,33 +320,6 @@ def hinted(files: Sequence[Path] | None, id_col: str, class_col: str) -> Iterato
         if hint is None:
             raise
         raise MetricsInputError(f"{error}; {hint}", problem=error.problem) from None
-
-
-@contextlib.contextmanager
-def counted_text(lf: pl.LazyFrame) -> Iterator[None]:
-    """A column of numbers (or flags) read as text: its values that are not, counted.
-
-    For inputs that are read in any case (files scored, the command line's): ``lf`` is
-    read for that column, and the generic advice gives way to the rows and values.
-    """
-    try:
-        yield
-    except MetricsInputError as error:
-        if error.problem not in (TEXT_NUMBERS, TEXT_FLAGS) or error.column is None:
-            raise
-        try:
-            told = text_values(lf, error.column, flags=error.problem == TEXT_FLAGS)
-        except (pl.exceptions.PolarsError, OSError):  # (unreadable: the reads say so later)
-            told = None
-        if told is None:
-            raise
-        # The statement without its generic advice: up to the first "; " after the name.
-        text = str(error)
-        cut = text.find("; ", len(f"column {error.column!r}: "))
-        what = text if cut < 0 else text[:cut]
-        raise MetricsInputError(
-            f"{what}; {told}", problem=error.problem, column=error.column
-        ) from None
 
 
 _Kept = TypeVar("_Kept")

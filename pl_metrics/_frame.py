@@ -597,7 +597,8 @@ def resolve_columns(
         # counted by the row checks, NaN included).
         if binary is not None and not (schema[binary] == pl.Boolean or schema[binary].is_numeric()):
             hint = (
-                f"; map its values to booleans first, e.g. pl.col({binary!r}) == 'yes'"
+                f"; map its values to booleans first, e.g. pl.col({binary!r}) == 'true' "
+                "(the text of a positive)"
                 if schema[binary] == pl.String or is_categorical(schema[binary])
                 else ""
             )

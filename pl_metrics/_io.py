@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import glob
 import io
@@ -9,7 +10,7 @@ import os
 import re
 import shlex
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -17,6 +18,9 @@ from urllib.parse import unquote
 import polars as pl
 
 from pl_metrics._frame import (
+    EMPTY_TABLE,
+    TEXT_FLAGS,
+    TEXT_NUMBERS,
     MetricsInputError,
     caller_stacklevel,
     checked_options,
@@ -28,6 +32,7 @@ from pl_metrics._frame import (
 __all__ = [
     "FORMATS",
     "columns_named",
+    "counted_text",
     "file_format",
     "files",
     "kind_of",
@@ -39,7 +44,6 @@ __all__ = [
     "row_group_ranges",
     "scan",
     "scan_files",
-    "text_values",
     "unreadable_file",
 ]
 
@@ -340,6 +344,33 @@ def mixed_dumps(
     return f"but the {len(found)} files hold {classes}: score each dump on its own"
 
 
+@contextlib.contextmanager
+def counted_text(lf: pl.LazyFrame) -> Iterator[None]:
+    """A column of numbers (or flags) read as text: its values that are not, counted.
+
+    For inputs that are read in any case (files scored, the command line's, a DataFrame):
+    ``lf`` is read for that column, and the generic advice gives way to the rows and values.
+    """
+    try:
+        yield
+    except MetricsInputError as error:
+        if error.problem not in (TEXT_NUMBERS, TEXT_FLAGS) or error.column is None:
+            raise
+        try:
+            told = text_values(lf, error.column, flags=error.problem == TEXT_FLAGS)
+        except (pl.exceptions.PolarsError, OSError):  # (unreadable: the reads say so later)
+            told = None
+        if told is None:
+            raise
+        # The statement without its generic advice: up to the first "; " after the name.
+        text = str(error)
+        cut = text.find("; ", len(f"column {error.column!r}: "))
+        what = text if cut < 0 else text[:cut]
+        raise MetricsInputError(
+            f"{what}; {told}", problem=error.problem, column=error.column
+        ) from None
+
+
 def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str:
     """The values of a text ``column`` that are not numbers (``flags``: 0/1 nor true/false).
 
@@ -360,14 +391,17 @@ def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str:
         bad.sum().alias("rows"),
         text.filter(bad).unique(maintain_order=True).head(_SHOWN + 1).implode().alias("values"),
         text.is_not_null().sum().alias("held"),
+        pl.len().alias("all"),
     ).collect(engine="streaming")
-    rows, values, held = found.row(0)
+    rows, values, held, every = found.row(0)
+    if not every:  # a CSV of a header only reads every column as text
+        raise MetricsInputError(EMPTY_TABLE)
     if not held:  # (a column of nulls only, typed as text: nothing to parse)
         return "it holds no value (nulls only)"
     if not rows:  # a typed file's column of text that all reads (a parquet's String)
         these = "true/false (or 0/1)" if flags else "numbers"
         kind = "boolean (or integers 0/1)" if flags else "numbers (Float64)"
-        return f"its values are {these} held as text: write the column as {kind}"
+        return f"its values are {these} held as text: store the column as {kind}"
     what = "0/1 nor true/false" if flags else "a number"
     fix = "write them as true/false or 1/0" if flags else "fix"
     shown = ", ".join(repr(v) for v in values[:_SHOWN]) + (", ..." if len(values) > _SHOWN else "")

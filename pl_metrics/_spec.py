@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, fields, replace
 from typing import Any, Final, Literal, cast
 
@@ -37,7 +38,7 @@ from pl_metrics._frame import (
     shown,
     to_polars,
 )
-from pl_metrics._io import reader_error
+from pl_metrics._io import counted_text, reader_error
 from pl_metrics._registry import METRIC_OPTIONS, METRICS, MetricInfo, info, sweepable
 
 __all__ = [
@@ -828,17 +829,19 @@ def resolve(
         if fold_col in normalize_by(by):
             raise MetricsInputError(f"option 'fold_col': {fold_col!r} is also in 'by'")
         by = [*normalize_by(by), fold_col]
-    cols = resolve_columns(
-        frame,
-        id_col=id_col,
-        class_col=class_col,
-        score_col=score_col if needs_score else None,
-        truth_col=truth_col,
-        weight_col=weight_col,
-        by=by,
-        pred_col=pred_col,
-        fold_col=fold_col,
-    )
+    # A DataFrame's text column is read for the values that are not numbers (or flags).
+    with counted_text(frame.lazy()) if isinstance(frame, pl.DataFrame) else nullcontext():
+        cols = resolve_columns(
+            frame,
+            id_col=id_col,
+            class_col=class_col,
+            score_col=score_col if needs_score else None,
+            truth_col=truth_col,
+            weight_col=weight_col,
+            by=by,
+            pred_col=pred_col,
+            fold_col=fold_col,
+        )
     if isinstance(opts.threshold, Thresholds):
         _check_threshold_keys(opts.threshold, cols, frame.collect_schema().names())
         opts = replace(opts, threshold=_integer_keys(opts.threshold, frame.collect_schema()))

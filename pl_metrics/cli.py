@@ -21,7 +21,7 @@ import polars as pl
 
 from pl_metrics import __version__
 from pl_metrics._curve_tables import thinned
-from pl_metrics._driver import counted_text, hinted, score, warn_of_mixed_tasks
+from pl_metrics._driver import hinted, score, warn_of_mixed_tasks
 from pl_metrics._frame import (
     EMPTY_TABLE,
     MetricsInputError,
@@ -33,6 +33,7 @@ from pl_metrics._frame import (
 )
 from pl_metrics._io import (
     columns_named,
+    counted_text,
     files,
     kind_of,
     printable,
@@ -1468,7 +1469,8 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         message = message.replace(hint, replacement)
     # The data hints show Python; on the command line the fix is in the file.
     message = re.sub(
-        r"map its values to booleans first, e\.g\. pl\.col\('[^']*'\) == 'yes'",
+        r"map its values to booleans first, e\.g\. pl\.col\('[^']*'\) == 'true' "
+        r"\(the text of a positive\)",
         "write its values as true/false or 1/0 in the file",
         message,
     )

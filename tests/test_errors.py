@@ -466,14 +466,47 @@ def test_by_takes_any_iterable_of_names(good: pl.DataFrame) -> None:
 
 
 def test_text_scores_and_truth_get_a_hint(good: pl.DataFrame) -> None:
+    # A lazy table is not read at call time: advice only.
     text = good.with_columns(pl.col("score").cast(pl.String))
     with pytest.raises(MetricsInputError, match=r"not String; if it holds numbers as text"):
-        pl_metrics.lrap(text)
+        pl_metrics.lrap(text.lazy())
     words = good.with_columns(
         pl.when("truth").then(pl.lit("yes")).otherwise(pl.lit("no")).alias("truth")
     )
-    with pytest.raises(MetricsInputError, match=r"map its values to booleans first"):
-        pl_metrics.lrap(words)
+    with pytest.raises(
+        MetricsInputError, match=r"map its values to booleans first, e\.g\. pl\.col\('truth'\) =="
+    ):
+        pl_metrics.lrap(words.lazy())
+
+
+def test_text_scores_and_truth_of_a_dataframe_are_counted(good: pl.DataFrame) -> None:
+    """A DataFrame's rows are at hand: its text column's values are told, as score()'s
+    are, not advice that can be wrong ('== yes' for a column of 'true' and 'false')."""
+    flags = good.with_columns(pl.col("truth").cast(pl.String))
+    for call in (lambda f: pl_metrics.f1(f, by="model"), lambda f: pl_metrics.score(f, "f1")):
+        with pytest.raises(
+            MetricsInputError, match=r"its values are true/false \(or 0/1\) held as text"
+        ):
+            call(flags)
+    words = good.with_columns(truth=pl.when("truth").then(pl.lit("yes")).otherwise(pl.lit("no")))
+    with pytest.raises(
+        MetricsInputError,
+        match=r"\d+ rows hold values that are not 0/1 nor true/false: 'no', 'yes'",
+    ):
+        pl_metrics.lwlrap(words)
+    numbers = good.with_columns(pl.col("score").cast(pl.String)).with_columns(
+        score=pl.when(pl.col("id") == 0).then(pl.lit("NA")).otherwise("score")
+    )
+    with pytest.raises(MetricsInputError, match=r"rows? holds? .*not a number: 'NA'"):
+        pl_metrics.roc_auc(numbers)
+
+
+def test_a_csv_of_a_header_only_is_an_empty_table(tmp_path: Path) -> None:
+    # Every column of an empty CSV reads as text: the truth's type was the error told.
+    path = tmp_path / "empty.csv"
+    path.write_text("id,class,score,truth\n")
+    with pytest.raises(MetricsInputError, match=r"^the table is empty"):
+        pl_metrics.f1(pl.read_csv(path))
 
 
 def test_options_the_tuned_metric_does_not_use_are_refused(good: pl.DataFrame) -> None:

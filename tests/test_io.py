@@ -747,9 +747,9 @@ def test_a_csv_column_of_numbers_with_words_counts_them(tmp_path: Path) -> None:
     # A typed file's text column whose values all read: told so, not to "fix" values.
     told = {
         "truth": "must be boolean or numbers 0/1, not String; its values are true/false (or "
-        "0/1) held as text: write the column as boolean (or integers 0/1)",
+        "0/1) held as text: store the column as boolean (or integers 0/1)",
         "score": "scores must be numeric (float or integer), not String; its values are "
-        "numbers held as text: write the column as numbers (Float64)",
+        "numbers held as text: store the column as numbers (Float64)",
     }
     told["w"] = "weights must be numeric, not String; it holds no value (nulls only)"
     digits = digits.with_columns(w=pl.lit(None, pl.String))
