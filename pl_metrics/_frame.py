@@ -1175,7 +1175,13 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
                     f"{listed(unreadable, 3)}; drop or cast those columns first"
                 ) from None
             mixed = _mixed_pandas_columns(frame) if pandas else []
-            where = f" (columns of mixed types: {mixed}; make each one type)" if mixed else ""
+            named = f"column{'s' if len(mixed) > 1 else ''} {listed([repr(c) for c in mixed], 3)}"
+            where = (
+                f" (Python objects of mixed or unknown types in {named}: make each column one "
+                "type, or drop it)"
+                if mixed
+                else ""
+            )
             raise MetricsInputError(
                 f"the table cannot be read as columns{where}: {error}"
             ) from None
@@ -1251,7 +1257,7 @@ def _arrow_type_readable(dtype: Any) -> bool:
 
 
 def _mixed_pandas_columns(frame: Any) -> list[str]:
-    """The object columns of a pandas frame that hold values of several types."""
+    """The object columns of a pandas frame of values of several types, or of no known one."""
     from pandas.api.types import infer_dtype
 
     return [

@@ -240,8 +240,18 @@ def test_pandas_index_and_mixed_columns() -> None:
     assert want_k.item() != pl_metrics.top_k_accuracy(ties, k=1).item()  # the order matters
     assert_frame_equal(pl_metrics.top_k_accuracy(enum.to_pandas(), k=1), want_k)
     mixed = pd.DataFrame({"id": [0, 0], "class": ["a", 1], "score": [0.9, 0.1], "truth": [1, 0]})
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"mixed types: \['class'\]"):
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"mixed or unknown types in column 'class'"
+    ):
         pl_metrics.lrap(mixed)
+    # A column of one type polars does not know (Python objects) is named too, as such.
+    objects = DIGITS.head(4).to_pandas().assign(note=[object()] * 4)
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"Python objects of mixed or unknown types in column 'note': make each column "
+        r"one type, or drop it",
+    ):
+        pl_metrics.lrap(objects)
 
 
 def test_duckdb_relations_are_accepted() -> None:
