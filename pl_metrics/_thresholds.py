@@ -703,8 +703,10 @@ def best_threshold(
     one whose ``pred = score >= t`` gives the highest ``metric``; ties (values within 1e-12
     of each other, relatively: equal ratios of weighted counts can differ in their last
     bits) go to the highest threshold (the fewest ids predicted positive), NaN values never
-    win. Scores of ids of weight 0 are no candidates (as in `roc_curve`). Pass the table to
-    any thresholded metric as ``threshold=`` to apply it: ``f1(test, threshold=best)``.
+    win. Scores of ids of weight 0 are no candidates (as in `roc_curve`): a class left
+    without one (its ids all weigh 0, or their weights cancel) has nothing to tune, and gets
+    its highest score with a null ``value``. Pass the table to any thresholded metric as
+    ``threshold=`` to apply it: ``f1(test, threshold=best)``.
 
     With ``fold_col``, the thresholds are also tuned without leakage: for each fold, on the
     other folds, then applied to it; ``held_out_value`` is the metric of those held-out
