@@ -166,6 +166,29 @@ class _Store(argparse._StoreAction):
         namespace.given_options = {*getattr(namespace, "given_options", ()), self.dest}
 
 
+#: Options whose values may be negative numbers, which argparse takes for options unless
+#: they read as one plain number ("-0.5" is a value, "-1e-3" and "-2,-1,0" are not).
+_NEGATIVE_VALUED = ("--threshold", "--thresholds")
+
+
+def _negative_values_glued(args: list[str]) -> list[str]:
+    """``--threshold -1e-3`` as ``--threshold=-1e-3``, which argparse reads as a value."""
+    out: list[str] = []
+    values = iter(args)
+    for arg in values:
+        if arg == "--":  # positional arguments only from here
+            return [*out, arg, *values]
+        if arg in _NEGATIVE_VALUED:
+            value = next(values, None)
+            if value is not None and re.match(r"-(\d|\.\d|inf|nan)", value, re.IGNORECASE):
+                arg = f"{arg}={value}"
+            elif value is not None:
+                out.append(arg)
+                arg = value
+        out.append(arg)
+    return out
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose errors are one line, as the library's are (not the usage).
 
@@ -184,9 +207,9 @@ class _Parser(argparse.ArgumentParser):
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> argparse.Namespace:
         """Parse; an unknown option is told by its command, with the close ones."""
-        parsed, extra = self.parse_known_args(args, namespace)
+        given = _negative_values_glued(list(sys.argv[1:] if args is None else args))
+        parsed, extra = self.parse_known_args(given, namespace)
         if extra:
-            given = list(sys.argv[1:] if args is None else args)
             before = extra[0] in given and given.index(extra[0]) < given.index(parsed.command)
             command = self if before else self._subcommand(parsed)
             options = [o for action in command._actions for o in action.option_strings]

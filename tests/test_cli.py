@@ -1748,3 +1748,25 @@ def test_messages_on_the_command_line_show_no_python(
         assert "pl.col" not in err
         assert "LazyFrame" not in err
         assert "['" not in err
+
+
+def test_negative_thresholds_are_values_not_options(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Logit scores: argparse took "-1e-3" and "-2,-1,0" for options ("expected one
+    argument"), and only "-0.5" (one plain number) for a value."""
+    logits = pl.read_parquet(DATA).with_columns(score=(pl.col("score") + 1e-9).log() - 0.01)
+    path = tmp_path / "logits.parquet"
+    logits.write_parquet(path)
+    argv = ["score", str(path), "-m", "f1", "--by", "model", "--format", "csv"]
+    for given, value in (("-1e-3", -1e-3), ("-.5", -0.5), ("-3", -3.0)):
+        assert main([*argv, "--threshold", given]) == 0
+        want = pl_metrics.f1(logits, by="model", threshold=value)
+        assert_frame_equal(pl.read_csv(io.StringIO(capsys.readouterr().out)), want)
+    sweep = [*argv[:3], "threshold_sweep", "--by", "model", "--format", "csv"]
+    assert main([*sweep, "--thresholds", "-2,-1,0"]) == 0
+    got = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    assert got["threshold"].unique().sort().to_list() == [-2.0, -1.0, 0.0]
+    with pytest.raises(SystemExit):  # an option is still no value
+        main([*sweep, "--thresholds", "--", "x"])
+    assert "--thresholds: expected one argument" in capsys.readouterr().err
