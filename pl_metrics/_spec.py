@@ -411,7 +411,7 @@ def make_options(
             raise MetricsInputError(
                 f"option 'thresholds': expected finite numbers, got {shown(thresholds)}"
             )
-        thresholds = tuple(float(v) for v in values)
+        thresholds = tuple(sorted({float(v) for v in values}))  # as swept: one option
     check_option("average", average, (None, "macro", "micro", "weighted", "samples"))
     beta = check_beta(beta)
     check_option("per_class", per_class, (True, False))

@@ -299,7 +299,7 @@ def _same_checks(checks: Sequence[tuple[Problem, pl.Expr]]) -> list[tuple[Proble
     return [(problems[e.meta.output_name()], e) for e in exprs]
 
 
-@dataclass(frozen=True, repr=False)
+@dataclass(frozen=True, repr=False, eq=False)  # by identity: its tables are frames
 class MetricState:
     """The mergeable partial result of one or more metrics over (a part of) a table.
 
@@ -644,10 +644,11 @@ def _thresholds_difference(a: object, b: object) -> str:
 
 
 def _check_key_types(states: Sequence[MetricState]) -> list[str]:
-    """The parts' class and ``by`` columns have one type: the merge compares their values.
+    """The parts' class, ``by`` and id columns have one type: the merge compares their values.
 
     (An Int64 class beside a String one hashes differently, so the merged checks would
-    report ids repeating classes; two enums of other categories do not stack.) Returns the
+    report ids repeating classes; two enums of other categories do not stack; integer ids
+    beside categorical ones do not stack, beside text ones they sort as text.) Returns the
     group keys that are text of several kinds (String, categorical, enum): they stack as
     String.
     """
@@ -656,7 +657,7 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
     def key_types(state: MetricState) -> dict[str, pl.DataType]:
         found: dict[str, pl.DataType] = {}
         for schema in state._schemas.values():
-            found |= {k: schema[k] for k in (*cols.by, cols.cls) if k in schema}
+            found |= {k: schema[k] for k in (*cols.by, cols.cls, cols.id) if k in schema}
         return found
 
     def text(dtype: pl.DataType) -> bool:

@@ -317,6 +317,42 @@ def test_states_of_equal_options_merge_however_the_options_were_made() -> None:
         assert_frame_equal(merged, pl_metrics.report(df, metric, **first), rel_tol=1e-12)
 
 
+def test_per_id_states_merge_ids_of_one_kind_only() -> None:
+    """Integer ids beside categorical ones raised polars' SchemaError; beside text ones they
+    stacked as text, sorted "10" before "2". Text of three kinds still stacks."""
+    rng = np.random.default_rng(9)
+    df = long_table(rng.random((20, 3)) < 0.4, rng.random((20, 3)))
+    a, b = df.filter(pl.col("id") < 10), df.filter(pl.col("id") >= 10)
+    for other in (pl.Categorical, pl.String):
+        typed = b.with_columns(pl.col("id").cast(pl.String).cast(other))
+        states = [pl_metrics.state(part, "lrap", per_id=True) for part in (a, typed)]
+        with pytest.raises(pl_metrics.MetricsInputError, match=r"type of column 'id': Int"):
+            pl_metrics.merge_states(states)
+    texts = [part.with_columns(pl.col("id").cast(pl.String)) for part in (a, b)]
+    texts[1] = texts[1].with_columns(pl.col("id").cast(pl.Categorical))
+    merged = pl_metrics.merge_states([pl_metrics.state(t, "lrap", per_id=True) for t in texts])
+    as_strings = [t.with_columns(pl.col("id").cast(pl.String)) for t in texts]
+    want = pl_metrics.lrap(pl.concat(as_strings), per_id=True)
+    assert_frame_equal(merged.finalize().collect(), want, check_row_order=False)
+
+
+def test_states_compare_by_identity_and_sweeps_by_their_thresholds() -> None:
+    """A state in a list or set raised polars' "truth value of a DataFrame is ambiguous";
+    sweeps of the same thresholds given in another order were refused as other options."""
+    rng = np.random.default_rng(10)
+    df = long_table(rng.random((20, 3)) < 0.4, rng.random((20, 3)))
+    a, b = df.filter(pl.col("id") < 10), df.filter(pl.col("id") >= 10)
+    sa, sb = (pl_metrics.state(p, "lrap").collect() for p in (a, b))
+    assert sa not in [sb]
+    assert len({sa, sb, sa}) == 2
+    sweeps = [
+        pl_metrics.state(a, "threshold_sweep", thresholds=[0.3, 0.5]),
+        pl_metrics.state(b, "threshold_sweep", thresholds=[0.5, 0.3, 0.5]),
+    ]
+    want = pl_metrics.threshold_sweep(df, "f1", [0.3, 0.5])
+    assert_frame_equal(pl_metrics.merge_states(sweeps).finalize().collect(), want)
+
+
 def test_merge_names_columns_typed_differently_in_the_parts() -> None:
     """A CSV shard beside a parquet one: the same columns, other types, named as such."""
     rng = np.random.default_rng(8)
