@@ -719,8 +719,9 @@ def coverage_error(
     Raises
     ------
     MetricsInputError
-        When the result is computed, for ids with a single class (each needs two), or a
-        group whose weights sum to zero (scikit-learn refuses both).
+        When the result is computed, for a group whose ids have a single class each (each
+        needs two; with ``ragged="allow"``, an id of one row beside longer ones is ranked
+        over that row), or a group whose weights sum to zero (scikit-learn refuses both).
 
     Examples
     --------
@@ -786,8 +787,9 @@ def label_ranking_loss(
     Raises
     ------
     MetricsInputError
-        When the result is computed, for ids with a single class (each needs two), or a
-        group whose weights sum to zero (scikit-learn refuses both).
+        When the result is computed, for a group whose ids have a single class each (each
+        needs two; with ``ragged="allow"``, an id of one row beside longer ones is ranked
+        over that row), or a group whose weights sum to zero (scikit-learn refuses both).
 
     Examples
     --------
