@@ -574,6 +574,18 @@ _COLUMN_TYPES = {
 }
 
 
+#: Fields of `Columns` that name a column, by the option that names it.
+_COLUMN_OPTIONS = {
+    "id": "id_col",
+    "cls": "class_col",
+    "score": "score_col",
+    "truth": "truth_col",
+    "weight": "weight_col",
+    "by": "by",
+    "pred": "pred_col",
+}
+
+
 def _difference(a: Spec, b: Spec) -> str:
     def shown(value: object) -> str:
         text = repr(value)
@@ -611,8 +623,12 @@ def _difference(a: Spec, b: Spec) -> str:
                 f"the type of column {name!r}: {types[0]} vs {types[1]}; cast it to one "
                 "type in every part"
             )
+        # Columns named apart: by their options (a column's typing follows from its name).
+        named = [f for f in fields if f in _COLUMN_OPTIONS] or fields
         return "columns: " + ", ".join(
-            f"{f} {shown(getattr(a.columns, f))} vs {shown(getattr(b.columns, f))}" for f in fields
+            f"{_COLUMN_OPTIONS.get(f, f)} {shown(getattr(a.columns, f))} vs "
+            f"{shown(getattr(b.columns, f))}"
+            for f in named
         )
     fields = [
         f for f in a.options.__dataclass_fields__ if getattr(a.options, f) != getattr(b.options, f)
@@ -625,10 +641,14 @@ def _difference(a: Spec, b: Spec) -> str:
 
 
 def _thresholds_difference(a: object, b: object) -> str:
-    """Two threshold tables' first difference; "" unless both are tables.
+    """Two threshold tables' first difference, or a table beside a number; "" for numbers.
 
     Their reprs are too long to show, and cut short they look the same.
     """
+    if isinstance(a, Thresholds) != isinstance(b, Thresholds):  # a table beside a number
+        return "threshold: " + " vs ".join(
+            "a table" if isinstance(t, Thresholds) else repr(t) for t in (a, b)
+        )
     if not (isinstance(a, Thresholds) and isinstance(b, Thresholds)):
         return ""
     if a.keys != b.keys:

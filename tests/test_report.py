@@ -290,6 +290,23 @@ def test_merge_refuses_different_states() -> None:
             match=rf"differ in options: threshold: at class='3', {difference}",
         ):
             pl_metrics.merge_states(states)
+    # A table beside a number, columns named apart: told as a user gave them (the table's
+    # repr, and Columns' own fields, score_is_float, were shown).
+    scalar = pl_metrics.state(rest, "f1", by="model", threshold=0.3)
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"differ in options: threshold: a table vs 0\.3$"
+    ):
+        pl_metrics.merge_states(
+            [pl_metrics.state(first, "f1", by="model", threshold=table), scalar]
+        )
+    preds = first.with_columns(pred=pl.col("score") > 0.5)
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"differ in columns: score_col None vs 'score', pred_col 'pred' vs None$",
+    ):
+        pl_metrics.merge_states(
+            [pl_metrics.state(preds, "f1", by="model", pred_col="pred", score_col=None), scalar]
+        )
 
 
 def test_states_of_equal_options_merge_however_the_options_were_made() -> None:
