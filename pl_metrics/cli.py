@@ -450,8 +450,8 @@ def _at_least(low: int, what: str) -> Callable[[str], int]:
 
 
 def _numbers(text: str) -> list[float]:
-    try:
-        numbers = [float(x) for x in text.split(",") if x.strip()]
+    try:  # (an empty item, "0.1,,0.2", is a number left out: refused too)
+        numbers = [float(x) for x in text.split(",")]
     except ValueError:
         numbers = []
     if not numbers:

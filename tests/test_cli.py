@@ -853,6 +853,7 @@ def test_the_options_of_sweeps_class_weights_and_zero_division(tmp_path: Path) -
         (["-m", "weighted_log_loss", "--class-weights", "0=1,1=2,0=5"], "class '0' is given twice"),
         (["-m", "threshold_sweep", "--thresholds", "0.5,x"], "expected numbers separated by"),
         (["-m", "threshold_sweep", "--thresholds", ","], "expected numbers separated by"),
+        (["-m", "threshold_sweep", "--thresholds", "0.1,,0.2"], "expected numbers separated by"),
         (["-m", "lrap", "--sweep-metric", "recall"], "--sweep-metric is not used by lrap"),
         (["-m", "lrap", "--thresholds", "0.5"], "--thresholds is not used by lrap"),
     ],
