@@ -74,8 +74,9 @@ def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
     """The files of ``source``: files, folders (searched recursively) and globs."""
     if hasattr(source, "__dask_graph__"):  # iterating a Dask frame gives its column names
         raise MetricsInputError(
-            f"expected files, folders or globs, got a Dask {type(source).__name__}: write it "
-            "to parquet (.to_parquet(folder)) and pass the folder; the workers read the files"
+            f"a Dask {type(source).__name__} is not read as it is: write it to parquet "
+            "(.to_parquet(folder)) and pass the folder (pl_metrics.dask.score has its "
+            "workers read the files)"
         )
     if hasattr(source, "collect_schema") or hasattr(source, "__arrow_c_stream__"):  # frames
         raise MetricsInputError(

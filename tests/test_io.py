@@ -378,7 +378,9 @@ def test_a_frame_is_no_list_of_files() -> None:
     class DaskLike(list[str]):  # a Dask frame iterates over its column names
         __dask_graph__ = None
 
-    with pytest.raises(MetricsInputError, match=r"got a Dask DaskLike: write it to parquet"):
+    with pytest.raises(
+        MetricsInputError, match=r"^a Dask DaskLike is not read as it is: write it to parquet"
+    ):
         files(DaskLike(["id", "class"]))
 
 
@@ -800,7 +802,9 @@ def test_paths_come_in_any_iterable_and_a_stray_format_is_named(tmp_path: Path) 
     with pytest.raises(TypeError, match=r"\(str or Path, or a list of them\)"):
         pl_metrics.score({"id": [1]}, "lrap")  # type: ignore[arg-type]  # (not its keys)
     dd = pytest.importorskip("dask.dataframe")
-    with pytest.raises(MetricsInputError, match=r"got a Dask DataFrame: write it to parquet"):
+    with pytest.raises(
+        MetricsInputError, match=r"^a Dask DataFrame is not read as it is: write it to parquet"
+    ):
         pl_metrics.score(dd.from_pandas(digits.to_pandas(), npartitions=1), "lrap")
     digits.head(10).write_csv(tmp_path / "summary.csv")
     with pytest.raises(
