@@ -97,6 +97,8 @@ CURVE_POS = f"{INTERNAL}pos_w"  # the curves table's weight of positives at the 
 CURVE_NEG = f"{INTERNAL}neg_w"  # and of negatives
 _N_CLASSES = f"{INTERNAL}n_classes"
 _TOTAL_ROWS = f"{INTERNAL}total_rows"
+_FEWEST_OF_A_CLASS = f"{INTERNAL}fewest_of_a_class"  # fewest rows of any class in the group
+_MOST_OF_A_CLASS = f"{INTERNAL}most_of_a_class"
 # Class-set checks: an id has exactly the classes of its group iff it has as many rows and
 # the same (wrapping) sum of class hashes. Exact up to 64-bit hash collisions.
 _ID_HASH = f"{INTERNAL}id_hash"
@@ -1021,10 +1023,14 @@ def _class_set_checks(
             hint=f"{ragged.hint}; or, if {split} differs between the classes of one id's "
             "prediction (its rows then split over groups), fix that column",
         )
-    # Ids of too few rows beside ids of too many: the totals' difference is neither the
-    # missing rows nor the repeated ones (2 missing and 1 repeated net to "1 missing"), so
-    # such a group is told as one of both.
-    both = (pl.col(_MIN_ROWS) < pl.col(_N_CLASSES)) & (pl.col(MAX_ROWS) > pl.col(_N_CLASSES))
+    # Rows missing beside rows repeated: the totals' difference is neither (2 missing and 1
+    # repeated net to "1 missing"), so such a group is told as one of both. An id of too
+    # few rows lacks a class, and so does some id where a class has fewer rows than the
+    # group has ids (an id may repeat one class and lack another); too many, the same.
+    n_ids = pl.col(N_IDS).cast(pl.Int64)
+    lacks = (pl.col(_MIN_ROWS) < pl.col(_N_CLASSES)) | (pl.col(_FEWEST_OF_A_CLASS) < n_ids)
+    repeats = (pl.col(MAX_ROWS) > pl.col(_N_CLASSES)) | (pl.col(_MOST_OF_A_CLASS) > n_ids)
+    both = lacks & repeats
     return [
         (duplicate, pl.when(both).then(0).otherwise(total - expected).clip(lower_bound=0)),
         (ragged, pl.when(both).then(0).otherwise(expected - total).clip(lower_bound=0)),
@@ -1082,6 +1088,8 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
             [
                 pl.len().alias(_N_CLASSES),
                 pl.col(CLASS_ROWS).sum().alias(_TOTAL_ROWS),
+                pl.col(CLASS_ROWS).min().cast(pl.Int64).alias(_FEWEST_OF_A_CLASS),
+                pl.col(CLASS_ROWS).max().cast(pl.Int64).alias(_MOST_OF_A_CLASS),
                 cols.class_hash.sum().alias(_GROUP_HASH),  # wraps around, as the ids' do
             ],
         )
