@@ -40,6 +40,7 @@ import inspect
 import math
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
 from typing import TYPE_CHECKING, Any, Final
@@ -75,6 +76,7 @@ from pl_metrics._frame import (
     to_polars,
     unknown_option,
 )
+from pl_metrics._io import counted_text
 from pl_metrics._kernel import in_threads
 from pl_metrics._registry import info
 from pl_metrics._report import MetricOptions, report
@@ -262,7 +264,8 @@ def compare(
     made = [c for m in names for c in made_columns(info(m))] + spread_columns
     for option, key in (("model_col", model_col), ("fold_col", fold_col)):
         check_key_name(key, option, made, "compare")  # (by their own options, not as `by`)
-    spec = resolve(lf, names, by=[model_col, fold_col], **options)  # checked once
+    # (The DataFrame itself: its text truth or scores are told by their values.)
+    spec = resolve(source, names, by=[model_col, fold_col], **options)  # checked once
     spec = replace(spec, columns=replace(spec.columns, compared=True))  # (for its errors)
     check_key_names(spec.columns, spread_columns, "compare")
     if spec.keys != [model_col, fold_col]:
@@ -1447,8 +1450,9 @@ def bootstrap(
     names: list[str] = _metric_list(metrics)
     _check_resampling(names, n_resamples, confidence, seed)
     group: list[str] = _group(by)
-    lf: pl.LazyFrame = to_polars(frame).lazy()
-    checked = resolve(lf, names, by=group or None, **at_call(options))  # options, now
+    source = to_polars(frame)
+    lf: pl.LazyFrame = source.lazy()
+    checked = resolve(source, names, by=group or None, **at_call(options))  # options, now
     check_key_names(checked.columns, ["metric", "estimate", "lower", "upper", "std"], "bootstrap")
     keys: list[str] = checked.keys
     tail = (1 - confidence) / 2
@@ -1601,7 +1605,8 @@ def paired(
     _check_resampling(names, n_resamples, confidence, seed)
     group: list[str] = _group(by)
     id_col = options.get("id_col", "id")
-    source: pl.LazyFrame = to_polars(frame).lazy()
+    given = to_polars(frame)
+    source: pl.LazyFrame = given.lazy()
     source_schema = source.collect_schema()
     require_column(source_schema, "model_col", model_col)
     distinct_columns([("model_col", model_col), ("id_col", id_col), *(("by", b) for b in group)])
@@ -1612,7 +1617,9 @@ def paired(
     pair = pl.Series([model_a, model_b], dtype=source_schema[model_col])
     lf = source.filter(pl.col(model_col).is_in(pair.implode()))
     check_key_name(model_col, "model_col", made_columns(info(metric)), metric)  # (not `by`)
-    spec = resolve(lf, [metric], by=[*group, model_col], **at_call(options))  # options, now
+    # (A DataFrame's text truth or scores are told by their values, as resolve tells them.)
+    with counted_text(lf) if isinstance(given, pl.DataFrame) else nullcontext():
+        spec = resolve(lf, [metric], by=[*group, model_col], **at_call(options))  # options, now
     paired_keys = replace(spec.columns, by=tuple(group))  # the models are compared, not kept
     made = ["model_a", "model_b", "difference", "lower", "upper", "p_value", "metric"]
     check_key_names(paired_keys, made, "paired")

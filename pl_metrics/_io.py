@@ -361,6 +361,8 @@ def counted_text(lf: pl.LazyFrame) -> Iterator[None]:
             told = text_values(lf, error.column, flags=error.problem == TEXT_FLAGS)
         except (pl.exceptions.PolarsError, OSError):  # (unreadable: the reads say so later)
             told = None
+        except MetricsInputError as empty:  # no rows at all: told alone, as the table's
+            raise empty from None
         if told is None:
             raise
         # The statement without its generic advice: up to the first "; " after the name.
@@ -406,6 +408,11 @@ def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str:
     what = "0/1 nor true/false" if flags else "a number"
     fix = "write them as true/false or 1/0" if flags else "fix"
     shown = ", ".join(repr(v) for v in values[:_SHOWN]) + (", ..." if len(values) > _SHOWN else "")
+    if flags and rows == held:  # words of its own ('yes'/'no'): no row to drop, a map to make
+        return (
+            f"its values are {shown}, none of them {what}: map them to booleans first, e.g. "
+            f"pl.col({column!r}) == {values[0]!r} if {values[0]!r} marks a positive"
+        )
     return (
         f"{rows:,} {'row holds a value that is' if rows == 1 else 'rows hold values that are'}"
         f" not {what}: {shown} ({fix} or drop those rows)"

@@ -166,9 +166,10 @@ class _Store(argparse._StoreAction):
         namespace.given_options = {*getattr(namespace, "given_options", ()), self.dest}
 
 
-#: Options whose values may be negative numbers, which argparse takes for options unless
-#: they read as one plain number ("-0.5" is a value, "-1e-3" and "-2,-1,0" are not).
-_NEGATIVE_VALUED = ("--threshold", "--thresholds")
+#: Options whose values may start with a negative number, which argparse takes for options
+#: unless they read as one plain number ("-0.5" is a value, "-1e-3", "-2,-1,0" and
+#: "-1=2,1=1", class -1's weight, are not).
+_NEGATIVE_VALUED = ("--threshold", "--thresholds", "--class-weights")
 
 
 def _negative_values_glued(args: list[str]) -> list[str]:
@@ -1495,6 +1496,11 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         r"map its values to booleans first, e\.g\. pl\.col\('[^']*'\) == 'true' "
         r"\(the text of a positive\)",
         "write its values as true/false or 1/0 in the file",
+        message,
+    )
+    message = re.sub(
+        r"map them to booleans first, e\.g\. pl\.col\('[^']*'\) == .* marks a positive$",
+        "write them as true/false or 1/0 in the file",
         message,
     )
     message = re.sub(

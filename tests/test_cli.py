@@ -1271,7 +1271,10 @@ def test_text_truth_and_scores_get_hints_for_the_file(
     path.write_text("id,class,score,truth\n0,a,0.9,yes\n0,b,0.1,no\n1,a,0.2,no\n1,b,0.8,yes\n")
     assert main(["score", str(path), "-m", "lrap"]) == 2
     err = capsys.readouterr().err
-    assert "4 rows hold values that are not 0/1 nor true/false: 'yes', 'no' (write them" in err
+    assert (
+        "its values are 'yes', 'no', none of them 0/1 nor true/false: write them as true/false "
+        "or 1/0 in the file" in err
+    )
     assert "pl.col" not in err
     path.write_text("id,class,score,truth\n0,a,0.9,1\n0,b,0.1,0\n1,a,NA,0\n1,b,0.8,1\n")
     assert main(["score", str(path), "-m", "lrap"]) == 2
@@ -1771,3 +1774,11 @@ def test_negative_thresholds_are_values_not_options(
     with pytest.raises(SystemExit):  # an option is still no value
         main([*sweep, "--thresholds", "--", "x"])
     assert "--thresholds: expected one argument" in capsys.readouterr().err
+    # Class weights of labels -1 and 1 start with a negative number too.
+    signed = pl.read_parquet(DATA).with_columns(pl.col("class").cast(pl.Int64) - 1)
+    signed.write_parquet(path)
+    argv = ["score", str(path), "-m", "weighted_log_loss", "--by", "model", "--format", "csv"]
+    weights = {c: 1.0 + (c == -1) for c in range(-1, 9)}
+    assert main([*argv, "--class-weights", ",".join(f"{c}={w}" for c, w in weights.items())]) == 0
+    want = pl_metrics.weighted_log_loss(signed, by="model", class_weights=weights)
+    assert_frame_equal(pl.read_csv(io.StringIO(capsys.readouterr().out)), want)

@@ -499,11 +499,31 @@ def test_text_scores_and_truth_of_a_dataframe_are_counted(good: pl.DataFrame) ->
         ):
             call(flags)
     words = good.with_columns(truth=pl.when("truth").then(pl.lit("yes")).otherwise(pl.lit("no")))
+    # Words of its own, no value that reads: mapped, not written nor dropped (every row).
+    told = (
+        r"its values are '(no|yes)', '(no|yes)', none of them 0/1 nor true/false: map them to "
+        r"booleans first, e\.g\. pl\.col\('truth'\) == '(no|yes)' if '(no|yes)' marks a positive$"
+    )
+    models = pl.concat([words.with_columns(model=pl.lit(m)) for m in "ab"])
+    models = models.with_columns(fold=pl.col("id") % 2)
+    for call in (
+        lambda f: pl_metrics.lwlrap(f, by="model"),
+        lambda f: pl_metrics.bootstrap(f, "lrap", by="model", n_resamples=2),
+        lambda f: pl_metrics.compare(f, "lrap", fold_col="fold"),
+        lambda f: pl_metrics.paired(f, "lrap", "a", "b"),
+    ):
+        with pytest.raises(MetricsInputError, match=told):
+            call(models)
+    some = good.with_columns(
+        truth=pl.when(pl.col("id") == 0)
+        .then(pl.lit("yes"))
+        .otherwise(pl.col("truth").cast(pl.String))
+    )
     with pytest.raises(
         MetricsInputError,
-        match=r"\d+ rows hold values that are not 0/1 nor true/false: 'no', 'yes'",
+        match=r"\d+ rows hold values that are not 0/1 nor true/false: 'yes' \(write",
     ):
-        pl_metrics.lwlrap(words)
+        pl_metrics.lwlrap(some)
     numbers = good.with_columns(pl.col("score").cast(pl.String)).with_columns(
         score=pl.when(pl.col("id") == 0).then(pl.lit("NA")).otherwise("score")
     )
@@ -515,8 +535,9 @@ def test_a_csv_of_a_header_only_is_an_empty_table(tmp_path: Path) -> None:
     # Every column of an empty CSV reads as text: the truth's type was the error told.
     path = tmp_path / "empty.csv"
     path.write_text("id,class,score,truth\n")
-    with pytest.raises(MetricsInputError, match=r"^the table is empty"):
+    with pytest.raises(MetricsInputError, match=r"^the table is empty") as error:
         pl_metrics.f1(pl.read_csv(path))
+    assert error.value.__suppress_context__  # not "during handling of" the type's error
 
 
 def test_options_the_tuned_metric_does_not_use_are_refused(good: pl.DataFrame) -> None:
