@@ -1165,10 +1165,13 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
         except (
             TypeError,
             ValueError,
+            NotImplementedError,  # (Arrow's, for a complex column)
             pl.exceptions.PolarsError,
             pl.exceptions.PanicException,
         ) as error:
-            unreadable = [] if pandas else _unreadable_arrow_columns(frame)
+            unreadable = (
+                _complex_pandas_columns(frame) if pandas else _unreadable_arrow_columns(frame)
+            )
             if unreadable:  # (polars' own message is a panic's, naming no column)
                 raise MetricsInputError(
                     "the table cannot be read as columns: polars cannot read the type of "
@@ -1256,6 +1259,11 @@ def _arrow_type_readable(dtype: Any) -> bool:
     return True
 
 
+def _complex_pandas_columns(frame: Any) -> list[str]:
+    """A pandas frame's columns of complex numbers (Arrow has no such type), for a message."""
+    return [f"{str(name)!r} ({dtype})" for name, dtype in frame.dtypes.items() if dtype.kind == "c"]
+
+
 def _mixed_pandas_columns(frame: Any) -> list[str]:
     """The object columns of a pandas frame of values of several types, or of no known one."""
     from pandas.api.types import infer_dtype
@@ -1263,7 +1271,9 @@ def _mixed_pandas_columns(frame: Any) -> list[str]:
     return [
         str(name)
         for name, dtype in frame.dtypes.items()
-        if str(dtype) == "object" and infer_dtype(frame[name], skipna=True).startswith("mixed")
+        # ("mixed-integer-float", 1 beside 2.5, reads as floats)
+        if str(dtype) == "object"
+        and infer_dtype(frame[name], skipna=True) in ("mixed", "mixed-integer")
     ]
 
 

@@ -669,10 +669,10 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
     """The parts' class, ``by`` and id columns have one type: the merge compares their values.
 
     (An Int64 class beside a String one hashes differently, so the merged checks would
-    report ids repeating classes; two enums of other categories do not stack; integer ids
-    beside categorical ones do not stack, beside text ones they sort as text.) Returns the
-    group keys that are text of several kinds (String, categorical, enum): they stack as
-    String.
+    report ids repeating classes; two enums of other categories do not stack; per-id ids
+    that are integers beside text or floats would sort as text, or collide past 2**53.)
+    Returns the keys (groups', per-id ids) that are text of several kinds (String,
+    categorical, enum): they stack as String.
     """
     cols = states[0].columns
 
@@ -689,6 +689,8 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
         """Whether the parts' values of the column stack and compare as one type."""
         if a == b or (a.is_integer() and b.is_integer()):  # integers hash alike at any width
             return True
+        if name == cols.id and a.is_numeric() and b.is_numeric():
+            return a.is_float() == b.is_float()
         if name == cols.cls or (isinstance(a, pl.Enum) and isinstance(b, pl.Enum)):
             return False  # classes are hashed as typed; enums of other categories do not stack
         # Group keys stack widened: numbers as numbers, text as text.

@@ -245,13 +245,20 @@ def test_pandas_index_and_mixed_columns() -> None:
     ):
         pl_metrics.lrap(mixed)
     # A column of one type polars does not know (Python objects) is named too, as such.
-    objects = DIGITS.head(4).to_pandas().assign(note=[object()] * 4)
+    # (not a column of 1 beside 2.5, which reads as floats)
+    floats = pd.Series([1, 2.5, 3, 4], dtype=object)
+    objects = DIGITS.head(4).to_pandas().assign(x=floats, note=[object()] * 4)
     with pytest.raises(
         pl_metrics.MetricsInputError,
         match=r"Python objects of mixed or unknown types in column 'note': make each column "
         r"one type, or drop it",
     ):
         pl_metrics.lrap(objects)
+    complex_ = DIGITS.head(4).to_pandas().assign(z=np.ones(4) * 1j)  # Arrow's raw error
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"polars cannot read the type of 'z' \(complex128\)"
+    ):
+        pl_metrics.lrap(complex_)
 
 
 def test_duckdb_relations_are_accepted() -> None:
