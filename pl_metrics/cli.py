@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+import numpy as np
 import polars as pl
 
 from pl_metrics import __version__
@@ -889,19 +890,25 @@ def _warn_of_a_threshold_past_the_scores(
                 ("every threshold of --threshold-table", thresholds.min(), thresholds.max())
             )
         else:
-            shown_given = given if isinstance(given, int) else f"{given:g}"  # (ints exact)
-            checked.append((f"--threshold {shown_given}", given, given))
+            checked.append((f"--threshold {given!r}", given, given))
     sweep = getattr(args, "thresholds", None)  # (score's --thresholds, of threshold_sweep)
     if sweep is not None and "threshold_sweep" in metrics:
         checked.append(("every threshold of --thresholds", min(sweep), max(sweep)))
     if not checked:  # (--quiet too: a warning)
         return
     score_col = pl.col(args.score_col)
-    range_ = rows().select(score_col.min().alias("low"), score_col.max().alias("high"))
-    low, high = range_.collect().row(0)
+    range_ = rows().select(score_col.min().alias("low"), score_col.max().alias("high")).collect()
+    low, high = range_.row(0)
+    # Float32 scores are compared with thresholds in their type, as the metrics compare
+    # them (0.7 reaches a Float32 0.7), and shown in it (0.7, not 0.699999988079071).
+    narrow = {"Float32": np.float32, "Float16": np.float16}.get(str(range_.schema["low"]))
+    if narrow is not None and None not in (low, high):
+        low, high = narrow(low), narrow(high)
     for named, lowest, highest in checked:
         if None in (low, high, lowest, highest):
             continue
+        if narrow is not None:
+            lowest, highest = narrow(lowest), narrow(highest)
         side = (
             "above every score: every prediction is negative"
             if lowest > high
@@ -910,7 +917,7 @@ def _warn_of_a_threshold_past_the_scores(
             else None
         )
         if side is not None:
-            _say(f"warning: {named} is {side} (scores from {low!r} to {high!r})")
+            _say(f"warning: {named} is {side} (scores from {low!s} to {high!s})")
 
 
 def _per_fold(

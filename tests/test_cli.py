@@ -1754,6 +1754,29 @@ def test_messages_on_the_command_line_show_no_python(
         assert "['" not in err
 
 
+def test_float32_scores_reached_by_the_threshold_are_not_warned_of(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """0.7 reaches a Float32 0.7 (the metrics compare in the scores' type): the warning
+    that every prediction was negative was false, and showed 0.699999988079071."""
+    path = tmp_path / "f32.parquet"
+    pl.DataFrame(
+        {"id": [1, 1, 2, 2], "class": ["a", "b"] * 2, "score": [0.7, 0.2, 0.1, 0.7]},
+        schema_overrides={"score": pl.Float32},
+    ).with_columns(truth=pl.Series([True, False, False, True])).write_parquet(path)
+    for argv in (
+        ["-m", "f1", "--threshold", "0.7"],
+        ["-m", "threshold_sweep", "--thresholds", "0.7"],
+    ):
+        assert main(["score", str(path), *argv]) == 0
+        assert capsys.readouterr().err == ""
+    assert main(["score", str(path), "-m", "f1", "--threshold", "0.70001"]) == 0
+    assert capsys.readouterr().err == (
+        "pl-metrics: warning: --threshold 0.70001 is above every score: every prediction is "
+        "negative (scores from 0.1 to 0.7)\n"
+    )
+
+
 def test_negative_thresholds_are_values_not_options(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
