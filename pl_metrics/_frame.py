@@ -481,7 +481,7 @@ def missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInput
         return MetricsInputError(
             f"option {option!r}: expected a column name (a string), got {shown(name)}"
         )
-    close = _close_columns(schema, option, name)
+    close = _separator_hint(schema) or _close_columns(schema, option, name)
     hint = f"; {close}" if close else ""
     return MetricsInputError(
         f"column {name!r} (option {option!r}) is not in the table; its columns are "
@@ -496,9 +496,36 @@ def _columns_of(schema: pl.Schema, shown: int = 12) -> str:
     return f"{str(list(schema)[:shown])[:-1]}, ...] ({len(schema):,} columns)"
 
 
+def _separator_hint(schema: pl.Schema) -> str:
+    """For a CSV of other separators, read as one column ("id;class;score;truth")."""
+    if len(schema) != 1:
+        return ""
+    header = next(iter(schema))
+    for separator in (";", "\t", "|"):
+        if separator in header:
+            return (
+                f"the file looks separated by {separator!r}, not commas (its one column is "
+                f"{header!r}): write it with commas"
+            )
+    return ""
+
+
+def _spaces_hint(schema: pl.Schema, names: Sequence[str]) -> str:
+    """For a CSV written with ", " between values: its names (and values) hold the spaces."""
+    spaced = [repr(c) for c in schema if c != c.strip() and c.strip() in names]
+    if not spaced:
+        return ""
+    these = f"column {spaced[0]}" if len(spaced) == 1 else f"columns {listed(spaced, 4)}"
+    return (
+        f"{these} {'has' if len(spaced) == 1 else 'have'} spaces around the name: a CSV "
+        "written with ', ' between values reads so, its values too (' 0.9' is text); write "
+        "it with commas alone"
+    )
+
+
 def _close_columns(schema: pl.Schema, option: str, name: str) -> str:
     """The table's columns that ``option`` may have meant instead of ``name``, as advice."""
-    close = did_you_mean(name, schema, cutoff=0.5)
+    close = _spaces_hint(schema, [name]) or did_you_mean(name, schema, cutoff=0.5)
     if not close and option in _COLUMN_KINDS:  # the one column of its type: truth as "label"
         fits = [c for c, dtype in schema.items() if _COLUMN_KINDS[option](dtype)]
         close = f"pass {option}={fits[0]!r} if that column holds it" if len(fits) == 1 else ""
@@ -535,6 +562,10 @@ def _missing_columns(schema: pl.Schema, missing: list[tuple[str, str]]) -> Metri
         )
     given = dict(missing)
     advice = [f"{given[o]!r}: {text}" if o in given else text for o, text in close.items() if text]
+    if separated := _separator_hint(schema):  # (no close names to give: one column)
+        advice = [separated]
+    elif spaced := _spaces_hint(schema, [name for _, name in missing]):  # told once for all
+        advice = [spaced]
     return MetricsInputError(
         f"columns {named} are not in the table; its columns are {_columns_of(schema)}"
         + "".join(f"; {line}" for line in advice)

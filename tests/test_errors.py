@@ -959,3 +959,22 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
         pl_metrics.lrap(many)
     assert "its columns are ['id', 'sp000', 'sp001', " in str(caught.value)
     assert "'sp010', ...] (183 columns); the table looks wide" in str(caught.value)
+
+
+def test_csvs_of_other_separators_or_spaced_names_are_told_so(tmp_path: Path) -> None:
+    """A CSV of semicolons is one column; one of ', ' holds names ' class': "did you mean
+    ' class'?" led to values ' 0.9' held as text."""
+    rows = [("id", "class", "score", "truth"), ("1", "a", "0.9", "1"), ("1", "b", "0.1", "0")]
+    cases = {
+        ";": r"the file looks separated by ';', not commas \(its one column is "
+        r"'id;class;score;truth'\): write it with commas$",
+        ", ": r"columns ' class', ' score', ' truth' have spaces around the name: a CSV written "
+        r"with ', ' between values reads so, its values too",
+    }
+    for separator, told in cases.items():
+        path = tmp_path / "dump.csv"
+        path.write_text("".join(separator.join(row) + "\n" for row in rows))
+        with pytest.raises(MetricsInputError, match=told):
+            pl_metrics.lrap(pl.read_csv(path))
+        with pytest.raises(MetricsInputError, match=told):
+            pl_metrics.score(path, "lrap")
