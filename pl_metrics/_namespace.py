@@ -39,9 +39,9 @@ class MetricsNamespace(Generic[FrameT]):
 
     def __getattr__(self, name: str) -> NoReturn:  # only names that are not methods
         close = suggestion(name, METHODS)
-        hint = f"{close} " if close else ""
+        hint = f"; {close}" if close else ""
         raise AttributeError(
-            f".metrics has no method {name!r}; {hint}(methods: {', '.join(METHODS)})"
+            f".metrics has no method {name!r}{hint} (methods: {', '.join(METHODS)})"
         )
 
 

@@ -533,7 +533,10 @@ def suggestion(name: str, choices: Iterable[str]) -> str:
     listed = [part.strip() for part in name.split(",")]
     if len(listed) > 1 and all(part in METRICS for part in listed):  # the CLI's -m lrap,f1
         return f"several metrics are a list: {listed!r}"
-    return did_you_mean(name, choices)
+    # Spelled without underscores, or with scikit-learn's "score": f1score, rocauc.
+    bare = re.sub(r"_?score$", "", name.lower()).replace("_", "")
+    same = [c for c in choices if c.replace("_", "") == bare and c != name]
+    return f"did you mean {same[0]!r}?" if same else did_you_mean(name, choices)
 
 
 def _sklearn_names() -> dict[str, str]:

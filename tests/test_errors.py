@@ -411,8 +411,18 @@ def test_counts_are_of_ids_and_read_in_the_singular(good: pl.DataFrame) -> None:
 
 def test_a_misspelled_method_suggests_close_ones(good: pl.DataFrame) -> None:
     for frame in (good, good.lazy()):
-        with pytest.raises(AttributeError, match=r"no method 'lrapp'; did you mean 'lrap'"):
+        with pytest.raises(
+            AttributeError, match=r"no method 'lrapp'; did you mean 'lrap' or 'lwlrap'\? \(methods"
+        ):
             frame.metrics.lrapp()  # type: ignore[attr-defined]
+        with pytest.raises(AttributeError, match=r"no method 'nothing_like' \(methods: lwlrap"):
+            frame.metrics.nothing_like()  # type: ignore[attr-defined]
+    # Without underscores, or with scikit-learn's "score" (not a name of its own).
+    for name, ours in (("f1score", "f1"), ("rocauc", "roc_auc"), ("LRAP_score", "lrap")):
+        with pytest.raises(
+            MetricsInputError, match=rf"^unknown metric '{name}'; did you mean '{ours}'\?"
+        ):
+            pl_metrics.report(good, name)
 
 
 @pytest.mark.parametrize(
