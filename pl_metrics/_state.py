@@ -670,7 +670,7 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
 
     (An Int64 class beside a String one hashes differently, so the merged checks would
     report ids repeating classes; two enums of other categories do not stack; per-id ids
-    that are integers beside text or floats would sort as text, or collide past 2**53.)
+    of integers beside text would sort as text.)
     Returns the keys (groups', per-id ids) that are text of several kinds (String,
     categorical, enum): they stack as String.
     """
@@ -689,8 +689,6 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
         """Whether the parts' values of the column stack and compare as one type."""
         if a == b or (a.is_integer() and b.is_integer()):  # integers hash alike at any width
             return True
-        if name == cols.id and a.is_numeric() and b.is_numeric():
-            return a.is_float() == b.is_float()
         if name == cols.cls or (isinstance(a, pl.Enum) and isinstance(b, pl.Enum)):
             return False  # classes are hashed as typed; enums of other categories do not stack
         # Group keys stack widened: numbers as numbers, text as text.
