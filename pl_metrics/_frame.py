@@ -444,11 +444,16 @@ def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3, cutoff: float
 
     Case aside (``F1``: ``f1``; ``Score``: ``score``): the same name, first.
     """
+    close = _close_names(name, choices, n=n, cutoff=cutoff)
+    return f"did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def _close_names(name: str, choices: Iterable[str], *, n: int, cutoff: float) -> list[str]:
+    """`did_you_mean`'s names."""
     choices = list(choices)
     same = [c for c in choices if c.lower() == name.lower() and c != name]
     close = [*same, *difflib.get_close_matches(name, choices, n=n, cutoff=cutoff)]
-    close = list(dict.fromkeys(close))[:n]
-    return f"did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+    return list(dict.fromkeys(close))[:n]
 
 
 def require_column(schema: pl.Schema, option: str, name: object) -> None:
@@ -526,6 +531,9 @@ def _spaces_hint(schema: pl.Schema, names: Sequence[str]) -> str:
 def _close_columns(schema: pl.Schema, option: str, name: str) -> str:
     """The table's columns that ``option`` may have meant instead of ``name``, as advice."""
     close = _spaces_hint(schema, [name]) or did_you_mean(name, schema, cutoff=0.5)
+    names = _close_names(name, schema, n=3, cutoff=0.5)
+    if close.startswith("did you mean") and len(names) == 1:  # the option to give, too
+        close = f"{close} pass {option}={names[0]!r}"
     if not close and option in _COLUMN_KINDS:  # the one column of its type: truth as "label"
         fits = [c for c, dtype in schema.items() if _COLUMN_KINDS[option](dtype)]
         close = f"pass {option}={fits[0]!r} if that column holds it" if len(fits) == 1 else ""

@@ -926,9 +926,9 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
     assert str(caught.value) == (
         "columns 'id' (option 'id_col'), 'class' (option 'class_col'), 'truth' (option "
         "'truth_col'), 'score' (option 'score_col') are not in the table; its columns are "
-        "['Id', 'Class', 'Pred', 'Target']; 'id': did you mean 'Id'?; 'class': did you mean "
-        "'Class'?; 'truth': pass truth_col='Target' if that column holds it; 'score': pass "
-        "score_col='Pred' if that column holds it"
+        "['Id', 'Class', 'Pred', 'Target']; 'id': did you mean 'Id'? pass id_col='Id'; 'class': "
+        "did you mean 'Class'? pass class_col='Class'; 'truth': pass truth_col='Target' if that "
+        "column holds it; 'score': pass score_col='Pred' if that column holds it"
     )
     # A wide table (a column of scores per class): told so.
     wide = good.pivot(on="class", index="id", values="score")
@@ -944,17 +944,18 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
     weighted = renamed.with_columns(w=pl.lit(1.0), v=pl.lit(2.0))
     with pytest.raises(MetricsInputError) as caught:
         pl_metrics.lrap(weighted)
-    assert "'class': did you mean 'Class'?" in str(caught.value)
+    assert "'class': did you mean 'Class'? pass class_col='Class'" in str(caught.value)
     assert "wide" not in str(caught.value)
     # Each option's close names, whatever the others': a long table with a float weight is
     # no wide one, and one column may be offered to two options.
     cases = {
-        "'class': did you mean 'Class'?; 'score': did you mean 'Score'?": {
+        "'class': did you mean 'Class'? pass class_col='Class'; 'score': did you mean 'Score'? "
+        "pass score_col='Score'": {
             "id": [1, 1], "Class": ["a", "b"], "Score": [0.1, 0.9], "truth": [True, False],
             "weight": [1.0, 1.0],
         },
         "'class': did you mean 'class_name' or 'class_score'?; 'score': did you mean "
-        "'class_score'?": {
+        "'class_score'? pass score_col='class_score'": {
             "id": [1, 1], "class_name": ["a", "b"], "class_score": [0.1, 0.9],
             "truth": [True, False],
         },
