@@ -831,7 +831,8 @@ def roc_auc(
         average (the BirdCLEF 2024 rule); with ``average=None`` their rows hold null.
     per_id
         Return each id's value instead, for error analysis: rows ``(by..., id, roc_auc)``
-        (with ``average="samples"``; null where undefined).
+        (with ``average="samples"``; an id without a positive or a negative class is
+        refused, or null with ``undefined="skip"``).
 
     Returns
     -------

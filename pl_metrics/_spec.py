@@ -404,12 +404,18 @@ def make_options(
         )
     if thresholds is not None:
         try:
-            values: list[Any] = [thresholds] if is_number(thresholds) else list(thresholds)  # type: ignore[arg-type]
+            values: list[Any] | None = (
+                [thresholds] if is_number(thresholds) else list(thresholds)  # type: ignore[arg-type]
+            )
         except TypeError:  # True, a 0-d array
-            values = []
-        if not values or not all(is_number(v) and math.isfinite(float(v)) for v in values):
+            values = None
+        if values is None or not all(is_number(v) and math.isfinite(float(v)) for v in values):
             raise MetricsInputError(
                 f"option 'thresholds': expected finite numbers, got {shown(thresholds)}"
+            )
+        if not values:
+            raise MetricsInputError(
+                "option 'thresholds': expected at least one threshold, got none"
             )
         thresholds = tuple(sorted({float(v) for v in values}))  # as swept: one option
     check_option("average", average, (None, "macro", "micro", "weighted", "samples"))
@@ -664,7 +670,7 @@ def _check_metric_options(
             raise MetricsInputError(
                 f"option 'per_id': {', '.join(without)} {'has' if len(without) == 1 else 'have'}"
                 " no per-id values (not a mean over ids); score "
-                f"{'it' if len(without) == 1 else 'them'} in a report without per_id"
+                f"{'it' if len(without) == 1 else 'them'} apart, without per_id"
             )
         by_class = [e.name for e in entries if "average" in e.options and opts.average != "samples"]
         if by_class:

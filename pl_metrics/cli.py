@@ -1571,6 +1571,8 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         message = message.replace("in 'by'", "in --by")
     if "per_class" in flags:
         message = message.replace("(it takes None, ", "(it takes --per-class, ")
+    if "per_id" in flags:
+        message = message.replace("without per_id", "without --per-id")
     if args.command == "curves":  # the library's takers of an option are kinds here
         kinds = {metric: kind for kind, metric in _CURVE_METRICS.items()}
 

@@ -665,8 +665,9 @@ def average_precision(
     pl.Expr
         A Float64 aggregation named ``average_precision``. No data checks are run (an
         expression cannot raise on data): rows with a null score, truth or weight are left
-        out. A group without positives (or whose positives' weights sum to zero) scores 0,
-        as scikit-learn (which warns); an empty group gives 0 too.
+        out. A group without positives scores 0, as scikit-learn (which warns); so does one
+        whose positives' weights sum to zero (negative weights), where scikit-learn gives
+        the precision at the top score; an empty group gives 0 too.
 
     Notes
     -----

@@ -1754,6 +1754,14 @@ def test_messages_on_the_command_line_show_no_python(
         assert "['" not in err
 
 
+def test_per_id_refusals_name_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", str(DATA), "-m", "lrap,brier_score", "--by", "model", "--per-id"]) == 2
+    assert capsys.readouterr().err == (
+        "pl-metrics: error: --per-id: brier_score has no per-id values (not a mean over ids); "
+        "score it apart, without --per-id\n"
+    )
+
+
 def test_float32_scores_reached_by_the_threshold_are_not_warned_of(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -664,6 +664,9 @@ def test_struct_classes_are_classes(good: pl.DataFrame) -> None:
     assert pl_metrics.lrap(structs).item() == pl_metrics.lrap(good).item()
     with pytest.raises(MetricsInputError, match=r"option 'thresholds': expected finite"):
         pl_metrics.threshold_sweep(good, "f1", True)  # type: ignore[arg-type]
+    # (an empty list is not one of numbers that are not finite)
+    with pytest.raises(MetricsInputError, match=r"'thresholds': expected at least one threshold"):
+        pl_metrics.threshold_sweep(good, "f1", [])
 
 
 def test_options_and_column_types_polars_cannot_take_are_named(
