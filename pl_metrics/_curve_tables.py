@@ -29,6 +29,7 @@ from pl_metrics._curves import (
     P_ALL,
     TP,
     average_classes,
+    classes_named,
     cumulated,
     probability_check,
 )
@@ -36,11 +37,13 @@ from pl_metrics._frame import (
     INTERNAL,
     Columns,
     FrameT,
+    Problem,
     Ragged,
     aggregate,
     checked_options,
     join_asof_by,
     ordered_sum,
+    raise_on_problems,
 )
 from pl_metrics._kernel import (
     are_counts,
@@ -133,12 +136,50 @@ class _CurveTables(Family):
             values = _cell_losses(curves, by if pooled else keys, cols.cls, metric, opts.eps)
             if pooled:
                 return values.select(*by, metric)
+            if cols.weight is not None:
+                values = _refusing_weightless_classes(values, metric, by, cols, cols.weight)
         if opts.average is None:
             return values.select(*keys, metric)
         out = average_classes(values, metric, by, "macro")
         if by:  # every group gets a row
             out = groups.select(by).join(out, on=by, how="left", nulls_equal=True)
         return out.with_columns(pl.col(metric).fill_null(float("nan")))
+
+
+def _refusing_weightless_classes(
+    values: pl.LazyFrame, metric: str, by: list[str], cols: Columns, weight: str
+) -> pl.LazyFrame:
+    """``values`` (per class), refusing a class whose ids' weights sum to zero.
+
+    Its weighted mean is undefined (NaN), and so was the macro average over the classes; a
+    group's weights summing to zero are refused in any case (`pl_metrics._state`), so only
+    a class of a ragged table, held by ids of weight 0 alone, gets here.
+    """
+    problem = Problem(
+        "weightless_class",
+        weight,
+        "classes",
+        "have weights that sum to zero (their ids, of a ragged table, weigh 0 or cancel)",
+        f"{metric} is a weighted mean over each class's ids; drop those classes' rows",
+        examples=True,
+    )
+    weightless = pl.col(_N) == 0
+    dtype = values.collect_schema()[cols.cls]
+    counted = aggregate(
+        values,
+        by,
+        [
+            weightless.sum().cast(pl.Int64).alias(problem.name),
+            classes_named(cols.cls, dtype, weightless).alias(problem.examples_name),
+        ],
+    )
+    checked = raise_on_problems(counted, [problem], by, keep=True).select(by or pl.len())
+    joined = (
+        values.join(checked, on=by, how="left", nulls_equal=True)
+        if by
+        else values.join(checked, how="cross")
+    )
+    return joined.select(values.collect_schema().names())
 
 
 def cell_loss(metric: str, score: pl.Expr, pos: pl.Expr, neg: pl.Expr, eps: float) -> pl.Expr:
@@ -168,7 +209,7 @@ def weighted_mean(summed: pl.Expr, total: pl.Expr) -> pl.Expr:
 def _cell_losses(
     curves: pl.LazyFrame, keys: list[str], cls: str, metric: str, eps: float
 ) -> pl.LazyFrame:
-    """Per ``keys``: the weighted mean loss of the cells, and the positives' weight."""
+    """Per ``keys``: the weighted mean loss of the cells, the positives' weight and all's."""
     plan = partial(_cell_losses_plan, keys=keys, cls=cls, metric=metric, eps=eps)
     if cls not in keys:  # classes pooled: their sums run across blocks
         return plan(curves)
@@ -183,8 +224,10 @@ def _cell_losses_plan(
     loss = cell_loss(metric, pl.col(CURVE_SCORE), pos, neg, eps)
     # Sorted by class and score within the keys: the sums in a fixed order.
     ordered = sorted_rising(curves, [*keys, cls], CURVE_SCORE).with_columns(loss.alias(_LOSS))
-    value = weighted_mean(ordered_sum(pl.col(_LOSS)), ordered_sum(pos + neg))
-    return aggregate(ordered, keys, [value.alias(metric), ordered_sum(pos).alias(_POS)])
+    weight = ordered_sum(pos + neg)
+    value = weighted_mean(ordered_sum(pl.col(_LOSS)), weight)
+    exprs = [value.alias(metric), ordered_sum(pos).alias(_POS), weight.alias(_N)]
+    return aggregate(ordered, keys, exprs)
 
 
 def _cell_losses_in_blocks(
@@ -204,7 +247,8 @@ def _cell_losses_in_blocks(
     cells = df.select(loss.alias(_LOSS), (pos + neg).alias(_N), pos).cast(pl.Float64)
     sums = sums_from_last([c.to_numpy() for c in cells.get_columns()], starts)
     summed, weight, positives = (pl.lit(pl.Series(v)) for v in sums.T)
-    return firsts.select(*keys, weighted_mean(summed, weight).alias(metric), positives.alias(_POS))
+    value = weighted_mean(summed, weight)
+    return firsts.select(*keys, value.alias(metric), positives.alias(_POS), weight.alias(_N))
 
 
 def _weighed(points: pl.LazyFrame) -> pl.LazyFrame:

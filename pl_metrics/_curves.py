@@ -432,6 +432,16 @@ def check_undefined(values: pl.DataFrame, by: list[str], cols: Columns, opts: Op
     raise_on_problems(counted, [_undefined_auc(cols, average=per_class)], by).collect()
 
 
+def classes_named(cls: str, dtype: pl.DataType, where: pl.Expr) -> pl.Expr:
+    """A `Problem`'s examples: the first classes (``class=0``, ``class='a'``) ``where`` holds.
+
+    In the classes' order, the same on every run.
+    """
+    quote = "'" if dtype == pl.String or is_categorical(dtype) else ""
+    named = pl.concat_str(pl.lit(f"{cls}={quote}"), pl.col(cls).cast(pl.String), pl.lit(quote))
+    return first_named(named.filter(where).sort_by(pl.col(cls).filter(where)))
+
+
 def _with_undefined(
     out: pl.LazyFrame,
     values: pl.LazyFrame,
@@ -451,13 +461,8 @@ def _with_undefined(
     undefined = pl.col(metric).is_null()
     exprs = [undefined.sum().cast(pl.Int64).alias(problem.name)]
     if problem.examples:
-        cls = pl.col(cols.cls).cast(pl.String)
         dtype = values.collect_schema()[cols.cls]
-        quote = "'" if dtype == pl.String or is_categorical(dtype) else ""  # class=0, class='a'
-        named = pl.concat_str(pl.lit(f"{cols.cls}={quote}"), cls, pl.lit(quote))
-        # The first classes in order, the same on every run.
-        first = named.filter(undefined).sort_by(pl.col(cols.cls).filter(undefined))
-        exprs.append(first_named(first).alias(problem.examples_name))
+        exprs.append(classes_named(cols.cls, dtype, undefined).alias(problem.examples_name))
     counts = aggregate(values, keys, exprs)
     return (
         out.join(counts, on=keys, how="left", nulls_equal=True)

@@ -159,6 +159,38 @@ def test_brier_score_and_binary_log_loss_match_sklearn(kind: str, data: st.DataO
         np.testing.assert_allclose(rows, np.atleast_1d(want_brier), rtol=1e-12, atol=1e-15)
 
 
+@pytest.mark.parametrize("metric", ["brier_score", "binary_log_loss"])
+def test_a_class_of_weightless_ids_is_refused(metric: str) -> None:
+    """Class 2 only in an id of weight 0 (ragged): its weighted mean was NaN, and so was
+    the macro value of the group, in silence; scikit-learn refuses such weights."""
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1, 2, 2, 2],
+            "class": [0, 1, 0, 1, 0, 1, 2],
+            "score": [0.1, 0.9, 0.5, 0.4, 0.3, 0.3, 0.7],
+            "truth": [0, 1, 1, 0, 0, 1, 1],
+            "w": [1.0, 1.0, 2.0, 2.0, 0.0, 0.0, 0.0],
+            "g": "a",
+        }
+    )
+    told = r"^column 'w': 1 class has weights that sum to zero .* \(in 1 group: g='a': class=2\)"
+    options: dict[str, Any] = {"weight_col": "w", "ragged": "allow", "by": "g"}
+    for call in (
+        lambda: getattr(pl_metrics, metric)(df, **options),
+        lambda: getattr(pl_metrics, metric)(df, average=None, **options),
+        lambda: getattr(pl_metrics, metric)(df.lazy(), **options).collect(),
+        lambda: pl_metrics.score(df, metric, **options),
+    ):
+        with pytest.raises(pl_metrics.MetricsInputError, match=told):
+            call()
+    # The other classes, and the classes pooled (whose weights do not sum to zero), score.
+    kept = df.filter(pl.col("class") < 2)
+    want = getattr(pl_metrics, metric)(kept, **options)
+    assert_frame_equal(getattr(pl_metrics, metric)(kept.lazy(), **options).collect(), want)
+    if metric == "binary_log_loss":
+        assert getattr(pl_metrics, metric)(df, average="micro", **options)[metric].is_finite().all()
+
+
 def test_curves_thinned_keep_their_ends() -> None:
     rng = np.random.default_rng(0)
     df = pl_metrics.from_numpy(rng.random((500, 2)) < 0.3, rng.random((500, 2)))
