@@ -43,7 +43,6 @@ from pl_metrics._frame import (
     checked_options,
     join_asof_by,
     ordered_sum,
-    raise_on_problems,
 )
 from pl_metrics._kernel import (
     are_counts,
@@ -58,7 +57,15 @@ from pl_metrics._report import report
 from pl_metrics._spec import Options, Strategy
 from pl_metrics._state import CURVE_NEG as _NEG
 from pl_metrics._state import CURVE_POS as _POS
-from pl_metrics._state import CURVE_SCORE, Family, Parts, curve_exprs, register, weighs_something
+from pl_metrics._state import (
+    CURVE_SCORE,
+    Family,
+    Parts,
+    curve_exprs,
+    register,
+    sums_to_zero,
+    weighs_something,
+)
 
 __all__ = [
     "binary_log_loss",
@@ -73,6 +80,7 @@ __all__ = [
 ]
 
 _N = f"{INTERNAL}n"
+_ABS_N = f"{INTERNAL}abs_n"  # the weights' magnitudes: their sum's rounding (`sums_to_zero`)
 _LOSS = f"{INTERNAL}loss"
 _BIN = f"{INTERNAL}bin"
 _EDGE = f"{INTERNAL}edge"
@@ -94,6 +102,12 @@ class _CurveTables(Family):
         if probabilities:
             parts.id_checks = [probability_check(cols, probabilities)]
         return parts
+
+    def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
+        if not _checks_weightless(metric, cols, opts):
+            return []
+        assert cols.weight is not None
+        return [_weightless_class(metric, cols.weight)]
 
     def finalize(
         self,
@@ -136,50 +150,64 @@ class _CurveTables(Family):
             values = _cell_losses(curves, by if pooled else keys, cols.cls, metric, opts.eps)
             if pooled:
                 return values.select(*by, metric)
-            if cols.weight is not None:
-                values = _refusing_weightless_classes(values, metric, by, cols, cols.weight)
         if opts.average is None:
-            return values.select(*keys, metric)
+            return _with_weightless(values.select(*keys, metric), values, metric, keys, cols, opts)
         out = average_classes(values, metric, by, "macro")
         if by:  # every group gets a row
             out = groups.select(by).join(out, on=by, how="left", nulls_equal=True)
-        return out.with_columns(pl.col(metric).fill_null(float("nan")))
+        out = out.with_columns(pl.col(metric).fill_null(float("nan")))
+        return _with_weightless(out, values, metric, by, cols, opts)
 
 
-def _refusing_weightless_classes(
-    values: pl.LazyFrame, metric: str, by: list[str], cols: Columns, weight: str
-) -> pl.LazyFrame:
-    """``values`` (per class), refusing a class whose ids' weights sum to zero.
+def _checks_weightless(metric: str, cols: Columns, opts: Options) -> bool:
+    """Whether ``metric``'s classes are checked for weights summing to zero (per class)."""
+    per_class = metric in ("brier_score", "binary_log_loss") and opts.average != "micro"
+    return per_class and cols.weight is not None
 
-    Its weighted mean is undefined (NaN), and so was the macro average over the classes; a
-    group's weights summing to zero are refused in any case (`pl_metrics._state`), so only
-    a class of a ragged table, held by ids of weight 0 alone, gets here.
-    """
-    problem = Problem(
-        "weightless_class",
+
+def _weightless_class(metric: str, weight: str) -> Problem:
+    return Problem(
+        f"weightless_class_{metric}",
         weight,
         "classes",
-        "have weights that sum to zero (their ids, of a ragged table, weigh 0 or cancel)",
+        "have weights that sum to zero (their ids weigh 0, or cancel)",
         f"{metric} is a weighted mean over each class's ids; drop those classes' rows",
         examples=True,
     )
-    weightless = pl.col(_N) == 0
+
+
+def _with_weightless(
+    out: pl.LazyFrame,
+    values: pl.LazyFrame,
+    metric: str,
+    keys: list[str],
+    cols: Columns,
+    opts: Options,
+) -> pl.LazyFrame:
+    """Add the count of classes whose weights sum to zero (and some of them) to ``out``.
+
+    Their weighted mean is undefined (NaN), and so was the macro average over the classes.
+    A group's weights summing to zero are refused first (`pl_metrics._state`): a class gets
+    here in a ragged table, of ids of weight 0 only (or weights that cancel). Raised with
+    the data checks, after them, as roc_auc's undefined classes are.
+    """
+    if not _checks_weightless(metric, cols, opts):
+        return out
+    assert cols.weight is not None
+    problem = _weightless_class(metric, cols.weight)
+    weightless = sums_to_zero(pl.col(_N), pl.col(_ABS_N))
     dtype = values.collect_schema()[cols.cls]
-    counted = aggregate(
+    counts = aggregate(
         values,
-        by,
+        keys,
         [
             weightless.sum().cast(pl.Int64).alias(problem.name),
             classes_named(cols.cls, dtype, weightless).alias(problem.examples_name),
         ],
     )
-    checked = raise_on_problems(counted, [problem], by, keep=True).select(by or pl.len())
-    joined = (
-        values.join(checked, on=by, how="left", nulls_equal=True)
-        if by
-        else values.join(checked, how="cross")
-    )
-    return joined.select(values.collect_schema().names())
+    if keys:
+        return out.join(counts, on=keys, how="left", nulls_equal=True)
+    return out.join(counts, how="cross")
 
 
 def cell_loss(metric: str, score: pl.Expr, pos: pl.Expr, neg: pl.Expr, eps: float) -> pl.Expr:
@@ -209,7 +237,7 @@ def weighted_mean(summed: pl.Expr, total: pl.Expr) -> pl.Expr:
 def _cell_losses(
     curves: pl.LazyFrame, keys: list[str], cls: str, metric: str, eps: float
 ) -> pl.LazyFrame:
-    """Per ``keys``: the weighted mean loss of the cells, the positives' weight and all's."""
+    """Per ``keys``: the cells' weighted mean loss, the weights (positives', all, |all|)."""
     plan = partial(_cell_losses_plan, keys=keys, cls=cls, metric=metric, eps=eps)
     if cls not in keys:  # classes pooled: their sums run across blocks
         return plan(curves)
@@ -226,7 +254,12 @@ def _cell_losses_plan(
     ordered = sorted_rising(curves, [*keys, cls], CURVE_SCORE).with_columns(loss.alias(_LOSS))
     weight = ordered_sum(pos + neg)
     value = weighted_mean(ordered_sum(pl.col(_LOSS)), weight)
-    exprs = [value.alias(metric), ordered_sum(pos).alias(_POS), weight.alias(_N)]
+    exprs = [
+        value.alias(metric),
+        ordered_sum(pos).alias(_POS),
+        weight.alias(_N),
+        ordered_sum(pos.abs() + neg.abs()).alias(_ABS_N),
+    ]
     return aggregate(ordered, keys, exprs)
 
 
@@ -244,11 +277,18 @@ def _cell_losses_in_blocks(
     starts, firsts = blocks
     pos, neg = pl.col(_POS), pl.col(_NEG)
     loss = cell_loss(metric, pl.col(CURVE_SCORE), pos, neg, eps)
-    cells = df.select(loss.alias(_LOSS), (pos + neg).alias(_N), pos).cast(pl.Float64)
-    sums = sums_from_last([c.to_numpy() for c in cells.get_columns()], starts)
-    summed, weight, positives = (pl.lit(pl.Series(v)) for v in sums.T)
+    magnitude = pos.abs() + neg.abs()
+    cells = df.select(loss.alias(_LOSS), (pos + neg).alias(_N), pos, magnitude.alias(_ABS_N))
+    sums = sums_from_last([c.to_numpy() for c in cells.cast(pl.Float64).get_columns()], starts)
+    summed, weight, positives, magnitudes = (pl.lit(pl.Series(v)) for v in sums.T)
     value = weighted_mean(summed, weight)
-    return firsts.select(*keys, value.alias(metric), positives.alias(_POS), weight.alias(_N))
+    return firsts.select(
+        *keys,
+        value.alias(metric),
+        positives.alias(_POS),
+        weight.alias(_N),
+        magnitudes.alias(_ABS_N),
+    )
 
 
 def _weighed(points: pl.LazyFrame) -> pl.LazyFrame:

@@ -183,6 +183,26 @@ def test_a_class_of_weightless_ids_is_refused(metric: str) -> None:
     ):
         with pytest.raises(pl_metrics.MetricsInputError, match=told):
             call()
+    # Weights that cancel up to rounding (0.1 * 3 - 0.3) too, as a group's are refused.
+    rounding = df.with_columns(
+        pl.when(pl.col("id") == 2).then(0.1).otherwise(pl.col("w")).alias("w")
+    ).vstack(
+        pl.DataFrame(
+            {
+                "id": [3] * 3 + [4] * 3,
+                "class": [0, 1, 2] * 2,
+                "score": [0.2] * 6,
+                "truth": [0, 1, 1] * 2,
+                "w": [0.2] * 3 + [-0.3] * 3,
+                "g": "a",
+            }
+        ).cast(df.schema)
+    )
+    with pytest.raises(pl_metrics.MetricsInputError, match=told):
+        getattr(pl_metrics, metric)(rounding, **options)
+    # The data's own problems are told first (the table is ragged, not weightless).
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"\(id, class\) rows? (is|are) missing"):
+        getattr(pl_metrics, metric)(df, weight_col="w", by="g")
     # The other classes, and the classes pooled (whose weights do not sum to zero), score.
     kept = df.filter(pl.col("class") < 2)
     want = getattr(pl_metrics, metric)(kept, **options)
