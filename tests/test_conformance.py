@@ -537,11 +537,20 @@ def test_id_and_class_chunked_metrics_together_agree(tmp_path: Path) -> None:
     )
     path = tmp_path / "ragged.parquet"
     df.sort("class").write_parquet(path)
-    metrics = ["f1", "lrap", "roc_auc", "brier_score"]
+    metrics = ["f1", "lrap", "roc_auc", "average_precision"]
     kw: dict[str, Any] = {"by": "model", "weight_col": "w", "ragged": "allow", "undefined": "skip"}
     want = pl_metrics.report(df, metrics, **kw)
     for n_chunks in (2, 4):
         same(pl_metrics.score(path, metrics, n_chunks=n_chunks, **kw), want)
+    # Class 'a' is held by ids of weight 0 only: a weighted mean over its ids (the Brier
+    # score) is undefined there, refused on both paths alike.
+    weightless = r"^column 'w': 2 classes have weights that sum to zero .*model='m1': class='a'"
+    for run in (
+        lambda: pl_metrics.report(df, [*metrics, "brier_score"], **kw),
+        lambda: pl_metrics.score(path, [*metrics, "brier_score"], n_chunks=4, **kw),
+    ):
+        with pytest.raises(pl_metrics.MetricsInputError, match=weightless):
+            run()
     zero = df.with_columns(w=pl.when(pl.col("model") == "m2").then(0.0).otherwise("w"))
     zero.write_parquet(path)
     message = r"^column 'w': 1 group has weights that are all zero \(model='m2'\); f1, roc_auc"
