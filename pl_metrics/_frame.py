@@ -532,7 +532,7 @@ def _close_columns(schema: pl.Schema, option: str, name: str) -> str:
     """The table's columns that ``option`` may have meant instead of ``name``, as advice."""
     close = _spaces_hint(schema, [name]) or did_you_mean(name, schema, cutoff=0.5)
     names = _close_names(name, schema, n=3, cutoff=0.5)
-    if close.startswith("did you mean") and len(names) == 1:  # the option to give, too
+    if close.startswith("did you mean") and len(names) == 1 and option != "by":  # its option
         close = f"{close} pass {option}={names[0]!r}"
     if not close and option in _COLUMN_KINDS:  # the one column of its type: truth as "label"
         fits = [c for c, dtype in schema.items() if _COLUMN_KINDS[option](dtype)]
@@ -573,7 +573,9 @@ def _missing_columns(schema: pl.Schema, missing: list[tuple[str, str]]) -> Metri
     if separated := _separator_hint(schema):  # (no close names to give: one column)
         advice = [separated]
     elif spaced := _spaces_hint(schema, [name for _, name in missing]):  # told once for all
-        advice = [spaced]
+        padded = {c.strip() for c in schema if c != c.strip()}
+        others = [o for o, name in missing if name not in padded and close.get(o)]
+        advice = [spaced, *(f"{given[o]!r}: {close[o]}" for o in others)]
     return MetricsInputError(
         f"columns {named} are not in the table; its columns are {_columns_of(schema)}"
         + "".join(f"; {line}" for line in advice)

@@ -524,11 +524,12 @@ def suggestion(name: str, choices: Iterable[str]) -> str:
     """
     from pl_metrics._frame import did_you_mean
 
-    ours = _SKLEARN_NAMES.get(name)
+    ours = _SKLEARN_NAMES.get(name.lower())  # (F1_score too)
     if ours is not None:
-        return f"scikit-learn's {name} is {ours!r} here"
+        return f"scikit-learn's {name.lower()} is {ours!r} here"
     f_beta = re.fullmatch(r"f_?(\d+(?:\.\d+)?)(?:_score)?", name.lower())
-    if f_beta is not None and name.lower() not in METRICS:  # F2, the Kaggle metric, say
+    # F2, the Kaggle metric, say (F1 is f1: below)
+    if f_beta is not None and name.lower() not in METRICS and float(f_beta.group(1)) != 1:
         return f"F-beta with beta={f_beta.group(1)} is 'fbeta' with beta={f_beta.group(1)}"
     listed = [part.strip() for part in name.split(",")]
     if len(listed) > 1 and all(part in METRICS for part in listed):  # the CLI's -m lrap,f1

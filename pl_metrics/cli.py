@@ -9,6 +9,7 @@ import io
 import math
 import os
 import re
+import shlex
 import sys
 import textwrap
 import traceback
@@ -908,7 +909,8 @@ def _warn_of_a_threshold_past_the_scores(
         if None in (low, high, lowest, highest):
             continue
         if narrow is not None:
-            lowest, highest = narrow(lowest), narrow(highest)
+            with np.errstate(over="ignore"):  # (a threshold past Float32's range: inf there)
+                lowest, highest = narrow(lowest), narrow(highest)
         side = (
             "above every score: every prediction is negative"
             if lowest > high
@@ -1563,8 +1565,10 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     # Roles named in the text: "'class' is the class_col", "also in 'by'".
     message = re.sub(r"\bthe (\w+_col)\b", lambda m: f"the {flag(m[1]) or m[1]}", message)
     message = re.sub(  # "pass truth_col='label'": --truth-col label
-        r"\bpass (\w+_col)='([^']*)'",
-        lambda m: f"pass {flag(m[1])} {m[2]}" if flag(m[1]) else m[0],
+        r"""\bpass (\w+_col)=('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""",  # (a name's repr)
+        lambda m: (
+            f"pass {flag(m[1])} {shlex.quote(ast.literal_eval(m[2]))}" if flag(m[1]) else m[0]
+        ),
         message,
     )
     if "by" in flags:

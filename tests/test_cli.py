@@ -1754,6 +1754,17 @@ def test_messages_on_the_command_line_show_no_python(
         assert "['" not in err
 
 
+def test_column_hints_quote_names_for_the_shell(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """pass --score-col my score split in two in a shell; a quote in the name showed Python."""
+    for name, quoted in (("my score", "'my score'"), ("it's score", "'it'\"'\"'s score'")):
+        path = tmp_path / "renamed.parquet"
+        pl.read_parquet(DATA).rename({"score": name}).write_parquet(path)
+        assert main(["score", str(path), "-m", "lrap", "--by", "model,fold"]) == 2
+        assert capsys.readouterr().err.endswith(f"? pass --score-col {quoted}\n")
+
+
 def test_per_id_refusals_name_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["score", str(DATA), "-m", "lrap,brier_score", "--by", "model", "--per-id"]) == 2
     assert capsys.readouterr().err == (
@@ -1778,6 +1789,8 @@ def test_float32_scores_reached_by_the_threshold_are_not_warned_of(
     ):
         assert main(["score", str(path), *argv]) == 0
         assert capsys.readouterr().err == ""
+    assert main(["score", str(path), "-m", "f1", "--threshold", "1e39"]) == 0  # inf in Float32
+    assert capsys.readouterr().err.startswith("pl-metrics: warning: --threshold 1e+39 is above")
     assert main(["score", str(path), "-m", "f1", "--threshold", "0.70001"]) == 0
     assert capsys.readouterr().err == (
         "pl-metrics: warning: --threshold 0.70001 is above every score: every prediction is "

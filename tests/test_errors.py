@@ -418,6 +418,10 @@ def test_a_misspelled_method_suggests_close_ones(good: pl.DataFrame) -> None:
         with pytest.raises(AttributeError, match=r"no method 'nothing_like' \(methods: lwlrap"):
             frame.metrics.nothing_like()  # type: ignore[attr-defined]
     # Without underscores, or with scikit-learn's "score" (not a name of its own).
+    with pytest.raises(
+        MetricsInputError, match=r"^unknown metric 'F1_score'; scikit-learn's f1_score is 'f1'"
+    ):
+        pl_metrics.report(good, "F1_score")  # (not "F-beta with beta=1")
     for name, ours in (("f1score", "f1"), ("rocauc", "roc_auc"), ("LRAP_score", "lrap")):
         with pytest.raises(
             MetricsInputError, match=rf"^unknown metric '{name}'; did you mean '{ours}'\?"
@@ -975,7 +979,9 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
     assert "'sp010', ...] (183 columns); the table looks wide" in str(caught.value)
 
 
-def test_csvs_of_other_separators_or_spaced_names_are_told_so(tmp_path: Path) -> None:
+def test_csvs_of_other_separators_or_spaced_names_are_told_so(
+    good: pl.DataFrame, tmp_path: Path
+) -> None:
     """A CSV of semicolons is one column; one of ', ' holds names ' class': "did you mean
     ' class'?" led to values ' 0.9' held as text."""
     rows = [("id", "class", "score", "truth"), ("1", "a", "0.9", "1"), ("1", "b", "0.1", "0")]
@@ -985,6 +991,16 @@ def test_csvs_of_other_separators_or_spaced_names_are_told_so(tmp_path: Path) ->
         ", ": r"columns ' class', ' score', ' truth' have spaces around the name: a CSV written "
         r"with ', ' between values reads so, its values too",
     }
+    # A name with spaces beside another close one: both told; a by typo offers no 'pass by='.
+    padded = good.rename({"class": " class", "score": "Score"})
+    with pytest.raises(
+        MetricsInputError,
+        match=r"column ' class' has spaces .*; 'score': did you mean 'Score'\? pass "
+        r"score_col='Score'$",
+    ):
+        pl_metrics.lrap(padded)
+    with pytest.raises(MetricsInputError, match=r"did you mean 'model'\?$"):
+        pl_metrics.lrap(good, by=["modle"])
     for separator, told in cases.items():
         path = tmp_path / "dump.csv"
         path.write_text("".join(separator.join(row) + "\n" for row in rows))
