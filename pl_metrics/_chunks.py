@@ -362,7 +362,8 @@ def class_chunks(
     if n_chunks is None and members.rows * per_row > budget:
         # Whole classes make uneven chunks (10 classes in 6 chunks: some hold 2, a third
         # more than a sixth of the rows): the fewest chunks whose largest fits, if any.
-        low, high = count + 1, sizes.height
+        # (At one class a chunk already, none fits: as many chunks as classes, no more.)
+        low, high = min(count + 1, sizes.height), sizes.height
         while low < high:
             middle = (low + high) // 2
             if _class_sets(sizes, middle).rows * per_row > budget:

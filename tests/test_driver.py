@@ -350,6 +350,9 @@ def test_class_chunks_hold_whole_classes_in_rows_about_equal(digits: pl.DataFram
         len(class_chunks(lf, digits.height, "class", categorical=False, budget=budget, n_chunks=40))
         == n_classes
     )
+    # Nor where a class alone is past the budget (an 11th chunk, of no row, read it again).
+    tiny = class_chunks(lf, digits.height, "class", categorical=False, budget=2**20, width=40)
+    assert len(tiny) == n_classes
     plan = class_chunks(lf, digits.height, "class", categorical=False, budget=budget, n_chunks=4)
     parts = [digits.filter(keep) for keep in plan.filters]
     assert sum(part.height for part in parts) == digits.height
