@@ -215,6 +215,31 @@ def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
     warning, which names its types and files.
     Files without rows are left out (their column types are a writer's guess); if every
     file lacks rows, the table is empty, which raises.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.read_parquet("data/digits_oof.parquet")
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for (model,), part in df.partition_by("model", as_dict=True).items():
+    ...     (root / f"model={model}").mkdir()
+    ...     part.drop("model").write_parquet(root / f"model={model}" / "part.parquet")
+    >>> lf = pl_metrics.scan(root)  # the files' metadata only: nothing read yet
+    >>> lf.metrics.lrap(by="model").sort("model").collect()
+    shape: (4, 2)
+    ┌─────────────┬──────────┐
+    │ model       ┆ lrap     │
+    │ ---         ┆ ---      │
+    │ str         ┆ f64      │
+    ╞═════════════╪══════════╡
+    │ forest      ┆ 0.984994 │
+    │ knn         ┆ 0.98811  │
+    │ logreg      ┆ 0.981145 │
+    │ naive_bayes ┆ 0.912151 │
+    └─────────────┴──────────┘
     """
     # A metric reading a column left out would only say that the table lacks it: the
     # warning says why. (score() explains it where a metric reads it, and does not warn.)

@@ -513,7 +513,14 @@ def sweepable() -> list[str]:
 
 
 def metric_names() -> list[str]:
-    """Every registered metric, in the registry's order."""
+    """Every registered metric, in the registry's order.
+
+    Examples
+    --------
+    >>> import pl_metrics
+    >>> pl_metrics.metric_names()[:4]
+    ['lwlrap', 'lrap', 'coverage_error', 'label_ranking_loss']
+    """
     return list(METRICS)
 
 

@@ -231,6 +231,12 @@ def chunk_key(metric: str) -> str:
     score, binary log loss, calibration, the curves and threshold tables): `score()` and
     `pl_metrics.dask.score()` cut them by class and average the chunks' per-class values
     themselves; `merge_states` is for id-disjoint chunks of any metric.
+
+    Examples
+    --------
+    >>> import pl_metrics
+    >>> pl_metrics.chunk_key("lwlrap"), pl_metrics.chunk_key("roc_auc")
+    ('id', 'class')
     """
     return info(metric).chunk_key
 
@@ -454,6 +460,16 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
 
     Every state must be of the same metrics, columns and options; how each was computed
     (from a DataFrame, a LazyFrame or files) does not matter.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> df = pl.read_parquet("data/digits_oof.parquet").filter(pl.col("model") == "knn")
+    >>> halves = [df.filter(pl.col("id") % 2 == k) for k in range(2)]  # id-disjoint
+    >>> merged = pl_metrics.merge_states([pl_metrics.state(h, "lrap") for h in halves])
+    >>> round(merged.finalize().collect().item(), 6), round(pl_metrics.lrap(df).item(), 6)
+    (0.98811, 0.98811)
     """
     if isinstance(states, MetricState):  # merge_states(a): a list was meant
         raise TypeError("merge_states: expected a list of MetricState objects, got one state")
