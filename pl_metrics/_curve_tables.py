@@ -29,9 +29,9 @@ from pl_metrics._curves import (
     P_ALL,
     TP,
     average_classes,
-    classes_named,
     cumulated,
     probability_check,
+    with_class_counts,
 )
 from pl_metrics._frame import (
     INTERNAL,
@@ -196,18 +196,7 @@ def _with_weightless(
     assert cols.weight is not None
     problem = _weightless_class(metric, cols.weight)
     weightless = sums_to_zero(pl.col(_N), pl.col(_ABS_N))
-    dtype = values.collect_schema()[cols.cls]
-    counts = aggregate(
-        values,
-        keys,
-        [
-            weightless.sum().cast(pl.Int64).alias(problem.name),
-            classes_named(cols.cls, dtype, weightless).alias(problem.examples_name),
-        ],
-    )
-    if keys:
-        return out.join(counts, on=keys, how="left", nulls_equal=True)
-    return out.join(counts, how="cross")
+    return with_class_counts(out, values, keys, problem, weightless, cols.cls)
 
 
 def cell_loss(metric: str, score: pl.Expr, pos: pl.Expr, neg: pl.Expr, eps: float) -> pl.Expr:

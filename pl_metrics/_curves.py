@@ -432,14 +432,30 @@ def check_undefined(values: pl.DataFrame, by: list[str], cols: Columns, opts: Op
     raise_on_problems(counted, [_undefined_auc(cols, average=per_class)], by).collect()
 
 
-def classes_named(cls: str, dtype: pl.DataType, where: pl.Expr) -> pl.Expr:
-    """A `Problem`'s examples: the first classes (``class=0``, ``class='a'``) ``where`` holds.
+def with_class_counts(
+    out: pl.LazyFrame,
+    values: pl.LazyFrame,
+    keys: list[str],
+    problem: Problem,
+    where: pl.Expr,
+    cls: str,
+) -> pl.LazyFrame:
+    """``out`` with ``problem``'s count of the classes of ``values`` where ``where`` holds.
 
-    In the classes' order, the same on every run.
+    Per ``keys``; with examples, the first such classes too (``class=0``, ``class='a'``), in
+    the classes' order. Raised with the data checks, after them (`Family.result_problems`).
     """
-    quote = "'" if dtype == pl.String or is_categorical(dtype) else ""
-    named = pl.concat_str(pl.lit(f"{cls}={quote}"), pl.col(cls).cast(pl.String), pl.lit(quote))
-    return first_named(named.filter(where).sort_by(pl.col(cls).filter(where)))
+    exprs = [where.sum().cast(pl.Int64).alias(problem.name)]
+    if problem.examples:
+        dtype = values.collect_schema()[cls]
+        quote = "'" if dtype == pl.String or is_categorical(dtype) else ""
+        named = pl.concat_str(pl.lit(f"{cls}={quote}"), pl.col(cls).cast(pl.String), pl.lit(quote))
+        first = named.filter(where).sort_by(pl.col(cls).filter(where))  # the same every run
+        exprs.append(first_named(first).alias(problem.examples_name))
+    counts = aggregate(values, keys, exprs)
+    if keys:
+        return out.join(counts, on=keys, how="left", nulls_equal=True)
+    return out.join(counts, how="cross")
 
 
 def _with_undefined(
@@ -458,17 +474,7 @@ def _with_undefined(
     if metric != "roc_auc" or opts.undefined != "error":
         return out
     problem = _undefined_auc(cols, average=opts.average)
-    undefined = pl.col(metric).is_null()
-    exprs = [undefined.sum().cast(pl.Int64).alias(problem.name)]
-    if problem.examples:
-        dtype = values.collect_schema()[cols.cls]
-        exprs.append(classes_named(cols.cls, dtype, undefined).alias(problem.examples_name))
-    counts = aggregate(values, keys, exprs)
-    return (
-        out.join(counts, on=keys, how="left", nulls_equal=True)
-        if keys
-        else out.join(counts, how="cross")
-    )
+    return with_class_counts(out, values, keys, problem, pl.col(metric).is_null(), cols.cls)
 
 
 def _values(
