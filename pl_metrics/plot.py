@@ -474,15 +474,27 @@ def _bar_panels(
 @checked_options
 @_fitted
 def distributions(
-    table: pl.DataFrame | pl.LazyFrame, metrics: Sequence[str], *, bins: int = 30
+    table: pl.DataFrame | pl.LazyFrame,
+    metrics: Sequence[str] | None = None,
+    *,
+    bins: int = 30,
 ) -> Any:
     """Histograms of metric values over groups (e.g. per trial).
 
     As the BirdCLEF 2022 metrics notebook draws them: one panel per metric, titled with its
     direction; the panels share their x axis when every value lies in [0, 1], and each keeps
-    its own scale otherwise (scores and losses). ``bins``: the bins of each histogram
-    (at most `MAX_HISTOGRAM_BINS`).
+    its own scale otherwise (scores and losses). ``metrics``: the columns to draw; left
+    out, the table's columns named as metrics (a `report`'s). ``bins``: the bins of each
+    histogram (at most `MAX_HISTOGRAM_BINS`).
     """
+    if metrics is None:  # a report's metric columns, as heatmap takes its one
+        names = table_option("table", table).collect_schema().names()
+        metrics = [name for name in names if name in _METRICS]
+        if not metrics:
+            raise MetricsInputError(
+                f"option 'metrics': name the columns to draw; the table has no column named as "
+                f"a metric (its columns: {', '.join(names)})"
+            )
     metrics = list(column_names("metrics", metrics))
     if not metrics:
         raise MetricsInputError("option 'metrics': none given")

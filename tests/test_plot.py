@@ -438,6 +438,11 @@ def test_distributions_one_panel_per_metric(digits: pl.DataFrame) -> None:
     assert all(sum(p.get_height() for p in bars(ax)) == 20 for ax in fig.axes)
     assert "20" in fig.get_suptitle()
     assert_readable(fig, [t for ax in fig.axes for t in (*drawn_ticks(ax), ax.title)])
+    # Left out, the report's metric columns (as heatmap takes its one): a TypeError before.
+    default = plot.distributions(per_fold, bins=8)
+    assert [ax.get_title() for ax in default.axes] == [ax.get_title() for ax in fig.axes]
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"no column named as a metric"):
+        plot.distributions(per_fold.select("model", "fold"))
 
 
 # roc_curves, pr_curves, reliability
@@ -793,7 +798,7 @@ BAD_OPTIONS = [
     (plot.distributions, "report", {"metrics": "lrap", "bins": 0}, "option 'bins': expected a"),
     (plot.distributions, "report", {"metrics": "lrap", "bins": "auto"}, "option 'bins'"),
     (plot.distributions, "report", {"metrics": "lrap", "bins": 10**6}, "at most 1,000"),
-    (plot.distributions, "report", {"metrics": None}, "option 'metrics': expected column names"),
+    (plot.distributions, "report", {"metrics": 1}, "option 'metrics': expected column names"),
     (plot.distributions, "report", {"metrics": ["lrap", "lrap"]}, "named more than once"),
     (plot.heatmap, "report", {"metric": 3}, "option 'metric': expected a column name"),
     (plot.heatmap, "report", {"metric": "lrap", "model_col": "fold"}, "'model_col' and 'fold_"),
