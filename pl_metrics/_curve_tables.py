@@ -104,10 +104,8 @@ class _CurveTables(Family):
         return parts
 
     def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
-        if not _checks_weightless(metric, cols, opts):
-            return []
-        assert cols.weight is not None
-        return [_weightless_class(metric, cols.weight)]
+        problem = _weightless_class(metric, cols, opts)
+        return [] if problem is None else [problem]
 
     def finalize(
         self,
@@ -159,16 +157,14 @@ class _CurveTables(Family):
         return _with_weightless(out, values, metric, by, cols, opts)
 
 
-def _checks_weightless(metric: str, cols: Columns, opts: Options) -> bool:
-    """Whether ``metric``'s classes are checked for weights summing to zero (per class)."""
+def _weightless_class(metric: str, cols: Columns, opts: Options) -> Problem | None:
+    """The check of ``metric``'s classes for weights summing to zero; None where unchecked."""
     per_class = metric in ("brier_score", "binary_log_loss") and opts.average != "micro"
-    return per_class and cols.weight is not None
-
-
-def _weightless_class(metric: str, weight: str) -> Problem:
+    if not per_class or cols.weight is None:
+        return None
     return Problem(
         f"weightless_class_{metric}",
-        weight,
+        cols.weight,
         "classes",
         "have weights that sum to zero (their ids weigh 0, or cancel)",
         f"{metric} is a weighted mean over each class's ids; drop those classes' rows",
@@ -191,10 +187,9 @@ def _with_weightless(
     here in a ragged table, of ids of weight 0 only (or weights that cancel). Raised with
     the data checks, after them, as roc_auc's undefined classes are.
     """
-    if not _checks_weightless(metric, cols, opts):
+    problem = _weightless_class(metric, cols, opts)
+    if problem is None:
         return out
-    assert cols.weight is not None
-    problem = _weightless_class(metric, cols.weight)
     weightless = sums_to_zero(pl.col(_N), pl.col(_ABS_N))
     return with_class_counts(out, values, keys, problem, weightless, cols.cls)
 
