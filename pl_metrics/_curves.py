@@ -839,7 +839,8 @@ def roc_auc(
     undefined
         A class without positives or without negatives has no ROC AUC. ``"error"``
         (default): refuse, naming such a class. ``"skip"``: leave those classes out of the
-        average (the BirdCLEF 2024 rule); with ``average=None`` their rows hold null.
+        average (the BirdCLEF 2024 rule); with ``average=None`` their rows hold null, and a
+        group whose every class is left out is NaN, the mean of no class.
     per_id
         Return each id's value instead, for error analysis: rows ``(by..., id, roc_auc)``
         (with ``average="samples"``; an id without a positive or a negative class is

@@ -322,7 +322,8 @@ METRICS: dict[str, MetricInfo] = {
             "option",
             "`roc_auc_score` on the indicator matrix",
             "a class (or id, for `samples`) without positives or negatives: error naming it, "
-            'or `undefined="skip"` (BirdCLEF 2024); `max_fpr`: McClish-standardised partial AUC',
+            'or `undefined="skip"` (BirdCLEF 2024; a group left with no class: NaN); '
+            "`max_fpr`: McClish-standardised partial AUC",
             "by, weight_col, average, undefined, max_fpr",
         ),
         MetricInfo(

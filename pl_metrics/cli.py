@@ -922,6 +922,22 @@ def _warn_of_a_threshold_past_the_scores(
             _say(f"warning: {named} is {side} (scores from {low!s} to {high!s})")
 
 
+def _warn_of_groups_all_skipped(args: argparse.Namespace, result: pl.DataFrame) -> None:
+    """--skip-undefined that left out every class of a group: its ROC AUC is NaN.
+
+    The mean of no class, which would otherwise read as a failure of the model or the tool.
+    """
+    dtype = result.schema.get("roc_auc")
+    if not args.skip_undefined or dtype is None or not dtype.is_float():
+        return
+    skipped = result["roc_auc"].is_nan().sum()
+    if skipped:
+        _say(
+            f"warning: roc_auc is NaN in {skipped} of {len(result)} rows: --skip-undefined "
+            "left out every class there (each lacks a positive or a negative)"
+        )
+
+
 def _per_fold(
     lf: pl.LazyFrame, metric: str, args: argparse.Namespace, options: dict[str, Any]
 ) -> pl.DataFrame:
@@ -1277,6 +1293,7 @@ def _run_score(args: argparse.Namespace) -> None:
             **options,
         )
     _write(result, args.format, args.output)
+    _warn_of_groups_all_skipped(args, result)
     given = options["threshold"]  # (the files are scanned again only with thresholds given)
     _warn_of_a_threshold_past_the_scores(args, given, lambda: scan_files(files(args.paths)))
 

@@ -1826,3 +1826,40 @@ def test_negative_thresholds_are_values_not_options(
     assert main([*argv, "--class-weights", ",".join(f"{c}={w}" for c, w in weights.items())]) == 0
     want = pl_metrics.weighted_log_loss(signed, by="model", class_weights=weights)
     assert_frame_equal(pl.read_csv(io.StringIO(capsys.readouterr().out)), want)
+
+
+def test_groups_whose_every_class_is_skipped_are_warned_of(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--skip-undefined that leaves out every class of a group printed NaN, unexplained."""
+    path = tmp_path / "one_kind.parquet"
+    pl.DataFrame(
+        {
+            "model": ["a"] * 4 + ["b"] * 4,
+            "id": [1, 1, 2, 2] * 2,
+            "class": ["x", "y"] * 4,
+            "score": [0.1, 0.2, 0.3, 0.4] * 2,
+            "truth": [
+                True,
+                False,
+                True,
+                False,
+                True,
+                False,
+                False,
+                True,
+            ],  # (a's: one kind a class)
+        }
+    ).write_parquet(path)
+    argv = ["score", str(path), "-m", "roc_auc,lrap", "--skip-undefined", "--by", "model"]
+    assert main([*argv, "--format", "csv"]) == 0
+    captured = capsys.readouterr()
+    got = pl.read_csv(captured.out.encode())
+    assert got["roc_auc"].is_nan().to_list() == [True, False]
+    assert captured.err == (
+        "pl-metrics: warning: roc_auc is NaN in 1 of 2 rows: --skip-undefined left out every "
+        "class there (each lacks a positive or a negative)\n"
+    )
+    argv[3] = "roc_auc"  # (left-out classes are null, each on its row:)
+    assert main([*argv, "--per-class"]) == 0
+    assert capsys.readouterr().err == ""
