@@ -175,13 +175,17 @@ _NEGATIVE_VALUED = ("--threshold", "--thresholds", "--class-weights")
 
 
 def _negative_values_glued(args: list[str]) -> list[str]:
-    """``--threshold -1e-3`` as ``--threshold=-1e-3``, which argparse reads as a value."""
+    """``--threshold -1e-3`` as ``--threshold=-1e-3``, which argparse reads as a value.
+
+    An abbreviation too (``--class-weig``), as argparse takes one: an ambiguous one is then
+    told so by argparse, not as an option missing its value.
+    """
     out: list[str] = []
     values = iter(args)
     for arg in values:
         if arg == "--":  # positional arguments only from here
             return [*out, arg, *values]
-        if arg in _NEGATIVE_VALUED:
+        if arg.startswith("--") and any(o.startswith(arg) for o in _NEGATIVE_VALUED):
             value = next(values, None)
             if value is not None and re.match(r"-(\d|\.\d|inf|nan)", value, re.IGNORECASE):
                 arg = f"{arg}={value}"

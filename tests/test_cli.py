@@ -1823,9 +1823,14 @@ def test_negative_thresholds_are_values_not_options(
     signed.write_parquet(path)
     argv = ["score", str(path), "-m", "weighted_log_loss", "--by", "model", "--format", "csv"]
     weights = {c: 1.0 + (c == -1) for c in range(-1, 9)}
-    assert main([*argv, "--class-weights", ",".join(f"{c}={w}" for c, w in weights.items())]) == 0
+    given = ",".join(f"{c}={w}" for c, w in weights.items())
     want = pl_metrics.weighted_log_loss(signed, by="model", class_weights=weights)
-    assert_frame_equal(pl.read_csv(io.StringIO(capsys.readouterr().out)), want)
+    for option in ("--class-weights", "--class-weig"):  # (argparse takes an abbreviation)
+        assert main([*argv, option, given]) == 0
+        assert_frame_equal(pl.read_csv(io.StringIO(capsys.readouterr().out)), want)
+    with pytest.raises(SystemExit):  # (one of three options: argparse tells so)
+        main([*sweep, "--thresh", "-1"])
+    assert "ambiguous option: --thresh=-1 could match" in capsys.readouterr().err
 
 
 def test_groups_whose_every_class_is_skipped_are_warned_of(
