@@ -691,7 +691,11 @@ def from_wide(
             one(row)
 
     out = _raise_on_collect(out, summary, check_all)
-    out = out.select(id_col, *keep, "class", "score", "truth").sort(id_col, "class")
+    # The rows of an (id, class), one per model or fold, in the same order on every call
+    # (polars cannot sort lists and structs: those by their hashes).
+    nested = (pl.List, pl.Array, pl.Struct)
+    kept = [pl.col(k).hash(seed=0) if isinstance(schema[k], nested) else k for k in keep]
+    out = out.select(id_col, *keep, "class", "score", "truth").sort(id_col, "class", *kept)
     return out.collect() if isinstance(scores, pl.DataFrame) else out
 
 
@@ -804,10 +808,17 @@ def _label_indices(labels: np.ndarray, class_names: Sequence[object] | None) -> 
             "each column of y_score) to read them as labels"
         )
     position = {name: k for k, name in enumerate(class_names)}
-    unknown = sorted({str(v) for v in labels.tolist() if v not in position})
+    unknown = sorted({v for v in labels.tolist() if v not in position}, key=str)
     if unknown:
+        named = {str(name) for name in class_names}
+        hint = (  # "1" against 1: the same text, another type
+            "; y_true holds text and class_names integers: pass y_true.astype(int)"
+            if all(isinstance(v, str) and v in named for v in unknown)
+            else ""
+        )
         raise MetricsInputError(
-            f"1-D y_true: labels that are no class_names: {listed(unknown, _SHOWN)}"
+            "1-D y_true: labels that are no class_names: "
+            f"{listed([repr(v) for v in unknown], _SHOWN)}{hint}"
         )
     return np.array([position[v] for v in labels.tolist()], dtype=np.int64)
 
@@ -828,7 +839,8 @@ def from_numpy(
     integers ``[1, 2, 3]``, as scikit-learn's ``labels=``: integer labels are then looked up
     in the names, not read as column positions); ``y_score`` is ``(n_ids, n_classes)``,
     finite. ``class_names`` and ``ids`` (default: column and row numbers) name each column and
-    row once.
+    row once: the names all strings or all integers (for float or date classes, map the
+    ``class`` column afterwards), the ids numbers or strings of one type.
 
     Examples
     --------
@@ -923,6 +935,14 @@ def from_numpy(
             f"row {first}); each row needs an id"
         )
     id_values = np.arange(n_ids) if ids is None else _array("ids", ids)
+    if isinstance(ids, (list, tuple)) and id_values.dtype.kind == "U":  # numpy made text of all
+        _ids(np.array(ids, dtype=object))  # (refuses several types, as of an object array)
+    if id_values.dtype.kind == "f" and np.isnan(id_values).any():
+        count, first = int(np.isnan(id_values).sum()), int(np.isnan(id_values).argmax())
+        raise MetricsInputError(
+            f"option 'ids': {count:,} {'id is' if count == 1 else 'ids are'} NaN (the first in "
+            f"row {first}); each row needs an id"
+        )
     if id_values.ndim != 1:
         raise MetricsInputError(
             f"option 'ids': expected one id per row, got shape {id_values.shape}"
@@ -940,7 +960,8 @@ def from_numpy(
     return pl.DataFrame(
         {
             "id": id_series.gather(np.repeat(np.arange(n_ids), n_classes)),
-            "class": pl.Series(names * n_ids),
+            # (gathered: a typed column without rows too, not polars' Null of an empty list)
+            "class": pl.Series(names).gather(np.tile(np.arange(n_classes), n_ids)),
             "score": score.reshape(-1),
             "truth": truth.reshape(-1).astype(bool),
         }

@@ -524,7 +524,7 @@ def binary_log_loss(
     0.245608
     """
     eps = check_eps(eps)
-    p = _col(score, "score").cast(pl.Float64).clip(eps, 1 - eps)
+    p = (_col(score, "score") + 0).cast(pl.Float64).clip(eps, 1 - eps)  # (+ 0: text refused)
     t = _col(truth, "truth").cast(pl.Boolean)
     loss = -pl.when(t).then(p.log()).when(~t).then((1 - p).log())  # null truth: no loss
     return _mean(loss, weight).alias("binary_log_loss")
@@ -561,7 +561,7 @@ def brier_score(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = N
     0.1925
     """
     t = _col(truth, "truth").cast(pl.Boolean).cast(pl.Float64)
-    score_ = _col(score, "score").cast(pl.Float64)
+    score_ = (_col(score, "score") + 0).cast(pl.Float64)  # (+ 0: text refused, not parsed)
     return _mean((score_ - t).pow(2), weight).alias("brier_score")
 
 

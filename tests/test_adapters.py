@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -474,7 +475,15 @@ def test_from_numpy_reads_labels_by_class_names() -> None:
         (
             np.array(["cat", "cow", "ant", "dog"]),
             {"class_names": names},
-            r"no class_names: ant, cow",
+            r"no class_names: 'ant', 'cow'$",
+        ),
+        # Text labels of integer names: the same text, told so (it read "labels that are no
+        # class_names: 1, 2, 3" beside class_names [1, 2, 3]).
+        (
+            np.array(["1", "2", "1", "2"]),
+            {"class_names": [1, 2, 3]},
+            r"no class_names: '1', '2'; y_true holds text and class_names integers: pass "
+            r"y_true.astype\(int\)",
         ),
         (np.array([1, 2]), {}, r"one class index per row of y_score: 2 values for 4 rows"),
     ]
@@ -542,6 +551,12 @@ def test_from_numpy_refuses_bad_names_and_ids() -> None:
         pl_metrics.from_numpy(y, p, ids=[[1, 2]])
     with pytest.raises(error, match=r"option 'ids': expected numbers or strings of one type"):
         pl_metrics.from_numpy(y, p, ids=np.array([1, "a"], dtype=object))
+    # A list of several types: numpy made text of them all ("1" for 1), silently.
+    with pytest.raises(error, match=r"option 'ids': expected numbers or strings of one type"):
+        pl_metrics.from_numpy(y, p, ids=["x", 1])
+    assert pl_metrics.from_numpy(y, p, ids=[1, 2.5])["id"].to_list() == [1.0, 1.0, 2.5, 2.5]
+    with pytest.raises(error, match=r"^option 'ids': 1 id is NaN \(the first in row 0\)"):
+        pl_metrics.from_numpy(y, p, ids=np.array([np.nan, 1.0]))  # (the metrics: "2 rows")
     with pytest.raises(error, match=r"y_score: cannot be read as an array"):
         pl_metrics.from_numpy(y, [[0.9, 0.2], [0.1]])  # type: ignore[arg-type]
     # A null id was kept, and refused only by the metric, as rows of the long table.
@@ -747,3 +762,26 @@ def test_from_wide_keeps_null_cells_for_the_ragged_metrics() -> None:
     assert long.height == 5
     want = np.mean([0.5, 1.0, 1.0])  # id 1 ranks its positive second; id 2 has one class
     assert pl_metrics.lrap(long, ragged="allow").item() == pytest.approx(want)
+
+
+def test_from_numpy_of_no_rows_is_an_empty_table_of_typed_classes() -> None:
+    """The class column of no rows was of polars' Null type: the metrics then refused its
+    type ("classes must be integers, strings, ..."), not the empty table."""
+    for names in (None, ["a", "b", "c"]):
+        empty = pl_metrics.from_numpy(np.zeros((0, 3), int), np.zeros((0, 3)), class_names=names)
+        assert empty.schema["class"] == (pl.Int64 if names is None else pl.String)
+        with pytest.raises(pl_metrics.MetricsInputError, match=r"^the table is empty"):
+            empty.metrics.f1()
+
+
+def test_from_wide_gives_the_same_order_on_every_call() -> None:
+    """The rows of an (id, class), one per model, came in another order on each call."""
+    oof = pl.read_parquet(Path(__file__).parent.parent / "data" / "digits_oof.parquet")
+    scores = oof.pivot(on="class", index=["model", "fold", "id"], values="score")
+    truth = oof.filter(pl.col("model") == "knn").pivot(on="class", index="id", values="truth")
+    first = pl_metrics.from_wide(scores, truth)
+    assert first["model"].head(4).to_list() == ["forest", "knn", "logreg", "naive_bayes"]
+    for _ in range(5):
+        assert_frame_equal(pl_metrics.from_wide(scores, truth), first)
+        lazy = pl_metrics.from_wide(scores.lazy(), truth.lazy())
+        assert_frame_equal(lazy.collect(engine="streaming"), first)

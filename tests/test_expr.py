@@ -489,6 +489,8 @@ def test_ranking_expressions_keep_integer_scores_exact() -> None:
             average_precision_score(truth, score, sample_weight=sample_weight),
         )
         assert got == pytest.approx(want, rel=1e-12)
-    text = pl.DataFrame({"score": ["9", "10"], "truth": [1, 0]})
-    with pytest.raises(pl.exceptions.InvalidOperationError, match="arithmetic on dtypes str"):
-        text.select(expr.roc_auc("score", "truth"))
+    text = pl.DataFrame({"score": ["0.9", "0.1"], "truth": [1, 0]})
+    # (brier_score and binary_log_loss parsed the text, where the others refuse it)
+    for metric in (expr.roc_auc, expr.average_precision, expr.brier_score, expr.binary_log_loss):
+        with pytest.raises(pl.exceptions.InvalidOperationError, match="arithmetic on dtypes str"):
+            text.select(metric("score", "truth"))
