@@ -19,8 +19,8 @@ predictions other than 0/1 count as 1, NaN scores rank above every number (polar
 scikit-learn refuses them: filter them first), and what scikit-learn refuses or warns about
 gives a value each function documents (null for the area under the ROC curve of a group
 with one class). `roc_auc` and `average_precision` rank the scores in their own type
-(integers past 2**53 stay apart); text scores or truth are refused by polars (a cast
-error): map them to numbers or booleans first. A
+(integers past 2**53 stay apart); text scores or truth are refused by polars' own
+error (not parsed): map them to numbers or booleans first. A
 number threshold meets Float32 scores in Float32, as in the table functions; a threshold
 column is compared as polars compares two columns (a Float64 column against Float32 scores
 in Float64, as numpy compares two arrays): cast it to the scores' type to compare as the
