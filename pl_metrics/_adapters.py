@@ -201,13 +201,13 @@ def _unscored_truth(
 
 
 def _zero_one_columns(
-    table: pl.LazyFrame, columns: list[str], tag: str, *, ones: bool = True
+    table: pl.LazyFrame, columns: list[str], tag: str
 ) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], list[str]]]:
-    """Which of ``columns`` hold values, all 0 or 1 (all 0 without ``ones``).
+    """Which of ``columns`` hold values, all 0 or 1.
 
     Returns a one-row table of counts, and a function of that row naming those columns.
     """
-    allowed = (((pl.col(c) == 0) | (pl.col(c) == 1)) if ones else pl.col(c) == 0 for c in columns)
+    allowed = ((pl.col(c) == 0) | (pl.col(c) == 1) for c in columns)
     counts = [
         e
         for k, (c, fits) in enumerate(zip(columns, allowed, strict=True))

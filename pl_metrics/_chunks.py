@@ -175,10 +175,6 @@ def plan_chunks(
     chunks are made). Other ids: row-group boundaries if the row groups are clustered, else
     hash buckets of the id.
     """
-    if n_chunks is not None and (not is_integer(n_chunks) or n_chunks < 1):  # (callers' check)
-        raise MetricsInputError(
-            f"option 'n_chunks': expected a positive integer, got {shown(n_chunks)}"
-        )
     rows = int(lf.select(pl.len()).collect().item())  # parquet: metadata only
     per_row, scattered = scaled(BYTES_PER_ROW, width), scaled(BYTES_PER_ROW_SCATTERED, width)
     chunks = n_chunks or max(1, math.ceil(rows * per_row / budget))

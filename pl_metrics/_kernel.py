@@ -56,7 +56,6 @@ __all__ = [
     "falling_key_blocks",
     "flags",
     "grouped_runs",
-    "id_major",
     "id_runs",
     "in_threads",
     "key_change_rows",
@@ -1514,7 +1513,7 @@ def grouped_runs(
     ``scattered`` or ``counts_only`` (the kernel counts per group: `IdRuns.group_codes`).
 
     Given ``class_col``, rows whose ids are not together but come class by class are turned
-    id by id (`id_major`); or, ``counts_only`` (the caller needs the counts of `ClassBlocks`
+    id by id (`_turned`); or, ``counts_only`` (the caller needs the counts of `ClassBlocks`
     alone), left as they are and described by their `class_blocks`.
     """
     # Rows class by class open with a class's rows: then their classes are looked at first
@@ -1673,14 +1672,6 @@ def _sections(df: pl.DataFrame, by: Sequence[str], id_col: str, class_col: str) 
     if not (np.array_equal(sizes, sizes[own_first]) and tails.equals(tails[own_first])):
         return None
     return _Sections(block_starts, firsts, classes, sizes[firsts], keys, class_col)
-
-
-def id_major(
-    df: pl.DataFrame, by: Sequence[str], id_col: str, class_col: str
-) -> pl.DataFrame | None:
-    """``df``'s rows id by id, when they come class by class (`_Sections`); else None."""
-    sections = _sections(df, by, id_col, class_col)
-    return None if sections is None else _turned(df, by, sections)
 
 
 def _turned(df: pl.DataFrame, by: Sequence[str], sections: _Sections) -> pl.DataFrame:

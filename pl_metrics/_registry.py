@@ -1,10 +1,11 @@
 """Every fact about every metric, in one place.
 
-The namespace methods, ``__all__``, the command line's metric list, `compare`'s sort
-direction, the driver's chunk key, the option checks and the README's API table are all
-derived from `METRICS`; ``tests/test_registry.py`` fails when an entry lacks a fact or when
-a metric function, the namespace or the README disagree with it. Adding a metric is one
-family module (a `pl_metrics._state.Family` and a public function) plus one entry here.
+The command line's metric list, `compare`'s sort direction, the driver's chunk key and the
+option checks are derived from `METRICS`; the namespace methods, ``__all__`` and the
+README's API table are checked against it: ``tests/test_registry.py`` fails when an entry
+lacks a fact or when a metric function, the namespace or the README disagree with it.
+Adding a metric is one family module (a `pl_metrics._state.Family` and a public function)
+plus one entry here.
 """
 
 from __future__ import annotations

@@ -242,6 +242,7 @@ def chunk_key(metric: str) -> str:
 
 
 def family_of(metric: str) -> Family:
+    """The `Family` that computes ``metric``, its module imported on first use."""
     module = info(metric).module
     if module not in _FAMILIES:  # the family module registers itself when imported
         importlib.import_module(f"pl_metrics.{module}")

@@ -63,6 +63,7 @@ _POOLED = ("hamming_loss",)
 
 
 def pred_expr(cols: Columns, threshold: float | Thresholds) -> pl.Expr:
+    """Each row's prediction: the given 0/1 column, or the score against its threshold."""
     if cols.pred is not None:
         return cols.pred_expr
     assert cols.score is not None
@@ -74,7 +75,7 @@ def pred_expr(cols: Columns, threshold: float | Thresholds) -> pl.Expr:
 
 
 def _with_thresholds(
-    cols: Columns, thresholds: Thresholds
+    thresholds: Thresholds,
 ) -> Callable[[pl.LazyFrame], pl.LazyFrame]:
     """Join each row's threshold, by its class (and groups), keys compared as strings."""
     keys = [Thresholds.column(k) for k in thresholds.keys]
@@ -116,7 +117,7 @@ class _Thresholded(Family):
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         parts = Parts()
         if isinstance(opts.threshold, Thresholds) and cols.pred is None:
-            parts.prepare = [_with_thresholds(cols, opts.threshold)]
+            parts.prepare = [_with_thresholds(opts.threshold)]
             table = opts.threshold
             shown = sorted({str(row[table.keys.index(cols.cls)]) for row in table.rows})
             classes = f"{len(shown):,} {'class' if len(shown) == 1 else 'classes'}"

@@ -354,6 +354,12 @@ def _class_by_class(df: pl.DataFrame, how: str) -> pl.DataFrame:
     return df.sort(order, maintain_order=True)
 
 
+def _id_major(df: pl.DataFrame, by: list[str]) -> pl.DataFrame | None:
+    """``df``'s rows id by id, when they come class by class; else None."""
+    sections = _kernel._sections(df, by, "id", "class")
+    return None if sections is None else _kernel._turned(df, by, sections)
+
+
 @pytest.mark.parametrize(
     "how", ["unpivot", "each group by class", "by class, then group", "by fold, class, model"]
 )
@@ -378,7 +384,7 @@ def test_rows_class_by_class_are_turned_id_by_id(how: str) -> None:
         for model in ("a", "b")
     )
     df = _class_by_class(by_id, how)
-    turned = _kernel.id_major(df, ["model", "fold"], "id", "class")
+    turned = _id_major(df, ["model", "fold"])
     assert turned is not None
     keys = ["model", "fold", "id"]
     positions = by_id.select(keys).unique(maintain_order=True).with_row_index("at")
@@ -411,7 +417,7 @@ def test_many_sections_are_turned_as_few() -> None:
         }
     )
     assert groups > _kernel._SECTIONS_TURNED_APART
-    turned = _kernel.id_major(df, ["group"], "id", "class")
+    turned = _id_major(df, ["group"])
     assert turned is not None
     assert_frame_equal(turned, df.sort("group", "id", maintain_order=True))
     # Nor are they counted as class blocks: compared one by one, they would cost more.
