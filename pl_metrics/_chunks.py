@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, is_integer, shown
+from pl_metrics._frame import MetricsInputError, check_integer, is_integer
 from pl_metrics._io import file_format, row_group_ranges
 
 __all__ = [
@@ -109,11 +109,8 @@ def chunking_budget(
             f"options 'memory_budget' and {count_option!r}: give one of them (the budget "
             "decides the count)"
         )
-    if count is not None and (not is_integer(count) or count < 1):
-        raise MetricsInputError(
-            f"option {count_option!r}: expected a positive integer, got {shown(count)}"
-        )
     if count is not None:  # (the count replaces any budget, the environment's too)
+        check_integer(count_option, count)
         return DEFAULT_BUDGET
     return budget_bytes(memory_budget)
 

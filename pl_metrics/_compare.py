@@ -63,8 +63,8 @@ from pl_metrics._frame import (
     by_hint,
     caller_stacklevel,
     check_confidence,
+    check_integer,
     distinct_columns,
-    is_integer,
     join_on,
     listed,
     normalize_by,
@@ -1355,16 +1355,9 @@ def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float,
             f"{', '.join(unweighted)} cannot be bootstrapped: the bootstrap resamples ids by "
             "weighing them, and these metrics take no per-id weights; score them without it"
         )
-    if not is_integer(n_resamples) or not 2 <= n_resamples <= MAX_RESAMPLES:
-        raise MetricsInputError(
-            f"option 'n_resamples': expected an integer in [2, {MAX_RESAMPLES:,}], "
-            f"got {shown(n_resamples)}"
-        )
+    check_integer("n_resamples", n_resamples, 2, MAX_RESAMPLES)
     check_confidence(confidence)
-    if not is_integer(seed) or not 0 <= seed < 2**63:
-        raise MetricsInputError(
-            f"option 'seed': expected an integer in [0, 2**63), got {shown(seed)}"
-        )
+    check_integer("seed", seed, 0, 2**63 - 1)
 
 
 def _group(by: str | Sequence[str] | None) -> list[str]:

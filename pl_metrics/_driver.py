@@ -45,9 +45,9 @@ from pl_metrics._frame import (
     Ragged,
     aggregate,
     caller_stacklevel,
+    check_integer,
     check_option,
     checked_options,
-    is_integer,
     raise_on_problems,
     require_column,
     shown,
@@ -667,11 +667,7 @@ def cluster_by_id(
         raise MetricsInputError(f"destination {str(destination)!r} is a file, not a folder")
     _check_destination(destination, source)
     budget = chunking_budget(memory_budget, n_parts, "n_parts")
-    if not is_integer(row_group_size) or not 1 <= row_group_size < 2**31:  # (polars panics above)
-        raise MetricsInputError(
-            "option 'row_group_size': expected a positive integer below 2**31, got "
-            f"{shown(row_group_size)}"
-        )
+    check_integer("row_group_size", row_group_size, 1, 2**31 - 1)  # (polars panics above)
     rows = int(lf.select(pl.len()).collect().item())
     if n_parts is None:  # a part is sorted whole, every column: wider rows take more
         per_row = scaled(_SORTED_BYTES_PER_ROW, row_bytes(schema, schema.names()))

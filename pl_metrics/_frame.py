@@ -40,6 +40,7 @@ __all__ = [
     "caller_stacklevel",
     "check_confidence",
     "check_eps",
+    "check_integer",
     "check_option",
     "class_hash",
     "column_name",
@@ -400,6 +401,21 @@ def check_option(name: str, value: object, allowed: Iterable[object]) -> None:
             + ", ".join(repr(a) for a in allowed)
             + (")" if close else "")
         )
+
+
+def check_integer(option: str, value: object, low: int = 1, high: int | None = None) -> int:
+    """``value``, an integer in ``[low, high]``, as an int; anything else refused by name."""
+    if isinstance(value, (int, np.integer)) and is_integer(value):  # (not a bool)
+        number = int(value)
+        if low <= number and (high is None or number <= high):
+            return number
+    if high is None:
+        wanted = "a positive integer" if low == 1 else f"an integer >= {low}"
+    elif (high + 1).bit_count() == 1 and high >= 2**31 - 1:  # a type's bound, as 2**63
+        wanted = f"an integer in [{low}, 2**{(high + 1).bit_length() - 1})"
+    else:
+        wanted = f"an integer in [{low:,}, {high:,}]"
+    raise MetricsInputError(f"option {option!r}: expected {wanted}, got {shown(value)}")
 
 
 def check_eps(eps: float) -> float:

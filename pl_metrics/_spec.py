@@ -27,10 +27,10 @@ from pl_metrics._frame import (
     UnknownOptionError,
     check_beta,
     check_eps,
+    check_integer,
     check_option,
     compared_number,
     did_you_mean,
-    is_integer,
     is_number,
     normalize_by,
     require_column,
@@ -432,10 +432,7 @@ def make_options(
     if max_points is not None:
         integers.append(("max_points", max_points, 2))
     for name, value, low in integers:
-        if not is_integer(value) or value < low:
-            raise MetricsInputError(
-                f"option {name!r}: expected an integer >= {low}, got {shown(value)}"
-            )
+        check_integer(name, value, low)
     if n_bins > MAX_BINS:  # an array per bin
         raise MetricsInputError(
             f"option 'n_bins': expected at most {MAX_BINS:,} bins, got {n_bins:,}"

@@ -27,7 +27,7 @@ from pl_metrics._driver import (
     score_spec,
     warn_of_mixed_tasks,
 )
-from pl_metrics._frame import MetricsInputError, Ragged, checked_options, is_integer, shown
+from pl_metrics._frame import MetricsInputError, Ragged, check_integer, checked_options, shown
 from pl_metrics._io import (
     columns_named,
     require_in_every_file,
@@ -224,8 +224,7 @@ def score(
         validate=validate,
     )
     require_in_every_file(files, spec.read)  # a column the metrics read, in each
-    if not is_integer(retries) or retries < 0:
-        raise MetricsInputError(f"option 'retries': expected an integer >= 0, got {shown(retries)}")
+    check_integer("retries", retries, 0)
     if client is not None and not isinstance(client, str) and not hasattr(client, "submit"):
         raise MetricsInputError(
             "option 'client': expected a dask.distributed Client or a scheduler's address, "

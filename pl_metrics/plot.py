@@ -18,21 +18,21 @@ from typing import Any, ParamSpec
 import numpy as np
 import polars as pl
 
+# The only place this module learns a metric's direction: the metric registry.
+from pl_metrics._compare import MAX_RESAMPLES as _MAX_RESAMPLES
 from pl_metrics._curve_tables import thinned
 from pl_metrics._frame import (
     MetricsInputError,
     check_confidence,
+    check_integer,
     checked_options,
     column_name,
     column_names,
     did_you_mean,
     distinct_columns,
-    is_integer,
     shown,
     table_option,
 )
-
-# The only place this module learns a metric's direction: the metric registry.
 from pl_metrics._registry import METRICS as _METRICS
 
 __all__ = [
@@ -173,14 +173,6 @@ def _the_metric(table: object, metric: str | None) -> str:
             f"metric (its columns: {names})"
         )
     return found[0]
-
-
-def _positive_integer(option: str, value: int) -> int:
-    if not is_integer(value) or value < 1:
-        raise MetricsInputError(
-            f"option {option!r}: expected a positive integer, got {shown(value)}"
-        )
-    return int(value)
 
 
 def _higher_is_better(metric: str) -> bool | None:
@@ -498,7 +490,7 @@ def distributions(
     metrics = list(column_names("metrics", metrics))
     if not metrics:
         raise MetricsInputError("option 'metrics': none given")
-    bins = _positive_integer("bins", bins)
+    bins = check_integer("bins", bins)
     if bins > MAX_HISTOGRAM_BINS:
         raise MetricsInputError(
             f"option 'bins': expected at most {MAX_HISTOGRAM_BINS:,} (more do not show at a "
@@ -658,10 +650,8 @@ def intervals(
     """
     if confidence is not None:
         check_confidence(confidence)
-    if n_resamples is not None and not (is_integer(n_resamples) and n_resamples >= 2):
-        raise MetricsInputError(  # (as bootstrap and paired, whose tables these are)
-            f"option 'n_resamples': expected an integer of at least 2, got {shown(n_resamples)}"
-        )
+    if n_resamples is not None:  # (as bootstrap and paired, whose tables these are)
+        check_integer("n_resamples", n_resamples, 2, _MAX_RESAMPLES)
     interval = "bootstrap interval"
     if confidence is not None:
         interval = f"{100 * confidence:g}% {interval}"
@@ -975,7 +965,7 @@ def _curve_plot(
     *,
     counts: bool,
 ) -> Any:
-    max_classes = _positive_integer("max_classes", max_classes)
+    max_classes = check_integer("max_classes", max_classes)
     given: object = counts  # what a caller may pass, beyond the annotation
     if not isinstance(given, (bool, np.bool_)):
         raise MetricsInputError(f"option 'counts': expected True or False, got {shown(counts)}")

@@ -357,7 +357,8 @@ def test_intervals_name_the_level_and_the_resamples(ci: pl.DataFrame) -> None:
     for resamples in (0, 1):  # (bootstrap and paired draw at least 2)
         with pytest.raises(
             pl_metrics.MetricsInputError,
-            match=rf"^option 'n_resamples': expected an integer of at least 2, got {resamples}$",
+            match=rf"^option 'n_resamples': expected an integer in \[2, 1,000,000\], got "
+            rf"{resamples}$",
         ):
             plot.intervals(ci, n_resamples=resamples)
     # A metric's name in another case: the table's column is named (a report of 'F1' is none).
