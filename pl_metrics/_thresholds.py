@@ -265,14 +265,26 @@ class _Thresholds(Family):
             candidates = cumulated(curves, keys).select(
                 *keys, pl.col(CURVE_SCORE).alias(_T), _candidate(opts).alias("value")
             )
-            return _best(candidates, keys)
-        return _out_of_fold(curves, cols, opts)
+            return _as_decimals(_best(candidates, keys), cols)
+        return _as_decimals(_out_of_fold(curves, cols, opts), cols)
 
     def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
         # (Class chunks, undefined='skip', see a group's classes apart: `check_folds`.)
         if metric != "best_threshold" or opts.fold_col is None or opts.undefined == "skip":
             return []
         return [_single_fold(cols, opts.fold_col)]
+
+
+def _as_decimals(best: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    """Thresholds of Float32 scores as the decimals they stand for: 0.86, not 0.86000001.
+
+    The same Float32 (the same predictions of those scores), and the threshold of the same
+    scores stored as Float64 (a test dump, a copy of the printed table), which a widened
+    0.86000001 is above.
+    """
+    if cols.narrow_score is None:
+        return best
+    return best.with_columns(pl.col(_T).cast(cols.narrow_score).cast(pl.String).cast(pl.Float64))
 
 
 def _fold_repeats(fold: str) -> Problem:
@@ -706,7 +718,9 @@ def best_threshold(
     win. Scores of ids of weight 0 are no candidates (as in `roc_curve`): a class left
     without one (its ids all weigh 0, or their weights cancel) has nothing to tune, and gets
     its highest score with a null ``value``. Pass the table to any thresholded metric as
-    ``threshold=`` to apply it: ``f1(test, threshold=best)``.
+    ``threshold=`` to apply it: ``f1(test, threshold=best)``. Of Float32 scores, a
+    threshold is the shortest decimal of its Float32 value (0.86, not 0.8600000143051147):
+    it applies alike to those scores and to the same scores stored as Float64.
 
     With ``fold_col``, the thresholds are also tuned without leakage: for each fold, on the
     other folds, then applied to it; ``held_out_value`` is the metric of those held-out

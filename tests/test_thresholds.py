@@ -958,3 +958,32 @@ def test_threshold_keys_read_as_decimals_and_times_lose_nothing_nor_collide() ->
     assert_frame_equal(
         pl_metrics.f1(df, by="ms", threshold=exact), pl_metrics.f1(df, by="ms", threshold=0.5)
     )
+
+
+@pytest.mark.parametrize("fold_col", [None, "fold"])
+def test_thresholds_of_float32_scores_are_the_decimals_they_stand_for(
+    fold_col: str | None,
+) -> None:
+    """Tuned on Float32 scores, a threshold of 0.86 was 0.8600000143051147: applied to the
+    same scores stored as Float64 (a test dump, a copy of the CLI's table), it was above
+    every 0.86 there, and predicted them negative."""
+    rng = np.random.default_rng(8)
+    n = 400
+    score = np.round(rng.random(n), 2)
+    wide = pl.DataFrame(
+        {
+            "id": np.arange(n),
+            "fold": np.arange(n) % 4,
+            "class": "bird",
+            "score": score,
+            "truth": rng.random(n) < score**3,
+        }
+    )
+    narrow = wide.with_columns(pl.col("score").cast(pl.Float32))
+    best = pl_metrics.best_threshold(narrow, "f1", fold_col=fold_col)
+    threshold = best["threshold"].item()
+    assert 0 < threshold < 1
+    assert threshold == round(threshold, 2)  # a decimal of two places, as the scores
+    assert np.float32(threshold) == narrow["score"].filter(wide["score"] == threshold)[0]
+    assert pl_metrics.f1(wide, threshold=best).item() == pytest.approx(best["value"].item())
+    assert pl_metrics.f1(narrow, threshold=best).item() == pytest.approx(best["value"].item())
