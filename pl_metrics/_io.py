@@ -162,13 +162,29 @@ def _read_row_count(path: str, kind: str, mtime_ns: int, size: int) -> int:
 
 
 def _expand(path: Path) -> list[Path]:
-    """A file as itself, a folder as the parquet, IPC and CSV files below it."""
+    """A file as itself, a folder as the parquet, IPC and CSV files below it.
+
+    Entries below the folder whose names start with "." or "_" are left out, as pyarrow's
+    datasets, Spark and Hive leave them out: no data (.ipynb_checkpoints, macOS's "._x"
+    files, Spark's _temporary).
+    """
     if path.is_file():
         return [path]
     if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if kind_of(p) and p.is_file())
+        found = sorted(
+            p
+            for p in path.rglob("*")
+            if kind_of(p)
+            and p.is_file()
+            and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts)
+        )
         if not found:
-            raise MetricsInputError(f"folder {str(path)!r} holds no parquet, IPC or CSV file")
+            raise MetricsInputError(
+                f"folder {str(path)!r} holds no parquet, IPC or CSV file (but in entries "
+                'named ".x" or "_x", which are left out)'
+                if any(kind_of(p) for p in path.rglob("*"))
+                else f"folder {str(path)!r} holds no parquet, IPC or CSV file"
+            )
         return found
     if path.exists() or str(path) == "-":  # a pipe (`<(...)`, /dev/stdin): no file to plan
         raise MetricsInputError(

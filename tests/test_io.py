@@ -240,6 +240,26 @@ def test_globs_expand_folders_and_literal_names_win(tmp_path: Path, dump: pl.Dat
     assert files(str(odd)) == [odd]
 
 
+def test_hidden_and_underscore_entries_of_a_folder_are_no_data(
+    tmp_path: Path, dump: pl.DataFrame
+) -> None:
+    """A notebook's checkpoint copy, macOS's "._x" file or Spark's _temporary below a folder
+    were read as data: the copy's rows refused as repeats, the "._x" as a corrupt parquet."""
+    folder = tmp_path / "oof"
+    (folder / "model=a").mkdir(parents=True)
+    dump.write_csv(folder / "model=a" / "part.csv")
+    for hidden in (".ipynb_checkpoints/part-checkpoint.csv", "_temporary/0/part.csv"):
+        (folder / "model=a" / hidden).parent.mkdir(parents=True)
+        dump.write_csv(folder / "model=a" / hidden)
+    (folder / "model=a" / "._part.csv").write_bytes(b"\x00\x05junk")
+    assert files(folder) == [folder / "model=a" / "part.csv"]
+    want = pl_metrics.lrap(dump.with_columns(model=pl.lit("a")), by="model")
+    assert_frame_equal(pl_metrics.score(folder, "lrap", by="model"), want)
+    (folder / "model=a" / "part.csv").unlink()
+    with pytest.raises(pl_metrics.MetricsInputError, match=r'but in entries named "\.x" or "_x"'):
+        files(folder)
+
+
 def test_stacked_dumps_are_told_apart_in_the_error(tmp_path: Path) -> None:
     """Two tasks' dumps in one folder, or one file per model without a model column."""
     digits = pl.read_parquet("data/digits_oof.parquet")
