@@ -536,6 +536,9 @@ def suggestion(name: str, choices: Iterable[str]) -> str:
     ours = _SKLEARN_NAMES.get(name.lower())  # (F1_score too)
     if ours is not None:
         return f"scikit-learn's {name.lower()} is {ours!r} here"
+    short = _SHORT_NAMES.get(name.lower().replace("-", "_"))
+    if short is not None:
+        return f"did you mean {short!r}?"
     f_beta = re.fullmatch(r"f_?(\d+(?:\.\d+)?)(?:_score)?", name.lower())
     # F2, the Kaggle metric, say (F1 is f1: below)
     if f_beta is not None and name.lower() not in METRICS and float(f_beta.group(1)) != 1:
@@ -591,3 +594,24 @@ def api_table() -> str:
 
 #: scikit-learn's name of a metric, where it differs from ours: ``f1_score`` is ``f1``.
 _SKLEARN_NAMES: dict[str, str] = _sklearn_names()
+
+#: The short names people use, whose closest spelling would be another metric ("acc" is
+#: closest to "jaccard", "ap" to "lrap", "pr_auc" to "roc_auc").
+_SHORT_NAMES: dict[str, str] = {
+    "acc": "accuracy",
+    "ap": "average_precision",
+    "map": "average_precision",
+    "pr_auc": "average_precision",
+    "auprc": "average_precision",
+    "auc": "roc_auc",
+    "auroc": "roc_auc",
+    "auc_roc": "roc_auc",
+    "mcc": "matthews_corrcoef",
+    "ece": "expected_calibration_error",
+    "cmap": "padded_cmap",
+    "bce": "binary_log_loss",
+    "macro_f1": "f1",
+    "f1_macro": "f1",
+    "micro_f1": "f1",
+    "f1_micro": "f1",
+}

@@ -131,6 +131,19 @@ def test_unknown_metric_suggests_close_names() -> None:
             pl_metrics.report(pl.DataFrame(), name)
     with pytest.raises(pl_metrics.MetricsInputError, match="did you mean 'f1'"):
         pl_metrics.report(pl.DataFrame(), "F1")
+    # Short names, whose closest spellings were other metrics ('acc': 'jaccard').
+    for short, ours in (
+        ("acc", "accuracy"),
+        ("AP", "average_precision"),
+        ("pr-auc", "average_precision"),
+        ("AUC", "roc_auc"),
+        ("mcc", "matthews_corrcoef"),
+        ("macro_f1", "f1"),
+    ):
+        with pytest.raises(pl_metrics.MetricsInputError, match=f"did you mean '{ours}'"):
+            pl_metrics.report(pl.DataFrame(), short)
+    assert set(_registry._SHORT_NAMES.values()) <= set(METRICS)
+    assert not set(_registry._SHORT_NAMES) & set(METRICS)
 
 
 @pytest.mark.parametrize(
