@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ast
 import fnmatch
+import gzip
 import io
 import math
 import os
@@ -686,7 +687,10 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
         ".parquet or .pq, .txt)",
     )
     parser.add_argument(
-        "--output", "-o", metavar="FILE", help="write here instead of stdout (- is stdout)"
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="write here instead of stdout (- is stdout; FILE.csv.gz: gzipped CSV)",
     )
 
 
@@ -970,7 +974,15 @@ def _output_format(fmt: str | None, output: str | None) -> str:
     """The format to write: --format's, or --output's extension's (checked before scoring)."""
     if fmt == "parquet" and output is None:
         raise MetricsInputError("--format parquet needs --output FILE")
-    suffix = Path(output).suffix.lower().lstrip(".") if output else ""
+    # A ".gz" name is written gzipped (out.csv.gz, as the inputs read it), in the format of
+    # the extension before it.
+    gzipped = _gzipped(output)
+    plain = output[: -len(".gz")] if gzipped and output else output
+    suffix = Path(plain).suffix.lower().lstrip(".") if plain else ""
+    if gzipped and "parquet" in (fmt, _SUFFIX_FORMATS.get(suffix)):
+        raise MetricsInputError(
+            f"--output {output}: parquet compresses itself; name the file .parquet"
+        )
     if fmt is not None:
         named = _SUFFIX_FORMATS.get(suffix) if suffix else None
         if named is not None and named != fmt:  # a .csv file holding JSON, say
@@ -1035,8 +1047,15 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
             text = f"{df}\n"
     if output is None:
         sys.stdout.write(text)
+    elif _gzipped(output):
+        with gzip.open(output, "wt", encoding="utf-8") as file:
+            file.write(text)
     else:
         Path(output).write_text(text)
+
+
+def _gzipped(output: str | None) -> bool:
+    return output is not None and output.lower().endswith(".gz")
 
 
 def _by(args: argparse.Namespace) -> list[str]:

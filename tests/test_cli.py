@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gzip
 import io
 import json
 import os
@@ -1868,3 +1869,22 @@ def test_groups_whose_every_class_is_skipped_are_warned_of(
     argv[3] = "roc_auc"  # (left-out classes are null, each on its row:)
     assert main([*argv, "--per-class"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_an_output_named_gz_is_written_gzipped(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """-o out.csv.gz (with --format csv, as the refusal of '.gz' alone advised) wrote plain
+    CSV under a .gz name."""
+    argv = ["score", str(DATA), "-m", "f1", "--by", "model"]
+    want = pl_metrics.f1(pl.read_parquet(DATA), by="model")
+    for name, extra in (("out.csv.gz", []), ("out.CSV.GZ", []), ("out.gz", ["--format", "csv"])):
+        assert main([*argv, "-o", str(tmp_path / name), *extra]) == 0
+        with gzip.open(tmp_path / name) as file:
+            assert_frame_equal(pl.read_csv(file.read()), want)
+    assert main([*argv, "-o", str(tmp_path / "out.json.gz")]) == 0
+    with gzip.open(tmp_path / "out.json.gz") as file:
+        assert_frame_equal(pl.read_json(file.read()), want)
+    assert main([*argv, "-o", str(tmp_path / "out.parquet.gz")]) == 2
+    assert "parquet compresses itself; name the file .parquet" in capsys.readouterr().err
+    assert not (tmp_path / "out.parquet.gz").exists()
