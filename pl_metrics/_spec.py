@@ -32,6 +32,7 @@ from pl_metrics._frame import (
     compared_number,
     did_you_mean,
     is_number,
+    listed,
     normalize_by,
     require_column,
     resolve_columns,
@@ -935,9 +936,21 @@ def _check_threshold_keys(thresholds: Thresholds, cols: Columns, names: Sequence
     # rows' values (thresholds keyed by the truth would apply the labels).
     absent = [k for k in thresholds.keys if k not in names]  # (`by` is the data's)
     if absent:
+        kept = [i for i, k in enumerate(thresholds.keys) if k not in absent]
+        rest = {tuple(row[i] for i in kept) for row in thresholds.rows}
+        advice = "drop it from the table"
+        if len(rest) < len(thresholds.rows):  # (dropped, it would repeat a class's keys)
+            first = absent[0]
+            at = thresholds.keys.index(first)
+            values = [repr(v) for v in sorted({row[at] for row in thresholds.rows}, key=str)]
+            advice = (
+                f"its {first!r} holds {len(values):,} values ({listed(values, 3)}), each with "
+                f"its thresholds: keep the table's rows of this data's {first!r}, then drop "
+                "that column"
+            )
         raise MetricsInputError(
             f"option 'threshold': the data has no column {', '.join(map(repr, absent))}, a "
-            f"key of the threshold table ({list(thresholds.keys)}); drop it from the table"
+            f"key of the threshold table ({list(thresholds.keys)}); {advice}"
         )
     roles = {
         "truth_col": cols.truth,

@@ -237,6 +237,15 @@ def test_threshold_tables_are_checked() -> None:
         match=r"no column 'metric', a key of the threshold table \(\['class', 'metric'\]\); drop",
     ):
         pl_metrics.f1(df, threshold=named)
+    # Several models' thresholds, of data of one model without the column: dropped, the
+    # column would leave a class's thresholds repeated (the advice led to that error).
+    models = pl.concat([named.with_columns(model=pl.lit(m)) for m in ("a", "b")]).drop("metric")
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"its 'model' holds 2 values \('a', 'b'\), each with its thresholds: keep the "
+        r"table's rows of this data's 'model', then drop that column$",
+    ):
+        pl_metrics.f1(df, threshold=models)
     # Keys of the rows' values would apply the labels (or the scores) themselves.
     for column, role in (("truth", "truth_col"), ("score", "score_col")):
         leaky = pl.DataFrame({"class": [0, 1], column: [True, False], "threshold": [0.5, 0.5]})
