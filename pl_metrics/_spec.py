@@ -647,7 +647,10 @@ def _check_metric_options(
     if opts.average != _DEFAULTS.average:
         for entry in entries:
             if "average" in entry.options and opts.average not in entry.averages:
-                accepted = ", ".join(repr(a) for a in entry.averages)
+                named = [repr(a) for a in entry.averages if a is not None]
+                if None in entry.averages:  # (last: a flag on the command line, not a value)
+                    named.append("or None" if named else "None")
+                accepted = ", ".join(named)
                 takers = [n for n, e in METRICS.items() if opts.average in e.averages]
                 raise MetricsInputError(
                     f"option 'average': {opts.average!r} is not defined for {entry.name} "

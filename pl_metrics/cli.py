@@ -1614,7 +1614,7 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     if "by" in flags:
         message = message.replace("in 'by'", "in --by")
     if "per_class" in flags:
-        message = message.replace("(it takes None, ", "(it takes --per-class, ")
+        message = re.sub(r"(\(it takes .*?)\bNone\)", r"\1--per-class)", message)
     if "per_id" in flags:
         message = message.replace("without per_id", "without --per-id")
     if args.command == "curves":  # the library's takers of an option are kinds here
