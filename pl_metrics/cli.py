@@ -209,7 +209,19 @@ class _Parser(argparse.ArgumentParser):
         self.register("action", "store", _Store)
 
     def error(self, message: str) -> NoReturn:
+        command = re.match(r"argument COMMAND: invalid choice: '(.*)' \(choose", message)
+        if command is not None:  # (a file or an option's value before the command)
+            message += self._command_hint(command[1])
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def _command_hint(self, given: str) -> str:
+        """The command a user left out, or put after a file or an option."""
+        close = did_you_mean(given, self.commands())
+        if close:
+            return f"; {close}"
+        if kind_of(Path(given)) or Path(given).exists():
+            return f"; the command comes first: {self.prog} score {shlex.quote(given)} ..."
+        return f"; the command comes first, then its files and options: {self.prog} score FILE ..."
 
     def parse_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None

@@ -1888,3 +1888,21 @@ def test_an_output_named_gz_is_written_gzipped(
     assert main([*argv, "-o", str(tmp_path / "out.parquet.gz")]) == 2
     assert "parquet compresses itself; name the file .parquet" in capsys.readouterr().err
     assert not (tmp_path / "out.parquet.gz").exists()
+
+
+def test_a_command_left_out_or_put_after_options_is_told_where_it_goes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`pl-metrics oof.parquet -m lrap` was only "invalid choice: 'oof.parquet'"."""
+    cases = [
+        ([str(DATA), "-m", "lrap"], f"the command comes first: pl-metrics score {DATA} ..."),
+        (["--by", "model", "score", str(DATA)], "then its files and options: pl-metrics score"),
+        (["scroe", str(DATA)], "did you mean 'score'?"),
+    ]
+    for argv, hint in cases:
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("pl-metrics: error: argument COMMAND: invalid choice")
+        assert hint in err
