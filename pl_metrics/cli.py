@@ -686,8 +686,8 @@ def _add_threshold(parser: argparse.ArgumentParser) -> None:
         "--threshold-table",
         metavar="FILE",
         help="thresholded metrics: a threshold per class (and group) from a CSV or parquet "
-        "table with a threshold column, such as pl-metrics thresholds writes (- reads CSV "
-        "from standard input)",
+        "table with a threshold column, such as pl-metrics thresholds writes (- reads it "
+        "from standard input: CSV, parquet or JSON)",
     )
 
 
@@ -1168,9 +1168,10 @@ def _read_threshold_table(path: Path) -> pl.DataFrame:
             "the thresholds with pl-metrics thresholds ... --output t.csv (or .parquet, .json)"
         )
     suffix = path.suffix.lower()
-    if suffix in (".parquet", ".pq"):
+    # By their first bytes too: standard input (`cat t.parquet |`) has no suffix.
+    if suffix in (".parquet", ".pq") or data.startswith(b"PAR1"):
         return pl.read_parquet(io.BytesIO(data))
-    if suffix == ".json":  # as `pl-metrics thresholds -o t.json` writes it
+    if suffix == ".json" or data.lstrip().startswith(b"[{"):  # as `thresholds -o t.json`
         return pl.read_json(io.BytesIO(data))
     # Anything else is CSV (.csv, .txt, .csv.gz, no suffix). The keys are kept as written
     # (class "00", "0.50", "TRUE"): the library reads them as the rows' types.

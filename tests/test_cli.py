@@ -1526,6 +1526,13 @@ def test_mistakes_of_command_line_users(
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(thresholds.read_bytes())))
     assert main([*argv, "--threshold-table", "-"]) == 0
     assert capsys.readouterr().out == piped
+    # ... and as parquet or JSON, by their bytes (parquet was "invalid utf-8 sequence").
+    for fmt in ("parquet", "json"):
+        written = tmp_path / f"thresholds.{fmt}"
+        assert main(["thresholds", str(DATA), "--by", "model", "-o", str(written)]) == 0
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(written.read_bytes())))
+        assert main([*argv, "--threshold-table", "-"]) == 0
+        assert capsys.readouterr().out == piped
     for source in (str(pipe), "-"):
         assert main(["score", source, "-m", "lrap"]) == 2
         assert f"{source!r} is no regular file (a pipe or standard input, say): save the" in (
