@@ -104,7 +104,13 @@ from pl_metrics._thresholded import COUNTS, pred_expr, samples_names
 if TYPE_CHECKING:  # (typing.Unpack is of Python 3.11)
     from typing_extensions import Unpack
 
-__all__ = ["bootstrap", "compare", "model_value", "paired"]
+__all__ = [
+    "MAX_RESAMPLES",
+    "bootstrap",
+    "compare",
+    "model_value",
+    "paired",
+]
 
 _R = f"{INTERNAL}resample"
 #: A resample's value of a metric, and the two models' in `paired` (working columns).

@@ -54,12 +54,20 @@ from pl_metrics._state import (
 )
 
 __all__ = [
+    "FP",
+    "N_ALL",
+    "P_ALL",
+    "TP",
     "average_classes",
     "average_precision",
+    "check_undefined",
+    "cumulated",
     "curve_positives",
     "padded_cmap",
+    "probability_check",
     "roc_auc",
     "top_k_accuracy",
+    "with_class_counts",
 ]
 
 CURVE_METRICS = ("roc_auc", "average_precision", "padded_cmap")

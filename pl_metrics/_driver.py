@@ -74,6 +74,7 @@ __all__ = [
     "Source",
     "chunk_state",
     "cluster_by_id",
+    "collected_state",
     "deferred",
     "hinted",
     "local_runner",

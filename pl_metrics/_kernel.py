@@ -58,6 +58,7 @@ __all__ = [
     "grouped_runs",
     "id_runs",
     "in_threads",
+    "key_blocks",
     "key_change_rows",
     "key_sorted",
     "merged_falling",

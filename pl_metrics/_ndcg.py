@@ -29,7 +29,7 @@ from pl_metrics._ranking import N_AT as N_AT
 from pl_metrics._ranking import P_AT as P_AT
 from pl_metrics._ranking import SCORE as SCORE
 from pl_metrics._ranking import R as R
-from pl_metrics._ranking import _kernel_reads, ranked_scores
+from pl_metrics._ranking import kernel_reads, ranked_scores
 from pl_metrics._report import report
 from pl_metrics._runs import TRUTH, RunColumns
 from pl_metrics._spec import Options
@@ -112,7 +112,7 @@ def _run_columns(cols: Columns, k: int | None, replaces: IdsHook, *, checked: bo
 
     In place of the hook ``replaces``.
 
-    ``checked``: the data checks are on (see `pl_metrics._ranking._kernel_reads`).
+    ``checked``: the data checks are on (see `pl_metrics._ranking.kernel_reads`).
     """
     assert cols.score is not None
     keys = [*cols.by, cols.id]
@@ -121,7 +121,7 @@ def _run_columns(cols: Columns, k: int | None, replaces: IdsHook, *, checked: bo
     def over_runs(
         df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray, classes: _kernel.ClassCodes
     ) -> dict[str, np.ndarray] | None:
-        if not _kernel_reads(df[SCORE], checked=checked):
+        if not kernel_reads(df[SCORE], checked=checked):
             return None
         longest = int(np.diff(runs.starts).max()) if len(runs.starts) > 1 else 0
         positions = pl.DataFrame({_I: np.arange(longest + 1, dtype=np.int64)})

@@ -60,6 +60,7 @@ __all__ = [
     "P",
     "R",
     "coverage_error",
+    "kernel_reads",
     "label_ranking_loss",
     "lrap",
     "lwlrap",
@@ -231,7 +232,7 @@ def _count_in_memory(
     Nulls and NaN (possible with ``validate=False``) and 64-bit integer scores (not exact
     as float64) go to the polars plan instead, so that both ways give the same numbers.
     """
-    if not _kernel_reads(df[SCORE]) or df[_TRUTH].null_count():
+    if not kernel_reads(df[SCORE]) or df[_TRUTH].null_count():
         lf = df.lazy()
         ids = lf.group_by(keys).agg(
             pl.col(SCORE).filter(_TRUTH).min().alias(_MIN_POS),
@@ -253,7 +254,7 @@ def _count_in_memory(
     )
 
 
-def _kernel_reads(score: pl.Series, *, checked: bool = False) -> bool:
+def kernel_reads(score: pl.Series, *, checked: bool = False) -> bool:
     """Whether the kernel counts these scores exactly (no nulls, NaN or 64-bit integers).
 
     ``checked``: the data checks refuse NaN scores after the counts, which are then never
@@ -270,7 +271,7 @@ def _run_columns(cols: Columns, replaces: IdsHook, *, checked: bool) -> RunColum
     """The per-id sums of the pair counts, in the pass that counts the per-id table.
 
     In place of the hook ``replaces``. ``checked``: the data checks are on (see
-    `_kernel_reads`).
+    `kernel_reads`).
     """
     assert cols.score is not None
     keys = [*cols.by, cols.id]
@@ -279,7 +280,7 @@ def _run_columns(cols: Columns, replaces: IdsHook, *, checked: bool) -> RunColum
     def over_runs(
         df: pl.DataFrame, runs: _kernel.IdRuns, truth: np.ndarray, classes: _kernel.ClassCodes
     ) -> dict[str, np.ndarray] | None:
-        if not _kernel_reads(df[SCORE], checked=checked):
+        if not kernel_reads(df[SCORE], checked=checked):
             return None
         _, _, values = _kernel.pair_counts(df[SCORE], truth, runs.starts)
         return dict(zip(_SUMS, values, strict=True))

@@ -25,6 +25,7 @@ __all__ = [
     "function",
     "info",
     "metric_names",
+    "suggestion",
     "sweepable",
 ]
 

@@ -39,6 +39,7 @@ __all__ = [
     "TRUTH",
     "ClassCounts",
     "CurveCounts",
+    "PerRun",
     "Reductions",
     "RunColumns",
     "Tables",

@@ -43,6 +43,8 @@ from pl_metrics._io import counted_text, reader_error
 from pl_metrics._registry import METRIC_OPTIONS, METRICS, MetricInfo, info, sweepable
 
 __all__ = [
+    "THRESHOLD_ROW",
+    "UNUSED_OPTION",
     "Average",
     "Options",
     "Spec",
@@ -55,6 +57,8 @@ __all__ = [
     "made_columns",
     "make_options",
     "metric_list",
+    "refuse_unused",
+    "refuse_unused_by_tuned",
     "resolve",
 ]
 

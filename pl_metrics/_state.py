@@ -66,10 +66,14 @@ from pl_metrics._runs import (
 from pl_metrics._spec import Options, Spec, Thresholds
 
 __all__ = [
+    "CLASS_ROWS",
     "CURVE_NEG",
     "CURVE_POS",
     "CURVE_SCORE",
+    "LWLRAP_WEIGHT",
     "MAX_PREFIX",
+    "MIN_PREFIX",
+    "N_ROWS",
     "Family",
     "IdsHook",
     "MetricState",

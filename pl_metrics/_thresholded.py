@@ -35,6 +35,7 @@ from pl_metrics._spec import THRESHOLD_ROW, Average, Options, Thresholds
 from pl_metrics._state import Family, Parts, register
 
 __all__ = [
+    "COUNTS",
     "accuracy",
     "balanced_accuracy",
     "balanced_f1",
@@ -46,7 +47,9 @@ __all__ = [
     "matthews_corrcoef",
     "mfif",
     "precision",
+    "pred_expr",
     "recall",
+    "samples_names",
     "specificity",
 ]
 

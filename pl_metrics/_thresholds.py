@@ -47,7 +47,11 @@ from pl_metrics._state import (
     weighs_something,
 )
 
-__all__ = ["best_threshold", "threshold_sweep"]
+__all__ = [
+    "best_threshold",
+    "check_folds",
+    "threshold_sweep",
+]
 
 _T = "threshold"
 _T_COMPARED = f"{INTERNAL}threshold_compared"  # the threshold in the scores' type

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 from pathlib import Path
@@ -167,3 +168,25 @@ def test_every_scikit_learn_name_of_the_registry_points_to_ours() -> None:
         if theirs.isidentifier() and theirs not in METRICS:
             with pytest.raises(pl_metrics.MetricsInputError, match="scikit-learn's"):
                 pl_metrics.report(pl.DataFrame(), theirs)
+
+
+def test_what_a_module_takes_from_another_is_in_that_ones_all() -> None:
+    """A private module's ``__all__`` lists what the others import from it: its interface."""
+    package = Path(pl_metrics.__file__).parent
+    exported = {}
+    for path in package.glob("_*.py"):
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__":
+                exported[path.stem] = set(ast.literal_eval(node.value))
+    missing = set()
+    for path in package.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pl_metrics._"):
+                module = node.module.split(".")[1]
+                missing |= {
+                    f"{module}.{a.name} (in {path.name})"
+                    for a in node.names
+                    if a.name not in exported.get(module, set())
+                }
+    assert not missing
