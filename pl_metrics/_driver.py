@@ -655,6 +655,29 @@ def cluster_by_id(
     row_group_size
         Rows per parquet row group: the unit a chunk reads (smaller groups let a chunk read
         less beyond its ids, at the cost of more statistics).
+
+    Returns
+    -------
+    list of Path
+        The files written, each a range of ids, in the ids' order.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> root = Path(tempfile.mkdtemp())
+    >>> parts = pl_metrics.cluster_by_id("data/digits_oof.parquet", root / "by_id", n_parts=3)
+    >>> [part.name for part in parts]
+    ['part-00000.parquet', 'part-00001.parquet', 'part-00002.parquet']
+    >>> ids = [pl.read_parquet(part)["id"] for part in parts]
+    >>> all(a.max() < b.min() for a, b in zip(ids, ids[1:]))  # id ranges, one after another
+    True
+    >>> pl_metrics.score(root / "by_id", "lrap", by="model").equals(
+    ...     pl_metrics.score("data/digits_oof.parquet", "lrap", by="model")
+    ... )
+    True
     """
     lf = scan(source)
     schema = lf.collect_schema()

@@ -181,6 +181,15 @@ def score(
     MetricsInputError
         When the data is at fault, as in `pl_metrics.score`: a file that cannot be read even
         alone (a corrupt page, a CSV field that does not parse) is named.
+
+    Examples
+    --------
+    Skipped by the doctests, which run without the ``dask`` extra:
+
+    >>> from pl_metrics import dask as on_dask
+    >>> on_dask.score(  # doctest: +SKIP
+    ...     "oof/*.parquet", ["lwlrap", "f1"], client="tcp://scheduler:8786", by="model"
+    ... )
     """
     # Absolute, for the client as for the workers (which read from their own folders, not
     # the client's): both then read the same key= folders as columns.

@@ -478,6 +478,16 @@ def distributions(
     its own scale otherwise (scores and losses). ``metrics``: the columns to draw; left
     out, the table's columns named as metrics (a `report`'s). ``bins``: the bins of each
     histogram (at most `MAX_HISTOGRAM_BINS`).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> from pl_metrics import plot
+    >>> df = pl.read_parquet("data/digits_oof.parquet")
+    >>> fig = plot.distributions(pl_metrics.report(df, ["lrap", "f1"], by=["model", "fold"]))
+    >>> [ax.get_title() for ax in fig.axes]
+    ['lrap (higher is better)', 'f1 (higher is better)']
     """
     if metrics is None:  # a report's metric columns, as heatmap takes its one
         names = table_option("table", table).collect_schema().names()
@@ -552,6 +562,16 @@ def heatmap(
     Models are sorted best first by their mean over folds (higher or lower is better as the
     metric says); the colour scale runs from worst (dark) to best (bright). ``metric``: the
     column to plot; left out, the table's one column named as a metric.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> from pl_metrics import plot
+    >>> df = pl.read_parquet("data/digits_oof.parquet")
+    >>> fig = plot.heatmap(pl_metrics.lrap(df, by=["model", "fold"]))
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['knn', 'forest', 'logreg', 'naive_bayes']
     """
     metric = column_name("metric", _the_metric(table, metric))
     model_col, fold_col = column_name("model_col", model_col), column_name("fold_col", fold_col)
@@ -647,6 +667,19 @@ def intervals(
 
     A table of `pl_metrics.paired` draws its differences (``model_b - model_a``) the same
     way, with a line at 0 (no difference), its rows in the table's order.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> from pl_metrics import plot
+    >>> df = pl.read_parquet("data/digits_oof.parquet")
+    >>> ci = pl_metrics.bootstrap(df, "lrap", by="model", n_resamples=200, seed=0)
+    >>> fig = plot.intervals(ci, confidence=0.95, n_resamples=200)
+    >>> fig.axes[0].get_xlabel()
+    'lrap: estimate and 95% bootstrap interval, 200 resamples'
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['knn', 'forest', 'logreg', 'naive_bayes']
     """
     if confidence is not None:
         check_confidence(confidence)
