@@ -1322,7 +1322,13 @@ def _arrow_type_readable(dtype: Any) -> bool:
 
     try:
         pl.DataFrame(pa.table({"column": pa.array([], type=dtype)}))
-    except (pl.exceptions.PolarsError, pl.exceptions.PanicException, TypeError, ValueError):
+    except (
+        pl.exceptions.PolarsError,
+        pl.exceptions.PanicException,
+        TypeError,
+        ValueError,
+        pa.ArrowException,  # (pyarrow cannot build some empty arrays: a sparse union)
+    ):
         return False
     return True
 

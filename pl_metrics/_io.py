@@ -10,7 +10,7 @@ import os
 import re
 import shlex
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -83,8 +83,10 @@ def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
             f"expected files, folders or globs, got a {type(source).__name__} (frames are "
             "scored by pl_metrics.report, or pl_metrics.score)"
         )
-    if not isinstance(source, (str, Path, Iterable)):  # None, a number
-        raise MetricsInputError(
+    if isinstance(source, (bytes, os.PathLike)):  # b"oof.parquet", an os.DirEntry: one path
+        source = os.fsdecode(source)
+    if not isinstance(source, (str, Path, Iterable)) or isinstance(source, Mapping):
+        raise MetricsInputError(  # None, a number, a dict (its keys are no paths)
             f"expected files, folders or globs (a path or a list of them), got {shown(source)}"
         )
     items = [source] if isinstance(source, (str, Path)) else list(source)

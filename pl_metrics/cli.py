@@ -799,7 +799,7 @@ def _run_compare(args: argparse.Namespace) -> None:
                 per_fold, metrics[0], model_col=args.model_col, fold_col=args.fold_col
             )
         figure.savefig(args.plot)
-    _write(table, args.format, args.output)
+    _write(table, args.format, args.output, [args.model_col])
     _warn_of_a_threshold_past_the_scores(args, options["threshold"], lambda: lf)
 
 
@@ -1012,11 +1012,12 @@ def _output_format(fmt: str | None, output: str | None) -> str:
     return _SUFFIX_FORMATS[suffix]
 
 
-def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
+def _write(df: pl.DataFrame, fmt: str, output: str | None, keys: Sequence[str] = ()) -> None:
     """Write ``df`` in ``fmt`` (resolved by `_output_format`) to ``output`` or stdout.
 
     The text table shows floats to 6 decimals, but a ``threshold`` column in full: a user
-    copies it (0.9999999999 is not 1.000000).
+    copies it (0.9999999999 is not 1.000000). So are float ``keys`` (the ``--by`` and class
+    columns): 1e-7 and 2e-7 are two groups, not two rows of 0.000000.
     """
     if fmt == "parquet" and output is not None:
         df.write_parquet(output)
@@ -1044,9 +1045,13 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None) -> None:
     elif fmt == "json":
         text = df.write_json() + "\n"
     else:
-        if "threshold" in df.columns and df.schema["threshold"].is_float():
-            # its shortest exact form (polars cuts long cells)
-            df = df.with_columns(pl.col("threshold").cast(pl.String))
+        full = [
+            c
+            for c in dict.fromkeys(["threshold", *keys])
+            if c in df.columns and df.schema[c].is_float()
+        ]
+        # their shortest exact form (polars cuts long cells)
+        df = df.with_columns(pl.col(full).cast(pl.String))
         with pl.Config(
             tbl_rows=-1,
             tbl_cols=-1,
@@ -1206,7 +1211,7 @@ def _run_thresholds(args: argparse.Namespace) -> None:
         n_chunks=args.chunks,
         progress=False if args.quiet else None,
     )
-    _write(table, args.format, args.output)
+    _write(table, args.format, args.output, [*by, args.class_col])
 
 
 #: `pl-metrics curves` tells of --max-points when it writes more points than this.
@@ -1245,7 +1250,7 @@ def _run_curves(args: argparse.Namespace) -> None:
     table = thinned(exact, keys, args.max_points, metric) if whole else exact
 
     def write_table() -> None:
-        _write(table, args.format, args.output)
+        _write(table, args.format, args.output, keys)
         # A curve has a point per distinct score: unrounded scores give a row per input row.
         many = table.height > _MANY_POINTS and args.kind != "calibration"
         if many and args.max_points is None and not args.quiet:
@@ -1328,7 +1333,7 @@ def _run_score(args: argparse.Namespace) -> None:
             progress=False if args.quiet else None,
             **options,
         )
-    _write(result, args.format, args.output)
+    _write(result, args.format, args.output, [*_by(args), args.class_col, args.id_col])
     _warn_of_groups_all_skipped(args, result)
     given = options["threshold"]  # (the files are scanned again only with thresholds given)
     _warn_of_a_threshold_past_the_scores(args, given, lambda: scan_files(files(args.paths)))

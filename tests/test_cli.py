@@ -1913,3 +1913,21 @@ def test_a_command_left_out_or_put_after_options_is_told_where_it_goes(
         err = capsys.readouterr().err
         assert err.startswith("pl-metrics: error: argument COMMAND: invalid choice")
         assert hint in err
+
+
+def test_float_keys_are_shown_in_full_in_the_text_table(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The text table rounds floats to 6 decimals: groups of --by 1e-7 and 2e-7 were two
+    rows of 0.000000, and 1.0000001 showed as 1.000000."""
+    rates = {0: 1e-7, 1: 2e-7, 2: 3e-7, 3: 1e-3, 4: 1.0000001}
+    tuned = pl.read_parquet(DATA).with_columns(
+        lr=pl.col("fold").replace_strict(rates, return_dtype=pl.Float64)
+    )
+    path = tmp_path / "lr.parquet"
+    tuned.write_parquet(path)
+    assert main(["score", str(path), "-m", "lrap", "--by", "model,lr", "-q"]) == 0
+    out = capsys.readouterr().out
+    for shown in ("1e-7", "2e-7", "3e-7", "0.001", "1.0000001"):
+        assert f"┆ {shown} " in out
+    assert "0.000000" not in out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 from typing import Any
@@ -387,6 +388,16 @@ def test_the_same_ids_hint_within_hive_folders_and_across_id_types(tmp_path: Pat
     listed.head(1).write_parquet(tmp_path / "lists" / "b.parquet")
     with pytest.raises(MetricsInputError, match=r"repeats a \(id, class\) .* hold the same ids"):
         pl_metrics.score(tmp_path / "lists", "lrap")
+
+
+def test_a_path_as_bytes_or_path_like_is_one_path_and_a_dict_none() -> None:
+    """b"oof.parquet" was read byte by byte ("file not found: '100'"), an os.DirEntry
+    refused, a dict's keys read as paths."""
+    entry = next(e for e in os.scandir(DATA.parent) if e.name == DATA.name)
+    for source in (bytes(DATA), entry):
+        assert files(source) == [DATA]  # type: ignore[arg-type]
+    with pytest.raises(MetricsInputError, match=r"expected files, folders or globs \(a path"):
+        files({str(DATA): 1})  # type: ignore[arg-type]
 
 
 def test_a_frame_is_no_list_of_files() -> None:

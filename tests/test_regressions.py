@@ -283,6 +283,11 @@ def test_a_column_polars_cannot_read_is_named() -> None:
             match=r"polars cannot read the type of 'wait' \(month_day_nano_interval\); drop",
         ):
             pl_metrics.lrap(frame)
+    # A union, of which pyarrow cannot make the empty array the check makes (its raw error).
+    kinds = pa.array([0] * 20, pa.int8())
+    union = pa.UnionArray.from_sparse(kinds, [pa.array([1] * 20), pa.array(["a"] * 20)])
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"cannot read the type of 'either'"):
+        pl_metrics.lrap(DIGITS.head(20).to_arrow().append_column("either", union))
 
 
 def test_a_pyarrow_dataset_is_a_score_source(tmp_path: Path) -> None:
