@@ -229,8 +229,8 @@ def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
     metric reads it, naming the column and the files; a folder key that some files hold
     is refused here. Only their metadata is read here, and a file's own column of a folder
     key where its statistics do not show that it holds the folder's value (else the
-    folder's value would replace the column's silently). A column left out is told in a
-    warning, which names its types and files.
+    folder's value would replace the column's silently). A column left out, or null in
+    the rows of files that lack it, is told in a warning, which names its types and files.
     Files without rows are left out (their column types are a writer's guess); if every
     file lacks rows, the table is empty, which raises.
 
@@ -275,7 +275,7 @@ def scan_files(
     """
     kind = file_format(found)
     if kind == "csv":
-        return _scan_csv(found, check_folders)
+        return _scan_csv(found, check_folders, warn=warn_left_out)
     schemas = [_file_schema(path, kind) for path in found]
     if check_folders:
         _check_folders(found, kind, schemas)
@@ -711,7 +711,29 @@ def _common_schema(
                 )
             continue
         common[name] = wider
+    if warn:
+        _warn_of_columns_some_lack(found, schemas, common)
     return pl.Schema(common)
+
+
+def _warn_of_columns_some_lack(
+    found: Sequence[Path], schemas: Sequence[pl.Schema], names: Iterable[str]
+) -> None:
+    """Warn of each of ``names`` that some files lack: it is null in their rows.
+
+    A metric reading it would tell those rows as null, not why.
+    """
+    for name in names:
+        lacking = [
+            repr(str(p)) for p, schema in zip(found, schemas, strict=True) if name not in schema
+        ]
+        if lacking:
+            warnings.warn(
+                f"column {name!r} is not in {len(lacking):,} of the {len(found):,} files "
+                f"({listed(lacking, 3)}): it is null in their rows",
+                UserWarning,
+                stacklevel=caller_stacklevel(),
+            )
 
 
 def _common_type(
@@ -802,8 +824,11 @@ def _widened(left: pl.DataType, right: pl.DataType) -> pl.DataType | None:
     return pl.concat(both, how="vertical_relaxed").schema["x"]
 
 
-def _scan_csv(found: Sequence[Path], check_folders: bool) -> pl.LazyFrame:
-    """CSV files stacked (types relaxed to common ones), with their hive columns."""
+def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False) -> pl.LazyFrame:
+    """CSV files stacked (types relaxed to common ones), with their hive columns.
+
+    ``warn``: of columns that some files lack (`scan`'s warning).
+    """
     with_rows = [index for index, path in enumerate(found) if _has_rows(path)]
     if not with_rows:
         which = (
@@ -822,6 +847,10 @@ def _scan_csv(found: Sequence[Path], check_folders: bool) -> pl.LazyFrame:
         )
         for index in with_rows
     ]
+    if warn:
+        schemas = [frame.collect_schema() for frame in frames]
+        kept = [found[index] for index in with_rows]
+        _warn_of_columns_some_lack(kept, schemas, dict.fromkeys(n for s in schemas for n in s))
     return pl.concat(frames, how="diagonal_relaxed")
 
 

@@ -158,7 +158,13 @@ def test_files_of_other_columns_are_one_table_unless_a_metric_reads_a_missing_on
     write.get(kind, pl.DataFrame.write_csv)(
         rest.with_columns(note=pl.lit("x"), w=pl.lit(1.0)), tmp_path / f"b.{kind}"
     )
-    table = scan(tmp_path).collect()
+    with pytest.warns(UserWarning, match="is not in 1 of the 2 files") as warned:
+        table = scan(tmp_path).collect()
+    assert [str(w.message) for w in warned] == [
+        f"column {c!r} is not in 1 of the 2 files ({str(tmp_path / f'a.{kind}')!r}): it is "
+        "null in their rows"
+        for c in ("note", "w")
+    ]
     assert table.height == dump.height
     assert table.filter(pl.col("id") < 50)["note"].null_count() == first.height
     assert_frame_equal(pl_metrics.score(tmp_path, "lrap"), pl_metrics.lrap(dump))
