@@ -1221,10 +1221,17 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
     if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
         return frame
     # A column (polars' or pandas' Series, an Arrow array) streams too, but is no table.
-    if hasattr(frame, "__arrow_c_stream__") and not isinstance(frame, pl.Series):
-        pandas = type(frame).__module__.startswith("pandas")
+    pandas = type(frame).__module__.startswith("pandas")
+    column = isinstance(frame, pl.Series) or (pandas and not hasattr(frame, "columns"))
+    if hasattr(frame, "__arrow_c_stream__") and not column:
         if pandas:
             frame = _named_index_as_columns(frame)
+            repeated = _repeated_pandas_columns(frame)
+            if repeated:  # (polars' message names none of them)
+                raise MetricsInputError(
+                    f"the table cannot be read as columns: it has several columns named "
+                    f"{listed([repr(c) for c in repeated], 3)}; rename or drop them first"
+                )
         try:
             return _ordered_as_enums(pl.DataFrame(frame), frame) if pandas else pl.DataFrame(frame)
         except pl.exceptions.SchemaError:  # "expected Struct": a single column's stream
@@ -1334,8 +1341,17 @@ def _arrow_type_readable(dtype: Any) -> bool:
 
 
 def _complex_pandas_columns(frame: Any) -> list[str]:
-    """A pandas frame's columns of complex numbers (Arrow has no such type), for a message."""
-    return [f"{str(name)!r} ({dtype})" for name, dtype in frame.dtypes.items() if dtype.kind == "c"]
+    """A pandas frame's columns of types Arrow has not (complex, sparse), for a message."""
+    return [
+        f"{str(name)!r} ({dtype})"
+        for name, dtype in frame.dtypes.items()
+        if dtype.kind == "c" or str(dtype).startswith("Sparse[")
+    ]
+
+
+def _repeated_pandas_columns(frame: Any) -> list[str]:
+    """The names of a pandas frame's columns that more than one column has."""
+    return list(dict.fromkeys(str(c) for c in frame.columns[frame.columns.duplicated()]))
 
 
 def _mixed_pandas_columns(frame: Any) -> list[str]:

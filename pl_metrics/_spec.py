@@ -487,16 +487,13 @@ def at_call(options: Mapping[str, Any]) -> dict[str, Any]:
 
 def _threshold_table(table: object) -> Thresholds:
     """A table of thresholds: a ``threshold`` column and key columns (the class, groups)."""
-    if isinstance(table, pl.Series) or (
-        not isinstance(table, (pl.DataFrame, pl.LazyFrame))
-        and not hasattr(table, "__arrow_c_stream__")
-    ):  # (a Series streams Arrow too, but holds no class column)
+    try:
+        df = to_polars(table).lazy().collect()
+    except TypeError:  # (a Series, polars' or pandas', streams Arrow too: no class column)
         raise MetricsInputError(
             "option 'threshold': expected a number or a table of (class, threshold) rows, "
             f"got {type(table).__name__}"
-        )
-    try:
-        df = to_polars(table).lazy().collect()
+        ) from None
     except (pl.exceptions.PolarsError, OSError) as error:  # a lazy table's file, say
         raise MetricsInputError(
             f"option 'threshold': cannot read the table: {reader_error(error)}"

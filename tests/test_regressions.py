@@ -259,6 +259,22 @@ def test_pandas_index_and_mixed_columns() -> None:
         pl_metrics.MetricsInputError, match=r"polars cannot read the type of 'z' \(complex128\)"
     ):
         pl_metrics.lrap(complex_)
+    # A sparse column ("Did not pass numpy.dtype object"), columns of one name (polars'
+    # "non-unique ... column names"), a Series as the threshold table (AttributeError).
+    frame = DIGITS.head(4).to_pandas()
+    sparse = frame.assign(note=pd.arrays.SparseArray(np.zeros(4)))
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"cannot read the type of 'note' \(Sparse\[float64"
+    ):
+        pl_metrics.lrap(sparse)
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"it has several columns named 'score'; rename or"
+    ):
+        pl_metrics.lrap(pd.concat([frame, frame[["score"]]], axis=1))
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^option 'threshold': expected a number or a table"
+    ):
+        pl_metrics.f1(DIGITS, threshold=pd.Series([0.3]))
 
 
 def test_duckdb_relations_are_accepted() -> None:
