@@ -39,7 +39,7 @@ from pl_metrics._frame import (
 from pl_metrics._ranking import N_AT, P_AT, SCORE, P, R, ranked_scores
 from pl_metrics._report import report
 from pl_metrics._runs import TRUTH, PerRun, RunColumns, true_rows
-from pl_metrics._spec import Options
+from pl_metrics._spec import Options, class_text
 from pl_metrics._state import CURVE_NEG as _NEG
 from pl_metrics._state import CURVE_POS as _POS
 from pl_metrics._state import (
@@ -457,7 +457,9 @@ def with_class_counts(
     if problem.examples:
         dtype = values.collect_schema()[cls]
         quote = "'" if dtype == pl.String or is_categorical(dtype) else ""
-        named = pl.concat_str(pl.lit(f"{cls}={quote}"), pl.col(cls).cast(pl.String), pl.lit(quote))
+        named = pl.concat_str(
+            pl.lit(f"{cls}={quote}"), class_text(pl.col(cls), dtype), pl.lit(quote)
+        )
         first = named.filter(where).sort_by(pl.col(cls).filter(where))  # the same every run
         exprs.append(first_named(first).alias(problem.examples_name))
     counts = aggregate(values, keys, exprs)

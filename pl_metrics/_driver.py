@@ -413,7 +413,10 @@ def score_spec(
         id_options = replace(spec.options, checks_of=spec.metrics)
         class_spec = class_spec.with_options(checks_of=())
         if not by_id:  # a counts-only state over them runs those checks
-            checks = Spec(("confusion",), spec.columns, id_options).with_options(per_id=False)
+            # (confusion's columns are its counts': a `by` column so named takes f1's.)
+            made = {"tp", "fp", "fn", "tn"} & set(spec.columns.by)
+            checks = Spec(("f1" if made else "confusion",), spec.columns, id_options)
+            checks = checks.with_options(per_id=False, average="macro")
             _merged(runner(id_plan, checks, whole))
     if by_id:
         by_id_spec = Spec(tuple(by_id), spec.columns, id_options)

@@ -27,7 +27,7 @@ from pl_metrics._frame import (
 )
 from pl_metrics._report import report
 from pl_metrics._runs import RunColumns, true_rows
-from pl_metrics._spec import Options
+from pl_metrics._spec import Options, class_text
 from pl_metrics._state import CLASS_ROWS, Family, Parts, register
 
 __all__ = ["log_loss", "weighted_log_loss"]
@@ -144,7 +144,7 @@ class _LogLoss(Family):
         weights = _weights_frame(opts.class_weights)
         present = (
             classes.filter(pl.col(CLASS_ROWS) > 0)
-            .select(pl.col(cols.cls).cast(pl.String).alias(_KEY))
+            .select(class_text(pl.col(cols.cls), classes.collect_schema()[cols.cls]).alias(_KEY))
             .unique()
         )
 
@@ -183,7 +183,7 @@ class _LogLoss(Family):
         assert classes is not None
         # Classes that are the true class of no id have no mean: left out, with their weight.
         per_class = classes.filter(pl.col(_CLASS_IDS) > 0).with_columns(
-            pl.col(cols.cls).cast(pl.String).alias(_KEY)
+            class_text(pl.col(cols.cls), classes.collect_schema()[cols.cls]).alias(_KEY)
         )
         if opts.class_weights is None:
             per_class = per_class.with_columns(pl.lit(1.0).alias(_CLASS_WEIGHT))

@@ -54,6 +54,7 @@ __all__ = [
     "at_call",
     "check_key_name",
     "check_key_names",
+    "class_text",
     "made_columns",
     "make_options",
     "metric_list",
@@ -139,6 +140,19 @@ def _text(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
         return pl.struct(column.alias("k")).struct.json_encode()
     if isinstance(dtype, pl.Duration):  # no cast to text either: ISO 8601, as CSV gets it
         return column.dt.to_string("iso")
+    return column.cast(pl.String)
+
+
+def class_text(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """A class as text, for messages and ``class_weights``' keys.
+
+    Bytes (which need not be UTF-8) in hex, durations and nested values as `_text` writes
+    them (polars casts neither to text), the rest cast.
+    """
+    if dtype == pl.Binary:
+        return column.bin.encode("hex")
+    if isinstance(dtype, pl.Duration) or dtype.is_nested():
+        return _text(column, dtype)
     return column.cast(pl.String)
 
 

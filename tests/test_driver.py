@@ -549,3 +549,16 @@ def test_a_class_chunks_bad_input_is_kept_to_be_raised_by_the_caller(digits: pl.
         pl_metrics.MetricsInputError, match="20 classes have no positives or no negatives"
     ):
         _driver._class_values([chunk], resolve(no_positives, "roc_auc", by=by, per_class=True))
+
+
+@pytest.mark.parametrize("name", ["tp", "fn"])
+def test_a_by_column_named_as_a_count_scores_in_class_chunks(tmp_path: Path, name: str) -> None:
+    """The class-chunked metrics' data checks ran as a confusion state, whose counts are
+    columns tp, fp, fn and tn: a `by` column of such a name was polars' DuplicateError in
+    several chunks (one chunk, and eagerly, were fine)."""
+    df = pl.read_parquet(DATA / "digits_oof.parquet").rename({"model": name})
+    path = tmp_path / "oof.parquet"
+    df.write_parquet(path)
+    for metric in ("roc_auc", "brier_score", "best_threshold"):
+        want = pl_metrics.report(df, metric, by=name)
+        assert_frame_equal(pl_metrics.score(path, metric, by=name, n_chunks=3), want)
