@@ -1416,6 +1416,8 @@ def _dispatch(args: argparse.Namespace) -> None:
             raise MetricsInputError("--format parquet is written to a file: -o FILE, not -o -")
         args.output = None
     args.format = _output_format(args.format, args.output)  # once, before any scoring
+    for option in ("output", "plot"):
+        _check_folder(option, getattr(args, option, None))
     if getattr(args, "plot", None):
         _check_plot_file(args.plot)
         if args.output and Path(args.output).resolve() == Path(args.plot).resolve():
@@ -1423,8 +1425,6 @@ def _dispatch(args: argparse.Namespace) -> None:
                 f"--output and --plot both name {args.output!r}: the plot would replace the "
                 "table; name two files"
             )
-    for option in ("output", "plot"):
-        _check_folder(option, getattr(args, option, None))
     _check_not_read(args)
     if args.command == "compare":
         _run_compare(args)
@@ -1442,7 +1442,8 @@ def _check_plot_file(path: str) -> None:
         from matplotlib.backend_bases import FigureCanvasBase
     except ImportError:
         raise MetricsInputError('--plot needs matplotlib: pip install "pl_metrics[plot]"') from None
-    kinds = FigureCanvasBase.get_supported_filetypes()
+    # (PGF is LaTeX's, and needs a LaTeX install: told only once the work was done)
+    kinds = set(FigureCanvasBase.get_supported_filetypes()) - {"pgf"}
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in kinds:
         raise MetricsInputError(

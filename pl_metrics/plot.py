@@ -241,10 +241,22 @@ def _series_label(keys: Sequence[str], values: Sequence[Any]) -> str:
     """``knn`` for one key column, ``knn / fold 0`` for more (the first key's value alone)."""
     if not keys:
         return "all"
-    # 15 digits: 0.3 for 0.1 * 3 (0.30000000000000004), and distinct values stay apart.
-    texts = [f"{v:.15g}" if isinstance(v, float) else str(v) for v in values]
+    texts = [_value_text(v) for v in values]
     parts = [texts[0], *(f"{k} {v}" for k, v in zip(keys[1:], texts[1:], strict=True))]
     return " / ".join(parts)
+
+
+def _value_text(value: Any) -> str:
+    """A key value as a label: 15 digits of a float (0.3 for 0.1 * 3).
+
+    A Float32 column's value (0.1, read back as 0.100000001490116) as the float32 it is.
+    """
+    if not isinstance(value, float):
+        return str(value)
+    single = np.float32(value)
+    if math.isfinite(value) and float(single) == value:
+        value = float(str(single))  # its shortest digits as a float32
+    return f"{value:.15g}"
 
 
 def _colours(n: int) -> list[Any]:
@@ -253,6 +265,10 @@ def _colours(n: int) -> list[Any]:
     name = "tab10" if n <= 10 else "tab20"
     cmap = colormaps[name]
     return [cmap(i % cmap.N) for i in range(n)]
+
+
+#: The widest figure of small multiples, in inches.
+_WIDEST = 24.0
 
 
 def _tick_size(count: int) -> float:
@@ -435,7 +451,8 @@ def _bar_panels(
     ncols = run if 1 < run <= 6 and n % run == 0 else min(6, math.ceil(math.sqrt(n)))
     nrows = math.ceil(n / ncols)
     longest = max(len(str(c)) for c in classes)
-    panel_width = max(2.2, 0.15 * m + 0.6)
+    # At most _WIDEST inches in all (150 classes in 3 columns made a figure 70 wide).
+    panel_width = min(max(2.2, 0.15 * m + 0.6), (_WIDEST - 1.0) / ncols)
     fig = _figure(1.0 + ncols * panel_width, 1.0 + nrows * (1.7 + 0.06 * min(longest, 30)))
     tick_size = min(_tick_size(m), 8.0)
     first = None
@@ -452,9 +469,12 @@ def _bar_panels(
         if i % ncols:
             ax.tick_params(axis="y", labelleft=False)
     assert first is not None
-    first.set_xticks(range(m), [str(c) for c in classes])
+    per_class = (panel_width - 0.4) / m  # inches
+    # Every k-th class named where their names, turned upright, would overlap.
+    every = max(1, math.ceil(1.3 * tick_size / 72 / per_class))
+    first.set_xticks(range(0, m, every), [str(c) for c in classes[::every]])
     first.set_xlim(-0.6, m - 0.4)
-    if longest * tick_size * 0.6 / 72 > 0.9 * (panel_width - 0.4) / m:
+    if longest * tick_size * 0.6 / 72 > 0.9 * per_class * every:
         for ax in fig.axes:
             ax.tick_params(axis="x", labelrotation=90)
     fig.suptitle(title)
@@ -474,10 +494,11 @@ def distributions(
     """Histograms of metric values over groups (e.g. per trial).
 
     As the BirdCLEF 2022 metrics notebook draws them: one panel per metric, titled with its
-    direction; the panels share their x axis when every value lies in [0, 1], and each keeps
-    its own scale otherwise (scores and losses). ``metrics``: the columns to draw; left
-    out, the table's columns named as metrics (a `report`'s). ``bins``: the bins of each
-    histogram (at most `MAX_HISTOGRAM_BINS`).
+    direction; the panels share their x axis when every value lies in [0, 1] and each
+    metric's values spread over a quarter of their pooled range at least, and each keeps its
+    own scale otherwise (scores and losses, or a metric whose values would fill one bar).
+    ``metrics``: the columns to draw; left out, the table's columns named as metrics (a
+    `report`'s). ``bins``: the bins of each histogram (at most `MAX_HISTOGRAM_BINS`).
 
     Examples
     --------
@@ -509,7 +530,11 @@ def distributions(
     table = _need(table, metrics, numeric=metrics)
     # Nulls (NaN in numpy), NaN and infinite values are left out: a histogram's range is finite.
     values = [v[np.isfinite(v)] for v in (table[m].cast(pl.Float64).to_numpy() for m in metrics)]
-    unit = all(v.size == 0 or (v.min() >= 0.0 and v.max() <= 1.0) for v in values)
+    present = [v for v in values if v.size]
+    unit = all(v.min() >= 0.0 and v.max() <= 1.0 for v in present)
+    if unit and present:  # ... and each spreads over a quarter of it: else a panel is one bar
+        spread = np.ptp(np.concatenate(present))
+        unit = spread == 0 or min(np.ptp(v) for v in present) >= spread / 4
     edges: Any = bins
     if unit:  # shared x axis: the same bins for every panel, or a narrow panel's vanish
         pooled = np.concatenate(values)
@@ -588,7 +613,7 @@ def heatmap(
     )
     better = _higher_is_better(metric)
     folds = _in_order(table[fold_col])
-    fold_names = [str(f) for f in folds]
+    fold_names = [_value_text(f) for f in folds]
     # The grid is filled here rather than pivoted: a pivot names its columns by the folds,
     # which may be null or named like the model column.
     column = {f: j for j, f in enumerate(folds)}
@@ -606,7 +631,7 @@ def heatmap(
 
     order = sorted(rows, key=best_first)
     values = np.array([rows[m] for m in order], dtype=np.float64).reshape(len(order), -1)
-    models = [str(m) for m in order]
+    models = [_value_text(m) for m in order]
     longest = max(len(m) for m in models)
     fig = _figure(max(5.0, 2.6 + 0.08 * longest + 0.9 * len(folds)), 1.6 + 0.45 * len(models))
     ax = fig.add_subplot()
@@ -614,6 +639,9 @@ def heatmap(
     # on a linear one the outlier alone set the colours, and the others all looked alike.
     known = values[np.isfinite(values)]
     log = bool(known.size) and known.min() > 0 and known.max() >= 10 * known.min()
+    # ... only where the far values are the high ones: a log scale spreads the low end, so
+    # a low outlier (a weak model's F1) squeezed all the others into one colour.
+    log = log and float(np.median(known)) < math.sqrt(known.min() * known.max())
     from matplotlib.colors import LogNorm
 
     image = ax.imshow(
@@ -622,7 +650,10 @@ def heatmap(
         cmap="viridis" if better is not False else "viridis_r",
         norm=LogNorm() if log else None,
     )
-    ax.set_xticks(range(len(folds)), fold_names)
+    # Names wider than their cell (0.9 inches) turned, or they run into each other.
+    turned = max(len(f) for f in fold_names) * 9 * 0.6 / 72 > 0.8
+    tilt = {"rotation": 30, "ha": "right", "rotation_mode": "anchor"} if turned else {}
+    ax.set_xticks(range(len(folds)), fold_names, **tilt)
     ax.set_yticks(range(len(models)), models)
     ax.set_xlabel(fold_col)
     # (By the mean over folds: `compare` ranks by the value of the folds pooled, which may
@@ -661,7 +692,8 @@ def intervals(
     Each metric gets its own panel and x scale, titled with its direction; its rows (a point
     and an interval each) are sorted best first from the top (a metric pl_metrics does not
     know: highest estimate first), with the values written on the right. ``label`` names
-    the key column(s) that label the rows (default: all of them, e.g. ``model``).
+    the key column(s) that label the rows (default: all of them, e.g. ``model``; of a
+    paired table, ``pair``, ``model_a`` or ``model_b`` too).
     ``confidence`` and ``n_resamples``, those the table was made with, are written in the
     x axis' label ("95% bootstrap interval, 1,000 resamples"): the table does not hold them.
 
@@ -698,6 +730,8 @@ def intervals(
         table, ["metric", *bounds], numeric=bounds, labels=["metric"], made_by="bootstrap(...)"
     )
     keys = [c for c in table.columns if c not in _INTERVAL_COLUMNS]
+    if differences is not None:
+        keys = differences[2]
     names = keys if label is None else list(column_names("label", label))
     _need(table, names, labels=names)
     # (polars sorts NaN above every number: a NaN bound, drawn as no interval, is not refused)
@@ -761,12 +795,15 @@ def intervals(
     return fig
 
 
-def _paired_differences(table: object) -> tuple[pl.DataFrame, list[tuple[Any, Any]]] | None:
+def _paired_differences(
+    table: object,
+) -> tuple[pl.DataFrame, list[tuple[Any, Any]], list[str]] | None:
     """A `pl_metrics.paired` table as `intervals` reads a bootstrap's, and its model pairs.
 
-    None for other tables. Rows are labelled by their pair (``knn - logreg``) when there
+    With them, the columns that label its rows unless ``label`` names others. None for
+    other tables. Rows are labelled by their pair (``knn - logreg``) when there
     are several, then by the table's other keys (the fold, say); by the pair alone where
-    there are none.
+    there are none. ``model_a``, ``model_b`` and ``pair`` may label them too.
     """
     df = table_option("table", table)
     names = df.collect_schema().names()
@@ -780,7 +817,8 @@ def _paired_differences(table: object) -> tuple[pl.DataFrame, list[tuple[Any, An
         labelled.insert(0, "pair")
     pair = pl.format("{} - {}", pl.col("model_b"), pl.col("model_a"))
     out = df.rename({"difference": "estimate"}).with_columns(pair.alias("pair"))
-    return out.select(*labelled, "metric", "estimate", "lower", "upper"), pairs
+    others = [c for c in ("pair", "model_a", "model_b") if c not in labelled]
+    return out.select(*labelled, *others, "metric", "estimate", "lower", "upper"), pairs, labelled
 
 
 def _decimals(lower: np.ndarray, upper: np.ndarray) -> int:

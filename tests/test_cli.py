@@ -1931,3 +1931,18 @@ def test_float_keys_are_shown_in_full_in_the_text_table(
     for shown in ("1e-7", "2e-7", "3e-7", "0.001", "1.0000001"):
         assert f"┆ {shown} " in out
     assert "0.000000" not in out
+
+
+def test_a_plot_file_matplotlib_writes_only_with_latex_or_a_folder_is_refused_first(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """--plot x.pgf passed the check, then failed after the scoring as "internal error"
+    (xelatex not found); --plot of a folder was told to end in an image's extension."""
+    argv = ["curves", str(DATA), "--kind", "roc", "-q", "--plot"]
+    assert main([*argv, str(tmp_path / "x.pgf")]) == 2
+    err = capsys.readouterr().err
+    assert "name a file ending in one of" in err
+    assert ".pgf," not in err
+    assert ".png" in err
+    assert main([*argv, str(tmp_path)]) == 2
+    assert "is a folder: name a file in it" in capsys.readouterr().err

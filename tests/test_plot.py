@@ -1046,14 +1046,17 @@ def test_distributions_share_their_bins_where_they_share_the_axis(
     digits: pl.DataFrame,
 ) -> None:
     # A metric of a narrow range drew bars too thin to see on the shared axis.
-    per_fold = pl_metrics.report(
-        digits.filter(pl.col("model") != "naive_bayes"), ["roc_auc", "f1"], by=["model", "fold"]
-    )
-    fig = plot.distributions(per_fold, ["roc_auc", "f1"], bins=10)
+    per_fold = pl_metrics.report(digits, ["f1", "recall", "roc_auc"], by=["model", "fold"])
+    fig = plot.distributions(per_fold, ["f1", "recall"], bins=10)
     widths = {round(p.get_width(), 12) for ax in fig.axes for p in bars(ax)}
     assert len(widths) == 1
     low, high = fig.axes[0].get_xlim()
     assert widths.pop() * 10 > (high - low) / 2
+    # Far narrower than the other (0.967 to 0.9999 beside 0.80 to 0.99), all of roc_auc's
+    # values fell in one shared bin: each metric keeps its own axis then.
+    fig = plot.distributions(per_fold, ["f1", "roc_auc"], bins=10)
+    assert fig.axes[0].get_xlim() != fig.axes[1].get_xlim()
+    assert [sum(p.get_height() > 0 for p in bars(ax)) > 3 for ax in fig.axes] == [True, True]
 
 
 def test_a_heatmaps_title_that_fits_its_figure_is_not_wrapped(digits: pl.DataFrame) -> None:
@@ -1116,3 +1119,73 @@ def test_curves_of_negative_weights_stay_inside_their_axes(digits: pl.DataFrame)
     assert len(fig.axes) == 2
     for ax in fig.axes:
         assert ax.get_xlim()[0] <= fpr.min()
+
+
+def test_a_low_outlier_keeps_a_heatmap_linear_and_float_keys_read_as_typed(
+    digits: pl.DataFrame,
+) -> None:
+    """A weak model's F1 (ten times below the others) set a log colour scale, which spreads
+    the low end: the others looked alike. Float32 keys were labelled 0.100000001490116,
+    and a fold of 0.1 * 3 0.30000000000000004."""
+    rng = np.random.default_rng(0)
+    weak = digits.filter(pl.col("model") == "knn").with_columns(
+        model=pl.lit("weak"), score=pl.Series(rng.random(digits.height // 4) * 0.56)
+    )
+    table = pl_metrics.f1(pl.concat([digits, weak]), by=["model", "fold"])
+    fig = plot.heatmap(table)
+    assert fig.axes[1].get_ylabel() == "f1 (higher is better)"
+    folds = table.with_columns(pl.col("fold").cast(pl.Float64) * 0.1 * 3)
+    fig = plot.heatmap(folds)
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [
+        "0",
+        "0.3",
+        "0.6",
+        "0.9",
+        "1.2",
+    ]
+    rates = {"forest": 0.1, "knn": 0.2, "logreg": 0.3, "naive_bayes": 0.7}
+    tuned = digits.with_columns(
+        lr=pl.col("model").replace_strict(rates, return_dtype=pl.Float32)
+    ).drop("model")
+    fig = plot.per_class_bars(pl_metrics.f1(tuned, average=None, by="lr"), by="lr")
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend == ["0.1", "0.2", "0.3", "0.7"]
+
+
+def test_wide_small_multiples_long_fold_names_and_paired_labels() -> None:
+    """150 classes in 9 panels made a figure 70 inches wide; fold names longer than their
+    cells ran into each other; a paired table's model_b was "no column" as a label."""
+    rng = np.random.default_rng(0)
+    classes = [f"bird_{k:03d}" for k in range(150)]
+    table = pl.DataFrame(
+        {
+            "model": np.repeat([f"m{k}" for k in range(9)], 150),
+            "class": classes * 9,
+            "f1": rng.random(1350),
+        }
+    )
+    fig = plot.per_class_bars(table)
+    assert fig.get_size_inches()[0] <= 24
+    named = [t.get_text() for t in fig.axes[-1].get_xticklabels()]
+    assert named[0] == "bird_000"
+    assert 10 < len(named) < 150  # every k-th: readable
+    folds = pl.DataFrame(
+        {
+            "model": np.repeat(["a", "b"], 6),
+            "fold": [f"2024-0{m}-01_holdout" for m in range(1, 7)] * 2,
+            "f1": rng.uniform(0.7, 0.9, 12),
+        }
+    )
+    fig = plot.heatmap(folds)
+    assert {t.get_rotation() for t in fig.axes[0].get_xticklabels()} == {30.0}
+    digits = pl.read_parquet(DATA / "digits_oof.parquet")
+    pairs = pl.concat(
+        pl_metrics.paired(digits, "lrap", "logreg", m, n_resamples=20) for m in ("knn", "forest")
+    )
+    fig = plot.intervals(pairs, label="model_b")
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["knn", "forest"]
+    fig = plot.intervals(pairs)  # (by default, still by the pair)
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == [
+        "knn - logreg",
+        "forest - logreg",
+    ]
