@@ -555,6 +555,7 @@ def distributions(
         first = first or ax
         ax.hist(data, bins=edges, color=colour, edgecolor="white", linewidth=0.8)
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of groups
+        ax.xaxis.set_major_locator(MaxNLocator(5))  # (a narrow range's long ticks ran together)
         ax.set_title(f"{metric} ({_direction(metric)})")
         ax.set_xlabel(metric)
         if i % ncols == 0:
