@@ -269,8 +269,8 @@ class _Thresholds(Family):
             candidates = cumulated(curves, keys).select(
                 *keys, pl.col(CURVE_SCORE).alias(_T), _candidate(opts).alias("value")
             )
-            return _as_decimals(_best(candidates, keys), cols)
-        return _as_decimals(_out_of_fold(curves, cols, opts), cols)
+            return _as_typed(_best(candidates, keys), cols)
+        return _as_typed(_out_of_fold(curves, cols, opts), cols)
 
     def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
         # (Class chunks, undefined='skip', see a group's classes apart: `check_folds`.)
@@ -279,16 +279,19 @@ class _Thresholds(Family):
         return [_single_fold(cols, opts.fold_col)]
 
 
-def _as_decimals(best: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
-    """Thresholds of Float32 scores as the decimals they stand for: 0.86, not 0.86000001.
+def _as_typed(best: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    """Thresholds of Float32 scores that hold for those scores stored as Float64 too.
 
-    The same Float32 (the same predictions of those scores), and the threshold of the same
-    scores stored as Float64 (a test dump, a copy of the printed table), which a widened
-    0.86000001 is above.
+    The lower of the Float32 widened (0.44999998807907104, whose decimal 0.45 is above it)
+    and its shortest decimal (0.86, where the widened 0.8600000143051147 is above it): both
+    are that Float32 (the same predictions of those scores), and each scores the same
+    values as Float64, widened from Float32 or the decimals they were rounded from (a test
+    dump, a copy of the printed table).
     """
-    if cols.narrow_score is None:
+    if cols.narrow_score != pl.Float32:  # (Float16 prints as Float32: no shorter)
         return best
-    return best.with_columns(pl.col(_T).cast(cols.narrow_score).cast(pl.String).cast(pl.Float64))
+    decimal = pl.col(_T).cast(pl.Float32).cast(pl.String).cast(pl.Float64)
+    return best.with_columns(pl.min_horizontal(pl.col(_T), decimal).alias(_T))
 
 
 def _fold_repeats(fold: str) -> Problem:
@@ -723,8 +726,9 @@ def best_threshold(
     without one (its ids all weigh 0, or their weights cancel) has nothing to tune, and gets
     its highest score with a null ``value``. Pass the table to any thresholded metric as
     ``threshold=`` to apply it: ``f1(test, threshold=best)``. Of Float32 scores, a
-    threshold is the shortest decimal of its Float32 value (0.86, not 0.8600000143051147):
-    it applies alike to those scores and to the same scores stored as Float64.
+    threshold is the lower of its Float32 value and that value's shortest decimal (0.86,
+    not 0.8600000143051147; 0.44999998807907104, not 0.45): it applies alike to those
+    scores, to them widened to Float64, and to the decimals they were rounded from.
 
     With ``fold_col``, the thresholds are also tuned without leakage: for each fold, on the
     other folds, then applied to it; ``held_out_value`` is the metric of those held-out
