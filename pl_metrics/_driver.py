@@ -65,7 +65,8 @@ from pl_metrics._io import (
     unreadable_file,
 )
 from pl_metrics._io import files as find_files
-from pl_metrics._spec import Average, Spec, Strategy, Undefined, resolve
+from pl_metrics._registry import info
+from pl_metrics._spec import Average, Spec, Strategy, Undefined, made_columns, resolve
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
 from pl_metrics._thresholds import check_folds
 
@@ -413,9 +414,12 @@ def score_spec(
         id_options = replace(spec.options, checks_of=spec.metrics)
         class_spec = class_spec.with_options(checks_of=())
         if not by_id:  # a counts-only state over them runs those checks
-            # (confusion's columns are its counts': a `by` column so named takes f1's.)
-            made = {"tp", "fp", "fn", "tn"} & set(spec.columns.by)
-            checks = Spec(("f1" if made else "confusion",), spec.columns, id_options)
+            # (One whose columns no key has: confusion's are tp, fp, fn and tn.)
+            named = {*spec.columns.by, spec.columns.cls, spec.columns.id}
+            checker = next(
+                m for m in ("confusion", "f1", "precision") if not named & {*made_columns(info(m))}
+            )
+            checks = Spec((checker,), spec.columns, id_options)
             checks = checks.with_options(per_id=False, average="macro")
             _merged(runner(id_plan, checks, whole))
     if by_id:

@@ -146,11 +146,18 @@ def _text(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
 def class_text(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     """A class as text, for messages and ``class_weights``' keys.
 
-    Bytes (which need not be UTF-8) in hex, durations and nested values as `_text` writes
-    them (polars casts neither to text), the rest cast.
+    Bytes as their UTF-8 text (b"cat" as "cat"; bytes that are no UTF-8 escaped, where
+    polars' cast raises), durations and nested values as `_text` writes them (polars casts
+    neither to text), the rest cast. (Of a table of classes: a few rows.)
     """
     if dtype == pl.Binary:
-        return column.bin.encode("hex")
+        return column.map_batches(
+            lambda s: pl.Series(
+                [None if v is None else v.decode("utf-8", "backslashreplace") for v in s],
+                dtype=pl.String,
+            ),
+            return_dtype=pl.String,
+        )
     if isinstance(dtype, pl.Duration) or dtype.is_nested():
         return _text(column, dtype)
     return column.cast(pl.String)

@@ -556,9 +556,15 @@ def test_a_by_column_named_as_a_count_scores_in_class_chunks(tmp_path: Path, nam
     """The class-chunked metrics' data checks ran as a confusion state, whose counts are
     columns tp, fp, fn and tn: a `by` column of such a name was polars' DuplicateError in
     several chunks (one chunk, and eagerly, were fine)."""
-    df = pl.read_parquet(DATA / "digits_oof.parquet").rename({"model": name})
+    df = pl.read_parquet(DATA / "digits_oof.parquet").rename({"model": name, "fold": "f1"})
     path = tmp_path / "oof.parquet"
     df.write_parquet(path)
     for metric in ("roc_auc", "brier_score", "best_threshold"):
-        want = pl_metrics.report(df, metric, by=name)
-        assert_frame_equal(pl_metrics.score(path, metric, by=name, n_chunks=3), want)
+        want = pl_metrics.report(df, metric, by=[name, "f1"])
+        assert_frame_equal(pl_metrics.score(path, metric, by=[name, "f1"], n_chunks=3), want)
+    # ... and a class column so named (its id too).
+    df = df.filter(pl.col(name) == "knn").drop(name).rename({"class": name, "id": "fp"})
+    df.write_parquet(path)
+    options = {"class_col": name, "id_col": "fp", "by": "f1"}
+    want = pl_metrics.report(df, "roc_auc", **options)
+    assert_frame_equal(pl_metrics.score(path, "roc_auc", n_chunks=3, **options), want)

@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 from sklearn.metrics import log_loss
 
 import pl_metrics
@@ -289,3 +290,15 @@ def test_binary_log_loss_of_certain_scores_with_eps_below_rounding(eps: float) -
     assert got["binary_log_loss"].to_list() == pytest.approx([-np.log(0.7) / 2] * 2, rel=1e-9)
     micro = pl_metrics.binary_log_loss(df, eps=eps, average="micro").item()
     assert micro == pytest.approx(-np.log(0.7) / 2, rel=1e-9)
+
+
+def test_byte_classes_are_weighed_and_named_by_their_text() -> None:
+    """Classes of bytes took class_weights keyed by their hex ('636174' for b"cat")."""
+    df = seed_002_frame()
+    as_bytes = df.with_columns(pl.col("class").cast(pl.Binary))
+    weights = {"A": 1, "B": 3}
+    want = pl_metrics.weighted_log_loss(df, class_weights=weights)
+    assert_frame_equal(pl_metrics.weighted_log_loss(as_bytes, class_weights=weights), want)
+    one_kind = as_bytes.with_columns(truth=pl.col("class") == b"A")  # B: no positive
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"class=B\b"):
+        pl_metrics.roc_auc(one_kind)
