@@ -85,11 +85,14 @@ def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
         )
     if isinstance(source, (bytes, os.PathLike)):  # b"oof.parquet", an os.DirEntry: one path
         source = os.fsdecode(source)
-    if not isinstance(source, (str, Path, Iterable)) or isinstance(source, Mapping):
-        raise MetricsInputError(  # None, a number, a dict (its keys are no paths)
+    if not isinstance(source, (str, Path, Iterable)) or isinstance(
+        source, (Mapping, bytearray, memoryview)
+    ):  # None, a number, a dict (its keys are no paths), bytes read as numbers
+        raise MetricsInputError(
             f"expected files, folders or globs (a path or a list of them), got {shown(source)}"
         )
     items = [source] if isinstance(source, (str, Path)) else list(source)
+    items = [os.fsdecode(i) if isinstance(i, (bytes, os.PathLike)) else i for i in items]
     if not items:
         raise MetricsInputError("no input: give at least one file, folder or glob")
     found: list[Path] = []

@@ -1163,20 +1163,23 @@ def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
 
 
 def _read_threshold_table(path: Path) -> pl.DataFrame:
-    # Read once: a pipe cannot be read again. "-" is standard input, as CSV (thresholds of
-    # `pl-metrics thresholds ... -o - --format csv |`).
+    # Read once: a pipe cannot be read again. "-" is standard input (thresholds of
+    # `pl-metrics thresholds ... -o - --format csv |`), told by its first bytes.
     data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
+    suffix = path.suffix.lower()
+    if data.startswith(b"\x1f\x8b"):  # gzipped (t.csv.gz, t.json.gz, as -o writes them)
+        data = gzip.decompress(data)
+        suffix = Path(path.stem).suffix.lower()
     start = data[:8].decode("utf-8", "replace")
     if start.startswith(("┌", "shape: (")):  # `pl-metrics thresholds > t.csv`: the terminal's table
         raise MetricsInputError(
             f"--threshold-table: {str(path)!r} holds a table printed for the terminal; write "
             "the thresholds with pl-metrics thresholds ... --output t.csv (or .parquet, .json)"
         )
-    suffix = path.suffix.lower()
     # By their first bytes too: standard input (`cat t.parquet |`) has no suffix.
     if suffix in (".parquet", ".pq") or data.startswith(b"PAR1"):
         return pl.read_parquet(io.BytesIO(data))
-    if suffix == ".json" or data.lstrip().startswith(b"[{"):  # as `thresholds -o t.json`
+    if suffix == ".json" or re.match(rb"\s*\[\s*\{", data):  # as `thresholds -o t.json`
         return pl.read_json(io.BytesIO(data))
     # Anything else is CSV (.csv, .txt, .csv.gz, no suffix). The keys are kept as written
     # (class "00", "0.50", "TRUE"): the library reads them as the rows' types.

@@ -1526,13 +1526,19 @@ def test_mistakes_of_command_line_users(
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(thresholds.read_bytes())))
     assert main([*argv, "--threshold-table", "-"]) == 0
     assert capsys.readouterr().out == piped
-    # ... and as parquet or JSON, by their bytes (parquet was "invalid utf-8 sequence").
-    for fmt in ("parquet", "json"):
-        written = tmp_path / f"thresholds.{fmt}"
+    # ... and as parquet or JSON (indented too), gzipped or not, by their bytes (parquet was
+    # "invalid utf-8 sequence"; JSON, gzipped or indented, was read as CSV).
+    for name in ("t.parquet", "t.json", "t.json.gz", "t.csv.gz"):
+        written = tmp_path / name
         assert main(["thresholds", str(DATA), "--by", "model", "-o", str(written)]) == 0
-        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(written.read_bytes())))
-        assert main([*argv, "--threshold-table", "-"]) == 0
-        assert capsys.readouterr().out == piped
+        for given in (written, "-"):
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(written.read_bytes())))
+            assert main([*argv, "--threshold-table", str(given)]) == 0
+            assert capsys.readouterr().out == piped
+    indented = json.dumps(json.loads((tmp_path / "t.json").read_text()), indent=2)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(indented.encode())))
+    assert main([*argv, "--threshold-table", "-"]) == 0
+    assert capsys.readouterr().out == piped
     for source in (str(pipe), "-"):
         assert main(["score", source, "-m", "lrap"]) == 2
         assert f"{source!r} is no regular file (a pipe or standard input, say): save the" in (

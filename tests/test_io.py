@@ -400,8 +400,10 @@ def test_a_path_as_bytes_or_path_like_is_one_path_and_a_dict_none() -> None:
     """b"oof.parquet" was read byte by byte ("file not found: '100'"), an os.DirEntry
     refused, a dict's keys read as paths."""
     entry = next(e for e in os.scandir(DATA.parent) if e.name == DATA.name)
-    for source in (bytes(DATA), entry):
+    for source in (bytes(DATA), entry, [bytes(DATA)], [entry]):
         assert files(source) == [DATA]  # type: ignore[arg-type]
+    with pytest.raises(MetricsInputError, match=r"expected files, folders or globs \(a path"):
+        files(bytearray(bytes(DATA)))  # type: ignore[arg-type]
     with pytest.raises(MetricsInputError, match=r"expected files, folders or globs \(a path"):
         files({str(DATA): 1})  # type: ignore[arg-type]
 
