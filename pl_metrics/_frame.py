@@ -18,7 +18,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, ParamSpec, TypeVar
+from typing import Any, Final, Literal, ParamSpec, TypeGuard, TypeVar
 
 import numpy as np
 import polars as pl
@@ -363,7 +363,7 @@ def is_number(value: object) -> bool:
     return not isinstance(value, bool) and isinstance(value, (int, float, np.integer, np.floating))
 
 
-def is_integer(value: object) -> bool:
+def is_integer(value: object) -> TypeGuard[int | np.integer[Any]]:
     """An integer, numpy's included, but not a bool."""
     return not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, np.integer))
 
@@ -416,7 +416,7 @@ def check_option(name: str, value: object, allowed: Iterable[object]) -> None:
 
 def check_integer(option: str, value: object, low: int = 1, high: int | None = None) -> int:
     """``value``, an integer in ``[low, high]``, as an int; anything else refused by name."""
-    if isinstance(value, (int, np.integer)) and is_integer(value):  # (not a bool)
+    if is_integer(value):  # (not a bool)
         number = int(value)
         if low <= number and (high is None or number <= high):
             return number

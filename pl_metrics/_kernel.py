@@ -35,6 +35,7 @@ except ImportError:  # installed without a C compiler: the polars plans count th
     _kernels = None
 
 __all__ = [
+    "KERNEL_SCORES",
     "ClassBlocks",
     "ClassCodes",
     "GroupCodes",

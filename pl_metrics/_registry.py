@@ -537,9 +537,20 @@ def suggestion(name: str, choices: Iterable[str]) -> str:
     ours = _SKLEARN_NAMES.get(name.lower())  # (F1_score too)
     if ours is not None:
         return f"scikit-learn's {name.lower()} is {ours!r} here"
-    short = _SHORT_NAMES.get(name.lower().replace("-", "_"))
+    plain = name.lower().replace("-", "_")
+    short = _SHORT_NAMES.get(plain)
     if short is not None:
         return f"did you mean {short!r}?"
+    # An average in the name (macro_f1, roc_auc_micro): the metric with that average.
+    averaged = re.fullmatch(
+        r"(macro|micro|weighted|samples)_(\w+)|(\w+)_(macro|micro|weighted|samples)", plain
+    )
+    if averaged is not None:
+        average = averaged.group(1) or averaged.group(4)
+        rest = averaged.group(2) or averaged.group(3)
+        metric = _SHORT_NAMES.get(rest, _SKLEARN_NAMES.get(rest, rest))
+        if metric in METRICS and average in METRICS[metric].averages:
+            return f"did you mean {metric!r} with average={average!r}?"
     f_beta = re.fullmatch(r"f_?(\d+(?:\.\d+)?)(?:_score)?", name.lower())
     # F2, the Kaggle metric, say (F1 is f1: below)
     if f_beta is not None and name.lower() not in METRICS and float(f_beta.group(1)) != 1:
@@ -611,8 +622,4 @@ _SHORT_NAMES: dict[str, str] = {
     "ece": "expected_calibration_error",
     "cmap": "padded_cmap",
     "bce": "binary_log_loss",
-    "macro_f1": "f1",
-    "f1_macro": "f1",
-    "micro_f1": "f1",
-    "f1_micro": "f1",
 }

@@ -11,6 +11,7 @@ import math
 import os
 import re
 import shlex
+import shutil
 import sys
 import textwrap
 import traceback
@@ -953,7 +954,7 @@ def _warn_of_groups_all_skipped(args: argparse.Namespace, result: pl.DataFrame) 
     skipped = result["roc_auc"].is_nan().sum()
     if skipped:
         _say(
-            f"warning: roc_auc is NaN in {skipped} of {len(result)} rows: --skip-undefined "
+            f"warning: roc_auc is NaN in {skipped:,} of {len(result):,} rows: --skip-undefined "
             "left out every class there (each lacks a positive or a negative)"
         )
 
@@ -1072,6 +1073,7 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, keys: Sequence[str] =
 
 
 def _gzipped(output: str | None) -> bool:
+    """Whether ``output`` is named to be written gzipped (``out.csv.gz``)."""
     return output is not None and output.lower().endswith(".gz")
 
 
@@ -1445,8 +1447,11 @@ def _check_plot_file(path: str) -> None:
         from matplotlib.backend_bases import FigureCanvasBase
     except ImportError:
         raise MetricsInputError('--plot needs matplotlib: pip install "pl_metrics[plot]"') from None
-    # (PGF is LaTeX's, and needs a LaTeX install: told only once the work was done)
-    kinds = set(FigureCanvasBase.get_supported_filetypes()) - {"pgf"}
+    kinds = set(FigureCanvasBase.get_supported_filetypes())
+    import matplotlib
+
+    if shutil.which(matplotlib.rcParams["pgf.texsystem"]) is None:  # (else told after the work)
+        kinds.discard("pgf")
     suffix = Path(path).suffix.lower().lstrip(".")
     if suffix not in kinds:
         raise MetricsInputError(

@@ -157,7 +157,10 @@ def _need(
         df = df.collect()
     if df.height == 0:
         raise MetricsInputError("the table is empty: nothing to plot")
-    return df
+    # Float32 keys as the decimals they stand for: labelled 0.1, not 0.100000001490116 (as
+    # Python reads them back); a Float64 0.30000001192092896 stays as it is.
+    keys = [c for c, dtype in df.schema.items() if dtype == pl.Float32 and c not in numeric]
+    return df.with_columns(pl.col(keys).cast(pl.String).cast(pl.Float64))
 
 
 def _the_metric(table: object, metric: str | None) -> str:
@@ -249,14 +252,9 @@ def _series_label(keys: Sequence[str], values: Sequence[Any]) -> str:
 def _value_text(value: Any) -> str:
     """A key value as a label: 15 digits of a float (0.3 for 0.1 * 3).
 
-    A Float32 column's value (0.1, read back as 0.100000001490116) as the float32 it is.
+    (A Float32 column's values are their decimals already: see `_need`.)
     """
-    if not isinstance(value, float):
-        return str(value)
-    single = np.float32(value)
-    if math.isfinite(value) and float(single) == value:
-        value = float(str(single))  # its shortest digits as a float32
-    return f"{value:.15g}"
+    return f"{value:.15g}" if isinstance(value, float) else str(value)
 
 
 def _colours(n: int) -> list[Any]:

@@ -1150,6 +1150,16 @@ def test_a_low_outlier_keeps_a_heatmap_linear_and_float_keys_read_as_typed(
     fig = plot.per_class_bars(pl_metrics.f1(tuned, average=None, by="lr"), by="lr")
     legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert legend == ["0.1", "0.2", "0.3", "0.7"]
+    # (A Float64 key that is a Float32's value is not taken for it.)
+    wide = tuned.with_columns(pl.col("lr").cast(pl.Float64))
+    fig = plot.per_class_bars(pl_metrics.f1(wide, average=None, by="lr"), by="lr")
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert legend == [
+        "0.100000001490116",
+        "0.200000002980232",
+        "0.300000011920929",
+        "0.699999988079071",
+    ]
 
 
 def test_wide_small_multiples_long_fold_names_and_paired_labels() -> None:

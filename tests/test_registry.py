@@ -139,7 +139,9 @@ def test_unknown_metric_suggests_close_names() -> None:
         ("pr-auc", "average_precision"),
         ("AUC", "roc_auc"),
         ("mcc", "matthews_corrcoef"),
-        ("macro_f1", "f1"),
+        ("micro_f1", "f1' with average='micro"),
+        ("F1-macro", "f1' with average='macro"),
+        ("auc_weighted", "roc_auc' with average='weighted"),
     ):
         with pytest.raises(pl_metrics.MetricsInputError, match=f"did you mean '{ours}'"):
             pl_metrics.report(pl.DataFrame(), short)
@@ -181,7 +183,9 @@ def test_what_a_module_takes_from_another_is_in_that_ones_all() -> None:
                 exported[path.stem] = set(ast.literal_eval(node.value))
     missing = set()
     for path in package.glob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
+        tree = ast.parse(path.read_text())
+        modules = {}  # `from pl_metrics import _kernel`: its names are read as _kernel.X
+        for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("pl_metrics._"):
                 module = node.module.split(".")[1]
                 missing |= {
@@ -189,4 +193,14 @@ def test_what_a_module_takes_from_another_is_in_that_ones_all() -> None:
                     for a in node.names
                     if a.name not in exported.get(module, set())
                 }
+            if isinstance(node, ast.ImportFrom) and node.module == "pl_metrics":
+                modules |= {a.asname or a.name: a.name for a in node.names if a.name in exported}
+        missing |= {
+            f"{modules[node.value.id]}.{node.attr} (in {path.name})"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+            and node.attr not in exported[modules[node.value.id]]
+        }
     assert not missing
