@@ -1940,10 +1940,11 @@ def test_float_keys_are_shown_in_full_in_the_text_table(
 
 
 def test_a_plot_file_matplotlib_writes_only_with_latex_or_a_folder_is_refused_first(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """--plot x.pgf passed the check, then failed after the scoring as "internal error"
     (xelatex not found); --plot of a folder was told to end in an image's extension."""
+    monkeypatch.setattr("shutil.which", lambda name: None)  # (a machine without LaTeX)
     argv = ["curves", str(DATA), "--kind", "roc", "-q", "--plot"]
     assert main([*argv, str(tmp_path / "x.pgf")]) == 2
     err = capsys.readouterr().err
