@@ -28,6 +28,7 @@ from pl_metrics._frame import (
     listed,
     shown,
 )
+from pl_metrics._registry import METRICS
 
 __all__ = [
     "FORMATS",
@@ -195,6 +196,11 @@ def _expand(path: Path) -> list[Path]:
         raise MetricsInputError(
             f"{str(path)!r} is no regular file (a pipe or standard input, say): save the data "
             "to a .parquet or .csv file and score that"
+        )
+    if str(path) in METRICS:  # `pl-metrics score oof.parquet lwlrap`
+        raise MetricsInputError(
+            f"file not found: {str(path)!r}, which is a metric: name metrics with --metric "
+            f"(-m {path}), or the metrics argument of pl_metrics.score"
         )
     raise MetricsInputError(f"file not found: {str(path)!r}")
 
@@ -861,7 +867,7 @@ def _has_rows(path: Path) -> bool:
     """Whether a CSV file holds a row below its header (reads its first lines only)."""
     try:
         return pl.scan_csv(path, raise_if_empty=False).head(1).collect().height > 0
-    except pl.exceptions.PolarsError as error:
+    except (pl.exceptions.PolarsError, OSError) as error:  # (OSError: a cut gzip stream)
         raise MetricsInputError(f"cannot read file {str(path)!r}: {reader_error(error)}") from error
 
 

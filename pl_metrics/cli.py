@@ -686,9 +686,9 @@ def _add_threshold(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--threshold-table",
         metavar="FILE",
-        help="thresholded metrics: a threshold per class (and group) from a CSV or parquet "
-        "table with a threshold column, such as pl-metrics thresholds writes (- reads it "
-        "from standard input: CSV, parquet or JSON)",
+        help="thresholded metrics: a threshold per class (and group) from a CSV, parquet or "
+        "JSON table (gzipped too) with a threshold column, such as pl-metrics thresholds "
+        "writes (- reads it from standard input)",
     )
 
 
@@ -1170,7 +1170,12 @@ def _read_threshold_table(path: Path) -> pl.DataFrame:
     data = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
     suffix = path.suffix.lower()
     if data.startswith(b"\x1f\x8b"):  # gzipped (t.csv.gz, t.json.gz, as -o writes them)
-        data = gzip.decompress(data)
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as error:  # (a cut file: EOFError)
+            raise MetricsInputError(
+                f"--threshold-table: cannot read {str(path)!r}: not a whole gzip file ({error})"
+            ) from None
         suffix = Path(path.stem).suffix.lower()
     start = data[:8].decode("utf-8", "replace")
     if start.startswith(("┌", "shape: (")):  # `pl-metrics thresholds > t.csv`: the terminal's table

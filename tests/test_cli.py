@@ -1953,3 +1953,23 @@ def test_a_plot_file_matplotlib_writes_only_with_latex_or_a_folder_is_refused_fi
     assert ".png" in err
     assert main([*argv, str(tmp_path)]) == 2
     assert "is a folder: name a file in it" in capsys.readouterr().err
+
+
+def test_cut_gzip_files_are_named_and_a_metric_given_as_a_file_is_told(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A .csv.gz cut short was "unexpected end of file", naming no file (a shard of many);
+    a cut threshold table an internal error (EOFError); `score oof.parquet lwlrap` was
+    "file not found: 'lwlrap'"."""
+    whole = gzip.compress(pl.read_parquet(DATA).write_csv().encode())
+    (tmp_path / "cut.csv.gz").write_bytes(whole[:200])
+    assert main(["score", str(tmp_path / "cut.csv.gz"), "-m", "lrap"]) == 2
+    assert f"cannot read file {str(tmp_path / 'cut.csv.gz')!r}" in capsys.readouterr().err
+    table = tmp_path / "t.csv.gz"
+    assert main(["thresholds", str(DATA), "--by", "model", "-o", str(table), "-q"]) == 0
+    table.write_bytes(table.read_bytes()[:300])
+    argv = ["score", str(DATA), "-m", "f1", "--by", "model", "--threshold-table", str(table)]
+    assert main(argv) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["score", str(DATA), "lwlrap"]) == 2
+    assert "'lwlrap', which is a metric: name metrics with --metric" in capsys.readouterr().err
