@@ -868,7 +868,22 @@ def _has_rows(path: Path) -> bool:
     try:
         return pl.scan_csv(path, raise_if_empty=False).head(1).collect().height > 0
     except (pl.exceptions.PolarsError, OSError) as error:  # (OSError: a cut gzip stream)
-        raise MetricsInputError(f"cannot read file {str(path)!r}: {reader_error(error)}") from error
+        hint = ""
+        if "more fields than defined" in str(error) and path.suffix.lower() == ".csv":
+            with path.open(encoding="utf-8", errors="replace") as file:
+                header = file.readline()
+            separator = next(
+                (s for s in (";", "\t", "|") if s in header and "," not in header), None
+            )
+            if separator is not None:  # (a comma in its rows: a decimal comma, say)
+                hint = (
+                    f"; its header is separated by {separator!r} (its commas decimal?): save it "
+                    f"with ',' between fields, or score pl.scan_csv({str(path)!r}, "
+                    f"separator={separator!r}, decimal_comma=True)"
+                )
+        raise MetricsInputError(
+            f"cannot read file {str(path)!r}: {reader_error(error)}{hint}"
+        ) from error
 
 
 def _check_folder_keys(found: Sequence[Path]) -> None:

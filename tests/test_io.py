@@ -852,3 +852,18 @@ def test_paths_come_in_any_iterable_and_a_stray_format_is_named(tmp_path: Path) 
         r"\); score the files of one type$",
     ):
         pl_metrics.score(tmp_path, "lrap")
+
+
+def test_a_csv_of_semicolons_and_decimal_commas_is_told_how_to_read(tmp_path: Path) -> None:
+    """Its rows held more fields (split at the commas) than its one-field header: polars'
+    "found more fields than defined in 'Schema'" alone."""
+    path = tmp_path / "eu.csv"
+    path.write_text("id;class;score;truth\n1;a;0,5;true\n1;b;0,25;false\n")
+    with pytest.raises(
+        MetricsInputError,
+        match=r"its header is separated by ';' \(its commas decimal\?\): save it with ',' "
+        r"between fields, or score pl.scan_csv\(.*, separator=';', decimal_comma=True\)$",
+    ):
+        pl_metrics.score(path, "lrap")
+    got = pl_metrics.score(pl.scan_csv(path, separator=";", decimal_comma=True), "lrap")
+    assert got.item() == 1.0
