@@ -847,9 +847,12 @@ def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False)
         )
         raise MetricsInputError(f"the table is empty: {which}")
     hive = _hive_values(found)
-    if hive and check_folders:
-        kept = [found[index] for index in with_rows]
-        _check_folders(kept, "csv", [pl.scan_csv(path).collect_schema() for path in kept])
+    kept = [found[index] for index in with_rows]
+    checked = bool(hive) and check_folders
+    # The files' own columns (each inferred from its first rows), read once for both uses.
+    schemas = [pl.scan_csv(path).collect_schema() for path in kept] if checked or warn else []
+    if checked:
+        _check_folders(kept, "csv", schemas)
     frames = [
         pl.scan_csv(found[index]).with_columns(
             pl.lit(values[index], dtype=values.dtype).alias(key) for key, values in hive.items()
@@ -857,8 +860,6 @@ def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False)
         for index in with_rows
     ]
     if warn:
-        schemas = [frame.collect_schema() for frame in frames]
-        kept = [found[index] for index in with_rows]
         _warn_of_columns_some_lack(kept, schemas, dict.fromkeys(n for s in schemas for n in s))
     return pl.concat(frames, how="diagonal_relaxed")
 
