@@ -84,15 +84,14 @@ def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
             f"expected files, folders or globs, got a {type(source).__name__} (frames are "
             "scored by pl_metrics.report, or pl_metrics.score)"
         )
-    if isinstance(source, (bytes, os.PathLike)):  # b"oof.parquet", an os.DirEntry: one path
-        source = os.fsdecode(source)
-    if not isinstance(source, (str, Path, Iterable)) or isinstance(
+    path_like = (str, bytes, os.PathLike)  # b"oof.parquet", an os.DirEntry: one path each
+    if not isinstance(source, (*path_like, Iterable)) or isinstance(
         source, (Mapping, bytearray, memoryview)
     ):  # None, a number, a dict (its keys are no paths), bytes read as numbers
         raise MetricsInputError(
             f"expected files, folders or globs (a path or a list of them), got {shown(source)}"
         )
-    items = [source] if isinstance(source, (str, Path)) else list(source)
+    items = [source] if isinstance(source, path_like) else list(source)
     items = [os.fsdecode(i) if isinstance(i, (bytes, os.PathLike)) else i for i in items]
     if not items:
         raise MetricsInputError("no input: give at least one file, folder or glob")
