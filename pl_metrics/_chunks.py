@@ -184,10 +184,12 @@ def plan_chunks(
     if chunks <= 1:
         return Chunks((pl.lit(True),), "single", rows)
     ranges = None
-    if files and file_format(files) == "parquet":
-        ranges = row_group_ranges(files, id_col)
     ids = pl.col(id_col)
     id_type = lf.collect_schema()[id_col]
+    # (An Enum's statistics are its text, but polars compares its categories in their order:
+    # text bounds would cut its ids wrongly.)
+    if files and file_format(files) == "parquet" and not isinstance(id_type, pl.Enum):
+        ranges = row_group_ranges(files, id_col)
     if ranges:
         ranges.sort(key=lambda r: r[0])
         numeric = all(isinstance(v, (int, float)) for r in ranges for v in r[:2])
