@@ -689,6 +689,11 @@ def cluster_by_id(
     lf = scan(source)
     schema = lf.collect_schema()
     require_column(schema, "id_col", id_col)
+    if schema[id_col].is_nested():
+        raise MetricsInputError(
+            f"column {id_col!r}: {schema[id_col]} ids have no order to be cut into ranges; "
+            "score the source as it is (its chunks are hash buckets of the id)"
+        )
     if not isinstance(destination, (str, os.PathLike)):
         raise MetricsInputError(
             f"option 'destination': expected a folder's path, got {shown(destination)}"
@@ -713,11 +718,11 @@ def cluster_by_id(
         .drop_nulls()
         .sort()
     )
-    cuts = (
-        sorted({sample[int(len(sample) * k / n_parts)] for k in range(1, n_parts)})
-        if len(sample)
-        else []
-    )
+    # The cuts in polars' order (an Enum's categories), which cuts the parts, not Python's;
+    # none at the smallest id, which would leave the first part empty.
+    picks = sorted({int(len(sample) * k / n_parts) for k in range(1, n_parts)})
+    cuts = sample.gather(picks).unique(maintain_order=True).to_list() if len(sample) else []
+    cuts = [cut for cut in cuts if cut != sample[0]]
     id_type = schema[id_col]
     destination.mkdir(parents=True, exist_ok=True)
     bounds = [None, *cuts, None]

@@ -585,6 +585,35 @@ def test_cluster_by_id_makes_a_part_per_row_at_most(tmp_path: Path) -> None:
     assert pl.read_parquet(parts).height == 24
 
 
+def test_cluster_by_id_cuts_ids_in_their_own_order(tmp_path: Path) -> None:
+    """The cuts were sorted as Python sorts them, the parts cut as polars compares: Enum ids
+    of categories not in text order made parts of 150, 0, 0 and 150 rows of 200 (50 ids
+    twice); a cut at the smallest id made an empty part (boolean ids)."""
+    ids = [str(i) for i in range(100)]
+    df = pl.DataFrame(
+        {"id": [i for i in ids for _ in range(2)], "class": [0, 1] * 100}
+    ).with_columns(score=pl.int_range(pl.len()) % 7 / 7, truth=pl.col("class") == 1)
+    enum = df.with_columns(pl.col("id").cast(pl.Enum(ids[::-1])))
+    enum.write_parquet(tmp_path / "enum.parquet")
+    parts = pl_metrics.cluster_by_id(tmp_path / "enum.parquet", tmp_path / "enum", n_parts=4)
+    sizes = [pl.read_parquet(p).height for p in parts]
+    assert sizes == [50, 50, 50, 50]
+    got = pl_metrics.score(tmp_path / "enum", "lrap")
+    assert got["lrap"][0] == pytest.approx(pl_metrics.lrap(enum)["lrap"][0])
+    flags = df.with_columns(id=pl.col("id").cast(pl.Int32) % 2 == 0)
+    flags.unique(["id", "class"]).write_parquet(tmp_path / "flags.parquet")
+    parts = pl_metrics.cluster_by_id(tmp_path / "flags.parquet", tmp_path / "flags", n_parts=5)
+    assert [pl.read_parquet(p)["id"].to_list() for p in parts] == [[False] * 2, [True] * 2]
+
+
+def test_cluster_by_id_refuses_ids_that_do_not_sort(tmp_path: Path) -> None:
+    df = pl.DataFrame({"id": [1, 1, 2, 2], "class": [0, 1] * 2, "score": [0.2, 0.8, 0.4, 0.6]})
+    for nested in (pl.struct(a="id"), pl.concat_list("id")):
+        df.with_columns(nested.alias("id")).write_parquet(tmp_path / "nested.parquet")
+        with pytest.raises(MetricsInputError, match=r"column 'id'.* cut into ranges"):
+            pl_metrics.cluster_by_id(tmp_path / "nested.parquet", tmp_path / "o", n_parts=2)
+
+
 def test_folders_of_one_number_in_two_spellings_stay_two_groups(tmp_path: Path) -> None:
     """k=007 and k=7 over files holding the text "007" and "7": two groups, as the files say."""
     base = pl.DataFrame(
