@@ -127,21 +127,35 @@ _WEIGHT = f"{INTERNAL}boot_weight"
 _BLOCK = 1 << 21
 
 
-def _metric_list(metrics: str | Sequence[str]) -> list[str]:
+def _metric_list(metrics: str | Sequence[str], option: str = "metrics") -> list[str]:
     """Metrics that have a direction: scores and losses, not tables of counts."""
     names = list(metric_list(metrics))
     tables = [m for m in names if info(m).higher_is_better is None]
     if tables:
         raise MetricsInputError(
-            f"option 'metrics': {listed([repr(t) for t in tables], 5)} "
+            f"option {option!r}: {listed([repr(t) for t in tables], 5)} "
             + (
-                "is a table (counts or curves), not a score"
+                "is a table (of counts, curves or thresholds), not a score"
                 if len(tables) == 1
-                else "are tables (counts or curves), not scores"
+                else "are tables (of counts, curves or thresholds), not scores"
             )
             + " to compare"
         )
     return names
+
+
+def _column_roles(options: Mapping[str, object]) -> list[tuple[str, str | None]]:
+    """The metrics' columns by option, for `distinct_columns` beside the model's and fold's.
+
+    (Given to resolve as `by`, a model column among them would be told as option 'by'.)
+    """
+    defaults = {"id_col": "id", "class_col": "class", "score_col": "score", "truth_col": "truth"}
+    roles: list[tuple[str, str | None]] = []
+    for option in ("id_col", "class_col", "score_col", "truth_col", "weight_col", "pred_col"):
+        column = options.get(option, defaults.get(option))
+        if isinstance(column, str):
+            roles.append((option, column))
+    return roles
 
 
 def _check_options(
@@ -254,18 +268,7 @@ def compare(
                     f"per model, use report(..., by={model_col!r})"
                 ) from None
             raise
-    roles: list[tuple[str, str | None]] = [
-        ("model_col", model_col),
-        ("fold_col", fold_col),
-        ("id_col", options.get("id_col", "id")),
-    ]
-    # (The other columns too: as resolve's `by`, these would be told as options 'by'.)
-    defaults = {"class_col": "class", "score_col": "score", "truth_col": "truth"}
-    for option in ("class_col", "score_col", "truth_col", "weight_col", "pred_col"):
-        column = options.get(option, defaults.get(option))
-        if isinstance(column, str):
-            roles.append((option, column))
-    distinct_columns(roles)
+    distinct_columns([("model_col", model_col), ("fold_col", fold_col), *_column_roles(options)])
     spread_columns = [f"{m}_{s}" for m in names for s in ("mean", "std")]
     made = [c for m in names for c in made_columns(info(m))] + spread_columns
     for option, key in (("model_col", model_col), ("fold_col", fold_col)):
@@ -1593,7 +1596,7 @@ def paired(
     2 / 200).
     """
     _check_options(paired, options, ["by"])
-    names: list[str] = _metric_list(metric)
+    names: list[str] = _metric_list(metric, "metric")
     if len(names) != 1:
         raise MetricsInputError(f"option 'metric': paired compares one metric, got {names}")
     metric = names[0]
@@ -1608,7 +1611,9 @@ def paired(
     source: pl.LazyFrame = given.lazy()
     source_schema = source.collect_schema()
     require_column(source_schema, "model_col", model_col)
-    distinct_columns([("model_col", model_col), ("id_col", id_col), *(("by", b) for b in group)])
+    distinct_columns(
+        [("model_col", model_col), *_column_roles(options), *(("by", b) for b in group)]
+    )
     model_a, model_b = (
         model_value(source_schema[model_col], model_col, option, value)
         for option, value in (("model_a", model_a), ("model_b", model_b))

@@ -314,6 +314,15 @@ def test_option_mistakes_are_named_before_anything_is_read() -> None:
         pl_metrics.compare(df, "lrap", fold_col="id")
     with pytest.raises(error, match=roles.format("model_col", "by", "model")):
         pl_metrics.paired(df, "lrap", "knn", "forest", by="model")
+    # (A model column that the metrics read was told as option 'by', which was not given.)
+    for option, column in (("class_col", "class"), ("truth_col", "truth"), ("score_col", "score")):
+        with pytest.raises(error, match=roles.format("model_col", option, column)):
+            pl_metrics.paired(df, "lrap", "0", "1", model_col=column)
+    table = r"^option '{}': 'roc_curve' is a table \(of counts, curves or thresholds\), not a "
+    with pytest.raises(error, match=table.format("metric")):
+        pl_metrics.paired(df, "roc_curve", "knn", "forest")
+    with pytest.raises(error, match=table.format("metrics").replace("roc_curve", "best_threshold")):
+        pl_metrics.bootstrap(df, "best_threshold", by="model")
     renamed = df.rename({"fold": "metric"})  # a column of their tables
     with pytest.raises(error, match=r"^column 'metric' \(option 'by'\): paired makes"):
         pl_metrics.paired(renamed, "lrap", "knn", "forest", by="metric", n_resamples=10)
