@@ -780,6 +780,8 @@ def resolve(
         )
     if per_class:
         average = None
+    if k is None and "top_k_accuracy" in names and "ndcg" not in names:
+        k = 1  # its default, as `top_k_accuracy`'s own: states of k=1 and of no k merge
     # Options left at their default are not "given"; a changed one must be used by a metric,
     # which is checked before its value is (that it is not used says more than its range).
     # average=None (values per class) is refused where no metric averages (lrap), not where

@@ -311,7 +311,8 @@ def test_merge_refuses_different_states() -> None:
 
 def test_states_of_equal_options_merge_however_the_options_were_made() -> None:
     """zero_division=NaN from two calls (two NaN objects, as states pickled back from Dask
-    workers), a threshold table's rows or class weights' keys in another order: equal."""
+    workers), a threshold table's rows or class weights' keys in another order, an option
+    given its default value: equal."""
     import pickle
 
     df = multiclass_table(3).filter(model="a")
@@ -326,6 +327,7 @@ def test_states_of_equal_options_merge_however_the_options_were_made() -> None:
             {"class_weights": weights},
             {"class_weights": dict(reversed(weights.items()))},
         ),
+        ("top_k_accuracy", {"k": 1}, {}),  # (its default: refused as "k 1 vs None")
     ]
     for metric, first, second in cases:
         states = [pl_metrics.state(a, metric, **first), pl_metrics.state(b, metric, **second)]
