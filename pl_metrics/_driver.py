@@ -106,10 +106,15 @@ def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
     # Paths in any iterable (a set, a generator, numpy's strings), as `scan` takes them.
     if hasattr(source, "__dask_graph__"):  # (iterating it gives its column names)
         find_files(source)  # raises, saying what to do
-    items: list[Any] | None = [source] if isinstance(source, (str, Path)) else None
-    if items is None and isinstance(source, Iterable) and not isinstance(source, (bytes, Mapping)):
+    path_like = (str, bytes, os.PathLike)  # as `scan` takes them: b"oof.parquet", a DirEntry
+    items: list[Any] | None = [source] if isinstance(source, path_like) else None
+    if (
+        items is None
+        and isinstance(source, Iterable)
+        and not isinstance(source, (Mapping, bytearray, memoryview))
+    ):
         items = list(source)
-    if items is not None and all(isinstance(s, (str, Path)) for s in items):
+    if items is not None and all(isinstance(s, path_like) for s in items):
         found = find_files(items)
         return scan_files(found), found  # (a column left out is explained if read)
     raise TypeError(

@@ -400,8 +400,11 @@ def test_a_path_as_bytes_or_path_like_is_one_path_and_a_dict_none() -> None:
     """b"oof.parquet" was read byte by byte ("file not found: '100'"), an os.DirEntry
     refused, a dict's keys read as paths."""
     entry = next(e for e in os.scandir(DATA.parent) if e.name == DATA.name)
+    whole = pl_metrics.score(DATA, "lrap", by="model")
     for source in (bytes(DATA), entry, [bytes(DATA)], [entry]):
         assert files(source) == [DATA]  # type: ignore[arg-type]
+        # (score() took str and Path only: "expected files, folders or globs")
+        assert_frame_equal(pl_metrics.score(source, "lrap", by="model"), whole)
     with pytest.raises(MetricsInputError, match=r"expected files, folders or globs \(a path"):
         files(bytearray(bytes(DATA)))  # type: ignore[arg-type]
     with pytest.raises(MetricsInputError, match=r"expected files, folders or globs \(a path"):
