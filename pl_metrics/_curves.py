@@ -35,6 +35,7 @@ from pl_metrics._frame import (
     sorted_within,
     true_class_checks,
     unit_scale,
+    unsigned_zero,
 )
 from pl_metrics._ranking import N_AT, P_AT, SCORE, P, R, ranked_scores
 from pl_metrics._report import report
@@ -228,9 +229,9 @@ def cumulated(curves: pl.LazyFrame, keys: list[str], keep: Sequence[str] = ()) -
 
 def _cumulated_plan(curves: pl.LazyFrame, keys: list[str], keep: Sequence[str]) -> pl.LazyFrame:
     """`cumulated` in polars, for any curves table."""
-    # -0.0 as 0.0 (+ 0.0), as the kernel counts it: the group of both held either.
+    # -0.0 as 0.0, as the kernel counts it: the group of both held either.
     down = (
-        curves.with_columns(pl.col(CURVE_SCORE).cast(pl.Float64) + 0.0)
+        curves.with_columns(unsigned_zero(pl.col(CURVE_SCORE).cast(pl.Float64)))
         .group_by([*keys, CURVE_SCORE])
         .agg(pl.col(_POS).sum(), pl.col(_NEG).sum(), *(pl.col(k).max() for k in keep))
     )
@@ -259,7 +260,7 @@ def _cumulated_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
         _kernel.cumulated_sums(table[c].to_numpy(), starts) for c in (_POS, _NEG)
     )
     lengths = np.diff(starts)
-    score = pl.col(CURVE_SCORE).cast(pl.Float64) + 0.0  # (-0.0 as 0.0, as the plan)
+    score = unsigned_zero(pl.col(CURVE_SCORE).cast(pl.Float64)).alias(CURVE_SCORE)  # as the plan
     return table.select(*keys, score, _POS, _NEG).with_columns(
         pl.Series(TP, tp),
         pl.Series(FP, fp),

@@ -18,10 +18,13 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal, ParamSpec, TypeGuard, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, ParamSpec, TypeGuard, TypeVar
 
 import numpy as np
 import polars as pl
+
+if TYPE_CHECKING:
+    from polars._typing import PolarsDataType
 
 __all__ = [
     "CHECK_PREFIX",
@@ -79,6 +82,7 @@ __all__ = [
     "true_class_checks",
     "unit_scale",
     "unknown_option",
+    "unsigned_zero",
     "weight_varies",
 ]
 
@@ -1012,6 +1016,11 @@ def true_class_checks(
             (positives > 1).cast(pl.Int64),
         ),
     ]
+
+
+def unsigned_zero(column: pl.Expr, dtype: PolarsDataType = pl.Float64) -> pl.Expr:
+    """Floats with -0.0 as 0.0 (polars drops a ``+ 0.0``, which would do it)."""
+    return pl.when(column == 0).then(pl.lit(0.0, dtype)).otherwise(column)
 
 
 def ordered_sum(expr: pl.Expr) -> pl.Expr:

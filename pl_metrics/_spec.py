@@ -38,6 +38,7 @@ from pl_metrics._frame import (
     resolve_columns,
     shown,
     to_polars,
+    unsigned_zero,
 )
 from pl_metrics._io import counted_text, reader_error
 from pl_metrics._registry import METRIC_OPTIONS, METRICS, MetricInfo, info, sweepable
@@ -134,8 +135,8 @@ class Thresholds:
 
 def _text(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     """`Thresholds.text` of an expression."""
-    if dtype.is_float():  # (polars drops a `+ 0.0`, which would do it)
-        column = pl.when(column == 0).then(pl.lit(0.0, dtype)).otherwise(column)
+    if dtype.is_float():
+        column = unsigned_zero(column, dtype)
     if dtype.is_nested():  # lists, arrays, structs: no cast to text; their JSON
         return pl.struct(column.alias("k")).struct.json_encode()
     if isinstance(dtype, pl.Duration):  # no cast to text either: ISO 8601, as CSV gets it

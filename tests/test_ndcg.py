@@ -14,7 +14,7 @@ from sklearn.metrics import ndcg_score
 
 import pl_metrics
 from tests.conftest import dense_problems, grouped_table, run
-from tests.test_kernel import random_dump
+from tests.test_kernel import needs_kernel, random_dump
 
 SETTINGS = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -60,6 +60,7 @@ def test_a_single_class_is_refused_as_sklearn_does() -> None:
     chunks=st.integers(1, 4),
 )
 @SETTINGS
+@needs_kernel
 def test_the_kernel_gives_the_plans_bits(
     seed: int,
     n_ids: int,
