@@ -260,7 +260,7 @@ def _cumulated_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
         _kernel.cumulated_sums(table[c].to_numpy(), starts) for c in (_POS, _NEG)
     )
     lengths = np.diff(starts)
-    score = unsigned_zero(pl.col(CURVE_SCORE).cast(pl.Float64)).alias(CURVE_SCORE)  # as the plan
+    score = unsigned_zero(pl.col(CURVE_SCORE).cast(pl.Float64))  # (as the plan)
     return table.select(*keys, score, _POS, _NEG).with_columns(
         pl.Series(TP, tp),
         pl.Series(FP, fp),

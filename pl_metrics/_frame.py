@@ -1019,8 +1019,8 @@ def true_class_checks(
 
 
 def unsigned_zero(column: pl.Expr, dtype: PolarsDataType = pl.Float64) -> pl.Expr:
-    """Floats with -0.0 as 0.0 (polars drops a ``+ 0.0``, which would do it)."""
-    return pl.when(column == 0).then(pl.lit(0.0, dtype)).otherwise(column)
+    """Floats with -0.0 as 0.0 (polars drops a ``+ 0.0``, which would do it), named as they are."""
+    return pl.when(~column.eq_missing(0)).then(column).otherwise(pl.lit(0.0, dtype))
 
 
 def ordered_sum(expr: pl.Expr) -> pl.Expr:
