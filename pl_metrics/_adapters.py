@@ -828,7 +828,7 @@ def from_numpy(
     y_true: np.ndarray,
     y_score: np.ndarray,
     *,
-    class_names: Sequence[object] | None = None,
+    class_names: Sequence[object] | np.ndarray | None = None,
     ids: Sequence[object] | np.ndarray | None = None,
 ) -> pl.DataFrame:
     """Turn scikit-learn style arrays into the long format.

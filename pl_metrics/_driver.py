@@ -54,6 +54,7 @@ from pl_metrics._frame import (
     to_polars,
 )
 from pl_metrics._io import (
+    Paths,
     columns_named,
     counted_text,
     kind_of,
@@ -142,7 +143,7 @@ def score(
     zero_division: float = 0.0,
     beta: float = 1.0,
     eps: float = 1e-15,
-    class_weights: Mapping[object, float] | None = None,
+    class_weights: Mapping[Any, float] | None = None,
     per_class: bool = False,
     k: int | None = None,
     padding: int = 5,
@@ -151,7 +152,7 @@ def score(
     strategy: Strategy = "uniform",
     max_points: int | None = None,
     metric: str = "f1",
-    thresholds: float | Sequence[float] | None = None,
+    thresholds: float | Iterable[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
     per_id: bool = False,
@@ -630,7 +631,7 @@ _SORTED_BYTES_PER_ROW = 24
 
 @checked_options
 def cluster_by_id(
-    source: str | Path | Sequence[str | Path],
+    source: Paths,
     destination: str | Path,
     *,
     id_col: str = "id",

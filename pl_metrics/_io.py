@@ -32,6 +32,7 @@ from pl_metrics._registry import METRICS
 
 __all__ = [
     "FORMATS",
+    "Paths",
     "columns_named",
     "counted_text",
     "file_format",
@@ -50,6 +51,10 @@ __all__ = [
 
 #: How many classes a message shows.
 _SHOWN = 4
+#: Files, folders or globs as `files` takes them: text, bytes or path-likes (an os.DirEntry),
+#: one or several.
+_PathLike = str | bytes | os.PathLike[str] | os.PathLike[bytes]
+Paths = _PathLike | Iterable[_PathLike]
 FORMATS = {
     ".parquet": "parquet",
     ".pq": "parquet",
@@ -71,7 +76,7 @@ def kind_of(path: Path) -> str | None:
 _HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 
 
-def files(source: str | Path | Sequence[str | Path]) -> list[Path]:
+def files(source: Paths) -> list[Path]:
     """The files of ``source``: files, folders (searched recursively) and globs."""
     if hasattr(source, "__dask_graph__"):  # iterating a Dask frame gives its column names
         raise MetricsInputError(
@@ -223,7 +228,7 @@ def file_format(files: Sequence[Path]) -> str:
 
 
 @checked_options
-def scan(source: str | Path | Sequence[str | Path]) -> pl.LazyFrame:
+def scan(source: Paths) -> pl.LazyFrame:
     """Lazily scan files, folders (hive-partitioned or not) and globs of one format.
 
     Parquet, IPC (Arrow, Feather) and CSV. A folder is read recursively; ``key=value``

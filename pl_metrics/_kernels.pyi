@@ -49,10 +49,9 @@ def run_sums(
     class_weights: npt.NDArray[np.float64],
     /,
 ) -> None: ...
-def change_rows(values: npt.NDArray[Any], width: int, out: npt.NDArray[np.int64], /) -> int: ...
-def not_increasing(
-    values: npt.NDArray[np.integer[Any]], kind: str, rows: npt.NDArray[np.int64], base: int, /
-) -> int: ...
+def change_rows(
+    values: npt.NDArray[Any], width: int, out: npt.NDArray[np.int64], order: str = ..., /
+) -> tuple[int, int]: ...
 def curve_counts(
     stretches: Sequence[
         tuple[
@@ -75,8 +74,25 @@ def curve_counts(
     kind: str,
     is_f32: bool,
     most: int,
+    code_from: int = ...,
+    code_to: int = ...,
+    columns: Sequence[npt.NDArray[Any]] = ...,
     /,
 ) -> bytes | None: ...
+def curve_areas(
+    starts: npt.NDArray[np.int64],
+    score: npt.NDArray[np.floating[Any]],
+    is_f32: bool,
+    pos: npt.NDArray[np.float64],
+    neg: npt.NDArray[np.float64],
+    roc: bool,
+    area: npt.NDArray[np.float64],
+    pos_sum: npt.NDArray[np.float64],
+    neg_sum: npt.NDArray[np.float64],
+    pos_scale: npt.NDArray[np.float64],
+    neg_scale: npt.NDArray[np.float64],
+    /,
+) -> bool: ...
 def sums_from_last(
     starts: npt.NDArray[np.int64],
     columns: Sequence[npt.NDArray[np.float64]],

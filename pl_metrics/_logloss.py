@@ -8,6 +8,7 @@ class) for the class-weighted loss.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -349,7 +350,7 @@ def weighted_log_loss(
     score_col: str = "score",
     truth_col: str = "truth",
     by: str | Sequence[str] | None = None,
-    class_weights: Mapping[object, float] | None = None,
+    class_weights: Mapping[Any, float] | None = None,
     eps: float = 1e-15,
     per_id: bool = False,
     ragged: Ragged = "error",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict
 
 import polars as pl
@@ -32,7 +32,7 @@ class MetricOptions(TypedDict, total=False):
     zero_division: float
     beta: float
     eps: float
-    class_weights: Mapping[object, float] | None
+    class_weights: Mapping[Any, float] | None
     per_class: bool
     k: int | None
     padding: int
@@ -61,7 +61,7 @@ def state(
     zero_division: float = 0.0,
     beta: float = 1.0,
     eps: float = 1e-15,
-    class_weights: Mapping[object, float] | None = None,
+    class_weights: Mapping[Any, float] | None = None,
     per_class: bool = False,
     k: int | None = None,
     padding: int = 5,
@@ -70,7 +70,7 @@ def state(
     strategy: Strategy = "uniform",
     max_points: int | None = None,
     metric: str = "f1",
-    thresholds: float | Sequence[float] | None = None,
+    thresholds: float | Iterable[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
     per_id: bool = False,
@@ -148,7 +148,7 @@ def report(
     zero_division: float = 0.0,
     beta: float = 1.0,
     eps: float = 1e-15,
-    class_weights: Mapping[object, float] | None = None,
+    class_weights: Mapping[Any, float] | None = None,
     per_class: bool = False,
     k: int | None = None,
     padding: int = 5,
@@ -157,7 +157,7 @@ def report(
     strategy: Strategy = "uniform",
     max_points: int | None = None,
     metric: str = "f1",
-    thresholds: float | Sequence[float] | None = None,
+    thresholds: float | Iterable[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
     per_id: bool = False,

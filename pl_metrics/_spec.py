@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, fields, replace
 from typing import Any, Final, Literal, cast
@@ -305,7 +305,7 @@ def per_class(entry: MetricInfo, opts: Options) -> bool:
 
 
 def class_weights_option(
-    class_weights: Mapping[object, float] | None,
+    class_weights: Mapping[Any, float] | None,
 ) -> tuple[tuple[str, float], ...] | None:
     """Normalise a ``class -> weight`` mapping (keys compared as strings) for `Options`."""
     if class_weights is None:
@@ -388,7 +388,7 @@ def make_options(
     zero_division: float = 0.0,
     beta: float = 1.0,
     eps: float = 1e-15,
-    class_weights: Mapping[object, float] | None = None,
+    class_weights: Mapping[Any, float] | None = None,
     per_class: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
@@ -399,7 +399,7 @@ def make_options(
     strategy: Strategy = "uniform",
     max_points: int | None = None,
     metric: str = "f1",
-    thresholds: float | Sequence[float] | None = None,
+    thresholds: float | Iterable[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
     per_id: bool = False,
@@ -531,10 +531,10 @@ def _threshold_table(table: object) -> Thresholds:
         some = ""
         if df[THRESHOLD].dtype == pl.String:  # a CSV's, say: the first value read as no number
             text = df[THRESHOLD].drop_nulls()
-            bad = text.filter(text.str.strip_chars().cast(pl.Float64, strict=False).is_null())
+            unread = text.filter(text.str.strip_chars().cast(pl.Float64, strict=False).is_null())
             some = (
-                f" such as {bad[0]!r}"
-                if bad.len()
+                f" such as {unread[0]!r}"
+                if unread.len()
                 else f" (numbers as text: cast them, pl.col({THRESHOLD!r}).cast(pl.Float64))"
             )
         raise MetricsInputError(
@@ -542,7 +542,7 @@ def _threshold_table(table: object) -> Thresholds:
             f"{df[THRESHOLD].dtype} values{some}, not numbers"
         )
     values = df[THRESHOLD].cast(pl.Float64)
-    bad = int(values.is_null().sum() + (~values.is_finite()).sum())
+    bad = int(values.is_null().sum()) + int((~values.is_finite()).sum())
     if bad:
         raise MetricsInputError(
             f"option 'threshold': {bad:,} "
@@ -751,7 +751,7 @@ def resolve(
     zero_division: float = 0.0,
     beta: float = 1.0,
     eps: float = 1e-15,
-    class_weights: Mapping[object, float] | None = None,
+    class_weights: Mapping[Any, float] | None = None,
     per_class: bool = False,
     k: int | None = None,
     padding: int = 5,
@@ -760,7 +760,7 @@ def resolve(
     strategy: Strategy = "uniform",
     max_points: int | None = None,
     metric: str = "f1",
-    thresholds: float | Sequence[float] | None = None,
+    thresholds: float | Iterable[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
     per_id: bool = False,

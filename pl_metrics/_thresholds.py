@@ -12,7 +12,7 @@ the counts of "every fold but f" are the pooled counts minus fold f's.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import polars as pl
@@ -631,7 +631,7 @@ register("_thresholds", _Thresholds())
 def threshold_sweep(
     frame: FrameT,
     metric: str = "f1",
-    thresholds: float | Sequence[float] | None = None,
+    thresholds: float | Iterable[float] | None = None,
     *,
     id_col: str = "id",
     class_col: str = "class",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -29,6 +29,7 @@ from pl_metrics._driver import (
 )
 from pl_metrics._frame import MetricsInputError, Ragged, check_integer, checked_options, shown
 from pl_metrics._io import (
+    Paths,
     columns_named,
     require_in_every_file,
     scan_files,
@@ -106,7 +107,7 @@ def _client(client: Any) -> Iterator[Any]:
 
 @checked_options
 def score(
-    source: str | Path | Sequence[str | Path],
+    source: Paths,
     metrics: str | Sequence[str],
     *,
     client: Any = None,
@@ -122,7 +123,7 @@ def score(
     zero_division: float = 0.0,
     beta: float = 1.0,
     eps: float = 1e-15,
-    class_weights: Mapping[object, float] | None = None,
+    class_weights: Mapping[Any, float] | None = None,
     per_class: bool = False,
     k: int | None = None,
     padding: int = 5,
@@ -131,7 +132,7 @@ def score(
     strategy: Strategy = "uniform",
     max_points: int | None = None,
     metric: str = "f1",
-    thresholds: float | Sequence[float] | None = None,
+    thresholds: float | Iterable[float] | None = None,
     fold_col: str | None = None,
     max_fpr: float | None = None,
     per_id: bool = False,

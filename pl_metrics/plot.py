@@ -13,10 +13,13 @@ import re
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ParamSpec
+from typing import TYPE_CHECKING, Any, ParamSpec
 
 import numpy as np
 import polars as pl
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 # The only place this module learns a metric's direction: the metric registry.
 from pl_metrics._compare import MAX_RESAMPLES as _MAX_RESAMPLES
@@ -71,12 +74,12 @@ def _figure(width: float = 8.0, height: float = 4.5) -> Any:
 _P = ParamSpec("_P")
 
 
-def _fitted(plot: Callable[_P, Any]) -> Callable[_P, Any]:
+def _fitted(plot: Callable[_P, Any]) -> Callable[_P, Figure]:
     """Fit the titles of the figure ``plot`` returns inside it (see `_fit_titles`)."""
 
     @functools.wraps(plot)
-    def fitted(*args: _P.args, **kwargs: _P.kwargs) -> Any:
-        fig = plot(*args, **kwargs)
+    def fitted(*args: _P.args, **kwargs: _P.kwargs) -> Figure:
+        fig: Figure = plot(*args, **kwargs)
         _fit_titles(fig)
         return fig
 

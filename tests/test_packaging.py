@@ -60,3 +60,18 @@ def test_editable_install_is_a_static_path_entry() -> None:
     # What a type checker then finds on that path: this package, typed.
     assert Path(pl_metrics.__file__).resolve() == ROOT / "pl_metrics" / "__init__.py"
     assert (ROOT / "pl_metrics" / "py.typed").is_file()
+
+
+def test_the_kernels_stub_names_what_the_kernel_has() -> None:
+    """mypy reads `_kernels.pyi`, not the module: it lacked curve_areas and named a
+    not_increasing the module had no more, with no check seeing it."""
+    import ast
+
+    from pl_metrics import _kernel
+
+    if not _kernel.available():
+        pytest.skip("C kernel not built")
+    stub = ast.parse((Path(pl_metrics.__file__).parent / "_kernels.pyi").read_text())
+    declared = {node.name for node in stub.body if isinstance(node, ast.FunctionDef)}
+    built = {name for name in dir(_kernel._kernels) if not name.startswith("_")}
+    assert declared == built
