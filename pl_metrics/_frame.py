@@ -1242,7 +1242,13 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
                     f"{listed([repr(c) for c in repeated], 3)}; rename or drop them first"
                 )
         try:
-            return _ordered_as_enums(pl.DataFrame(frame), frame) if pandas else pl.DataFrame(frame)
+            readable, ordered = _pandas_ordered(frame) if pandas else _arrow_ordered(frame)
+            df = pl.DataFrame(readable)
+            return df.with_columns(
+                pl.col(name).cast(pl.Enum(labels))
+                for name, labels in ordered.items()
+                if name in df.columns
+            )
         except pl.exceptions.SchemaError:  # "expected Struct": a single column's stream
             pass
         # (A DuckDB stream with a column polars cannot import panics rather than raises.)
@@ -1299,20 +1305,54 @@ def _named_index_as_columns(frame: Any) -> Any:
     return frame.reset_index(level=levels) if levels else frame
 
 
-def _ordered_as_enums(df: pl.DataFrame, frame: Any) -> pl.DataFrame:
-    """A pandas frame's ordered categoricals of text as enums: their order is the labels'.
+def _pandas_ordered(frame: Any) -> tuple[Any, dict[str, list[str]]]:
+    """A pandas frame's ordered categoricals of text, with their labels in order.
 
-    polars reads them as plain categoricals, whose labels sort as text; an enum keeps the
-    declared order (which `top_k_accuracy` breaks ties by, as scikit-learn's ``labels=``).
+    polars reads them as plain categoricals, whose labels sort as text; read as enums they
+    keep the declared order (which `top_k_accuracy` breaks ties by, as scikit-learn's
+    ``labels=``).
     """
     ordered = {
         str(name): [str(c) for c in dtype.categories]
         for name, dtype in frame.dtypes.items()
-        if getattr(dtype, "ordered", False)
-        and all(isinstance(c, str) for c in dtype.categories)
-        and str(name) in df.columns
+        if getattr(dtype, "ordered", False) and all(isinstance(c, str) for c in dtype.categories)
     }
-    return df.with_columns(pl.col(n).cast(pl.Enum(c)) for n, c in ordered.items())
+    return frame, ordered
+
+
+def _arrow_ordered(frame: Any) -> tuple[Any, dict[str, list[str]]]:
+    """`_pandas_ordered` of a pyarrow Table, RecordBatch or RecordBatchReader.
+
+    Its ordered dictionaries of text: a pandas frame's ordered categoricals, through Arrow.
+    A reader is read first (polars would read it whole anyway), for its dictionaries.
+    """
+    if not type(frame).__module__.startswith("pyarrow"):
+        return frame, {}
+    import pyarrow as pa
+
+    schema = getattr(frame, "schema", None)
+    if not isinstance(schema, pa.Schema):
+        return frame, {}
+    text = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+    names = [
+        field.name
+        for field in schema
+        if pa.types.is_dictionary(field.type)
+        and field.type.ordered
+        and any(is_text(field.type.value_type) for is_text in text)
+        and len(schema.get_all_field_indices(field.name)) == 1
+    ]
+    if not names:
+        return frame, {}
+    if isinstance(frame, pa.RecordBatchReader):
+        frame = frame.read_all()
+    ordered = {}
+    for name in names:
+        column = frame.column(name)
+        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+        labels = (label for chunk in chunks for label in chunk.dictionary.to_pylist())
+        ordered[name] = [label for label in dict.fromkeys(labels) if label is not None]
+    return frame, ordered
 
 
 def _unreadable_arrow_columns(frame: Any) -> list[str]:

@@ -239,6 +239,10 @@ def test_pandas_index_and_mixed_columns() -> None:
     want_k = pl_metrics.top_k_accuracy(enum, k=1)
     assert want_k.item() != pl_metrics.top_k_accuracy(ties, k=1).item()  # the order matters
     assert_frame_equal(pl_metrics.top_k_accuracy(enum.to_pandas(), k=1), want_k)
+    # Through Arrow too (an ordered dictionary), as pyarrow reads pandas: read as text order.
+    table = pa.Table.from_pandas(enum.to_pandas())
+    for arrow in (table, table.to_batches()[0], table.to_reader()):
+        assert_frame_equal(pl_metrics.top_k_accuracy(arrow, k=1), want_k)
     mixed = pd.DataFrame({"id": [0, 0], "class": ["a", 1], "score": [0.9, 0.1], "truth": [1, 0]})
     with pytest.raises(
         pl_metrics.MetricsInputError, match=r"mixed or unknown types in column 'class'"
