@@ -991,7 +991,19 @@ def true_class_checks(
     ``several_hint``: what to use instead for several true classes per id (multi-label).
     """
     positives = cols.truth_expr.sum()
+    # Several first: multi-label data (which often has ids of none too) is told as such.
     return [
+        (
+            Problem(
+                "several_true_classes",
+                cols.truth,
+                "ids",
+                "have more than one true class",
+                several_hint,
+                needed_by=tuple(needed_by),
+            ),
+            (positives > 1).cast(pl.Int64),
+        ),
         (
             Problem(
                 "no_true_class",
@@ -1003,17 +1015,6 @@ def true_class_checks(
                 needed_by=tuple(needed_by),
             ),
             (positives == 0).cast(pl.Int64),
-        ),
-        (
-            Problem(
-                "several_true_classes",
-                cols.truth,
-                "ids",
-                "have more than one true class",
-                several_hint,
-                needed_by=tuple(needed_by),
-            ),
-            (positives > 1).cast(pl.Int64),
         ),
     ]
 

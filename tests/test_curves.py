@@ -252,6 +252,19 @@ def test_top_k_string_classes_follow_label_order() -> None:
         pl_metrics.top_k_accuracy(df.with_columns(truth=pl.lit(True)))
     with pytest.raises(pl_metrics.MetricsInputError, match="1 id has no true class"):
         pl_metrics.top_k_accuracy(df.with_columns(truth=pl.lit(False)))
+    # Multi-label data, which has ids of no true class too, is told as multi-label (it was
+    # told of its ids of none: "drop those ids").
+    both = pl.concat(
+        [
+            df.with_columns(truth=pl.lit(True)),
+            df.with_columns(id=pl.lit(2, df["id"].dtype), truth=False),
+        ]
+    )
+    for metric, hint in (("top_k_accuracy", "lrap and ndcg"), ("log_loss", "binary_log_loss")):
+        with pytest.raises(
+            pl_metrics.MetricsInputError, match=rf"1 id has more than one true class; .*{hint}"
+        ):
+            pl_metrics.report(both, metric)
 
 
 def test_top_k_enum_classes_follow_their_declared_order() -> None:
