@@ -509,7 +509,9 @@ def from_wide(
     Other columns of ``scores`` (a model or fold name) are kept, but a float column is a
     class unless ``classes`` names the classes (a float weight column needs it). Lazy in,
     lazy out: the truth is checked when the result is collected (at the call for a
-    DataFrame).
+    DataFrame). The classes are text, which `top_k_accuracy` breaks ties by in sorted
+    order; for the columns' order (scikit-learn's, on the wide matrix), cast the ``class``
+    column to ``pl.Enum`` of the class columns.
 
     Parameters
     ----------
@@ -840,7 +842,10 @@ def from_numpy(
     in the names, not read as column positions); ``y_score`` is ``(n_ids, n_classes)``,
     finite. ``class_names`` and ``ids`` (default: column and row numbers) name each column and
     row once: the names all strings or all integers (for float or date classes, map the
-    ``class`` column afterwards), the ids numbers or strings of one type.
+    ``class`` column afterwards), the ids numbers or strings of one type. `top_k_accuracy`
+    breaks ties by the classes in sorted order, which is the columns' only for the default
+    names; for scikit-learn's (the columns'), cast the ``class`` column to
+    ``pl.Enum(class_names)``.
 
     Examples
     --------

@@ -380,7 +380,8 @@ def weighted_log_loss(
     DataFrame or LazyFrame (the type of ``frame``)
         The ``by`` columns then a Float64 ``weighted_log_loss`` column. A class that is the
         true class of no id in a group has no mean: it is left out of that group's average,
-        with its weight.
+        with its weight; a group whose true classes all weigh 0 is NaN (weights that all
+        are 0 are refused).
 
     Examples
     --------
