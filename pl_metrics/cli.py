@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 import numpy as np
 import polars as pl
 
-from pl_metrics import __version__
+from pl_metrics import __version__, _kernel
 from pl_metrics._curve_tables import thinned
 from pl_metrics._driver import hinted, score, warn_of_mixed_tasks
 from pl_metrics._frame import (
@@ -270,7 +270,8 @@ def _parser() -> _Parser:
         epilog=f"{_EXAMPLES}\n{_EXIT_STATUS}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    kernel = "C kernel" if _kernel.available() else "no C kernel: the polars plans run, slower"
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__} ({kernel})")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_score(commands)
     _add_compare(commands)

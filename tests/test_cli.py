@@ -22,7 +22,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import pl_metrics
-from pl_metrics import cli
+from pl_metrics import _kernel, cli
 from pl_metrics._registry import metric_names
 from pl_metrics.cli import main
 from tests.conftest import write_corrupt_page
@@ -387,11 +387,17 @@ def test_pred_col_gives_the_thresholded_metrics(
     assert from_pred["f1"].to_list() == pytest.approx(from_threshold["f1"].to_list(), rel=1e-12)
 
 
-def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+def test_version(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_kernel, "_kernels", _kernel._kernels or object())  # (built or not)
     with pytest.raises(SystemExit) as exit_info:
         main(["--version"])
     assert exit_info.value.code == 0
-    assert capsys.readouterr().out == f"pl-metrics {pl_metrics.__version__}\n"
+    # (with whether the C kernel was built: nothing else tells a no-compiler install)
+    assert capsys.readouterr().out == f"pl-metrics {pl_metrics.__version__} (C kernel)\n"
+    monkeypatch.setattr(_kernel, "_kernels", None)
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert "(no C kernel: the polars plans run, slower)" in capsys.readouterr().out
 
 
 def test_score_help_lists_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
