@@ -835,17 +835,30 @@ def from_numpy(
 ) -> pl.DataFrame:
     """Turn scikit-learn style arrays into the long format.
 
-    ``y_true`` is an ``(n_ids, n_classes)`` 0/1 indicator matrix (boolean, integer or float;
-    other values, NaN included, are refused; scipy sparse too), or ``(n_ids,)`` class indices
-    (multi-class), or ``(n_ids,)`` labels found in ``class_names`` (``["cat", "dog"]``, or
-    integers ``[1, 2, 3]``, as scikit-learn's ``labels=``: integer labels are then looked up
-    in the names, not read as column positions); ``y_score`` is ``(n_ids, n_classes)``,
-    finite. ``class_names`` and ``ids`` (default: column and row numbers) name each column and
-    row once: the names all strings or all integers (for float or date classes, map the
-    ``class`` column afterwards), the ids numbers or strings of one type. `top_k_accuracy`
-    breaks ties by the classes in sorted order, which is the columns' only for the default
-    names; for scikit-learn's (the columns'), cast the ``class`` column to
-    ``pl.Enum(class_names)``.
+    Parameters
+    ----------
+    y_true
+        An ``(n_ids, n_classes)`` 0/1 indicator matrix (boolean, integer or float; other
+        values, NaN included, are refused; scipy sparse too), or ``(n_ids,)`` class indices
+        (multi-class), or ``(n_ids,)`` labels found in ``class_names`` (``["cat", "dog"]``,
+        or integers ``[1, 2, 3]``, as scikit-learn's ``labels=``: integer labels are then
+        looked up in the names, not read as column positions).
+    y_score
+        ``(n_ids, n_classes)`` scores, finite.
+    class_names
+        A name for each column, once each: all strings or all integers (for float or date
+        classes, map the ``class`` column afterwards). Default: the column numbers.
+    ids
+        A name for each row, once each: numbers or strings of one type. Default: the row
+        numbers.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns ``id``, ``class``, ``score`` and ``truth`` (boolean), a row per id and
+        class. `top_k_accuracy` breaks ties by the classes in sorted order, which is the
+        columns' only for the default names; for scikit-learn's (the columns'), cast the
+        ``class`` column to ``pl.Enum(class_names)``.
 
     Examples
     --------

@@ -247,6 +247,16 @@ def scan(source: Paths) -> pl.LazyFrame:
     Files without rows are left out (their column types are a writer's guess); if every
     file lacks rows, the table is empty, which raises.
 
+    Parameters
+    ----------
+    source
+        A file, folder or glob (text, bytes or a path-like), or several.
+
+    Returns
+    -------
+    polars.LazyFrame
+        Nothing is read but the files' metadata until it is collected.
+
     Examples
     --------
     >>> import tempfile

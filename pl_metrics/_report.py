@@ -45,7 +45,7 @@ class MetricOptions(TypedDict, total=False):
 
 
 @checked_options
-def state(
+def state(  # noqa: D417 (its options are report's, documented there)
     frame: pl.DataFrame | pl.LazyFrame,
     metrics: str | Sequence[str],
     *,
@@ -82,7 +82,22 @@ def state(
     Score id-disjoint parts of a dump separately (shards, folds written by different jobs,
     predictions that arrive over time), keep their collected states, and merge them later:
     ``merge_states([...]).finalize()`` equals the metrics of the whole table to rounding
-    (1e-12). Options are those of `report`.
+    (1e-12).
+
+    Parameters
+    ----------
+    frame
+        A table of predictions, as `report` takes it.
+    metrics
+        A metric's name, or several.
+    id_col, class_col, score_col, truth_col, weight_col, by, threshold, average, ...
+        The options of `report` (all of them), the same for every part to be merged.
+
+    Returns
+    -------
+    MetricState
+        Lazy: its ``collect()`` computes its small tables of sums (to keep, or pickle);
+        ``finalize()`` gives the metrics' values as a LazyFrame, as `report` would.
 
     Examples
     --------

@@ -236,6 +236,16 @@ def chunk_key(metric: str) -> str:
     `pl_metrics.dask.score()` cut them by class and average the chunks' per-class values
     themselves; `merge_states` is for id-disjoint chunks of any metric.
 
+    Parameters
+    ----------
+    metric
+        A metric's name.
+
+    Returns
+    -------
+    str
+        ``"id"`` or ``"class"``.
+
     Examples
     --------
     >>> import pl_metrics
@@ -465,6 +475,16 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
 
     Every state must be of the same metrics, columns and options; how each was computed
     (from a DataFrame, a LazyFrame or files) does not matter.
+
+    Parameters
+    ----------
+    states
+        States of `pl_metrics.state`, or merged ones.
+
+    Returns
+    -------
+    MetricState
+        The state of the parts together; its ``finalize()`` gives the metrics' table.
 
     Examples
     --------

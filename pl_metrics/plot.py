@@ -307,17 +307,32 @@ def per_class_bars(
 ) -> Any:
     """Bars of a per-class metric, one colour per series, side by side, with a legend.
 
-    ``table`` is a per-class table such as ``lwlrap(df, per_class=True, by="model")`` or
-    ``f1(df, average=None, by=["model", "fold"])``. The series are the combinations of
-    ``by`` (default: the table's key columns, every column except ``class_col``,
-    ``metric``, ``weight`` and other float columns, e.g. ``model``, or ``model`` and
-    ``fold``, labelled ``knn / fold 0``), as in `roc_curves`; the table must have one row
-    per series and class. ``model_col="model"`` is ``by="model"``. ``metric``: the column
-    to plot; left out, the table's one column named as a metric.
-
+    The series are the combinations of ``by``, labelled ``knn / fold 0``, as in
+    `roc_curves`; the table must have one row per series and class.
     Up to `MAX_GROUPED_SERIES` series share one panel; up to `MAX_PANELS`, each series gets
     a small panel (shared y axis, a colour per value of the first key column); more are
     refused with a `MetricsInputError` asking to filter the table.
+
+    Parameters
+    ----------
+    table
+        A per-class table, such as ``lwlrap(df, per_class=True, by="model")`` or
+        ``f1(df, average=None, by=["model", "fold"])``.
+    metric
+        The column to plot; left out, the table's one column named as a metric.
+    class_col
+        The table's class column.
+    by
+        The columns whose combinations are the series; default: the table's key columns,
+        every column except ``class_col``, ``metric``, ``weight`` and other float columns
+        (e.g. ``model``, or ``model`` and ``fold``).
+    model_col
+        ``model_col="model"`` is ``by="model"``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel, or a small panel per series.
 
     Examples
     --------
@@ -498,8 +513,20 @@ def distributions(
     direction; the panels share their x axis when every value lies in [0, 1] and each
     metric's values spread over a quarter of their pooled range at least, and each keeps its
     own scale otherwise (scores and losses, or a metric whose values would fill one bar).
-    ``metrics``: the columns to draw; left out, the table's columns named as metrics (a
-    `report`'s). ``bins``: the bins of each histogram (at most `MAX_HISTOGRAM_BINS`).
+
+    Parameters
+    ----------
+    table
+        Metric values, a row per group: a `report` by trial, fold or model, say.
+    metrics
+        The columns to draw; left out, the table's columns named as metrics.
+    bins
+        The bins of each histogram (at most `MAX_HISTOGRAM_BINS`).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A panel per metric.
 
     Examples
     --------
@@ -587,8 +614,23 @@ def heatmap(
     """A model x fold grid of a metric (from ``report(..., by=[model, fold])``), annotated.
 
     Models are sorted best first by their mean over folds (higher or lower is better as the
-    metric says); the colour scale runs from worst (dark) to best (bright). ``metric``: the
-    column to plot; left out, the table's one column named as a metric.
+    metric says); the colour scale runs from worst (dark) to best (bright).
+
+    Parameters
+    ----------
+    table
+        A metric per model and fold: ``report(..., by=[model_col, fold_col])``.
+    metric
+        The column to plot; left out, the table's one column named as a metric.
+    model_col
+        The column of the grid's rows.
+    fold_col
+        The column of the grid's columns.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel, with a colour bar.
 
     Examples
     --------
@@ -693,14 +735,26 @@ def intervals(
 
     Each metric gets its own panel and x scale, titled with its direction; its rows (a point
     and an interval each) are sorted best first from the top (a metric pl_metrics does not
-    know: highest estimate first), with the values written on the right. ``label`` names
-    the key column(s) that label the rows (default: all of them, e.g. ``model``; of a
-    paired table, ``pair``, ``model_a`` or ``model_b`` too).
-    ``confidence`` and ``n_resamples``, those the table was made with, are written in the
-    x axis' label ("95% bootstrap interval, 1,000 resamples"): the table does not hold them.
+    know: highest estimate first), with the values written on the right.
 
     A table of `pl_metrics.paired` draws its differences (``model_b - model_a``) the same
     way, with a line at 0 (no difference), its rows in the table's order.
+
+    Parameters
+    ----------
+    table
+        A table of `pl_metrics.bootstrap` or `pl_metrics.paired`.
+    label
+        The key column(s) that label the rows; default: all of them (e.g. ``model``; of a
+        paired table, ``pair``, ``model_a`` or ``model_b`` too).
+    confidence, n_resamples
+        Those the table was made with, written in the x axis' label ("95% bootstrap
+        interval, 1,000 resamples"): the table does not hold them.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A panel per metric.
 
     Examples
     --------
@@ -950,6 +1004,23 @@ def roc_curves(
     under the table's points: `pl_metrics.roc_auc` (``average=None``) of the class, unless
     ``max_points`` thinned the curve.
 
+    Parameters
+    ----------
+    table
+        A table of `pl_metrics.roc_curve`.
+    class_col
+        The table's class column.
+    by
+        The columns whose combinations are the series; default: the table's key columns,
+        every column except ``class_col`` and the float ones (e.g. ``model``).
+    max_classes
+        The most classes drawn as small multiples (the first, in natural order).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel, or small multiples.
+
     Examples
     --------
     >>> import polars as pl
@@ -981,6 +1052,23 @@ def pr_curves(
     ``(recall[i] - recall[i + 1]) * precision[i]``; that is `pl_metrics.average_precision`
     (``average=None``) of the class unless ``max_points`` thinned the curve. The steps are
     the ones that sum adds up.
+
+    Parameters
+    ----------
+    table
+        A table of `pl_metrics.precision_recall_curve`.
+    class_col
+        The table's class column.
+    by
+        The columns whose combinations are the series; default: the table's key columns,
+        every column except ``class_col`` and the float ones (e.g. ``model``).
+    max_classes
+        The most classes drawn as small multiples (the first, in natural order).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel, or small multiples.
 
     Examples
     --------
@@ -1015,6 +1103,25 @@ def reliability(
     Each legend entry gives the line's expected calibration error from the table: the
     count-weighted mean of ``|prob_true - prob_pred|``,
     `pl_metrics.expected_calibration_error` (``average=None``) with the same bins.
+
+    Parameters
+    ----------
+    table
+        A table of `pl_metrics.calibration_curve`.
+    class_col
+        The table's class column.
+    by
+        The columns whose combinations are the series; default: the table's key columns,
+        every column except ``class_col`` and the float ones (e.g. ``model``).
+    max_classes
+        The most classes drawn as small multiples (the first, in natural order).
+    counts
+        Draw each bin's count in a panel underneath.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One panel, or small multiples.
 
     Examples
     --------
