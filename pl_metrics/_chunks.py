@@ -186,9 +186,7 @@ def plan_chunks(
     ranges = None
     ids = pl.col(id_col)
     id_type = lf.collect_schema()[id_col]
-    # (An Enum's statistics are its text, but polars compares its categories in their order:
-    # text bounds would cut its ids wrongly.)
-    if files and file_format(files) == "parquet" and not isinstance(id_type, pl.Enum):
+    if files and file_format(files) == "parquet" and _ranged(id_type):
         ranges = row_group_ranges(files, id_col)
     if ranges:
         ranges.sort(key=lambda r: r[0])
@@ -213,6 +211,21 @@ def plan_chunks(
         chunks = max(chunks, math.ceil(rows * scattered / budget))
     bucket = ids.hash(seed=0) % chunks
     return Chunks(tuple(bucket == k for k in range(chunks)), "hash buckets", rows)
+
+
+def _ranged(id_type: pl.DataType) -> bool:
+    """Whether parquet's statistics of ``id_type`` are values that polars compares its ids to.
+
+    Not an Enum's (its text, where polars compares its categories in their order), nor a
+    duration's or time's (integers, in the file's unit: seconds for polars' milliseconds),
+    nor a half float's (raw bytes).
+    """
+    if id_type.is_integer() or id_type in (pl.Float32, pl.Float64):
+        return True
+    text = isinstance(id_type, (pl.String, pl.Binary, pl.Categorical))
+    return (text and not isinstance(id_type, pl.Enum)) or isinstance(
+        id_type, (pl.Date, pl.Datetime, pl.Decimal)
+    )
 
 
 def _even_cuts(ranges: Sequence[tuple[Any, Any, int]], chunks: int) -> list[Any]:

@@ -843,6 +843,9 @@ def _widened(left: pl.DataType, right: pl.DataType) -> pl.DataType | None:
         return pl.String()
     if not (left.is_numeric() and right.is_numeric()):
         return None
+    scales = {d.scale if isinstance(d, pl.Decimal) else None for d in (left, right)}
+    if len(scales) > 1:  # polars' scans cast a decimal to no other scale, nor a number to one
+        return None
     both = [pl.DataFrame(schema={"x": left}), pl.DataFrame(schema={"x": right})]
     return pl.concat(both, how="vertical_relaxed").schema["x"]
 
@@ -1032,12 +1035,17 @@ def _held_values(path: Path, kind: str, column: str) -> pl.Series:
     if kind == "parquet":
         import pyarrow.parquet as pq
 
+        # Unreadable metadata, a date past year 9999 (no Python value: OverflowError), a
+        # half float's statistics (raw bytes): read the values.
         try:
-            stats = _column_statistics(pq.ParquetFile(path).metadata, column)
-        except (NotImplementedError, ValueError, OSError):  # unreadable metadata: read it
+            meta = pq.ParquetFile(path).metadata
+            stats = _column_statistics(meta, column)
+            if stats is not None and _raw_statistics(meta, column):
+                stats = None
+            bounds = set() if stats is None else {v for s in stats for v in (s.min, s.max)}
+        except (NotImplementedError, ValueError, OSError, OverflowError):
             stats = None
         if stats is not None:
-            bounds = {v for s in stats for v in (s.min, s.max)}
             nulls = sum(s.null_count for s in stats if s.has_null_count)
             if len(bounds) == 1 and not nulls:
                 return pl.Series([bounds.pop()])
@@ -1097,9 +1105,20 @@ def row_group_ranges(files: Sequence[Path], id_col: str) -> list[tuple[Any, Any,
         stats = _column_statistics(meta, id_col)
         if stats is None:
             return None
-        for g, group in enumerate(stats):
-            ranges.append((group.min, group.max, meta.row_group(g).num_rows))
+        try:  # (a date past year 9999 has no Python value; a half float's are raw bytes)
+            bounds = [(group.min, group.max) for group in stats]
+        except (OverflowError, ValueError):
+            return None
+        if _raw_statistics(meta, id_col):
+            return None
+        ranges += [(lo, hi, meta.row_group(g).num_rows) for g, (lo, hi) in enumerate(bounds)]
     return ranges
+
+
+def _raw_statistics(meta: Any, column: str) -> bool:
+    """Whether pyarrow gives ``column``'s statistics as raw bytes (a half float's)."""
+    paths = [meta.schema.column(i).path for i in range(meta.num_columns)]
+    return bool(meta.schema.column(paths.index(column)).logical_type.type == "FLOAT16")
 
 
 def _column_statistics(meta: Any, column: str) -> list[Any] | None:

@@ -148,6 +148,41 @@ def test_enum_ids_are_not_cut_by_their_text_statistics(tmp_path: Path) -> None:
     close(got, pl_metrics.report(enum, METRICS, by="fold"))
 
 
+def test_ids_whose_statistics_are_not_their_values_are_cut_by_hash(tmp_path: Path) -> None:
+    """Parquet statistics of a date past 9999 have no Python value (OverflowError), a half
+    float's are raw bytes (polars' SchemaError comparing them with the ids), a duration's
+    are integers in the file's unit (seconds, for polars' milliseconds: one chunk of all)."""
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = 100
+    rows = pl.DataFrame(
+        {
+            "class": ["a", "b"] * n,
+            "score": [((i * 37) % 101) / 101 for i in range(2 * n)],
+            "truth": [i % 4 in (0, 3) for i in range(2 * n)],
+        }
+    )
+    hours = [dt.datetime(2024, 1, 1) + dt.timedelta(hours=k) for k in range(n - 1)]
+    end_of_time = pl.Series([*hours, dt.datetime(9999, 12, 31, 23)])
+    ids = {
+        "zoned": end_of_time.dt.replace_time_zone("America/New_York").to_arrow(),
+        "half": pa.array((np.arange(n) / 4).astype(np.float16), pa.float16()),
+        "seconds": pa.array(np.arange(n) * 1000, pa.duration("s")),
+    }
+    for name, values in ids.items():
+        table = rows.to_arrow().append_column("id", values.take(np.arange(2 * n) // 2))
+        path = tmp_path / f"{name}.parquet"
+        pq.write_table(table, path, row_group_size=6)
+        lf = pl_metrics.scan(path)
+        plan = plan_chunks(lf, files=[path], n_chunks=4, budget=budget_bytes(None))
+        assert plan.strategy == "hash buckets", name
+        got = pl_metrics.score(path, ["lrap", "f1"], n_chunks=4)
+        close(got, pl_metrics.report(pl.read_parquet(path), ["lrap", "f1"]))
+
+
 def test_clustered_rewrite(tmp_path: Path, digits: pl.DataFrame) -> None:
     shuffled = tmp_path / "shuffled.parquet"
     digits.sample(fraction=1.0, shuffle=True, seed=1).write_parquet(shuffled, row_group_size=5000)

@@ -7,6 +7,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -615,6 +616,34 @@ def test_cluster_by_id_refuses_ids_that_do_not_sort(tmp_path: Path) -> None:
         df.with_columns(nested.alias("id")).write_parquet(tmp_path / "nested.parquet")
         with pytest.raises(MetricsInputError, match=r"column 'id'.* cut into ranges"):
             pl_metrics.cluster_by_id(tmp_path / "nested.parquet", tmp_path / "o", n_parts=2)
+
+
+def test_decimal_shards_of_two_scales_and_half_float_folder_keys(tmp_path: Path) -> None:
+    """Shards of Decimal ids of two scales were widened to a type polars' scan does not cast
+    to (its SchemaError); a folder key held as a half float (raw bytes in the statistics)
+    was told as "holds None in its folder"."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    base = pl.DataFrame({"class": ["a", "b"] * 2, "score": [0.1, 0.9, 0.8, 0.3]})
+    base = base.with_columns(truth=pl.Series([False, True, True, False]))
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for name, ids, dtype in (
+        ("a", [1.25, 2.5], pl.Decimal(10, 2)),
+        ("b", [3.75, 4.0], pl.Decimal(12, 4)),
+    ):
+        ids = pl.Series([i for i in ids for _ in (0, 1)]).cast(dtype)
+        base.with_columns(id=ids).write_parquet(shards / f"{name}.parquet")
+    with pytest.raises(MetricsInputError, match=r"^column 'id' is Decimal.* the files must agree"):
+        pl_metrics.score(shards, "lrap")
+    folder = tmp_path / "keys" / "f=1.5"
+    folder.mkdir(parents=True)
+    table = base.with_columns(id=pl.Series([0, 0, 1, 1])).to_arrow()
+    half = pa.array(np.full(4, 1.5, np.float16))
+    pq.write_table(table.append_column("f", half), folder / "p.parquet")
+    got = pl_metrics.score(tmp_path / "keys", "lrap", by="f")
+    assert got["lrap"].to_list() == [1.0]
 
 
 def test_folders_of_one_number_in_two_spellings_stay_two_groups(tmp_path: Path) -> None:
