@@ -299,11 +299,13 @@ def id_range(ids: pl.Expr, lo: Any, hi: Any, id_type: pl.DataType) -> pl.Expr:
 
 
 def _bound(value: Any, id_type: pl.DataType) -> pl.Expr:
-    """A cut as a literal of the id's type.
+    """A cut as a literal of the id's type; one given as an expression, as it is.
 
     Parquet statistics of a time-zone-aware timestamp come back in UTC: compared with the
     column as they are, polars refuses the mix of time zones.
     """
+    if isinstance(value, pl.Expr):  # (a polars value already: `cluster_by_id`'s)
+        return value
     if isinstance(id_type, pl.Datetime) and id_type.time_zone is not None:
         return pl.lit(value).dt.convert_time_zone(id_type.time_zone).cast(id_type)
     return pl.lit(value).cast(id_type) if not id_type.is_numeric() else pl.lit(value)

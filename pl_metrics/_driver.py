@@ -724,11 +724,13 @@ def cluster_by_id(
         .drop_nulls()
         .sort()
     )
-    # The cuts in polars' order (an Enum's categories), which cuts the parts, not Python's;
-    # none at the smallest id, which would leave the first part empty.
+    # The cuts in polars' order (an Enum's categories), which cuts the parts, not Python's,
+    # and as polars values (Python's datetimes drop nanoseconds); none at the smallest id,
+    # which would leave the first part empty.
     picks = sorted({int(len(sample) * k / n_parts) for k in range(1, n_parts)})
-    cuts = sample.gather(picks).unique(maintain_order=True).to_list() if len(sample) else []
-    cuts = [cut for cut in cuts if cut != sample[0]]
+    picked = sample.gather(picks).unique(maintain_order=True) if len(sample) else sample
+    picked = picked.filter(picked != sample.head(1))
+    cuts = [pl.lit(picked.slice(k, 1)).first() for k in range(len(picked))]
     id_type = schema[id_col]
     destination.mkdir(parents=True, exist_ok=True)
     bounds = [None, *cuts, None]

@@ -608,6 +608,11 @@ def test_cluster_by_id_cuts_ids_in_their_own_order(tmp_path: Path) -> None:
     flags.unique(["id", "class"]).write_parquet(tmp_path / "flags.parquet")
     parts = pl_metrics.cluster_by_id(tmp_path / "flags.parquet", tmp_path / "flags", n_parts=5)
     assert [pl.read_parquet(p)["id"].to_list() for p in parts] == [[False] * 2, [True] * 2]
+    # Nanosecond ids cut as Python's datetimes (microseconds) made one part of all.
+    stamps = df.with_columns(pl.col("id").cast(pl.Int64).cast(pl.Datetime("ns", "Asia/Tokyo")))
+    stamps.write_parquet(tmp_path / "ns.parquet")
+    parts = pl_metrics.cluster_by_id(tmp_path / "ns.parquet", tmp_path / "ns", n_parts=4)
+    assert [pl.read_parquet(p).height for p in parts] == [50, 50, 50, 50]
 
 
 def test_cluster_by_id_refuses_ids_that_do_not_sort(tmp_path: Path) -> None:
