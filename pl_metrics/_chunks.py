@@ -188,6 +188,10 @@ def plan_chunks(
     id_type = lf.collect_schema()[id_col]
     if files and file_format(files) == "parquet" and _ranged(id_type):
         ranges = row_group_ranges(files, id_col)
+    # (Infinite float ids spread a row group's rows over an infinite range, where the cuts
+    # are NaN: fewer chunks than asked. Hash buckets, then.)
+    if ranges and any(isinstance(v, float) and not math.isfinite(v) for r in ranges for v in r[:2]):
+        ranges = None
     if ranges:
         ranges.sort(key=lambda r: r[0])
         numeric = all(isinstance(v, (int, float)) for r in ranges for v in r[:2])

@@ -183,6 +183,31 @@ def test_ids_whose_statistics_are_not_their_values_are_cut_by_hash(tmp_path: Pat
         close(got, pl_metrics.report(pl.read_parquet(path), ["lrap", "f1"]))
 
 
+def test_infinite_float_ids_still_make_the_chunks_asked(tmp_path: Path) -> None:
+    # A row group from -inf spread its rows over an infinite range: NaN cuts, two chunks
+    # where three were asked (the memory budget not kept).
+    ids = np.array([-np.inf, *np.linspace(-1, 0, 200), 5.0, 6.0, np.inf])
+    n = len(ids)
+    df = pl.DataFrame(
+        {
+            "id": np.repeat(ids, 2),
+            "class": ["a", "b"] * n,
+            "score": (np.arange(2 * n) * 37 % 101) / 101,
+            "truth": np.arange(2 * n) % 4 < 2,
+        }
+    )
+    path = tmp_path / "inf.parquet"
+    for rows in (100, 200, 2 * n):  # (row groups of 100 ids: two chunks of 272 and 136 rows)
+        df.write_parquet(path, row_group_size=rows)
+        lf = pl_metrics.scan(path)
+        plan = plan_chunks(lf, files=[path], n_chunks=3, budget=budget_bytes(None))
+        sizes = [df.filter(f).height for f in plan.filters]
+        assert len(sizes) == 3
+        assert sum(sizes) == df.height
+        assert max(sizes) < df.height / 2
+    close(pl_metrics.score(path, METRICS[:4], n_chunks=3), pl_metrics.report(df, METRICS[:4]))
+
+
 def test_clustered_rewrite(tmp_path: Path, digits: pl.DataFrame) -> None:
     shuffled = tmp_path / "shuffled.parquet"
     digits.sample(fraction=1.0, shuffle=True, seed=1).write_parquet(shuffled, row_group_size=5000)
