@@ -1325,7 +1325,8 @@ def _arrow_ordered(frame: Any) -> tuple[Any, dict[str, list[str]]]:
     """`_pandas_ordered` of a pyarrow Table, RecordBatch or RecordBatchReader.
 
     Its ordered dictionaries of text: a pandas frame's ordered categoricals, through Arrow.
-    A reader is read first (polars would read it whole anyway), for its dictionaries.
+    A reader is read first (polars would read it whole anyway), for its dictionaries. Chunks
+    of different dictionaries give their labels in the order they first come.
     """
     if not type(frame).__module__.startswith("pyarrow"):
         return frame, {}
@@ -1334,7 +1335,9 @@ def _arrow_ordered(frame: Any) -> tuple[Any, dict[str, list[str]]]:
     schema = getattr(frame, "schema", None)
     if not isinstance(schema, pa.Schema):
         return frame, {}
-    text = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+    text = [pa.types.is_string, pa.types.is_large_string]
+    if hasattr(pa.types, "is_string_view"):  # (pyarrow 16 and later)
+        text.append(pa.types.is_string_view)
     names = [
         field.name
         for field in schema

@@ -281,6 +281,14 @@ def test_pandas_index_and_mixed_columns() -> None:
         pl_metrics.f1(DIGITS, threshold=pd.Series([0.3]))
 
 
+def test_arrow_tables_read_without_string_views(monkeypatch: pytest.MonkeyPatch) -> None:
+    # pyarrow before 16 has no pa.types.is_string_view: every Table raised AttributeError.
+    monkeypatch.delattr(pa.types, "is_string_view")
+    assert_frame_equal(
+        pl_metrics.lrap(DIGITS.to_arrow(), by="model"), pl_metrics.lrap(DIGITS, by="model")
+    )
+
+
 def test_duckdb_relations_are_accepted() -> None:
     duckdb = pytest.importorskip("duckdb")
     relation = duckdb.sql("select * from DIGITS")  # duckdb finds the local polars frame
