@@ -692,6 +692,8 @@ def cluster_by_id(
     ... )
     True
     """
+    if not isinstance(source, (str, bytes, os.PathLike, Mapping, bytearray, memoryview)):
+        source = list(source) if isinstance(source, Iterable) else source  # read twice below
     lf = scan(source)
     schema = lf.collect_schema()
     require_column(schema, "id_col", id_col)
@@ -752,18 +754,16 @@ def _folder_of(source: str | os.PathLike[str]) -> Path:
     return Path(prefix) if prefix.endswith(("/", os.sep)) else Path(prefix).parent
 
 
-def _check_destination(destination: Path, source: Source) -> None:
+def _check_destination(destination: Path, source: Paths) -> None:
     """Refuse a destination inside the source, or one holding data files already.
 
     Parts written into the source would be read with it from then on; files left in the
     destination (an earlier run's parts, more of them) would be read with the new parts.
+    ``source``: as `scan` took it, an iterable of paths as a list.
     """
-    sources = [source] if isinstance(source, (str, os.PathLike)) else source
-    named = (
-        [s for s in sources if isinstance(s, (str, os.PathLike))]
-        if isinstance(sources, (list, tuple))
-        else []
-    )
+    path_like = (str, bytes, os.PathLike)
+    sources = [source] if isinstance(source, path_like) else source
+    named = [os.fsdecode(s) for s in sources if isinstance(s, path_like)]
     target = destination.resolve()
     for folder in (f.resolve() for f in map(_folder_of, named) if f.is_dir()):
         if target.is_relative_to(folder):

@@ -444,6 +444,10 @@ def test_cluster_by_id_checks_its_column_and_destination(tmp_path: Path) -> None
         pl_metrics.cluster_by_id([str(tmp_path)], tmp_path)
     with pytest.raises(MetricsInputError, match=r"is inside the source folder"):
         pl_metrics.cluster_by_id(f"{tmp_path}/*.parquet", tmp_path / "out")
+    # (a folder as bytes, or in a set or a generator, passed the check: parts written in it)
+    for source in (bytes(tmp_path), {str(tmp_path)}, (p for p in [tmp_path])):
+        with pytest.raises(MetricsInputError, match=r"is inside the source folder"):
+            pl_metrics.cluster_by_id(source, tmp_path / "out")
     written = pl_metrics.cluster_by_id(path, tmp_path.parent / f"{tmp_path.name}_out", n_parts=2)
     with pytest.raises(MetricsInputError, match=r"holds 2 data files already \(e\.g\. 'part-0000"):
         pl_metrics.cluster_by_id(path, written[0].parent, n_parts=1)
