@@ -221,14 +221,13 @@ def _ranged(id_type: pl.DataType) -> bool:
     """Whether parquet's statistics of ``id_type`` are values that polars compares its ids to.
 
     Not an Enum's (its text, where polars compares its categories in their order), nor a
-    duration's or time's (integers, in the file's unit: seconds for polars' milliseconds),
-    nor a half float's (raw bytes).
+    half float's (raw bytes); a duration's are, unless in seconds (`row_group_ranges`).
     """
-    if id_type.is_integer() or id_type in (pl.Float32, pl.Float64):
+    if id_type.is_integer() or id_type in (pl.Float32, pl.Float64, pl.Boolean, pl.Time):
         return True
     text = isinstance(id_type, (pl.String, pl.Binary, pl.Categorical))
     return (text and not isinstance(id_type, pl.Enum)) or isinstance(
-        id_type, (pl.Date, pl.Datetime, pl.Decimal)
+        id_type, (pl.Date, pl.Datetime, pl.Duration, pl.Decimal)
     )
 
 

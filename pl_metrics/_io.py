@@ -1094,6 +1094,7 @@ def _is_hive(found: Sequence[Path]) -> bool:
 
 def row_group_ranges(files: Sequence[Path], id_col: str) -> list[tuple[Any, Any, int]] | None:
     """(min id, max id, rows) of every parquet row group, or None without statistics."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     ranges = []
@@ -1105,11 +1106,14 @@ def row_group_ranges(files: Sequence[Path], id_col: str) -> list[tuple[Any, Any,
         stats = _column_statistics(meta, id_col)
         if stats is None:
             return None
-        try:  # (a date past year 9999 has no Python value; a half float's are raw bytes)
+        try:  # (a date past year 9999 has no Python value)
             bounds = [(group.min, group.max) for group in stats]
         except (OverflowError, ValueError):
             return None
-        if _raw_statistics(meta, id_col):
+        # A duration's statistics are integers in the file's unit: seconds, which polars
+        # reads as milliseconds, would cut a thousand times too low.
+        arrow_type = meta.schema.to_arrow_schema().field(id_col).type
+        if pa.types.is_duration(arrow_type) and arrow_type.unit == "s":
             return None
         ranges += [(lo, hi, meta.row_group(g).num_rows) for g, (lo, hi) in enumerate(bounds)]
     return ranges

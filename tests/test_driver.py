@@ -183,6 +183,38 @@ def test_ids_whose_statistics_are_not_their_values_are_cut_by_hash(tmp_path: Pat
         close(got, pl_metrics.report(pl.read_parquet(path), ["lrap", "f1"]))
 
 
+def test_ids_whose_statistics_are_their_values_are_cut_by_them(tmp_path: Path) -> None:
+    # Times, booleans and durations (in polars' units) keep id ranges of their row groups.
+    n = 100
+    base = pl.DataFrame(
+        {
+            "i": np.repeat(np.arange(n), 2),
+            "class": ["a", "b"] * n,
+            "score": (np.arange(2 * n) * 37 % 101) / 101,
+            "truth": np.arange(2 * n) % 4 < 2,
+        }
+    )
+    ids = {
+        "time": (pl.col("i") * 1_000_000_000).cast(pl.Time),
+        "duration": pl.duration(microseconds=pl.col("i"), time_unit="us"),
+        "flag": pl.col("i") >= n // 2,
+    }
+    for name, expr in ids.items():
+        df = base.with_columns(id=expr).drop("i")
+        if name == "flag":
+            df = df.unique(["id", "class"], keep="first", maintain_order=True)
+        path = tmp_path / f"{name}.parquet"
+        df.write_parquet(path, row_group_size=2)
+        plan = plan_chunks(
+            pl_metrics.scan(path), files=[path], n_chunks=2, budget=budget_bytes(None)
+        )
+        assert plan.strategy == "id ranges", name
+        close(
+            pl_metrics.score(path, ["lrap", "f1"], n_chunks=2),
+            pl_metrics.report(df, ["lrap", "f1"]),
+        )
+
+
 def test_infinite_float_ids_still_make_the_chunks_asked(tmp_path: Path) -> None:
     # A row group from -inf spread its rows over an infinite range: NaN cuts, two chunks
     # where three were asked (the memory budget not kept).
