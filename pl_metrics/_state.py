@@ -933,6 +933,10 @@ def single_class_ids() -> pl.Expr:
     return pl.when(pl.col(MAX_ROWS) < 2).then(pl.col(N_IDS).cast(pl.Int64)).otherwise(0)
 
 
+#: The kernel's count of each check of `true_class_checks`, by the check's key.
+_TRUE_CLASS_KINDS = {"no_true_class": "no_positive", "several_true_classes": "several_positives"}
+
+
 def _count_templates(cols: Columns, run_columns: Sequence[RunColumns]) -> dict[str, pl.Expr]:
     """The per-id columns `pl_metrics._runs` can count, as the expressions families use.
 
@@ -942,12 +946,7 @@ def _count_templates(cols: Columns, run_columns: Sequence[RunColumns]) -> dict[s
         "rows": pl.len(),
         "positives": cols.truth_expr.sum().cast(pl.Int64),
         # (The single-label families' checks: ids without a true class, or with several.)
-        **{
-            kind: expr
-            for kind, (_, expr) in zip(
-                ("no_positive", "several_positives"), true_class_checks(cols), strict=True
-            )
-        },
+        **{_TRUE_CLASS_KINDS[problem.key]: expr for problem, expr in true_class_checks(cols)},
         "class_hash": cols.class_hash.sum(),
     }
     if cols.weight is None:

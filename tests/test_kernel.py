@@ -1720,3 +1720,23 @@ def test_sums_from_last_adds_each_block_from_its_last_row(
             expected = (want[-1] if b > a else 0.0) + 0.0
             assert sums[block, c] == expected or (np.isnan(sums[block, c]) and np.isnan(expected))
             assert np.signbit(sums[block, c]) == np.signbit(expected)
+
+
+def test_the_kernels_true_class_counts_are_those_of_their_checks() -> None:
+    # The kernel's counts were paired with the checks by position: putting "several" first
+    # (fc6b293) swapped them, unseen while such ids still go to the polars plan.
+    from pl_metrics._spec import resolve
+    from pl_metrics._state import _count_templates
+
+    df = pl.DataFrame(
+        {"id": [0, 0, 1, 1], "class": [0, 1] * 2, "score": [0.1] * 4, "truth": [0, 0, 1, 1]}
+    )
+    templates = _count_templates(resolve(df.lazy(), ["top_k_accuracy"]).columns, [])
+    counts = (
+        df.with_columns(pl.col("truth").cast(pl.Boolean))
+        .group_by("id")
+        .agg(
+            templates["no_positive"].alias("none"), templates["several_positives"].alias("several")
+        )
+    )
+    assert counts.sort("id").select("none", "several").rows() == [(1, 0), (0, 1)]
