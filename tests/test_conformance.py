@@ -630,6 +630,20 @@ def test_cli_refuses_bad_input_in_one_line(
         assert err.isprintable() or err[:-1].isprintable()
 
 
+@pytest.mark.parametrize(
+    "metric", [m for m, e in METRICS.items() if e.higher_is_better is not None]
+)
+def test_the_registered_direction_ranks_a_right_model_above_its_reverse(metric: str) -> None:
+    # The direction from the data, not from the registry: a flipped `higher_is_better`
+    # ranked the worst model first in compare and the plots, and no test saw it (its other
+    # checks read the expected order from the same fact).
+    right = TABLE.filter(model="m1").with_columns(
+        score=pl.col("truth").cast(pl.Float64) * 0.8 + 0.1, model=pl.lit("right")
+    )
+    reverse = right.with_columns(score=1 - pl.col("score"), model=pl.lit("reverse"))
+    assert pl_metrics.compare(pl.concat([reverse, right]), metric)["model"][0] == "right"
+
+
 @pytest.mark.parametrize("metric", list(METRICS))
 def test_compare_bootstrap_and_paired_take_it_or_refuse_clearly(metric: str) -> None:
     entry = METRICS[metric]
