@@ -1611,9 +1611,9 @@ def paired(
     source: pl.LazyFrame = given.lazy()
     source_schema = source.collect_schema()
     require_column(source_schema, "model_col", model_col)
-    distinct_columns(
-        [("model_col", model_col), *_column_roles(options), *(("by", b) for b in group)]
-    )
+    distinct_columns([("model_col", model_col), *_column_roles(options)])
+    # (`by` naming a metric's column is told by resolve, as for the other functions.)
+    distinct_columns([("model_col", model_col), ("id_col", id_col), *(("by", b) for b in group)])
     model_a, model_b = (
         model_value(source_schema[model_col], model_col, option, value)
         for option, value in (("model_a", model_a), ("model_b", model_b))

@@ -314,6 +314,8 @@ def test_option_mistakes_are_named_before_anything_is_read() -> None:
         pl_metrics.compare(df, "lrap", fold_col="id")
     with pytest.raises(error, match=roles.format("model_col", "by", "model")):
         pl_metrics.paired(df, "lrap", "knn", "forest", by="model")
+    with pytest.raises(error, match=r"^option 'by': 'class' is the class_col, which the metrics"):
+        pl_metrics.paired(df, "lrap", "knn", "forest", by="class")
     # (A model column that the metrics read was told as option 'by', which was not given.)
     for option, column in (("class_col", "class"), ("truth_col", "truth"), ("score_col", "score")):
         with pytest.raises(error, match=roles.format("model_col", option, column)):
