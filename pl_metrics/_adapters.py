@@ -858,7 +858,8 @@ def from_numpy(
         Columns ``id``, ``class``, ``score`` and ``truth`` (boolean), a row per id and
         class. `top_k_accuracy` breaks ties by the classes in sorted order, which is the
         columns' only for the default names; for scikit-learn's (the columns'), cast the
-        ``class`` column to ``pl.Enum(class_names)``.
+        ``class`` column of text names to ``pl.Enum(class_names)`` (integer names not in
+        sorted order: name the classes by text).
 
     Examples
     --------

@@ -93,7 +93,7 @@ _LEAST, _MOST = f"{INTERNAL}least_ids", f"{INTERNAL}most_ids"
 
 #: What `score` reads: files, folders and globs, a LazyFrame or DataFrame, an Arrow table or
 #: stream, or a ``pyarrow.dataset.Dataset``.
-Source = str | Path | Sequence[str | Path] | pl.LazyFrame | pl.DataFrame | Any
+Source = Paths | pl.LazyFrame | pl.DataFrame | Any  # (Any: Arrow tables and streams)
 
 
 def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
@@ -119,7 +119,7 @@ def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
         found = find_files(items)
         return scan_files(found), found  # (a column left out is explained if read)
     raise TypeError(
-        "score(): expected files, folders or globs (str or Path, or a list of them), a "
+        "score(): expected files, folders or globs (paths, or a list of them), a "
         "polars DataFrame or "
         "LazyFrame, an Arrow table or stream, or a pyarrow.dataset.Dataset; got "
         f"{type(source).__module__}.{type(source).__name__}"
@@ -658,7 +658,8 @@ def cluster_by_id(
     id_col
         The id column to sort by.
     n_parts
-        Files to write, each a range of ids; by default as many as ``memory_budget`` needs.
+        At most this many files to write, each a range of ids (fewer where ids repeat in
+        the sample that cuts them); by default as many as ``memory_budget`` needs.
     memory_budget
         Bytes (or a size such as ``"2GB"``, in powers of 1024) that one part's rows may take
         while it is sorted (about 24 bytes a row of an Int32 id, an Int16 class, a Float32

@@ -255,7 +255,7 @@ def scan(source: Paths) -> pl.LazyFrame:
     Returns
     -------
     polars.LazyFrame
-        Nothing is read but the files' metadata until it is collected.
+        Lazy: the rows are read when it is collected.
 
     Examples
     --------

@@ -45,7 +45,7 @@ class MetricOptions(TypedDict, total=False):
 
 
 @checked_options
-def state(  # noqa: D417 (its options are report's, documented there)
+def state(
     frame: pl.DataFrame | pl.LazyFrame,
     metrics: str | Sequence[str],
     *,
@@ -90,8 +90,16 @@ def state(  # noqa: D417 (its options are report's, documented there)
         A table of predictions, as `report` takes it.
     metrics
         A metric's name, or several.
-    id_col, class_col, score_col, truth_col, weight_col, by, threshold, average, ...
-        The options of `report` (all of them), the same for every part to be merged.
+    id_col, class_col, score_col, truth_col, weight_col, by
+        As in `report`, the same for every part to be merged (as the options).
+    threshold, pred_col, average, zero_division, beta, eps, class_weights, per_class, ragged
+        As in `report`.
+    k, padding, undefined, n_bins, strategy, max_points
+        As in `report`.
+    metric, thresholds, fold_col, max_fpr, per_id
+        As in `report`.
+    validate
+        As in `report`.
 
     Returns
     -------

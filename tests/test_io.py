@@ -906,9 +906,9 @@ def test_paths_come_in_any_iterable_and_a_stray_format_is_named(tmp_path: Path) 
         assert_frame_equal(pl_metrics.score(source, "lrap", by=["model", "fold"]), want)
     with pytest.raises(MetricsInputError, match=r"^no input: give at least one file"):
         pl_metrics.score(iter([]), "lrap")
-    with pytest.raises(TypeError, match=r"\(str or Path, or a list of them\)"):
+    with pytest.raises(TypeError, match=r"\(paths, or a list of them\)"):
         pl_metrics.score([1, 2], "lrap")
-    with pytest.raises(TypeError, match=r"\(str or Path, or a list of them\)"):
+    with pytest.raises(TypeError, match=r"\(paths, or a list of them\)"):
         pl_metrics.score({"id": [1]}, "lrap")  # type: ignore[arg-type]  # (not its keys)
     dd = pytest.importorskip("dask.dataframe")
     with pytest.raises(
