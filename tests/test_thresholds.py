@@ -506,6 +506,21 @@ def test_best_threshold_ties_survive_rounding_of_weighted_ratios() -> None:
         best = pl_metrics.best_threshold(weighted, "precision", weight_col=weight_col)
         assert best["threshold"].item() == 0.875
         assert best["value"].item() == pytest.approx(0.25, rel=1e-15)
+    # F1 0.25 at 0.0 and at 0.5, as weighted sums that differ in their last bits
+    # (0.24999999999999997 at 0.5): the tie goes to 0.5, on every path.
+    df = pl.DataFrame(
+        {
+            "id": range(6),
+            "class": "a",
+            "score": [0.0, 0.0, 0.5, 0.5, 0.75, 0.0],
+            "truth": [False, True, False, True, False, False],
+            "w": [0.7, 0.2, 0.2, 0.1, 0.2, 0.7],
+        }
+    )
+    for frame in (df, df.lazy()):
+        best = pl_metrics.best_threshold(frame, "f1", weight_col="w")
+        best = best.collect() if isinstance(best, pl.LazyFrame) else best
+        assert best["threshold"].item() == 0.5
 
 
 @pytest.mark.parametrize("metric", sweepable())
