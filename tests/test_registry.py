@@ -204,3 +204,15 @@ def test_what_a_module_takes_from_another_is_in_that_ones_all() -> None:
             and node.attr not in exported[modules[node.value.id]]
         }
     assert not missing
+
+
+@pytest.mark.parametrize("metric", list(METRICS))
+def test_metrics_of_per_class_score_tables_are_chunked_by_class(metric: str) -> None:
+    # The fact from the state, not the registry: a state that keeps a table of each class's
+    # scores (curves) grows with the distinct scores, which class chunks bound; flipping
+    # brier_score's chunk_key to "id" failed no test.
+    df = pl.DataFrame(
+        {"id": [0, 0, 1, 1], "class": ["a", "b"] * 2, "score": [0.9, 0.1, 0.2, 0.8]}
+    ).with_columns(truth=pl.Series([True, False, False, True]))
+    keeps_curves = "curves" in pl_metrics.state(df, metric)._schemas
+    assert (pl_metrics.chunk_key(metric) == "class") == keeps_curves
