@@ -110,17 +110,29 @@ def test_the_api_table_names_every_option(entry: MetricInfo) -> None:
         assert set(entry.options) - {"per_id"} <= shown
 
 
-def test_an_incomplete_entry_fails_these_tests() -> None:
-    """Forgetting a fact is caught: an entry without a scikit-learn equivalent, say."""
+def test_an_incomplete_entry_fails_these_tests(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forgetting a fact is caught: an entry without a scikit-learn equivalent, say, or a
+    wrong one (the tests run against the broken entry, not a copy of their comparison)."""
     broken = dataclasses.replace(METRICS["lrap"], sklearn="")
     with pytest.raises(AssertionError, match="sklearn is empty"):
         test_every_entry_has_every_fact(broken)
-    wrong = dataclasses.replace(METRICS["lrap"], options=frozenset({"k"}))
-    with pytest.raises(AssertionError):
-        assert (
-            set(inspect.signature(pl_metrics.lrap).parameters) - {"frame"}
-            == set(COMMON_OPTIONS) | wrong.options
-        )
+    wrong = [  # (a wrong fact, the test that catches it)
+        (
+            "lrap",
+            {"options": frozenset({"k"})},
+            test_the_function_takes_exactly_the_registered_options,
+        ),
+        (
+            "brier_score",
+            {"chunk_key": "id"},
+            test_metrics_of_per_class_score_tables_are_chunked_by_class,
+        ),
+    ]
+    for name, facts, test in wrong:
+        with monkeypatch.context() as patched:
+            patched.setitem(METRICS, name, dataclasses.replace(METRICS[name], **facts))
+            with pytest.raises(AssertionError):
+                test(name)
 
 
 def test_unknown_metric_suggests_close_names() -> None:
