@@ -89,11 +89,15 @@ def dense_problems(
     problems = []
     for _ in range(n_groups):
         n_ids = draw(st.integers(1, 8))
-        n_classes = draw(st.integers(min_classes, 6))
+        # Past 16 classes, ids of more than 16 positives (the kernel and the plans take
+        # another way for them).
+        n_classes = draw(st.integers(min_classes, 6) | st.just(max(min_classes, 20)))
         seed = draw(st.integers(0, 2**32 - 1))
         rng = np.random.default_rng(seed)
-        # Few distinct scores: ties are common. Some rows all positive or all negative.
-        score = rng.integers(0, draw(st.integers(1, 5)), size=(n_ids, n_classes)) / 4
+        # Few distinct scores: ties are common; or many (the kernel's sort of distinct
+        # scores). Some rows all positive or all negative.
+        levels = draw(st.sampled_from([1, 2, 3, 4, 5, 1000]))
+        score = rng.integers(0, levels, size=(n_ids, n_classes)) / max(4, levels)
         truth = rng.random((n_ids, n_classes)) < draw(st.sampled_from([0.0, 0.2, 0.5, 1.0]))
         truth[rng.random(n_ids) < 0.2] = True
         problem = {"truth": truth, "score": score}
