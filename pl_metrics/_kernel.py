@@ -29,10 +29,13 @@ from polars.io.plugins import register_io_source
 from pl_metrics._frame import INTERNAL, FrameT, class_hash, is_categorical
 
 _kernels: ModuleType | None
-try:
-    from pl_metrics import _kernels
-except ImportError:  # installed without a C compiler: the polars plans count the pairs
-    _kernels = None
+if os.environ.get("PL_METRICS_NO_KERNEL", "0") not in ("", "0"):
+    _kernels = None  # the polars plans, as an install without a compiler runs them
+else:
+    try:
+        from pl_metrics import _kernels
+    except ImportError:  # installed without a C compiler: the polars plans count the pairs
+        _kernels = None
 
 __all__ = [
     "KERNEL_SCORES",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import gzip
 import io
@@ -398,6 +399,27 @@ def test_version(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyP
     with pytest.raises(SystemExit):
         main(["--version"])
     assert "(no C kernel: the polars plans run, slower)" in capsys.readouterr().out
+
+
+def test_the_polars_plans_run_where_the_environment_asks() -> None:
+    """PL_METRICS_NO_KERNEL=1 runs the plans of an install without a compiler, the same
+    numbers (to check one against the other, or to step around a kernel's fault)."""
+    script = (
+        "import polars as pl, pl_metrics; from pl_metrics import _kernel; "
+        f"df = pl.read_parquet({str(DATA)!r}); "
+        "print(_kernel.available(), pl_metrics.lrap(df, by='model')['lrap'].to_list())"
+    )
+    runs = {}
+    for value in ("1", "0"):
+        env = {**os.environ, "PL_METRICS_NO_KERNEL": value}
+        out = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        ).stdout
+        available, values = out.split(" ", 1)
+        runs[value] = (available, ast.literal_eval(values))
+    assert runs["1"][0] == "False"
+    assert runs["0"][0] == str(_kernel.available())
+    assert runs["1"][1] == pytest.approx(runs["0"][1], rel=1e-12)
 
 
 def test_score_help_lists_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
