@@ -221,7 +221,7 @@ def _ranged(id_type: pl.DataType) -> bool:
     """Whether parquet's statistics of ``id_type`` are values that polars compares its ids to.
 
     Not an Enum's (its text, where polars compares its categories in their order), nor a
-    half float's (raw bytes); a duration's are, unless in seconds (`row_group_ranges`).
+    half float's (raw bytes); a duration's are, unless in seconds (`_column_statistics`).
     """
     if id_type.is_integer() or id_type in (pl.Float32, pl.Float64, pl.Boolean, pl.Time):
         return True

@@ -1035,13 +1035,10 @@ def _held_values(path: Path, kind: str, column: str) -> pl.Series:
     if kind == "parquet":
         import pyarrow.parquet as pq
 
-        # Unreadable metadata, a date past year 9999 (no Python value: OverflowError), a
-        # half float's statistics (raw bytes): read the values.
+        # Unreadable metadata, a date past year 9999 (no Python value: OverflowError): read
+        # the values.
         try:
-            meta = pq.ParquetFile(path).metadata
-            stats = _column_statistics(meta, column)
-            if stats is not None and _raw_statistics(meta, column):
-                stats = None
+            stats = _column_statistics(pq.ParquetFile(path).metadata, column)
             bounds = set() if stats is None else {v for s in stats for v in (s.min, s.max)}
         except (NotImplementedError, ValueError, OSError, OverflowError):
             stats = None
@@ -1094,7 +1091,6 @@ def _is_hive(found: Sequence[Path]) -> bool:
 
 def row_group_ranges(files: Sequence[Path], id_col: str) -> list[tuple[Any, Any, int]] | None:
     """(min id, max id, rows) of every parquet row group, or None without statistics."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     ranges = []
@@ -1110,30 +1106,28 @@ def row_group_ranges(files: Sequence[Path], id_col: str) -> list[tuple[Any, Any,
             bounds = [(group.min, group.max) for group in stats]
         except (OverflowError, ValueError):
             return None
-        # A duration's statistics are integers in the file's unit: seconds, which polars
-        # reads as milliseconds, would cut a thousand times too low.
-        arrow_type = meta.schema.to_arrow_schema().field(id_col).type
-        if pa.types.is_duration(arrow_type) and arrow_type.unit == "s":
-            return None
         ranges += [(lo, hi, meta.row_group(g).num_rows) for g, (lo, hi) in enumerate(bounds)]
     return ranges
-
-
-def _raw_statistics(meta: Any, column: str) -> bool:
-    """Whether pyarrow gives ``column``'s statistics as raw bytes (a half float's)."""
-    paths = [meta.schema.column(i).path for i in range(meta.num_columns)]
-    return bool(meta.schema.column(paths.index(column)).logical_type.type == "FLOAT16")
 
 
 def _column_statistics(meta: Any, column: str) -> list[Any] | None:
     """Each row group's min/max statistics of ``column`` in a parquet file's metadata.
 
     None when a row group has none, or the file has no such column (a hive column): a
-    struct's field of that name has a longer path, and is not it.
+    struct's field of that name has a longer path, and is not it. None too where they are
+    no values polars compares the column's with: a half float's (raw bytes), a duration's
+    in seconds (integers, where polars reads milliseconds: cuts a thousand times too low).
     """
+    import pyarrow as pa
+
     paths = [meta.schema.column(i).path for i in range(meta.num_columns)]
     if column not in paths:
         return None
     index = paths.index(column)
+    if meta.schema.column(index).logical_type.type == "FLOAT16":
+        return None
+    arrow_type = meta.schema.to_arrow_schema().field(column).type
+    if pa.types.is_duration(arrow_type) and arrow_type.unit == "s":
+        return None
     stats = [meta.row_group(g).column(index).statistics for g in range(meta.num_row_groups)]
     return stats if all(s is not None and s.has_min_max for s in stats) else None
