@@ -54,12 +54,14 @@ from pl_metrics._frame import (
     to_polars,
 )
 from pl_metrics._io import (
+    PATH_LIKE,
     Paths,
     columns_named,
     counted_text,
     kind_of,
     mixed_dumps,
     mixed_tasks,
+    path_items,
     require_in_every_file,
     scan,
     scan_files,
@@ -107,15 +109,8 @@ def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
     # Paths in any iterable (a set, a generator, numpy's strings), as `scan` takes them.
     if hasattr(source, "__dask_graph__"):  # (iterating it gives its column names)
         find_files(source)  # raises, saying what to do
-    path_like = (str, bytes, os.PathLike)  # as `scan` takes them: b"oof.parquet", a DirEntry
-    items: list[Any] | None = [source] if isinstance(source, path_like) else None
-    if (
-        items is None
-        and isinstance(source, Iterable)
-        and not isinstance(source, (Mapping, bytearray, memoryview))
-    ):
-        items = list(source)
-    if items is not None and all(isinstance(s, path_like) for s in items):
+    items = path_items(source)
+    if items is not None and all(isinstance(s, PATH_LIKE) for s in items):
         found = find_files(items)
         return scan_files(found), found  # (a column left out is explained if read)
     raise TypeError(
@@ -693,9 +688,8 @@ def cluster_by_id(
     ... )
     True
     """
-    if not isinstance(source, (str, bytes, os.PathLike, Mapping, bytearray, memoryview)):
-        source = list(source) if isinstance(source, Iterable) else source  # read twice below
-    lf = scan(source)
+    items = path_items(source)  # (a generator: read once, for the scan and the check below)
+    lf = scan(source if items is None else items)
     schema = lf.collect_schema()
     require_column(schema, "id_col", id_col)
     if schema[id_col].is_nested():
@@ -710,7 +704,7 @@ def cluster_by_id(
     destination = Path(destination)
     if destination.exists() and not destination.is_dir():
         raise MetricsInputError(f"destination {str(destination)!r} is a file, not a folder")
-    _check_destination(destination, source)
+    _check_destination(destination, items or [])
     budget = chunking_budget(memory_budget, n_parts, "n_parts")
     check_integer("row_group_size", row_group_size, 1, 2**31 - 1)  # (polars panics above)
     rows = int(lf.select(pl.len()).collect().item())
@@ -755,16 +749,14 @@ def _folder_of(source: str | os.PathLike[str]) -> Path:
     return Path(prefix) if prefix.endswith(("/", os.sep)) else Path(prefix).parent
 
 
-def _check_destination(destination: Path, source: Paths) -> None:
+def _check_destination(destination: Path, sources: list[Any]) -> None:
     """Refuse a destination inside the source, or one holding data files already.
 
     Parts written into the source would be read with it from then on; files left in the
     destination (an earlier run's parts, more of them) would be read with the new parts.
-    ``source``: as `scan` took it, an iterable of paths as a list.
+    ``sources``: the source's paths (`path_items`).
     """
-    path_like = (str, bytes, os.PathLike)
-    sources = [source] if isinstance(source, path_like) else source
-    named = [os.fsdecode(s) for s in sources if isinstance(s, path_like)]
+    named = [os.fsdecode(s) for s in sources if isinstance(s, PATH_LIKE)]
     target = destination.resolve()
     for folder in (f.resolve() for f in map(_folder_of, named) if f.is_dir()):
         if target.is_relative_to(folder):

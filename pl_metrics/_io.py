@@ -32,6 +32,7 @@ from pl_metrics._registry import METRICS
 
 __all__ = [
     "FORMATS",
+    "PATH_LIKE",
     "Paths",
     "columns_named",
     "counted_text",
@@ -40,6 +41,7 @@ __all__ = [
     "kind_of",
     "mixed_dumps",
     "mixed_tasks",
+    "path_items",
     "printable",
     "reader_error",
     "require_in_every_file",
@@ -55,6 +57,8 @@ _SHOWN = 4
 #: one or several.
 _PathLike = str | bytes | os.PathLike[str] | os.PathLike[bytes]
 Paths = _PathLike | Iterable[_PathLike]
+#: One path: b"oof.parquet", an os.DirEntry too.
+PATH_LIKE = (str, bytes, os.PathLike)
 FORMATS = {
     ".parquet": "parquet",
     ".pq": "parquet",
@@ -76,6 +80,19 @@ def kind_of(path: Path) -> str | None:
 _HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 
 
+def path_items(source: object) -> list[Any] | None:
+    """``source`` as a list: a path alone, or the items of any iterable.
+
+    A set or a generator is read once, here. None for what holds no paths: None, a number,
+    a dict (its keys are no paths), a bytearray (its items are numbers).
+    """
+    if isinstance(source, PATH_LIKE):
+        return [source]
+    if isinstance(source, Iterable) and not isinstance(source, (Mapping, bytearray, memoryview)):
+        return list(source)
+    return None
+
+
 def files(source: Paths) -> list[Path]:
     """The files of ``source``: files, folders (searched recursively) and globs."""
     if hasattr(source, "__dask_graph__"):  # iterating a Dask frame gives its column names
@@ -89,14 +106,11 @@ def files(source: Paths) -> list[Path]:
             f"expected files, folders or globs, got a {type(source).__name__} (frames are "
             "scored by pl_metrics.report, or pl_metrics.score)"
         )
-    path_like = (str, bytes, os.PathLike)  # b"oof.parquet", an os.DirEntry: one path each
-    if not isinstance(source, (*path_like, Iterable)) or isinstance(
-        source, (Mapping, bytearray, memoryview)
-    ):  # None, a number, a dict (its keys are no paths), bytes read as numbers
+    items = path_items(source)
+    if items is None:
         raise MetricsInputError(
             f"expected files, folders or globs (a path or a list of them), got {shown(source)}"
         )
-    items = [source] if isinstance(source, path_like) else list(source)
     items = [os.fsdecode(i) if isinstance(i, (bytes, os.PathLike)) else i for i in items]
     if not items:
         raise MetricsInputError("no input: give at least one file, folder or glob")
