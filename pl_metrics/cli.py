@@ -198,6 +198,10 @@ def _negative_values_glued(args: list[str]) -> list[str]:
     return out
 
 
+#: The arguments being parsed, for a subcommand's error (argparse gives it only its own).
+_given_args: list[str] = []
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose errors are one line, as the library's are (not the usage).
 
@@ -210,10 +214,24 @@ class _Parser(argparse.ArgumentParser):
         self.register("action", "store", _Store)
 
     def error(self, message: str) -> NoReturn:
+        if message.startswith("the following arguments are required"):
+            # argparse tells a missing file before an unknown option (score --hlep): a typo
+            # in an option is the likelier cause, so it is told first.
+            message = self._unknown_option() or message
         command = re.match(r"argument COMMAND: invalid choice: '(.*)' \(choose", message)
         if command is not None:  # (a file or an option's value before the command)
             message += self._command_hint(command[1])
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def _unknown_option(self) -> str:
+        """The first of this command's arguments that is no option of it, told as unknown."""
+        options = [o for action in self._actions for o in action.option_strings]
+        for arg in _given_args:
+            flag = arg.split("=")[0]
+            if flag.startswith("--") and not any(o.startswith(flag) for o in options):
+                close = did_you_mean(flag, options)
+                return f"unrecognized arguments: {arg}{'; ' + close if close else ''}"
+        return ""
 
     def _command_hint(self, given: str) -> str:
         """The command a user left out, or put after a file or an option."""
@@ -229,6 +247,7 @@ class _Parser(argparse.ArgumentParser):
     ) -> argparse.Namespace:
         """Parse; an unknown option is told by its command, with the close ones."""
         given = _negative_values_glued(list(sys.argv[1:] if args is None else args))
+        _given_args[:] = given
         parsed, extra = self.parse_known_args(given, namespace)
         if extra:
             before = extra[0] in given and given.index(extra[0]) < given.index(parsed.command)

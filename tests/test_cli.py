@@ -1332,6 +1332,9 @@ def test_a_failed_dask_chunk_is_bad_input(
         (["score", str(DATA), "--averge", "macro"], "did you mean '--average'?"),
         (["score", str(DATA), "--chunks", "0"], "argument --chunks: expected a positive"),
         (["score"], "the following arguments are required: PATH"),
+        # A typo in an option is told before the file it left out (argparse's order).
+        (["score", "--hlep"], "unrecognized arguments: --hlep; did you mean '--help'"),
+        (["score", "-m", "f1", "--averge=macro"], "did you mean '--average'?"),
         (
             ["compare", str(DATA), "--bootstrap", "0"],
             "expected a whole number of resamples, at least 2",
