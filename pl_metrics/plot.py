@@ -1357,8 +1357,10 @@ def _draw_curves(
             ax.tick_params(axis="x", labelbottom=False)
     if counts and not log_counts:
         # The count panels share their y axis: its floor is set once all are drawn, since
-        # setting a limit stops the shared axis growing to the later panels' counts.
-        first_count.set_ylim(bottom=0)
+        # setting a limit stops the shared axis growing to the later panels' counts. Room
+        # above too: the autoscaled top is a margin of the counts' spread, which on a floor
+        # of 0 leaves the largest count's marker on the frame.
+        first_count.set_ylim(0, first_count.get_ylim()[1] * 1.1)
     if single:
         fig.axes[0].set_title(title)
     else:

@@ -944,7 +944,8 @@ def test_every_count_panel_shows_its_largest_bin() -> None:
         assert ax.get_yscale() == "linear"
         bottom, top = ax.get_ylim()
         assert bottom == 0
-        assert top >= 9
+        # Room above the largest count (9): its marker clear of the frame, not cut by it.
+        assert top >= 9 * 1.05
 
 
 def test_a_float_series_column_is_named_in_the_error_and_shown_short(
