@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import polars as pl
 
 from pl_metrics._frame import MetricsInputError, check_integer, is_integer
-from pl_metrics._io import file_format, row_group_ranges
+from pl_metrics._io import batch_ranges, file_format, row_group_ranges
 
 __all__ = [
     "BUDGET_VARIABLE",
@@ -158,12 +158,16 @@ def plan_chunks(
     id_col: str = "id",
     budget: int,
     files: Sequence[Path] | None = None,
+    dataset: Any = None,
     n_chunks: int | None = None,
     width: int = REFERENCE_ROW,
 ) -> Chunks:
     """Split a dump into id-disjoint chunks that each fit ``budget`` bytes.
 
     ``width``: the bytes of a row of the columns read (`row_bytes`): wider rows, more chunks.
+    ``dataset``: the ``pyarrow.dataset.Dataset`` that ``lf`` scans, whose batches' id ranges
+    stand for row groups' statistics: pyarrow filters by an id range as it reads, but a hash
+    bucket only once polars has the whole dataset in memory.
 
     With parquet row-group statistics of a numeric id, chunks are id ranges of about equal
     rows, estimated by spreading each row group's rows evenly over its id range. When the
@@ -188,6 +192,8 @@ def plan_chunks(
     id_type = lf.collect_schema()[id_col]
     if files and file_format(files) == "parquet" and _ranged(id_type):
         ranges = row_group_ranges(files, id_col)
+    elif dataset is not None and _ranged(id_type):
+        ranges = batch_ranges(dataset, id_col)
     # (Infinite float ids spread a row group's rows over an infinite range, where the cuts
     # are NaN: fewer chunks than asked. Hash buckets, then.)
     if ranges and any(isinstance(v, float) and not math.isfinite(v) for r in ranges for v in r[:2]):

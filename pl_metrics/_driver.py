@@ -102,8 +102,8 @@ def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
     """A lazy frame of ``source`` and, when it is files, the files (for their statistics)."""
     if isinstance(source, (pl.LazyFrame, pl.DataFrame)):
         return source.lazy(), None
-    if type(source).__module__.startswith("pyarrow") and hasattr(source, "scanner"):
-        return pl.scan_pyarrow_dataset(source), None  # a pyarrow.dataset.Dataset
+    if _is_dataset(source):
+        return pl.scan_pyarrow_dataset(source), None
     if hasattr(source, "__arrow_c_stream__"):
         return to_polars(source).lazy(), None
     # Paths in any iterable (a set, a generator, numpy's strings), as `scan` takes them.
@@ -119,6 +119,11 @@ def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
         "LazyFrame, an Arrow table or stream, or a pyarrow.dataset.Dataset; got "
         f"{type(source).__module__}.{type(source).__name__}"
     )
+
+
+def _is_dataset(source: Source) -> bool:
+    """Whether ``source`` is a ``pyarrow.dataset.Dataset``."""
+    return type(source).__module__.startswith("pyarrow") and hasattr(source, "scanner")
 
 
 @checked_options
@@ -264,6 +269,7 @@ def score(
             lf,
             spec,
             files=files,
+            dataset=source if _is_dataset(source) else None,
             budget=budget,
             n_chunks=n_chunks,
             runner=local_runner(lf, sys.stderr if show else None),
@@ -372,11 +378,15 @@ def score_spec(
     spec: Spec,
     *,
     files: Sequence[Path] | None = None,
+    dataset: Any = None,
     budget: int,
     n_chunks: int | None = None,
     runner: Runner,
 ) -> pl.DataFrame:
-    """The driver: `score` once its source and options are resolved."""
+    """The driver: `score` once its source and options are resolved.
+
+    ``files`` or ``dataset``: what ``lf`` scans, for the chunk planner (`plan_chunks`).
+    """
     # Metrics that rank ids within a class are scored in class-disjoint chunks, so each
     # chunk's curves hold only its classes; micro averages pool the classes and cannot be,
     # and 'samples' averages rank each id's classes: those use id chunks.
@@ -388,7 +398,13 @@ def score_spec(
     by_id = [m for m in spec.metrics if m not in by_class]
     width = row_bytes(lf.collect_schema(), spec.read)
     id_plan = plan_chunks(
-        lf, id_col=spec.columns.id, budget=budget, files=files, n_chunks=n_chunks, width=width
+        lf,
+        id_col=spec.columns.id,
+        budget=budget,
+        files=files,
+        dataset=dataset,
+        n_chunks=n_chunks,
+        width=width,
     )
     class_plan = None
     if by_class:

@@ -6,6 +6,7 @@ import contextlib
 import functools
 import glob
 import io
+import math
 import os
 import re
 import shlex
@@ -32,8 +33,10 @@ from pl_metrics._registry import METRICS
 
 __all__ = [
     "FORMATS",
+    "MAX_BATCH_RANGES",
     "PATH_LIKE",
     "Paths",
+    "batch_ranges",
     "columns_named",
     "counted_text",
     "file_format",
@@ -1122,6 +1125,34 @@ def row_group_ranges(files: Sequence[Path], id_col: str) -> list[tuple[Any, Any,
             return None
         ranges += [(lo, hi, meta.row_group(g).num_rows) for g, (lo, hi) in enumerate(bounds)]
     return ranges
+
+
+#: The most id ranges `batch_ranges` gives: consecutive batches are joined past it (the
+#: planner's work grows with the ranges squared).
+MAX_BATCH_RANGES = 256
+
+
+def batch_ranges(dataset: Any, id_col: str) -> list[tuple[Any, Any, int]] | None:
+    """(min id, max id, rows) of a ``pyarrow.dataset.Dataset``'s batches, or None.
+
+    What `row_group_ranges` gives of parquet files, for a dataset of any format: read from
+    its id column alone, a batch at a time. None where Arrow has no minimum of the ids (a
+    dictionary's) or Python no value of one (a date past year 9999).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ranges: list[tuple[Any, Any, int]] = []
+    try:
+        for batch in dataset.to_batches(columns=[id_col]):
+            bounds = pc.min_max(batch.column(0))
+            if bounds["min"].is_valid:  # (a batch of null ids only: the first chunk's)
+                ranges.append((bounds["min"].as_py(), bounds["max"].as_py(), batch.num_rows))
+    except (pa.ArrowNotImplementedError, OverflowError, ValueError):
+        return None
+    size = math.ceil(len(ranges) / MAX_BATCH_RANGES)
+    joined = [ranges[k : k + size] for k in range(0, len(ranges), size)]
+    return [(min(r[0] for r in j), max(r[1] for r in j), sum(r[2] for r in j)) for j in joined]
 
 
 def _column_statistics(meta: Any, column: str) -> list[Any] | None:

@@ -87,6 +87,36 @@ def test_chunk_strategies(hive_dump: Path, tmp_path: Path, digits: pl.DataFrame)
     close(pl_metrics.score(csv, METRICS, by=["model", "fold"], n_chunks=3), whole)
 
 
+def test_a_pyarrow_dataset_is_cut_in_id_ranges(tmp_path: Path, digits: pl.DataFrame) -> None:
+    """pyarrow filters a dataset by an id range as it reads; a hash bucket only once polars
+    has it all in memory: hash-bucket chunks each held the whole dataset (500 MB at a 200 MB
+    budget). The ranges come from the batches' ids, as from a parquet file's statistics."""
+    import pyarrow.dataset as ds
+
+    def dataset_of(frame: pl.DataFrame, name: str) -> Any:
+        frame.write_parquet(tmp_path / name / "part.parquet", row_group_size=1_000, mkdir=True)
+        return ds.dataset(tmp_path / name, format="parquet")
+
+    texts = digits.with_columns(pl.format("clip{}", pl.col("id").cast(pl.String).str.zfill(5)))
+    days = digits.with_columns(pl.date(2020, 1, 1) + pl.duration(days=pl.col("id")))
+    for name, frame in (("ints", digits), ("texts", texts), ("days", days)):
+        dataset = dataset_of(frame.sample(fraction=1, shuffle=True, seed=1), name)
+        lf = pl.scan_pyarrow_dataset(dataset)
+        plan = plan_chunks(lf, dataset=dataset, n_chunks=4, budget=budget_bytes(None))
+        assert len(plan) == 4
+        # (Shuffled text ids have no cuts of row-group bounds to take: hash buckets, as a
+        # scattered parquet file's.)
+        assert plan.strategy == (
+            "hash buckets" if name == "texts" else "id ranges (scattered row groups)"
+        )
+        sorted_ids = dataset_of(frame.sort("id"), f"sorted_{name}")
+        plan = plan_chunks(lf, dataset=sorted_ids, n_chunks=4, budget=budget_bytes(None))
+        assert plan.strategy == "id ranges"
+        for source in (dataset, sorted_ids):
+            got = pl_metrics.score(source, METRICS, by=["model", "fold"], n_chunks=4)
+            close(got, pl_metrics.report(frame, METRICS, by=["model", "fold"]))
+
+
 def test_cluster_by_id_sizes_its_parts_by_the_rows_width(tmp_path: Path) -> None:
     # Its parts were sized at 24 bytes a row whatever the columns: a dump of wide rows (a
     # text model, Int64 keys, Float64 scores and weights) peaked at 4.5x its budget.
