@@ -25,6 +25,7 @@ from pl_metrics._io import batch_ranges, file_format, row_group_ranges
 
 __all__ = [
     "BUDGET_VARIABLE",
+    "BYTES_PER_CLASS_ROW",
     "BYTES_PER_ROW",
     "BYTES_PER_ROW_SCATTERED",
     "REFERENCE_ROW",
@@ -44,6 +45,12 @@ __all__ = [
 #: them. Rounded up. Measured on rows of `REFERENCE_ROW` bytes; wider rows scale them.
 BYTES_PER_ROW = 40
 BYTES_PER_ROW_SCATTERED = 100
+#: The same of a class chunk (`class_chunks`: ROC AUC, the Brier score, the curve tables),
+#: whose rows are ranked within each class: 145 to 235 bytes a row measured on the rows
+#: above, 5M rows a chunk (roc_auc, average_precision, brier_score, calibration_curve,
+#: best_threshold, roc_curve), 520 on the wider rows below (roc_curve), which
+#: `BYTES_PER_ROW_SCATTERED` scaled covers: the larger of the two.
+BYTES_PER_CLASS_ROW = 250
 #: The bytes of the columns read of the rows those were measured on: an Int32 id, an Int16
 #: class, a Float32 score and a boolean truth. (Rows of a text model, Int64 fold, id and
 #: class, a Float64 score and a boolean truth, 57 bytes, peaked at 6.4 times the memory of
@@ -360,7 +367,7 @@ def class_chunks(
     chunk with the fewest rows so far, largest classes first. Null classes go to the first
     chunk, whose state reports them.
     """
-    per_row = scaled(BYTES_PER_ROW_SCATTERED, width)
+    per_row = max(BYTES_PER_CLASS_ROW, scaled(BYTES_PER_ROW_SCATTERED, width))
     count = n_chunks or max(1, math.ceil(rows * per_row / budget))
     single = Chunks((pl.lit(True),), "class sets", rows)
     if count <= 1:

@@ -333,9 +333,12 @@ def test_wider_rows_make_more_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     wide_sets = class_chunks(
         classes, 10_000, "class", categorical=False, budget=budget, width=4 * REFERENCE_ROW
     )
-    assert len(narrow_sets) == narrow_chunks  # 10 classes of 200 rows each: the budget
-    # 4x wider rows: 20 sets would hold 3 classes in some (600 rows, 1.2x the budget); the
-    # fewest whose largest fits hold 2 each.
+    # Class chunks rank their rows within each class: 250 bytes a row (13 sets hold 4
+    # classes of 200 rows, 800 rows, at most: the budget), not the 100 of id chunks (5 sets
+    # of 10 classes: roc_auc peaked at 2.5x the budget).
+    assert len(narrow_sets) == 13
+    # 4x wider rows, 400 bytes a row: 20 sets would hold 3 classes in some (600 rows, 1.2x
+    # the budget); the fewest whose largest fits hold 2 each.
     assert len(wide_sets) == 25
     # score() sizes its chunks by the columns its metrics read.
     widths: list[int] = []
