@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import codecs
 import fnmatch
 import gzip
 import io
@@ -1074,6 +1075,9 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, keys: Sequence[str] =
         # their shortest exact form (polars cuts long cells)
         df = df.with_columns(pl.col(full).cast(pl.String))
         with pl.Config(
+            tbl_formatting="UTF8_FULL_CONDENSED"
+            if _boxes_print(output)
+            else "ASCII_FULL_CONDENSED",
             tbl_rows=-1,
             tbl_cols=-1,
             tbl_hide_dataframe_shape=True,
@@ -1084,12 +1088,48 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, keys: Sequence[str] =
         ):
             text = f"{df}\n"
     if output is None:
-        sys.stdout.write(text)
+        _print(text, table=fmt == "table")
     elif _gzipped(output):
         with gzip.open(output, "wt", encoding="utf-8") as file:
             file.write(text)
     else:
-        Path(output).write_text(text)
+        Path(output).write_text(text, encoding="utf-8")
+
+
+def _stdout_encoding() -> str:
+    return codecs.lookup(getattr(sys.stdout, "encoding", None) or "utf-8").name
+
+
+def _boxes_print(output: str | None) -> bool:
+    """Whether a table's box-drawing borders can be written where it goes.
+
+    Not to a standard output in ASCII, or in Windows' cp1252 (a redirected one there).
+    """
+    if output is not None:
+        return True
+    try:
+        "┌╞│─".encode(_stdout_encoding())
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _print(text: str, *, table: bool) -> None:
+    """Write ``text`` to standard output, whatever its encoding.
+
+    CSV and JSON go as UTF-8 bytes, as written to a file (a table saved with ``> t.csv``
+    is read back as UTF-8); a table for the eye in the terminal's encoding, its characters
+    that have none replaced.
+    """
+    encoding = _stdout_encoding()
+    if encoding == "utf-8":
+        sys.stdout.write(text)
+    elif not table and hasattr(sys.stdout, "buffer"):
+        sys.stdout.flush()
+        sys.stdout.buffer.write(text.encode("utf-8"))
+        sys.stdout.buffer.flush()
+    else:
+        sys.stdout.write(text.encode(encoding, "replace").decode(encoding))
 
 
 def _gzipped(output: str | None) -> bool:
@@ -1198,7 +1238,9 @@ def _read_threshold_table(path: Path) -> pl.DataFrame:
             ) from None
         suffix = Path(path.stem).suffix.lower()
     start = data[:8].decode("utf-8", "replace")
-    if start.startswith(("┌", "shape: (")):  # `pl-metrics thresholds > t.csv`: the terminal's table
+    if start.startswith(
+        ("┌", "+-", "shape: (")
+    ):  # `pl-metrics thresholds > t.csv`: the terminal's table
         raise MetricsInputError(
             f"--threshold-table: {str(path)!r} holds a table printed for the terminal; write "
             "the thresholds with pl-metrics thresholds ... --output t.csv (or .parquet, .json)"

@@ -2004,3 +2004,41 @@ def test_cut_gzip_files_are_named_and_a_metric_given_as_a_file_is_told(
     assert "cannot read" in capsys.readouterr().err
     assert main(["score", str(DATA), "lwlrap"]) == 2
     assert "'lwlrap', which is a metric: name metrics with --metric" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "cp1252"])
+def test_output_in_any_encoding(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, encoding: str
+) -> None:
+    """A standard output in ASCII (LC_ALL=C without UTF-8 mode) or Windows' cp1252 (one
+    redirected there) has no box-drawing characters: printing the table was an "internal
+    error". CSV and JSON go as UTF-8, which is how they are read back."""
+    digits = pl.read_parquet(DATA).with_columns(
+        pl.format("Grünspecht_{}", pl.col("class")).alias("class")
+    )
+    digits.write_parquet(tmp_path / "birds.parquet")
+    argv = ["score", str(tmp_path / "birds.parquet"), "--by", "model"]
+
+    def run(*more: str, metric: str = "lrap") -> bytes:
+        out = io.BytesIO()
+        monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(out, encoding=encoding))
+        assert main([*argv, "-m", metric, *more]) == 0
+        sys.stdout.flush()
+        return out.getvalue()
+
+    table = run().decode(encoding)
+    assert table.startswith("+-")
+    assert "logreg" in table
+    want = pl_metrics.lrap(digits, by="model")
+    assert_frame_equal(pl.read_csv(run("--format", "csv")), want, rel_tol=1e-12)
+    per_class = pl.read_csv(run("--format", "csv", "--per-class", metric="lwlrap"))
+    assert "Grünspecht_3" in per_class["class"].to_list()
+    # A table in a file is UTF-8, its borders boxes, whatever the locale's encoding.
+    assert main([*argv, "-m", "lrap", "-o", str(tmp_path / "t.txt")]) == 0
+    assert (tmp_path / "t.txt").read_text(encoding="utf-8").startswith("┌")
+    # A printed table given as a threshold table is told as such, in ASCII too.
+    (tmp_path / "ascii.txt").write_text(table)
+    assert (
+        main(["score", str(DATA), "-m", "f1", "--threshold-table", str(tmp_path / "ascii.txt")])
+        == 2
+    )
