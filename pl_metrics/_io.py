@@ -378,9 +378,18 @@ def printable(text: str) -> str:
 
 
 def reader_error(error: Exception) -> str:
-    """The first line of a reader's error (polars adds lines of advice), printable."""
-    text = str(error).strip() or type(error).__name__
-    return printable(text.splitlines()[0])
+    """The first line of a reader's error (polars adds lines of advice), printable.
+
+    A CSV value unlike the rows its column's type was guessed from is told what to do.
+    """
+    text = printable((str(error).strip() or type(error).__name__).splitlines()[0])
+    guessed = re.match(r"could not parse `.*` as dtype `.*` at column '(.*)'", text)
+    if guessed:
+        text += (
+            f"; its type was guessed from the first {CSV_INFER_ROWS:,} rows: write the "
+            f"column's values alike (1.0, not 1, for a float), or the table as parquet"
+        )
+    return text
 
 
 def unreadable_file(found: Sequence[Path], columns: Sequence[str]) -> str | None:
@@ -817,7 +826,7 @@ def require_in_every_file(found: Sequence[Path], columns: Sequence[str]) -> None
     kind = file_format(found)
     if kind == "csv":  # (stacked with their types relaxed to common ones)
         found = [path for path in found if _has_rows(path)]
-        schemas = [pl.scan_csv(path).collect_schema() for path in found]
+        schemas = [_scan_one_csv(path).collect_schema() for path in found]
     else:
         schemas = [_file_schema(path, kind) for path in found]
     keys = set(_hive_values(found))
@@ -867,6 +876,16 @@ def _widened(left: pl.DataType, right: pl.DataType) -> pl.DataType | None:
     return pl.concat(both, how="vertical_relaxed").schema["x"]
 
 
+#: The rows of a CSV file that its columns' types are guessed from (polars' default is 100:
+#: hard 0/1 scores written as "1" and "0" in the first rows made a later "0.7" unreadable).
+CSV_INFER_ROWS = 10_000
+
+
+def _scan_one_csv(path: Path, **options: Any) -> pl.LazyFrame:
+    """One CSV file, its types guessed from its first `CSV_INFER_ROWS` rows."""
+    return pl.scan_csv(path, infer_schema_length=CSV_INFER_ROWS, **options)
+
+
 def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False) -> pl.LazyFrame:
     """CSV files stacked (types relaxed to common ones), with their hive columns.
 
@@ -884,11 +903,11 @@ def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False)
     kept = [found[index] for index in with_rows]
     checked = bool(hive) and check_folders
     # The files' own columns (each inferred from its first rows), read once for both uses.
-    schemas = [pl.scan_csv(path).collect_schema() for path in kept] if checked or warn else []
+    schemas = [_scan_one_csv(path).collect_schema() for path in kept] if checked or warn else []
     if checked:
         _check_folders(kept, "csv", schemas)
     frames = [
-        pl.scan_csv(found[index]).with_columns(
+        _scan_one_csv(found[index]).with_columns(
             pl.lit(values[index], dtype=values.dtype).alias(key) for key, values in hive.items()
         )
         for index in with_rows
@@ -901,7 +920,7 @@ def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False)
 def _has_rows(path: Path) -> bool:
     """Whether a CSV file holds a row below its header (reads its first lines only)."""
     try:
-        return pl.scan_csv(path, raise_if_empty=False).head(1).collect().height > 0
+        return _scan_one_csv(path, raise_if_empty=False).head(1).collect().height > 0
     except (pl.exceptions.PolarsError, OSError) as error:  # (OSError: a cut gzip stream)
         hint = ""
         if "more fields than defined" in str(error) and path.suffix.lower() == ".csv":
@@ -1068,7 +1087,7 @@ def _held_values(path: Path, kind: str, column: str) -> pl.Series:
     elif kind == "ipc":
         lf = pl.scan_ipc(path, hive_partitioning=False)
     else:
-        lf = pl.scan_csv(path)
+        lf = _scan_one_csv(path)
     return lf.select(pl.col(column).unique()).collect()[column]
 
 

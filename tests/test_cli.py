@@ -289,7 +289,9 @@ def _bad_inputs(folder: Path) -> dict[str, tuple[Path, str]]:
     field = folder / "field"  # a CSV field that does not parse, past type inference
     field.mkdir()
     one.write_csv(field / "a.csv")
-    rows = one.with_columns(pl.col("score").cast(pl.String), pl.col("id") + one["id"].max() + 1)
+    more = pl.read_parquet(DATA).filter(pl.col("model") == "knn")  # past its 10,000 rows
+    assert more.height > 10_000
+    rows = more.with_columns(pl.col("score").cast(pl.String), pl.col("id") + one["id"].max() + 1)
     last = pl.int_range(pl.len()) == pl.len() - 1
     rows = rows.with_columns(pl.when(last).then(pl.lit("abc")).otherwise("score").alias("score"))
     rows.write_csv(field / "b.csv")

@@ -937,3 +937,37 @@ def test_a_csv_of_semicolons_and_decimal_commas_is_told_how_to_read(tmp_path: Pa
         pl_metrics.score(path, "lrap")
     got = pl_metrics.score(pl.scan_csv(path, separator=";", decimal_comma=True), "lrap")
     assert got.item() == 1.0
+
+
+def test_a_csv_columns_type_is_guessed_from_its_first_10_000_rows(tmp_path: Path) -> None:
+    """Hard 0/1 scores written as "1" and "0" (by R, by a spreadsheet) in a CSV's first 100
+    rows made polars guess integers, and a later "0.7" was unreadable: a valid file refused."""
+
+    def hard_scores_first(rows: int) -> tuple[pl.DataFrame, Path]:
+        table = pl.DataFrame(
+            {
+                "id": np.arange(rows + 2) // 2,
+                "class": ["a", "b"] * (rows // 2 + 1),
+                "score": [1.0, 0.0] * (rows // 2) + [0.7, 0.2],
+                "truth": [True, False] * (rows // 2) + [False, True],
+            }
+        )
+        path = tmp_path / f"hard_{rows}.csv"
+        text = table.write_csv(float_precision=None)
+        path.write_text(text.replace(",1.0,", ",1,").replace(",0.0,", ",0,"))
+        assert path.read_text().splitlines()[1] == "0,a,1,true"
+        return table, path
+
+    metrics = ["lrap", "roc_auc", "f1"]
+    table, path = hard_scores_first(8_000)
+    assert_frame_equal(pl_metrics.score(path, metrics), pl_metrics.report(table, metrics))
+    assert_frame_equal(pl_metrics.scan(path).metrics.lrap().collect(), pl_metrics.lrap(table))
+    # Past them, the error says what to do (polars' own advice was cut off).
+    _, path = hard_scores_first(10_000)
+    with pytest.raises(MetricsInputError) as error:
+        pl_metrics.score(path, metrics)
+    assert str(error.value) == (
+        f"cannot read file {str(path)!r}: could not parse `0.7` as dtype `i64` at column "
+        "'score' (column number 3); its type was guessed from the first 10,000 rows: write "
+        "the column's values alike (1.0, not 1, for a float), or the table as parquet"
+    )
