@@ -367,7 +367,8 @@ class _Curves(Family):
             cols.truth,
             "ids",
             "have no positive or no negative class: ROC AUC over classes is undefined there",
-            "pass undefined='skip' to leave them out of the average",
+            "pass undefined='skip' to leave them out of the average (per_id=True then gives "
+            "them null values, which names them)",
         )
         return [(problem, pl.col(_S_UNDEFINED))]
 

@@ -323,7 +323,8 @@ METRICS: dict[str, MetricInfo] = {
             _ALL_AVERAGES,
             "option",
             "`roc_auc_score` on the indicator matrix",
-            "a class (or id, for `samples`) without positives or negatives: error naming it, "
+            "a class without positives or negatives: error naming it (ids, for `samples`: "
+            'counted, and named by `per_id=True` with `undefined="skip"`, as nulls), '
             'or `undefined="skip"` (BirdCLEF 2024; a group left with no class: NaN); '
             "`max_fpr`: McClish-standardised partial AUC",
             "by, weight_col, average, undefined, max_fpr",

@@ -1607,6 +1607,7 @@ def _first_line(error: BaseException) -> str:
 _FLAG_HINTS = {
     "pass undefined='skip'": "pass --skip-undefined",
     "pass ragged='allow'": "pass --allow-ragged",
+    "per_id=True then": "--per-id then",
 }
 
 

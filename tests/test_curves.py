@@ -304,6 +304,11 @@ def test_curve_states_merge_and_report() -> None:
     assert pl_metrics.chunk_key("roc_auc") == "class"
     with pytest.raises(pl_metrics.MetricsInputError, match="ROC AUC over classes is undefined"):
         pl_metrics.report(df, ["roc_auc"], average="samples")  # ids with one kind of class
+    # The error counts the ids; the hint's per-id values name them (nulls).
+    per_id = pl_metrics.roc_auc(df, average="samples", undefined="skip", per_id=True)
+    one_kind = df.group_by("id").agg(pl.col("truth").n_unique() == 1).filter("truth")["id"]
+    assert one_kind.len() > 0
+    assert per_id.filter(pl.col("roc_auc").is_null())["id"].sort().equals(one_kind.sort())
 
 
 @given(data=st.data())
