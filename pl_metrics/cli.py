@@ -781,6 +781,7 @@ def _run_compare(args: argparse.Namespace) -> None:
                 memory_budget=args.memory_budget,
                 **options,
             ).collect()
+            _warn_of_groups_all_skipped(args, table)
         else:
             resamples = args.bootstrap or _PAIRED_RESAMPLES
             table = _differences(lf, metrics, resamples, args, options)

@@ -1915,6 +1915,13 @@ def test_groups_whose_every_class_is_skipped_are_warned_of(
     argv[3] = "roc_auc"  # (left-out classes are null, each on its row:)
     assert main([*argv, "--per-class"]) == 0
     assert capsys.readouterr().err == ""
+    # compare's table too: a model's mean over folds is NaN where every fold's is.
+    pl.read_parquet(path).with_columns(fold=pl.col("id")).write_parquet(path)
+    argv = ["compare", str(path), "-m", "roc_auc", "--skip-undefined", "--format", "csv"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert pl.read_csv(captured.out.encode())["roc_auc"].is_nan().to_list() == [False, True]
+    assert "warning: roc_auc is NaN in 1 of 2 rows: --skip-undefined left out" in captured.err
 
 
 def test_an_output_named_gz_is_written_gzipped(
