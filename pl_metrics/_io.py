@@ -383,12 +383,18 @@ def reader_error(error: Exception) -> str:
     A CSV value unlike the rows its column's type was guessed from is told what to do.
     """
     text = printable((str(error).strip() or type(error).__name__).splitlines()[0])
-    guessed = re.match(r"could not parse `.*` as dtype `.*` at column '(.*)'", text)
-    if guessed:
+    if re.match(r"could not parse `.*` as dtype `.*` at column '.*'", text):
         text += (
             f"; its type was guessed from the first {CSV_INFER_ROWS:,} rows: write the "
             f"column's values alike (1.0, not 1, for a float), or the table as parquet"
         )
+    elif text.startswith("found more fields than defined"):  # (polars' CSV reader)
+        text += (
+            "; a row has more fields than the header: decimal commas (0,5) in a file "
+            "separated by commas? write decimal points (0.5)"
+        )
+    elif text == "invalid utf-8 sequence":
+        text += "; save the file as UTF-8 (a spreadsheet's 'CSV UTF-8')"
     return text
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -971,3 +972,17 @@ def test_a_csv_columns_type_is_guessed_from_its_first_10_000_rows(tmp_path: Path
         "'score' (column number 3); its type was guessed from the first 10,000 rows: write "
         "the column's values alike (1.0, not 1, for a float), or the table as parquet"
     )
+
+
+def test_a_spreadsheets_csv_mistakes_are_told_what_to_do(tmp_path: Path) -> None:
+    """Decimal commas in a comma-separated file, and Excel's default (cp1252) encoding, gave
+    polars' bare errors: 'found more fields than defined in Schema', 'invalid utf-8'."""
+    commas, latin = tmp_path / "commas.csv", tmp_path / "latin.csv"
+    commas.write_text("id,class,score,truth\n0,a,0,5,false\n0,b,0.1,true\n")
+    latin.write_bytes(b"id,class,score,truth\n0,r\xe9gion,0.5,false\n0,b,0.1,true\n")
+    for path, hint in (
+        (commas, "decimal commas (0,5) in a file separated by commas? write decimal points"),
+        (latin, "save the file as UTF-8 (a spreadsheet's 'CSV UTF-8')"),
+    ):
+        with pytest.raises(MetricsInputError, match=re.escape(hint)):
+            pl_metrics.score(path, ["lrap"])
