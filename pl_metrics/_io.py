@@ -380,7 +380,8 @@ def printable(text: str) -> str:
 def reader_error(error: Exception) -> str:
     """The first line of a reader's error (polars adds lines of advice), printable.
 
-    A CSV value unlike the rows its column's type was guessed from is told what to do.
+    A CSV's usual mistakes are told what to do: a value unlike the rows its column's type
+    was guessed from, decimal commas between commas, a spreadsheet's encoding.
     """
     text = printable((str(error).strip() or type(error).__name__).splitlines()[0])
     if re.match(r"could not parse `.*` as dtype `.*` at column '.*'", text):
@@ -1174,6 +1175,8 @@ def batch_ranges(dataset: Any, id_col: str) -> list[tuple[Any, Any, int]] | None
             if bounds["min"].is_valid:  # (a batch of null ids only: the first chunk's)
                 ranges.append((bounds["min"].as_py(), bounds["max"].as_py(), batch.num_rows))
     except (pa.ArrowNotImplementedError, OverflowError, ValueError):
+        return None
+    if not ranges:  # (null ids only: the checks tell them)
         return None
     size = math.ceil(len(ranges) / MAX_BATCH_RANGES)
     joined = [ranges[k : k + size] for k in range(0, len(ranges), size)]

@@ -115,6 +115,10 @@ def test_a_pyarrow_dataset_is_cut_in_id_ranges(tmp_path: Path, digits: pl.DataFr
         for source in (dataset, sorted_ids):
             got = pl_metrics.score(source, METRICS, by=["model", "fold"], n_chunks=4)
             close(got, pl_metrics.report(frame, METRICS, by=["model", "fold"]))
+    # Null ids only: no ranges (the planner raised ValueError), the checks' error.
+    nulls = dataset_of(digits.with_columns(id=pl.lit(None, pl.Int64)), "nulls")
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"column 'id': .* null"):
+        pl_metrics.score(nulls, ["lrap"], n_chunks=2)
 
 
 def test_cluster_by_id_sizes_its_parts_by_the_rows_width(tmp_path: Path) -> None:
