@@ -199,7 +199,7 @@ def plan_chunks(
     id_type = lf.collect_schema()[id_col]
     if files and file_format(files) == "parquet" and _ranged(id_type):
         ranges = row_group_ranges(files, id_col)
-    elif dataset is not None and _ranged(id_type):
+    elif dataset is not None and _ranged(id_type) and not _unfiltered_by_pyarrow(id_type):
         ranges = batch_ranges(dataset, id_col)
     # (Infinite float ids spread a row group's rows over an infinite range, where the cuts
     # are NaN: fewer chunks than asked. Hash buckets, then.)
@@ -242,6 +242,11 @@ def _ranged(id_type: pl.DataType) -> bool:
     return (text and not isinstance(id_type, pl.Enum)) or isinstance(
         id_type, (pl.Date, pl.Datetime, pl.Duration, pl.Decimal)
     )
+
+
+def _unfiltered_by_pyarrow(id_type: pl.DataType) -> bool:
+    """Ids whose ranges polars does not hand to pyarrow's scan: it would read them whole."""
+    return isinstance(id_type, (pl.Decimal, pl.Duration))
 
 
 def _even_cuts(ranges: Sequence[tuple[Any, Any, int]], chunks: int) -> list[Any]:

@@ -668,9 +668,9 @@ def roc_curve(
     drop_intermediate=False)``, its first row included (threshold ``inf``, 0, 0); thresholds
     fall down the class's distinct scores (those of ids of weight 0 left out, as
     scikit-learn drops them; with negative weights, a score whose positives' weights and
-    negatives' weights each add up to 0 too, where the curve does not move).
-    A class without negatives has NaN ``fpr`` (without positives, NaN ``tpr``), as
-    scikit-learn.
+    negatives' weights each add up to 0 too, where the curve does not move, which
+    scikit-learn keeps). A class without negatives has NaN ``fpr`` (without positives, NaN
+    ``tpr``), as scikit-learn.
 
     Parameters
     ----------

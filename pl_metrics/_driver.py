@@ -184,8 +184,9 @@ def score(
         chunks' rows may use; decides the number of chunks (about 40 bytes a row of an Int32
         id, an Int16 class, a Float32 score and a boolean truth, as measured, and wider rows
         in proportion: say 180 bytes with Int64 ids and classes, Float64 scores and a text
-        model column). Default: the ``PL_METRICS_MEMORY_BUDGET``
-        environment variable's, else 2 GB.
+        model column; 100 where each chunk filters its rows out of the whole dump, and 250
+        for the class chunks of ROC AUC, the Brier score, the curves). Default: the
+        ``PL_METRICS_MEMORY_BUDGET`` environment variable's, else 2 GB.
     n_chunks
         Force a number of chunks instead (never more than the ids, or the classes for the
         metrics that take whole classes).

@@ -377,14 +377,17 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text.strip())
 
 
-def reader_error(error: Exception) -> str:
+def reader_error(error: Exception, *, scanned: bool = False, hints: bool = True) -> str:
     """The first line of a reader's error (polars adds lines of advice), printable.
 
-    A CSV's usual mistakes are told what to do: a value unlike the rows its column's type
-    was guessed from, decimal commas between commas, a spreadsheet's encoding.
+    With ``hints``, a CSV's usual mistakes are told what to do: decimal commas between
+    commas, a spreadsheet's encoding, and (``scanned``: a CSV this library scanned, whose
+    types it guessed) a value unlike the rows its column's type was guessed from.
     """
     text = printable((str(error).strip() or type(error).__name__).splitlines()[0])
-    if re.match(r"could not parse `.*` as dtype `.*` at column '.*'", text):
+    if not hints:
+        return text
+    if scanned and re.match(r"could not parse `.*` as dtype `.*` at column '.*'", text):
         text += (
             f"; its type was guessed from the first {CSV_INFER_ROWS:,} rows: write the "
             f"column's values alike (1.0, not 1, for a float), or the table as parquet"
@@ -416,7 +419,7 @@ def unreadable_file(found: Sequence[Path], columns: Sequence[str]) -> str | None
             continue
         except (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError) as error:
             # (A corrupt file can make polars panic; that is this file's error too.)
-            return f"cannot read file {str(path)!r}: {reader_error(error)}"
+            return f"cannot read file {str(path)!r}: {reader_error(error, scanned=True)}"
     return None
 
 
@@ -940,11 +943,12 @@ def _has_rows(path: Path) -> bool:
                 hint = (
                     f"; its header is separated by {separator!r} (its commas decimal?): save it "
                     f"with ',' between fields, or score pl.scan_csv({str(path)!r}, "
-                    f"separator={separator!r}, decimal_comma=True)"
+                    f"separator={separator!r}, decimal_comma=True, "
+                    f"infer_schema_length={CSV_INFER_ROWS})"
                 )
-        raise MetricsInputError(
-            f"cannot read file {str(path)!r}: {reader_error(error)}{hint}"
-        ) from error
+        # (That hint is the file's own: not also the general one of decimal commas.)
+        told = reader_error(error, scanned=True, hints=not hint)
+        raise MetricsInputError(f"cannot read file {str(path)!r}: {told}{hint}") from error
 
 
 def _check_folder_keys(found: Sequence[Path]) -> None:

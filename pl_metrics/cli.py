@@ -970,15 +970,19 @@ def _warn_of_groups_all_skipped(args: argparse.Namespace, result: pl.DataFrame) 
 
     The mean of no class, which would otherwise read as a failure of the model or the tool.
     """
-    dtype = result.schema.get("roc_auc")
-    if not args.skip_undefined or dtype is None or not dtype.is_float():
-        return
-    skipped = result["roc_auc"].is_nan().sum()
-    if skipped:
-        _say(
-            f"warning: roc_auc is NaN in {skipped:,} of {len(result):,} rows: --skip-undefined "
-            "left out every class there (each lacks a positive or a negative)"
-        )
+    # (compare's mean over folds too, NaN where one fold's is)
+    for column in ("roc_auc", "roc_auc_mean"):
+        dtype = result.schema.get(column)
+        if not args.skip_undefined or dtype is None or not dtype.is_float():
+            continue
+        skipped = result[column].is_nan().sum()
+        if skipped:
+            there = "there" if column == "roc_auc" else "in a fold there"
+            _say(
+                f"warning: {column} is NaN in {skipped:,} of {len(result):,} rows: "
+                f"--skip-undefined left out every class {there} (each lacks a positive or a "
+                "negative)"
+            )
 
 
 def _per_fold(
@@ -1109,7 +1113,7 @@ def _boxes_print(output: str | None) -> bool:
     if output is not None:
         return True
     try:
-        "┌╞│─".encode(_stdout_encoding())
+        "─│┆┌┐└┘┬┴═╞╡╪".encode(_stdout_encoding())  # (polars' UTF8_FULL_CONDENSED)
     except UnicodeEncodeError:
         return False
     return True

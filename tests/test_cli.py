@@ -1915,13 +1915,33 @@ def test_groups_whose_every_class_is_skipped_are_warned_of(
     argv[3] = "roc_auc"  # (left-out classes are null, each on its row:)
     assert main([*argv, "--per-class"]) == 0
     assert capsys.readouterr().err == ""
-    # compare's table too: a model's mean over folds is NaN where every fold's is.
+    # compare's table too: a model's pooled value is NaN where every class is left out of
+    # it, its mean over folds where they are in one fold.
     pl.read_parquet(path).with_columns(fold=pl.col("id")).write_parquet(path)
     argv = ["compare", str(path), "-m", "roc_auc", "--skip-undefined", "--format", "csv"]
     assert main(argv) == 0
     captured = capsys.readouterr()
     assert pl.read_csv(captured.out.encode())["roc_auc"].is_nan().to_list() == [False, True]
     assert "warning: roc_auc is NaN in 1 of 2 rows: --skip-undefined left out" in captured.err
+    one_fold_of_a_kind = pl.DataFrame(
+        {
+            "model": "a",
+            "fold": [0, 0, 0, 0, 1, 1, 1, 1],
+            "id": [1, 1, 2, 2, 3, 3, 4, 4],
+            "class": ["x", "y"] * 4,
+            "score": [0.1, 0.2, 0.3, 0.4] * 2,
+            "truth": [True, False, False, True, True, False, True, False],
+        }
+    )
+    one_fold_of_a_kind.write_parquet(path)
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    got = pl.read_csv(captured.out.encode())
+    assert not got["roc_auc"].is_nan().any()
+    assert got["roc_auc_mean"].is_nan().all()
+    assert "warning: roc_auc_mean is NaN in 1 of 1 rows: --skip-undefined left out every " in (
+        captured.err
+    )
 
 
 def test_an_output_named_gz_is_written_gzipped(
@@ -2015,7 +2035,7 @@ def test_cut_gzip_files_are_named_and_a_metric_given_as_a_file_is_told(
     assert "'lwlrap', which is a metric: name metrics with --metric" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("encoding", ["ascii", "cp1252"])
+@pytest.mark.parametrize("encoding", ["ascii", "cp1252", "cp437"])
 def test_output_in_any_encoding(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, encoding: str
 ) -> None:
@@ -2036,8 +2056,12 @@ def test_output_in_any_encoding(
         return out.getvalue()
 
     table = run().decode(encoding)
-    assert table.startswith("+-")
+    assert table.startswith("+-")  # (cp437 has some of the boxes, not polars' ┆)
     assert "logreg" in table
+    # A class its encoding has no character of is shown, replaced (Gr?nspecht in ASCII).
+    shown = run("--per-class", metric="lwlrap").decode(encoding)
+    assert ("Grünspecht_3" in shown) == (encoding != "ascii")
+    assert "Gr?nspecht_3" in shown or encoding != "ascii"
     want = pl_metrics.lrap(digits, by="model")
     assert_frame_equal(pl.read_csv(run("--format", "csv")), want, rel_tol=1e-12)
     per_class = pl.read_csv(run("--format", "csv", "--per-class", metric="lwlrap"))

@@ -87,7 +87,9 @@ def test_chunk_strategies(hive_dump: Path, tmp_path: Path, digits: pl.DataFrame)
     close(pl_metrics.score(csv, METRICS, by=["model", "fold"], n_chunks=3), whole)
 
 
-def test_a_pyarrow_dataset_is_cut_in_id_ranges(tmp_path: Path, digits: pl.DataFrame) -> None:
+def test_a_pyarrow_dataset_is_cut_in_id_ranges(
+    tmp_path: Path, digits: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """pyarrow filters a dataset by an id range as it reads; a hash bucket only once polars
     has it all in memory: hash-bucket chunks each held the whole dataset (500 MB at a 200 MB
     budget). The ranges come from the batches' ids, as from a parquet file's statistics."""
@@ -97,6 +99,14 @@ def test_a_pyarrow_dataset_is_cut_in_id_ranges(tmp_path: Path, digits: pl.DataFr
         frame.write_parquet(tmp_path / name / "part.parquet", row_group_size=1_000, mkdir=True)
         return ds.dataset(tmp_path / name, format="parquet")
 
+    planned: list[str] = []  # score()'s plans
+
+    def noting(*args: Any, **kwargs: Any) -> Any:
+        plan = plan_chunks(*args, **kwargs)
+        planned.append(plan.strategy.removesuffix(" (scattered row groups)"))
+        return plan
+
+    monkeypatch.setattr(_driver, "plan_chunks", noting)
     texts = digits.with_columns(pl.format("clip{}", pl.col("id").cast(pl.String).str.zfill(5)))
     days = digits.with_columns(pl.date(2020, 1, 1) + pl.duration(days=pl.col("id")))
     for name, frame in (("ints", digits), ("texts", texts), ("days", days)):
@@ -110,11 +120,27 @@ def test_a_pyarrow_dataset_is_cut_in_id_ranges(tmp_path: Path, digits: pl.DataFr
             "hash buckets" if name == "texts" else "id ranges (scattered row groups)"
         )
         sorted_ids = dataset_of(frame.sort("id"), f"sorted_{name}")
-        plan = plan_chunks(lf, dataset=sorted_ids, n_chunks=4, budget=budget_bytes(None))
+        plan = plan_chunks(
+            pl.scan_pyarrow_dataset(sorted_ids),
+            dataset=sorted_ids,
+            n_chunks=4,
+            budget=budget_bytes(None),
+        )
         assert plan.strategy == "id ranges"
         for source in (dataset, sorted_ids):
+            planned.clear()
             got = pl_metrics.score(source, METRICS, by=["model", "fold"], n_chunks=4)
             close(got, pl_metrics.report(frame, METRICS, by=["model", "fold"]))
+            assert planned == [
+                "hash buckets" if name == "texts" and source is dataset else "id ranges"
+            ]
+    # Ranges of decimal ids polars does not hand to pyarrow: hash buckets, as before.
+    decimal_ids = digits.sort("id").with_columns(pl.col("id").cast(pl.Decimal(10, 0)))
+    decimals = dataset_of(decimal_ids, "decimal")
+    lf = pl.scan_pyarrow_dataset(decimals)
+    assert plan_chunks(lf, dataset=decimals, n_chunks=4, budget=budget_bytes(None)).strategy == (
+        "hash buckets"
+    )
     # Null ids only: no ranges (the planner raised ValueError), the checks' error.
     nulls = dataset_of(digits.with_columns(id=pl.lit(None, pl.Int64)), "nulls")
     with pytest.raises(pl_metrics.MetricsInputError, match=r"column 'id': .* null"):

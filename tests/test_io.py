@@ -933,7 +933,8 @@ def test_a_csv_of_semicolons_and_decimal_commas_is_told_how_to_read(tmp_path: Pa
     with pytest.raises(
         MetricsInputError,
         match=r"its header is separated by ';' \(its commas decimal\?\): save it with ',' "
-        r"between fields, or score pl.scan_csv\(.*, separator=';', decimal_comma=True\)$",
+        r"between fields, or score pl.scan_csv\(.*, separator=';', decimal_comma=True, "
+        r"infer_schema_length=10000\)$",
     ):
         pl_metrics.score(path, "lrap")
     got = pl_metrics.score(pl.scan_csv(path, separator=";", decimal_comma=True), "lrap")
@@ -972,6 +973,12 @@ def test_a_csv_columns_type_is_guessed_from_its_first_10_000_rows(tmp_path: Path
         "'score' (column number 3); its type was guessed from the first 10,000 rows: write "
         "the column's values alike (1.0, not 1, for a float), or the table as parquet"
     )
+    # Not of a table the caller scanned (polars guessed from its own 100 rows).
+    thresholds = tmp_path / "thresholds.csv"
+    thresholds.write_text("class,threshold\n" + "a,1\n" * 200 + "b,0.5\n")
+    with pytest.raises(MetricsInputError, match="cannot read the table") as error:
+        pl_metrics.f1(table, threshold=pl.scan_csv(thresholds))
+    assert "10,000" not in str(error.value)
 
 
 def test_a_spreadsheets_csv_mistakes_are_told_what_to_do(tmp_path: Path) -> None:
@@ -986,3 +993,10 @@ def test_a_spreadsheets_csv_mistakes_are_told_what_to_do(tmp_path: Path) -> None
     ):
         with pytest.raises(MetricsInputError, match=re.escape(hint)):
             pl_metrics.score(path, ["lrap"])
+    # A file separated by ';' gets its own hint, not also that of commas between commas.
+    semicolons = tmp_path / "semicolons.csv"
+    semicolons.write_text("id;class;score;truth\n1;a;0,5;true\n1;b;0,25;false\n")
+    with pytest.raises(MetricsInputError) as error:
+        pl_metrics.score(semicolons, ["lrap"])
+    assert "its header is separated by ';'" in str(error.value)
+    assert "separated by commas?" not in str(error.value)
