@@ -199,8 +199,9 @@ def _negative_values_glued(args: list[str]) -> list[str]:
     return out
 
 
-#: The arguments being parsed, for a subcommand's error (argparse gives it only its own).
-_given_args: list[str] = []
+#: The program's parser and the arguments it parses, for a subcommand's error (argparse
+#: gives it only its own arguments).
+_parsing: dict[str, Any] = {}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -227,11 +228,11 @@ class _Parser(argparse.ArgumentParser):
     def _unknown_option(self) -> str:
         """The first of this command's arguments that is no option of it, told as unknown."""
         options = [o for action in self._actions for o in action.option_strings]
-        for arg in _given_args:
+        for arg in _parsing.get("args", []):
             flag = arg.split("=")[0]
             if flag.startswith("--") and not any(o.startswith(flag) for o in options):
-                close = did_you_mean(flag, options)
-                return f"unrecognized arguments: {arg}{'; ' + close if close else ''}"
+                program: _Parser = _parsing["program"]
+                return program.unrecognized([arg], self)
         return ""
 
     def _command_hint(self, given: str) -> str:
@@ -248,18 +249,20 @@ class _Parser(argparse.ArgumentParser):
     ) -> argparse.Namespace:
         """Parse; an unknown option is told by its command, with the close ones."""
         given = _negative_values_glued(list(sys.argv[1:] if args is None else args))
-        _given_args[:] = given
+        _parsing.update(program=self, args=given)
         parsed, extra = self.parse_known_args(given, namespace)
         if extra:
             before = extra[0] in given and given.index(extra[0]) < given.index(parsed.command)
             command = self if before else self._subcommand(parsed)
-            options = [o for action in command._actions for o in action.option_strings]
-            flag = extra[0].split("=")[0]
-            close = self._elsewhere(flag, command) or did_you_mean(flag, options)
-            command.error(
-                f"unrecognized arguments: {' '.join(extra)}{'; ' + close if close else ''}"
-            )
+            command.error(self.unrecognized(extra, command))
         return parsed
+
+    def unrecognized(self, extra: Sequence[str], command: argparse.ArgumentParser) -> str:
+        """Arguments unknown to ``command``, told with the options close to the first."""
+        options = [o for action in command._actions for o in action.option_strings]
+        flag = extra[0].split("=")[0]
+        close = self._elsewhere(flag, command) or did_you_mean(flag, options)
+        return f"unrecognized arguments: {' '.join(extra)}{'; ' + close if close else ''}"
 
     def commands(self) -> dict[str, argparse.ArgumentParser]:
         """Each command's parser, by name."""

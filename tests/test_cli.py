@@ -1337,6 +1337,7 @@ def test_a_failed_dask_chunk_is_bad_input(
         # A typo in an option is told before the file it left out (argparse's order).
         (["score", "--hlep"], "unrecognized arguments: --hlep; did you mean '--help'"),
         (["score", "-m", "f1", "--averge=macro"], "did you mean '--average'?"),
+        (["score", "--seed", "3"], "--seed; it is an option of pl-metrics compare"),
         (
             ["compare", str(DATA), "--bootstrap", "0"],
             "expected a whole number of resamples, at least 2",
