@@ -1082,10 +1082,9 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, keys: Sequence[str] =
         ]
         # their shortest exact form (polars cuts long cells)
         df = df.with_columns(pl.col(full).cast(pl.String))
+        boxes = _can_print_boxes(output)
         with pl.Config(
-            tbl_formatting="UTF8_FULL_CONDENSED"
-            if _boxes_print(output)
-            else "ASCII_FULL_CONDENSED",
+            tbl_formatting="UTF8_FULL_CONDENSED" if boxes else "ASCII_FULL_CONDENSED",
             tbl_rows=-1,
             tbl_cols=-1,
             tbl_hide_dataframe_shape=True,
@@ -1108,7 +1107,7 @@ def _stdout_encoding() -> str:
     return codecs.lookup(getattr(sys.stdout, "encoding", None) or "utf-8").name
 
 
-def _boxes_print(output: str | None) -> bool:
+def _can_print_boxes(output: str | None) -> bool:
     """Whether a table's box-drawing borders can be written where it goes.
 
     Not to a standard output in ASCII, or in Windows' cp1252 (a redirected one there).
@@ -1246,9 +1245,8 @@ def _read_threshold_table(path: Path) -> pl.DataFrame:
             ) from None
         suffix = Path(path.stem).suffix.lower()
     start = data[:8].decode("utf-8", "replace")
-    if start.startswith(
-        ("┌", "+-", "shape: (")
-    ):  # `pl-metrics thresholds > t.csv`: the terminal's table
+    # `pl-metrics thresholds > t.csv`: the terminal's table (in ASCII on some terminals)
+    if start.startswith(("┌", "+-", "shape: (")):
         raise MetricsInputError(
             f"--threshold-table: {str(path)!r} holds a table printed for the terminal; write "
             "the thresholds with pl-metrics thresholds ... --output t.csv (or .parquet, .json)"
