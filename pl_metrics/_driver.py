@@ -69,7 +69,15 @@ from pl_metrics._io import (
 )
 from pl_metrics._io import files as find_files
 from pl_metrics._registry import info
-from pl_metrics._spec import Average, Spec, Strategy, Undefined, made_columns, resolve
+from pl_metrics._spec import (
+    Average,
+    Spec,
+    Strategy,
+    Undefined,
+    made_columns,
+    naming_lacked_thresholds,
+    resolve,
+)
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
 from pl_metrics._thresholds import check_folds
 
@@ -388,6 +396,22 @@ def score_spec(
 
     ``files`` or ``dataset``: what ``lf`` scans, for the chunk planner (`plan_chunks`).
     """
+    with naming_lacked_thresholds(lf, spec):
+        return _scored_in_chunks(
+            lf, spec, files=files, dataset=dataset, budget=budget, n_chunks=n_chunks, runner=runner
+        )
+
+
+def _scored_in_chunks(
+    lf: pl.LazyFrame,
+    spec: Spec,
+    *,
+    files: Sequence[Path] | None,
+    dataset: Any,
+    budget: int,
+    n_chunks: int | None,
+    runner: Runner,
+) -> pl.DataFrame:
     # Metrics that rank ids within a class are scored in class-disjoint chunks, so each
     # chunk's curves hold only its classes; micro averages pool the classes and cannot be,
     # and 'samples' averages rank each id's classes: those use id chunks.

@@ -8,7 +8,14 @@ from typing import Any, TypedDict
 import polars as pl
 
 from pl_metrics._frame import FrameT, Ragged, as_like, checked_options, to_polars
-from pl_metrics._spec import Average, Strategy, Undefined, at_call, resolve
+from pl_metrics._spec import (
+    Average,
+    Strategy,
+    Undefined,
+    at_call,
+    naming_lacked_thresholds,
+    resolve,
+)
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
 
 __all__ = ["MetricOptions", "chunk_key", "merge_states", "report", "state"]
@@ -289,4 +296,7 @@ def report(
         schema = metric_state.finalize().collect_schema()
         spec = (lambda: state(frame, metrics, **options).spec) if lazy_table else metric_state.spec
         return deferred(frame, spec, schema)
-    return as_like(frame, metric_state.finalize(), small=metric_state.counted)
+    # (Other tables, pandas' or Arrow's, are counted without the keys lacked.)
+    rows = frame.lazy() if isinstance(frame, pl.DataFrame) else None
+    with naming_lacked_thresholds(rows, metric_state.spec):
+        return as_like(frame, metric_state.finalize(), small=metric_state.counted)

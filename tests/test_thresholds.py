@@ -189,12 +189,48 @@ def test_a_threshold_table_keyed_by_folds_applies_each_folds_and_pools_them(
         pl_metrics.f1(df, by="model", threshold=table.filter(pl.col("fold") < 2))
 
 
+def test_the_classes_a_threshold_table_lacks_are_named(tmp_path: Path) -> None:
+    """The error counted rows without a threshold and listed the table's first 12 classes:
+    with 60 birds, the one missing could not be seen (nor a class missing in one group)."""
+    rng = np.random.default_rng(0)
+    birds = [f"bird{i:03d}" for i in range(60)]
+    df = pl.DataFrame(
+        {
+            "model": np.repeat(["a", "b"], 600),
+            "id": np.tile(np.repeat(np.arange(10), 60), 2),
+            "class": birds * 20,
+            "score": rng.random(1_200).round(2),
+            "truth": rng.random(1_200) < 0.3,
+        }
+    )
+    best = pl_metrics.best_threshold(df, "f1", by="model")
+    lacking = best.filter((pl.col("class") != "bird037") | (pl.col("model") == "a"))
+    path = tmp_path / "birds.parquet"
+    df.write_parquet(path)
+    told = r"10 rows have no threshold .*; the table lacks model='b', class='bird037'$"
+    for scoring in (
+        lambda: pl_metrics.f1(df, by="model", threshold=lacking),
+        lambda: pl_metrics.f1(df.lazy(), by="model", threshold=lacking).collect(),
+        lambda: pl_metrics.score(path, "f1", by="model", threshold=lacking, n_chunks=3),
+    ):
+        with pytest.raises(pl_metrics.MetricsInputError, match=told):
+            scoring()
+    # More than three: the first three, and more.
+    few = best.filter(pl.col("class") < "bird050")
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"lacks model='a', class='bird050'; model='a', class='bird051'; model='a', "
+        r"class='bird052'; \.\.\.$",
+    ):
+        pl_metrics.f1(df, by="model", threshold=few)
+
+
 def test_threshold_tables_are_checked() -> None:
     df = pl_metrics.from_numpy(np.array([[1, 0], [0, 1]]), np.array([[0.8, 0.1], [0.3, 0.9]]))
     with pytest.raises(
         pl_metrics.MetricsInputError,
         match=r"2 rows have no threshold .*; the threshold table's 1 class, compared as text, "
-        r"is '0'$",
+        r"is '0'; the table lacks class=1$",
     ):
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0], "threshold": [0.5]}))
     # Whole floats (a CSV read through pandas) key integer classes; other floats do not.
@@ -207,7 +243,7 @@ def test_threshold_tables_are_checked() -> None:
     with pytest.raises(
         pl_metrics.MetricsInputError,
         match=r"the threshold table's 2 classes \(in 1 group: model='a'\), compared as text, "
-        r"are '0', '1'$",
+        r"are '0', '1'; the table lacks model='b', class=0; model='b', class=1$",
     ):
         pl_metrics.f1(by_model, threshold=table, by="model")
     # Groups of two keys, in the call's order, apart: not "fold='0', model='a', fold='0', ...".
@@ -224,7 +260,9 @@ def test_threshold_tables_are_checked() -> None:
             threshold=table.select("fold", "model", "class", "threshold"),
             by=["model", "fold"],
         )
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"are '0\.5', '1'$"):
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"are '0\.5', '1'; the table lacks class=0$"
+    ):
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0.5, 1.0], "threshold": [0.5, 0.2]}))
     with pytest.raises(pl_metrics.MetricsInputError, match="needs a numeric 'threshold' column"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0, 1]}))
