@@ -132,17 +132,20 @@ class Thresholds:
 
         For an error that counts such rows: one read of the rows' key columns.
         """
-        schema, keys = rows.collect_schema(), list(self.keys)
-        named = rows.select(keys).unique(maintain_order=True)
-        named = named.with_columns(self.text(k, schema[k]).alias(self.column(k)) for k in keys)
-        missing = named.join(
-            self.table(schema),
-            on=[self.column(k) for k in keys],
-            how="anti",
-            nulls_equal=True,
-            maintain_order="left",
+        keys = rows.select(self.keys).unique(maintain_order=True)
+        return self.joined(keys, how="anti").head(count).collect().rows(named=True)
+
+    def joined(self, rows: pl.LazyFrame, how: Literal["left", "anti"] = "left") -> pl.LazyFrame:
+        """``rows`` joined to their thresholds by their keys, compared as strings.
+
+        ``how="anti"``: the rows without one.
+        """
+        schema, keys = rows.collect_schema(), [self.column(k) for k in self.keys]
+        named = rows.with_columns(self.text(k, schema[k]).alias(self.column(k)) for k in self.keys)
+        joined = named.join(
+            self.table(schema), on=keys, how=how, nulls_equal=True, maintain_order="left"
         )
-        return missing.select(keys).head(count).collect().rows(named=True)
+        return joined.drop(keys)
 
     def table(self, schema: pl.Schema) -> pl.LazyFrame:
         """The keys (as strings, under internal names) and the thresholds.

@@ -8,7 +8,7 @@ of a table add up.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
@@ -70,30 +70,11 @@ def pred_expr(cols: Columns, threshold: float | Thresholds) -> pl.Expr:
     if cols.pred is not None:
         return cols.pred_expr
     assert cols.score is not None
-    if isinstance(threshold, Thresholds):  # joined onto the rows (see `_with_thresholds`)
+    if isinstance(threshold, Thresholds):  # joined onto the rows (`Thresholds.joined`)
         row = pl.col(THRESHOLD_ROW)
         narrow = cols.narrow_score
         return pl.col(cols.score) >= (row if narrow is None else row.cast(narrow))
     return pl.col(cols.score) >= threshold  # a literal takes the scores' type
-
-
-def _with_thresholds(
-    thresholds: Thresholds,
-) -> Callable[[pl.LazyFrame], pl.LazyFrame]:
-    """Join each row's threshold, by its class (and groups), keys compared as strings."""
-    keys = [Thresholds.column(k) for k in thresholds.keys]
-
-    def prepare(rows: pl.LazyFrame) -> pl.LazyFrame:
-        schema = rows.collect_schema()
-        named = rows.with_columns(
-            Thresholds.text(k, schema[k]).alias(Thresholds.column(k)) for k in thresholds.keys
-        )
-        joined = named.join(
-            thresholds.table(schema), on=keys, how="left", nulls_equal=True, maintain_order="left"
-        )
-        return joined.drop(keys)
-
-    return prepare
 
 
 def _count_exprs(
@@ -120,7 +101,7 @@ class _Thresholded(Family):
     def parts(self, metrics: Sequence[str], cols: Columns, opts: Options, in_memory: bool) -> Parts:
         parts = Parts()
         if isinstance(opts.threshold, Thresholds) and cols.pred is None:
-            parts.prepare = [_with_thresholds(opts.threshold)]
+            parts.prepare = [opts.threshold.joined]
             table = opts.threshold
             shown = sorted({str(row[table.keys.index(cols.cls)]) for row in table.rows})
             classes = f"{len(shown):,} {'class' if len(shown) == 1 else 'classes'}"
