@@ -973,10 +973,12 @@ def _warn_of_groups_all_skipped(args: argparse.Namespace, result: pl.DataFrame) 
 
     The mean of no class, which would otherwise read as a failure of the model or the tool.
     """
+    if not args.skip_undefined:
+        return
     # (compare's mean over folds too, NaN where one fold's is)
     for column in ("roc_auc", "roc_auc_mean"):
         dtype = result.schema.get(column)
-        if not args.skip_undefined or dtype is None or not dtype.is_float():
+        if dtype is None or not dtype.is_float():
             continue
         skipped = result[column].is_nan().sum()
         if skipped:
