@@ -51,6 +51,7 @@ import polars as pl
 from pl_metrics._chunks import budget_bytes
 from pl_metrics._curve_tables import cell_loss, weighted_mean
 from pl_metrics._curves import average_classes
+from pl_metrics._examples import naming_examples
 from pl_metrics._frame import (
     EMPTY_TABLE,
     INTERNAL,
@@ -305,10 +306,13 @@ def compare(
         # in bounded memory (as one plan of both states, it was read dozens of times).
         from pl_metrics._driver import scored  # (the driver imports the metric families)
 
-        per_fold, pooled = (
-            scored(source, s, budget) if isinstance(source, pl.LazyFrame) else _values(source, s)
-            for s in (spec, by_model)
-        )
+        def values(spec: Spec) -> pl.DataFrame:
+            if isinstance(source, pl.LazyFrame):
+                return scored(source, spec, budget)
+            with naming_examples(lf, spec):
+                return _values(source, spec)
+
+        per_fold, pooled = (values(s) for s in (spec, by_model))
         lacking = _warn_of_missing_folds(per_fold, model_col, fold_col)
         _warn_of_other_rows(source, spec.columns, model_col, told=lacking)
         return ranked(per_fold.lazy(), pooled.lazy()).collect()

@@ -36,6 +36,7 @@ from pl_metrics._chunks import (
     scaled,
 )
 from pl_metrics._curves import average_classes, check_undefined, curve_positives
+from pl_metrics._examples import naming_examples
 from pl_metrics._frame import (
     EMPTY_TABLE,
     INTERNAL,
@@ -75,7 +76,6 @@ from pl_metrics._spec import (
     Strategy,
     Undefined,
     made_columns,
-    naming_lacked_thresholds,
     resolve,
 )
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
@@ -396,7 +396,7 @@ def score_spec(
 
     ``files`` or ``dataset``: what ``lf`` scans, for the chunk planner (`plan_chunks`).
     """
-    with naming_lacked_thresholds(lf, spec):
+    with naming_examples(lf, spec):
         return _scored_in_chunks(
             lf, spec, files=files, dataset=dataset, budget=budget, n_chunks=n_chunks, runner=runner
         )

@@ -32,6 +32,7 @@ __all__ = [
     "INTERNAL",
     "LARGEST_WEIGHT",
     "N_IDS",
+    "ROW_CHECKS",
     "TEXT_FLAGS",
     "TEXT_NUMBERS",
     "Columns",
@@ -70,6 +71,7 @@ __all__ = [
     "null_rows",
     "ordered_mean",
     "ordered_sum",
+    "problem_rows",
     "raise_on_problems",
     "require_column",
     "resolve_columns",
@@ -790,15 +792,24 @@ def null_rows(name: str) -> Problem:
     return Problem(f"null_{name}", name, "rows", "are null", "drop or fill them first")
 
 
+#: The key prefixes of the checks of `problem_rows`.
+ROW_CHECKS = ("null_", "nan_key_", "nonfinite_", "extreme_", "not_01_")
+
+
 def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
     """Row-level checks: nulls, NaN/inf scores and weights, truth outside 0/1."""
+    return [(problem, rows.sum()) for problem, rows in problem_rows(cols)]
+
+
+def problem_rows(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
+    """The checks of `row_problems`, each with its rows: a boolean per row, true if it fails."""
     checks: list[tuple[Problem, pl.Expr]] = []
     for name in cols.used:
-        checks.append((null_rows(name), pl.col(name).is_null().sum()))
+        checks.append((null_rows(name), pl.col(name).is_null()))
     # (Keys that are still keys: compare's pooled spec drops the fold from ``by``.)
     for name in (k for k in cols.float_keys if k in cols.used):
         nan_key = Problem(f"nan_key_{name}", name, "rows", "are NaN", "drop or replace them first")
-        checks.append((nan_key, pl.col(name).is_nan().sum()))
+        checks.append((nan_key, pl.col(name).is_nan()))
     if cols.score is not None and cols.score_is_float:
         checks.append(
             (
@@ -811,7 +822,7 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
                     # NaN and inf make the sum NaN or inf (a finite overflow only costs a count).
                     passes=pl.col(cols.score).sum().is_finite(),
                 ),
-                (~pl.col(cols.score).is_finite()).sum(),
+                ~pl.col(cols.score).is_finite(),
             )
         )
     if cols.weight is not None:
@@ -824,7 +835,7 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
                     "are NaN or infinite",
                     "drop or replace them first",
                 ),
-                (~pl.col(cols.weight).cast(pl.Float64).is_finite()).sum(),
+                ~pl.col(cols.weight).cast(pl.Float64).is_finite(),
             )
         )
         # Sums of weights above it (with products: F1's 2 tp, a rank times a weight)
@@ -848,7 +859,7 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
                         & (magnitude.filter(magnitude > 0).min() >= 1 / LARGEST_WEIGHT)
                     ).fill_null(True),
                 ),
-                outside.sum(),
+                outside,
             )
         )
     pred_hint = (
@@ -863,7 +874,7 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
             checks.append(
                 (
                     Problem(f"not_01_{binary}", binary, "rows", "are neither 0 nor 1", hint),
-                    (~((pl.col(binary) == 0) | (pl.col(binary) == 1))).sum(),
+                    ~((pl.col(binary) == 0) | (pl.col(binary) == 1)),
                 )
             )
     return checks

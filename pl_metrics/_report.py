@@ -7,13 +7,13 @@ from typing import Any, TypedDict
 
 import polars as pl
 
+from pl_metrics._examples import naming_examples
 from pl_metrics._frame import FrameT, Ragged, as_like, checked_options, to_polars
 from pl_metrics._spec import (
     Average,
     Strategy,
     Undefined,
     at_call,
-    naming_lacked_thresholds,
     resolve,
 )
 from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
@@ -288,7 +288,8 @@ def report(
         validate=validate,
     )
     lazy_table = isinstance(frame, pl.LazyFrame) and isinstance(threshold, pl.LazyFrame)
-    metric_state = state(frame, metrics, **(at_call(options) if lazy_table else options))
+    table = to_polars(frame)  # (pandas' or Arrow's once: for the state, and an error's rows)
+    metric_state = state(table, metrics, **(at_call(options) if lazy_table else options))
     if isinstance(frame, pl.LazyFrame):
         # Imported here: the driver imports the metric families, which import this module.
         from pl_metrics._driver import deferred
@@ -296,7 +297,5 @@ def report(
         schema = metric_state.finalize().collect_schema()
         spec = (lambda: state(frame, metrics, **options).spec) if lazy_table else metric_state.spec
         return deferred(frame, spec, schema)
-    # (Other tables, pandas' or Arrow's, are counted without the keys lacked.)
-    rows = frame.lazy() if isinstance(frame, pl.DataFrame) else None
-    with naming_lacked_thresholds(rows, metric_state.spec):
+    with naming_examples(table.lazy(), metric_state.spec):
         return as_like(frame, metric_state.finalize(), small=metric_state.counted)

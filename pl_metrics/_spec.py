@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from dataclasses import dataclass, fields, replace
 from typing import Any, Final, Literal, cast
 
@@ -59,7 +59,6 @@ __all__ = [
     "made_columns",
     "make_options",
     "metric_list",
-    "naming_lacked_thresholds",
     "refuse_unused",
     "refuse_unused_by_tuned",
     "resolve",
@@ -75,34 +74,6 @@ Strategy = Literal["uniform", "quantile"]
 #: The column of a threshold table's value, and the rows' threshold once joined.
 THRESHOLD = "threshold"
 THRESHOLD_ROW = f"{INTERNAL}threshold"
-
-
-@contextmanager
-def naming_lacked_thresholds(rows: pl.LazyFrame | None, spec: Spec) -> Iterator[None]:
-    """Name the first keys of ``rows`` that the threshold table lacks, when that fails.
-
-    The check counts the rows without a threshold (in the state, per id); which classes
-    and groups they are is found on failure only, reading the rows' key columns again.
-    None: no rows to read (the error as it is).
-    """
-    try:
-        yield
-    except MetricsInputError as error:
-        table = spec.options.threshold
-        if error.problem != "no_threshold" or not isinstance(table, Thresholds) or rows is None:
-            raise
-        try:
-            lacking = table.lacking(rows, count=4)
-        except (pl.exceptions.PolarsError, OSError):
-            raise error from None
-        if not lacking:
-            raise
-        keys = sorted(lacking[0], key=lambda k: k == spec.columns.cls)  # (groups, then class)
-        shown = "; ".join(", ".join(f"{k}={row[k]!r}" for k in keys) for row in lacking[:3])
-        more = "; ..." if len(lacking) > 3 else ""
-        raise MetricsInputError(
-            f"{error}; the table lacks {shown}{more}", problem=error.problem
-        ) from None
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from pl_metrics._frame import (
     CHECK_PREFIX,
     INTERNAL,
     N_IDS,
+    ROW_CHECKS,
     Columns,
     MetricsInputError,
     Problem,
@@ -114,7 +115,6 @@ _WEIGHTED_IDS = f"{INTERNAL}weighted_ids"  # ids whose weight is not zero
 _ID_WEIGHT, _WEIGHT_SUM = f"{INTERNAL}id_weight", f"{INTERNAL}weight_sum"
 _ABS_WEIGHT_SUM = f"{INTERNAL}abs_weight_sum"
 
-_ROW_CHECKS = ("null_", "nan_key_", "nonfinite_", "extreme_", "not_01_")  # keys of `row_problems`
 #: Per id: its weight times its positive labels (lwlrap's weight, before normalising).
 LWLRAP_WEIGHT = f"{INTERNAL}lwlrap_weight"
 
@@ -1137,8 +1137,8 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         groups = join_on(groups, stats, by).with_columns([e.alias(p.name) for p, e in class_sets])
         # Bad rows first, then the table's shape (duplicate or missing rows), then the rest:
         # a repeated (id, class) is named as such, not as an id with two true classes.
-        rows = [p for p in problems if p.key.startswith(_ROW_CHECKS)]
-        rest = [p for p in problems if not p.key.startswith(_ROW_CHECKS)]
+        rows = [p for p in problems if p.key.startswith(ROW_CHECKS)]
+        rest = [p for p in problems if not p.key.startswith(ROW_CHECKS)]
         problems = [*rows, *(p for p, _ in class_sets), *rest]
     refusing = _refusing_zero_weights(state.spec)
     if refusing and cols.weight is not None:  # (refusing implies a weight column)

@@ -139,7 +139,8 @@ def test_duplicates_name_the_columns_that_could_group_them(
     # Float columns are not keys; without other columns there is no hint.
     with pytest.raises(
         MetricsInputError,
-        match=r"one row per class; rows repeated whole \(a file read twice\) go with \.unique\(\)$",
+        match=r"one row per class; rows repeated whole \(a file read twice\) go with \.unique\(\); "
+        r"e\.g\. id=0, class=0: 2 rows;",
     ):
         pl_metrics.report(two.drop("model", "fold"), metric)
     assert pl_metrics.report(frame, metric, by=["model", "fold"]).lazy().collect().height == 2
@@ -404,7 +405,8 @@ def test_counts_are_of_ids_and_read_in_the_singular(good: pl.DataFrame) -> None:
             pl_metrics.report(one_class.head(1), metric)
     with pytest.raises(
         MetricsInputError,
-        match=r"^column 'score': 1 row is NaN or infinite; drop or replace it first$",
+        match=r"^column 'score': 1 row is NaN or infinite; drop or replace it first; "
+        r"e\.g\. id=0, class=3: score=nan$",
     ):
         pl_metrics.lrap(with_value(good, "score", float("nan"), [3]))
 
@@ -1008,3 +1010,110 @@ def test_csvs_of_other_separators_or_spaced_names_are_told_so(
             pl_metrics.lrap(pl.read_csv(path))
         with pytest.raises(MetricsInputError, match=told):
             pl_metrics.score(path, "lrap")
+
+
+@pytest.fixture
+def dump() -> pl.DataFrame:
+    """Two models of 300 ids and 5 classes, single-label, weights per id: one bad cell hides."""
+    rng = np.random.default_rng(3)
+    truth = np.eye(5, dtype=bool)[rng.integers(0, 5, 300)]
+    frames = [
+        long_table(truth, rng.random((300, 5)), weight=rng.random(300) + 0.5, group=model)
+        for model in ("a", "b")
+    ]
+    return pl.concat(frames).rename({"g": "model"})
+
+
+def _at(model: str, id_: int, cls: int) -> pl.Expr:
+    return (pl.col("model") == model) & (pl.col("id") == id_) & (pl.col("class") == cls)
+
+
+@pytest.mark.parametrize("path", ["eager", "pandas", "lazy", "score"])
+@pytest.mark.parametrize(
+    ("metric", "spoil", "told"),
+    [
+        (
+            "lrap",
+            lambda d: d.with_columns(
+                score=pl.when(_at("b", 250, 3)).then(float("nan")).otherwise("score")
+            ),
+            r"1 row is (NaN or infinite|null) .*; e\.g\. model='b', id=250, "
+            r"class=3(: score=nan)?$",  # (pandas' NaN is its null)
+        ),
+        (
+            "f1",
+            lambda d: d.with_columns(truth=pl.when(_at("a", 7, 1)).then(None).otherwise("truth")),
+            r"1 row is null .*; drop or fill it first; "
+            r"e\.g\. model='a', id=7, class=1$",
+        ),
+        (
+            "log_loss",
+            lambda d: d.with_columns(
+                truth=pl.col("truth").cast(pl.Int8) + _at("b", 9, 0).cast(pl.Int8) * 2
+            ),
+            r"neither 0 nor 1 .*; e\.g\. model='b', id=9, "
+            r"class=0: truth=[23]$",
+        ),
+        (
+            "roc_auc",
+            lambda d: pl.concat([d, d.filter(_at("a", 42, 4))]),
+            r"e\.g\. model='a', id=42, class=4: 2 rows$",
+        ),
+        (
+            "lwlrap",
+            lambda d: d.filter(~(_at("b", 5, 2) | _at("b", 6, 2) | _at("b", 6, 0))),
+            r"3 \(id, class\) rows are missing.*; e\.g\. model='b', id=5 lacks class=2; "
+            r"model='b', id=6 lacks class=0, 2$",
+        ),
+        (
+            "lrap",
+            lambda d: pl.concat([d.filter(~_at("a", 8, 0)), d.filter(_at("a", 9, 1))]),
+            r"has ids that repeat a class and ids that lack one.*; e\.g\. model='a', id=9, "
+            r"class=1: 2 rows; model='a', id=8 lacks class=0$",
+        ),
+        (
+            "lrap",
+            lambda d: d.with_columns(w=pl.when(_at("a", 11, 2)).then(9.0).otherwise("w")),
+            r"1 id has weights that vary .*; e\.g\. model='a', id=11: weights \d\.\d+ to 9\.0$",
+        ),
+        (
+            "top_k_accuracy",
+            lambda d: d.with_columns(truth=pl.col("truth") | _at("b", 12, 0) | _at("b", 12, 1)),
+            r"has more than one true class.*; e\.g\. model='b', id=12: "
+            r"[23] true classes$",
+        ),
+        (
+            "log_loss",
+            lambda d: d.with_columns(truth=pl.col("truth") & ~(pl.col("id") == 13)),
+            r"2 ids have no true class.*; e\.g\. model='a', id=13; model='b', id=13$",
+        ),
+    ],
+)
+def test_a_failed_check_names_its_first_rows(
+    dump: pl.DataFrame, tmp_path: Path, path: str, metric: str, spoil: Any, told: str
+) -> None:
+    """Counts alone leave a bad cell of a large dump unfound: the rows are named, on every path."""
+    bad = spoil(dump)
+    weights = {"weight_col": "w"} if metric in ("lrap", "log_loss", "f1") else {}
+    bad.write_parquet(tmp_path / "dump.parquet")
+    runs = {
+        "eager": lambda: pl_metrics.report(bad, metric, by="model", **weights),
+        "pandas": lambda: pl_metrics.report(bad.to_pandas(), metric, by="model", **weights),
+        "lazy": lambda: pl_metrics.report(bad.lazy(), metric, by="model", **weights).collect(),
+        "score": lambda: pl_metrics.score(tmp_path / "dump.parquet", metric, by="model", **weights),
+    }
+    with pytest.raises(MetricsInputError, match=told):
+        runs[path]()
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_compare_and_bootstrap_name_the_first_rows(dump: pl.DataFrame, lazy: bool) -> None:
+    bad = dump.with_columns(
+        fold=pl.col("id") % 2, score=pl.when(_at("b", 250, 3)).then(None).otherwise("score")
+    )
+    frame = bad.lazy() if lazy else bad
+    told = r"1 row is null .*; e\.g\. model='b', fold=0, id=250, class=3$"
+    with pytest.raises(MetricsInputError, match=told):
+        pl_metrics.compare(frame, "lrap", fold_col="fold").lazy().collect()
+    with pytest.raises(MetricsInputError, match=told):
+        pl_metrics.bootstrap(frame, "lrap", by=["model", "fold"], n_resamples=5).lazy().collect()

@@ -120,7 +120,7 @@ def test_a_report_names_the_metrics_that_check_a_problem() -> None:
         pl_metrics.MetricsInputError,
         match=r"one true class; checked for log_loss, top_k_accuracy; for several true classes"
         r" per id \(multi-label\), binary_log_loss scores each class on its own; lrap and ndcg"
-        r" rank ids with several true classes$",
+        r" rank ids with several true classes; e\.g\. id=0: 2 true classes$",
     ):
         pl_metrics.report(two_true, ["lrap", "log_loss", "f1", "top_k_accuracy"])
     above = df.with_columns(score=pl.col("score") * 2)
