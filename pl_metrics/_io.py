@@ -185,7 +185,7 @@ def _read_row_count(path: str, kind: str, mtime_ns: int, size: int) -> int:
         import pyarrow.parquet as pq
 
         return int(pq.read_metadata(path).num_rows)
-    return int(pl.scan_ipc(path).select(pl.len()).collect().item())
+    return int(pl.scan_ipc(path, glob=False).select(pl.len()).collect().item())
 
 
 def _expand(path: Path) -> list[Path]:
@@ -330,10 +330,11 @@ def _scan_parquet(found: Sequence[Path], common: pl.Schema | None) -> pl.LazyFra
     """Parquet files as one table; ``common``: the types to read files of other types as."""
     names = [str(p) for p in found]
     if common is None:
-        return pl.scan_parquet(names, hive_partitioning=_is_hive(found))
+        return pl.scan_parquet(names, hive_partitioning=_is_hive(found), glob=False)
     return pl.scan_parquet(
         names,
         hive_partitioning=_is_hive(found),
+        glob=False,
         schema=common,
         cast_options=_widening(),
         missing_columns="insert",
@@ -345,12 +346,17 @@ def _scan_ipc(found: Sequence[Path], common: pl.Schema | None) -> pl.LazyFrame:
     """IPC files as one table; ``common``: the types to read files of other types as."""
     names = [str(p) for p in found]
     if common is None:
-        return pl.scan_ipc(names, hive_partitioning=_is_hive(found))
+        return pl.scan_ipc(names, hive_partitioning=_is_hive(found), glob=False)
     # scan_ipc takes no target schema: each file is cast to the common types, then stacked,
     # with the hive types inferred over all the files, as a scan of them all infers them.
     hive_schema = {key: values.dtype for key, values in _hive_values(found).items()}
     frames = [
-        pl.scan_ipc(name, hive_partitioning=bool(hive_schema), hive_schema=hive_schema or None)
+        pl.scan_ipc(
+            name,
+            hive_partitioning=bool(hive_schema),
+            hive_schema=hive_schema or None,
+            glob=False,
+        )
         for name in names
     ]
     # (A file lacking a column gets it as nulls, from the stacking.)
@@ -534,7 +540,9 @@ def _merged_by_inference(found: Sequence[Path], columns: Sequence[str]) -> str |
         try:
             schema = scan_files([path], check_folders=False).collect_schema()
             numeric = [c for c in columns if c in schema and schema[c].is_numeric()]
-            texts = pl.scan_csv(path, infer_schema=False).select(pl.col(numeric).unique().implode())
+            texts = pl.scan_csv(path, infer_schema=False, glob=False).select(
+                pl.col(numeric).unique().implode()
+            )
             distinct = texts.collect().row(0, named=True) if numeric else {}
         except (pl.exceptions.PolarsError, MetricsInputError, OSError):  # (an empty CSV)
             continue
@@ -737,9 +745,8 @@ def _is_ipc_stream(path: Path) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _read_schema(path: str, kind: str, mtime_ns: int, size: int) -> pl.Schema:
     """`_file_schema`'s read (``mtime_ns`` and ``size``: keys, so a changed file is reread)."""
-    if kind == "parquet":
-        return pl.Schema(pl.read_parquet_schema(path))
-    return pl.Schema(pl.read_ipc_schema(path))
+    scan = pl.scan_parquet if kind == "parquet" else pl.scan_ipc
+    return scan(path, glob=False, hive_partitioning=False).collect_schema()
 
 
 def _common_schema(
@@ -893,7 +900,7 @@ CSV_INFER_ROWS = 10_000
 
 def _scan_one_csv(path: Path, **options: Any) -> pl.LazyFrame:
     """One CSV file, its types guessed from its first `CSV_INFER_ROWS` rows."""
-    return pl.scan_csv(path, infer_schema_length=CSV_INFER_ROWS, **options)
+    return pl.scan_csv(path, infer_schema_length=CSV_INFER_ROWS, glob=False, **options)
 
 
 def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False) -> pl.LazyFrame:
@@ -1094,9 +1101,9 @@ def _held_values(path: Path, kind: str, column: str) -> pl.Series:
             if len(bounds) == 1 and not nulls:
                 return pl.Series([bounds.pop()])
     if kind == "parquet":
-        lf = pl.scan_parquet(path, hive_partitioning=False)
+        lf = pl.scan_parquet(path, hive_partitioning=False, glob=False)
     elif kind == "ipc":
-        lf = pl.scan_ipc(path, hive_partitioning=False)
+        lf = pl.scan_ipc(path, hive_partitioning=False, glob=False)
     else:
         lf = _scan_one_csv(path)
     return lf.select(pl.col(column).unique()).collect()[column]

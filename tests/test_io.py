@@ -1000,3 +1000,23 @@ def test_a_spreadsheets_csv_mistakes_are_told_what_to_do(tmp_path: Path) -> None
         pl_metrics.score(semicolons, ["lrap"])
     assert "its header is separated by ';'" in str(error.value)
     assert "separated by commas?" not in str(error.value)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "ipc", "csv"])
+def test_paths_with_glob_characters_are_read_as_named(tmp_path: Path, fmt: str) -> None:
+    """``oof[1].parquet`` is that file: polars' scans would glob it again, as ``oof1``."""
+    df = pl.read_parquet(DATA)
+    write = {"parquet": "write_parquet", "ipc": "write_ipc", "csv": "write_csv"}[fmt]
+    knn, logreg = (df.filter(pl.col("model") == m) for m in ("knn", "logreg"))
+    getattr(knn, write)(tmp_path / f"oof[1].{fmt}")
+    getattr(logreg, write)(tmp_path / f"oof1.{fmt}")
+    expected = pl_metrics.lrap(knn, by="model")
+    named = pl_metrics.score(tmp_path / f"oof[1].{fmt}", "lrap", by="model")
+    assert_frame_equal(named, expected, check_dtypes=False)
+    assert scan(tmp_path / f"oof[1].{fmt}").select("model").unique().collect().item() == "knn"
+    # A folder of such names, with a hive key of them, in chunks (each file's schema read).
+    folder = tmp_path / "runs[2024]" / "model=k[n]n"
+    folder.mkdir(parents=True)
+    getattr(knn.drop("model"), write)(folder / f"part*?.{fmt}")
+    chunked = pl_metrics.score(tmp_path / "runs[2024]", "lrap", by="model", n_chunks=3)
+    assert_frame_equal(chunked, expected.with_columns(model=pl.lit("k[n]n")), check_dtypes=False)
