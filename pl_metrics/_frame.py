@@ -16,7 +16,7 @@ import os
 import re
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, ParamSpec, TypeGuard, TypeVar
 
@@ -489,10 +489,15 @@ def _close_names(name: str, choices: Iterable[str], *, n: int, cutoff: float) ->
     return list(dict.fromkeys(close))[:n]
 
 
-def require_column(schema: pl.Schema, option: str, name: object) -> None:
-    """Refuse a column option that names no column of the table, suggesting close names."""
+def require_column(
+    schema: pl.Schema, option: str, name: object, taken: Collection[str] = ()
+) -> None:
+    """Refuse a column option that names no column of the table, suggesting close names.
+
+    ``taken``: columns other options name, suggested for none.
+    """
     if not isinstance(name, str) or name not in schema:  # None or a list: not a name
-        raise missing_column(schema, option, name)
+        raise missing_column(schema, option, name, taken)
 
 
 #: Column options whose column a table is likely to hold just one of, by its type.
@@ -503,23 +508,40 @@ _COLUMN_KINDS: dict[str, Callable[[pl.DataType], bool]] = {
 #: The names under which dumps often hold ids and classes (of no single type, unlike truth).
 _COLUMN_NAMES: dict[str, Callable[[str], bool]] = {
     "id_col": lambda name: (
-        name in {"sample", "index", "idx", "row", "key"} or name.endswith(("_id", "_ids"))
+        name in {"id", "sample", "index", "idx", "row", "key"} or name.endswith(("_id", "_ids"))
     ),
     "class_col": lambda name: (
         name
-        in {"label", "labels", "target", "category", "cls", "class_name", "species", "tag", "y"}
+        in {
+            "class",
+            "label",
+            "labels",
+            "target",
+            "category",
+            "cls",
+            "class_name",
+            "species",
+            "tag",
+            "y",
+        }
         or name.endswith(("_label", "_class"))
     ),
 }
 
 
-def missing_column(schema: pl.Schema, option: str, name: object) -> MetricsInputError:
-    """The error for a column option naming a column the table lacks, with close names."""
+def missing_column(
+    schema: pl.Schema, option: str, name: object, taken: Collection[str] = ()
+) -> MetricsInputError:
+    """The error for a column option naming a column the table lacks, with close names.
+
+    ``taken``: columns other options name, suggested for none (a typo of the class column
+    close to "score" is no score column).
+    """
     if not isinstance(name, str):
         return MetricsInputError(
             f"option {option!r}: expected a column name (a string), got {shown(name)}"
         )
-    close = _separator_hint(schema) or _close_columns(schema, option, name)
+    close = _separator_hint(schema) or _close_columns(schema, option, name, taken)
     hint = f"; {close}" if close else ""
     return MetricsInputError(
         f"column {name!r} (option {option!r}) is not in the table; its columns are "
@@ -561,8 +583,9 @@ def _spaces_hint(schema: pl.Schema, names: Sequence[str]) -> str:
     )
 
 
-def _close_columns(schema: pl.Schema, option: str, name: str) -> str:
+def _close_columns(schema: pl.Schema, option: str, name: str, taken: Collection[str] = ()) -> str:
     """The table's columns that ``option`` may have meant instead of ``name``, as advice."""
+    schema = pl.Schema({c: dtype for c, dtype in schema.items() if c not in taken})
     close = _spaces_hint(schema, [name]) or did_you_mean(name, schema, cutoff=0.5)
     names = _close_names(name, schema, n=3, cutoff=0.5)
     if close.startswith("did you mean") and len(names) == 1 and option != "by":  # its option
@@ -577,14 +600,16 @@ def _close_columns(schema: pl.Schema, option: str, name: str) -> str:
     return close
 
 
-def _missing_columns(schema: pl.Schema, missing: list[tuple[str, str]]) -> MetricsInputError:
+def _missing_columns(
+    schema: pl.Schema, missing: list[tuple[str, str]], taken: Collection[str] = ()
+) -> MetricsInputError:
     """The error for several column options naming columns the table lacks, all at once.
 
     A table of other column names (``Id``, ``Pred``), or a wide one (a column of scores
     per class), lacks them all: told in one message rather than one a run.
     """
     named = ", ".join(f"{name!r} (option {option!r})" for option, name in missing)
-    close = {option: _close_columns(schema, option, name) for option, name in missing}
+    close = {option: _close_columns(schema, option, name, taken) for option, name in missing}
     wide = [c for c, dtype in schema.items() if dtype.is_float()]
     # No class nor score column, nor any named like them, and many of floats: wide. (Its
     # other columns are then no class, score or truth column to offer: its labels, say.)
@@ -645,10 +670,11 @@ def resolve_columns(
         options["pred_col"] = pred_col
     named = [*options.items(), *(("by", b) for b in by_names)]
     missing = [(o, name) for o, name in named if not isinstance(name, str) or name not in schema]
+    taken = {name for o, name in named if (o, name) not in missing}
     if len(missing) > 1 and all(isinstance(name, str) for _, name in missing):
-        raise _missing_columns(schema, missing)
+        raise _missing_columns(schema, missing, taken)
     for option, name in named:
-        require_column(schema, option, name)
+        require_column(schema, option, name, taken)
         if name.startswith(INTERNAL):  # pl_metrics' working columns are named so
             raise MetricsInputError(
                 f"column {name!r} (option {option!r}): names starting with {INTERNAL!r} are "

@@ -1117,3 +1117,12 @@ def test_compare_and_bootstrap_name_the_first_rows(dump: pl.DataFrame, lazy: boo
         pl_metrics.compare(frame, "lrap", fold_col="fold").lazy().collect()
     with pytest.raises(MetricsInputError, match=told):
         pl_metrics.bootstrap(frame, "lrap", by=["model", "fold"], n_resamples=5).lazy().collect()
+
+
+def test_a_missing_column_is_offered_no_column_another_option_names(good: pl.DataFrame) -> None:
+    """``class_col="species"`` is close to "score", which is the scores: offer "class"."""
+    for typo in ("species", "scores"):
+        with pytest.raises(MetricsInputError, match=r"; pass class_col='class' if that column"):
+            pl_metrics.lrap(good, class_col=typo)
+    with pytest.raises(MetricsInputError, match=r"'idx': did you mean 'id'\? pass id_col='id'"):
+        pl_metrics.lrap(good, class_col="species", id_col="idx")
