@@ -690,7 +690,8 @@ def cluster_by_id(
     source
         Files, folders or globs, as `score` reads them.
     destination
-        A new or empty folder outside the source's folders.
+        A folder outside the source's folders, new or without data files (files that
+        `score` reads; other files, such as notes, are left as they are).
     id_col
         The id column to sort by.
     n_parts

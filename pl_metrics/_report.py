@@ -219,9 +219,9 @@ def report(
         For the log losses, as in `log_loss` and `weighted_log_loss`.
     per_class
         Report per class instead: one row per ``(by..., class)``, for the metrics that have
-        per-class values (lwlrap, confusion, the thresholded family, ROC AUC, average
-        precision, padded cmAP, the Brier score, binary log loss and the expected
-        calibration error).
+        per-class values (lwlrap, confusion, the thresholded family but accuracy and
+        hamming_loss, ROC AUC, average precision, padded cmAP, the Brier score, binary log
+        loss and the expected calibration error).
     k, padding, undefined
         For `top_k_accuracy`, `padded_cmap` and `roc_auc`.
     n_bins, strategy, max_points
