@@ -1020,3 +1020,13 @@ def test_paths_with_glob_characters_are_read_as_named(tmp_path: Path, fmt: str) 
     getattr(knn.drop("model"), write)(folder / f"part*?.{fmt}")
     chunked = pl_metrics.score(tmp_path / "runs[2024]", "lrap", by="model", n_chunks=3)
     assert_frame_equal(chunked, expected.with_columns(model=pl.lit("k[n]n")), check_dtypes=False)
+
+
+def test_blank_lines_of_a_csv_are_skipped(tmp_path: Path) -> None:
+    """polars reads a blank line as a row of nulls: told as null ids the file does not show."""
+    rows = "id,class,score,truth\n1,a,0.5,1\n1,b,0.2,0\n\n2,a,0.1,0\n2,b,0.3,1\n\n\n"
+    (tmp_path / "t.csv").write_text(rows)
+    (tmp_path / "same.csv").write_text(rows.replace("\n\n", "\n"))
+    expected = pl_metrics.score(tmp_path / "same.csv", ["lrap", "f1"])
+    assert_frame_equal(pl_metrics.score(tmp_path / "t.csv", ["lrap", "f1"]), expected)
+    assert scan(tmp_path / "t.csv").collect().height == 4
