@@ -604,6 +604,13 @@ def from_wide(
     skip: list[str] = [labels_col] if labels_col is not None and truth is None else []
     class_cols: list[str] = _class_columns(schema, id_col, classes, skip)
     keep: list[str] = [c for c in schema if c not in (id_col, *class_cols, *skip)]
+    truth_columns: list[str] = [] if truth is None else list(truth.lazy().collect_schema())
+    for name in (id_col, *keep, *skip, *(c for c in truth_columns if c not in class_cols)):
+        if name.startswith(INTERNAL):  # pl_metrics' working columns are named so
+            raise MetricsInputError(
+                f"column {name!r}: names starting with {INTERNAL!r} are pl_metrics' own; "
+                "rename the column"
+            )
     made = ("class", "score", "truth")
     for name in (id_col, *keep, *class_cols):
         if name in made:
@@ -740,6 +747,8 @@ def _nulls_among(ids: object) -> np.ndarray | None:
     if isinstance(ids, (list, tuple)) or (isinstance(ids, np.ndarray) and ids.dtype == object):
         found = np.array([v is None for v in ids], dtype=bool)
         return found if found.ndim == 1 else None
+    if isinstance(ids, np.ndarray) and ids.dtype.kind in "mM":  # NaT: polars' null
+        return np.isnat(ids) if ids.ndim == 1 else None
     return None
 
 
@@ -884,6 +893,8 @@ def from_numpy(
             f"y_score: scores must be numeric (float or integer), not {score.dtype}"
             f"{_OBJECT_HINT if score.dtype == object else ''}"
         )
+    if score.dtype.kind == "f" and score.dtype.itemsize > 8:  # (long double: polars' Object)
+        score = score.astype(np.float64)
     if score.dtype.kind == "f":
         nonfinite = int(np.count_nonzero(~np.isfinite(score)))
         if nonfinite:

@@ -785,3 +785,35 @@ def test_from_wide_gives_the_same_order_on_every_call() -> None:
         assert_frame_equal(pl_metrics.from_wide(scores, truth), first)
         lazy = pl_metrics.from_wide(scores.lazy(), truth.lazy())
         assert_frame_equal(lazy.collect(engine="streaming"), first)
+
+
+def test_from_numpy_reads_long_double_scores_and_refuses_nat_ids() -> None:
+    truth = np.array([[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0]])
+    score = np.random.default_rng(0).random((4, 3))
+    expected = label_ranking_average_precision_score(truth, score)
+    frame = pl_metrics.from_numpy(truth, score.astype(np.longdouble))  # (polars: Object)
+    assert frame.schema["score"] == pl.Float64
+    assert pl_metrics.lrap(frame).item() == pytest.approx(expected, abs=1e-15)
+    dates = np.array(["2024-01-01", "NaT", "2024-01-03", "2024-01-04"], dtype="datetime64[D]")
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"option 'ids': 1 id is null \(the first in row 1"
+    ):
+        pl_metrics.from_numpy(truth, score, ids=dates)
+
+
+def test_from_wide_refuses_columns_named_as_its_own() -> None:
+    scores = pl.DataFrame({"id": [0, 1], "a": [0.1, 0.2], "b": [0.5, 0.4]})
+    truth = pl.DataFrame({"id": [0, 1], "a": [1, 0], "b": [0, 1]})
+    labels = pl.DataFrame({"id": [0, 1], "l": ["a", "b"]})
+    own = "__plm_wide_repeat_0"
+    for call in (
+        lambda: pl_metrics.from_wide(scores.with_columns(pl.lit("m").alias(own)), truth),
+        lambda: pl_metrics.from_wide(scores, truth.with_columns(pl.lit(1).alias(own))),
+        lambda: pl_metrics.from_wide(
+            scores.with_columns(pl.lit("m").alias(own)), labels, labels_col="l"
+        ),
+    ):
+        with pytest.raises(
+            pl_metrics.MetricsInputError, match=rf"column '{own}': names starting with"
+        ):
+            call()
