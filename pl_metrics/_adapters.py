@@ -728,10 +728,37 @@ def _unpivot(
 
 def _array(name: str, values: object) -> np.ndarray:
     """``values`` as a numpy array; ragged lists refused by name, not by numpy."""
+    if type(values).__module__.partition(".")[0] == "pandas":
+        values = _pandas_numbers(name, values)
     try:
         return np.asarray(values)
     except ValueError as error:  # "setting an array element with a sequence"
         raise MetricsInputError(f"{name}: cannot be read as an array: {error}") from None
+
+
+def _pandas_numbers(name: str, values: Any) -> Any:
+    """Pandas' nullable numbers as numpy's, as scikit-learn reads them; else ``values`` as is.
+
+    A Series or frame of ``Int8``, ``Float64``, ``boolean`` or Arrow's types: numpy would
+    make objects of them.
+    """
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    dtypes = list(values.dtypes) if getattr(values, "ndim", 1) == 2 else [values.dtype]
+    numpy_types = [getattr(d, "numpy_dtype", None) for d in dtypes]
+    nullable = [d for d in dtypes if not isinstance(d, np.dtype)]
+    if not nullable or not all(
+        t is not None and (is_numeric_dtype(d) or is_bool_dtype(d))
+        for d, t in zip(dtypes, numpy_types, strict=True)
+    ):
+        return values
+    missing = int(np.asarray(values.isna()).sum())
+    if missing:
+        raise MetricsInputError(
+            f"{name}: {missing:,} {'value is' if missing == 1 else 'values are'} missing "
+            f"(pandas' NA); drop or fill {'it' if missing == 1 else 'them'} first"
+        )
+    return values.to_numpy(dtype=np.result_type(*numpy_types))
 
 
 def _nulls_among(ids: object) -> np.ndarray | None:
@@ -854,6 +881,9 @@ def from_numpy(
         looked up in the names, not read as column positions).
     y_score
         ``(n_ids, n_classes)`` scores, finite.
+
+        Either array may be a pandas frame or Series, of nullable types too (``Int8``,
+        ``Float64``, ``boolean``, Arrow's) as long as no value is missing.
     class_names
         A name for each column, once each: all strings or all integers (for float or date
         classes, map the ``class`` column afterwards). Default: the column numbers.

@@ -817,3 +817,26 @@ def test_from_wide_refuses_columns_named_as_its_own() -> None:
             pl_metrics.MetricsInputError, match=rf"column '{own}': names starting with"
         ):
             call()
+
+
+def test_from_numpy_reads_pandas_nullable_numbers_as_scikit_learn_does() -> None:
+    rng = np.random.default_rng(0)
+    truth = np.eye(3, dtype=int)[rng.integers(0, 3, 8)]
+    truth[:2, 2] = 1  # (multi-label rows too)
+    score = rng.random((8, 3))
+    expected = label_ranking_average_precision_score(truth, score)
+    for y_true, y_score in (
+        (pd.DataFrame(truth).astype("Int8"), score),
+        (truth, pd.DataFrame(score).astype("Float64")),
+        (pd.DataFrame(truth).astype("boolean"), pd.DataFrame(score).astype("float64[pyarrow]")),
+    ):
+        frame = pl_metrics.from_numpy(y_true, y_score)
+        assert pl_metrics.lrap(frame).item() == pytest.approx(expected, abs=1e-15)
+    labels = pd.Series(truth.argmax(axis=1), dtype="Int64")
+    assert_frame_equal(
+        pl_metrics.from_numpy(labels, score), pl_metrics.from_numpy(labels.to_numpy(int), score)
+    )
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^y_true: 1 value is missing \(pandas' NA\); drop"
+    ):
+        pl_metrics.from_numpy(labels.where(labels.index != 3), score)
