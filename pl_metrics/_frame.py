@@ -166,10 +166,25 @@ def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOpt
             f"{function}: option {name!r} is not one of its options; {why}",
             problem="unknown_option",
         )
+    if not close and name in _SCIKIT_LEARN_OPTIONS:
+        close = _SCIKIT_LEARN_OPTIONS[name]
+        if name == "labels" and "class_names" in known:
+            close = "did you mean 'class_names'? (as scikit-learn's labels=)"
     return UnknownOptionError(
         f"{function}: unknown option {name!r}{f'; {close}' if close else ''}",
         problem="unknown_option",
     )
+
+
+#: What scikit-learn's options are here, told to its users who pass them.
+_SCIKIT_LEARN_OPTIONS = {
+    "sample_weight": (
+        "weights are a column here, one value per id: add it and pass weight_col (from_numpy's "
+        "ids are its rows by default: .join(pl.DataFrame({'id': range(len(w)), 'w': w}), "
+        "on='id'), then weight_col='w')"
+    ),
+    "labels": "to score some classes, filter the class column first",
+}
 
 
 def checked_options(function: Callable[_P, _R]) -> Callable[_P, _R]:

@@ -1126,3 +1126,13 @@ def test_a_missing_column_is_offered_no_column_another_option_names(good: pl.Dat
             pl_metrics.lrap(good, class_col=typo)
     with pytest.raises(MetricsInputError, match=r"'idx': did you mean 'id'\? pass id_col='id'"):
         pl_metrics.lrap(good, class_col="species", id_col="idx")
+
+
+def test_scikit_learn_options_are_told_what_they_are_here(good: pl.DataFrame) -> None:
+    with pytest.raises(MetricsInputError, match=r"'sample_weight'; weights are a column here"):
+        pl_metrics.f1(good, sample_weight="w")
+    told = r"from_numpy: unknown option 'labels'; did you mean 'class_names'\?"
+    with pytest.raises(MetricsInputError, match=told):
+        pl_metrics.from_numpy(np.eye(2), np.eye(2), labels=["a", "b"])
+    with pytest.raises(MetricsInputError, match=r"'labels'; to score some classes, filter the"):
+        pl_metrics.lrap(good, labels=[1, 2])
