@@ -60,7 +60,11 @@ def _class_columns(
     schema: pl.Schema, id_col: str, classes: Sequence[str] | None, skip: Sequence[str]
 ) -> list[str]:
     if classes is not None:
-        names = _names("classes", classes)
+        # A pandas frame's integer column names are text in polars ("0", "1"): read so.
+        names = [
+            str(c) if isinstance(c, int) and str(c) in schema else c
+            for c in _names("classes", classes)
+        ]
         if not names:
             raise MetricsInputError("option 'classes': give at least one class column")
         missing = [c for c in names if not isinstance(c, str) or c not in schema]
@@ -523,7 +527,8 @@ def from_wide(
         The id column, in both tables.
     classes
         The class columns (one name, or several), numeric and each named once; default:
-        every float column of ``scores``.
+        every float column of ``scores``. An integer names the column of its text (a pandas
+        frame's column ``0`` is polars' ``"0"``).
     labels_col
         Column of true labels (list or separated string), or of one label per id (integer
         or categorical: a multi-class target, ``0`` naming the class column ``"0"``). Each

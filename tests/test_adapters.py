@@ -840,3 +840,14 @@ def test_from_numpy_reads_pandas_nullable_numbers_as_scikit_learn_does() -> None
         pl_metrics.MetricsInputError, match=r"^y_true: 1 value is missing \(pandas' NA\); drop"
     ):
         pl_metrics.from_numpy(labels.where(labels.index != 3), score)
+
+
+def test_from_wide_classes_name_a_pandas_frames_integer_columns() -> None:
+    rng = np.random.default_rng(0)
+    score = rng.random((6, 3))
+    scores = pd.DataFrame(score).assign(id=range(6))
+    truth = pd.DataFrame((score > 0.5).astype(int)).assign(id=range(6))
+    assert_frame_equal(
+        pl_metrics.from_wide(scores, truth, classes=[0, 1, 2]),
+        pl_metrics.from_wide(scores, truth, classes=["0", "1", "2"]),
+    )
