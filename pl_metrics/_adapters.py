@@ -633,7 +633,10 @@ def from_wide(
     if truth is not None:
         truth_schema = truth.lazy().collect_schema()
         ids, truth_ids = schema[id_col], truth_schema.get(id_col)
-        if (
+        texts = {pl.String, pl.Categorical}  # (one pandas frame's ids a category, one's text)
+        if truth_ids is not None and {ids.base_type(), truth_ids.base_type()} <= texts:
+            truth = truth.with_columns(pl.col(id_col).cast(ids))
+        elif (
             truth_ids is not None
             and ids != truth_ids
             and not (ids.is_integer() and truth_ids.is_integer())

@@ -851,3 +851,15 @@ def test_from_wide_classes_name_a_pandas_frames_integer_columns() -> None:
         pl_metrics.from_wide(scores, truth, classes=[0, 1, 2]),
         pl_metrics.from_wide(scores, truth, classes=["0", "1", "2"]),
     )
+
+
+def test_from_wide_matches_text_ids_to_categorical_ones() -> None:
+    """One pandas frame's ids a category, the other's text: the same ids."""
+    scores = pl.DataFrame({"id": ["x", "y"], "a": [0.1, 0.2], "b": [0.5, 0.4]})
+    truth = pl.DataFrame({"id": ["y", "x"], "a": [1, 0], "b": [0, 1]})
+    expected = pl_metrics.from_wide(scores, truth)
+    categorical = pl.col("id").cast(pl.Categorical)
+    got = pl_metrics.from_wide(scores, truth.with_columns(categorical))
+    assert_frame_equal(got, expected)
+    got = pl_metrics.from_wide(scores.lazy().with_columns(categorical), truth.lazy()).collect()
+    assert_frame_equal(got, expected.with_columns(categorical))
