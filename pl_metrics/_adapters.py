@@ -92,6 +92,20 @@ def _class_columns(
     return found
 
 
+def _unnamed_index_hint(table: object, id_col: str) -> str:
+    """For a pandas frame whose ids are its unnamed index, which is no column."""
+    if type(table).__module__.partition(".")[0] != "pandas":
+        return ""
+    index = getattr(table, "index", None)
+    if index is None or any(name is not None for name in index.names):
+        return ""
+    import pandas
+
+    if isinstance(index, pandas.RangeIndex) and index.start == 0 and index.step == 1:
+        return ""  # (the rows' numbers: no ids)
+    return f"; the frame's index is unnamed, so no column: pass frame.reset_index(names={id_col!r})"
+
+
 def _shown(names: Sequence[object], total: int) -> str:
     """Up to `_SHOWN` names, quoted, with ``, ...`` when there are more."""
     return listed([repr(n) for n in names], _SHOWN, total)
@@ -586,6 +600,7 @@ def from_wide(
     ...
     pl_metrics._frame.MetricsInputError: column 'labels': 1 id has ... not class columns: 'cat'
     """
+    index_hint = _unnamed_index_hint(scores, id_col)
     scores = table_option("scores", scores)  # type: ignore[assignment]  # (Arrow gives a DataFrame)
     truth = None if truth is None else table_option("truth", truth)
     column_name("id_col", id_col)
@@ -603,8 +618,10 @@ def from_wide(
     lazy = scores.lazy()
     schema = lazy.collect_schema()
     if id_col not in schema:  # (close names suggested, as the metrics suggest them)
-        message = str(missing_column(schema, "id_col", id_col))
-        raise MetricsInputError(message.replace("is not in the table", "is not in the scores"))
+        scored = [c for c, dtype in schema.items() if dtype.is_float()]  # (classes, not ids)
+        message = str(missing_column(schema, "id_col", id_col, taken=scored))
+        message = message.replace("is not in the table", "is not in the scores")
+        raise MetricsInputError(message + index_hint)
     # The labels column is in the scores table only when no truth table is given.
     skip: list[str] = [labels_col] if labels_col is not None and truth is None else []
     class_cols: list[str] = _class_columns(schema, id_col, classes, skip)

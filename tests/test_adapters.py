@@ -863,3 +863,14 @@ def test_from_wide_matches_text_ids_to_categorical_ones() -> None:
     assert_frame_equal(got, expected)
     got = pl_metrics.from_wide(scores.lazy().with_columns(categorical), truth.lazy()).collect()
     assert_frame_equal(got, expected.with_columns(categorical))
+
+
+def test_from_wide_tells_of_ids_in_an_unnamed_pandas_index() -> None:
+    """Not "did you mean 'bird'? pass id_col='bird'": a class column is no id column."""
+    scores = pd.DataFrame({"cat": [0.1, 0.2], "dog": [0.5, 0.4], "bird": [0.3, 0.3]})
+    truth = pd.DataFrame({"id": ["u", "v"], "cat": [1, 0], "dog": [0, 1], "bird": [0, 0]})
+    told = r"\['cat', 'dog', 'bird'\]; the frame's index is unnamed, so no column: pass frame"
+    with pytest.raises(pl_metrics.MetricsInputError, match=told):
+        pl_metrics.from_wide(scores.set_axis(["u", "v"]), truth)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"\['cat', 'dog', 'bird'\]$"):
+        pl_metrics.from_wide(scores, truth)  # (the rows' numbers: no ids to point at)
