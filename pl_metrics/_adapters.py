@@ -755,6 +755,11 @@ def _array(name: str, values: object) -> np.ndarray:
     """``values`` as a numpy array; ragged lists refused by name, not by numpy."""
     if type(values).__module__.partition(".")[0] == "pandas":
         values = _pandas_numbers(name, values)
+    if isinstance(values, pl.LazyFrame):  # (numpy makes one object of it)
+        raise MetricsInputError(
+            f"{name}: a LazyFrame; from_numpy takes arrays (collect it first), and "
+            "pl_metrics.from_wide a wide table of an id column and a column per class"
+        )
     try:
         return np.asarray(values)
     except ValueError as error:  # "setting an array element with a sequence"

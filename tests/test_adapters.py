@@ -874,3 +874,8 @@ def test_from_wide_tells_of_ids_in_an_unnamed_pandas_index() -> None:
         pl_metrics.from_wide(scores.set_axis(["u", "v"]), truth)
     with pytest.raises(pl_metrics.MetricsInputError, match=r"\['cat', 'dog', 'bird'\]$"):
         pl_metrics.from_wide(scores, truth)  # (the rows' numbers: no ids to point at)
+
+
+def test_from_numpy_refuses_a_lazyframe_by_name() -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^y_true: a LazyFrame; from_numpy"):
+        pl_metrics.from_numpy(pl.LazyFrame({"a": [1, 0]}), np.zeros((2, 1)))
