@@ -51,7 +51,7 @@ import polars as pl
 from pl_metrics._chunks import budget_bytes
 from pl_metrics._curve_tables import cell_loss, weighted_mean
 from pl_metrics._curves import average_classes
-from pl_metrics._examples import naming_examples
+from pl_metrics._examples import naming_examples, with_hint
 from pl_metrics._frame import (
     EMPTY_TABLE,
     INTERNAL,
@@ -1511,7 +1511,7 @@ def _checked_report(
         if error.problem != "duplicate":
             raise
         hint = by_hint(spec.columns)
-        raise MetricsInputError(f"{error}{hint}", problem=error.problem) from None
+        raise (with_hint(error, hint.removeprefix("; ")) if hint else error) from None
 
 
 def model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> Any:

@@ -36,7 +36,7 @@ from pl_metrics._chunks import (
     scaled,
 )
 from pl_metrics._curves import average_classes, check_undefined, curve_positives
-from pl_metrics._examples import naming_examples
+from pl_metrics._examples import naming_examples, with_hint
 from pl_metrics._frame import (
     EMPTY_TABLE,
     INTERNAL,
@@ -337,7 +337,7 @@ def hinted(files: Sequence[Path] | None, id_col: str, class_col: str) -> Iterato
         hint = mixed_dumps(files, id_col, class_col, error.problem) if files else None
         if hint is None:
             raise
-        raise MetricsInputError(f"{error}; {hint}", problem=error.problem) from None
+        raise with_hint(error, hint) from None
 
 
 _Kept = TypeVar("_Kept")

@@ -17,7 +17,7 @@ import polars as pl
 from pl_metrics._frame import INTERNAL, ROW_CHECKS, Columns, MetricsInputError, listed, problem_rows
 from pl_metrics._spec import Spec, Thresholds
 
-__all__ = ["naming_examples"]
+__all__ = ["naming_examples", "with_hint"]
 
 #: How many examples an error names.
 SHOWN = 3
@@ -26,7 +26,7 @@ _COUNT = f"{INTERNAL}example_count"
 _LOW = f"{INTERNAL}example_low"
 _HIGH = f"{INTERNAL}example_high"
 _ALL_ROWS = f"{INTERNAL}example_all"
-_NAMED = "_pl_metrics_examples_named"
+_NAMED = "_pl_metrics_examples_named"  # (an error's examples, where named)
 
 
 @contextmanager
@@ -49,8 +49,23 @@ def naming_examples(rows: pl.LazyFrame | None, spec: Spec) -> Iterator[None]:
         if not found:
             raise
         named = MetricsInputError(f"{error}; {found}", problem=error.problem, column=error.column)
-        setattr(named, _NAMED, True)  # (a caller's own naming, around this one, adds none)
+        setattr(named, _NAMED, found)  # (a caller's own naming, around this one, adds none)
         raise named from None
+
+
+def with_hint(error: MetricsInputError, hint: str, text: str | None = None) -> MetricsInputError:
+    """``error`` (or its ``text``) with ``hint`` added to its advice, before its examples."""
+    found = getattr(error, _NAMED, None)
+    text = str(error) if text is None else text
+    if found:
+        text = text.removesuffix(f"; {found}")
+    hinted = MetricsInputError(
+        f"{text}; {hint}" + (f"; {found}" if found else ""),
+        problem=error.problem,
+        column=error.column,
+    )
+    setattr(hinted, _NAMED, found)
+    return hinted
 
 
 def _finder_key(problem: str | None) -> str | None:
@@ -71,7 +86,9 @@ def _named(row: dict[str, Any], keys: list[str]) -> str:
 
 
 def _told(items: list[str], total: int) -> str:
-    return "e.g. " + listed(items, SHOWN, total, separator="; ")
+    """``e.g. a; b; c; ...``: the first `SHOWN` of ``items`` (of ``total``), each once."""
+    items = list(dict.fromkeys(items))  # (NaN keys, or Python's microseconds, look alike)
+    return "e.g. " + listed(items, SHOWN, max(total, len(items)), separator="; ")
 
 
 def _bad_rows(rows: pl.LazyFrame, spec: Spec, problem: str) -> str:
@@ -81,10 +98,19 @@ def _bad_rows(rows: pl.LazyFrame, spec: Spec, problem: str) -> str:
     if problem not in failing:
         return ""
     column, mask = failing[problem]
-    _, keys = _keys(cols)
+    groups, keys = _keys(cols)
+    if column == cols.weight:  # (weights are per id: its ids, each once)
+        keys = [*groups, cols.id]
     shown = [*keys, column] if column not in keys else keys
-    found = rows.filter(mask.fill_null(False)).select(shown).head(SHOWN + 1).collect()
-    value = not problem.startswith("null_")  # (a null's value says nothing)
+    found = (
+        rows.filter(mask.fill_null(False))
+        .select(shown)
+        .unique(keys, maintain_order=True)
+        .head(SHOWN + 1)
+        .collect()
+    )
+    # (A null's value says nothing; a key's is in the key already.)
+    value = not problem.startswith("null_") and column not in keys
     return _told(
         [
             _named(row, keys) + (f": {column}={row[column]!r}" if value else "")
@@ -95,13 +121,25 @@ def _bad_rows(rows: pl.LazyFrame, spec: Spec, problem: str) -> str:
 
 
 def _duplicates(rows: pl.LazyFrame, spec: Spec) -> list[str]:
-    """The first (groups, id, class) keys of several rows, with their count."""
-    _, keys = _keys(spec.columns)
+    """The first ids of a repeated class, each with one such class and its row count."""
+    cols = spec.columns
+    groups, keys = _keys(cols)
+    # Ids first, then their rows' keys: a group_by of every (id, class) of a 20M-row dump
+    # (`by` forgotten) held twice the memory of the ids'.
+    ids = (
+        rows.group_by([*groups, cols.id], maintain_order=True)
+        .agg(pl.len().alias(_COUNT), pl.col(cols.cls).n_unique().alias(_LOW))
+        .filter(pl.col(_COUNT) > pl.col(_LOW))
+        .select(*groups, cols.id)
+        .head(SHOWN + 1)
+        .collect()
+    )
     found = (
-        rows.group_by(keys, maintain_order=True)
+        rows.join(ids.lazy(), on=[*groups, cols.id], how="semi", nulls_equal=True)
+        .group_by(keys, maintain_order=True)
         .agg(pl.len().alias(_COUNT))
         .filter(pl.col(_COUNT) > 1)
-        .head(SHOWN + 1)
+        .unique([*groups, cols.id], maintain_order=True)
         .collect()
     )
     return [f"{_named(row, keys)}: {row[_COUNT]} rows" for row in found.iter_rows(named=True)]
@@ -122,10 +160,13 @@ def _lacking(rows: pl.LazyFrame, spec: Spec) -> list[str]:
         .filter(pl.col(_LOW) < pl.col(_HIGH))
         .select(*groups, cols.id)
         .head(SHOWN + 1)
+        .collect()  # (a few ids: read once, not again in each join below)
+        .lazy()
     )
+    theirs = rows.join(short, on=[*groups, cols.id], how="semi", nulls_equal=True)
     missing = (
         short.join(classes, on=groups, nulls_equal=True)
-        .join(rows, on=[*groups, cols.id, cols.cls], how="anti", nulls_equal=True)
+        .join(theirs, on=[*groups, cols.id, cols.cls], how="anti", nulls_equal=True)
         .group_by([*groups, cols.id])
         .agg(pl.col(cols.cls).sort().head(SHOWN + 1))
         .join(short, on=[*groups, cols.id], nulls_equal=True, maintain_order="right")

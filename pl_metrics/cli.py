@@ -27,6 +27,7 @@ import polars as pl
 from pl_metrics import __version__, _kernel
 from pl_metrics._curve_tables import thinned
 from pl_metrics._driver import hinted, score, warn_of_mixed_tasks
+from pl_metrics._examples import with_hint
 from pl_metrics._frame import (
     EMPTY_TABLE,
     MetricsInputError,
@@ -895,11 +896,11 @@ def _differences(
                     raise
                 # The hint to group by a fold (`by_hint`) is paired()'s: here folds are pooled.
                 text = re.sub(r"; the table (also )?has columns?[^;]*", "", str(error))
-                raise MetricsInputError(
-                    f"{text}; --against pools the folds, so each id must be in one fold of "
-                    "each model (repeated cross-validation: compare each repeat alone)",
-                    problem=error.problem,
-                ) from None
+                pooled = (
+                    "--against pools the folds, so each id must be in one fold of each model "
+                    "(repeated cross-validation: compare each repeat alone)"
+                )
+                raise with_hint(error, pooled, text) from None
     if unpaired:  # one line, as errors are: each pair's count, then what pairing needs
         why = "; a paired comparison needs"
         heads = [message.partition(why)[0] for message in unpaired]

@@ -1136,3 +1136,24 @@ def test_scikit_learn_options_are_told_what_they_are_here(good: pl.DataFrame) ->
         pl_metrics.from_numpy(np.eye(2), np.eye(2), labels=["a", "b"])
     with pytest.raises(MetricsInputError, match=r"'labels'; to score some classes, filter the"):
         pl_metrics.lrap(good, labels=[1, 2])
+
+
+def test_examples_name_each_id_once_after_the_advice(dump: pl.DataFrame) -> None:
+    """Weights are per id, repeats are told per id; the advice comes before the examples."""
+    infinite = dump.with_columns(w=pl.when(pl.col("id") == 5).then(float("inf")).otherwise("w"))
+    with pytest.raises(MetricsInputError, match=r"e\.g\. model='a', id=5: w=inf; model='b', "):
+        pl_metrics.lrap(infinite, by="model", weight_col="w")
+    twice = pl.concat([dump, dump.filter(pl.col("id") < 9)])
+    told = r"e\.g\. model='a', id=0, class=0: 2 rows; model='a', id=1, class=0: 2 rows; "
+    with pytest.raises(MetricsInputError, match=told):
+        pl_metrics.lrap(twice, by="model")
+    seeds = pl.concat([dump.with_columns(seed=pl.lit(s)) for s in range(2)])
+    advice_first = r"pass by=\['model', 'seed'\] if each \(model, seed\) holds .*; e\.g\. model="
+    with pytest.raises(MetricsInputError, match=advice_first):
+        pl_metrics.bootstrap(seeds, "lrap", by="model", n_resamples=5)
+    # A NaN key is in the key already; rows alike in text are told once.
+    nan_class = dump.with_columns(
+        pl.when(pl.col("id") == 4).then(float("nan")).otherwise(pl.col("class")).alias("class")
+    )
+    with pytest.raises(MetricsInputError, match=r"e\.g\. model='a', id=4, class=nan; model='b'"):
+        pl_metrics.lrap(nan_class, by="model")

@@ -315,7 +315,8 @@ def test_a_few_ids_in_two_shards_are_told_as_such(tmp_path: Path) -> None:
     with pytest.raises(
         MetricsInputError,
         match=rf"files '.*part-0.parquet' and '.*part-1.parquet' share 1 of their ids \(such "
-        rf"as {ids[49]}\): an id's rows belong in one file$",
+        rf"as {ids[49]}\): an id's rows belong in one file; e\.g\. id={ids[49]}, class='0': 2 "
+        r"rows$",
     ):
         pl_metrics.score(tmp_path / "retried", "lrap")
     for label, part in digits.group_by("class"):
@@ -808,7 +809,8 @@ def test_csv_keys_that_read_as_one_number_are_named(tmp_path: Path) -> None:
     assert message.endswith(
         f"but file {str(path)!r} writes '01' and '1' in column 'class', which a CSV reader "
         "types as one number: keep such keys as text (write them in parquet, or with a "
-        "prefix: c01)"
+        "prefix: c01); e.g. id=1, class=1: 2 rows; id=3, class=1: 2 rows; id=7, class=1: 2 "
+        "rows; ..."
     )
 
 
