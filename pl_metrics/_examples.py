@@ -216,7 +216,11 @@ def _lacked_thresholds(rows: pl.LazyFrame, spec: Spec, problem: str) -> str:
     lacking = table.lacking(rows, count=SHOWN + 1)
     if not lacking:
         return ""
-    keys = sorted(lacking[0], key=lambda k: k == spec.columns.cls)  # (groups, then class)
+    groups, _ = _keys(spec.columns)  # (the data's groups in order, other keys, the class)
+    keys = sorted(
+        lacking[0],
+        key=lambda k: (k == spec.columns.cls, groups.index(k) if k in groups else len(groups)),
+    )
     return "the table lacks " + listed(
         [_named(row, keys) for row in lacking], SHOWN, separator="; "
     )
