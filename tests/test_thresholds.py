@@ -1050,3 +1050,16 @@ def test_thresholds_of_float32_scores_hold_for_them_as_float64_too(fold_col: str
     for data in (narrow, widened, decimals):
         got = pl_metrics.f1(data, threshold=best, average=None)
         assert got["f1"].to_list() == pytest.approx(best["value"].to_list(), rel=1e-12)
+
+
+def test_lacked_keys_are_told_in_the_datas_group_order() -> None:
+    df = pl.read_parquet(Path(__file__).parent.parent / "data" / "digits_oof.parquet")
+    df = df.filter(pl.col("id") < 300)
+    table = pl_metrics.best_threshold(df, "f1", by=["model", "fold"]).select(
+        "fold", "model", "class", "threshold"
+    )
+    lacking = table.filter(~((pl.col("fold") == 2) & (pl.col("class") == "1")))
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"the table lacks model='\w+', fold=2, class='1';"
+    ):
+        pl_metrics.f1(df, by="model", threshold=lacking)
