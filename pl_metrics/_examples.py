@@ -26,7 +26,6 @@ _COUNT = f"{INTERNAL}example_count"
 _LOW = f"{INTERNAL}example_low"
 _HIGH = f"{INTERNAL}example_high"
 _ALL_ROWS = f"{INTERNAL}example_all"
-_NAMED = "_pl_metrics_examples_named"  # (an error's examples, where named)
 
 
 @contextmanager
@@ -40,7 +39,7 @@ def naming_examples(rows: pl.LazyFrame | None, spec: Spec) -> Iterator[None]:
         yield
     except MetricsInputError as error:
         find = _FINDERS.get(_finder_key(error.problem))
-        if find is None or rows is None or getattr(error, _NAMED, False):
+        if find is None or rows is None or error.examples:  # (named by a caller's caller)
             raise
         try:
             found = find(rows, spec, str(error.problem))
@@ -48,24 +47,21 @@ def naming_examples(rows: pl.LazyFrame | None, spec: Spec) -> Iterator[None]:
             raise error from None
         if not found:
             raise
-        named = MetricsInputError(f"{error}; {found}", problem=error.problem, column=error.column)
-        setattr(named, _NAMED, found)  # (a caller's own naming, around this one, adds none)
-        raise named from None
+        raise MetricsInputError(
+            f"{error}; {found}", problem=error.problem, column=error.column, examples=found
+        ) from None
 
 
 def with_hint(error: MetricsInputError, hint: str, text: str | None = None) -> MetricsInputError:
     """``error`` (or its ``text``) with ``hint`` added to its advice, before its examples."""
-    found = getattr(error, _NAMED, None)
-    text = str(error) if text is None else text
-    if found:
-        text = text.removesuffix(f"; {found}")
-    hinted = MetricsInputError(
+    found = error.examples
+    text = (str(error) if text is None else text).removesuffix(f"; {found}" if found else "")
+    return MetricsInputError(
         f"{text}; {hint}" + (f"; {found}" if found else ""),
         problem=error.problem,
         column=error.column,
+        examples=found,
     )
-    setattr(hinted, _NAMED, found)
-    return hinted
 
 
 def _finder_key(problem: str | None) -> str | None:

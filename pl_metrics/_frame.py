@@ -113,13 +113,20 @@ class MetricsInputError(ValueError):
     """
 
     def __init__(
-        self, message: str, *, problem: str | None = None, column: str | None = None
+        self,
+        message: str,
+        *,
+        problem: str | None = None,
+        column: str | None = None,
+        examples: str = "",
     ) -> None:
         super().__init__(message)
         #: The data check that failed (``"duplicate"``, ``"ragged"``, ...), when one did.
         self.problem = problem
         #: The column of a column's problem, where a caller may tell more of it (its text).
         self.column = column
+        #: The first rows (ids, keys) the message ends with, once found (`_examples`).
+        self.examples = examples
 
 
 class UnknownOptionError(MetricsInputError, TypeError):
