@@ -391,12 +391,27 @@ def score_spec(
     budget: int,
     n_chunks: int | None = None,
     runner: Runner,
+    examples: bool = True,
 ) -> pl.DataFrame:
     """The driver: `score` once its source and options are resolved.
 
     ``files`` or ``dataset``: what ``lf`` scans, for the chunk planner (`plan_chunks`).
+    ``examples``: read ``lf`` again, in its id chunks, for the first rows a failed check is
+    about (not where the client of a cluster would read them).
     """
-    with naming_examples(lf, spec):
+
+    def parts() -> tuple[pl.Expr, ...]:  # (made only if a check fails)
+        return plan_chunks(
+            lf,
+            id_col=spec.columns.id,
+            budget=budget,
+            files=files,
+            dataset=dataset,
+            n_chunks=n_chunks,
+            width=row_bytes(lf.collect_schema(), spec.read),
+        ).filters
+
+    with naming_examples(lf if examples else None, spec, parts):
         return _scored_in_chunks(
             lf, spec, files=files, dataset=dataset, budget=budget, n_chunks=n_chunks, runner=runner
         )

@@ -8,8 +8,10 @@ one bad cell of a 20M-row dump can be found.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import functools
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -26,14 +28,22 @@ _COUNT = f"{INTERNAL}example_count"
 _LOW = f"{INTERNAL}example_low"
 _HIGH = f"{INTERNAL}example_high"
 _ALL_ROWS = f"{INTERNAL}example_all"
+#: The failing rows a row check's examples are found in (ids each once, among them).
+_ROWS_SEEN = 10_000
 
 
 @contextmanager
-def naming_examples(rows: pl.LazyFrame | None, spec: Spec) -> Iterator[None]:
+def naming_examples(
+    rows: pl.LazyFrame | None,
+    spec: Spec,
+    parts: Callable[[], Sequence[pl.Expr]] | None = None,
+) -> Iterator[None]:
     """Name the first keys a failed data check is about, reading ``rows`` again.
 
     ``rows``: the rows the metrics read; None where there is no table to read again (the
-    error as it is). A second read that fails leaves the error as it is too.
+    error as it is). ``parts``: filters of id-disjoint parts of ``rows`` that each fit in
+    memory (`score`'s chunks), read one after the other until examples are found; made on
+    failure only. A second read that fails leaves the error as it is too.
     """
     try:
         yield
@@ -42,13 +52,15 @@ def naming_examples(rows: pl.LazyFrame | None, spec: Spec) -> Iterator[None]:
         if find is None or rows is None or error.examples:  # (named by a caller's caller)
             raise
         try:
-            found = find(rows, spec, str(error.problem))
+            found = _found(find, _Search(rows, spec, str(error.problem)), parts)
         except (Exception, pl.exceptions.PanicException):  # (the count stands without them)
             raise error from None
         if not found:
             raise
+        lead = "the table lacks " if error.problem == "no_threshold" else "e.g. "
+        told = lead + listed(found, SHOWN, separator="; ")
         raise MetricsInputError(
-            f"{error}; {found}", problem=error.problem, column=error.column, examples=found
+            f"{error}; {told}", problem=error.problem, column=error.column, examples=told
         ) from None
 
 
@@ -64,6 +76,42 @@ def with_hint(error: MetricsInputError, hint: str, text: str | None = None) -> M
     )
 
 
+@dataclass
+class _Search:
+    """What a finder looks in: the whole table, for what, and what it knows of it already."""
+
+    rows: pl.LazyFrame
+    spec: Spec
+    problem: str
+
+    @functools.cached_property
+    def group_classes(self) -> pl.DataFrame:
+        """Each group's classes (all rows one group without groups), over the whole table."""
+        cols = self.spec.columns
+        return (
+            _grouped(self.rows, cols)
+            .select(*(_groups(cols) or [_ALL_ROWS]), cols.cls)
+            .unique()
+            .collect(engine="streaming")  # (a few rows a group, of any number of rows)
+        )
+
+
+def _found(
+    find: Callable[[pl.LazyFrame, _Search], list[str]],
+    search: _Search,
+    parts: Callable[[], Sequence[pl.Expr]] | None,
+) -> list[str]:
+    """What ``find`` names, part after part, until more than `SHOWN` (each once)."""
+    filters = [None] if parts is None else list(parts())
+    found: list[str] = []
+    for part in filters:
+        rows = search.rows if part is None or len(filters) == 1 else search.rows.filter(part)
+        found = list(dict.fromkeys([*found, *find(rows, search)]))  # (NaN keys look alike)
+        if len(found) > SHOWN:
+            break
+    return found
+
+
 def _finder_key(problem: str | None) -> str | None:
     """The finder of a problem key: row checks share one (``null_score``, ``not_01_truth``)."""
     if problem is not None and problem.startswith(ROW_CHECKS):
@@ -71,83 +119,78 @@ def _finder_key(problem: str | None) -> str | None:
     return problem
 
 
-def _keys(cols: Columns) -> tuple[list[str], list[str]]:
-    """The caller's groups, and the groups with id and class: the keys a row is named by."""
-    groups = [b for b in cols.by if not b.startswith(INTERNAL)]  # (a resample number: none)
-    return groups, [*groups, cols.id, cols.cls]
+def _groups(cols: Columns) -> list[str]:
+    """The caller's groups (a resample number names nothing)."""
+    return [b for b in cols.by if not b.startswith(INTERNAL)]
 
 
-def _named(row: dict[str, Any], keys: list[str]) -> str:
-    return ", ".join(f"{k}={row[k]!r}" for k in keys)
+def _grouped(rows: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
+    """``rows`` with a constant group where there are none: joins need a key."""
+    return rows if _groups(cols) else rows.with_columns(pl.lit(0).alias(_ALL_ROWS))
 
 
-def _told(items: list[str], total: int) -> str:
-    """``e.g. a; b; c; ...``: the first `SHOWN` of ``items`` (of ``total``), each once."""
-    items = list(dict.fromkeys(items))  # (NaN keys, or Python's microseconds, look alike)
-    return "e.g. " + listed(items, SHOWN, max(total, len(items)), separator="; ")
+def _named(row: dict[str, Any], keys: Sequence[str]) -> str:
+    return ", ".join(f"{k}={row[k]!r}" for k in keys if k != _ALL_ROWS)
 
 
-def _bad_rows(rows: pl.LazyFrame, spec: Spec, problem: str) -> str:
+def _bad_rows(rows: pl.LazyFrame, search: _Search) -> list[str]:
     """Rows failing a row check (nulls, NaN, values outside 0/1), with the value failed."""
-    cols = spec.columns
-    failing = dict((p.key, (p.column, mask)) for p, mask in problem_rows(cols))
-    if problem not in failing:
-        return ""
-    column, mask = failing[problem]
-    groups, keys = _keys(cols)
-    if column == cols.weight:  # (weights are per id: its ids, each once)
-        keys = [*groups, cols.id]
-    shown = [*keys, column] if column not in keys else keys
+    cols = search.spec.columns
+    failing = {p.key: (p.column, mask) for p, mask in problem_rows(cols)}
+    if search.problem not in failing:
+        return []
+    column, mask = failing[search.problem]
+    keys = [*_groups(cols), cols.id]
+    if column != cols.weight:  # (weights are per id: its ids, each once)
+        keys.append(cols.cls)
     found = (
         rows.filter(mask.fill_null(False))
-        .select(shown)
+        .select(*dict.fromkeys([*keys, column]))
+        .head(_ROWS_SEEN)  # (of 10M NaN scores, a few: unique would hold them all)
         .unique(keys, maintain_order=True)
         .head(SHOWN + 1)
         .collect()
     )
     # (A null's value says nothing; a key's is in the key already.)
-    value = not problem.startswith("null_") and column not in keys
-    return _told(
-        [
-            _named(row, keys) + (f": {column}={row[column]!r}" if value else "")
-            for row in found.iter_rows(named=True)
-        ],
-        found.height,
-    )
+    value = not search.problem.startswith("null_") and column not in keys
+    return [
+        _named(row, keys) + (f": {column}={row[column]!r}" if value else "")
+        for row in found.iter_rows(named=True)
+    ]
 
 
-def _duplicates(rows: pl.LazyFrame, spec: Spec) -> list[str]:
+def _duplicates(rows: pl.LazyFrame, search: _Search) -> list[str]:
     """The first ids of a repeated class, each with one such class and its row count."""
-    cols = spec.columns
-    groups, keys = _keys(cols)
+    cols = search.spec.columns
+    ids = [*_groups(cols), cols.id]
     # Ids first, then their rows' keys: a group_by of every (id, class) of a 20M-row dump
     # (`by` forgotten) held twice the memory of the ids'.
-    ids = (
-        rows.group_by([*groups, cols.id], maintain_order=True)
+    repeating = (
+        rows.group_by(ids, maintain_order=True)
         .agg(pl.len().alias(_COUNT), pl.col(cols.cls).n_unique().alias(_LOW))
         .filter(pl.col(_COUNT) > pl.col(_LOW))
-        .select(*groups, cols.id)
+        .select(ids)
         .head(SHOWN + 1)
         .collect()
     )
     found = (
-        rows.join(ids.lazy(), on=[*groups, cols.id], how="semi", nulls_equal=True)
-        .group_by(keys, maintain_order=True)
+        rows.join(repeating.lazy(), on=ids, how="semi", nulls_equal=True)
+        .group_by([*ids, cols.cls], maintain_order=True)
         .agg(pl.len().alias(_COUNT))
         .filter(pl.col(_COUNT) > 1)
-        .unique([*groups, cols.id], maintain_order=True)
+        .unique(ids, maintain_order=True)
         .collect()
     )
+    keys = [*ids, cols.cls]
     return [f"{_named(row, keys)}: {row[_COUNT]} rows" for row in found.iter_rows(named=True)]
 
 
-def _lacking(rows: pl.LazyFrame, spec: Spec) -> list[str]:
+def _lacking(rows: pl.LazyFrame, search: _Search) -> list[str]:
     """The first ids that lack a class other ids of their group have, with the classes."""
-    cols = spec.columns
-    groups, _ = _keys(cols)
-    if not groups:  # (joins need a key: the whole table is one group)
-        rows, groups = rows.with_columns(pl.lit(0).alias(_ALL_ROWS)), [_ALL_ROWS]
-    classes = rows.select(*groups, cols.cls).unique()
+    cols = search.spec.columns
+    rows = _grouped(rows, cols)
+    groups = _groups(cols) or [_ALL_ROWS]
+    classes = search.group_classes.lazy()
     n_classes = classes.group_by(groups).agg(pl.len().alias(_HIGH))
     short = (
         rows.group_by([*groups, cols.id], maintain_order=True)
@@ -168,26 +211,25 @@ def _lacking(rows: pl.LazyFrame, spec: Spec) -> list[str]:
         .join(short, on=[*groups, cols.id], nulls_equal=True, maintain_order="right")
         .collect()
     )
-    shown = [k for k in (*groups, cols.id) if k != _ALL_ROWS]
     return [
-        f"{_named(row, shown)} lacks {cols.cls}="
+        f"{_named(row, [*groups, cols.id])} lacks {cols.cls}="
         + listed([repr(c) for c in row[cols.cls]], SHOWN, separator=", ")
         for row in missing.iter_rows(named=True)
     ]
 
 
-def _per_id(rows: pl.LazyFrame, spec: Spec, problem: str) -> str:
+def _per_id(rows: pl.LazyFrame, search: _Search) -> list[str]:
     """The first ids of an id check: no or several true classes, weights that vary."""
-    cols = spec.columns
-    groups, _ = _keys(cols)
-    keys = [*groups, cols.id]
-    if problem == "weight_varies" and cols.weight is not None:
+    cols = search.spec.columns
+    keys = [*_groups(cols), cols.id]
+    if search.problem == "weight_varies" and cols.weight is not None:
         low, high = pl.col(cols.weight).min(), pl.col(cols.weight).max()
         fails, told = pl.col(_LOW) != pl.col(_HIGH), "weights {low!r} to {high!r}"
     else:
         low = high = cols.truth_expr.sum()
-        fails = pl.col(_LOW) == 0 if problem == "no_true_class" else pl.col(_LOW) > 1
-        told = "" if problem == "no_true_class" else "{low} true classes"
+        none = search.problem == "no_true_class"
+        fails = pl.col(_LOW) == 0 if none else pl.col(_LOW) > 1
+        told = "" if none else "{low} true classes"
     found = (
         rows.group_by(keys, maintain_order=True)
         .agg(low.alias(_LOW), high.alias(_HIGH))
@@ -195,42 +237,34 @@ def _per_id(rows: pl.LazyFrame, spec: Spec, problem: str) -> str:
         .head(SHOWN + 1)
         .collect()
     )
-    return _told(
-        [
-            _named(row, keys) + (f": {told.format(low=row[_LOW], high=row[_HIGH])}" if told else "")
-            for row in found.iter_rows(named=True)
-        ],
-        found.height,
-    )
+    return [
+        _named(row, keys) + (f": {told.format(low=row[_LOW], high=row[_HIGH])}" if told else "")
+        for row in found.iter_rows(named=True)
+    ]
 
 
-def _lacked_thresholds(rows: pl.LazyFrame, spec: Spec, problem: str) -> str:
+def _lacked_thresholds(rows: pl.LazyFrame, search: _Search) -> list[str]:
     """The first keys of ``rows`` (class, and groups) that the threshold table lacks."""
-    table = spec.options.threshold
+    table = search.spec.options.threshold
     if not isinstance(table, Thresholds):
-        return ""
+        return []
     lacking = table.lacking(rows, count=SHOWN + 1)
     if not lacking:
-        return ""
-    groups, _ = _keys(spec.columns)  # (the data's groups in order, other keys, the class)
-    keys = sorted(
-        lacking[0],
-        key=lambda k: (k == spec.columns.cls, groups.index(k) if k in groups else len(groups)),
-    )
-    return "the table lacks " + listed(
-        [_named(row, keys) for row in lacking], SHOWN, separator="; "
-    )
+        return []
+    groups, cls = _groups(search.spec.columns), search.spec.columns.cls
+    # The data's groups in order, other keys, the class.
+    keys = sorted(lacking[0], key=lambda k: (k == cls, groups.index(k) if k in groups else 99))
+    return [_named(row, keys) for row in lacking]
 
 
-def _class_sets(rows: pl.LazyFrame, spec: Spec, problem: str) -> str:
+def _class_sets(rows: pl.LazyFrame, search: _Search) -> list[str]:
     """Keys repeated, ids lacking classes, or both (a group of both is one problem)."""
-    repeated = _duplicates(rows, spec) if problem != "ragged" else []
-    lacking = _lacking(rows, spec) if problem != "duplicate" else []
-    found = [*repeated[:1], *lacking[:1], *repeated[1:], *lacking[1:]]  # (one of each first)
-    return _told(found, len(found)) if found else ""
+    repeated = _duplicates(rows, search) if search.problem != "ragged" else []
+    lacking = _lacking(rows, search) if search.problem != "duplicate" else []
+    return [*repeated[:1], *lacking[:1], *repeated[1:], *lacking[1:]]  # (one of each first)
 
 
-_FINDERS: dict[str | None, Callable[[pl.LazyFrame, Spec, str], str]] = {
+_FINDERS: dict[str | None, Callable[[pl.LazyFrame, _Search], list[str]]] = {
     "rows": _bad_rows,
     "duplicate": _class_sets,
     "ragged": _class_sets,

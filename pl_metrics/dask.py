@@ -249,6 +249,7 @@ def score(
             budget=chunking_budget(memory_budget, n_chunks),
             n_chunks=n_chunks,
             runner=_dask_runner(dask_client, paths, retries),
+            examples=False,  # (the client reads no rows)
         )
         # On a worker, where the files are (the client reads only plans and counts).
         warn_of_mixed_tasks(

@@ -1157,3 +1157,31 @@ def test_examples_name_each_id_once_after_the_advice(dump: pl.DataFrame) -> None
     )
     with pytest.raises(MetricsInputError, match=r"e\.g\. model='a', id=4, class=nan; model='b'"):
         pl_metrics.lrap(nan_class, by="model")
+
+
+@pytest.mark.parametrize("n_chunks", [1, 4])
+def test_score_names_the_first_rows_chunk_by_chunk(
+    dump: pl.DataFrame, tmp_path: Path, n_chunks: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read again in the chunks of the failed call (its memory budget), without groups too."""
+    import pl_metrics._examples as examples
+
+    parts_read = []
+    found = examples._found
+
+    def counted(find: Any, search: Any, parts: Any) -> list[str]:
+        parts_read.append(len(parts()))
+        return found(find, search, parts)
+
+    monkeypatch.setattr(examples, "_found", counted)
+    one = dump.filter(pl.col("model") == "a").drop("model")
+    ragged = one.filter(~((pl.col("id") == 299) & (pl.col("class") == 4)))
+    ragged.sort("id").write_parquet(tmp_path / "ragged.parquet", row_group_size=200)
+    with pytest.raises(MetricsInputError, match=r"; e\.g\. id=299 lacks class=4$"):
+        pl_metrics.score(tmp_path / "ragged.parquet", "lrap", n_chunks=n_chunks)
+    nan = one.with_columns(score=pl.when(pl.col("id") >= 290).then(float("nan")).otherwise("score"))
+    nan.sort("id").write_parquet(tmp_path / "nan.parquet", row_group_size=200)
+    told = r"e\.g\. id=290, class=0: score=nan; id=290, class=1: score=nan; id=290, class=2: "
+    with pytest.raises(MetricsInputError, match=told + r"score=nan; \.\.\.$"):
+        pl_metrics.score(tmp_path / "nan.parquet", "lrap", n_chunks=n_chunks)
+    assert parts_read == [n_chunks, n_chunks]
