@@ -140,12 +140,14 @@ def _bad_rows(rows: pl.LazyFrame, search: _Search) -> list[str]:
     if search.problem not in failing:
         return []
     column, mask = failing[search.problem]
+    failed = rows.filter(mask.fill_null(False))
+    if search.problem.startswith("null_") and _blank(failed):
+        return [_BLANK]
     keys = [*_groups(cols), cols.id]
     if column != cols.weight:  # (weights are per id: its ids, each once)
         keys.append(cols.cls)
     found = (
-        rows.filter(mask.fill_null(False))
-        .select(*dict.fromkeys([*keys, column]))
+        failed.select(*dict.fromkeys([*keys, column]))
         .head(_ROWS_SEEN)  # (of 10M NaN scores, a few: unique would hold them all)
         .unique(keys, maintain_order=True)
         .head(SHOWN + 1)
@@ -157,6 +159,16 @@ def _bad_rows(rows: pl.LazyFrame, search: _Search) -> list[str]:
         _named(row, keys) + (f": {column}={row[column]!r}" if value else "")
         for row in found.iter_rows(named=True)
     ]
+
+
+#: Rows of nulls only: polars reads a CSV file's blank line so (pandas skips them).
+_BLANK = "a row null in every column (a CSV file's blank line, as polars reads one: delete it)"
+
+
+def _blank(failed: pl.LazyFrame) -> bool:
+    """Whether the first rows of ``failed`` are null in every column."""
+    first = failed.head(SHOWN + 1).select(pl.all_horizontal(pl.all().is_null()).all())
+    return bool(first.collect().item())
 
 
 def _duplicates(rows: pl.LazyFrame, search: _Search) -> list[str]:

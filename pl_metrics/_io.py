@@ -899,13 +899,8 @@ CSV_INFER_ROWS = 10_000
 
 
 def _scan_one_csv(path: Path, **options: Any) -> pl.LazyFrame:
-    """One CSV file, its types guessed from its first `CSV_INFER_ROWS` rows.
-
-    Blank lines (a file's last ones, often) are skipped, as pandas skips them: polars reads
-    each as a row of nulls, which the checks told as null ids the file does not show.
-    """
-    lf = pl.scan_csv(path, infer_schema_length=CSV_INFER_ROWS, glob=False, **options)
-    return lf.filter(pl.any_horizontal(pl.all().is_not_null()))
+    """One CSV file, its types guessed from its first `CSV_INFER_ROWS` rows."""
+    return pl.scan_csv(path, infer_schema_length=CSV_INFER_ROWS, glob=False, **options)
 
 
 def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False) -> pl.LazyFrame:

@@ -1024,11 +1024,10 @@ def test_paths_with_glob_characters_are_read_as_named(tmp_path: Path, fmt: str) 
     assert_frame_equal(chunked, expected.with_columns(model=pl.lit("k[n]n")), check_dtypes=False)
 
 
-def test_blank_lines_of_a_csv_are_skipped(tmp_path: Path) -> None:
-    """polars reads a blank line as a row of nulls: told as null ids the file does not show."""
+def test_blank_lines_of_a_csv_are_told_as_such(tmp_path: Path) -> None:
+    """polars reads a blank line as a row of nulls: null ids the file does not show."""
     rows = "id,class,score,truth\n1,a,0.5,1\n1,b,0.2,0\n\n2,a,0.1,0\n2,b,0.3,1\n\n\n"
     (tmp_path / "t.csv").write_text(rows)
-    (tmp_path / "same.csv").write_text(rows.replace("\n\n", "\n"))
-    expected = pl_metrics.score(tmp_path / "same.csv", ["lrap", "f1"])
-    assert_frame_equal(pl_metrics.score(tmp_path / "t.csv", ["lrap", "f1"]), expected)
-    assert scan(tmp_path / "t.csv").collect().height == 4
+    told = r"3 rows are null; .*; e\.g\. a row null in every column \(a CSV file's blank line"
+    with pytest.raises(MetricsInputError, match=told):
+        pl_metrics.score(tmp_path / "t.csv", ["lrap", "f1"])
