@@ -141,6 +141,17 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
+#: What scikit-learn's options are here, told to its users who pass them.
+_SCIKIT_LEARN_OPTIONS: dict[str, str] = {
+    "sample_weight": (
+        "weights are a column here, one value per id: add it and pass weight_col (from_numpy's "
+        "ids are its rows by default: .join(pl.DataFrame({'id': range(len(w)), 'w': w}), "
+        "on='id'), then weight_col='w')"
+    ),
+    "labels": "to score some classes, filter the class column first",
+}
+
+
 def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOptionError:
     """The error for an option ``function`` does not take, with the closest it does."""
     # An option of other metrics (``lrap(threshold=...)``): named, as `report` names it,
@@ -161,6 +172,12 @@ def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOpt
     # An option of other metrics is rarely a slip: only a near name (f1(thresholds=)), not
     # any close one (lrap(average=): not "did you mean 'ragged'?").
     close = did_you_mean(name, known, n=1, cutoff=0.8 if takers else 0.6)
+    if name in _SCIKIT_LEARN_OPTIONS:  # (sample_weight is no class_weights)
+        close = _SCIKIT_LEARN_OPTIONS[name]
+        if name == "sample_weight" and function in METRICS and "weight_col" not in known:
+            close = "it takes no sample weights"
+        if name == "labels" and "class_names" in known:
+            close = "did you mean 'class_names'? (as scikit-learn's labels=)"
     if function in METRICS and takers:
         if name == "weight_col":  # not "did you mean 'id_col'?"
             why = "it takes no sample weights"
@@ -173,25 +190,10 @@ def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOpt
             f"{function}: option {name!r} is not one of its options; {why}",
             problem="unknown_option",
         )
-    if not close and name in _SCIKIT_LEARN_OPTIONS:
-        close = _SCIKIT_LEARN_OPTIONS[name]
-        if name == "labels" and "class_names" in known:
-            close = "did you mean 'class_names'? (as scikit-learn's labels=)"
     return UnknownOptionError(
         f"{function}: unknown option {name!r}{f'; {close}' if close else ''}",
         problem="unknown_option",
     )
-
-
-#: What scikit-learn's options are here, told to its users who pass them.
-_SCIKIT_LEARN_OPTIONS = {
-    "sample_weight": (
-        "weights are a column here, one value per id: add it and pass weight_col (from_numpy's "
-        "ids are its rows by default: .join(pl.DataFrame({'id': range(len(w)), 'w': w}), "
-        "on='id'), then weight_col='w')"
-    ),
-    "labels": "to score some classes, filter the class column first",
-}
 
 
 def checked_options(function: Callable[_P, _R]) -> Callable[_P, _R]:

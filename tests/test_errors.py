@@ -1129,8 +1129,17 @@ def test_a_missing_column_is_offered_no_column_another_option_names(good: pl.Dat
 
 
 def test_scikit_learn_options_are_told_what_they_are_here(good: pl.DataFrame) -> None:
-    with pytest.raises(MetricsInputError, match=r"'sample_weight'; weights are a column here"):
-        pl_metrics.f1(good, sample_weight="w")
+    # (report's is not "did you mean 'class_weights'?", which are per class)
+    for call in (
+        lambda: pl_metrics.f1(good, sample_weight="w"),
+        lambda: pl_metrics.report(good, "f1", sample_weight="w"),
+        lambda: pl_metrics.score(good, "f1", sample_weight="w"),
+        lambda: pl_metrics.compare(good, "f1", sample_weight="w"),
+    ):
+        with pytest.raises(MetricsInputError, match=r"'sample_weight'; weights are a column"):
+            call()
+    with pytest.raises(MetricsInputError, match=r"'sample_weight'; it takes no sample weights$"):
+        pl_metrics.weighted_log_loss(good, sample_weight="w")
     told = r"from_numpy: unknown option 'labels'; did you mean 'class_names'\?"
     with pytest.raises(MetricsInputError, match=told):
         pl_metrics.from_numpy(np.eye(2), np.eye(2), labels=["a", "b"])
