@@ -62,7 +62,9 @@ def _class_columns(
     if classes is not None:
         # A pandas frame's integer column names are text in polars ("0", "1"): read so.
         names = [
-            str(c) if isinstance(c, int) and str(c) in schema else c
+            str(c)
+            if isinstance(c, (int, np.integer)) and not isinstance(c, bool) and str(c) in schema
+            else c
             for c in _names("classes", classes)
         ]
         if not names:
@@ -97,7 +99,7 @@ def _unnamed_index_hint(table: object, id_col: str) -> str:
     if type(table).__module__.partition(".")[0] != "pandas":
         return ""
     index = getattr(table, "index", None)
-    if index is None or any(name is not None for name in index.names):
+    if index is None or index.nlevels > 1 or index.names[0] is not None:
         return ""
     import pandas
 
@@ -621,13 +623,14 @@ def from_wide(
         scored = [c for c, dtype in schema.items() if dtype.is_float()]  # (classes, not ids)
         message = str(missing_column(schema, "id_col", id_col, taken=scored))
         message = message.replace("is not in the table", "is not in the scores")
-        raise MetricsInputError(message + index_hint)
+        suggested = "pass id_col=" in message or "did you mean" in message
+        raise MetricsInputError(message + ("" if suggested else index_hint))
     # The labels column is in the scores table only when no truth table is given.
     skip: list[str] = [labels_col] if labels_col is not None and truth is None else []
     class_cols: list[str] = _class_columns(schema, id_col, classes, skip)
     keep: list[str] = [c for c in schema if c not in (id_col, *class_cols, *skip)]
-    truth_columns: list[str] = [] if truth is None else list(truth.lazy().collect_schema())
-    for name in (id_col, *keep, *skip, *(c for c in truth_columns if c not in class_cols)):
+    truth_schema: pl.Schema = pl.Schema() if truth is None else truth.lazy().collect_schema()
+    for name in (id_col, *keep, *skip, *(c for c in truth_schema if c not in class_cols)):
         if name.startswith(INTERNAL):  # pl_metrics' working columns are named so
             raise MetricsInputError(
                 f"column {name!r}: names starting with {INTERNAL!r} are pl_metrics' own; "
@@ -648,7 +651,6 @@ def from_wide(
                 f"{', '.join(map(repr, made))}; rename it"
             )
     if truth is not None:
-        truth_schema = truth.lazy().collect_schema()
         ids, truth_ids = schema[id_col], truth_schema.get(id_col)
         texts = {pl.String, pl.Categorical}  # (one pandas frame's ids a category, one's text)
         if truth_ids is not None and {ids.base_type(), truth_ids.base_type()} <= texts:
@@ -775,7 +777,9 @@ def _pandas_numbers(name: str, values: Any) -> Any:
     from pandas.api.types import is_bool_dtype, is_numeric_dtype
 
     dtypes = list(values.dtypes) if getattr(values, "ndim", 1) == 2 else [values.dtype]
-    numpy_types = [getattr(d, "numpy_dtype", None) for d in dtypes]
+    numpy_types = [
+        d if isinstance(d, np.dtype) else getattr(d, "numpy_dtype", None) for d in dtypes
+    ]
     nullable = [d for d in dtypes if not isinstance(d, np.dtype)]
     if not nullable or not all(
         t is not None and (is_numeric_dtype(d) or is_bool_dtype(d))

@@ -829,6 +829,7 @@ def test_from_numpy_reads_pandas_nullable_numbers_as_scikit_learn_does() -> None
         (pd.DataFrame(truth).astype("Int8"), score),
         (truth, pd.DataFrame(score).astype("Float64")),
         (pd.DataFrame(truth).astype("boolean"), pd.DataFrame(score).astype("float64[pyarrow]")),
+        (pd.DataFrame(truth).astype({0: "Int8"}), score),  # (nullable beside numpy's)
     ):
         frame = pl_metrics.from_numpy(y_true, y_score)
         assert pl_metrics.lrap(frame).item() == pytest.approx(expected, abs=1e-15)
@@ -847,10 +848,9 @@ def test_from_wide_classes_name_a_pandas_frames_integer_columns() -> None:
     score = rng.random((6, 3))
     scores = pd.DataFrame(score).assign(id=range(6))
     truth = pd.DataFrame((score > 0.5).astype(int)).assign(id=range(6))
-    assert_frame_equal(
-        pl_metrics.from_wide(scores, truth, classes=[0, 1, 2]),
-        pl_metrics.from_wide(scores, truth, classes=["0", "1", "2"]),
-    )
+    expected = pl_metrics.from_wide(scores, truth, classes=["0", "1", "2"])
+    assert_frame_equal(pl_metrics.from_wide(scores, truth, classes=[0, 1, 2]), expected)
+    assert_frame_equal(pl_metrics.from_wide(scores, truth, classes=np.arange(3)), expected)
 
 
 def test_from_wide_matches_text_ids_to_categorical_ones() -> None:
@@ -874,6 +874,10 @@ def test_from_wide_tells_of_ids_in_an_unnamed_pandas_index() -> None:
         pl_metrics.from_wide(scores.set_axis(["u", "v"]), truth)
     with pytest.raises(pl_metrics.MetricsInputError, match=r"\['cat', 'dog', 'bird'\]$"):
         pl_metrics.from_wide(scores, truth)  # (the rows' numbers: no ids to point at)
+    # An id column to name instead (the index of a shuffled frame is no hint then).
+    named = scores.assign(sample_id=["u", "v"]).set_axis([5, 3])  # (as sorted or sampled)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"pass id_col='sample_id' if [^;]*$"):
+        pl_metrics.from_wide(named, truth.rename(columns={"id": "sample_id"}))
 
 
 def test_from_numpy_refuses_a_lazyframe_by_name() -> None:
