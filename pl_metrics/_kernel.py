@@ -70,6 +70,7 @@ __all__ = [
     "pair_counts",
     "planned",
     "run_sums",
+    "segments_by_group",
     "sorted_on",
     "sorted_rising",
     "sums_from_last",
@@ -1902,6 +1903,25 @@ def contiguous_runs(
         # Ids in order, the usual dump: flag it, and polars groups them without hashing.
         df = df.with_columns(pl.col(id_col).set_sorted())
     return df, runs
+
+
+def segments_by_group(
+    df: pl.DataFrame, runs: IdRuns, by: Sequence[str], id_col: str
+) -> tuple[pl.DataFrame, IdRuns]:
+    """``df`` with each group's segments next to each other, in their order, and its runs.
+
+    Each segment's rows stay as they are, so each group's rows keep their order (and sums
+    their bits, as of rows stacked by group).
+    """
+    first_rows = runs.starts[runs.firsts]
+    ends = np.append(first_rows[1:], runs.starts[-1])
+    order = np.argsort(runs.group_codes.of_run[runs.firsts], kind="stable")
+    rows = np.concatenate([np.arange(first_rows[s], ends[s]) for s in order])
+    moved = df[rows]
+    found = id_runs(moved, by, id_col)
+    if found is None:  # (an id in two of a group's segments: sorted, as such rows are)
+        return contiguous_runs(moved, by, id_col)
+    return moved, found
 
 
 def _gather(column: pl.Series, rows: np.ndarray) -> pl.Series:

@@ -33,6 +33,7 @@ from pl_metrics._kernel import (
     curve_counts,
     flags,
     run_sums,
+    segments_by_group,
 )
 
 __all__ = [
@@ -324,6 +325,17 @@ def per_id_and_classes(
             df, found = contiguous_runs(
                 df, by, id_col, cls, counts_only=counts_only, scattered=curves is None
             )
+        if (
+            curves is not None
+            and isinstance(found, IdRuns)
+            and by
+            and not found.distinct_groups
+            and not found.groups_scattered
+        ):
+            # A group in a few stretches (per-fold files stacked, each holding every model):
+            # its stretches moved together, the curves table is counted per group, where
+            # each stretch's was summed and sorted again (8x as long).
+            df, found = segments_by_group(df, found, by, id_col)
         # The truth as flags, for every kernel; with nulls (unchecked), polars counts.
         truth = None if df[TRUTH].null_count() else flags(df[TRUTH])
         if isinstance(found, ClassBlocks):

@@ -1740,3 +1740,51 @@ def test_the_kernels_true_class_counts_are_those_of_their_checks() -> None:
         )
     )
     assert counts.sort("id").select("none", "several").rows() == [(1, 0), (0, 1)]
+
+
+@needs_kernel
+def test_groups_in_a_few_stretches_are_counted_as_stacked_groups(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Per-fold files stacked, each of every model: each model's stretches are moved together
+    for the curves table, whose values are then those of the rows stacked by model, bit for
+    bit (each segment's were summed and sorted again: 8x as long)."""
+    rng = np.random.default_rng(0)
+    n, k = 300, 12
+    fold = rng.integers(0, 5, n)
+    by_model = pl.concat(
+        pl.DataFrame(
+            {
+                "model": model,
+                "fold": np.repeat(fold, k),
+                "id": np.repeat(np.arange(n), k),
+                "class": np.tile(np.arange(k), n),
+                "score": rng.random(n * k).round(2).astype(np.float32),
+                "truth": rng.random(n * k) < 0.2,
+                "w": np.repeat(rng.random(n), k),
+            }
+        )
+        for model in "abc"
+    )
+    by_fold = by_model.sort("fold", maintain_order=True)
+    moved = []
+    segments_by_group = _kernel.segments_by_group
+
+    def spied(*args: Any) -> Any:
+        moved.append(True)
+        return segments_by_group(*args)
+
+    monkeypatch.setattr("pl_metrics._runs.segments_by_group", spied)
+    for metric, options in [
+        ("roc_auc", {"weight_col": "w"}),
+        ("brier_score", {}),
+        ("calibration_curve", {}),
+        ("average_precision", {"average": None}),
+    ]:
+        stacked = pl_metrics.report(by_model, metric, by="model", **options)
+        assert not moved
+        assert_frame_equal(
+            pl_metrics.report(by_fold, metric, by="model", **options), stacked, check_exact=True
+        )
+        assert moved
+        moved.clear()
