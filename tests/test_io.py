@@ -1031,3 +1031,15 @@ def test_blank_lines_of_a_csv_are_told_as_such(tmp_path: Path) -> None:
     told = r"3 rows are null; .*; e\.g\. a row null in every column \(a CSV file's blank line"
     with pytest.raises(MetricsInputError, match=told):
         pl_metrics.score(tmp_path / "t.csv", ["lrap", "f1"])
+
+
+def test_a_csv_rewritten_is_read_again(tmp_path: Path) -> None:
+    """Its schema and whether it has rows are kept while its size and time stay."""
+    digits = pl.read_parquet(DATA).filter(pl.col("model") == "knn")
+    first, second = digits.filter(pl.col("id") < 900), digits.filter(pl.col("id") >= 900)
+    first.write_csv(tmp_path / "a.csv")
+    second.head(0).write_csv(tmp_path / "b.csv")  # (a header only: no rows)
+    assert_frame_equal(pl_metrics.score(tmp_path, "lrap"), pl_metrics.lrap(first))
+    second.with_columns(pl.col("score").cast(pl.Float32)).write_csv(tmp_path / "b.csv")
+    os.utime(tmp_path / "b.csv", ns=(1, 1))  # (another time, whatever the clock's grain)
+    assert_frame_equal(pl_metrics.score(tmp_path, "lrap"), pl_metrics.lrap(digits))
