@@ -1364,7 +1364,13 @@ def _named_index_as_columns(frame: Any) -> Any:
     (``set_index("id", drop=False)``) and an unnamed level (the row numbers) are left out.
     """
     levels = [n for n in frame.index.names if n is not None and n not in frame.columns]
-    return frame.reset_index(level=levels) if levels else frame
+    if not levels:
+        return frame
+    from pandas.errors import PerformanceWarning  # (installed: it made the frame)
+
+    with warnings.catch_warnings():  # ("highly fragmented": read_csv's, not the caller's)
+        warnings.simplefilter("ignore", PerformanceWarning)
+        return frame.reset_index(level=levels)
 
 
 def _pandas_ordered(frame: Any) -> tuple[Any, dict[str, list[str]]]:

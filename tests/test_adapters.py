@@ -883,3 +883,20 @@ def test_from_wide_tells_of_ids_in_an_unnamed_pandas_index() -> None:
 def test_from_numpy_refuses_a_lazyframe_by_name() -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match=r"^y_true: a LazyFrame; from_numpy"):
         pl_metrics.from_numpy(pl.LazyFrame({"a": [1, 0]}), np.zeros((2, 1)))
+
+
+def test_a_fragmented_pandas_frame_with_a_named_index_warns_of_nothing() -> None:
+    """pd.read_csv makes a block per column: pandas warned of fragmentation on our reset."""
+    rng = np.random.default_rng(0)
+    names = [f"sp{j}" for j in range(120)]
+    scores = pd.DataFrame(dict(zip(names, rng.random((120, 8)), strict=True))).assign(
+        clip=[f"c{i}" for i in range(8)]
+    )
+    truth = (scores.set_index("clip") > 0.9).astype(int)
+    fragmented = pd.DataFrame({"clip": scores["clip"]})
+    for name in names:  # (a column at a time, as read_csv's blocks)
+        fragmented[name] = scores[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = pl_metrics.from_wide(fragmented.set_index("clip"), truth, id_col="clip")
+    assert out.height == 8 * 120
