@@ -11,7 +11,7 @@ import functools
 import math
 import re
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ParamSpec
 
@@ -129,10 +129,13 @@ def _need(
     numeric: Sequence[str] = (),
     labels: Sequence[str] = (),
     made_by: str = "",
+    options: Mapping[str, str] | None = None,
 ) -> pl.DataFrame:
     """``table`` collected and checked for ``columns``.
 
     ``made_by``: the calls that make such tables, for the error on a missing column.
+    ``options``: the options that name some of ``columns`` (``{"class": "class_col"}``): a
+    table that lacks one is told to name its own column with the option.
     ``numeric`` columns must hold numbers; ``labels`` columns values to name classes, series
     or folds by (not lists or structs, which cannot key a dict). A LazyFrame is collected
     (the lazy idiom's tables plot as they are); an Arrow table or a pandas frame is read as
@@ -145,6 +148,10 @@ def _need(
         named = f"column {missing[0]!r}" if len(missing) == 1 else f"columns {missing}"
         close = did_you_mean(missing[0], schema.names())  # ("F1": the table's "f1")
         source = f"; {close}" if close else f"; plot a table of {made_by}" if made_by else ""
+        option = (options or {}).get(missing[0])
+        if option is not None and len(missing) == 1 and not close:  # (classes as "digit")
+            role = option.removesuffix("_col")
+            source = f"; pass {option}= naming its {role} column{source.replace('; ', ', or ', 1)}"
         raise MetricsInputError(f"the table has no {named}; its columns: {schema.names()}{source}")
     for name in numeric:  # text or booleans would fail deep inside polars or matplotlib
         if not schema[name].is_numeric():
@@ -365,6 +372,7 @@ def per_class_bars(
         numeric=[metric],
         labels=named,
         made_by=_per_class_call(metric),
+        options={class_col: "class_col"},
     )
     if given_keys is not None:
         keys = given_keys
@@ -1154,7 +1162,12 @@ def _curve_plot(
     given_keys = None if by is None else list(column_names("by", by))
     named = [class_col, *(given_keys or [])]
     table = _need(
-        table, [*named, *value_cols], numeric=value_cols, labels=named, made_by=kind.made_by
+        table,
+        [*named, *value_cols],
+        numeric=value_cols,
+        labels=named,
+        made_by=kind.made_by,
+        options={class_col: "class_col"},
     )
     if given_keys is None:
         keys = _key_columns(table, [class_col, *value_cols, *kind.not_keys])

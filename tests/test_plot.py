@@ -1200,3 +1200,16 @@ def test_wide_small_multiples_long_fold_names_and_paired_labels() -> None:
         "knn - logreg",
         "forest - logreg",
     ]
+
+
+def test_a_curves_table_of_another_class_column_is_told_to_name_it() -> None:
+    df = pl.read_parquet(DATA / "digits_oof.parquet").rename({"class": "digit"})
+    told = r"no column 'class'; .*; pass class_col= naming its class column, or plot a table of"
+    with pytest.raises(pl_metrics.MetricsInputError, match=told):
+        plot.roc_curves(pl_metrics.roc_curve(df, class_col="digit", by="model"))
+    with pytest.raises(pl_metrics.MetricsInputError, match=told):
+        plot.per_class_bars(pl_metrics.roc_auc(df, class_col="digit", by="model", average=None))
+    figure = plot.roc_curves(
+        pl_metrics.roc_curve(df, class_col="digit", by="model"), class_col="digit"
+    )
+    assert figure.axes
