@@ -197,10 +197,17 @@ def plan_chunks(
     ranges = None
     ids = pl.col(id_col)
     id_type = lf.collect_schema()[id_col]
+    # Row groups' statistics tell where each chunk's rows are (each reads its row groups
+    # only, where they are clustered); a LazyFrame of integer ids is cut in ranges of its
+    # ids' histogram, which a parquet scan below it filters by its own statistics too.
+    histogram = False
     if files and file_format(files) == "parquet" and _ranged(id_type):
         ranges = row_group_ranges(files, id_col)
     elif dataset is not None and _ranged(id_type) and not _unfiltered_by_pyarrow(id_type):
         ranges = batch_ranges(dataset, id_col)
+    elif not files and dataset is None and id_type.is_integer():
+        ranges = _histogram_ranges(lf, id_col)
+        histogram = True
     # (Infinite float ids spread a row group's rows over an infinite range, where the cuts
     # are NaN: fewer chunks than asked. Hash buckets, then.)
     if ranges and any(isinstance(v, float) and not math.isfinite(v) for r in ranges for v in r[:2]):
@@ -208,7 +215,11 @@ def plan_chunks(
     if ranges:
         ranges.sort(key=lambda r: r[0])
         numeric = all(isinstance(v, (int, float)) for r in ranges for v in r[:2])
-        if numeric:
+        if numeric and histogram:  # (where the rows lie is not known: sized as scattered)
+            if n_chunks is None:
+                chunks = max(chunks, math.ceil(rows * scattered / budget))
+            cuts, clustered = _even_cuts(ranges, chunks), False
+        elif numeric:
             cuts = _even_cuts(ranges, chunks)
             clustered = _rows_read(ranges, cuts) <= 1.5 * rows
             if not clustered and n_chunks is None:
@@ -222,12 +233,51 @@ def plan_chunks(
         if cuts:
             bounds = [None, *cuts, None]
             filters = tuple(id_range(ids, lo, hi, id_type) for lo, hi in itertools.pairwise(bounds))
-            kind = "id ranges" if clustered else "id ranges (scattered row groups)"
+            kind = (
+                "id ranges"
+                if clustered
+                else "id ranges (of the ids' histogram)"
+                if histogram
+                else "id ranges (scattered row groups)"
+            )
             return Chunks(filters, kind, rows)
     if n_chunks is None:
         chunks = max(chunks, math.ceil(rows * scattered / budget))
     bucket = ids.hash(seed=0) % chunks
     return Chunks(tuple(bucket == k for k in range(chunks)), "hash buckets", rows)
+
+
+#: The bins of a LazyFrame's ids counted to cut them in ranges (`_histogram_ranges`).
+HISTOGRAM_BINS = 1024
+
+
+def _histogram_ranges(lf: pl.LazyFrame, id_col: str) -> list[tuple[int, int, int]] | None:
+    """The ids' smallest and largest value and rows in each of `HISTOGRAM_BINS` bins.
+
+    Two streaming reads of the id column. The bins are of the ids' values (as floats, in
+    order), their bounds the ids found in each, so the ranges never overlap; None where
+    there is one id value or none (only nulls).
+    """
+    ids = pl.col(id_col)
+    low, high = (
+        lf.select(ids.min().alias("low"), ids.max().alias("high"))
+        .collect(engine="streaming")
+        .row(0)
+    )
+    if low is None or low == high:
+        return None
+    # (The difference in the ids' own type: as floats, ids near 2**64 are one value.
+    # Wherever the bins fall, the cuts are exact ids, each chunk's range disjoint.)
+    id_type = lf.collect_schema()[id_col]
+    spread = (ids - pl.lit(low, dtype=id_type)).cast(pl.Float64) / float(high - low)
+    bin_of = (spread * HISTOGRAM_BINS).floor().clip(0, HISTOGRAM_BINS - 1)
+    counted = (
+        lf.filter(ids.is_not_null())
+        .group_by(bin_of.alias("bin"))
+        .agg(ids.min().alias("low"), ids.max().alias("high"), pl.len().alias("rows"))
+        .collect(engine="streaming")
+    )
+    return [(int(a), int(b), int(n)) for a, b, n in counted.select("low", "high", "rows").rows()]
 
 
 def _ranged(id_type: pl.DataType) -> bool:

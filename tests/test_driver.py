@@ -76,7 +76,11 @@ def test_chunk_strategies(hive_dump: Path, tmp_path: Path, digits: pl.DataFrame)
     assert plan_chunks(lf, files=files, n_chunks=4, budget=budget_bytes(None)).strategy.startswith(
         "id ranges"
     )
-    assert plan_chunks(lf, n_chunks=4, budget=budget_bytes(None)).strategy == "hash buckets"
+    # A LazyFrame's integer ids: ranges of their histogram; other ids: hash buckets.
+    planned = plan_chunks(lf, n_chunks=4, budget=budget_bytes(None))
+    assert planned.strategy == "id ranges (of the ids' histogram)"
+    text_ids = lf.with_columns(pl.col("id").cast(pl.String))
+    assert plan_chunks(text_ids, n_chunks=4, budget=budget_bytes(None)).strategy == "hash buckets"
     assert plan_chunks(lf, files=files, budget=budget_bytes("1TB")).strategy == "single"
     # String ids have statistics too; CSV has none: hash buckets, same answer.
     csv = tmp_path / "dump.csv"
@@ -740,3 +744,42 @@ def test_a_by_column_named_as_a_count_scores_in_class_chunks(tmp_path: Path, nam
     options = {"class_col": name, "id_col": "fp", "by": "f1"}
     want = pl_metrics.report(df, "roc_auc", **options)
     assert_frame_equal(pl_metrics.score(path, "roc_auc", n_chunks=3, **options), want)
+
+
+@pytest.mark.parametrize(
+    ("ids", "even"),
+    [
+        (pl.col("id"), True),
+        (pl.col("id") * -7 + 3, True),  # (negative, falling)
+        (pl.when(pl.col("id") > 1780).then(pl.col("id") * 10**12).otherwise(pl.col("id")), True),
+        # Past Float64's digits, where the cuts (floats) are fewer: right, if not as even.
+        (pl.col("id").cast(pl.UInt64) + pl.lit(2**64 - 2_000, pl.UInt64), False),
+    ],
+)
+def test_a_lazyframes_integer_ids_are_cut_in_ranges_of_their_histogram(
+    digits: pl.DataFrame, ids: pl.Expr, even: bool
+) -> None:
+    """No statistics to read: each chunk an id range, disjoint, every id in one, sizes
+    about even however skewed the ids; a parquet scan below filters by its statistics."""
+    frame = digits.with_columns(ids.alias("id"))
+    lf = frame.lazy()
+    plan = plan_chunks(lf, n_chunks=5, budget=budget_bytes(None))
+    assert plan.strategy == "id ranges (of the ids' histogram)"
+    rows = [lf.filter(f).select(pl.len()).collect().item() for f in plan.filters]
+    assert sum(rows) == frame.height
+    assert max(rows) < 2 * frame.height / len(plan) or not even
+    ids_in = [set(lf.filter(f).select("id").unique().collect()["id"]) for f in plan.filters]
+    assert all(not (a & b) for a, b in itertools.combinations(ids_in, 2))
+    whole = pl_metrics.report(frame, METRICS, by=["model", "fold"])
+    close(pl_metrics.score(lf, METRICS, by=["model", "fold"], n_chunks=5), whole)
+    # Null ids (checks off) in the first range, once.
+    nulls = frame.with_columns(
+        pl.when(pl.col("class") == "3").then(None).otherwise("id").alias("id")
+    )
+    assert (
+        sum(
+            nulls.lazy().filter(f).select(pl.col("id").is_null().sum()).collect().item()
+            for f in plan_chunks(nulls.lazy(), n_chunks=5, budget=budget_bytes(None)).filters
+        )
+        == nulls["id"].null_count()
+    )
