@@ -532,9 +532,15 @@ def _threshold_table(table: object) -> Thresholds:
     try:
         df = to_polars(table).lazy().collect()
     except TypeError:  # (a Series, polars' or pandas', streams Arrow too: no class column)
+        recipe = (
+            "; a dict of thresholds by class is one: pl.DataFrame({'class': list(d), "
+            "'threshold': list(d.values())}), its class column named as the data's"
+            if isinstance(table, Mapping)
+            else ""
+        )
         raise MetricsInputError(
             "option 'threshold': expected a number or a table of (class, threshold) rows, "
-            f"got {type(table).__name__}"
+            f"got {type(table).__name__}{recipe}"
         ) from None
     except (pl.exceptions.PolarsError, OSError) as error:  # a lazy table's file, say
         raise MetricsInputError(

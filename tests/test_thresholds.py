@@ -1063,3 +1063,14 @@ def test_lacked_keys_are_told_in_the_datas_group_order() -> None:
         pl_metrics.MetricsInputError, match=r"the table lacks model='\w+', fold=2, class='1';"
     ):
         pl_metrics.f1(df, by="model", threshold=lacking)
+
+
+def test_a_dict_of_thresholds_is_told_how_to_make_it_a_table() -> None:
+    df = pl.read_parquet(Path(__file__).parent.parent / "data" / "digits_oof.parquet")
+    by_class = {str(c): 0.3 for c in range(10)}
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"got dict; a dict of thresholds"):
+        pl_metrics.f1(df, threshold=by_class, by="model")
+    table = pl.DataFrame({"class": list(by_class), "threshold": list(by_class.values())})
+    assert_frame_equal(
+        pl_metrics.f1(df, threshold=table, by="model"), pl_metrics.f1(df, threshold=0.3, by="model")
+    )
