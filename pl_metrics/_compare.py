@@ -1404,6 +1404,11 @@ def bootstrap(
     when some are infinite, an infinite loss with ``eps=0``). A
     LazyFrame gives a LazyFrame: nothing is read until it is collected.
 
+    The interval is of the resamples' percentiles, not centred on the estimate: where the
+    resamples' values lean one way (average precision of classes of a few positives, which
+    a resample draws twice or not at all), it may lie wholly above or below the estimate,
+    as a naive bootstrap's does; ``std`` is then the steadier measure of spread.
+
     Parameters
     ----------
     frame
