@@ -266,10 +266,11 @@ def _histogram_ranges(lf: pl.LazyFrame, id_col: str) -> list[tuple[int, int, int
     )
     if low is None or low == high:
         return None
-    # (The difference in the ids' own type: as floats, ids near 2**64 are one value.
-    # Wherever the bins fall, the cuts are exact ids, each chunk's range disjoint.)
-    id_type = lf.collect_schema()[id_col]
-    spread = (ids - pl.lit(low, dtype=id_type)).cast(pl.Float64) / float(high - low)
+    # (The difference as a 128-bit integer: as floats, ids near 2**64 are one value, and
+    # in the ids' own type it wraps past its range. Wherever the bins fall, the cuts are
+    # exact ids, each chunk's range disjoint: only their sizes would suffer.)
+    offset = ids.cast(pl.Int128) - pl.lit(low, dtype=pl.Int128)
+    spread = offset.cast(pl.Float64) / float(high - low)
     bin_of = (spread * HISTOGRAM_BINS).floor().clip(0, HISTOGRAM_BINS - 1)
     counted = (
         lf.filter(ids.is_not_null())

@@ -141,7 +141,7 @@ def _bad_rows(rows: pl.LazyFrame, search: _Search) -> list[str]:
         return []
     column, mask = failing[search.problem]
     failed = rows.filter(mask.fill_null(False))
-    if search.problem.startswith("null_") and _blank(failed):
+    if search.problem.startswith("null_") and _blank(failed, cols):
         return [_BLANK]
     keys = [*_groups(cols), cols.id]
     if column != cols.weight:  # (weights are per id: its ids, each once)
@@ -165,9 +165,15 @@ def _bad_rows(rows: pl.LazyFrame, search: _Search) -> list[str]:
 _BLANK = "a row null in every column (a CSV file's blank line, as polars reads one: delete it)"
 
 
-def _blank(failed: pl.LazyFrame) -> bool:
-    """Whether the first rows of ``failed`` are null in every column."""
-    first = failed.head(SHOWN + 1).select(pl.all_horizontal(pl.all().is_null()).all())
+def _blank(failed: pl.LazyFrame, cols: Columns) -> bool:
+    """Whether there are rows in ``failed`` and the first are null in every column read.
+
+    (Groups aside: a hive folder's key, or a literal model column, is not null in them.)
+    """
+    read = [c for c in cols.used if c not in cols.by]
+    first = failed.head(SHOWN + 1).select(
+        (pl.len() > 0) & pl.all_horizontal(pl.col(read).is_null()).all()
+    )
     return bool(first.collect().item())
 
 

@@ -941,24 +941,25 @@ def _csv_schema(path: Path) -> pl.Schema:
     inference reads `CSV_INFER_ROWS` rows (25 ms a file of 50,000 rows).
     """
     stat = path.stat()
-    return _inferred_csv_schema(str(path), stat.st_mtime_ns, stat.st_size)
+    found = _inferred_csv_schema(str(path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size)
+    return pl.Schema(found)  # (a copy: the kept one stays as read)
 
 
 @functools.lru_cache(maxsize=4096)
-def _inferred_csv_schema(path: str, mtime_ns: int, size: int) -> pl.Schema:
-    """`_csv_schema`'s read (``mtime_ns`` and ``size``: keys, so a changed file is reread)."""
+def _inferred_csv_schema(path: str, inode: int, mtime_ns: int, size: int) -> pl.Schema:
+    """`_csv_schema`'s read (inode, time and size: keys, so a changed file is reread)."""
     return _scan_one_csv(Path(path)).collect_schema()
 
 
 def _has_rows(path: Path) -> bool:
     """Whether a CSV file holds a row below its header (reads its first lines only)."""
     stat = path.stat()
-    return _csv_has_rows(str(path), stat.st_mtime_ns, stat.st_size)
+    return _csv_has_rows(str(path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size)
 
 
 @functools.lru_cache(maxsize=4096)
-def _csv_has_rows(name: str, mtime_ns: int, size: int) -> bool:
-    """`_has_rows`' read (``mtime_ns`` and ``size``: keys, so a changed file is reread)."""
+def _csv_has_rows(name: str, inode: int, mtime_ns: int, size: int) -> bool:
+    """`_has_rows`' read (inode, time and size: keys, so a changed file is reread)."""
     path = Path(name)
     try:
         return _scan_one_csv(path, raise_if_empty=False).head(1).collect().height > 0

@@ -1913,11 +1913,9 @@ def segments_by_group(
     Each segment's rows stay as they are, so each group's rows keep their order (and sums
     their bits, as of rows stacked by group).
     """
-    first_rows = runs.starts[runs.firsts]
-    ends = np.append(first_rows[1:], runs.starts[-1])
+    segment_starts = np.append(runs.starts[runs.firsts], runs.starts[-1])
     order = np.argsort(runs.group_codes.of_run[runs.firsts], kind="stable")
-    rows = np.concatenate([np.arange(first_rows[s], ends[s]) for s in order])
-    moved = df[rows]
+    moved = df[block_rows(segment_starts, order)]
     found = id_runs(moved, by, id_col)
     if found is None:  # (an id in two of a group's segments: sorted, as such rows are)
         return contiguous_runs(moved, by, id_col)

@@ -752,6 +752,8 @@ def test_a_by_column_named_as_a_count_scores_in_class_chunks(tmp_path: Path, nam
         (pl.col("id"), True),
         (pl.col("id") * -7 + 3, True),  # (negative, falling)
         (pl.when(pl.col("id") > 1780).then(pl.col("id") * 10**12).otherwise(pl.col("id")), True),
+        # Int64's extremes: their difference is past Int64's range (it wrapped).
+        (pl.when(pl.col("id") == 0).then(-(2**63)).otherwise(pl.col("id") * 2**52), True),
         # Past Float64's digits, where the cuts (floats) are fewer: right, if not as even.
         (pl.col("id").cast(pl.UInt64) + pl.lit(2**64 - 2_000, pl.UInt64), False),
     ],

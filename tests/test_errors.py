@@ -1194,3 +1194,9 @@ def test_score_names_the_first_rows_chunk_by_chunk(
     with pytest.raises(MetricsInputError, match=told + r"score=nan; \.\.\.$"):
         pl_metrics.score(tmp_path / "nan.parquet", "lrap", n_chunks=n_chunks)
     assert parts_read == [n_chunks, n_chunks]
+    # Nulls in a later chunk only: no chunk without them is told as a CSV's blank line.
+    null = one.with_columns(score=pl.when(pl.col("id") == 299).then(None).otherwise("score"))
+    null.sort("id").write_parquet(tmp_path / "null.parquet", row_group_size=200)
+    told = r"5 rows are null; drop or fill them first; e\.g\. id=299, class=0; id=299, class=1"
+    with pytest.raises(MetricsInputError, match=told):
+        pl_metrics.score(tmp_path / "null.parquet", "lrap", n_chunks=n_chunks)

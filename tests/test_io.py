@@ -1028,9 +1028,14 @@ def test_blank_lines_of_a_csv_are_told_as_such(tmp_path: Path) -> None:
     """polars reads a blank line as a row of nulls: null ids the file does not show."""
     rows = "id,class,score,truth\n1,a,0.5,1\n1,b,0.2,0\n\n2,a,0.1,0\n2,b,0.3,1\n\n\n"
     (tmp_path / "t.csv").write_text(rows)
-    told = r"3 rows are null; .*; e\.g\. a row null in every column \(a CSV file's blank line"
+    told = r"3 rows are null.*; e\.g\. a row null in every column \(a CSV file's blank line"
     with pytest.raises(MetricsInputError, match=told):
         pl_metrics.score(tmp_path / "t.csv", ["lrap", "f1"])
+    # In a key= folder, whose value fills the row: told so too.
+    (tmp_path / "model=a").mkdir()
+    (tmp_path / "model=a" / "t.csv").write_text(rows)
+    with pytest.raises(MetricsInputError, match=told):
+        pl_metrics.score(tmp_path / "model=a", ["lrap"], by="model")
 
 
 def test_a_csv_rewritten_is_read_again(tmp_path: Path) -> None:
