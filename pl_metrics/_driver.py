@@ -400,7 +400,7 @@ def score_spec(
     about (not where the client of a cluster would read them).
     """
 
-    def parts() -> tuple[pl.Expr, ...]:  # (made only if a check fails)
+    def plan() -> Chunks:
         return plan_chunks(
             lf,
             id_col=spec.columns.id,
@@ -409,24 +409,23 @@ def score_spec(
             dataset=dataset,
             n_chunks=n_chunks,
             width=row_bytes(lf.collect_schema(), spec.read),
-        ).filters
-
-    with naming_examples(lf if examples else None, spec, parts):
-        return _scored_in_chunks(
-            lf, spec, files=files, dataset=dataset, budget=budget, n_chunks=n_chunks, runner=runner
         )
+
+    # (The chunks are planned again only if a check fails, to read its rows in them.)
+    with naming_examples(lf if examples else None, spec, lambda: plan().filters):
+        return _scored_in_chunks(lf, spec, plan(), budget=budget, n_chunks=n_chunks, runner=runner)
 
 
 def _scored_in_chunks(
     lf: pl.LazyFrame,
     spec: Spec,
+    id_plan: Chunks,
     *,
-    files: Sequence[Path] | None,
-    dataset: Any,
     budget: int,
     n_chunks: int | None,
     runner: Runner,
 ) -> pl.DataFrame:
+    """`score_spec` once its id chunks are planned."""
     # Metrics that rank ids within a class are scored in class-disjoint chunks, so each
     # chunk's curves hold only its classes; micro averages pool the classes and cannot be,
     # and 'samples' averages rank each id's classes: those use id chunks.
@@ -437,15 +436,6 @@ def _scored_in_chunks(
     ]
     by_id = [m for m in spec.metrics if m not in by_class]
     width = row_bytes(lf.collect_schema(), spec.read)
-    id_plan = plan_chunks(
-        lf,
-        id_col=spec.columns.id,
-        budget=budget,
-        files=files,
-        dataset=dataset,
-        n_chunks=n_chunks,
-        width=width,
-    )
     class_plan = None
     if by_class:
         class_plan = class_chunks(
