@@ -11,9 +11,9 @@ import os
 import re
 import shlex
 import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import unquote
 
 import polars as pl
@@ -77,6 +77,28 @@ def kind_of(path: Path) -> str | None:
     if path.name.lower().endswith(".csv.gz"):
         return "csv"
     return FORMATS.get(path.suffix.lower())
+
+
+_Read = TypeVar("_Read")
+
+
+def _kept_per_file(read: Callable[[Path], _Read]) -> Callable[[Path], _Read]:
+    """``read`` of a file, kept while the file stays as it was (inode, time and size).
+
+    `score` asks for a file's row count, schema and rows again as it lists, checks, scans
+    and plans; read once. (A failed read is not kept: it raises again, named.)
+    """
+
+    @functools.lru_cache(maxsize=4096)
+    def kept(path: Path, version: tuple[int, int, int]) -> _Read:
+        return read(path)
+
+    @functools.wraps(read)
+    def cached(path: Path) -> _Read:
+        stat = path.stat()
+        return kept(path, (stat.st_ino, stat.st_mtime_ns, stat.st_size))
+
+    return cached
 
 
 #: The folder name of a null hive value (as Hive, Spark and polars write it).
@@ -172,16 +194,15 @@ def _row_count(path: Path) -> int | None:
     if kind not in ("parquet", "ipc"):
         return None
     try:
-        stat = path.stat()
-        return _read_row_count(str(path), kind, stat.st_mtime_ns, stat.st_size)
+        return _read_row_count(path)
     except Exception:  # (an unreadable file is named where it is read)
         return None
 
 
-@functools.lru_cache(maxsize=4096)
-def _read_row_count(path: str, kind: str, mtime_ns: int, size: int) -> int:
-    """`_row_count`'s read (``mtime_ns`` and ``size``: keys, so a changed file is reread)."""
-    if kind == "parquet":
+@_kept_per_file
+def _read_row_count(path: Path) -> int:
+    """`_row_count`'s read, of a parquet or IPC file."""
+    if kind_of(path) == "parquet":
         import pyarrow.parquet as pq
 
         return int(pq.read_metadata(path).num_rows)
@@ -715,7 +736,7 @@ def _file_schema(path: Path, kind: str) -> pl.Schema:
                 f"cannot read file {str(path)!r}: it is empty (0 bytes; a write that was cut "
                 "short?)"
             )
-        return pl.Schema(_read_schema(str(path), kind, stat.st_mtime_ns, stat.st_size))
+        return pl.Schema(_read_schema(path))  # (a copy: the kept one stays as read)
     except (pl.exceptions.PolarsError, OSError) as error:
         stream = kind == "ipc" and _is_ipc_stream(path)
         detail = (
@@ -742,10 +763,10 @@ def _is_ipc_stream(path: Path) -> bool:
     return head.startswith(b"\xff\xff\xff\xff")
 
 
-@functools.lru_cache(maxsize=4096)
-def _read_schema(path: str, kind: str, mtime_ns: int, size: int) -> pl.Schema:
-    """`_file_schema`'s read (``mtime_ns`` and ``size``: keys, so a changed file is reread)."""
-    scan = pl.scan_parquet if kind == "parquet" else pl.scan_ipc
+@_kept_per_file
+def _read_schema(path: Path) -> pl.Schema:
+    """`_file_schema`'s read, of a parquet or IPC file."""
+    scan = pl.scan_parquet if kind_of(path) == "parquet" else pl.scan_ipc
     return scan(path, glob=False, hive_partitioning=False).collect_schema()
 
 
@@ -935,32 +956,19 @@ def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False)
 
 
 def _csv_schema(path: Path) -> pl.Schema:
-    """A CSV file's columns, inferred once while its size and modification time stay.
-
-    `score` asks for them when it checks the files, scans them and plans the chunks: each
-    inference reads `CSV_INFER_ROWS` rows (25 ms a file of 50,000 rows).
-    """
-    stat = path.stat()
-    found = _inferred_csv_schema(str(path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size)
-    return pl.Schema(found)  # (a copy: the kept one stays as read)
+    """A CSV file's columns as inferred, once (an inference reads `CSV_INFER_ROWS` rows)."""
+    return pl.Schema(_inferred_csv_schema(path))  # (a copy: the kept one stays as read)
 
 
-@functools.lru_cache(maxsize=4096)
-def _inferred_csv_schema(path: str, inode: int, mtime_ns: int, size: int) -> pl.Schema:
-    """`_csv_schema`'s read (inode, time and size: keys, so a changed file is reread)."""
-    return _scan_one_csv(Path(path)).collect_schema()
+@_kept_per_file
+def _inferred_csv_schema(path: Path) -> pl.Schema:
+    """`_csv_schema`'s read."""
+    return _scan_one_csv(path).collect_schema()
 
 
+@_kept_per_file
 def _has_rows(path: Path) -> bool:
     """Whether a CSV file holds a row below its header (reads its first lines only)."""
-    stat = path.stat()
-    return _csv_has_rows(str(path.resolve()), stat.st_ino, stat.st_mtime_ns, stat.st_size)
-
-
-@functools.lru_cache(maxsize=4096)
-def _csv_has_rows(name: str, inode: int, mtime_ns: int, size: int) -> bool:
-    """`_has_rows`' read (inode, time and size: keys, so a changed file is reread)."""
-    path = Path(name)
     try:
         return _scan_one_csv(path, raise_if_empty=False).head(1).collect().height > 0
     except (pl.exceptions.PolarsError, OSError) as error:  # (OSError: a cut gzip stream)
