@@ -271,7 +271,8 @@ def _lacked_thresholds(rows: pl.LazyFrame, search: _Search) -> list[str]:
         return []
     groups, cls = _groups(search.spec.columns), search.spec.columns.cls
     # The data's groups in order, other keys, the class.
-    keys = sorted(lacking[0], key=lambda k: (k == cls, groups.index(k) if k in groups else 99))
+    last = len(groups)
+    keys = sorted(lacking[0], key=lambda k: (k == cls, groups.index(k) if k in groups else last))
     return [_named(row, keys) for row in lacking]
 
 
