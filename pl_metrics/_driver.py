@@ -399,7 +399,9 @@ def score_spec(
     ``examples``: read ``lf`` again, in its id chunks, for the first rows a failed check is
     about (not where the client of a cluster would read them).
     """
+    width = row_bytes(lf.collect_schema(), spec.read)
 
+    @functools.cache  # (planned once: a failed check's rows are read in the same chunks)
     def plan() -> Chunks:
         return plan_chunks(
             lf,
@@ -408,24 +410,26 @@ def score_spec(
             files=files,
             dataset=dataset,
             n_chunks=n_chunks,
-            width=row_bytes(lf.collect_schema(), spec.read),
+            width=width,
         )
 
-    # (The chunks are planned again only if a check fails, to read its rows in them.)
     with naming_examples(lf if examples else None, spec, lambda: plan().filters):
-        return _scored_in_chunks(lf, spec, plan(), budget=budget, n_chunks=n_chunks, runner=runner)
+        return _scored_in_chunks(
+            lf, spec, plan(), width, budget=budget, n_chunks=n_chunks, runner=runner
+        )
 
 
 def _scored_in_chunks(
     lf: pl.LazyFrame,
     spec: Spec,
     id_plan: Chunks,
+    width: int,
     *,
     budget: int,
     n_chunks: int | None,
     runner: Runner,
 ) -> pl.DataFrame:
-    """`score_spec` once its id chunks are planned."""
+    """`score_spec` once its id chunks are planned (``width``: a row's bytes, `row_bytes`)."""
     # Metrics that rank ids within a class are scored in class-disjoint chunks, so each
     # chunk's curves hold only its classes; micro averages pool the classes and cannot be,
     # and 'samples' averages rank each id's classes: those use id chunks.
@@ -435,7 +439,6 @@ def _scored_in_chunks(
         if chunk_key(m) == "class" and spec.options.average not in ("micro", "samples")
     ]
     by_id = [m for m in spec.metrics if m not in by_class]
-    width = row_bytes(lf.collect_schema(), spec.read)
     class_plan = None
     if by_class:
         class_plan = class_chunks(
