@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import polars as pl
@@ -732,7 +732,7 @@ def from_wide(
     nested = (pl.List, pl.Array, pl.Struct)
     kept = [pl.col(k).hash(seed=0) if isinstance(schema[k], nested) else k for k in keep]
     out = out.select(id_col, *keep, "class", "score", "truth").sort(id_col, "class", *kept)
-    return out.collect() if isinstance(scores, pl.DataFrame) else out
+    return cast(FrameT, out.collect() if isinstance(scores, pl.DataFrame) else out)
 
 
 def _unpivot(

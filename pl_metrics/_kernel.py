@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from types import ModuleType
-from typing import Any, Literal, NamedTuple, overload
+from typing import Any, Literal, NamedTuple, cast, overload
 
 import numpy as np
 import polars as pl
@@ -949,8 +949,8 @@ def planned(
         return done.select(pl.col(name).cast(dtype) for name, dtype in schema.items())
 
     if isinstance(frame, pl.DataFrame):
-        return made(frame)
-    return frame.map_batches(made, schema=schema)
+        return cast(FrameT, made(frame))
+    return cast(FrameT, frame.map_batches(made, schema=schema))
 
 
 def are_counts(values: np.ndarray) -> bool:

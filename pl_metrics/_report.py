@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 import polars as pl
 
@@ -296,6 +296,6 @@ def report(
 
         schema = metric_state.finalize().collect_schema()
         spec = (lambda: state(frame, metrics, **options).spec) if lazy_table else metric_state.spec
-        return deferred(frame, spec, schema)
+        return cast(FrameT, deferred(frame, spec, schema))
     with naming_examples(table.lazy(), metric_state.spec):
         return as_like(frame, metric_state.finalize(), small=metric_state.counted)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Sequence
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -466,15 +467,14 @@ def _stacked(
     counts = [pl.lit(None, pl.Float64).alias(c) for c in (TP, FP, P_ALL, N_ALL)]
     pooled_rows = fitted.with_columns(pl.lit(None, fold_type).alias(fold), *counts)
     fold_rows = applied.with_columns(pl.lit(None, pl.Float64).alias("value"))
-    stacked: FrameT = pl.concat(
-        [
-            pooled_rows.with_columns(pl.lit(True).alias(_POOLED)),
-            fold_rows.with_columns(pl.lit(False).alias(_POOLED)),
-        ],
-        how="diagonal",
-    )
+    parts = [
+        pooled_rows.with_columns(pl.lit(True).alias(_POOLED)),
+        fold_rows.with_columns(pl.lit(False).alias(_POOLED)),
+    ]
+    # (polars' concat is typed by a TypeVar of each frame type, which refuses FrameT's union)
+    stacked = pl.concat(parts, how="diagonal")  # type: ignore[type-var]
     columns = [*keys[:-1], fold, keys[-1], _POOLED, _T, "value", TP, FP, P_ALL, N_ALL]
-    return stacked.select(columns)
+    return cast(FrameT, stacked.select(columns))
 
 
 def _fold_tables_in_blocks(

@@ -1,0 +1,28 @@
+"""What a typed user writes, checked by mypy (`[tool.mypy] files`), never run.
+
+Each function returns the frame it is given: a DataFrame, a LazyFrame, or either.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+from typing_extensions import assert_type
+
+import pl_metrics
+
+
+def _either(frame: pl.DataFrame | pl.LazyFrame) -> None:
+    # A helper that takes either frame gets either back (a TypeVar of two types refused it).
+    assert_type(pl_metrics.lrap(frame, by="model"), pl.DataFrame | pl.LazyFrame)
+    assert_type(pl_metrics.report(frame, ["f1", "roc_auc"]), pl.DataFrame | pl.LazyFrame)
+    assert_type(pl_metrics.best_threshold(frame, "f1"), pl.DataFrame | pl.LazyFrame)
+
+
+def _eager(df: pl.DataFrame) -> None:
+    assert_type(pl_metrics.lwlrap(df, by=["model", "fold"]), pl.DataFrame)
+    assert_type(pl_metrics.compare(df, "lrap", fold_col="fold"), pl.DataFrame)
+
+
+def _lazy(lf: pl.LazyFrame) -> None:
+    assert_type(pl_metrics.f1(lf, threshold=0.3), pl.LazyFrame)
+    assert_type(pl_metrics.roc_curve(lf), pl.LazyFrame)
