@@ -109,10 +109,13 @@ def path_items(source: object) -> list[Any] | None:
     """``source`` as a list: a path alone, or the items of any iterable.
 
     A set or a generator is read once, here. None for what holds no paths: None, a number,
-    a dict (its keys are no paths), a bytearray (its items are numbers).
+    a dict (its keys are no paths), a bytearray (its items are numbers), a frame (its
+    columns, or their names).
     """
     if isinstance(source, PATH_LIKE):
         return [source]
+    if any(hasattr(source, a) for a in ("collect_schema", "__arrow_c_stream__", "__dask_graph__")):
+        return None
     if isinstance(source, Iterable) and not isinstance(source, (Mapping, bytearray, memoryview)):
         return list(source)
     return None

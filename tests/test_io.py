@@ -455,6 +455,15 @@ def test_cluster_by_id_checks_its_column_and_destination(tmp_path: Path) -> None
         pl_metrics.cluster_by_id(path, written[0].parent, n_parts=1)
 
 
+def test_cluster_by_id_refuses_a_frame_as_a_frame(tmp_path: Path) -> None:
+    # Iterating a frame gives its columns (a pandas frame's, their names): they were taken
+    # for paths ("no file matches 'shape: (2,) Series...'", "file not found: 'id'").
+    df = pl.DataFrame({"id": [0, 1], "class": [0, 0], "score": [0.1, 0.2], "truth": [0, 1]})
+    for frame in (df, df.lazy(), df.to_pandas(), df.to_arrow()):
+        with pytest.raises(MetricsInputError, match=r"^expected files, folders or globs, got a"):
+            pl_metrics.cluster_by_id(frame, tmp_path / "out")
+
+
 def test_ids_arrow_cannot_read_are_chunked_without_statistics(tmp_path: Path) -> None:
     path = tmp_path / "wide_ids.parquet"
     df = pl.DataFrame(
