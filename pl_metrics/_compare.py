@@ -175,7 +175,8 @@ def _check_options(
     unknown = sorted(set(options) - known)
     if unknown:
         parameters = inspect.signature(function).parameters.values()
-        takes = {p.name for p in parameters if p.kind is p.KEYWORD_ONLY}
+        named = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        takes = {p.name for p in parameters if p.kind in named}
         raise unknown_option(name, unknown[0], (known | takes) - {*own, "per_id"})
 
 

@@ -207,7 +207,9 @@ def checked_options(function: Callable[_P, _R]) -> Callable[_P, _R]:
     if any(p.kind is p.VAR_KEYWORD for p in parameters):  # any keyword is taken
         raise TypeError(f"{function.__name__} takes **kwargs: check them in its body")
     known = frozenset(p.name for p in parameters)
-    options = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]  # (what to suggest)
+    # (what to suggest: the options, and the arguments that may be passed by name)
+    named = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    options = [p.name for p in parameters if p.kind in named]
     # (`pl_metrics.expr`'s functions have the names of metrics, and options of their own.)
     expression = function.__module__ == "pl_metrics.expr"
     label = f"expr.{function.__name__}" if expression else function.__name__

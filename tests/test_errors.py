@@ -229,6 +229,29 @@ def test_a_misspelt_option_is_named_with_the_closest(name: str) -> None:
     assert str(error.value) == (f"{label}: unknown option {typo!r}; did you mean {meant!r}?"), name
 
 
+def _named_arguments() -> list[tuple[str, str]]:
+    """Every public function's arguments that may be passed by name."""
+    return [
+        (name, p.name)
+        for name, function in _public_functions().items()
+        for p in inspect.signature(function).parameters.values()
+        if p.kind is p.POSITIONAL_OR_KEYWORD
+    ]
+
+
+@pytest.mark.parametrize(("name", "meant"), _named_arguments())
+def test_a_misspelt_argument_is_named_with_the_closest(name: str, meant: str) -> None:
+    """An argument that may also be passed by name (`metric`, `thresholds`, `score`) is
+    suggested as the options are: `metrics=` and `scores=` were told of no fix."""
+    function = _public_functions()[name]
+    parameters = inspect.signature(function).parameters.values()
+    typo = meant[0] + meant  # (not metric for metrics: an option of report's, best_threshold's)
+    required = [p for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD and p.default is p.empty]
+    with pytest.raises(MetricsInputError) as error:
+        function(*[None] * len(required), **{typo: 1})
+    assert f"unknown option {typo!r}; did you mean {meant!r}" in str(error.value), name
+
+
 def test_validate_false_skips_checks(good: pl.DataFrame) -> None:
     bad = pl.concat([good, good.head(3)])
     assert pl_metrics.lrap(bad, validate=False).height == 1
