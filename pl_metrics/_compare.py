@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
@@ -102,7 +103,9 @@ from pl_metrics._state import (
 )
 from pl_metrics._thresholded import COUNTS, pred_expr, samples_names
 
-if TYPE_CHECKING:  # (typing.Unpack is of Python 3.11)
+if sys.version_info >= (3, 11):  # at run time too, for typing.get_type_hints
+    from typing import Unpack
+elif TYPE_CHECKING:  # (typing.Unpack is of Python 3.11)
     from typing_extensions import Unpack
 
 __all__ = [

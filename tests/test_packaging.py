@@ -9,7 +9,10 @@ checkout.
 
 from __future__ import annotations
 
+import inspect
 import json
+import sys
+import typing
 from importlib import metadata
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -17,6 +20,8 @@ from urllib.parse import unquote, urlparse
 import pytest
 
 import pl_metrics
+import pl_metrics.dask
+import pl_metrics.plot
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -75,3 +80,15 @@ def test_the_kernels_stub_names_what_the_kernel_has() -> None:
     declared = {node.name for node in stub.body if isinstance(node, ast.FunctionDef)}
     built = {name for name in dir(_kernel._kernels) if not name.startswith("_")}
     assert declared == built
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="typing.Unpack is of Python 3.11")
+def test_the_public_annotations_resolve_at_run_time() -> None:
+    """What reads annotations at run time (Sphinx, pydantic's validate_call, typer) resolves
+    them: compare's, bootstrap's and paired's named Unpack, imported for type checkers only."""
+    modules = [pl_metrics, pl_metrics.expr, pl_metrics.plot, pl_metrics.dask]
+    for module in modules:
+        for name in module.__all__:
+            value = getattr(module, name)
+            if inspect.isfunction(value):
+                typing.get_type_hints(value)
