@@ -25,7 +25,7 @@ from pl_metrics._logloss import log_loss, weighted_log_loss
 from pl_metrics._ndcg import ndcg
 from pl_metrics._ranking import coverage_error, label_ranking_loss, lrap, lwlrap
 from pl_metrics._registry import metric_names
-from pl_metrics._report import chunk_key, merge_states, report, state
+from pl_metrics._report import MetricOptions, chunk_key, merge_states, report, state
 from pl_metrics._state import MetricState
 from pl_metrics._thresholded import (
     accuracy,
@@ -45,6 +45,7 @@ from pl_metrics._thresholded import (
 from pl_metrics._thresholds import best_threshold, threshold_sweep
 
 __all__ = [
+    "MetricOptions",
     "MetricState",
     "MetricsInputError",
     "UnknownOptionError",

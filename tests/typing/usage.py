@@ -26,3 +26,10 @@ def _eager(df: pl.DataFrame) -> None:
 def _lazy(lf: pl.LazyFrame) -> None:
     assert_type(pl_metrics.f1(lf, threshold=0.3), pl.LazyFrame)
     assert_type(pl_metrics.roc_curve(lf), pl.LazyFrame)
+
+
+def _options(df: pl.DataFrame) -> None:
+    # compare's, bootstrap's and paired's options, typed by the name the docs give them.
+    options: pl_metrics.MetricOptions = {"average": "micro", "threshold": 0.3}
+    assert_type(pl_metrics.compare(df, "f1", **options), pl.DataFrame)
+    assert_type(pl_metrics.bootstrap(df, "f1", n_resamples=10, **options), pl.DataFrame)
