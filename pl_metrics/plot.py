@@ -63,11 +63,16 @@ MAX_HISTOGRAM_BINS = 1000
 _INTERVAL_COLUMNS = ("metric", "estimate", "lower", "upper", "std")
 
 
-def _figure(width: float = 8.0, height: float = 4.5) -> Any:
+def _need_matplotlib() -> None:
     try:
-        from matplotlib.figure import Figure
-    except ImportError as error:  # pragma: no cover - depends on the install
+        import matplotlib  # noqa: F401
+    except ImportError as error:
         raise ImportError('plots need matplotlib: pip install "pl_metrics[plot]"') from error
+
+
+def _figure(width: float = 8.0, height: float = 4.5) -> Any:
+    from matplotlib.figure import Figure  # (every plot checked it first: `_fitted`)
+
     return Figure(figsize=(width, height), layout="constrained")
 
 
@@ -79,6 +84,7 @@ def _fitted(plot: Callable[_P, Any]) -> Callable[_P, Figure]:
 
     @functools.wraps(plot)
     def fitted(*args: _P.args, **kwargs: _P.kwargs) -> Figure:
+        _need_matplotlib()  # (told before any work: the curves picked their colours first)
         fig: Figure = plot(*args, **kwargs)
         _fit_titles(fig)
         return fig
@@ -202,13 +208,18 @@ def _direction(metric: str) -> str:
 
 
 def _unique_rows(table: pl.DataFrame, columns: list[str], hint: str) -> None:
-    counts = table.group_by(columns).len()
-    repeated = counts.filter(pl.col("len") > 1)
+    count = "len"
+    while count in columns:  # (a key column named len: polars' count would repeat it)
+        count = f"_{count}"
+    counts = table.group_by(columns, maintain_order=True).agg(pl.len().alias(count))
+    repeated = counts.filter(pl.col(count) > 1)
     if repeated.height:
-        example = ", ".join(f"{k}={v!r}" for k, v in repeated.row(0, named=True).items())
+        first = repeated.row(0, named=True)
+        rows = first.pop(count)
+        example = ", ".join(f"{k}={v!r}" for k, v in first.items())
         raise MetricsInputError(
             f"the table has {repeated.height} ({', '.join(columns)}) combinations with several "
-            f"rows (e.g. {example}); {hint}"
+            f"rows (e.g. {example}: {rows} rows); {hint}"
         )
 
 
@@ -260,11 +271,13 @@ def _series_label(keys: Sequence[str], values: Sequence[Any]) -> str:
 
 
 def _value_text(value: Any) -> str:
-    """A key value as a label: 15 digits of a float (0.3 for 0.1 * 3).
+    r"""A key value as a label: 15 digits of a float (0.3 for 0.1 * 3).
 
-    (A Float32 column's values are their decimals already: see `_need`.)
+    (A Float32 column's values are their decimals already: see `_need`.) A ``$`` is
+    escaped: matplotlib would read ``$5k-$10k`` as mathtext (and fail on ``$\frac$``).
     """
-    return f"{value:.15g}" if isinstance(value, float) else str(value)
+    text = f"{value:.15g}" if isinstance(value, float) else str(value)
+    return text.replace("$", r"\$")
 
 
 def _colours(n: int) -> list[Any]:
@@ -434,7 +447,7 @@ def _grouped_bars(
 ) -> Any:
     n, m = len(heights), len(classes)
     tick_size = _tick_size(m)
-    longest = max(len(str(c)) for c in classes)
+    longest = max(len(_value_text(c)) for c in classes)
     fig = _figure(min(16.0, max(8.0, 2.5 + m * (0.12 * n + 0.25))), 4.5 + 0.07 * min(longest, 30))
     ax = fig.add_subplot()
     width = 0.8 / n
@@ -443,7 +456,7 @@ def _grouped_bars(
         ax.bar(xs, values, width, label=label, color=colour)
     per_class_inches = (fig.get_figwidth() - 2.5) / m
     rotate = longest * tick_size * 0.6 / 72 > 0.9 * per_class_inches
-    ax.set_xticks(range(m), [str(c) for c in classes], fontsize=tick_size)
+    ax.set_xticks(range(m), [_value_text(c) for c in classes], fontsize=tick_size)
     if rotate:
         ax.tick_params(axis="x", labelrotation=90)
     ax.set_xlim(-0.6, m - 0.4)
@@ -474,7 +487,7 @@ def _bar_panels(
     run = next((j for j in range(1, n + 1) if j == n or first_values[j] != first_values[0]), n)
     ncols = run if 1 < run <= 6 and n % run == 0 else min(6, math.ceil(math.sqrt(n)))
     nrows = math.ceil(n / ncols)
-    longest = max(len(str(c)) for c in classes)
+    longest = max(len(_value_text(c)) for c in classes)
     # At most _WIDEST inches in all (150 classes in 3 columns made a figure 70 wide).
     panel_width = min(max(2.2, 0.15 * m + 0.6), (_WIDEST - 1.0) / ncols)
     fig = _figure(1.0 + ncols * panel_width, 1.0 + nrows * (1.7 + 0.06 * min(longest, 30)))
@@ -496,7 +509,7 @@ def _bar_panels(
     per_class = (panel_width - 0.4) / m  # inches
     # Every k-th class named where their names, turned upright, would overlap.
     every = max(1, math.ceil(1.3 * tick_size / 72 / per_class))
-    first.set_xticks(range(0, m, every), [str(c) for c in classes[::every]])
+    first.set_xticks(range(0, m, every), [_value_text(c) for c in classes[::every]])
     first.set_xlim(-0.6, m - 0.4)
     if longest * tick_size * 0.6 / 72 > 0.9 * per_class * every:
         for ax in fig.axes:
@@ -834,7 +847,8 @@ def intervals(
         ax.set_axisbelow(True)
         if differences is not None:
             ax.axvline(0.0, color="0.55", linestyle="--", linewidth=1.0)
-            pairs, better = differences[1], _higher_is_better(metric)
+            pairs = [(_value_text(b), _value_text(a)) for b, a in differences[1]]
+            better = _higher_is_better(metric)
             side = _direction(metric)
             if len(pairs) == 1 and better is not None:  # which side of 0 favours model_b
                 side = f"{'above' if better else 'below'} 0: {pairs[0][0]} better"
@@ -1214,7 +1228,7 @@ def _curve_plot(
         if len(classes) == 1:
             (cls,) = classes
             names = [_series_label(keys, values) for values in series]
-            title = f"{kind.name}{by}, {class_col} {cls}"
+            title = f"{kind.name}{by}, {class_col} {_value_text(cls)}"
             found = [
                 line(v, cls, n, c)
                 for v, n, c in zip(series, names, _colours(len(series)), strict=True)
@@ -1225,7 +1239,7 @@ def _curve_plot(
             where = f" of {_series_label(keys, values)}" if keys else ""
             title = f"{kind.name}{where}, one line per {class_col}"
             found = [
-                line(values, c, str(c), k)
+                line(values, c, _value_text(c), k)
                 for c, k in zip(classes, _colours(len(classes)), strict=True)
             ]
             legend = class_col
@@ -1239,12 +1253,12 @@ def _curve_plot(
     panels = []
     for cls in shown_classes:
         found = [
-            line(v, cls, n if keys else str(cls), c)
+            line(v, cls, n if keys else _value_text(cls), c)
             for v, n, c in zip(series, names, colours, strict=True)
         ]
         lines = [f for f in found if f is not None]
         # Titled as one panel's legend: "0 (AUC 0.998)" alone could be a class or a fold.
-        panels.append(_Panel(f"{class_col} {cls}", lines, " / ".join(keys) or None))
+        panels.append(_Panel(f"{class_col} {_value_text(cls)}", lines, " / ".join(keys) or None))
     title = f"{kind.name}{by}, one panel per {class_col}"
     if len(shown_classes) < len(classes):
         title += (

@@ -6,6 +6,7 @@ import itertools
 import math
 import random
 import re
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -1213,3 +1214,55 @@ def test_a_curves_table_of_another_class_column_is_told_to_name_it() -> None:
         pl_metrics.roc_curve(df, class_col="digit", by="model"), class_col="digit"
     )
     assert figure.axes
+
+
+def test_names_with_dollars_are_drawn_as_written(digits: pl.DataFrame) -> None:
+    # matplotlib reads $...$ as math: '$5k-$10k' lost its signs, and a name such as
+    # 'rf_$\x$' raised its ParseFatalException (the CLI's "internal error").
+    two = digits.filter(pl.col("class").is_in(["0", "1"]))
+    odd = two.with_columns(
+        pl.col("class").replace({"0": "$5k-$10k"}), pl.col("model").replace({"knn": r"rf_$\x$"})
+    )
+    curves = plot.roc_curves(pl_metrics.roc_curve(odd, by="model"))
+    render(curves)
+    titles = {ax.get_title() for ax in curves.axes}
+    assert r"class \$5k-\$10k" in titles
+    assert any(label.startswith(r"rf_\$\x\$") for label in legend_labels(curves.axes[0]))
+    bars = plot.per_class_bars(pl_metrics.f1(odd, average=None, by="model"))
+    render(bars)
+    assert r"\$5k-\$10k" in [t.get_text() for t in bars.axes[0].get_xticklabels()]
+
+
+def test_a_key_column_named_len_is_drawn(digits: pl.DataFrame) -> None:
+    # The check of repeated rows counted into polars' "len": a DuplicateError.
+    renamed = digits.rename({"model": "len"})
+    fig = plot.per_class_bars(pl_metrics.f1(renamed, average=None, by="len"))
+    assert legend_labels(fig.axes[0]) == sorted(MODELS)
+    plot.roc_curves(pl_metrics.roc_curve(renamed.filter(pl.col("len") == "knn"), by="len"))
+
+
+def test_float_classes_are_labelled_by_their_digits(digits: pl.DataFrame) -> None:
+    tenths = digits.filter(pl.col("model") == "knn").with_columns(
+        pl.col("class").cast(pl.Int64) / 10
+    )
+    fig = plot.roc_curves(pl_metrics.roc_curve(tenths))
+    render(fig)
+    labels = legend_labels(fig.axes[0]) if len(fig.axes) == 1 else []
+    texts = labels + [ax.get_title() for ax in fig.axes]
+    assert any(t.startswith("0.3") for t in texts)
+    assert not any("0.30000000000000004" in t for t in texts)
+
+
+def test_without_matplotlib_every_plot_says_how_to_install_it(
+    digits: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    curves = pl_metrics.roc_curve(digits.filter(pl.col("model") == "knn"))
+    # The curve plots picked their colours first: matplotlib's ModuleNotFoundError, bare.
+    for name in [m for m in list(sys.modules) if m.startswith("matplotlib")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)
+    for draw in (plot.roc_curves, plot.pr_curves):
+        with pytest.raises(
+            ImportError, match=r'plots need matplotlib: pip install "pl_metrics\[plot\]"'
+        ):
+            draw(curves)
