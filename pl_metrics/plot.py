@@ -401,6 +401,13 @@ def per_class_bars(
         counts = ["tp", "fp", "fn", "tn"] if metric in ("tp", "fp", "fn", "tn") else []
         keys = _key_columns(table, [class_col, metric, *counts])
         hint = "each series needs one row per class"
+        floats = [  # a threshold or a hyperparameter: a series only when named
+            c
+            for c, dtype in table.schema.items()
+            if dtype.is_float() and c not in (class_col, metric, "weight", *counts)
+        ]
+        if floats:
+            hint += f"; float columns are keys when named: pass by={[*keys, *floats]!r}"
     _unique_rows(table, [*keys, class_col], hint)
 
     classes = _in_order(table[class_col])
@@ -436,6 +443,11 @@ def _key_columns(table: pl.DataFrame, exclude: Sequence[str]) -> list[str]:
     ]
 
 
+#: A line of `per_class_bars`' legend, in characters: longer series names wrap (a legend of
+#: 60-character names took three quarters of the figure, squeezing the bars).
+_BAR_LEGEND_CHARS = 28
+
+
 def _grouped_bars(
     classes: list[Any],
     heights: list[list[float]],
@@ -453,7 +465,7 @@ def _grouped_bars(
     width = 0.8 / n
     for k, (label, values, colour) in enumerate(zip(labels, heights, _colours(n), strict=True)):
         xs = [i - 0.4 + (k + 0.5) * width for i in range(m)]
-        ax.bar(xs, values, width, label=label, color=colour)
+        ax.bar(xs, values, width, label=_wrapped(label, _BAR_LEGEND_CHARS), color=colour)
     per_class_inches = (fig.get_figwidth() - 2.5) / m
     rotate = longest * tick_size * 0.6 / 72 > 0.9 * per_class_inches
     ax.set_xticks(range(m), [_value_text(c) for c in classes], fontsize=tick_size)
@@ -467,7 +479,10 @@ def _grouped_bars(
     ax.set_axisbelow(True)
     if keys:
         ax.legend(
-            title=" / ".join(keys), loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False
+            title=_wrapped(" / ".join(keys), _BAR_LEGEND_CHARS),
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            frameon=False,
         )
     return fig
 
@@ -843,6 +858,8 @@ def intervals(
         ax.plot(estimate, ys, "o", color="C0")
         ax.set_yticks(ys, [_row_name(names, row) or metric for row in rows.iter_rows(named=True)])
         ax.set_ylim(rows.height - 0.5, -0.5)  # first row (the best) on top
+        if names:  # what the rows are: "0" alone could be a fold or a class
+            ax.set_ylabel(" / ".join(names))
         ax.xaxis.grid(True, alpha=0.3)
         ax.set_axisbelow(True)
         if differences is not None:

@@ -1266,3 +1266,28 @@ def test_without_matplotlib_every_plot_says_how_to_install_it(
             ImportError, match=r'plots need matplotlib: pip install "pl_metrics\[plot\]"'
         ):
             draw(curves)
+
+
+def test_long_series_names_leave_the_bars_their_room(digits: pl.DataFrame) -> None:
+    long = "a_very_long_model_name_with_hyperparams_lr0.001_depth12"
+    renamed = digits.with_columns(pl.col("model").replace({"knn": long}))
+    fig = plot.per_class_bars(pl_metrics.f1(renamed, average=None, by="model"))
+    render(fig)
+    # A one-line legend of the long name took two thirds of the figure's width.
+    assert fig.axes[0].get_position().width > 0.55
+    assert any("\n" in label for label in legend_labels(fig.axes[0]))
+
+
+def test_interval_rows_are_named_by_their_columns(digits: pl.DataFrame) -> None:
+    # Rows "0" to "4" alone could be folds or classes.
+    table = pl_metrics.paired(digits, "lrap", "logreg", "knn", by="fold", n_resamples=20)
+    assert plot.intervals(table).axes[0].get_ylabel() == "fold"
+
+
+def test_a_float_column_is_offered_as_a_key_of_bars(digits: pl.DataFrame) -> None:
+    sweep = pl_metrics.threshold_sweep(digits.filter(pl.col("model") == "knn"), "f1", [0.3, 0.7])
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        plot.per_class_bars(sweep, "value")
+    assert "class='0': 2 rows" in str(error.value)
+    assert "pass by=['threshold']" in str(error.value)
+    plot.per_class_bars(sweep, "value", by="threshold")
