@@ -194,10 +194,15 @@ def _the_metric(table: object, metric: str | None) -> str:
     return found[0]
 
 
+#: A confusion table's counts (`per_class_bars` draws them): of a class's fixed positives
+#: and negatives, more of them found is better, more of them missed worse.
+_COUNT_DIRECTIONS = {"tp": True, "tn": True, "fp": False, "fn": False}
+
+
 def _higher_is_better(metric: str) -> bool | None:
     """True or False for a score or a loss; None for a name without a direction."""
     entry = _METRICS.get(metric)
-    return None if entry is None else entry.higher_is_better
+    return _COUNT_DIRECTIONS.get(metric) if entry is None else entry.higher_is_better
 
 
 def _direction(metric: str) -> str:

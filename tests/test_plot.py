@@ -1291,3 +1291,12 @@ def test_a_float_column_is_offered_as_a_key_of_bars(digits: pl.DataFrame) -> Non
     assert "class='0': 2 rows" in str(error.value)
     assert "pass by=['threshold']" in str(error.value)
     plot.per_class_bars(sweep, "value", by="threshold")
+
+
+def test_a_confusion_count_is_titled_with_its_direction(digits: pl.DataFrame) -> None:
+    counts = pl_metrics.confusion(digits, by="model")
+    titles = {m: plot.per_class_bars(counts, m).axes[0].get_title() for m in ("tp", "fp")}
+    assert titles == {
+        "tp": "tp per class by model (higher is better)",
+        "fp": "fp per class by model (lower is better)",
+    }
