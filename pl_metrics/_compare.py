@@ -1404,9 +1404,10 @@ def bootstrap(
     ``[0, 2**63)``. A resample that draws no positive (or no negative) of a class leaves
     that class out of its ROC AUC, as ``undefined="skip"`` does; a resample where the
     metric is undefined (NaN: every class left out, or only ids of weight 0 drawn) is left
-    out of the interval and the standard deviation (NaN when no resample is defined, or
-    when some are infinite, an infinite loss with ``eps=0``). A
-    LazyFrame gives a LazyFrame: nothing is read until it is collected.
+    out of the interval and the standard deviation (the bounds and the deviation are NaN
+    when no resample is defined; where some are infinite, an infinite loss with ``eps=0``,
+    the deviation is NaN and a bound may be infinite). A LazyFrame gives a LazyFrame:
+    nothing is read until it is collected.
 
     The interval is of the resamples' percentiles, not centred on the estimate: where the
     resamples' values lean one way (average precision of classes of a few positives, which
@@ -1535,7 +1536,7 @@ def model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> 
         same = False
     if not same:
         raise MetricsInputError(
-            f"option {option!r}: {value!r} is not a value of column {model_col!r} ({dtype})"
+            f"option {option!r}: {shown(value)} is not a value of column {model_col!r} ({dtype})"
         )
     return cast.item()
 
@@ -1613,10 +1614,6 @@ def paired(
     if len(names) != 1:
         raise MetricsInputError(f"option 'metric': paired compares one metric, got {names}")
     metric = names[0]
-    if model_a == model_b:
-        raise MetricsInputError(
-            f"paired compares two models; model_a and model_b are both {model_a!r}"
-        )
     _check_resampling(names, n_resamples, confidence, seed)
     group: list[str] = _group(by)
     id_col = options.get("id_col", "id")
@@ -1624,6 +1621,11 @@ def paired(
     source: pl.LazyFrame = given.lazy()
     source_schema = source.collect_schema()
     require_column(source_schema, "model_col", model_col)
+    if isinstance(source_schema[model_col], (pl.List, pl.Array)):  # (polars compares none)
+        raise MetricsInputError(
+            f"column {model_col!r} (option 'model_col'): its values are lists "
+            f"({source_schema[model_col]}); name the models by single values"
+        )
     distinct_columns([("model_col", model_col), *_column_roles(options)])
     # (`by` naming a metric's column is told by resolve, as for the other functions.)
     distinct_columns([("model_col", model_col), ("id_col", id_col), *(("by", b) for b in group)])
@@ -1631,6 +1633,10 @@ def paired(
         model_value(source_schema[model_col], model_col, option, value)
         for option, value in (("model_a", model_a), ("model_b", model_b))
     )
+    if model_a == model_b:  # (as the column's values: a Series given was ambiguous to ==)
+        raise MetricsInputError(
+            f"paired compares two models; model_a and model_b are both {model_a!r}"
+        )
     pair = pl.Series([model_a, model_b], dtype=source_schema[model_col])
     lf = source.filter(pl.col(model_col).is_in(pair.implode()))
     check_key_name(model_col, "model_col", made_columns(info(metric)), metric)  # (not `by`)
@@ -1699,9 +1705,14 @@ def paired(
         unmatched = df["unmatched"][0]
         if unmatched:
             ids = "id is" if unmatched == 1 else "ids are"
+            where = ""
+            if group:  # counted per group: an id in another fold of each model counts twice
+                key = ", ".join([*group, id_col])
+                ids = f"({key}) key is" if unmatched == 1 else f"({key}) keys are"
+                where = f" in each group of {', '.join(map(repr, group))}"
             raise MetricsInputError(
                 f"column {id_col!r}: {unmatched:,} {ids} scored by only one of "
-                f"{model_a!r} and {model_b!r}; a paired comparison needs the same ids",
+                f"{model_a!r} and {model_b!r}; a paired comparison needs the same ids{where}",
                 problem="unpaired",
             )
         both = f"{model_a!r} and {model_b!r}"

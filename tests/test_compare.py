@@ -169,6 +169,31 @@ def test_paired_needs_the_same_ids() -> None:
         pl_metrics.paired(missing, "lrap", "logreg", "knn", n_resamples=10)
     with pytest.raises(pl_metrics.MetricsInputError, match="both 'knn'"):
         pl_metrics.paired(df, "lrap", "knn", "knn", n_resamples=10)
+    # By fold, ids of other folds in each model: counted per (fold, id), in both models (it
+    # said "3,594 ids", of 1,797, and "the same ids", which both models have).
+    two = df.filter(pl.col("model").is_in(["knn", "logreg"]))
+    shifted = two.with_columns(
+        fold=pl.when(pl.col("model") == "knn").then((pl.col("fold") + 1) % 5).otherwise("fold")
+    )
+    unmatched = 2 * shifted.filter(pl.col("model") == "knn").select("fold", "id").unique().height
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=rf"^column 'id': {unmatched:,} \(fold, id\) keys are scored by only one of "
+        r"'logreg' and 'knn'; a paired comparison needs the same ids in each group of 'fold'$",
+    ):
+        pl_metrics.paired(shifted, "lrap", "logreg", "knn", by="fold", n_resamples=10)
+
+
+def test_paired_refuses_models_it_cannot_compare() -> None:
+    df = pl.read_parquet(DATA).filter(pl.col("id") < 50)
+    listed = df.with_columns(pl.concat_list("model").alias("grp"))
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^column 'grp' .*values are lists"):
+        pl_metrics.paired(listed, "lrap", ["logreg"], ["knn"], model_col="grp", n_resamples=10)
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^option 'model_a': a Series of shape \(1,\) is not a value of column 'model'",
+    ):
+        pl_metrics.paired(df, "lrap", pl.Series(["logreg"]), "knn", n_resamples=10)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("lazy", [False, True])
