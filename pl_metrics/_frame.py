@@ -165,6 +165,8 @@ def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOpt
         close = did_you_mean(name.removesuffix("_col"), known, n=1)
         if not close and metric is not None and name in metric.options:
             close = f"pl_metrics.{metric.name} takes it, on a whole table"
+        elif not close and metric is not None and f"{name}_col" in metric.options:
+            close = f"pl_metrics.{metric.name} takes {name}_col=, on a whole table"
         return UnknownOptionError(
             f"{function}: unknown option {name!r}{f'; {close}' if close else ''}",
             problem="unknown_option",

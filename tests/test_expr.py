@@ -373,6 +373,12 @@ def test_expr_options_are_checked_as_the_tables_are() -> None:
         ),
         (lambda: expr.f1(None, "t", pred_col="p"), r"did you mean 'pred'\?$"),
         (lambda: expr.roc_auc("s", "t", max_fpr=0.5), r"'max_fpr'; pl_metrics.roc_auc takes it"),
+        # (the thresholded expressions take no weights: said, where it said nothing more)
+        (
+            lambda: expr.f1("s", "t", weight="w"),
+            r"^expr.f1: unknown option 'weight'; pl_metrics.f1 takes weight_col=, on a whole "
+            r"table$",
+        ),
     ]
     for call, message in cases:
         with pytest.raises(pl_metrics.UnknownOptionError, match=message):
