@@ -473,8 +473,9 @@ def _in_key_order(df: pl.DataFrame, spec: Spec) -> pl.DataFrame:
 def merge_states(states: Iterable[MetricState]) -> MetricState:
     """Merge states of id-disjoint parts of a table into the state of the whole.
 
-    Every state must be of the same metrics, columns and options; how each was computed
-    (from a DataFrame, a LazyFrame or files) does not matter.
+    Every state must be of the same metrics (in any order: the merge gives the first's),
+    columns and options; how each was computed (from a DataFrame, a LazyFrame or files)
+    does not matter.
 
     Parameters
     ----------
@@ -519,7 +520,10 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
         )
     first = states[0]
     for other in states[1:]:
-        if other.spec != first.spec:
+        # The same metrics in another order make the same tables (their columns are named,
+        # not placed by metric): the merge gives them in the first state's order.
+        same_metrics = sorted(other.spec.metrics) == sorted(first.spec.metrics)
+        if replace(other.spec, metrics=first.spec.metrics if same_metrics else ()) != first.spec:
             raise MetricsInputError(
                 "merge_states: states differ in " + _difference(first.spec, other.spec)
             )
@@ -595,7 +599,9 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
         if first.ids is None
         else pl.concat(
             [
-                s.ids.lazy().with_columns(pl.col(as_text).cast(pl.String))
+                s.ids.lazy()
+                .with_columns(pl.col(as_text).cast(pl.String))
+                .select(first._schemas["ids"].names())  # (the first's metrics' order)
                 for s in states
                 if s.ids is not None
             ],

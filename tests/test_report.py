@@ -309,6 +309,26 @@ def test_merge_refuses_different_states() -> None:
         )
 
 
+@pytest.mark.parametrize("lazy", [False, True])
+def test_states_of_the_same_metrics_in_another_order_merge(lazy: bool) -> None:
+    # They were refused: "states differ in metrics: ['f1', 'lrap'] vs ['lrap', 'f1']".
+    df = multiclass_table(6)
+    first, rest = df.filter(pl.col("id") < 20), df.filter(pl.col("id") >= 20)
+    orders = (["f1", "lrap", "log_loss"], ["lrap", "log_loss", "f1"])
+    for options in ({}, {"per_id": True, "average": "samples"}):
+        states = [
+            pl_metrics.state(part.lazy() if lazy else part, metrics, by="model", **options)
+            for part, metrics in zip((first, rest), orders, strict=True)
+        ]
+        merged = pl_metrics.merge_states(states).finalize().collect()
+        whole = pl_metrics.report(df, orders[0], by="model", **options)
+        assert_frame_equal(merged, whole, check_row_order=False)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"differ in metrics"):
+        pl_metrics.merge_states(
+            [pl_metrics.state(first, ["f1", "lrap"]), pl_metrics.state(rest, ["lrap"])]
+        )
+
+
 def test_states_of_equal_options_merge_however_the_options_were_made() -> None:
     """zero_division=NaN from two calls (two NaN objects, as states pickled back from Dask
     workers), a threshold table's rows or class weights' keys in another order, an option
