@@ -682,6 +682,9 @@ def _difference(a: Spec, b: Spec) -> str:
     fields = [
         f for f in a.options.__dataclass_fields__ if getattr(a.options, f) != getattr(b.options, f)
     ]
+    # Options the metrics take, not those set for them (lwlrap's per_class sets average).
+    taken = {o for m in a.metrics for o in info(m).options}
+    fields = [f for f in fields if f in taken] or fields
     return "options: " + ", ".join(
         _thresholds_difference(getattr(a.options, f), getattr(b.options, f))
         or f"{f} {shown(getattr(a.options, f))} vs {shown(getattr(b.options, f))}"

@@ -276,6 +276,13 @@ def test_merge_refuses_different_states() -> None:
         pl_metrics.merge_states([pl_metrics.state(df, "lrap"), pl_metrics.state(df, "f1")])
     with pytest.raises(pl_metrics.MetricsInputError, match="no states"):
         pl_metrics.merge_states([])
+    # Not "average None vs 'macro'" too: lwlrap takes no average (its per_class sets it).
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"differ in options: per_class True vs False$"
+    ):
+        pl_metrics.merge_states(
+            [pl_metrics.state(df, "lwlrap", per_class=True), pl_metrics.state(df, "lwlrap")]
+        )
     # Threshold tables: their first difference, which their cut-short reprs did not show.
     table = pl.DataFrame({"class": [0, 1, 2, 3], "threshold": [0.5, 0.5, 0.5, 0.5]})
     other = table.with_columns(threshold=pl.when(pl.col("class") == 3).then(0.3).otherwise(0.5))
