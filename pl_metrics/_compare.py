@@ -131,7 +131,7 @@ _WEIGHT = f"{INTERNAL}boot_weight"
 _BLOCK = 1 << 21
 
 
-def _metric_list(metrics: str | Sequence[str], option: str = "metrics") -> list[str]:
+def _metric_list(metrics: str | Sequence[str], function: str, option: str = "metrics") -> list[str]:
     """Metrics that have a direction: scores and losses, not tables of counts."""
     names = list(metric_list(metrics))
     tables = [m for m in names if info(m).higher_is_better is None]
@@ -143,7 +143,7 @@ def _metric_list(metrics: str | Sequence[str], option: str = "metrics") -> list[
                 if len(tables) == 1
                 else "are tables (of counts, curves or thresholds), not scores"
             )
-            + " to compare"
+            + f" for {function}"
         )
     return names
 
@@ -172,7 +172,7 @@ def _check_options(
         raise MetricsInputError(f"{name}: option {clash[0]!r} is set by {name} itself")
     if options.get("per_id"):
         raise MetricsInputError(
-            f"{name}: option 'per_id' gives a table of ids, not values to {name}"
+            f"{name}: option 'per_id' gives a table of ids, where {name} needs a value per group"
         )
     known = set(inspect.signature(report).parameters) - {"frame", "metrics"}
     unknown = sorted(set(options) - known)
@@ -251,7 +251,7 @@ def compare(
     └─────────────┴──────────┴──────────┘
     """
     _check_options(compare, options, ["by"])
-    names = _metric_list(metrics)
+    names = _metric_list(metrics, "compare")
     source = to_polars(frame)
     # (checked at the call, as the other options; a DataFrame is not chunked)
     lazy_source = isinstance(source, pl.LazyFrame)
@@ -1463,7 +1463,7 @@ def bootstrap(
     True
     """
     _check_options(bootstrap, options, [])
-    names: list[str] = _metric_list(metrics)
+    names: list[str] = _metric_list(metrics, "bootstrap")
     _check_resampling(names, n_resamples, confidence, seed)
     group: list[str] = _group(by)
     source = to_polars(frame)
@@ -1610,7 +1610,7 @@ def paired(
     2 / 200).
     """
     _check_options(paired, options, ["by"])
-    names: list[str] = _metric_list(metric, "metric")
+    names: list[str] = _metric_list(metric, "paired", "metric")
     if len(names) != 1:
         raise MetricsInputError(f"option 'metric': paired compares one metric, got {names}")
     metric = names[0]

@@ -649,13 +649,14 @@ def test_compare_bootstrap_and_paired_take_it_or_refuse_clearly(metric: str) -> 
     entry = METRICS[metric]
     small = TABLE.with_columns(fold=pl.col("id") % 2)
     if entry.higher_is_better is None:  # a table of counts: nothing to rank
-        for call in (
-            lambda: pl_metrics.compare(small, metric),
-            lambda: pl_metrics.bootstrap(small, metric, n_resamples=5),
-            lambda: pl_metrics.paired(small, metric, "m1", "m2", n_resamples=5),
+        for function, call in (
+            ("compare", lambda: pl_metrics.compare(small, metric)),
+            ("bootstrap", lambda: pl_metrics.bootstrap(small, metric, n_resamples=5)),
+            ("paired", lambda: pl_metrics.paired(small, metric, "m1", "m2", n_resamples=5)),
         ):
             with pytest.raises(
-                pl_metrics.MetricsInputError, match=rf"'{metric}' is a table .*, not a score to"
+                pl_metrics.MetricsInputError,
+                match=rf"'{metric}' is a table .*, not a score for {function}$",
             ):
                 call()
         return
@@ -670,7 +671,10 @@ def test_compare_bootstrap_and_paired_take_it_or_refuse_clearly(metric: str) -> 
         if "weight_col" in options or options.get("validate") is False:
             continue
         if options.get("per_id"):  # a table of ids has no interval
-            with pytest.raises(pl_metrics.MetricsInputError, match="option 'per_id'"):
+            with pytest.raises(
+                pl_metrics.MetricsInputError,
+                match=r"^bootstrap: option 'per_id' gives a table of ids, where bootstrap needs",
+            ):
                 pl_metrics.bootstrap(small, metric, by="model", n_resamples=5, **options)
             continue
         ci = pl_metrics.bootstrap(small, metric, by="model", n_resamples=5, **options)
