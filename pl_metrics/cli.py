@@ -158,7 +158,8 @@ class _Store(argparse._StoreAction):
     """argparse's store, which notes each option given (``given_options``).
 
     An option typed with its default value (``--threshold 0.5`` with ``-m lrap``) is given
-    all the same: refused where none of the metrics uses it, as any other value is.
+    all the same: refused where none of the metrics uses it, as any other value is. An
+    option given twice is refused: argparse kept the last, silently.
     """
 
     def __call__(
@@ -168,6 +169,10 @@ class _Store(argparse._StoreAction):
         values: Any,
         option_string: str | None = None,
     ) -> None:
+        if option_string is not None and self.dest in getattr(namespace, "given_options", ()):
+            raise argparse.ArgumentError(
+                self, f"given twice ({getattr(namespace, self.dest)}, then {values}); give it once"
+            )
         super().__call__(parser, namespace, values, option_string)
         namespace.given_options = {*getattr(namespace, "given_options", ()), self.dest}
 

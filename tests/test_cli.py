@@ -887,6 +887,13 @@ def test_the_options_of_sweeps_class_weights_and_zero_division(tmp_path: Path) -
         (["-m", "threshold_sweep", "--thresholds", "0.1,,0.2"], "expected numbers separated by"),
         (["-m", "lrap", "--sweep-metric", "recall"], "--sweep-metric is not used by lrap"),
         (["-m", "lrap", "--thresholds", "0.5"], "--thresholds is not used by lrap"),
+        # A flag given twice: argparse kept the last, silently (0.9 was dropped).
+        (
+            ["-m", "f1", "--threshold", "0.9", "--threshold=0.3"],
+            "argument --threshold: given twice (0.9, then 0.3); give it once",
+        ),
+        (["-m", "f1", "--average", "micro", "--average", "micro"], "--average: given twice"),
+        (["-m", "f1", "-o", "a.csv", "--output", "b.csv"], "argument --output/-o: given twice"),
     ],
 )
 def test_bad_sweep_and_class_weight_flags(
