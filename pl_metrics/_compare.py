@@ -1544,8 +1544,8 @@ def model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> 
 def paired(
     frame: FrameT,
     metric: str,
-    model_a: str,
-    model_b: str,
+    model_a: Any,
+    model_b: Any,
     *,
     model_col: str = "model",
     by: str | Sequence[str] | None = None,

@@ -33,3 +33,8 @@ def _options(df: pl.DataFrame) -> None:
     options: pl_metrics.MetricOptions = {"average": "micro", "threshold": 0.3}
     assert_type(pl_metrics.compare(df, "f1", **options), pl.DataFrame)
     assert_type(pl_metrics.bootstrap(df, "f1", n_resamples=10, **options), pl.DataFrame)
+
+
+def _integer_models(df: pl.DataFrame) -> None:
+    # Models are values of model_col, of its type: integers too.
+    assert_type(pl_metrics.paired(df, "lrap", 1, 2, n_resamples=10), pl.DataFrame)
