@@ -51,16 +51,23 @@ def naming_examples(
         find = _FINDERS.get(_finder_key(error.problem))
         if find is None or rows is None or error.examples:  # (named by a caller's caller)
             raise
+        search = _Search(rows, spec, str(error.problem))
         try:
-            found = _found(find, _Search(rows, spec, str(error.problem)), parts)
+            found = _found(find, search, parts)
         except (Exception, pl.exceptions.PanicException):  # (the count stands without them)
             raise error from None
         if not found:
             raise
         lead = "the table lacks " if error.problem == "no_threshold" else "e.g. "
         told = lead + listed(found, SHOWN, separator="; ")
+        text = str(error)
+        if error.problem == "ragged" and search.repeated:
+            # Rows missing beside rows repeated that the totals did not tell apart (a top-k
+            # dump with each id's true row appended): the count is net, and ragged='allow'
+            # alone would be refused next for the repeats.
+            text += "; some ids also repeat a class (the count is net of them): drop those rows"
         raise MetricsInputError(
-            f"{error}; {told}", problem=error.problem, column=error.column, examples=told
+            f"{text}; {told}", problem=error.problem, column=error.column, examples=told
         ) from None
 
 
@@ -83,6 +90,8 @@ class _Search:
     rows: pl.LazyFrame
     spec: Spec
     problem: str
+    #: Whether a finder of missing rows found repeated ones too (`_class_sets`).
+    repeated: bool = False
 
     @functools.cached_property
     def group_classes(self) -> pl.DataFrame:
@@ -278,7 +287,9 @@ def _lacked_thresholds(rows: pl.LazyFrame, search: _Search) -> list[str]:
 
 def _class_sets(rows: pl.LazyFrame, search: _Search) -> list[str]:
     """Keys repeated, ids lacking classes, or both (a group of both is one problem)."""
-    repeated = _duplicates(rows, search) if search.problem != "ragged" else []
+    # (Missing rows are looked for repeated ones too: the totals net them out.)
+    repeated = _duplicates(rows, search)
+    search.repeated = search.repeated or bool(repeated)
     lacking = _lacking(rows, search) if search.problem != "duplicate" else []
     return [*repeated[:1], *lacking[:1], *repeated[1:], *lacking[1:]]  # (one of each first)
 

@@ -1095,6 +1095,17 @@ def _at(model: str, id_: int, cls: int) -> pl.Expr:
             r"class=1: 2 rows; model='a', id=8 lacks class=0$",
         ),
         (
+            # Two rows missing, one repeated: "1 row is missing" (net), and ragged='allow'
+            # was then refused for the repeat.
+            "lrap",
+            lambda d: pl.concat(
+                [d.filter(~(_at("a", 8, 0) | _at("a", 9, 2))), d.filter(_at("a", 8, 2))]
+            ),
+            r"1 \(id, class\) row is missing.*; some ids also repeat a class \(the count is net "
+            r"of them\): drop those rows; e\.g\. model='a', id=8, class=2: 2 rows; "
+            r"model='a', id=8 lacks class=0; model='a', id=9 lacks class=2$",
+        ),
+        (
             "lrap",
             lambda d: d.with_columns(w=pl.when(_at("a", 11, 2)).then(9.0).otherwise("w")),
             r"1 id has weights that vary .*; e\.g\. model='a', id=11: weights \d\.\d+ to 9\.0$",
