@@ -719,8 +719,8 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
     """The parts' class, ``by`` and id columns have one type: the merge compares their values.
 
     (An Int64 class beside a String one hashes differently, so the merged checks would
-    report ids repeating classes; two enums of other categories do not stack; per-id ids
-    of integers beside text would sort as text.)
+    report ids repeating classes; groups' enums of other categories do not sort as one;
+    per-id ids of integers beside text would sort as text.)
     Returns the keys (groups', per-id ids) that are text of several kinds (String,
     categorical, enum): they stack as String.
     """
@@ -739,8 +739,10 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
         """Whether the parts' values of the column stack and compare as one type."""
         if a == b or (a.is_integer() and b.is_integer()):  # integers hash alike at any width
             return True
-        if name == cols.cls or (isinstance(a, pl.Enum) and isinstance(b, pl.Enum)):
-            return False  # classes are hashed as typed; enums of other categories do not stack
+        if name == cols.cls:  # classes are hashed as typed
+            return False
+        if name != cols.id and isinstance(a, pl.Enum) and isinstance(b, pl.Enum):
+            return False  # groups' enums of other categories do not sort as one (ids: text)
         # Group keys stack widened: numbers as numbers, text as text.
         return (a.is_numeric() and b.is_numeric()) or (text(a) and text(b))
 
@@ -750,12 +752,20 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
         for name, dtype in key_types(state).items():
             if name in first and not same(name, first[name], dtype):
                 raise MetricsInputError(
-                    f"merge_states: the type of column {name!r}: {first[name]} vs {dtype}; "
-                    "cast it to one type in every part"
+                    f"merge_states: the type of column {name!r}: {_type_text(first[name])} vs "
+                    f"{_type_text(dtype)}; cast it to one type in every part"
                 )
             if name in first and dtype != first[name] and text(dtype):
                 as_text.add(name)
     return sorted(as_text)
+
+
+def _type_text(dtype: pl.DataType) -> str:
+    """``dtype`` in a message: an enum of many categories by their count, not each."""
+    text = str(dtype)
+    if isinstance(dtype, pl.Enum) and len(text) > 80:
+        return f"Enum of {len(dtype.categories):,} categories"
+    return text
 
 
 def build_state(frame: pl.DataFrame | pl.LazyFrame, spec: Spec) -> MetricState:

@@ -380,6 +380,23 @@ def test_per_id_states_merge_ids_of_one_kind_only() -> None:
     as_strings = [t.with_columns(pl.col("id").cast(pl.String)) for t in texts]
     want = pl_metrics.lrap(pl.concat(as_strings), per_id=True)
     assert_frame_equal(merged.finalize().collect(), want, check_row_order=False)
+    # Enums of each part's own ids (id-disjoint shards list their own): refused, in a
+    # message that printed every category.
+    enums = [
+        s.with_columns(pl.col("id").cast(pl.Enum(s["id"].unique().sort()))) for s in as_strings
+    ]
+    merged = pl_metrics.merge_states([pl_metrics.state(e, "lrap", per_id=True) for e in enums])
+    assert_frame_equal(merged.finalize().collect(), want, check_row_order=False)
+    # Groups' enums of other categories are refused, named by their count.
+    grouped = [
+        e.with_columns(g=pl.col("id").cast(pl.String).cast(pl.Enum([f"{i}" for i in range(k)])))
+        for e, k in zip(enums, (30, 40), strict=True)
+    ]
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"type of column 'g': Enum of 30 categories vs Enum of 40 categories; cast",
+    ):
+        pl_metrics.merge_states([pl_metrics.state(e, "lrap", by="g") for e in grouped])
 
 
 def test_states_compare_by_identity_and_sweeps_by_their_thresholds() -> None:
