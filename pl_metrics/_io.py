@@ -224,7 +224,7 @@ def _expand(path: Path) -> list[Path]:
     if path.is_dir():
         found = sorted(
             p
-            for p in path.rglob("*")
+            for p in _walk(path)
             if kind_of(p)
             and p.is_file()
             and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts)
@@ -233,7 +233,7 @@ def _expand(path: Path) -> list[Path]:
             raise MetricsInputError(
                 f"folder {str(path)!r} holds no parquet, IPC or CSV file (but in entries "
                 'named ".x" or "_x", which are left out)'
-                if any(kind_of(p) for p in path.rglob("*"))
+                if any(kind_of(p) for p in _walk(path))
                 else f"folder {str(path)!r} holds no parquet, IPC or CSV file"
             )
         return found
@@ -248,6 +248,23 @@ def _expand(path: Path) -> list[Path]:
             f"(-m {path}), or the metrics argument of pl_metrics.score"
         )
     raise MetricsInputError(f"file not found: {str(path)!r}")
+
+
+def _walk(root: Path) -> Iterator[Path]:
+    """Every entry below ``root``, following links to folders (but not back up: no loops).
+
+    ``Path.rglob`` does not descend into a linked folder (``model=knn -> /elsewhere``),
+    whose files would be left out silently; polars' own folder scans follow such links.
+    """
+    for folder, names, files_ in os.walk(root, followlinks=True):
+        here = os.path.realpath(folder) + os.sep
+        names[:] = [  # (a link to this folder or one above it would loop)
+            name
+            for name in sorted(names)
+            if not here.startswith(os.path.realpath(os.path.join(folder, name)) + os.sep)
+        ]
+        for name in files_:
+            yield Path(folder, name)
 
 
 def file_format(files: Sequence[Path]) -> str:

@@ -372,6 +372,21 @@ def test_links_to_one_file_in_two_hive_folders_are_two_partitions(tmp_path: Path
     assert got["model"].unique().sort().to_list() == ["a", "b"]
 
 
+def test_a_linked_folder_inside_a_folder_is_read(tmp_path: Path) -> None:
+    # Path.rglob went into no linked folder: model=knn's rows were left out, silently (a
+    # glob of the folder, and polars' own scan, read them).
+    digits = pl.read_parquet("data/digits_oof.parquet").filter(pl.col("fold") == 0)
+    root, elsewhere = tmp_path / "oof", tmp_path / "elsewhere"
+    for model, folder in (("logreg", root / "model=logreg"), ("knn", elsewhere)):
+        folder.mkdir(parents=True)
+        digits.filter(pl.col("model") == model).drop("model").write_parquet(folder / "p.parquet")
+    (root / "model=knn").symlink_to(elsewhere)
+    (root / "model=logreg" / "loop").symlink_to(root)  # (a link back up is not followed)
+    got = pl_metrics.score(root, "lrap", by="model").sort("model")
+    want = pl_metrics.lrap(digits.filter(pl.col("model").is_in(["knn", "logreg"])), by="model")
+    assert_frame_equal(got, want.sort("model"), rel_tol=1e-12)
+
+
 def test_the_same_ids_hint_within_hive_folders_and_across_id_types(tmp_path: Path) -> None:
     digits = pl.read_parquet("data/digits_oof.parquet").filter(pl.col("fold") < 2)
     # Models stacked per fold folder, without a model column: files of one folder compared.
