@@ -1038,7 +1038,9 @@ def _check_folders(found: Sequence[Path], kind: str, schemas: Sequence[pl.Schema
     hive = _hive_values(found)  # (folder names typed once, for the two that read them)
     _check_folder_values(found, kind, schemas, hive)
     _check_folder_keys(found)
-    _check_folder_spellings(found, schemas, hive)
+    # CSV files' own columns are typed file by file and replaced by the folders' values
+    # (typed over all folders), so only the folders' own typing can merge two spellings.
+    _check_folder_spellings(found, [] if kind == "csv" else schemas, hive)
 
 
 def _check_folder_spellings(
@@ -1058,7 +1060,14 @@ def _check_folder_spellings(
     for key, inferred in keys:
         texts = [part.get(key) for part in parts]
         names = [None if t in (None, "", _HIVE_NULL) else unquote(t) for t in texts]
-        held = next((schema[key] for schema in schemas if key in schema), None)
+        # (The type the files' columns widen to: the first file's may be narrower, say
+        # Int8 beside Int16, and read other folders' names as nulls.)
+        held = None
+        for schema in schemas:
+            if key in schema:
+                held = schema[key] if held is None else _widened(held, schema[key])
+                if held is None:
+                    break
         spelt.append(pl.Series(names, dtype=pl.String))
         typed.append(inferred if held is None else _as_type(spelt[-1], held))
     first: dict[tuple[object, ...], tuple[object, ...]] = {}

@@ -733,6 +733,27 @@ def test_folders_read_as_one_value_are_refused(tmp_path: Path, kind: str) -> Non
         pl_metrics.score(crossed, "lrap", by=["model", "fold"])
 
 
+def test_folder_names_are_typed_as_the_files_columns_read_together(tmp_path: Path) -> None:
+    """A CSV file's own key column is typed file by file ('007' an integer), and a parquet
+    file's may be narrower than another's (Int8 beside Int16): the other folders' names,
+    typed as that first file's column, read as nulls, refused as one group."""
+    base = pl.DataFrame(
+        {"id": [1, 1, 2, 2], "class": [0, 1, 0, 1], "score": [0.9, 0.1, 0.2, 0.8]}
+    ).with_columns(truth=pl.Series([True, False, False, True]))
+    for i, model in enumerate(["007", "x", "y"]):
+        (tmp_path / "csv" / f"model={model}").mkdir(parents=True)
+        part = base.with_columns(pl.col("id") + 10 * i, model=pl.lit(model))
+        part.write_csv(tmp_path / "csv" / f"model={model}" / "p.csv")
+    got = pl_metrics.score(tmp_path / "csv", "lrap", by="model").sort("model")
+    assert got["model"].to_list() == ["007", "x", "y"]
+    for i, (epoch, dtype) in enumerate([(100, pl.Int8), (200, pl.Int16), (300, pl.Int16)]):
+        (tmp_path / "pq" / f"epoch={epoch}").mkdir(parents=True)
+        part = base.with_columns(pl.col("id") + 10 * i, epoch=pl.lit(epoch, dtype))
+        part.write_parquet(tmp_path / "pq" / f"epoch={epoch}" / "p.parquet")
+    got = pl_metrics.score(tmp_path / "pq", "lrap", by="epoch").sort("epoch")
+    assert got["epoch"].to_list() == [100, 200, 300]
+
+
 @pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])
 def test_files_under_different_folder_keys_are_refused(tmp_path: Path, kind: str) -> None:
     # model=a/fold=0/ beside model=b/: polars' ShapeError (parquet, IPC), or a null fold.
