@@ -289,7 +289,8 @@ def file_format(files: Sequence[Path]) -> str:
 def scan(source: Paths) -> pl.LazyFrame:
     """Lazily scan files, folders (hive-partitioned or not) and globs of one format.
 
-    Parquet, IPC (Arrow, Feather) and CSV. A folder is read recursively; ``key=value``
+    Parquet, IPC (Arrow, Feather) and CSV. A folder is read recursively, into linked
+    folders too (not back up: a link to a folder above is not followed); ``key=value``
     folder names become columns (hive partitioning), so ``oof/model=a/fold=0/part.csv``
     gives ``model`` and ``fold`` columns, in every format, typed as polars types parquet's.
 
