@@ -705,6 +705,8 @@ def _check_metric_options(
                     f"option 'average': {opts.average!r} is not defined for {entry.name} "
                     f"(it takes {accepted}); {opts.average!r} is defined for {', '.join(takers)}"
                 )
+    if opts.per_id and opts.per_class:  # (first: not "lrap has no per-class values")
+        raise MetricsInputError("option 'per_id': values per id and per class: choose one")
     if opts.per_class:
         flat = [e.name for e in entries if e.per_class == "never"]
         if flat:
@@ -713,8 +715,6 @@ def _check_metric_options(
                 f"{'it has' if len(flat) == 1 else 'they have'} no per-class values"
             )
     if opts.per_id:
-        if opts.per_class:
-            raise MetricsInputError("option 'per_id': values per id and per class: choose one")
         without = [e.name for e in entries if "per_id" not in e.options]
         if without:
             raise MetricsInputError(

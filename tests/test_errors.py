@@ -1234,3 +1234,13 @@ def test_score_names_the_first_rows_chunk_by_chunk(
     told = r"5 rows are null; drop or fill them first; e\.g\. id=299, class=0; id=299, class=1"
     with pytest.raises(MetricsInputError, match=told):
         pl_metrics.score(tmp_path / "null.parquet", "lrap", n_chunks=n_chunks)
+
+
+def test_per_id_beside_per_class_is_told_first(good: pl.DataFrame) -> None:
+    # With lrap in the report, it was told that lrap has no per-class values; without it,
+    # that the two do not go together: the same mistake, told twice over.
+    for metrics in (["lwlrap", "lrap"], ["lrap"], ["lwlrap"]):
+        with pytest.raises(
+            MetricsInputError, match=r"^option 'per_id': values per id and per class: choose one$"
+        ):
+            pl_metrics.report(good, metrics, per_id=True, per_class=True)
