@@ -251,18 +251,24 @@ def _expand(path: Path) -> list[Path]:
 
 
 def _walk(root: Path) -> Iterator[Path]:
-    """Every entry below ``root``, following links to folders (but not back up: no loops).
+    """The files below ``root``, following links to folders, but not round in a loop.
 
     ``Path.rglob`` does not descend into a linked folder (``model=knn -> /elsewhere``),
     whose files would be left out silently; polars' own folder scans follow such links.
+    A folder is not entered again below itself, nor one of its ancestors (a link to ``/``,
+    or two folders linking to each other, would walk on without end).
     """
+    # Each folder's real path and those of the folders walked down to it.
+    down: dict[str, tuple[str, ...]] = {os.fspath(root): (os.path.realpath(root),)}
     for folder, names, files_ in os.walk(root, followlinks=True):
-        here = os.path.realpath(folder) + os.sep
-        names[:] = [  # (a link to this folder or one above it would loop)
-            name
-            for name in sorted(names)
-            if not here.startswith(os.path.realpath(os.path.join(folder, name)) + os.sep)
-        ]
+        above = down.pop(folder)
+        kept = []
+        for name in sorted(names):
+            real = os.path.realpath(os.path.join(folder, name))
+            if not any(os.path.commonpath([real, a]) == real for a in above):
+                kept.append(name)
+                down[os.path.join(folder, name)] = (*above, real)
+        names[:] = kept
         for name in files_:
             yield Path(folder, name)
 

@@ -387,6 +387,20 @@ def test_a_linked_folder_inside_a_folder_is_read(tmp_path: Path) -> None:
     assert_frame_equal(got, want.sort("model"), rel_tol=1e-12)
 
 
+def test_links_round_in_a_loop_are_walked_once(tmp_path: Path) -> None:
+    # Two folders linking to each other twice each doubled the paths at every level, and a
+    # link to / walked the whole file system: the scan never returned.
+    row = pl.DataFrame({"id": [1, 1], "class": [0, 1], "score": [0.1, 0.2], "truth": [True, False]})
+    for name in ("A", "B"):
+        (tmp_path / name).mkdir()
+        row.write_csv(tmp_path / name / f"{name}.csv")
+    for link, target in (("A/x1", "B"), ("A/x2", "B"), ("B/y1", "A"), ("B/y2", "A")):
+        (tmp_path / link).symlink_to(tmp_path / target)
+    (tmp_path / "slash").symlink_to("/")
+    found = files(tmp_path)
+    assert sorted({p.name for p in found}) == ["A.csv", "B.csv"]
+
+
 def test_the_same_ids_hint_within_hive_folders_and_across_id_types(tmp_path: Path) -> None:
     digits = pl.read_parquet("data/digits_oof.parquet").filter(pl.col("fold") < 2)
     # Models stacked per fold folder, without a model column: files of one folder compared.
