@@ -56,7 +56,7 @@ from pl_metrics._kernel import (
     key_sorted,
 )
 from pl_metrics._kernel import available as kernel_available
-from pl_metrics._registry import info
+from pl_metrics._registry import METRICS, info
 from pl_metrics._runs import (
     ClassCounts,
     CurveCounts,
@@ -640,7 +640,7 @@ def _difference(a: Spec, b: Spec) -> str:
         text = repr(value)
         return text if len(text) <= 80 else text[:77] + "..."
 
-    if a.metrics != b.metrics:
+    if sorted(a.metrics) != sorted(b.metrics):  # (in another order they merge)
         return f"metrics: {list(a.metrics)} vs {list(b.metrics)}"
     if a.columns != b.columns:
         fields = [
@@ -682,9 +682,11 @@ def _difference(a: Spec, b: Spec) -> str:
     fields = [
         f for f in a.options.__dataclass_fields__ if getattr(a.options, f) != getattr(b.options, f)
     ]
-    # Options the metrics take, not those set for them (lwlrap's per_class sets average).
+    # Not other metrics' options, set for these (lwlrap's per_class sets average); the
+    # options of every metric (ragged, validate) stay.
     taken = {o for m in a.metrics for o in info(m).options}
-    fields = [f for f in fields if f in taken] or fields
+    others = {o for entry in METRICS.values() for o in entry.options} - taken
+    fields = [f for f in fields if f not in others] or fields
     return "options: " + ", ".join(
         _thresholds_difference(getattr(a.options, f), getattr(b.options, f))
         or f"{f} {shown(getattr(a.options, f))} vs {shown(getattr(b.options, f))}"

@@ -283,6 +283,23 @@ def test_merge_refuses_different_states() -> None:
         pl_metrics.merge_states(
             [pl_metrics.state(df, "lwlrap", per_class=True), pl_metrics.state(df, "lwlrap")]
         )
+    # Metrics in another order merge, so an option is the difference; and options of every
+    # metric (ragged) are named beside a metric's own.
+    head, tail = df.filter(pl.col("id") < 20), df.filter(pl.col("id") >= 20)
+    for first, second, told in (
+        (
+            pl_metrics.state(head, ["f1", "lrap"], threshold=0.3),
+            pl_metrics.state(tail, ["lrap", "f1"], threshold=0.4),
+            r"differ in options: threshold 0\.3 vs 0\.4$",
+        ),
+        (
+            pl_metrics.state(head, "f1", threshold=0.3, ragged="allow"),
+            pl_metrics.state(tail, "f1"),
+            r"differ in options: threshold 0\.3 vs 0\.5, ragged 'allow' vs 'error'$",
+        ),
+    ):
+        with pytest.raises(pl_metrics.MetricsInputError, match=told):
+            pl_metrics.merge_states([first, second])
     # Threshold tables: their first difference, which their cut-short reprs did not show.
     table = pl.DataFrame({"class": [0, 1, 2, 3], "threshold": [0.5, 0.5, 0.5, 0.5]})
     other = table.with_columns(threshold=pl.when(pl.col("class") == 3).then(0.3).otherwise(0.5))
