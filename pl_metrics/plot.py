@@ -65,7 +65,7 @@ _INTERVAL_COLUMNS = ("metric", "estimate", "lower", "upper", "std")
 
 def _need_matplotlib() -> None:
     try:
-        import matplotlib  # noqa: F401
+        import matplotlib.figure  # noqa: F401
     except ImportError as error:
         raise ImportError('plots need matplotlib: pip install "pl_metrics[plot]"') from error
 
@@ -406,11 +406,7 @@ def per_class_bars(
         counts = ["tp", "fp", "fn", "tn"] if metric in ("tp", "fp", "fn", "tn") else []
         keys = _key_columns(table, [class_col, metric, *counts])
         hint = "each series needs one row per class"
-        floats = [  # a threshold or a hyperparameter: a series only when named
-            c
-            for c, dtype in table.schema.items()
-            if dtype.is_float() and c not in (class_col, metric, "weight", *counts)
-        ]
+        floats = _float_keys(table, [class_col, metric, *_COUNT_DIRECTIONS, *_METRICS])
         if floats:
             hint += f"; float columns are keys when named: pass by={[*keys, *floats]!r}"
     _unique_rows(table, [*keys, class_col], hint)
@@ -445,6 +441,15 @@ def _key_columns(table: pl.DataFrame, exclude: Sequence[str]) -> list[str]:
         c
         for c, dtype in table.schema.items()
         if c not in exclude and c != "weight" and not dtype.is_float() and not dtype.is_nested()
+    ]
+
+
+def _float_keys(table: pl.DataFrame, not_keys: Sequence[str]) -> list[str]:
+    """Float columns that may key series (a threshold, a hyperparameter): when named."""
+    return [
+        c
+        for c, dtype in table.schema.items()
+        if dtype.is_float() and c not in not_keys and c != "weight"
     ]
 
 
@@ -864,7 +869,7 @@ def intervals(
         ax.set_yticks(ys, [_row_name(names, row) or metric for row in rows.iter_rows(named=True)])
         ax.set_ylim(rows.height - 0.5, -0.5)  # first row (the best) on top
         if names:  # what the rows are: "0" alone could be a fold or a class
-            ax.set_ylabel(" / ".join(names))
+            ax.set_ylabel(" / ".join(_value_text(n) for n in names))
         ax.xaxis.grid(True, alpha=0.3)
         ax.set_axisbelow(True)
         if differences is not None:
@@ -1220,11 +1225,7 @@ def _curve_plot(
         not_series = [class_col, *value_cols, *kind.not_keys, kind.unique, *keys]
         others = _key_columns(table, not_series)
         # Float columns (a hyperparameter, say) are series only when named in by.
-        floats = [
-            c
-            for c, dtype in table.schema.items()
-            if dtype.is_float() and c not in not_series and c != "weight"
-        ]
+        floats = _float_keys(table, not_series)
         _unique_rows(
             table,
             [*keys, class_col, kind.unique],

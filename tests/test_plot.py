@@ -1291,6 +1291,14 @@ def test_a_float_column_is_offered_as_a_key_of_bars(digits: pl.DataFrame) -> Non
     assert "class='0': 2 rows" in str(error.value)
     assert "pass by=['threshold']" in str(error.value)
     plot.per_class_bars(sweep, "value", by="threshold")
+    # Another metric's column of a report is no key to offer.
+    knn = digits.filter(pl.col("model") == "knn")
+    folds = [
+        pl_metrics.report(knn.filter(fold=f), ["f1", "precision"], average=None) for f in (0, 1)
+    ]
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        plot.per_class_bars(pl.concat(folds), "f1")
+    assert "by=" not in str(error.value)
 
 
 def test_a_confusion_count_is_titled_with_its_direction(digits: pl.DataFrame) -> None:
