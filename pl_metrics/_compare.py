@@ -178,9 +178,9 @@ def _check_options(
     unknown = sorted(set(options) - known)
     if unknown:
         parameters = inspect.signature(function).parameters.values()
-        named = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        takes = {p.name for p in parameters if p.kind in named}
-        raise unknown_option(name, unknown[0], (known | takes) - {*own, "per_id"})
+        takes = {p.name for p in parameters if p.kind is p.KEYWORD_ONLY}
+        arguments = [p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD]
+        raise unknown_option(name, unknown[0], (known | takes) - {*own, "per_id"}, arguments)
 
 
 def _mean_and_std(values: pl.Expr, mean: str, std: str) -> tuple[pl.Expr, pl.Expr]:

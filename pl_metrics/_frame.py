@@ -153,8 +153,14 @@ _SCIKIT_LEARN_OPTIONS: dict[str, str] = {
 }
 
 
-def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOptionError:
-    """The error for an option ``function`` does not take, with the closest it does."""
+def unknown_option(
+    function: str, name: str, known: Iterable[str], arguments: Iterable[str] = ()
+) -> UnknownOptionError:
+    """The error for an option ``function`` does not take, with the closest it does.
+
+    ``arguments``: what may be passed by position or by name (``metric``, ``model_a``),
+    offered only for a near name: ``name=`` is not "did you mean 'frame'?".
+    """
     # An option of other metrics (``lrap(threshold=...)``): named, as `report` names it,
     # rather than a close name (``calibration_curve(weight_col=)`` is not ``id_col``).
     # (Imported here: the registry imports this module.)
@@ -162,7 +168,8 @@ def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOpt
 
     if function.startswith("expr."):  # an expression's inputs are named without "_col"
         metric = METRICS.get(function.removeprefix("expr."))
-        close = did_you_mean(name.removesuffix("_col"), known, n=1)
+        given = name.removesuffix("_col")
+        close = did_you_mean(given, [*known, *_close_names(given, arguments, n=1, cutoff=0.8)], n=1)
         if not close and metric is not None and name in metric.options:
             close = f"pl_metrics.{metric.name} takes it, on a whole table"
         elif not close and metric is not None and f"{name}_col" in metric.options:
@@ -174,7 +181,10 @@ def unknown_option(function: str, name: str, known: Iterable[str]) -> UnknownOpt
     takers = [m for m, entry in METRICS.items() if name in entry.options]
     # An option of other metrics is rarely a slip: only a near name (f1(thresholds=)), not
     # any close one (lrap(average=): not "did you mean 'ragged'?").
-    close = did_you_mean(name, known, n=1, cutoff=0.8 if takers else 0.6)
+    near = _close_names(name, arguments, n=1, cutoff=0.8)
+    close = did_you_mean(name, [*known, *near], n=1, cutoff=0.8 if takers else 0.6)
+    if f"{name}_col" in known:  # paired(model=): model_col, not model_a
+        close = f"did you mean '{name}_col'?"
     if name in _SCIKIT_LEARN_OPTIONS:  # (sample_weight is no class_weights)
         close = _SCIKIT_LEARN_OPTIONS[name]
         if name == "sample_weight" and function in METRICS and "weight_col" not in known:
@@ -210,8 +220,8 @@ def checked_options(function: Callable[_P, _R]) -> Callable[_P, _R]:
         raise TypeError(f"{function.__name__} takes **kwargs: check them in its body")
     known = frozenset(p.name for p in parameters)
     # (what to suggest: the options, and the arguments that may be passed by name)
-    named = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-    options = [p.name for p in parameters if p.kind in named]
+    options = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]
+    arguments = [p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD]
     # (`pl_metrics.expr`'s functions have the names of metrics, and options of their own.)
     expression = function.__module__ == "pl_metrics.expr"
     label = f"expr.{function.__name__}" if expression else function.__name__
@@ -220,7 +230,7 @@ def checked_options(function: Callable[_P, _R]) -> Callable[_P, _R]:
     def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         for name in kwargs:
             if name not in known:
-                raise unknown_option(label, name, options)
+                raise unknown_option(label, name, options, arguments)
         return function(*args, **kwargs)
 
     return checked

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -250,6 +251,24 @@ def test_a_misspelt_argument_is_named_with_the_closest(name: str, meant: str) ->
     with pytest.raises(MetricsInputError) as error:
         function(*[None] * len(required), **{typo: 1})
     assert f"unknown option {typo!r}; did you mean {meant!r}" in str(error.value), name
+
+
+def test_arguments_are_offered_for_near_names_only(good: pl.DataFrame) -> None:
+    # name= was "did you mean 'frame'?"; model= was model_b's, not model_col's.
+    cases: list[tuple[Callable[[], object], str]] = [
+        (lambda: pl_metrics.report(good, "lrap", name=1), r"^report: unknown option 'name'$"),
+        (
+            lambda: pl_metrics.paired(good, "lrap", "a", "b", model="m"),
+            r"'model'; did you mean 'model_col'\?$",
+        ),
+        (
+            lambda: pl_metrics.paired(good, "lrap", "a", "b", model_as="m"),
+            r"'model_as'; did you mean 'model_a'\?$",
+        ),
+    ]
+    for call, message in cases:
+        with pytest.raises(MetricsInputError, match=message):
+            call()
 
 
 def test_validate_false_skips_checks(good: pl.DataFrame) -> None:
