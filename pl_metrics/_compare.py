@@ -1561,7 +1561,10 @@ def paired(
     the fold; without ``by``, one row overall): rows ``(by..., metric, model_a, model_b,
     difference, lower, upper, p_value)``, where the p-value is the two-sided bootstrap
     p-value of "no difference" (twice the smaller share of resampled differences on either
-    side of 0; 0 when none is on one side, which reads "below 2 / n_resamples"). Resamples
+    side of 0; 0 when none is on one side, which reads "below 2 / n_resamples"). The
+    interval's bounds are interpolated between resamples and the p-value counts them, so
+    the two may disagree at the margin: of 100 resamples, 3 at or below 0 give a p-value
+    of 0.06 beside a 95% interval above 0 (more resamples narrow the margin). Resamples
     where the difference is undefined (NaN) are left out of the interval and the p-value.
     With per-class output (``per_class=True`` or ``average=None``), one row per group and
     class. Resampled as by `bootstrap`; a LazyFrame gives a LazyFrame, computed when it is

@@ -114,11 +114,17 @@ def path_items(source: object) -> list[Any] | None:
     """
     if isinstance(source, PATH_LIKE):
         return [source]
-    if any(hasattr(source, a) for a in ("collect_schema", "__arrow_c_stream__", "__dask_graph__")):
+    if _is_frame(source):
         return None
     if isinstance(source, Iterable) and not isinstance(source, (Mapping, bytearray, memoryview)):
         return list(source)
     return None
+
+
+def _is_frame(source: object) -> bool:
+    """Whether ``source`` is a table (polars', Arrow's, pandas', Dask's), not paths."""
+    attrs = ("collect_schema", "__arrow_c_stream__", "__dask_graph__")
+    return any(hasattr(source, a) for a in attrs)
 
 
 def files(source: Paths) -> list[Path]:
@@ -129,7 +135,7 @@ def files(source: Paths) -> list[Path]:
             "(.to_parquet(folder)) and pass the folder (pl_metrics.dask.score has its "
             "workers read the files)"
         )
-    if hasattr(source, "collect_schema") or hasattr(source, "__arrow_c_stream__"):  # frames
+    if _is_frame(source):
         raise MetricsInputError(
             f"expected files, folders or globs, got a {type(source).__name__} (frames are "
             "scored by pl_metrics.report, or pl_metrics.score)"
