@@ -16,7 +16,14 @@ from typing import Any
 
 import polars as pl
 
-from pl_metrics._frame import INTERNAL, ROW_CHECKS, Columns, MetricsInputError, listed, problem_rows
+from pl_metrics._frame import (
+    INTERNAL,
+    Columns,
+    MetricsInputError,
+    listed,
+    problem_rows,
+    row_check_keys,
+)
 from pl_metrics._spec import Spec, Thresholds
 
 __all__ = ["naming_examples", "with_hint"]
@@ -48,7 +55,7 @@ def naming_examples(
     try:
         yield
     except MetricsInputError as error:
-        find = _FINDERS.get(_finder_key(error.problem))
+        find = _FINDERS.get(_finder_key(error.problem, spec.columns))
         if find is None or rows is None or error.examples:  # (named by a caller's caller)
             raise
         search = _Search(rows, spec, str(error.problem))
@@ -121,11 +128,9 @@ def _found(
     return found
 
 
-def _finder_key(problem: str | None) -> str | None:
+def _finder_key(problem: str | None, cols: Columns) -> str | None:
     """The finder of a problem key: row checks share one (``null_score``, ``not_01_truth``)."""
-    if problem is not None and problem.startswith(ROW_CHECKS):
-        return "rows"
-    return problem
+    return "rows" if problem in row_check_keys(cols) else problem
 
 
 def _groups(cols: Columns) -> list[str]:

@@ -32,7 +32,6 @@ __all__ = [
     "INTERNAL",
     "LARGEST_WEIGHT",
     "N_IDS",
-    "ROW_CHECKS",
     "TEXT_FLAGS",
     "TEXT_NUMBERS",
     "Columns",
@@ -75,6 +74,7 @@ __all__ = [
     "raise_on_problems",
     "require_column",
     "resolve_columns",
+    "row_check_keys",
     "row_problems",
     "shown",
     "skip_passing",
@@ -857,13 +857,14 @@ def null_rows(name: str) -> Problem:
     return Problem(f"null_{name}", name, "rows", "are null", "drop or fill them first")
 
 
-#: The key prefixes of the checks of `problem_rows`.
-ROW_CHECKS = ("null_", "nan_key_", "nonfinite_", "extreme_", "not_01_")
-
-
 def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
     """Row-level checks: nulls, NaN/inf scores and weights, truth outside 0/1."""
     return [(problem, rows.sum()) for problem, rows in problem_rows(cols)]
+
+
+def row_check_keys(cols: Columns) -> frozenset[str]:
+    """The problem keys of `row_problems` (``null_score``, ``not_01_truth``)."""
+    return frozenset(problem.key for problem, _ in problem_rows(cols))
 
 
 def problem_rows(cols: Columns) -> list[tuple[Problem, pl.Expr]]:

@@ -29,7 +29,6 @@ from pl_metrics._frame import (
     CHECK_PREFIX,
     INTERNAL,
     N_IDS,
-    ROW_CHECKS,
     Columns,
     MetricsInputError,
     Problem,
@@ -40,6 +39,7 @@ from pl_metrics._frame import (
     join_on,
     ordered_sum,
     raise_on_problems,
+    row_check_keys,
     row_problems,
     shown,
     skip_passing,
@@ -1158,8 +1158,9 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         groups = join_on(groups, stats, by).with_columns([e.alias(p.name) for p, e in class_sets])
         # Bad rows first, then the table's shape (duplicate or missing rows), then the rest:
         # a repeated (id, class) is named as such, not as an id with two true classes.
-        rows = [p for p in problems if p.key.startswith(ROW_CHECKS)]
-        rest = [p for p in problems if not p.key.startswith(ROW_CHECKS)]
+        row_checks = row_check_keys(cols)
+        rows = [p for p in problems if p.key in row_checks]
+        rest = [p for p in problems if p.key not in row_checks]
         problems = [*rows, *(p for p, _ in class_sets), *rest]
     refusing = _refusing_zero_weights(state.spec)
     if refusing and cols.weight is not None:  # (refusing implies a weight column)
