@@ -1074,13 +1074,10 @@ def _check_folder_spellings(
         texts = [part.get(key) for part in parts]
         names = [None if t in (None, "", _HIVE_NULL) else unquote(t) for t in texts]
         # (The type the files' columns widen to: the first file's may be narrower, say
-        # Int8 beside Int16, and read other folders' names as nulls.)
-        held = None
-        for schema in schemas:
-            if key in schema:
-                held = schema[key] if held is None else _widened(held, schema[key])
-                if held is None:
-                    break
+        # Int8 beside Int16, and read other folders' names as nulls. None: none holds it,
+        # or their types do not widen to one.)
+        common = _common_type(found, schemas, key) if any(key in s for s in schemas) else None
+        held = common if isinstance(common, pl.DataType) else None
         spelt.append(pl.Series(names, dtype=pl.String))
         typed.append(inferred if held is None else _as_type(spelt[-1], held))
     first: dict[tuple[object, ...], tuple[object, ...]] = {}
