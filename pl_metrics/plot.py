@@ -403,7 +403,7 @@ def per_class_bars(
         )
     else:
         # A confusion table's other counts are values, not keys of series.
-        counts = ["tp", "fp", "fn", "tn"] if metric in ("tp", "fp", "fn", "tn") else []
+        counts = list(_COUNT_DIRECTIONS) if metric in _COUNT_DIRECTIONS else []
         keys = _key_columns(table, [class_col, metric, *counts])
         hint = "each series needs one row per class"
         floats = _float_keys(table, [class_col, metric, *_COUNT_DIRECTIONS, *_METRICS])
