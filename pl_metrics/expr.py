@@ -14,17 +14,19 @@ keyword options:
   optional sample weights, ``weight=``.
 
 Unlike the table functions these run no data checks (an expression cannot raise on data):
-nulls are ignored (a row with a null score, truth or weight is left out), integer truth or
-predictions other than 0/1 count as 1, NaN scores rank above every number (polars' order;
-scikit-learn refuses them: filter them first), and what scikit-learn refuses or warns about
-gives a value each function documents (null for the area under the ROC curve of a group
-with one class). `roc_auc` and `average_precision` rank the scores in their own type
-(integers past 2**53 stay apart); text scores or truth are refused by polars' own
-error (not parsed): map them to numbers or booleans first. A
-number threshold meets Float32 scores in Float32, as in the table functions; a threshold
-column is compared as polars compares two columns (a Float64 column against Float32 scores
-in Float64, as numpy compares two arrays): cast it to the scores' type to compare as the
-table functions do.
+nulls are ignored (a row with a null score, truth or weight is left out, and one whose
+truth or prediction is NaN, a float column's missing value), truth or predictions other
+than 0/1 count as 1 (-1/1 labels are all positives: map them first), NaN scores rank above
+every number (polars' order; scikit-learn refuses them: filter them first), and what
+scikit-learn refuses or warns about gives a value each function documents (null for the
+area under the ROC curve of a group with one class). `roc_auc` and `average_precision`
+rank the scores in their own type (integers past 2**53 stay apart); text scores or truth
+are refused by polars' own error (not parsed), as are text weights and list scores (a list
+of each class's probabilities: explode it into rows of one class first): map them to
+numbers or booleans first. A number threshold meets Float32 scores in Float32, as in the
+table functions; a threshold column is compared as polars compares two columns (a Float64
+column against Float32 scores in Float64, as numpy compares two arrays): cast it to the
+scores' type to compare as the table functions do.
 
 Examples
 --------
@@ -74,7 +76,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import polars as pl
@@ -111,6 +113,20 @@ __all__ = [
 #: takes them.
 IntoExpr = str | pl.Expr | float | bool
 
+if not TYPE_CHECKING:  # (a type checker still tells a name that is not here)
+
+    def __getattr__(name: str) -> object:
+        """Say where a metric of the tables that is no expression is (lwlrap, log_loss...)."""
+        from pl_metrics._registry import metric_names
+
+        there = (
+            f": {name} is computed on a long table, not as an expression: "
+            f"pl_metrics.{name}(frame, by=...)"
+            if name in metric_names()
+            else ""
+        )
+        raise AttributeError(f"module 'pl_metrics.expr' has no attribute {name!r}{there}")
+
 
 def _col(value: IntoExpr, option: str) -> pl.Expr:
     """``value`` as polars reads an expression argument: a string names a column."""
@@ -124,6 +140,21 @@ def _col(value: IntoExpr, option: str) -> pl.Expr:
     raise MetricsInputError(
         f"option {option!r}: expected a column name, an expression or a number, got {shown(given)}"
     )
+
+
+def _flag(value: IntoExpr, option: str) -> pl.Expr:
+    """Truth or predictions as booleans; NaN, a float column's missing value, as null.
+
+    (Cast to a boolean, NaN is true: a missing truth counted as a positive.)
+    """
+    column = _col(value, option)
+    nan = column.cast(pl.Float64, strict=False).is_nan()  # (null for text: refused below)
+    return pl.when(nan.not_() | nan.is_null()).then(column.cast(pl.Boolean))
+
+
+def _weight(weight: IntoExpr) -> pl.Expr:
+    """Sample weights as floats; adding 0 refuses text (as scores), which a cast parses."""
+    return (_col(weight, "weight") + 0).cast(pl.Float64)
 
 
 def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | None) -> pl.Expr:
@@ -140,7 +171,7 @@ def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | N
                 "option 'threshold': the predictions are pred, so no threshold applies; give "
                 "one of them"
             )
-        return _col(pred, "pred").cast(pl.Boolean)
+        return _flag(pred, "pred")
     assert score is not None
     if isinstance(threshold, pl.Expr):  # a threshold per row, or any expression
         return _col(score, "score") >= threshold
@@ -156,7 +187,7 @@ def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | N
 def _counts(
     score: IntoExpr | None, truth: IntoExpr, threshold: float | pl.Expr, pred: IntoExpr | None
 ) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
-    p, t = _pred(score, threshold, pred), _col(truth, "truth").cast(pl.Boolean)
+    p, t = _pred(score, threshold, pred), _flag(truth, "truth")
     cells = (p & t, p & ~t, ~p & t, ~p & ~t)
     tp, fp, fn, tn = (c.sum().cast(pl.Int64) for c in cells)  # as the table functions count
     return tp, fp, fn, tn
@@ -220,7 +251,7 @@ def _mean(value: pl.Expr, weight: IntoExpr | None) -> pl.Expr:
     """
     if weight is None:
         return value.mean()
-    w = pl.when(value.is_not_null()).then(_col(weight, "weight").cast(pl.Float64))
+    w = pl.when(value.is_not_null()).then(_weight(weight))
     total = w.sum()
     # A row of weight 0 adds 0, also where its value is infinite (log loss with eps=0).
     weighted = pl.when(w != 0).then(value * w).when(w.is_not_null()).then(0.0)
@@ -234,14 +265,24 @@ def _ranking_columns(
 
     The scores are ranked in their own type (integers past 2**53 stay apart, as the table
     functions keep them); adding 0 refuses text (as polars refuses sums of text) rather
-    than sort it as text ("10" before "9").
+    than sort it as text ("10" before "9"), and a cast refuses lists, which would rank as
+    sequences.
     """
-    s, t = _col(score, "score") + 0, _col(truth, "truth").cast(pl.Boolean)
-    w = None if weight is None else _col(weight, "weight").cast(pl.Float64)
-    valid = s.is_not_null() & t.is_not_null()
+    s, t = _col(score, "score") + 0, _flag(truth, "truth")
+    w = None if weight is None else _weight(weight)
+    valid = s.cast(pl.Float64, strict=False).is_not_null() & t.is_not_null()
     if w is not None:
         valid = valid & w.is_not_null()
     return s.filter(valid), t.filter(valid), None if w is None else w.filter(valid)
+
+
+def _named_after(score: pl.Expr, value: pl.Expr) -> pl.Expr:
+    """``value``, with the score as its first column.
+
+    ``name.keep()`` names an expression after its first column: a weighted sum's would be
+    the weight, and several score columns at once (``pl.col("a", "b")``) would clash.
+    """
+    return score.len().mul(0).add(value)
 
 
 @checked_options
@@ -525,7 +566,7 @@ def binary_log_loss(
     """
     eps = check_eps(eps)
     p = (_col(score, "score") + 0).cast(pl.Float64).clip(eps, 1 - eps)  # (+ 0: text refused)
-    t = _col(truth, "truth").cast(pl.Boolean)
+    t = _flag(truth, "truth")
     loss = -pl.when(t).then(p.log()).when(~t).then((1 - p).log())  # null truth: no loss
     return _mean(loss, weight).alias("binary_log_loss")
 
@@ -560,7 +601,7 @@ def brier_score(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = N
     >>> round(df.select(expr.brier_score("p", "truth", weight="w")).item(), 6)
     0.1925
     """
-    t = _col(truth, "truth").cast(pl.Boolean).cast(pl.Float64)
+    t = _flag(truth, "truth").cast(pl.Float64)
     score_ = (_col(score, "score") + 0).cast(pl.Float64)  # (+ 0: text refused, not parsed)
     return _mean((score_ - t).pow(2), weight).alias("brier_score")
 
@@ -637,7 +678,8 @@ def roc_auc(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None)
         # Weight of the negatives scored below the row, and at most the row's score.
         below = pl.when(first).then(negatives.shift(1, fill_value=0.0)).forward_fill()
         at_most = pl.when(last).then(negatives).backward_fill()
-        value = (w_pos * (below + at_most)).sum() / (2 * w_pos.sum() * w_neg.sum())
+        area = (w_pos * (below + at_most)).sum() / (2 * w_pos.sum() * w_neg.sum())
+        value = _named_after(s, area)
         # (Negative weights summing to zero or less leave no area: NaN in scikit-learn.)
         defined = (w_pos.sum() > 0) & (w_neg.sum() > 0)
     return pl.when(defined).then(value).cast(pl.Float64).alias("roc_auc")
@@ -713,7 +755,7 @@ def average_precision(
         at_least = tp + pl.when(last).then(w_neg.cum_sum()).backward_fill()
         precision = pl.when(at_least != 0).then(tp / at_least).otherwise(0.0)
         total = w_pos.sum()
-        value = (w_pos * precision).sum() / total
+        value = _named_after(s, (w_pos * precision).sum() / total)
     # No positives (or none with weight): 0, as scikit-learn, which also clips the area at
     # 0 (negative weights can make it negative).
     value = pl.when(total != 0).then(value.clip(lower_bound=0.0)).otherwise(0.0)

@@ -500,3 +500,57 @@ def test_ranking_expressions_keep_integer_scores_exact() -> None:
     for metric in (expr.roc_auc, expr.average_precision, expr.brier_score, expr.binary_log_loss):
         with pytest.raises(pl.exceptions.InvalidOperationError, match="arithmetic on dtypes str"):
             text.select(metric("score", "truth"))
+
+
+@pytest.mark.parametrize("name", expr.__all__)
+def test_a_nan_truth_or_prediction_is_left_out(name: str) -> None:
+    """NaN is a float column's missing value: cast to a boolean, it was a positive."""
+    rng = np.random.default_rng(4)
+    df = pl.DataFrame({"s": rng.random(40).round(1), "t": (rng.random(40) < 0.4) * 1.0})
+    nans = df.with_columns(
+        pl.when(pl.int_range(pl.len()) % 5 == 0).then(float("nan")).otherwise("t").alias("t")
+    )
+    function = getattr(expr, name)
+    got = nans.select(function("s", "t")).unnest(cs.struct())
+    want = nans.filter(pl.col("t").is_not_nan()).select(function("s", "t"))
+    assert_frame_equal(got, want.unnest(cs.struct()), rel_tol=1e-12)
+    if "pred" in inspect.signature(function).parameters:
+        pred = pl.col("t").shuffle(seed=1)
+        got = nans.select(function(None, "t", pred=pred)).unnest(cs.struct())
+        kept = nans.with_columns(p=pred).filter(pl.col("t").is_not_nan(), pl.col("p").is_not_nan())
+        assert_frame_equal(got, kept.select(function(None, "t", pred="p")).unnest(cs.struct()))
+
+
+@pytest.mark.parametrize("name", expr.__all__)
+def test_list_scores_and_text_weights_are_refused(name: str) -> None:
+    """A list of each class's probabilities once ranked as sequences, text weights parsed."""
+    df = pl.DataFrame({"s": [[0.1, 0.9], [0.9, 0.1], [0.4, 0.6]], "t": [0, 1, 1], "w": "1"})
+    function = getattr(expr, name)
+    with pytest.raises(pl.exceptions.PolarsError):
+        df.select(function("s", "t"))
+    if "weight" in inspect.signature(function).parameters:
+        with pytest.raises(pl.exceptions.PolarsError, match="str"):
+            df.select(function(pl.col("s").list.first(), "t", weight="w"))
+
+
+@pytest.mark.parametrize("name", sorted(set(expr.__all__) - {"confusion"}))  # (a struct)
+def test_several_score_columns_keep_their_names(name: str) -> None:
+    """``name.keep()`` of a weighted area named both after the weight: a DuplicateError."""
+    rng = np.random.default_rng(6)
+    df = pl.DataFrame({"a": rng.random(20), "b": rng.random(20), "t": rng.random(20) < 0.5})
+    df = df.with_columns(w=rng.random(20))
+    function = getattr(expr, name)
+    takes_weight = "weight" in inspect.signature(function).parameters
+    weight = {"weight": "w"} if takes_weight else {}
+    got = df.select(function(pl.col("a", "b"), "t", **weight).name.keep())
+    want = [df.select(function(c, "t", **weight).alias(c)) for c in ("a", "b")]
+    assert_frame_equal(got, pl.concat(want, how="horizontal"))
+
+
+def test_a_metric_of_the_tables_is_told_where_it_is() -> None:
+    with pytest.raises(
+        AttributeError, match=r"lwlrap is computed on a long table, .* by=\.\.\.\)$"
+    ):
+        expr.lwlrap  # type: ignore[attr-defined]  # noqa: B018
+    with pytest.raises(AttributeError, match=r"has no attribute 'nothing'$"):
+        expr.nothing  # type: ignore[attr-defined]  # noqa: B018
