@@ -269,7 +269,8 @@ def score(
             validate=validate,
         )
     if files:  # a column the metrics read, in every file
-        require_in_every_file(files, spec.read)
+        c = spec.columns
+        require_in_every_file(files, spec.read, keys=(c.id, c.cls, *c.by))
     budget = chunking_budget(memory_budget, n_chunks)
     check_option("progress", progress, (None, True, False))
     show = sys.stderr.isatty() if progress is None else progress

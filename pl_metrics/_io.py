@@ -11,7 +11,7 @@ import os
 import re
 import shlex
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import unquote
@@ -884,13 +884,17 @@ def columns_named(*options: object) -> list[str]:
     return [name for names in listed for name in names if isinstance(name, str)]
 
 
-def require_in_every_file(found: Sequence[Path], columns: Sequence[str]) -> None:
+def require_in_every_file(
+    found: Sequence[Path], columns: Sequence[str], keys: Collection[str] = ()
+) -> None:
     """Refuse a column the metrics read that some files lack, or hold in another type.
 
     `scan` reads files of different columns as one table: a column some files lack is null
     in their rows, one of types that do not widen to one is left out; a metric reading it
     would then refuse null rows or a missing column, which would not say why. Columns no
-    file holds are left to the column checks (which suggest close names).
+    file holds are left to the column checks (which suggest close names). Of ``keys`` (the
+    id, class and ``by`` columns), 64-bit integers in one file and floats in another are
+    refused too: widened to floats, integers past 2**53 would be one id.
     """
     if len(found) < 2 or not columns:
         return
@@ -900,10 +904,10 @@ def require_in_every_file(found: Sequence[Path], columns: Sequence[str]) -> None
         schemas = [_csv_schema(path) for path in found]
     else:
         schemas = [_file_schema(path, kind) for path in found]
-    keys = set(_hive_values(found))
+    folder_keys = set(_hive_values(found))
     for name in columns:
         holders = [name in schema for schema in schemas]
-        if name in keys or not any(holders):
+        if name in folder_keys or not any(holders):
             continue
         if not all(holders):
             lacking = found[holders.index(False)]
@@ -915,6 +919,28 @@ def require_in_every_file(found: Sequence[Path], columns: Sequence[str]) -> None
             wider = _common_type(found, schemas, name)
             if isinstance(wider, MetricsInputError):
                 raise wider
+            if name in keys and wider.is_float():
+                _refuse_integers_as_floats(found, schemas, name)
+
+
+#: Integer types whose every value a Float64 holds exactly.
+_EXACT_AS_FLOATS = (pl.Int8, pl.Int16, pl.Int32, pl.UInt8, pl.UInt16, pl.UInt32)
+
+
+def _refuse_integers_as_floats(
+    found: Sequence[Path], schemas: Sequence[pl.Schema], name: str
+) -> None:
+    """Refuse key column ``name`` of 64-bit (or wider) integers in some files, floats in others."""
+    held = [(path, schema[name]) for path, schema in zip(found, schemas, strict=True)]
+    wide = [(p, t) for p, t in held if t.is_integer() and t not in _EXACT_AS_FLOATS]
+    floats = [(p, t) for p, t in held if t.is_float()]
+    if wide and floats:
+        (int_path, int_type), (float_path, float_type) = wide[0], floats[0]
+        raise MetricsInputError(
+            f"column {name!r} is {int_type} in {str(int_path)!r} but {float_type} in "
+            f"{str(float_path)!r}: read as floats, integers past 2**53 would be one value; "
+            "write it as one type in every file"
+        )
 
 
 def _column_sets_differ(

@@ -776,8 +776,9 @@ def _run_compare(args: argparse.Namespace) -> None:
     # A column the options name, in every file (`score` checks the same for its metrics).
     scores = args.score_col if args.pred_col is None else args.pred_col
     folds = [] if args.against is not None else [args.fold_col]  # --against pools them
-    named = [args.model_col, *folds, args.id_col, args.class_col, scores, args.truth_col]
-    require_in_every_file(found, columns_named(*named, args.weight_col))
+    keys = [args.model_col, *folds, args.id_col, args.class_col]
+    named = columns_named(*keys, scores, args.truth_col, args.weight_col)
+    require_in_every_file(found, named, keys=keys)
     resamples = args.bootstrap
     # Two tasks' dumps in one folder: said of, as score() says it.
     with hinted(found, args.id_col, args.class_col), counted_text(lf):

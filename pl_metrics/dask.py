@@ -233,7 +233,8 @@ def score(
         ragged=ragged,
         validate=validate,
     )
-    require_in_every_file(files, spec.read)  # a column the metrics read, in each
+    c = spec.columns  # a column the metrics read, in each file
+    require_in_every_file(files, spec.read, keys=(c.id, c.cls, *c.by))
     check_integer("retries", retries, 0)
     if client is not None and not isinstance(client, str) and not hasattr(client, "submit"):
         raise MetricsInputError(
