@@ -1367,6 +1367,10 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
             else "; for a pyarrow Dataset, pass pl.scan_pyarrow_dataset(dataset) (lazy), or "
             "score it with pl_metrics.score(dataset, ...)"
             if type(frame).__module__.startswith("pyarrow") and hasattr(frame, "scanner")
+            else "; for a Dask frame, .compute() it (a pandas frame, read as it is), or write "
+            "it to parquet (.to_parquet(folder)) and score the folder with pl_metrics.score "
+            "or pl_metrics.dask.score"
+            if hasattr(frame, "__dask_graph__")
             else ""
         )
     )

@@ -487,6 +487,11 @@ def test_a_frame_is_no_list_of_files() -> None:
         MetricsInputError, match=r"^a Dask DaskLike is not read as it is: write it to parquet"
     ):
         files(DaskLike(["id", "class"]))
+    # A metric of it was told of Arrow streams and pandas only.
+    with pytest.raises(
+        TypeError, match=r"; for a Dask frame, \.compute\(\) it .*pl_metrics\.dask\.score$"
+    ):
+        pl_metrics.lrap(DaskLike(["id", "class"]))  # type: ignore[type-var]
 
 
 def test_cluster_by_id_checks_its_column_and_destination(tmp_path: Path) -> None:
