@@ -520,11 +520,43 @@ def at_call(options: Mapping[str, Any]) -> dict[str, Any]:
 
     A lazy threshold table (say `best_threshold`'s of a LazyFrame) is read when the result
     is collected, as the rows are; until then a number stands in for it, any but the
-    default, so that the options are checked as given.
+    default, so that the options are checked as given. Its columns are checked now, as the
+    data's are.
     """
-    if isinstance(options.get("threshold"), pl.LazyFrame):
+    table = options.get("threshold")
+    if isinstance(table, pl.LazyFrame):
+        try:
+            schema = table.collect_schema()
+        except (pl.exceptions.PolarsError, OSError):  # (a missing file: told when read)
+            schema = None
+        if schema is not None:
+            _check_table_columns(schema)
+            if not schema[THRESHOLD].is_numeric():
+                raise _not_numbers(schema[THRESHOLD])
         return {**options, "threshold": 0.25}
     return dict(options)
+
+
+def _check_table_columns(schema: pl.Schema) -> None:
+    """Refuse a threshold table without a threshold column, or without a key column."""
+    if THRESHOLD not in schema:
+        raise MetricsInputError(
+            f"option 'threshold': a threshold table needs a numeric {THRESHOLD!r} column; its "
+            f"columns are {schema.names()}"
+        )
+    if not [c for c in schema if c not in (THRESHOLD, "value", "held_out_value")]:
+        raise MetricsInputError(
+            f"option 'threshold': the threshold table's columns {schema.names()} hold no key; "
+            "it needs the class column (and any 'by' columns) to say whose thresholds they "
+            "are, or give a single number as every class's threshold"
+        )
+
+
+def _not_numbers(dtype: pl.DataType, some: str = "") -> MetricsInputError:
+    return MetricsInputError(
+        f"option 'threshold': the threshold table's {THRESHOLD!r} column holds {dtype} "
+        f"values{some}, not numbers"
+    )
 
 
 def _threshold_table(table: object) -> Thresholds:
@@ -546,11 +578,7 @@ def _threshold_table(table: object) -> Thresholds:
         raise MetricsInputError(
             f"option 'threshold': cannot read the table: {reader_error(error)}"
         ) from None
-    if THRESHOLD not in df.columns:
-        raise MetricsInputError(
-            f"option 'threshold': a threshold table needs a numeric {THRESHOLD!r} column; its "
-            f"columns are {df.columns}"
-        )
+    _check_table_columns(df.schema)
     if df.height == 0:  # (a CSV of a header only reads as text)
         raise MetricsInputError("option 'threshold': the threshold table is empty")
     if not df[THRESHOLD].dtype.is_numeric():
@@ -563,10 +591,7 @@ def _threshold_table(table: object) -> Thresholds:
                 if unread.len()
                 else f" (numbers as text: cast them, pl.col({THRESHOLD!r}).cast(pl.Float64))"
             )
-        raise MetricsInputError(
-            f"option 'threshold': the threshold table's {THRESHOLD!r} column holds "
-            f"{df[THRESHOLD].dtype} values{some}, not numbers"
-        )
+        raise _not_numbers(df[THRESHOLD].dtype, some)
     values = df[THRESHOLD].cast(pl.Float64)
     bad = int(values.is_null().sum()) + int((~values.is_finite()).sum())
     if bad:
@@ -576,12 +601,6 @@ def _threshold_table(table: object) -> Thresholds:
             "null, NaN or infinite"
         )
     keys = [c for c in df.columns if c not in (THRESHOLD, "value", "held_out_value")]
-    if not keys:
-        raise MetricsInputError(
-            f"option 'threshold': the threshold table's columns {df.columns} hold no key; "
-            "it needs the class column (and any 'by' columns) to say whose thresholds they "
-            "are, or give a single number as every class's threshold"
-        )
     texts = df.select(Thresholds.text(k, df.schema[k]) for k in keys)
     rows = texts.rows()
     repeated = len(rows) - len(set(rows))

@@ -302,6 +302,14 @@ def test_threshold_tables_are_checked() -> None:
     # A table of thresholds alone raised zip()'s ValueError.
     with pytest.raises(pl_metrics.MetricsInputError, match=r"\['threshold'\] hold no key"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"threshold": [0.5]}))
+    # A lazy table's columns are checked at the call, as the data's: they were at collect.
+    for lazy, message in (
+        ({"class": [0, 1], "thr": [0.5, 0.5]}, "needs a numeric 'threshold' column"),
+        ({"threshold": [0.5]}, r"\['threshold'\] hold no key"),
+        ({"class": [0, 1], "threshold": ["a", "b"]}, "holds String values, not numbers"),
+    ):
+        with pytest.raises(pl_metrics.MetricsInputError, match=message):
+            pl_metrics.f1(df.lazy(), threshold=pl.LazyFrame(lazy))
     with pytest.raises(pl_metrics.MetricsInputError, match="repeats a"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0, 0], "threshold": [0.5, 0.6]}))
     with pytest.raises(pl_metrics.MetricsInputError, match="option 'metric'"):
