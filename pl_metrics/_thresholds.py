@@ -724,8 +724,13 @@ def best_threshold(
     bits) go to the highest threshold (the fewest ids predicted positive), NaN values never
     win. Scores of ids of weight 0 are no candidates (as in `roc_curve`): a class left
     without one (its ids all weigh 0, or their weights cancel) has nothing to tune, and gets
-    its highest score with a null ``value``. Pass the table to any thresholded metric as
-    ``threshold=`` to apply it: ``f1(test, threshold=best)``. Of Float32 scores, a
+    its highest score with a null ``value``; one whose every value is NaN (no positives,
+    ``zero_division=nan``) its highest score with a NaN ``value``. Pass the table to any
+    thresholded metric as ``threshold=`` to apply it: ``f1(test, threshold=best)``; on the
+    same rows that gives ``value`` (with weights, to about 1e-16: here they are summed in
+    score order, there in row order, as scikit-learn sums them). Kept as Float64: a table
+    cast to Float32 moves its thresholds (0.66 widens to 0.6600000262260437, above
+    scores of 0.66 in Float64). Of Float32 scores, a
     threshold is the lower of its Float32 value and that value's shortest decimal (0.86,
     not 0.8600000143051147; 0.44999998807907104, not 0.45): it applies alike to those
     scores, to them widened to Float64, and to the decimals they were rounded from.
