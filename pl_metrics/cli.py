@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import ast
 import codecs
+import contextlib
 import fnmatch
 import gzip
 import io
@@ -17,7 +18,7 @@ import sys
 import textwrap
 import traceback
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -831,7 +832,8 @@ def _run_compare(args: argparse.Namespace) -> None:
             figure = plot.heatmap(
                 per_fold, metrics[0], model_col=args.model_col, fold_col=args.fold_col
             )
-        figure.savefig(args.plot)
+        with _writing("--plot", args.plot):
+            figure.savefig(args.plot)
     _write(table, args.format, args.output, [args.model_col])
     _warn_of_a_threshold_past_the_scores(args, options["threshold"], lambda: lf)
 
@@ -1059,7 +1061,8 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, keys: Sequence[str] =
     columns): 1e-7 and 2e-7 are two groups, not two rows of 0.000000.
     """
     if fmt == "parquet" and output is not None:
-        df.write_parquet(output)
+        with _writing("--output", output):
+            df.write_parquet(output)
         return
     if fmt in ("csv", "json"):  # neither writes bytes (a --by column of them): their hex
         binary = [c for c, dtype in df.schema.items() if dtype == pl.Binary]
@@ -1103,13 +1106,31 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, keys: Sequence[str] =
             float_precision=6,
         ):
             text = f"{df}\n"
-    if output is None:
-        _print(text, table=fmt == "table")
-    elif _gzipped(output):
-        with gzip.open(output, "wt", encoding="utf-8") as file:
-            file.write(text)
-    else:
-        Path(output).write_text(text, encoding="utf-8")
+    with _writing("--output", output):
+        if output is None:
+            _print(text, table=fmt == "table")
+            sys.stdout.flush()
+        elif _gzipped(output):
+            with gzip.open(output, "wt", encoding="utf-8") as file:
+                file.write(text)
+        else:
+            Path(output).write_text(text, encoding="utf-8")
+
+
+@contextlib.contextmanager
+def _writing(flag: str, output: str | None) -> Iterator[None]:
+    """An OS error of writing a result (a full disk, say) told with its file's flag and name.
+
+    It printed as Python's "[Errno 28] No space left on device" alone.
+    """
+    try:
+        yield
+    except BrokenPipeError:  # `| head`: the reader has what it wanted (`_run`)
+        raise
+    except (OSError, pl.exceptions.ComputeError) as error:  # (polars': a parquet file's)
+        where = f"{flag} {output!r}" if output is not None else "standard output"
+        why = getattr(error, "strerror", None) or _first_line(error)
+        raise MetricsInputError(f"cannot write {where}: {why}") from error
 
 
 def _stdout_encoding() -> str:
@@ -1154,13 +1175,20 @@ def _gzipped(output: str | None) -> bool:
 
 
 def _by(args: argparse.Namespace) -> list[str]:
-    """--by's columns: comma-separated names, stripped (one name alone is taken as given)."""
-    return [
-        name
-        for given in args.by
-        for name in ([c.strip() for c in given.split(",")] if "," in given else [given])
-        if name.strip()
-    ]
+    """--by's columns: comma-separated names, stripped (one name alone is taken as given).
+
+    A value naming none (``--by "$COLUMNS"`` of an empty variable) is refused: it scored the
+    whole table, pooled, as if --by were left out.
+    """
+    names = []
+    for given in args.by:
+        named = [c.strip() for c in given.split(",")] if "," in given else [given]
+        if not any(name.strip() for name in named):
+            raise MetricsInputError(
+                f"--by: {given!r} names no column; leave --by out to score the whole table"
+            )
+        names += [name for name in named if name.strip()]
+    return names
 
 
 def _metric_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -1369,7 +1397,8 @@ def _run_curves(args: argparse.Namespace) -> None:
         raise MetricsInputError(kept, problem=error.problem) from error
     if args.output is None and args.format_given:
         write_table()
-    figure.savefig(args.plot)
+    with _writing("--plot", args.plot):
+        figure.savefig(args.plot)
     classes = exact[args.class_col].n_unique()
     series = exact.select(by).n_unique() if by else 1
     drawn = plot.drawn_classes(args.kind, classes, series, most)

@@ -1495,6 +1495,11 @@ def test_by_may_be_given_more_than_once(capsys: pytest.CaptureFixture[str]) -> N
     assert repeated == capsys.readouterr().out
     assert main([*argv, "--by", "model, fold"]) == 0  # names in a list are stripped
     assert repeated == capsys.readouterr().out
+    # `--by "$COLUMNS"` of an empty variable scored the whole table, pooled.
+    for empty in ("", " ", ","):
+        assert main([*argv, "--by", "model", "--by", empty]) == 2
+        err = capsys.readouterr().err
+        assert f"--by: {empty!r} names no column; leave --by out to score the whole" in err
 
 
 def test_by_names_a_column_with_spaces_alone(
@@ -2083,3 +2088,21 @@ def test_output_in_any_encoding(
         main(["score", str(DATA), "-m", "f1", "--threshold-table", str(tmp_path / "ascii.txt")])
         == 2
     )
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs Linux's /dev/full")
+def test_a_write_that_fails_names_its_output(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A full disk printed Python's "[Errno 28] No space left on device" alone."""
+    argv = ["score", str(DATA), "-m", "lrap", "--by", "model"]
+    for fmt in ("csv", "table", "parquet"):
+        assert main([*argv, "-o", "/dev/full", "--format", fmt]) == 2
+        err = capsys.readouterr().err
+        assert "error: cannot write --output '/dev/full': " in err
+        assert "No space left on device" in err
+    full = open("/dev/full", "w")  # noqa: SIM115
+    monkeypatch.setattr(sys, "stdout", full)
+    assert main(argv) == 2
+    monkeypatch.undo()
+    assert "error: cannot write standard output: No space left on device" in capsys.readouterr().err
