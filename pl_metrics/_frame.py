@@ -67,6 +67,7 @@ __all__ = [
     "listed",
     "missing_column",
     "normalize_by",
+    "note_left_out",
     "null_rows",
     "ordered_mean",
     "ordered_sum",
@@ -222,9 +223,12 @@ def checked_options(function: Callable[_P, _R]) -> Callable[_P, _R]:
     # (what to suggest: the options, and the arguments that may be passed by name)
     options = [p.name for p in parameters if p.kind is p.KEYWORD_ONLY]
     arguments = [p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD]
-    # (`pl_metrics.expr`'s functions have the names of metrics, and options of their own.)
-    expression = function.__module__ == "pl_metrics.expr"
-    label = f"expr.{function.__name__}" if expression else function.__name__
+    # (`pl_metrics.expr`'s functions have the names of metrics, and options of their own;
+    # `pl_metrics.dask.score` is named so, not as `pl_metrics.score`, which takes others.)
+    public = function.__module__ in ("pl_metrics.expr", "pl_metrics.dask")
+    label = function.__name__
+    if public:
+        label = f"{function.__module__.removeprefix('pl_metrics.')}.{label}"
 
     @functools.wraps(function)
     def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:

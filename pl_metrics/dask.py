@@ -237,9 +237,11 @@ def score(
     require_in_every_file(files, spec.read, keys=(c.id, c.cls, *c.by))
     check_integer("retries", retries, 0)
     if client is not None and not isinstance(client, str) and not hasattr(client, "submit"):
+        cluster = hasattr(client, "scheduler_address")  # (a LocalCluster, say)
         raise MetricsInputError(
             "option 'client': expected a dask.distributed Client or a scheduler's address, "
             f"got {shown(client)}"
+            + ("; pass Client(cluster), or cluster.scheduler_address" if cluster else "")
         )
     # (The client reads too: the row count, and the distinct ids for a few rows per chunk.)
     with _client(client) as dask_client, named_file(files, spec, hints=False):

@@ -280,6 +280,15 @@ def test_dask_options_are_checked_before_a_cluster_starts(tmp_path: Path) -> Non
     with pytest.raises(error, match=r"^option 'client': cannot connect to 'bogus'"):
         pl_metrics.dask.score(path, "lrap", client="bogus")
 
+    class Cluster:  # a LocalCluster, as the Client needs it
+        scheduler_address = "tcp://127.0.0.1:8786"
+
+    with pytest.raises(error, match=r"; pass Client\(cluster\), or cluster\.scheduler_address$"):
+        pl_metrics.dask.score(path, "lrap", client=Cluster())
+    # (Named as the Dask one: pl_metrics.score takes a progress bar.)
+    with pytest.raises(error, match=r"^dask\.score: unknown option 'progress'$"):
+        pl_metrics.dask.score(path, "lrap", progress=True)  # type: ignore[call-arg]
+
 
 def test_a_scheduler_address_gets_a_client_that_is_closed(client: Any, dump: Path) -> None:
     """A client made from an address is ours: closed after, where it was left to try to

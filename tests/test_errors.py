@@ -226,7 +226,7 @@ def test_a_misspelt_option_is_named_with_the_closest(name: str) -> None:
     with pytest.raises(TypeError) as error:
         function(*[None] * len(required), **{typo: 1})
     assert isinstance(error.value, MetricsInputError)
-    label = name.removeprefix("pl_metrics.").removeprefix("dask.").removeprefix("plot.")
+    label = name.removeprefix("pl_metrics.").removeprefix("plot.")
     assert str(error.value) == (f"{label}: unknown option {typo!r}; did you mean {meant!r}?"), name
 
 
