@@ -1710,6 +1710,11 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         "the command line takes the long table, a row per id and class (Python's "
         "pl_metrics.from_wide makes it)",
     )
+    message = re.sub(  # (a CSV of ';' and decimal commas: no flag reads it)
+        r"save it with ',' between fields, or score pl\.scan_csv\(.*?infer_schema_length=\d+\)",
+        "save it with ',' between fields and '.' in numbers",
+        message,
+    )
     message = re.sub(  # (a Decimal column's)
         r"cast them first: pl\.col\('[^']*'\)\.cast\(pl\.Float64\)",
         "write them as floats (Float64) first",

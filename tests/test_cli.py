@@ -2106,3 +2106,14 @@ def test_a_write_that_fails_names_its_output(
     assert main(argv) == 2
     monkeypatch.undo()
     assert "error: cannot write standard output: No space left on device" in capsys.readouterr().err
+
+
+def test_a_csv_of_semicolons_is_told_in_the_command_lines_terms(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """No flag reads it: the Python half of the library's advice was noise here."""
+    path = tmp_path / "eu.csv"
+    path.write_text("id;class;score;truth\n1;a;0,5;true\n1;b;0,25;false\n")
+    assert main(["score", str(path), "-m", "lrap"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("save it with ',' between fields and '.' in numbers\n"), err
