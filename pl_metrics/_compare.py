@@ -1375,6 +1375,15 @@ def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float,
     check_integer("n_resamples", n_resamples, 2, MAX_RESAMPLES)
     check_confidence(confidence)
     check_integer("seed", seed, 0, 2**63 - 1)
+    needed = math.ceil(2 / (1 - confidence) - 1e-9)  # (2 / 0.1 is 20.000000000000004)
+    if n_resamples < needed:  # (5 resamples gave a "95% interval" without a word)
+        warnings.warn(
+            f"a {confidence * 100:g}% interval of {n_resamples:,} resamples is rough: each "
+            f"of its tails holds less than one resample; {needed:,} or more are needed "
+            "(1,000 is usual)",
+            UserWarning,
+            stacklevel=caller_stacklevel(),
+        )
 
 
 def _group(by: str | Sequence[str] | None) -> list[str]:
@@ -1423,7 +1432,8 @@ def bootstrap(
     by
         Column name(s): one interval per group (a model, say).
     n_resamples
-        Resamples drawn, at least 2.
+        Resamples drawn, at least 2; fewer than ``2 / (1 - confidence)`` (40 for 95%),
+        whose interval's tails hold less than one resample each, are warned of.
     confidence
         The interval's coverage, in (0, 1): 0.95 takes the 2.5th and 97.5th percentiles.
     seed

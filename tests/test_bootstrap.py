@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -637,3 +638,21 @@ def test_bootstrap_and_paired_tell_repeated_rows_which_columns_to_group_by(kind:
     assert run(two.filter(pl.col("run") == 1), kind, paired, by=None, n_resamples=10).height == 1
     got = run(two, kind, paired, by="run", n_resamples=10)  # as the hint says
     assert got["run"].to_list() == [1, 2]
+
+
+def test_too_few_resamples_for_the_confidence_are_warned_of() -> None:
+    """5 resamples gave a "95% interval" (little more than their range) without a word."""
+    df = pl.DataFrame(
+        {"id": [0, 0, 1, 1, 2, 2], "class": ["a", "b"] * 3, "score": [0.3, 0.6, 0.8, 0.1, 0.5, 0.4]}
+    ).with_columns(truth=pl.Series([True, False] * 3))
+    message = (
+        r"^a 95% interval of 5 resamples is rough: .* 40 or more are needed \(1,000 is usual\)$"
+    )
+    with pytest.warns(UserWarning, match=message):
+        pl_metrics.bootstrap(df, "lrap", n_resamples=5)
+    with pytest.warns(UserWarning, match=r"^a 99\.9% interval of 1,000 resamples .* 2,000 or more"):
+        pl_metrics.bootstrap(df, "lrap", confidence=0.999)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pl_metrics.bootstrap(df, "lrap", n_resamples=40)
+        pl_metrics.bootstrap(df, "lrap", n_resamples=20, confidence=0.9)

@@ -1037,7 +1037,7 @@ def test_intervals_of_values_equal_but_for_rounding_show_few_digits(digits: pl.D
         warnings.simplefilter("error")
         fig = plot.intervals(table)
         plot.intervals(
-            pl_metrics.bootstrap(digits, "log_loss", by="model", eps=0.0, n_resamples=30)
+            pl_metrics.bootstrap(digits, "log_loss", by="model", eps=0.0, n_resamples=40)
         )
     label = fig.axes[0].texts[0].get_text()
     assert re.fullmatch(r"0\.10* \[0\.10*, 0\.10*\]", label)
