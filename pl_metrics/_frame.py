@@ -67,7 +67,6 @@ __all__ = [
     "listed",
     "missing_column",
     "normalize_by",
-    "note_left_out",
     "null_rows",
     "ordered_mean",
     "ordered_sum",
@@ -572,32 +571,6 @@ _COLUMN_NAMES: dict[str, Callable[[str], bool]] = {
 }
 
 
-#: Why `scan` left columns out of a table (types the files do not agree on), by the files'
-#: common columns, for the last few scans: a metric reading one from a table holding those
-#: columns (and folder keys, say) says why, not only that it is not there (the table itself
-#: cannot carry it).
-_LEFT_OUT: dict[tuple[tuple[str, str], ...], dict[str, str]] = {}
-
-
-def _schema_key(schema: pl.Schema) -> tuple[tuple[str, str], ...]:
-    return tuple((name, str(dtype)) for name, dtype in schema.items())
-
-
-def note_left_out(schema: pl.Schema, reasons: dict[str, str]) -> None:
-    """Keep why `scan` left columns out of a table of ``schema`` (``reasons``, by column)."""
-    if reasons:
-        _LEFT_OUT[_schema_key(schema)] = reasons
-    while len(_LEFT_OUT) > 16:
-        del _LEFT_OUT[next(iter(_LEFT_OUT))]
-
-
-def _left_out_by_scan(schema: pl.Schema, name: str) -> str | None:
-    """Why `scan` left column ``name`` out of a table of ``schema``, if it did."""
-    held = set(_schema_key(schema))
-    scanned = [reasons for key, reasons in _LEFT_OUT.items() if held.issuperset(key)]
-    return next((reasons[name] for reasons in scanned if name in reasons), None)
-
-
 def missing_column(
     schema: pl.Schema, option: str, name: object, taken: Collection[str] = ()
 ) -> MetricsInputError:
@@ -609,12 +582,6 @@ def missing_column(
     if not isinstance(name, str):
         return MetricsInputError(
             f"option {option!r}: expected a column name (a string), got {shown(name)}"
-        )
-    left_out = _left_out_by_scan(schema, name)
-    if left_out is not None:
-        return MetricsInputError(
-            f"column {name!r} (option {option!r}) is not in the table: scan() left it out, "
-            f"as {left_out}"
         )
     close = _separator_hint(schema) or _close_columns(schema, option, name, taken)
     hint = f"; {close}" if close else ""
@@ -683,9 +650,6 @@ def _missing_columns(
     A table of other column names (``Id``, ``Pred``), or a wide one (a column of scores
     per class), lacks them all: told in one message rather than one a run.
     """
-    for option, name in missing:  # (why a scan left one out: told first, alone)
-        if _left_out_by_scan(schema, name) is not None:
-            return missing_column(schema, option, name)
     named = ", ".join(f"{name!r} (option {option!r})" for option, name in missing)
     close = {option: _close_columns(schema, option, name, taken) for option, name in missing}
     wide = [c for c, dtype in schema.items() if dtype.is_float()]

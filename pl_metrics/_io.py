@@ -27,7 +27,6 @@ from pl_metrics._frame import (
     checked_options,
     is_categorical,
     listed,
-    note_left_out,
     shown,
 )
 from pl_metrics._registry import METRICS
@@ -819,7 +818,6 @@ def _common_schema(
         if (set(schema) ^ set(schemas[0])) & keys:
             raise _column_sets_differ(found[0], set(schemas[0]), path, set(schema))
     common: dict[str, pl.DataType] = {}
-    left_out: dict[str, str] = {}
     for name in dict.fromkeys(name for schema in schemas for name in schema):
         wider = _common_type(found, schemas, name)
         if isinstance(wider, MetricsInputError):
@@ -831,12 +829,10 @@ def _common_schema(
                     UserWarning,
                     stacklevel=caller_stacklevel(),
                 )
-            left_out[name] = str(wider)
             continue
         common[name] = wider
     if warn:
         _warn_of_columns_some_lack(found, schemas, common)
-        note_left_out(pl.Schema(common), left_out)
     return pl.Schema(common)
 
 

@@ -140,16 +140,6 @@ def test_incompatible_types_name_the_column_and_files(tmp_path: Path, dump: pl.D
     with pytest.warns(UserWarning, match=r"^column 'score' is Float64 .*; it is left out"):
         lf = pl_metrics.scan(tmp_path)
     assert "score" not in lf.collect_schema()
-    # A metric reading it said only "not in the table", the reason a warning above it.
-    why = r"column 'score' \(option 'score_col'\) is not in the table: scan\(\) left it out, as "
-    for table in (lf, lf.filter(pl.col("id") > 3).with_columns(x=1)):
-        with pytest.raises(MetricsInputError, match=f"^{why}{message}"):
-            pl_metrics.lrap(table)
-        with pytest.raises(MetricsInputError, match=f"^{why}"):
-            pl_metrics.lrap(table, id_col="ids")  # (with another missing)
-    # (Told of tables holding the scanned columns only.)
-    with pytest.raises(MetricsInputError, match=r"^column 'score' .* is not in the table; its"):
-        pl_metrics.lrap(lf.drop("truth").with_columns(truth=pl.lit(1, pl.Int8)))
     noted = [dump.with_columns(note=pl.lit(v)) for v in ("x", 1)]
     noted[0].filter(pl.col("id") < 50).write_parquet(tmp_path / "a.parquet")
     noted[1].filter(pl.col("id") >= 50).write_parquet(tmp_path / "b.parquet")
