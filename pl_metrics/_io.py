@@ -893,8 +893,8 @@ def require_in_every_file(
     in their rows, one of types that do not widen to one is left out; a metric reading it
     would then refuse null rows or a missing column, which would not say why. Columns no
     file holds are left to the column checks (which suggest close names). Of ``keys`` (the
-    id, class and ``by`` columns), 64-bit integers in one file and floats in another are
-    refused too: widened to floats, integers past 2**53 would be one id.
+    id, class and ``by`` columns), integers past 2**53 in one file beside floats in another
+    are refused too: widened to floats, two of them could be one id.
     """
     if len(found) < 2 or not columns:
         return
@@ -919,8 +919,8 @@ def require_in_every_file(
             wider = _common_type(found, schemas, name)
             if isinstance(wider, MetricsInputError):
                 raise wider
-            if name in keys and wider.is_float():
-                _refuse_integers_as_floats(found, schemas, name)
+        if name in keys:
+            _refuse_integers_as_floats(found, schemas, name, kind)
 
 
 #: Integer types whose every value a Float64 holds exactly.
@@ -928,19 +928,32 @@ _EXACT_AS_FLOATS = (pl.Int8, pl.Int16, pl.Int32, pl.UInt8, pl.UInt16, pl.UInt32)
 
 
 def _refuse_integers_as_floats(
-    found: Sequence[Path], schemas: Sequence[pl.Schema], name: str
+    found: Sequence[Path], schemas: Sequence[pl.Schema], name: str, kind: str
 ) -> None:
-    """Refuse key column ``name`` of 64-bit (or wider) integers in some files, floats in others."""
+    """Refuse key column ``name`` of integers past 2**53 in some files, floats in others.
+
+    Only those files' column is read, and only where the types mix (ids of Int64 and of
+    Float64, say).
+    """
     held = [(path, schema[name]) for path, schema in zip(found, schemas, strict=True)]
+    floats = [(path, dtype) for path, dtype in held if dtype.is_float()]
     wide = [(p, t) for p, t in held if t.is_integer() and t not in _EXACT_AS_FLOATS]
-    floats = [(p, t) for p, t in held if t.is_float()]
-    if wide and floats:
-        (int_path, int_type), (float_path, float_type) = wide[0], floats[0]
-        raise MetricsInputError(
-            f"column {name!r} is {int_type} in {str(int_path)!r} but {float_type} in "
-            f"{str(float_path)!r}: read as floats, integers past 2**53 would be one value; "
-            "write it as one type in every file"
-        )
+    if not floats:
+        return
+    for path, dtype in wide:
+        if kind == "csv":
+            lf = _scan_one_csv(path)
+        else:
+            scan = pl.scan_parquet if kind == "parquet" else pl.scan_ipc
+            lf = scan(path, glob=False, hive_partitioning=False)
+        column = pl.col(name)
+        if lf.select(((column > 2**53) | (column < -(2**53))).any()).collect().item():
+            float_path, float_type = floats[0]
+            raise MetricsInputError(
+                f"column {name!r} is {dtype} in {str(path)!r}, with integers past 2**53, but "
+                f"{float_type} in {str(float_path)!r}: read as floats, two such integers "
+                "could be one value; write it as one type in every file"
+            )
 
 
 def _column_sets_differ(

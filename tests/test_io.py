@@ -149,35 +149,47 @@ def test_incompatible_types_name_the_column_and_files(tmp_path: Path, dump: pl.D
         pl_metrics.score(tmp_path, "lrap", by="note")
 
 
-def test_integer_keys_beside_float_keys_are_refused(tmp_path: Path, dump: pl.DataFrame) -> None:
+@pytest.mark.parametrize("kind", ["parquet", "csv"])
+def test_integer_keys_beside_float_keys_are_refused(
+    tmp_path: Path, dump: pl.DataFrame, kind: str
+) -> None:
     """Read as floats, two files' ids past 2**53 were one id: repeated rows, or with
-    validate=False a wrong number. Integers a float holds exactly (Int32) widen; scores too.
+    validate=False a wrong number. Integers a float holds exactly widen (folds of Int64 in
+    one file, of Float64 in another); scores too.
     """
-    big = dump.with_columns(pl.col("id") + 2**60)
-    big.filter(pl.col("id") % 2 == 0).write_parquet(tmp_path / "a.parquet")
-    floats = big.filter(pl.col("id") % 2 == 1).with_columns(pl.col("id").cast(pl.Float64))
-    floats.write_parquet(tmp_path / "b.parquet")
-    message = r"^column 'id' is Int64 in '.*a\.parquet' but Float64 in '.*b\.parquet': read as"
+
+    def write(parts: list[pl.DataFrame]) -> None:
+        for name, part in zip(("a", "b"), parts, strict=True):
+            path = tmp_path / f"{name}.{kind}"
+            part.write_parquet(path) if kind == "parquet" else part.write_csv(path)
+
+    big = dump.with_columns(pl.col("id").cast(pl.Int64) + 2**60)
+    odd = big.filter(pl.col("id") % 2 == 1).with_columns(pl.col("id").cast(pl.Float64) + 0.5)
+    write([big.filter(pl.col("id") % 2 == 0), odd])
+    message = (
+        rf"^column 'id' is Int64 in '.*a\.{kind}', with integers past 2\*\*53, but Float64 in "
+        rf"'.*b\.{kind}': read as floats"
+    )
     for kwargs in ({}, {"validate": False}):
         with pytest.raises(MetricsInputError, match=message):
             pl_metrics.score(tmp_path, "lrap", **kwargs)
-    by = dump.with_columns(model=(pl.col("id") % 2).cast(pl.Int64))
-    by.filter(pl.col("id") < 50).write_parquet(tmp_path / "a.parquet")
-    floats = by.filter(pl.col("id") >= 50).with_columns(pl.col("model").cast(pl.Float32))
-    floats.write_parquet(tmp_path / "b.parquet")
-    with pytest.raises(MetricsInputError, match=r"^column 'model' is Int64 in"):
+    models = dump.with_columns(model=(pl.col("id") % 2).cast(pl.Int64) - 2**60)
+    floats = models.filter(pl.col("id") >= 50).with_columns(pl.col("model").cast(pl.Float64))
+    write([models.filter(pl.col("id") < 50), floats])
+    with pytest.raises(MetricsInputError, match=r"^column 'model' is Int64 in .* past 2\*\*53"):
         pl_metrics.score(tmp_path, "lrap", by="model")
-    small = dump.with_columns(pl.col("id").cast(pl.Int32), pl.col("score").cast(pl.Float32))
+    folds = dump.with_columns(fold=(pl.col("id") % 3).cast(pl.Int64))
     parts = [
-        small.filter(pl.col("id") < 50),
-        small.filter(pl.col("id") >= 50).with_columns(
-            pl.col("id").cast(pl.Float64), (pl.col("score") > 0.5).cast(pl.Int64)
+        folds.filter(pl.col("id") < 50),
+        folds.filter(pl.col("id") >= 50).with_columns(
+            pl.col("id").cast(pl.Float64),
+            pl.col("fold").cast(pl.Float64),
+            (pl.col("score") > 0.5).cast(pl.Int64),
         ),
     ]
-    for name, part in zip(("a", "b"), parts, strict=True):
-        part.write_parquet(tmp_path / f"{name}.parquet")
-    want = pl_metrics.lrap(pl.concat(parts, how="vertical_relaxed"))
-    assert_frame_equal(pl_metrics.score(tmp_path, "lrap"), want)
+    write(parts)
+    want = pl_metrics.lrap(pl.concat(parts, how="vertical_relaxed"), by="fold")
+    assert_frame_equal(pl_metrics.score(tmp_path, "lrap", by="fold"), want, check_dtypes=False)
 
 
 @pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])
