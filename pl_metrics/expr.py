@@ -20,13 +20,13 @@ than 0/1 count as 1 (-1/1 labels are all positives: map them first), NaN scores 
 every number (polars' order; scikit-learn refuses them: filter them first), and what
 scikit-learn refuses or warns about gives a value each function documents (null for the
 area under the ROC curve of a group with one class). `roc_auc` and `average_precision`
-rank the scores in their own type (integers past 2**53 stay apart); text scores or truth
-are refused by polars' own error (not parsed), as are text weights and list scores (a list
-of each class's probabilities: explode it into rows of one class first): map them to
-numbers or booleans first. A number threshold meets Float32 scores in Float32, as in the
-table functions; a threshold column is compared as polars compares two columns (a Float64
-column against Float32 scores in Float64, as numpy compares two arrays): cast it to the
-scores' type to compare as the table functions do.
+rank the scores in their own type (integers past 2**53 stay apart); text or categorical
+scores or truth are refused by polars' own error (not parsed), as are text weights and
+list or struct scores (a list of each class's probabilities: explode it into rows of one
+class first): map them to numbers or booleans first. A number threshold meets Float32
+scores in Float32, as in the table functions; a threshold column is compared as polars
+compares two columns (a Float64 column against Float32 scores in Float64, as numpy
+compares two arrays): cast it to the scores' type to compare as the table functions do.
 
 Examples
 --------
@@ -125,6 +125,8 @@ if not TYPE_CHECKING:  # (a type checker still tells a name that is not here)
             if name in metric_names()
             else ""
         )
+        if name == "log_loss":
+            there += "; expr.binary_log_loss is one class's"
         raise AttributeError(f"module 'pl_metrics.expr' has no attribute {name!r}{there}")
 
 
@@ -148,7 +150,8 @@ def _flag(value: IntoExpr, option: str) -> pl.Expr:
     (Cast to a boolean, NaN is true: a missing truth counted as a positive.)
     """
     column = _col(value, option)
-    nan = column.cast(pl.Float64, strict=False).is_nan()  # (null for text: refused below)
+    # (Text is refused by the cast to booleans, a categorical by the cast to floats.)
+    nan = column.cast(pl.Float64, strict=False).is_nan()
     return pl.when(nan.not_() | nan.is_null()).then(column.cast(pl.Boolean))
 
 
@@ -265,12 +268,12 @@ def _ranking_columns(
 
     The scores are ranked in their own type (integers past 2**53 stay apart, as the table
     functions keep them); adding 0 refuses text (as polars refuses sums of text) rather
-    than sort it as text ("10" before "9"), and a cast refuses lists, which would rank as
-    sequences.
+    than sort it as text ("10" before "9"), and ``is_nan`` refuses lists, arrays and
+    structs, which would rank as sequences.
     """
     s, t = _col(score, "score") + 0, _flag(truth, "truth")
     w = None if weight is None else _weight(weight)
-    valid = s.cast(pl.Float64, strict=False).is_not_null() & t.is_not_null()
+    valid = s.cast(pl.Float64, strict=False).is_nan().is_not_null() & t.is_not_null()
     if w is not None:
         valid = valid & w.is_not_null()
     return s.filter(valid), t.filter(valid), None if w is None else w.filter(valid)

@@ -526,8 +526,9 @@ def test_list_scores_and_text_weights_are_refused(name: str) -> None:
     """A list of each class's probabilities once ranked as sequences, text weights parsed."""
     df = pl.DataFrame({"s": [[0.1, 0.9], [0.9, 0.1], [0.4, 0.6]], "t": [0, 1, 1], "w": "1"})
     function = getattr(expr, name)
-    with pytest.raises(pl.exceptions.PolarsError):
-        df.select(function("s", "t"))
+    for scores in ("s", pl.struct(pl.col("s").list.first())):
+        with pytest.raises(pl.exceptions.PolarsError):
+            df.select(function(scores, "t"))
     if "weight" in inspect.signature(function).parameters:
         with pytest.raises(pl.exceptions.PolarsError, match="str"):
             df.select(function(pl.col("s").list.first(), "t", weight="w"))
@@ -552,5 +553,7 @@ def test_a_metric_of_the_tables_is_told_where_it_is() -> None:
         AttributeError, match=r"lwlrap is computed on a long table, .* by=\.\.\.\)$"
     ):
         expr.lwlrap  # type: ignore[attr-defined]  # noqa: B018
+    with pytest.raises(AttributeError, match=r"by=\.\.\.\); expr\.binary_log_loss is one class's$"):
+        expr.log_loss  # type: ignore[attr-defined]  # noqa: B018
     with pytest.raises(AttributeError, match=r"has no attribute 'nothing'$"):
         expr.nothing  # type: ignore[attr-defined]  # noqa: B018
