@@ -527,29 +527,32 @@ def at_call(options: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(table, pl.LazyFrame):
         try:
             schema = table.collect_schema()
-        except (pl.exceptions.PolarsError, OSError):  # (a missing file: told when read)
-            schema = None
+        except (pl.exceptions.PolarsError, OSError):  # (a file missing, unreadable: told
+            schema = None  # when the table is read, as they are of an eager one)
         if schema is not None:
             _check_table_columns(schema)
-            if not schema[THRESHOLD].is_numeric():
+            # (Text may be a CSV's header alone: told as empty, when read.)
+            if not (schema[THRESHOLD].is_numeric() or schema[THRESHOLD] == pl.String):
                 raise _not_numbers(schema[THRESHOLD])
         return {**options, "threshold": 0.25}
     return dict(options)
 
 
-def _check_table_columns(schema: pl.Schema) -> None:
-    """Refuse a threshold table without a threshold column, or without a key column."""
+def _check_table_columns(schema: pl.Schema) -> list[str]:
+    """A threshold table's key columns; refused without them or a threshold column."""
     if THRESHOLD not in schema:
         raise MetricsInputError(
             f"option 'threshold': a threshold table needs a numeric {THRESHOLD!r} column; its "
             f"columns are {schema.names()}"
         )
-    if not [c for c in schema if c not in (THRESHOLD, "value", "held_out_value")]:
+    keys = [c for c in schema if c not in (THRESHOLD, "value", "held_out_value")]
+    if not keys:
         raise MetricsInputError(
             f"option 'threshold': the threshold table's columns {schema.names()} hold no key; "
             "it needs the class column (and any 'by' columns) to say whose thresholds they "
             "are, or give a single number as every class's threshold"
         )
+    return keys
 
 
 def _not_numbers(dtype: pl.DataType, some: str = "") -> MetricsInputError:
@@ -578,7 +581,7 @@ def _threshold_table(table: object) -> Thresholds:
         raise MetricsInputError(
             f"option 'threshold': cannot read the table: {reader_error(error)}"
         ) from None
-    _check_table_columns(df.schema)
+    keys = _check_table_columns(df.schema)
     if df.height == 0:  # (a CSV of a header only reads as text)
         raise MetricsInputError("option 'threshold': the threshold table is empty")
     if not df[THRESHOLD].dtype.is_numeric():
@@ -600,7 +603,6 @@ def _threshold_table(table: object) -> Thresholds:
             f"{'threshold of the table is' if bad == 1 else 'thresholds of the table are'} "
             "null, NaN or infinite"
         )
-    keys = [c for c in df.columns if c not in (THRESHOLD, "value", "held_out_value")]
     texts = df.select(Thresholds.text(k, df.schema[k]) for k in keys)
     rows = texts.rows()
     repeated = len(rows) - len(set(rows))

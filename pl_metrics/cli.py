@@ -1127,9 +1127,11 @@ def _writing(flag: str, output: str | None) -> Iterator[None]:
         yield
     except BrokenPipeError:  # `| head`: the reader has what it wanted (`_run`)
         raise
-    except (OSError, pl.exceptions.ComputeError) as error:  # (polars': a parquet file's)
+    except (OSError, pl.exceptions.ComputeError) as error:
+        if not isinstance(error, OSError) and "os error" not in str(error):
+            raise  # (polars' error of a parquet file's write, but not of the disk)
         where = f"{flag} {output!r}" if output is not None else "standard output"
-        why = getattr(error, "strerror", None) or _first_line(error)
+        why = getattr(error, "strerror", None) or _first_line(error).rpartition("IO error: ")[2]
         raise MetricsInputError(f"cannot write {where}: {why}") from error
 
 

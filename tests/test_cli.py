@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import errno
 import gzip
 import io
 import json
@@ -2101,8 +2102,12 @@ def test_a_write_that_fails_names_its_output(
         err = capsys.readouterr().err
         assert "error: cannot write --output '/dev/full': " in err
         assert "No space left on device" in err
-    full = open("/dev/full", "w")  # noqa: SIM115
-    monkeypatch.setattr(sys, "stdout", full)
+
+    class Full(io.StringIO):  # a standard output on a full disk
+        def write(self, text: str) -> int:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(sys, "stdout", Full())
     assert main(argv) == 2
     monkeypatch.undo()
     assert "error: cannot write standard output: No space left on device" in capsys.readouterr().err

@@ -306,10 +306,15 @@ def test_threshold_tables_are_checked() -> None:
     for lazy, message in (
         ({"class": [0, 1], "thr": [0.5, 0.5]}, "needs a numeric 'threshold' column"),
         ({"threshold": [0.5]}, r"\['threshold'\] hold no key"),
-        ({"class": [0, 1], "threshold": ["a", "b"]}, "holds String values, not numbers"),
+        ({"class": [0, 1], "threshold": [True, False]}, "holds Boolean values, not numbers"),
     ):
         with pytest.raises(pl_metrics.MetricsInputError, match=message):
             pl_metrics.f1(df.lazy(), threshold=pl.LazyFrame(lazy))
+    # (Text thresholds may be a CSV's header alone: told when read, as its rows are.)
+    header = pl.LazyFrame(schema={"class": pl.String, "threshold": pl.String})
+    lazy_f1 = pl_metrics.f1(df.lazy(), threshold=header)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"the threshold table is empty$"):
+        lazy_f1.collect()
     with pytest.raises(pl_metrics.MetricsInputError, match="repeats a"):
         pl_metrics.f1(df, threshold=pl.DataFrame({"class": [0, 0], "threshold": [0.5, 0.6]}))
     with pytest.raises(pl_metrics.MetricsInputError, match="option 'metric'"):
