@@ -699,7 +699,8 @@ def cluster_by_id(
     source
         Files, folders or globs, as `score` reads them.
     destination
-        A folder outside the source's folders, new or without data files (files that
+        A folder outside the source's folders and globs' folders (a file's own folder may
+        hold it: ``oof.parquet`` to ``clustered/``), new or without data files (files that
         `score` reads; other files, such as notes, are left as they are).
     id_col
         The id column to sort by.

@@ -361,7 +361,8 @@ def f1(
     -------
     pl.Expr
         A Float64 aggregation named ``f1``. No data checks are run (an expression cannot
-        raise on data): nulls are left out and truth other than 0/1 counts as 1.
+        raise on data): nulls (and a NaN truth) are left out and truth other than 0/1
+        counts as 1.
 
     Examples
     --------
@@ -481,7 +482,8 @@ def fbeta(
     -------
     pl.Expr
         A Float64 aggregation named ``fbeta``. No data checks are run (an expression
-        cannot raise on data): nulls are left out and truth other than 0/1 counts as 1.
+        cannot raise on data): nulls (and a NaN truth) are left out and truth other than
+        0/1 counts as 1.
 
     Examples
     --------
@@ -514,7 +516,7 @@ def matthews_corrcoef(
     pl.Expr
         A Float64 aggregation named ``matthews_corrcoef``; 0 where it is undefined (a
         confusion matrix with an empty row or column), as scikit-learn. No data checks are
-        run: nulls are left out and truth other than 0/1 counts as 1.
+        run: nulls (and a NaN truth) are left out and truth other than 0/1 counts as 1.
 
     Examples
     --------
@@ -583,7 +585,7 @@ def brier_score(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = N
     score
         The probability of the positive class, by name or as an expression.
     truth
-        0/1 or boolean truth; other non-zero values count as 1.
+        0/1 or boolean truth; other non-zero values count as 1 (a NaN truth is left out).
     weight
         Optional sample weights (``sample_weight``): the weighted mean.
 
@@ -622,9 +624,9 @@ def roc_auc(score: IntoExpr, truth: IntoExpr, *, weight: IntoExpr | None = None)
     score
         The score of the positive class (any real numbers: only their order matters).
     truth
-        0/1 or boolean truth; other non-zero values count as 1.
+        0/1 or boolean truth; other non-zero values count as 1 (a NaN truth is left out).
     weight
-        Optional sample weights (``sample_weight``), non-negative.
+        Optional sample weights (``sample_weight``); negative ones as scikit-learn takes them.
 
     Returns
     -------
@@ -702,9 +704,9 @@ def average_precision(
     score
         The score of the positive class (any real numbers: only their order matters).
     truth
-        0/1 or boolean truth; other non-zero values count as 1.
+        0/1 or boolean truth; other non-zero values count as 1 (a NaN truth is left out).
     weight
-        Optional sample weights (``sample_weight``), non-negative.
+        Optional sample weights (``sample_weight``); negative ones as scikit-learn takes them.
 
     Returns
     -------
