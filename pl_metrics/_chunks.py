@@ -13,6 +13,7 @@ import itertools
 import math
 import os
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any, NamedTuple
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, check_integer, is_integer
+from pl_metrics._frame import MetricsInputError, caller_stacklevel, check_integer, is_integer
 from pl_metrics._io import batch_ranges, file_format, row_group_ranges
 
 __all__ = [
@@ -454,6 +455,17 @@ def class_chunks(
                 high = middle
         count = low
         members = _class_sets(sizes, count)
+        if members.rows * per_row > budget:  # (a class a chunk already: none smaller)
+            warnings.warn(
+                f"memory budget of {budget / 2**20:,.0f} MiB: the metrics computed per class "
+                "over all its ids (ROC AUC, average precision, the curves...; chunk_key says "
+                "which) read a class at a time at least, and the largest of the "
+                f"{sizes.height:,} classes holds {members.rows:,} rows (about "
+                f"{members.rows * per_row / 2**20:,.0f} MiB): memory follows that class, "
+                "beyond the budget",
+                UserWarning,
+                stacklevel=caller_stacklevel(),
+            )
     if count <= 1:
         return single
     filters = tuple(

@@ -7,6 +7,7 @@ import io
 import itertools
 import math
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -527,8 +528,18 @@ def test_class_chunks_hold_whole_classes_in_rows_about_equal(digits: pl.DataFram
         == n_classes
     )
     # Nor where a class alone is past the budget (an 11th chunk, of no row, read it again).
-    tiny = class_chunks(lf, digits.height, "class", categorical=False, budget=2**20, width=40)
+    # (Said, where memory silently followed the class, not the budget.)
+    largest = digits["class"].value_counts()["count"].max()
+    with pytest.warns(
+        UserWarning,
+        match=rf"^memory budget of 1 MiB: .* the largest of the 10 classes holds {largest:,} "
+        r"rows \(about 2 MiB\): memory follows that class, beyond the budget$",
+    ):
+        tiny = class_chunks(lf, digits.height, "class", categorical=False, budget=2**20, width=40)
     assert len(tiny) == n_classes
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        class_chunks(lf, digits.height, "class", categorical=False, budget=budget, n_chunks=4)
     plan = class_chunks(lf, digits.height, "class", categorical=False, budget=budget, n_chunks=4)
     parts = [digits.filter(keep) for keep in plan.filters]
     assert sum(part.height for part in parts) == digits.height
