@@ -224,10 +224,8 @@ def checked_options(function: Callable[_P, _R]) -> Callable[_P, _R]:
     arguments = [p.name for p in parameters if p.kind is p.POSITIONAL_OR_KEYWORD]
     # (`pl_metrics.expr`'s functions have the names of metrics, and options of their own;
     # `pl_metrics.dask.score` is named so, not as `pl_metrics.score`, which takes others.)
-    public = function.__module__ in ("pl_metrics.expr", "pl_metrics.dask")
-    label = function.__name__
-    if public:
-        label = f"{function.__module__.removeprefix('pl_metrics.')}.{label}"
+    prefix = {"pl_metrics.expr": "expr.", "pl_metrics.dask": "dask."}.get(function.__module__, "")
+    label = prefix + function.__name__
 
     @functools.wraps(function)
     def checked(*args: _P.args, **kwargs: _P.kwargs) -> _R:

@@ -937,9 +937,9 @@ def _refuse_integers_as_floats(
     """
     held = [(path, schema[name]) for path, schema in zip(found, schemas, strict=True)]
     floats = [(path, dtype) for path, dtype in held if dtype.is_float()]
-    wide = [(p, t) for p, t in held if t.is_integer() and t not in _EXACT_AS_FLOATS]
     if not floats:
         return
+    wide = [(p, t) for p, t in held if t.is_integer() and t not in _EXACT_AS_FLOATS]
     for path, dtype in wide:
         if kind == "csv":
             lf = _scan_one_csv(path)
