@@ -58,6 +58,10 @@ class _LogLoss(Family):
         weighted = "weighted_log_loss" in metrics
         p_true = score.filter(truth).first().alias(_P_TRUE)
         zero_row = (score.sum() == 0).cast(pl.Int64)
+        # As scikit-learn, log_loss uses probabilities as given, so above 1 is an error too:
+        # one count of both (a negative row alone was counted, the rows above 1 told next).
+        plain = "log_loss" in metrics
+        outside = (score < 0) | (score > 1) if plain else score < 0
         parts = Parts(
             id_exprs=[p_true, cols.weight_expr.first().alias(_W)],
             id_checks=[
@@ -69,13 +73,16 @@ class _LogLoss(Family):
                 ),
                 (
                     Problem(
-                        "negative",
+                        "outside" if plain else "negative",
                         cols.score,
                         "rows",
-                        "have a negative probability",
-                        f"log losses take probabilities: {_PROBABILITIES}",
+                        "have a probability outside [0, 1]"
+                        if plain
+                        else "have a negative probability",
+                        f"{'log_loss takes' if plain else 'log losses take'} probabilities: "
+                        f"{_PROBABILITIES}",
                     ),
-                    (score < 0).sum().cast(pl.Int64),
+                    outside.sum().cast(pl.Int64),
                 ),
                 (
                     Problem("zero_row", cols.score, "ids", "have probabilities summing to zero"),
@@ -91,20 +98,7 @@ class _LogLoss(Family):
         elif in_memory and _kernel.available():
             parts.run_columns = _run_columns(score, p_true, zero_row.alias(_ZERO_ROW))
         eps = opts.eps
-        if "log_loss" in metrics:
-            # As scikit-learn: probabilities used as given, so above 1 is an error.
-            parts.id_checks.append(
-                (
-                    Problem(
-                        "above_one",
-                        cols.score,
-                        "rows",
-                        "have a probability above 1",
-                        f"log_loss takes probabilities: {_PROBABILITIES}",
-                    ),
-                    (score > 1).sum().cast(pl.Int64),
-                )
-            )
+        if plain:
             loss = -pl.col(_P_TRUE).clip(eps, 1 - eps).log()
             w = pl.col(_W)
             # An id of weight 0 adds nothing, also where its loss is infinite (eps=0), as in
