@@ -1320,6 +1320,11 @@ def test_text_truth_and_scores_get_hints_for_the_file(
     err = capsys.readouterr().err
     assert "1 row holds a value that is not a number: 'NA' (fix or drop those rows)" in err
     assert "pl.col" not in err
+    # A CSV of ';' and decimal commas: no flag reads it, as pl.scan_csv(...) would.
+    path.write_text("id;class;score;truth\n1;a;0,5;true\n1;b;0,25;false\n")
+    assert main(["score", str(path), "-m", "lrap"]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith("save it with ',' between fields and '.' in numbers\n"), err
 
 
 def test_a_failed_dask_chunk_is_bad_input(
@@ -2111,14 +2116,3 @@ def test_a_write_that_fails_names_its_output(
     assert main(argv) == 2
     monkeypatch.undo()
     assert "error: cannot write standard output: No space left on device" in capsys.readouterr().err
-
-
-def test_a_csv_of_semicolons_is_told_in_the_command_lines_terms(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
-    """No flag reads it: the Python half of the library's advice was noise here."""
-    path = tmp_path / "eu.csv"
-    path.write_text("id;class;score;truth\n1;a;0,5;true\n1;b;0,25;false\n")
-    assert main(["score", str(path), "-m", "lrap"]) == 2
-    err = capsys.readouterr().err
-    assert err.endswith("save it with ',' between fields and '.' in numbers\n"), err
