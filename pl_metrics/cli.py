@@ -86,9 +86,11 @@ examples:
   # models compared over their folds, with bootstrap intervals and their plot
   pl-metrics compare oof.parquet -m lwlrap,f1 --bootstrap 1000 --plot intervals.png
 
-  # per-class thresholds tuned out of fold, then F1 scored with them
+  # per-class F1 thresholds; held_out_value: each class's F1 tuned out of fold (the
+  # number to believe), then new predictions scored with them (scored on oof.parquet,
+  # they give back the value column: tuned on those rows, optimistic)
   pl-metrics thresholds oof.parquet --metric f1 --by model --fold-col fold -o t.csv
-  pl-metrics score oof.parquet -m f1 --by model --threshold-table t.csv
+  pl-metrics score test.parquet -m f1 --by model --threshold-table t.csv
 """
 
 _SCORE_HELP = """\
