@@ -437,6 +437,11 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text.strip())
 
 
+#: A CSV's spellings of a missing value (lower case), told as such where a column of
+#: numbers cannot read them.
+_MISSING_MARKS = frozenset({"na", "n/a", "#n/a", "null", "none", "nil", "missing", "-", "?", "."})
+
+
 def reader_error(error: Exception, *, scanned: bool = False, hints: bool = True) -> str:
     """The first line of a reader's error (polars adds lines of advice), printable.
 
@@ -447,7 +452,13 @@ def reader_error(error: Exception, *, scanned: bool = False, hints: bool = True)
     text = printable((str(error).strip() or type(error).__name__).splitlines()[0])
     if not hints:
         return text
-    if scanned and re.match(r"could not parse `.*` as dtype `.*` at column '.*'", text):
+    unparsed = re.match(r"could not parse `(.*)` as dtype `.*` at column '.*'", text)
+    if scanned and unparsed and unparsed[1].strip().lower() in _MISSING_MARKS:
+        text += (  # (R's NA, say, past the rows that typed the column)
+            f"; {unparsed[1]!r} marks a missing value? fill or drop those rows (its type was "
+            f"guessed from the first {CSV_INFER_ROWS:,} rows, which hold none)"
+        )
+    elif scanned and unparsed:
         text += (
             f"; its type was guessed from the first {CSV_INFER_ROWS:,} rows: write the "
             f"column's values alike (1.0, not 1, for a float), or the table as parquet"

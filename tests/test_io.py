@@ -1082,6 +1082,18 @@ def test_a_csv_columns_type_is_guessed_from_its_first_10_000_rows(tmp_path: Path
         "'score' (column number 3); its type was guessed from the first 10,000 rows: write "
         "the column's values alike (1.0, not 1, for a float), or the table as parquet"
     )
+    # R's NA past those rows is a missing value, not a float written as an integer.
+    rows = ["id,class,score,truth"] + [
+        f"{i // 2},{'ab'[i % 2]},0.5,{i % 2 == 0}" for i in range(10_002)
+    ]
+    path.write_text("\n".join([*rows, "5001,a,NA,true", "5001,b,0.5,false"]) + "\n")
+    with pytest.raises(MetricsInputError) as error:
+        pl_metrics.score(path, metrics)
+    assert str(error.value).endswith(
+        "could not parse `NA` as dtype `f64` at column 'score' (column number 3); 'NA' marks a "
+        "missing value? fill or drop those rows (its type was guessed from the first 10,000 "
+        "rows, which hold none)"
+    ), error.value
     # Not of a table the caller scanned (polars guessed from its own 100 rows).
     thresholds = tmp_path / "thresholds.csv"
     thresholds.write_text("class,threshold\n" + "a,1\n" * 200 + "b,0.5\n")
