@@ -66,6 +66,7 @@ from pl_metrics._frame import (
     caller_stacklevel,
     check_confidence,
     check_integer,
+    did_you_mean,
     distinct_columns,
     join_on,
     listed,
@@ -1711,8 +1712,11 @@ def paired(
             raise MetricsInputError(EMPTY_TABLE)
         missing = [m for m in (model_a, model_b) if m not in present]
         if missing:
+            close = did_you_mean(str(missing[0]), [str(m) for m in present], n=1)
             raise MetricsInputError(
-                f"column {model_col!r}: no rows of model {missing[0]!r}; its models: "
+                f"column {model_col!r}: no rows of model {missing[0]!r}; "
+                + (f"{close} " if close else "")
+                + "its models: "
                 + ", ".join(repr(m) for m in sorted(present, key=str))
             )
         unmatched = df["unmatched"][0]

@@ -868,9 +868,11 @@ def _differences(
         raise MetricsInputError(EMPTY_TABLE)
     baseline = model_value(dtype, args.model_col, "model_a", args.against)
     if baseline not in listed:
+        close = did_you_mean(str(args.against), [str(m) for m in listed], n=1)
         raise MetricsInputError(
-            f"column {args.model_col!r}: no rows of model {args.against!r} (--against); its "
-            f"models: {', '.join(repr(m) for m in sorted(listed, key=str))}"
+            f"column {args.model_col!r}: no rows of model {args.against!r} (--against); "
+            + (f"{close} " if close else "")
+            + f"its models: {', '.join(repr(m) for m in sorted(listed, key=str))}"
         )
     others = [m for m in listed if m != baseline]
     if not others:

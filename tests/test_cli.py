@@ -1442,7 +1442,10 @@ def test_compare_against_refuses_what_it_cannot_pair(
     assert main(["compare", str(DATA), "-m", "lrap", "--against", "lgreg"]) == 2
     err = capsys.readouterr().err
     _one_line_error(err)
-    assert "no rows of model 'lgreg' (--against); its models: 'forest', 'knn', 'logreg'" in err
+    assert (
+        "no rows of model 'lgreg' (--against); did you mean 'logreg'? its models: 'forest', "
+        "'knn', 'logreg'" in err
+    )
     alone = tmp_path / "alone.parquet"
     pl.read_parquet(DATA).filter(pl.col("model") == "knn").write_parquet(alone)
     assert main(["compare", str(alone), "-m", "lrap", "--against", "knn"]) == 2

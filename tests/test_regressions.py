@@ -348,8 +348,12 @@ def test_other_objects_are_refused_naming_what_is_accepted() -> None:
 
 
 def test_paired_names_a_model_that_is_not_there() -> None:
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"no rows of model 'nope'.*'knn'"):
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"no rows of model 'nope'; its.*'knn'"):
         pl_metrics.paired(DIGITS, "lrap", "logreg", "nope", n_resamples=5)
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"no rows of model 'knm'; did you mean 'knn'\? its"
+    ):
+        pl_metrics.paired(DIGITS, "lrap", "logreg", "knm", n_resamples=5)
 
 
 def test_unknown_options_of_compare_and_the_bootstrap_are_named() -> None:
