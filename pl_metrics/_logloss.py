@@ -14,6 +14,7 @@ import numpy as np
 import polars as pl
 
 from pl_metrics import _kernel
+from pl_metrics._curves import probability_check
 from pl_metrics._frame import (
     INTERNAL,
     Columns,
@@ -59,9 +60,19 @@ class _LogLoss(Family):
         p_true = score.filter(truth).first().alias(_P_TRUE)
         zero_row = (score.sum() == 0).cast(pl.Int64)
         # As scikit-learn, log_loss uses probabilities as given, so above 1 is an error too:
-        # one count of both (a negative row alone was counted, the rows above 1 told next).
+        # counted with the negative ones (and with the Brier score's, the same check), where
+        # the negative ones alone were told first. weighted_log_loss rescales each id's.
         plain = "log_loss" in metrics
-        outside = (score < 0) | (score > 1) if plain else score < 0
+        negative = (
+            Problem(
+                "negative",
+                cols.score,
+                "rows",
+                "have a negative probability",
+                f"log losses take probabilities: {_PROBABILITIES}",
+            ),
+            (score < 0).sum().cast(pl.Int64),
+        )
         parts = Parts(
             id_exprs=[p_true, cols.weight_expr.first().alias(_W)],
             id_checks=[
@@ -71,19 +82,7 @@ class _LogLoss(Family):
                     "for several true classes per id (multi-label), binary_log_loss scores "
                     "each class on its own",
                 ),
-                (
-                    Problem(
-                        "outside" if plain else "negative",
-                        cols.score,
-                        "rows",
-                        "have a probability outside [0, 1]"
-                        if plain
-                        else "have a negative probability",
-                        f"{'log_loss takes' if plain else 'log losses take'} probabilities: "
-                        f"{_PROBABILITIES}",
-                    ),
-                    outside.sum().cast(pl.Int64),
-                ),
+                probability_check(cols, ["log_loss"]) if plain else negative,
                 (
                     Problem("zero_row", cols.score, "ids", "have probabilities summing to zero"),
                     zero_row,

@@ -153,15 +153,23 @@ def test_log_loss_errors() -> None:
         pl_metrics.weighted_log_loss(negative)
     with pytest.raises(
         pl_metrics.MetricsInputError,
-        match=r"rows have a probability outside \[0, 1\].*; log_loss takes probabilities",
+        match=r"rows have a score outside \[0, 1\]; checked for log_loss; give probabilities",
     ):
         pl_metrics.log_loss(df.with_columns(score=pl.col("score") * 2))
     # Negative rows and rows above 1 in one count: the negative ones alone were counted.
     both = negative.with_columns(score=pl.when(pl.col("id") == 2).then(1.5).otherwise("score"))
     with pytest.raises(
-        pl_metrics.MetricsInputError, match=r"'score': 4 rows have a probability outside \[0, 1\]"
+        pl_metrics.MetricsInputError, match=r"'score': 4 rows have a score outside \[0, 1\]"
     ):
         pl_metrics.log_loss(both)
+    # One check with the Brier score's: named for both, in either order.
+    for metrics in (["log_loss", "brier_score"], ["brier_score", "log_loss"]):
+        with pytest.raises(
+            pl_metrics.MetricsInputError,
+            match=r"4 rows have a score outside \[0, 1\]; checked for (log_loss, brier_score|"
+            r"brier_score, log_loss)",
+        ):
+            pl_metrics.report(both, metrics)
     zero = df.with_columns(score=pl.when(pl.col("id") == 3).then(0.0).otherwise("score"))
     with pytest.raises(pl_metrics.MetricsInputError, match="1 id has probabilities summing"):
         pl_metrics.weighted_log_loss(zero)
