@@ -1288,7 +1288,8 @@ def caller_stacklevel() -> int:
     """The ``stacklevel`` of the first frame outside pl_metrics and polars, for a warning.
 
     A warning given in a plan's step (when a lazy result is collected) then points at the
-    user's line, not at the step's.
+    user's line, not at the step's; where no user frame is on the stack (a deferred plan's
+    step, run on polars' thread), at the step's line.
     """
     packages = (os.path.dirname(__file__) + os.sep, os.path.dirname(pl.__file__) + os.sep)
     frame, level = inspect.currentframe(), 0

@@ -1135,7 +1135,9 @@ def _writing(flag: str, output: str | None) -> Iterator[None]:
         if not isinstance(error, OSError) and "os error" not in str(error):
             raise  # (polars' error of a parquet file's write, but not of the disk)
         where = f"{flag} {output!r}" if output is not None else "standard output"
-        why = getattr(error, "strerror", None) or _first_line(error).rpartition("IO error: ")[2]
+        why = getattr(error, "strerror", None) or re.sub(  # (polars': "..., os error 28")
+            r" \(os error \d+\)$", "", _first_line(error).rpartition("IO error: ")[2]
+        )
         raise MetricsInputError(f"cannot write {where}: {why}") from error
 
 
@@ -1479,9 +1481,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     one line saying so; ``--traceback`` shows Python's traceback instead, with the same status.
     """
     args = _parser().parse_args(argv)
+    told: set[str] = set()
+
+    def show(message: Warning | str, *_: object, **__: object) -> None:
+        # One line, as errors are: "pl-metrics: warning: ...", not a Python file and line;
+        # once (compare --against warned of few resamples for each model and metric).
+        if str(message) not in told:
+            told.add(str(message))
+            _say(f"warning: {message}")
+
     with warnings.catch_warnings():
-        # One line, as errors are: "pl-metrics: warning: ...", not a Python file and line.
-        warnings.showwarning = lambda message, *_, **__: _say(f"warning: {message}")
+        warnings.showwarning = show
         return _run(args)
 
 

@@ -2108,8 +2108,7 @@ def test_a_write_that_fails_names_its_output(
     for fmt in ("csv", "table", "parquet"):
         assert main([*argv, "-o", "/dev/full", "--format", fmt]) == 2
         err = capsys.readouterr().err
-        assert "error: cannot write --output '/dev/full': " in err
-        assert "No space left on device" in err
+        assert err.endswith("error: cannot write --output '/dev/full': No space left on device\n")
 
     class Full(io.StringIO):  # a standard output on a full disk
         def write(self, text: str) -> int:
@@ -2119,3 +2118,11 @@ def test_a_write_that_fails_names_its_output(
     assert main(argv) == 2
     monkeypatch.undo()
     assert "error: cannot write standard output: No space left on device" in capsys.readouterr().err
+
+
+@pytest.mark.filterwarnings("default:a .*% interval of .* resamples is rough")
+def test_a_warning_is_printed_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """--against warned of few resamples once for each other model and metric (6 lines)."""
+    argv = ["compare", str(DATA), "-m", "roc_auc,lrap", "--against", "knn", "--bootstrap", "10"]
+    assert main(argv) == 0
+    assert capsys.readouterr().err.count("resamples is rough") == 1
