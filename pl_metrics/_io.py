@@ -810,8 +810,18 @@ def _is_ipc_stream(path: Path) -> bool:
 @_kept_per_file
 def _read_schema(path: Path) -> pl.Schema:
     """`_file_schema`'s read, of a parquet or IPC file."""
-    scan = pl.scan_parquet if kind_of(path) == "parquet" else pl.scan_ipc
-    return scan(path, glob=False, hive_partitioning=False).collect_schema()
+    return _scan_alone(path, kind_of(path)).collect_schema()
+
+
+def _scan_alone(path: Path, kind: str | None) -> pl.LazyFrame:
+    """One file of ``kind``, its own columns only: no folder keys.
+
+    A CSV's types are guessed as `_scan_one_csv` guesses them.
+    """
+    if kind == "csv":
+        return _scan_one_csv(path)
+    scan = pl.scan_parquet if kind == "parquet" else pl.scan_ipc
+    return scan(path, glob=False, hive_partitioning=False)
 
 
 def _common_schema(
@@ -952,13 +962,13 @@ def _refuse_integers_as_floats(
         return
     wide = [(p, t) for p, t in held if t.is_integer() and t not in _EXACT_AS_FLOATS]
     for path, dtype in wide:
-        if kind == "csv":
-            lf = _scan_one_csv(path)
-        else:
-            scan = pl.scan_parquet if kind == "parquet" else pl.scan_ipc
-            lf = scan(path, glob=False, hive_partitioning=False)
         column = pl.col(name)
-        if lf.select(((column > 2**53) | (column < -(2**53))).any()).collect().item():
+        if (
+            _scan_alone(path, kind)
+            .select(((column > 2**53) | (column < -(2**53))).any())
+            .collect()
+            .item()
+        ):
             float_path, float_type = floats[0]
             raise MetricsInputError(
                 f"column {name!r} is {dtype} in {str(path)!r}, with integers past 2**53, but "
@@ -1222,13 +1232,7 @@ def _held_values(path: Path, kind: str, column: str) -> pl.Series:
             nulls = sum(s.null_count for s in stats if s.has_null_count)
             if len(bounds) == 1 and not nulls:
                 return pl.Series([bounds.pop()])
-    if kind == "parquet":
-        lf = pl.scan_parquet(path, hive_partitioning=False, glob=False)
-    elif kind == "ipc":
-        lf = pl.scan_ipc(path, hive_partitioning=False, glob=False)
-    else:
-        lf = _scan_one_csv(path)
-    return lf.select(pl.col(column).unique()).collect()[column]
+    return _scan_alone(path, kind).select(pl.col(column).unique()).collect()[column]
 
 
 def _hive_parts(path: Path) -> dict[str, str]:
