@@ -114,6 +114,7 @@ __all__ = [
     "bootstrap",
     "compare",
     "model_value",
+    "no_rows_of_model",
     "paired",
 ]
 
@@ -1552,6 +1553,22 @@ def model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> 
     return cast.item()
 
 
+def no_rows_of_model(
+    model_col: str, model: Any, present: Sequence[Any], flag: str = ""
+) -> MetricsInputError:
+    """The error for a model the table has no rows of, with the closest of its models.
+
+    ``flag``: the command line's option that named it (`` (--against)``).
+    """
+    close = did_you_mean(str(model), [str(m) for m in present], n=1)
+    return MetricsInputError(
+        f"column {model_col!r}: no rows of model {model!r}{flag}; "
+        + (f"{close} " if close else "")
+        + "its models: "
+        + ", ".join(repr(m) for m in sorted(present, key=str))
+    )
+
+
 def paired(
     frame: FrameT,
     metric: str,
@@ -1712,13 +1729,7 @@ def paired(
             raise MetricsInputError(EMPTY_TABLE)
         missing = [m for m in (model_a, model_b) if m not in present]
         if missing:
-            close = did_you_mean(str(missing[0]), [str(m) for m in present], n=1)
-            raise MetricsInputError(
-                f"column {model_col!r}: no rows of model {missing[0]!r}; "
-                + (f"{close} " if close else "")
-                + "its models: "
-                + ", ".join(repr(m) for m in sorted(present, key=str))
-            )
+            raise no_rows_of_model(model_col, missing[0], present)
         unmatched = df["unmatched"][0]
         if unmatched:
             ids = "id is" if unmatched == 1 else "ids are"

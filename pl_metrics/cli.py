@@ -852,7 +852,7 @@ def _differences(
     The folds are pooled, as `paired` pools them. Each metric's rows come in the same order
     of models: the best difference of the first metric first.
     """
-    from pl_metrics._compare import model_value, paired
+    from pl_metrics._compare import model_value, no_rows_of_model, paired
 
     schema = lf.collect_schema()
     require_column(schema, "model_col", args.model_col)
@@ -868,12 +868,7 @@ def _differences(
         raise MetricsInputError(EMPTY_TABLE)
     baseline = model_value(dtype, args.model_col, "model_a", args.against)
     if baseline not in listed:
-        close = did_you_mean(str(args.against), [str(m) for m in listed], n=1)
-        raise MetricsInputError(
-            f"column {args.model_col!r}: no rows of model {args.against!r} (--against); "
-            + (f"{close} " if close else "")
-            + f"its models: {', '.join(repr(m) for m in sorted(listed, key=str))}"
-        )
+        raise no_rows_of_model(args.model_col, args.against, listed, " (--against)")
     others = [m for m in listed if m != baseline]
     if not others:
         raise MetricsInputError(
