@@ -902,6 +902,7 @@ def from_numpy(
     *,
     class_names: Sequence[object] | np.ndarray | None = None,
     ids: Sequence[object] | np.ndarray | None = None,
+    sample_weight: Sequence[float] | np.ndarray | None = None,
 ) -> pl.DataFrame:
     """Turn scikit-learn style arrays into the long format.
 
@@ -924,15 +925,20 @@ def from_numpy(
     ids
         A name for each row, once each: numbers or strings of one type. Default: the row
         numbers.
+    sample_weight
+        ``(n_ids,)`` finite weights, as scikit-learn's ``sample_weight``: a ``weight``
+        column (Float64) on each of the id's rows, which the metrics weigh by when given
+        ``weight_col="weight"``.
 
     Returns
     -------
     polars.DataFrame
-        Columns ``id``, ``class``, ``score`` and ``truth`` (boolean), a row per id and
-        class. `top_k_accuracy` breaks ties by the classes in sorted order, which is the
-        columns' only for the default names; for scikit-learn's (the columns'), cast the
-        ``class`` column of text names to ``pl.Enum(class_names)`` (integer names not in
-        sorted order: name the classes by text).
+        Columns ``id``, ``class``, ``score`` and ``truth`` (boolean), and ``weight`` when
+        ``sample_weight`` is given, a row per id and class. `top_k_accuracy` breaks ties by
+        the classes in sorted order, which is the columns' only for the default names; for
+        scikit-learn's (the columns'), cast the ``class`` column of text names to
+        ``pl.Enum(class_names)`` (integer names not in sorted order: name the classes by
+        text).
 
     Examples
     --------
@@ -942,6 +948,9 @@ def from_numpy(
     >>> y_score = np.array([[0.75, 0.5, 1.0], [1.0, 0.2, 0.1]])
     >>> pl_metrics.from_numpy(y_true, y_score).metrics.lrap().item()
     0.4166...
+    >>> weighted = pl_metrics.from_numpy(y_true, y_score, sample_weight=[1.0, 3.0])
+    >>> weighted.metrics.lrap(weight_col="weight").item()  # (1 * 0.5 + 3 * 0.3333) / 4
+    0.375
     >>> pl_metrics.from_numpy(y_true * 2, y_score)
     Traceback (most recent call last):
     ...
@@ -951,7 +960,15 @@ def from_numpy(
     y_true, y_score = (a.toarray() if hasattr(a, "toarray") else a for a in (y_true, y_score))
     score, truth = _array("y_score", y_score), _array("y_true", y_true)
     if score.ndim != 2:
-        raise MetricsInputError(f"y_score must be 2-D (ids, classes), got shape {score.shape}")
+        hint = (
+            ": for one column of binary scores, give y_score[:, None] (and y_true[:, None] "
+            "for its 0/1 truth)"
+            if score.ndim == 1
+            else ""
+        )
+        raise MetricsInputError(
+            f"y_score must be 2-D (ids, classes), got shape {score.shape}{hint}"
+        )
     if score.dtype.kind not in "iuf":
         raise MetricsInputError(
             f"y_score: scores must be numeric (float or integer), not {score.dtype}"
@@ -1019,8 +1036,16 @@ def from_numpy(
             )
         truth = np.eye(n_classes, dtype=bool)[truth]
     if truth.shape != score.shape:
-        raise MetricsInputError(f"y_true {truth.shape} and y_score {score.shape} differ in shape")
+        hint = (
+            ": for a column of class indices or labels, give y_true.ravel()"
+            if truth.ndim == 2 and truth.shape == (n_ids, 1) and n_classes > 1
+            else ""
+        )
+        raise MetricsInputError(
+            f"y_true {truth.shape} and y_score {score.shape} differ in shape{hint}"
+        )
     _check_y_true(truth)
+    weights = None if sample_weight is None else _sample_weight(sample_weight, n_ids)
     nulls = _nulls_among(ids)
     if nulls is not None and nulls.any():  # numpy would make them NaN ids, or objects
         count, first = int(nulls.sum()), int(nulls.argmax())
@@ -1058,5 +1083,24 @@ def from_numpy(
             "class": pl.Series(names).gather(np.tile(np.arange(n_classes), n_ids)),
             "score": score.reshape(-1),
             "truth": truth.reshape(-1).astype(bool),
+            **({} if weights is None else {"weight": np.repeat(weights, n_classes)}),
         }
     )
+
+
+def _sample_weight(sample_weight: object, n_ids: int) -> np.ndarray:
+    """``from_numpy``'s weights, one finite number per id, as Float64."""
+    weights = _array("sample_weight", sample_weight)
+    if weights.ndim != 1 or len(weights) != n_ids:
+        raise MetricsInputError(
+            f"sample_weight: expected one weight per row of y_score ({n_ids:,}), got shape "
+            f"{weights.shape}"
+        )
+    if weights.dtype.kind not in "biuf":
+        raise MetricsInputError(f"sample_weight: weights must be numbers, not {weights.dtype}")
+    weights = weights.astype(np.float64)
+    nonfinite = int(np.count_nonzero(~np.isfinite(weights)))
+    if nonfinite:
+        values = "weight is" if nonfinite == 1 else "weights are"
+        raise MetricsInputError(f"sample_weight: {nonfinite:,} {values} NaN or infinite")
+    return weights

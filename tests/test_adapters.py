@@ -42,6 +42,48 @@ def test_from_numpy(arrays: tuple[np.ndarray, np.ndarray]) -> None:
         pl_metrics.from_numpy(np.array([0, 5]), np.ones((2, 3)))
 
 
+def test_from_numpy_takes_sample_weight_as_scikit_learn_does() -> None:
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(3)
+    truth, score = rng.random((60, 4)) < 0.35, rng.random((60, 4)).round(1)
+    truth[:, 0] |= ~truth.any(axis=1)  # a true class each, for scikit-learn's log loss
+    weight = rng.random(60) * 3
+    long = pl_metrics.from_numpy(truth, score, sample_weight=pd.Series(weight))
+    assert long.schema["weight"] == pl.Float64
+    got = long.metrics.report(["lrap", "f1", "roc_auc"], weight_col="weight")
+    assert got["lrap"].item() == pytest.approx(
+        label_ranking_average_precision_score(truth, score, sample_weight=weight), rel=1e-12
+    )
+    assert got["f1"].item() == pytest.approx(
+        f1_score(truth, score >= 0.5, average="macro", sample_weight=weight), rel=1e-12
+    )
+    assert got["roc_auc"].item() == pytest.approx(
+        roc_auc_score(truth, score, sample_weight=weight), rel=1e-12
+    )
+    labels = rng.integers(0, 3, 30)
+    proba = rng.dirichlet(np.ones(3), 30)
+    single = pl_metrics.from_numpy(labels, proba, sample_weight=np.arange(30) % 4)
+    assert single.metrics.log_loss(weight_col="weight").item() == pytest.approx(
+        log_loss(labels, proba, sample_weight=np.arange(30) % 4, labels=[0, 1, 2]), rel=1e-12
+    )
+    for bad, message in [
+        (weight[:3], r"expected one weight per row of y_score \(60\), got shape \(3,\)"),
+        (weight[:, None], r"got shape \(60, 1\)"),
+        (np.where(np.arange(60) < 2, np.nan, 1.0), "2 weights are NaN or infinite"),
+        (np.array(["1"] * 60), "weights must be numbers"),
+    ]:
+        with pytest.raises(pl_metrics.MetricsInputError, match=f"sample_weight: .*{message}"):
+            pl_metrics.from_numpy(truth, score, sample_weight=bad)
+
+
+def test_from_numpy_tells_how_to_give_one_column() -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"give y_score\[:, None\]"):
+        pl_metrics.from_numpy(np.array([0, 1]), np.array([0.2, 0.7]))
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"give y_true.ravel\(\)"):
+        pl_metrics.from_numpy(np.array([[0], [2]]), np.eye(3)[:2])
+
+
 @pytest.mark.parametrize("lazy", [False, True])
 def test_from_wide_with_wide_truth(arrays: tuple[np.ndarray, np.ndarray], lazy: bool) -> None:
     truth, score = arrays
