@@ -477,6 +477,11 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
     columns and options; how each was computed (from a DataFrame, a LazyFrame or files)
     does not matter.
 
+    The parts must not share an id: an id scored whole in two parts is not caught (a state
+    keeps sums, not ids) and counts twice. An id split between parts (some of its classes
+    in each) is refused, by the ragged-table check; with ``ragged="allow"``, which turns
+    that check off, cut parts by id, never by class.
+
     Parameters
     ----------
     states
