@@ -50,6 +50,9 @@ __all__ = [
 
 #: Up to this many series, `per_class_bars` draws grouped bars in one panel with a legend.
 MAX_GROUPED_SERIES = 8
+#: Up to this many bars (series x classes), `per_class_bars` draws several series side by
+#: side in one panel; more get a panel each.
+MAX_GROUPED_BARS = 600
 #: Up to this many series, `per_class_bars` draws one small panel per series; beyond, it
 #: refuses and asks for a filter.
 MAX_PANELS = 40
@@ -231,14 +234,25 @@ def _unique_rows(table: pl.DataFrame, columns: list[str], hint: str) -> None:
 def _sort_key(value: Any) -> tuple[tuple[int, Any], ...]:
     """Natural order: numbers as numbers, and digit runs in names too (``b_2`` before ``b_10``).
 
-    Nulls come last.
+    NaN, then nulls, come last.
     """
+    if isinstance(value, float) and math.isnan(value):
+        # (NaN compares False: sorted among numbers, it leaves them in no order)
+        return ((1, ""), (2, ""))
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return ((0, value),)
     if value is None:  # a null class, fold or series last
         return ((2, ""),)
     parts = re.split(r"(\d+)", str(value))
     return tuple((0, int(p)) if p.isdigit() else (1, p) for p in parts if p)
+
+
+def _keyed(value: Any) -> Any:
+    """``value`` as a dict key: any NaN as the one `math.nan` object.
+
+    NaN is not equal to itself: a dict finds a NaN key by identity only.
+    """
+    return math.nan if isinstance(value, float) and math.isnan(value) else value
 
 
 def _in_order(values: pl.Series) -> list[Any]:
@@ -429,7 +443,10 @@ def per_class_bars(
     labels = [_series_label(keys, values) for values in series]
     by = f" by {' and '.join(keys)}" if keys else ""
     title = f"{metric} per {class_col}{by} ({_direction(metric)})"
-    if len(series) <= MAX_GROUPED_SERIES:
+    # Side by side, several series' bars of hundreds of classes are a carpet of thin
+    # stripes: beyond `MAX_GROUPED_BARS` bars, a panel per series.
+    grouped = len(series) == 1 or len(series) * len(classes) <= MAX_GROUPED_BARS
+    if len(series) <= MAX_GROUPED_SERIES and grouped:
         return _grouped_bars(classes, heights, labels, keys, metric, class_col, title)
     first_values = [values[0] for values in series]
     return _bar_panels(classes, heights, labels, first_values, metric, class_col, title)
@@ -476,13 +493,18 @@ def _grouped_bars(
     for k, (label, values, colour) in enumerate(zip(labels, heights, _colours(n), strict=True)):
         xs = [i - 0.4 + (k + 0.5) * width for i in range(m)]
         ax.bar(xs, values, width, label=_wrapped(label, _BAR_LEGEND_CHARS), color=colour)
+        _mark_missing(ax, xs, values, colour)
     per_class_inches = (fig.get_figwidth() - 2.5) / m
-    rotate = longest * tick_size * 0.6 / 72 > 0.9 * per_class_inches
-    ax.set_xticks(range(m), [_value_text(c) for c in classes], fontsize=tick_size)
+    # Every k-th class named where their names, turned upright, would overlap (as panels do).
+    every = max(1, math.ceil(1.3 * tick_size / 72 / per_class_inches))
+    rotate = longest * tick_size * 0.6 / 72 > 0.9 * per_class_inches * every
+    ax.set_xticks(
+        range(0, m, every), [_value_text(c) for c in classes[::every]], fontsize=tick_size
+    )
     if rotate:
         ax.tick_params(axis="x", labelrotation=90)
     ax.set_xlim(-0.6, m - 0.4)
-    ax.set_xlabel(class_col)
+    ax.set_xlabel(class_col if every == 1 else f"{class_col} ({m:,}; one in {every} named)")
     ax.set_ylabel(metric)
     ax.set_title(title)
     ax.yaxis.grid(True, alpha=0.3)
@@ -495,6 +517,21 @@ def _grouped_bars(
             frameon=False,
         )
     return fig
+
+
+def _mark_missing(ax: Any, xs: Sequence[float], values: Sequence[float], colour: Any) -> None:
+    """An "n/a" where a value is missing (null or NaN): no bar would read as 0."""
+    for x, value in zip(xs, values, strict=True):
+        if math.isnan(value):
+            ax.text(
+                x, 0.0, "n/a", rotation=90, ha="center", va="bottom", fontsize=7,
+                color=colour, transform=ax.get_xaxis_transform(),
+            )  # fmt: skip
+
+
+#: The narrowest a class's place in a panel of bars gets, in inches, where columns of
+#: panels can be fewer.
+_NARROWEST_BAR = 0.04
 
 
 def _bar_panels(
@@ -511,6 +548,10 @@ def _bar_panels(
     colour_of = dict(zip(firsts, _colours(len(firsts)), strict=True))
     run = next((j for j in range(1, n + 1) if j == n or first_values[j] != first_values[0]), n)
     ncols = run if 1 < run <= 6 and n % run == 0 else min(6, math.ceil(math.sqrt(n)))
+    # Hundreds of classes: fewer columns, so that a bar stays some 4 pixels wide (500
+    # classes in two columns of panels were bars of 2).
+    while ncols > 1 and ((_WIDEST - 1.0) / ncols - 0.4) / m < _NARROWEST_BAR:
+        ncols -= 1
     nrows = math.ceil(n / ncols)
     longest = max(len(_value_text(c)) for c in classes)
     # At most _WIDEST inches in all (150 classes in 3 columns made a figure 70 wide).
@@ -522,6 +563,7 @@ def _bar_panels(
         ax = fig.add_subplot(nrows, ncols, i + 1, sharex=first, sharey=first)
         first = first or ax
         ax.bar(range(m), values, 0.8, color=colour_of[value])
+        _mark_missing(ax, range(m), values, "0.4")
         ax.set_title(label, fontsize=9)
         ax.yaxis.grid(True, alpha=0.3)
         ax.set_axisbelow(True)
@@ -706,12 +748,12 @@ def heatmap(
     fold_names = [_value_text(f) for f in folds]
     # The grid is filled here rather than pivoted: a pivot names its columns by the folds,
     # which may be null or named like the model column.
-    column = {f: j for j, f in enumerate(folds)}
+    column = {_keyed(f): j for j, f in enumerate(folds)}
     rows: dict[Any, list[float]] = {}
     cells = table.select(model_col, fold_col, pl.col(metric).cast(pl.Float64))
     for model, fold, value in cells.iter_rows():
-        row = rows.setdefault(model, [math.nan] * len(folds))
-        row[column[fold]] = math.nan if value is None else value
+        row = rows.setdefault(_keyed(model), [math.nan] * len(folds))
+        row[column[_keyed(fold)]] = math.nan if value is None else value
     sign = 1.0 if better is False else -1.0  # best first
 
     def best_first(model: Any) -> tuple[Any, ...]:
@@ -980,7 +1022,6 @@ class _CurveKind:
     stat: str  # the legend's number: "AUC", "AP", "ECE"
     not_keys: tuple[str, ...]  # non-float columns of the table that are not series keys
     unique: str  # a column with one row per (series, class, value), when the table has it
-    legend_loc: str
     drawstyle: str = "default"
     marker: str | None = None
     class_lines: int = MAX_CLASS_LINES  # one series: classes drawn as lines of one panel
@@ -989,16 +1030,16 @@ class _CurveKind:
 
 _ROC = _CurveKind(
     "ROC curves", "fpr", "tpr", "false positive rate", "true positive rate", "AUC",
-    (), "threshold", "lower right", made_by="roc_curve(...)",
+    (), "threshold", made_by="roc_curve(...)",
 )  # fmt: skip
 _PR = _CurveKind(
     "Precision-recall curves", "recall", "precision", "recall", "precision", "AP",
-    (), "threshold", "lower left", drawstyle="steps-post",
+    (), "threshold", drawstyle="steps-post",
     made_by="precision_recall_curve(...)",
 )  # fmt: skip
 _RELIABILITY = _CurveKind(
     "Reliability", "prob_pred", "prob_true", "mean predicted probability (prob_pred)",
-    "fraction of positives (prob_true)", "ECE", ("bin",), "bin", "best", marker="o",
+    "fraction of positives (prob_true)", "ECE", ("bin",), "bin", marker="o",
     class_lines=MAX_RELIABILITY_CLASS_LINES, made_by="calibration_curve(...)",
 )  # fmt: skip
 
@@ -1240,11 +1281,16 @@ def _curve_plot(
         )
     classes = _in_order(table[class_col])
     series = _rows_in_order(table, keys) if keys else [()]
-    parts = table.partition_by([*keys, class_col], as_dict=True, maintain_order=True)
+    parts = {
+        tuple(map(_keyed, key)): rows
+        for key, rows in table.partition_by(
+            [*keys, class_col], as_dict=True, maintain_order=True
+        ).items()
+    }
     by = f" by {' and '.join(keys)}" if keys else ""
 
     def line(values: tuple[Any, ...], cls: Any, name: str, colour: Any) -> _Line | None:
-        rows = parts.get((*values, cls))
+        rows = parts.get(tuple(map(_keyed, (*values, cls))))
         return None if rows is None else _curve_line(rows, kind, name, colour)
 
     if _one_panel(kind, len(classes), len(series)):
@@ -1526,7 +1572,9 @@ def _draw_panel(
     ax.set_axisbelow(True)
     if panel.lines:
         places = {  # (loc, bbox_to_anchor) in the panel's coordinates
-            "inside": (kind.legend_loc, None),
+            # (matplotlib's least covered place: a fixed corner covered a ROC curve
+            # worse than chance, or a rare class's PR curve along the bottom)
+            "inside": ("best", None),
             "right": ("upper left", (1.02, 1.0)),
             "below": ("upper center", (0.5, -0.1)),
         }

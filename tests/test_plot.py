@@ -1308,3 +1308,100 @@ def test_a_confusion_count_is_titled_with_its_direction(digits: pl.DataFrame) ->
         "tp": "tp per class by model (higher is better)",
         "fp": "fp per class by model (lower is better)",
     }
+
+
+def test_nan_keys_are_drawn_as_their_own_series(digits: pl.DataFrame) -> None:
+    """A float key of NaN (a fold read from pandas, a hyperparameter joined to the results
+    that a model lacks) is not equal to itself: the heatmap raised KeyError, and the curve
+    plots left its series out."""
+    two = digits.filter(pl.col("class").is_in(["3", "8"]), pl.col("model").is_in(MODELS[:3]))
+    lr = (
+        pl.col("model")
+        .replace_strict(dict(zip(MODELS, [0.01, 0.1, math.nan, 1.0], strict=True)))
+        .alias("lr")
+    )
+    roc = pl_metrics.roc_curve(two, by="model").select(lr, pl.exclude("model"))
+    auc = pl_metrics.roc_auc(two, by="model", average=None).select(lr, pl.exclude("model"))
+    fig = plot.roc_curves(roc.filter(pl.col("class") == "3"), by="lr")
+    got = legend_values(fig.axes[0], "AUC")
+    assert list(got) == ["0.01", "0.1", "nan"]  # (NaN after the numbers)
+    nan_auc = auc.filter(pl.col("lr").is_nan(), pl.col("class") == "3")["roc_auc"].item()
+    assert got["nan"] == pytest.approx(nan_auc, abs=5e-4)
+    calibration = pl_metrics.calibration_curve(two, by="model").select(lr, pl.exclude("model"))
+    fig = plot.reliability(calibration.filter(pl.col("class") == "3"), by="lr")
+    assert len(legend_labels(fig.axes[0])) == 3
+    per_fold = pl_metrics.lrap(two, by=["model", "fold"]).select(
+        lr, pl.col("fold").cast(pl.Float64).replace(1.0, math.nan), "lrap"
+    )
+    fig = plot.heatmap(per_fold, model_col="lr")
+    ax = fig.axes[0]
+    assert "nan" in [t.get_text() for t in ax.get_xticklabels()]
+    assert "nan" in [t.get_text() for t in ax.get_yticklabels()]
+    assert "n/a" not in [t.get_text() for t in ax.texts]  # each cell has its value
+
+
+def test_missing_bars_say_so(digits: pl.DataFrame) -> None:
+    """A null value (a class of no positives) drew no bar: read as 0. It says "n/a" now."""
+    per_class = pl_metrics.lwlrap(digits, by="model", per_class=True).with_columns(
+        lwlrap=pl.when(pl.col("class") == "4").then(None).otherwise(pl.col("lwlrap"))
+    )
+    for table in (per_class, per_class.filter(pl.col("model") == "knn")):
+        fig = plot.per_class_bars(table, "lwlrap")
+        marks = [t for ax in fig.axes for t in ax.texts if t.get_text() == "n/a"]
+        assert len(marks) == table.filter(pl.col("lwlrap").is_null()).height
+    many = pl.concat([per_class.with_columns(model=pl.col("model") + str(k)) for k in range(3)])
+    fig = plot.per_class_bars(many, "lwlrap")  # 12 series: a panel each
+    assert len([t for ax in fig.axes for t in ax.texts if t.get_text() == "n/a"]) == 12
+
+
+def test_hundreds_of_classes_name_some_and_say_so() -> None:
+    """500 classes' names side by side were a black smear, and 3 series of them 1,500 thin
+    stripes: one in k names (said under the axis), a panel per series beyond 600 bars."""
+    rng = np.random.default_rng(0)
+    classes = [f"species_{k}" for k in range(500)]
+    table = pl.DataFrame(
+        {"class": classes * 3, "model": np.repeat(["a", "b", "c"], 500), "f1": rng.random(1500)}
+    )
+    fig = plot.per_class_bars(table.filter(pl.col("model") == "a").drop("model"), "f1")
+    (ax,) = fig.axes
+    assert len(bars(ax)) == 500
+    said = re.fullmatch(r"class \(500; one in (\d+) named\)", ax.get_xlabel())
+    assert said is not None
+    named = [t.get_text() for t in ax.get_xticklabels()]
+    assert named == classes[:: int(said[1])]
+    assert 10 < len(named) < 500
+    assert_readable(fig, shown(ax.get_xticklabels()))
+    fig = plot.per_class_bars(table, "f1", by="model")
+    assert len(fig.axes) == 3
+    assert [ax.get_title() for ax in fig.axes] == ["a", "b", "c"]
+    assert len({round(ax.get_position().x0, 3) for ax in fig.axes}) == 1  # one column
+    small = table.filter(pl.col("class").is_in(classes[:60]))  # 180 bars: side by side
+    assert len(plot.per_class_bars(small, "f1", by="model").axes) == 1
+
+
+def test_legends_inside_a_panel_leave_its_curves_uncovered() -> None:
+    """PR legends sat lower left, over a rare class's curve along the bottom, and ROC ones
+    lower right, where a model worse than chance runs."""
+    rng = np.random.default_rng(1)
+    n = 3000
+    truth = rng.random(n) < 0.03
+    rare = pl.DataFrame(
+        {"id": range(n), "class": "rare", "score": rng.random(n) + 0.05 * truth, "truth": truth}
+    )
+    truth = rng.random(n) < 0.3
+    common = pl.DataFrame(
+        {"id": range(n), "class": "c", "score": rng.random(n) + 0.5 * truth, "truth": truth}
+    )
+    worse = common.with_columns(
+        model=pl.lit("worse"), score=pl.Series(0.3 * rng.random(n)) - pl.col("score")
+    )
+    both = pl.concat([common.with_columns(model=pl.lit("good")), worse])
+    for fig in (
+        plot.pr_curves(pl_metrics.precision_recall_curve(rare)),
+        plot.roc_curves(pl_metrics.roc_curve(both, by="model")),
+    ):
+        ax = fig.axes[0]
+        box = ax.get_legend().get_window_extent(render(fig))
+        for line in ax.get_lines():
+            path = ax.transData.transform_path(line.get_path())
+            assert not path.intersects_bbox(box), (ax.get_title(), line.get_label())
