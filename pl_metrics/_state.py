@@ -469,6 +469,10 @@ def _in_key_order(df: pl.DataFrame, spec: Spec) -> pl.DataFrame:
     return df.sort(keys, nulls_last=True, maintain_order=True) if keys else df
 
 
+#: A merge's column of the rows whose key no other row has.
+_ALONE = f"{INTERNAL}alone"
+
+
 @checked_options
 def merge_states(states: Iterable[MetricState]) -> MetricState:
     """Merge states of id-disjoint parts of a table into the state of the whole.
@@ -585,7 +589,32 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
             else ordered_sum(pl.col(c))
             for c in values
         ]
-        return aggregate(stacked, keys, exprs)
+        if not keys:
+            return aggregate(stacked, keys, exprs)
+        # Most keys of a curves table (a class's score, a group's under micro averages)
+        # come in one part alone: their rows are their own sums. The group_by's sums in
+        # order over millions of groups of one row took 9 s and 4 GB, for 5M rows of a
+        # state merged from 4 chunks, where scoring them at once took 3 s.
+        row = pl.int_range(pl.len())
+
+        def differs(shift: int) -> pl.Expr:  # from the key of the row ``shift`` before
+            return pl.any_horizontal(pl.col(k).ne_missing(pl.col(k).shift(shift)) for k in keys)
+
+        first, last = (row == 0) | differs(1), (row == pl.len() - 1) | differs(-1)
+        stacked = stacked.with_columns((first & last).alias(_ALONE))
+        alone = stacked.filter(_ALONE).select(
+            *keys,
+            # (as `ordered_sum` of one value: a cumulative sum adds it to 0, so -0.0 is 0.0)
+            *(
+                pl.col(c)
+                if c.startswith((MAX_PREFIX, MIN_PREFIX))
+                else (pl.col(c) + 0).fill_null(0) * 1
+                for c in values
+            ),
+        )
+        several = aggregate(stacked.filter(~pl.col(_ALONE)), keys, exprs)
+        rows: pl.LazyFrame = pl.concat([several, alone], how="vertical_relaxed")
+        return rows
 
     cols = first.columns
     merged_state = replace(

@@ -571,3 +571,73 @@ def test_numpy_flags_and_iterators_of_names_are_options_as_any() -> None:
     want = pl_metrics.best_threshold(grouped, "f1", by=["grp"], fold_col="fold")
     got = pl_metrics.best_threshold(grouped, "f1", by=iter(["grp"]), fold_col="fold")
     assert_frame_equal(got, want)
+
+
+@pytest.mark.parametrize("average", ["micro", "macro"])
+def test_merged_state_tables_are_the_parts_sums_in_order(average: str) -> None:
+    """Each key's sum is its parts' values added in the states' order: a key in one part
+    alone (most scores of a curves table) keeps its value, and a key of several parts (a
+    group, a class, a score tied across parts) adds them, with null and NaN keys, -0.0
+    weights and a score at either end of the table."""
+    rng = np.random.default_rng(4)
+    n, c = 90, 3
+    ids = np.repeat(np.arange(n), c)
+    df = pl.DataFrame(
+        {
+            "id": ids,
+            "class": np.tile(np.arange(c), n),
+            "score": np.where(
+                ids == 7,
+                np.nan,
+                np.where(ids % 5 == 0, rng.random(n * c), rng.random(n * c).round(1)),
+            ),
+            "truth": rng.random(n * c) < 0.4,
+            "model": [None if i % 4 == 0 else "ab"[i % 2] for i in ids],
+            "w": np.repeat(rng.choice([-0.0, 0.0, 0.3, 1.7, 2.0], n), c),
+        }
+    )
+    metrics = ["roc_auc", "average_precision", "lrap", "f1", "log_loss"]
+    options = dict(by="model", weight_col="w", average=average, validate=False)
+    metrics = metrics if average == "macro" else metrics[:2]
+    states = [
+        pl_metrics.state(df.filter(pl.col("id") % 3 == k), metrics, **options).collect()
+        for k in range(3)
+    ]
+    merged = pl_metrics.merge_states(states)
+    for table in ("groups", "classes", "curves"):
+        parts = [getattr(s, table) for s in states]
+        if parts[0] is None:
+            continue
+        got = getattr(merged, table).lazy().collect()
+        keys = [k for k in ("model", "class", "__plm_score") if k in got.columns]
+        sums: dict[tuple[Any, ...], list[Any]] = {}
+        for part in parts:
+            for row in part.iter_rows(named=True):
+                key = tuple(row[k] for k in keys)
+                key = tuple("nan" if isinstance(v, float) and math.isnan(v) else v for v in key)
+                kept = sums.setdefault(key, [None] * (len(row) - len(keys)))
+                for i, (column, value) in enumerate(
+                    (k, v) for k, v in row.items() if k not in keys
+                ):
+                    if column.startswith("__plm_max_"):
+                        kept[i] = value if kept[i] is None else max(kept[i], value)
+                    elif column.startswith("__plm_min_"):
+                        kept[i] = value if kept[i] is None else min(kept[i], value)
+                    else:
+                        kept[i] = (0 if kept[i] is None else kept[i]) + (value or 0)
+        values = [c for c in got.columns if c not in keys]
+        want = pl.DataFrame(
+            [(*key, *v) for key, v in sums.items()],
+            schema=got.select(*keys, *values).schema,
+            orient="row",
+        )
+        ordered = [
+            pl.col(k).fill_nan(None) if got.schema[k].is_float() else pl.col(k) for k in keys
+        ]
+        assert_frame_equal(
+            got.select(*keys, *values).sort(ordered, nulls_last=True),
+            want.with_columns(pl.col(k).cast(got.schema[k]) for k in keys).sort(
+                ordered, nulls_last=True
+            ),
+            check_exact=True,
+        )
