@@ -417,7 +417,11 @@ def _undefined_auc(cols: Columns, *, average: str | None) -> Problem:
     return Problem(
         "undefined_auc",
         cols.cls,
-        "groups (all classes pooled)" if pooled else "classes",
+        "groups (all classes pooled)"
+        if pooled
+        else f"({', '.join(cols.by)}, class) combinations"  # one class in groups
+        if cols.by
+        else "classes",
         "have no positives or no negatives"
         + (" (weighted: weights summing to zero or less)" if cols.weight is not None else "")
         + ": ROC AUC is undefined there",

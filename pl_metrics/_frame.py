@@ -345,7 +345,7 @@ class Problem:
             hint = f"; checked for {', '.join(self.needed_by)}{hint}"
         unit, text = self.unit, self.text
         if count == 1:  # "1 row is", not "1 rows are"
-            unit = re.sub(r"\b(row|id|group|class)(e?s)\b", r"\1", unit, count=1)
+            unit = re.sub(r"\b(row|id|group|class|combination)(e?s)\b", r"\1", unit, count=1)
             text = re.sub(_PLURAL_VERB, lambda m: _SINGULAR[m[1]], text, count=1)
             hint = re.sub(r"\bthem\b", "it", hint)
         return f"column {self.column!r}: {count:,} {unit} {text}{where}{hint}"

@@ -733,7 +733,8 @@ def test_a_class_chunks_bad_input_is_kept_to_be_raised_by_the_caller(digits: pl.
     assert chunk.values is None
     assert isinstance(chunk.error, pl_metrics.MetricsInputError)
     with pytest.raises(
-        pl_metrics.MetricsInputError, match="20 classes have no positives or no negatives"
+        pl_metrics.MetricsInputError,
+        match=r"20 \(model, fold, class\) combinations have no positives or no negatives",
     ):
         _driver._class_values([chunk], resolve(no_positives, "roc_auc", by=by, per_class=True))
 
