@@ -232,6 +232,8 @@ class _Parser(argparse.ArgumentParser):
         command = re.match(r"argument COMMAND: invalid choice: '(.*)' \(choose", message)
         if command is not None:  # (a file or an option's value before the command)
             message += self._command_hint(command[1])
+        if re.match(r"argument --average: invalid choice: '(none|null)'", message, re.I):
+            message += "; for a value per class (Python's average=None), pass --per-class"
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
     def _unknown_option(self) -> str:

@@ -1345,6 +1345,7 @@ def test_a_failed_dask_chunk_is_bad_input(
     [
         (["score", str(DATA), "--average", "macor"], "argument --average: invalid choice"),
         (["score", str(DATA), "--averge", "macro"], "did you mean '--average'?"),
+        (["score", str(DATA), "--average", "None"], "a value per class (Python's average=None),"),
         (["score", str(DATA), "--chunks", "0"], "argument --chunks: expected a positive"),
         (["score"], "the following arguments are required: PATH"),
         # A typo in an option is told before the file it left out (argparse's order).
