@@ -986,6 +986,12 @@ def padded_cmap(
     precision is averaged over classes. The padding is added to the state's sums (one
     threshold at score 1 per class), never as rows: nothing is copied.
 
+    Scores must be probabilities in [0, 1] (the padding's 1 is their top); others are
+    refused. A class without positives scores 1 (its padding, ranked first; less where its
+    scores reach 1, tied with the padding), where
+    `average_precision` gives it 0: in a per-class table, either is no sign of a good or a
+    bad class (count its positives to tell).
+
     Parameters
     ----------
     frame, id_col, class_col, score_col, truth_col, by, ragged, validate
