@@ -988,9 +988,8 @@ def padded_cmap(
 
     Scores must be probabilities in [0, 1] (the padding's 1 is their top); others are
     refused. A class without positives scores 1 (its padding, ranked first; less where its
-    scores reach 1, tied with the padding), where
-    `average_precision` gives it 0: in a per-class table, either is no sign of a good or a
-    bad class (count its positives to tell).
+    scores reach 1, tied with the padding), where `average_precision` gives it 0: in a
+    per-class table, either is no sign of a good or a bad class (count its positives).
 
     Parameters
     ----------
