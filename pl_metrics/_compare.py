@@ -1370,9 +1370,10 @@ MAX_RESAMPLES: Final = 1_000_000
 def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float, seed: int) -> None:
     unweighted = [m for m in names if not info(m).weights]
     if unweighted:
+        they, them = ("these metrics take", "them") if len(unweighted) > 1 else ("it takes", "it")
         raise MetricsInputError(
             f"{', '.join(unweighted)} cannot be bootstrapped: the bootstrap resamples ids by "
-            "weighing them, and these metrics take no per-id weights; score them without it"
+            f"weighing them, and {they} no per-id weights; score {them} without it"
         )
     check_integer("n_resamples", n_resamples, 2, MAX_RESAMPLES)
     check_confidence(confidence)

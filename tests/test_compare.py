@@ -130,7 +130,9 @@ def test_bootstrap_is_reproducible_and_checked() -> None:
     # Each group's metrics come in the order asked for, not sorted by name.
     assert a["metric"].to_list() == ["lrap", "f1"] * a["model"].n_unique()
     # (Named as the metric's limit, not as an option the caller did not give.)
-    with pytest.raises(pl_metrics.MetricsInputError, match="take no per-id weights") as info:
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match="it takes no per-id weights; score it without it"
+    ) as info:
         pl_metrics.bootstrap(df, "padded_cmap")
     assert str(info.value).startswith("padded_cmap cannot be bootstrapped")
     assert "weight_col" not in str(info.value)
