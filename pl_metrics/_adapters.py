@@ -8,6 +8,7 @@ so a ``LazyFrame`` stays lazy; a ``DataFrame`` in raises at the call.
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -37,6 +38,8 @@ _CHECK = f"{INTERNAL}wide_"
 #: The labels as lists, under a name of their own: the user's may be "class" or "score",
 #: or a kept column's of the scores.
 _LABELS = f"{_CHECK}labels"
+#: Labels that mark an id without labels, as some competitions write it.
+_NO_LABEL = re.compile(r"(?i)no[ _-]?(call|label|class|bird|event)s?|none|nothing|null|empty")
 #: How many unknown labels or bad columns an error names.
 _SHOWN = 3
 
@@ -361,6 +364,14 @@ def _unknown_labels(
                     f"{'is an integer column' if one else 'are integer columns'} of the scores, "
                     "kept as such, not taken as a class (a CSV writes a class scored 0 "
                     f"everywhere as integers): cast {'it' if one else 'them'} to float"
+                )
+            no_label = [e for e in row[f"{_CHECK}examples"] if _NO_LABEL.fullmatch(str(e))]
+            if no_label and not hint:  # BirdCLEF 2021's "nocall"
+                label, column = no_label[0], f"pl.col({labels_col!r})"
+                hint = f"; if {label!r} marks an id without labels, " + (
+                    f"drop it from the lists: {column}.list.set_difference([{label!r}])"
+                    if isinstance(labels_type, pl.List)
+                    else f"give it an empty string instead: {column}.replace({label!r}, '')"
                 )
             raise MetricsInputError(
                 f"column {labels_col!r}: {ids:,} {'id has' if ids == 1 else 'ids have'} labels "

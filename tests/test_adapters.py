@@ -944,3 +944,26 @@ def test_a_fragmented_pandas_frame_with_a_named_index_warns_of_nothing() -> None
         warnings.simplefilter("error")
         out = pl_metrics.from_wide(fragmented.set_index("clip"), truth, id_col="clip")
     assert out.height == 8 * 120
+
+
+@pytest.mark.parametrize("as_list", [False, True])
+def test_from_wide_tells_how_to_give_a_nocall_label(as_list: bool) -> None:
+    """BirdCLEF 2021 wrote 'nocall' for a clip without birds: refused as an unknown label,
+    and now told what the library takes instead, a hint that works as written."""
+    submission = pl.DataFrame(
+        {"row_id": ["a", "b", "c"], "bird": [0.9, 0.1, 0.2], "frog": [0.1, 0.8, 0.3]}
+    )
+    labels = [["bird"], ["frog"], ["nocall"]] if as_list else ["bird", "frog", "nocall"]
+    solution = pl.DataFrame({"row_id": ["a", "b", "c"], "labels": labels})
+    with pytest.raises(pl_metrics.MetricsInputError) as caught:
+        pl_metrics.from_wide(submission, solution, id_col="row_id", labels_col="labels")
+    message = str(caught.value)
+    assert "if 'nocall' marks an id without labels" in message
+    fix = message.split(": ")[-1]
+    mended = solution.with_columns(eval(fix, {"pl": pl}))
+    long = pl_metrics.from_wide(submission, mended, id_col="row_id", labels_col="labels")
+    assert long.filter(pl.col("row_id") == "c")["truth"].to_list() == [False, False]
+    elsewhere = solution.with_columns(labels=pl.lit("cat") if not as_list else pl.lit(["cat"]))
+    with pytest.raises(pl_metrics.MetricsInputError) as caught:
+        pl_metrics.from_wide(submission, elsewhere, id_col="row_id", labels_col="labels")
+    assert "marks an id without labels" not in str(caught.value)
