@@ -1324,11 +1324,18 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
         try:
             readable, ordered = _pandas_ordered(frame) if pandas else _arrow_ordered(frame)
             df = pl.DataFrame(readable)
+            if df.height == 0 and type(frame).__name__ == "RecordBatchReader":
+                raise MetricsInputError(
+                    f"{EMPTY_TABLE} (a pyarrow RecordBatchReader is read once: read before, "
+                    "it gives no rows again; pass a pyarrow Table to score it more than once)"
+                )
             return df.with_columns(
                 pl.col(name).cast(pl.Enum(labels))
                 for name, labels in ordered.items()
                 if name in df.columns
             )
+        except MetricsInputError:  # (a ValueError, told as it is)
+            raise
         except pl.exceptions.SchemaError:  # "expected Struct": a single column's stream
             pass
         # (A DuckDB stream with a column polars cannot import panics rather than raises.)

@@ -206,6 +206,15 @@ def test_arrow_tables_are_accepted_everywhere(kind: str) -> None:
     assert pl_metrics.state(make(DIGITS), "lrap").collect().groups.height == 1
 
 
+def test_a_record_batch_reader_read_twice_says_it_is_read_once() -> None:
+    """A reader scored a second time gives no rows: "the table is empty" alone sent a user
+    looking for what emptied it."""
+    reader = ARROW_KINDS["record batch reader"](DIGITS)
+    pl_metrics.lrap(reader, by="model")
+    with pytest.raises(pl_metrics.MetricsInputError, match="RecordBatchReader is read once"):
+        pl_metrics.lrap(reader, by="model")
+
+
 def test_pandas_index_and_mixed_columns() -> None:
     """A named index (the ids after set_index) is a column; a mixed column is named."""
     pd = pytest.importorskip("pandas")
