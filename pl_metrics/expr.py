@@ -152,7 +152,7 @@ def _flag(value: IntoExpr, option: str) -> pl.Expr:
     column = _col(value, option)
     # (Text is refused by the cast to booleans, a categorical by the cast to floats.)
     nan = column.cast(pl.Float64, strict=False).is_nan()
-    return pl.when(nan.not_() | nan.is_null()).then(column.cast(pl.Boolean))
+    return pl.when(nan.not_()).then(column.cast(pl.Boolean))  # (null stays null)
 
 
 def _weight(weight: IntoExpr) -> pl.Expr:

@@ -528,3 +528,47 @@ def test_compare_with_a_threshold_per_fold(
     assert main(argv) == 0
     got = pl.read_csv(capsys.readouterr().out.encode())
     np.testing.assert_allclose(got["f1"], eager["f1"], rtol=1e-12)
+
+
+def _two_models(*, same: bool) -> pl.DataFrame:
+    a = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1, 2, 2, 3, 3],
+            "class": ["x", "y"] * 4,
+            "score": [0.3, 0.6, 0.8, 0.1, 0.5, 0.4, 0.7, 0.2],
+            "truth": [True, False, True, False, False, True, True, False],
+        }
+    )
+    b = a if same else a.with_columns(score=1 - pl.col("score"))
+    return pl.concat([a.with_columns(model=pl.lit("a")), b.with_columns(model=pl.lit("b"))])
+
+
+def test_one_resample_short_of_the_confidence_is_warned_of() -> None:
+    """40 resamples are enough at 95% (tested elsewhere); 39 are not: the boundary."""
+    df = _two_models(same=True)
+    with pytest.warns(
+        UserWarning, match=r"^a 95% interval of 39 resamples is rough: .* 40 or more"
+    ):
+        pl_metrics.bootstrap(df, "lrap", by="model", n_resamples=39)
+    with pytest.warns(
+        UserWarning, match=r"^a 90% interval of 19 resamples is rough: .* 20 or more"
+    ):
+        pl_metrics.paired(df, "lrap", "a", "b", n_resamples=19, confidence=0.9)
+
+
+def test_paired_p_value_of_identical_models_is_one() -> None:
+    """Every resampled difference is 0: both one-sided shares are 1, and twice the smaller
+    is 2, clipped to 1 (a mutation review found no test of it)."""
+    out = pl_metrics.paired(_two_models(same=True), "lrap", "a", "b", n_resamples=50)
+    assert out["difference"].item() == 0.0
+    assert out["p_value"].item() == 1.0
+
+
+def test_paired_counts_one_unpaired_cell_in_the_singular() -> None:
+    df = _two_models(same=False)
+    lone = (pl.col("model") == "b") & (pl.col("id") == 3) & (pl.col("class") == "y")
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'class': 1 \(id, class\) row is scored by only one of 'a' and 'b'",
+    ):
+        pl_metrics.paired(df.filter(~lone), "lrap", "a", "b", n_resamples=50)

@@ -797,3 +797,16 @@ def test_a_lazyframes_integer_ids_are_cut_in_ranges_of_their_histogram(
         )
         == nulls["id"].null_count()
     )
+
+
+def test_a_class_just_past_the_memory_budget_is_warned_of() -> None:
+    """The class's estimated bytes at the budget: no warning; one byte over: warned."""
+    from pl_metrics._chunks import BYTES_PER_CLASS_ROW, BYTES_PER_ROW_SCATTERED, scaled
+
+    lf = pl.DataFrame({"class": ["a"] * 3000 + ["b"] * 1000}).lazy()
+    largest = math.ceil(3000 * max(BYTES_PER_CLASS_ROW, scaled(BYTES_PER_ROW_SCATTERED, 40)))
+    with pytest.warns(UserWarning, match=r"the largest of the 2 classes holds 3,000 rows"):
+        class_chunks(lf, 4000, "class", categorical=False, budget=largest - 1, width=40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        class_chunks(lf, 4000, "class", categorical=False, budget=largest, width=40)

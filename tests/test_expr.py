@@ -557,3 +557,12 @@ def test_a_metric_of_the_tables_is_told_where_it_is() -> None:
         expr.log_loss  # type: ignore[attr-defined]  # noqa: B018
     with pytest.raises(AttributeError, match=r"has no attribute 'nothing'$"):
         expr.nothing  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_binary_log_loss_clips_a_certain_wrong_probability() -> None:
+    """p = 1 for a negative (and 0 for a positive) is clipped to 1 - eps (eps): finite, as
+    scikit-learn's log_loss clips it; unclipped it is -log(0) = inf."""
+    df = pl.DataFrame({"p": [1.0, 0.0], "truth": [0, 1]})
+    for eps in (1e-15, 1e-7):
+        value = df.select(expr.binary_log_loss("p", "truth", eps=eps)).item()
+        assert value == pytest.approx((-math.log(1 - (1 - eps)) - math.log(eps)) / 2, rel=1e-12)

@@ -1087,3 +1087,22 @@ def test_a_dict_of_thresholds_is_told_how_to_make_it_a_table() -> None:
     assert_frame_equal(
         pl_metrics.f1(df, threshold=table, by="model"), pl_metrics.f1(df, threshold=0.3, by="model")
     )
+
+
+def test_the_best_plan_keeps_a_class_without_a_candidate() -> None:
+    """A class whose values are all null (its ids all weigh 0) keeps its highest threshold,
+    of a null value, in the plan as in the blocks (the hypothesis test meets such a block
+    only by chance)."""
+    from pl_metrics import _thresholds
+
+    df = pl.DataFrame(
+        {"class": [0, 0, 1, 1], "threshold": [0.9, 0.4, 0.8, 0.2], "value": [None, None, 0.5, 0.7]},
+        schema_overrides={"value": pl.Float64},
+    )
+    want = pl.DataFrame(
+        {"class": [0, 1], "threshold": [0.9, 0.2], "value": [None, 0.7]},
+        schema_overrides={"value": pl.Float64},
+    )
+    for table in (df, df.reverse()):  # falling thresholds (the blocks) and rising (the plan)
+        for best in (_thresholds._best, _thresholds._best_plan):
+            assert_frame_equal(best(table.lazy(), ["class"]).collect().sort("class"), want)
