@@ -967,6 +967,7 @@ def from_numpy(
     ...
     pl_metrics._frame.MetricsInputError: y_true: 2 values are neither 0 nor 1
     """
+    _warn_of_pandas_misaligned(y_true, y_score)
     # scipy's sparse matrices (scikit-learn's multilabel indicators often are) as dense.
     y_true, y_score = (a.toarray() if hasattr(a, "toarray") else a for a in (y_true, y_score))
     score, truth = _array("y_score", y_score), _array("y_true", y_true)
@@ -1097,6 +1098,31 @@ def from_numpy(
             **({} if weights is None else {"weight": np.repeat(weights, n_classes)}),
         }
     )
+
+
+def _warn_of_pandas_misaligned(y_true: object, y_score: object) -> None:
+    """Warn where two pandas objects' labels pair other rows or columns than their places.
+
+    ``from_numpy`` reads them by position, as scikit-learn does; pandas users may expect
+    them aligned by index and column names (a frame of ``[b, a]`` beside ``[a, b]``).
+    """
+    if not all(type(a).__module__.partition(".")[0] == "pandas" for a in (y_true, y_score)):
+        return
+    told = []
+    for what in ("index", "columns"):
+        mine, theirs = getattr(y_true, what, None), getattr(y_score, what, None)
+        if mine is None or theirs is None or len(mine) != len(theirs) or mine.equals(theirs):
+            continue
+        if set(mine) == set(theirs):  # the same labels in another order
+            told.append("row (index)" if what == "index" else "column")
+    if told:
+        warnings.warn(
+            f"y_true and y_score hold the same {' and '.join(told)} labels in another order: "
+            "from_numpy pairs them by position, as scikit-learn does; to pair them by label, "
+            "reorder y_true first (y_true.loc[y_score.index, y_score.columns])",
+            UserWarning,
+            stacklevel=caller_stacklevel(),
+        )
 
 
 def _sample_weight(sample_weight: object, n_ids: int) -> np.ndarray:

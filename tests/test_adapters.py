@@ -967,3 +967,22 @@ def test_from_wide_tells_how_to_give_a_nocall_label(as_list: bool) -> None:
     with pytest.raises(pl_metrics.MetricsInputError) as caught:
         pl_metrics.from_wide(submission, elsewhere, id_col="row_id", labels_col="labels")
     assert "marks an id without labels" not in str(caught.value)
+
+
+def test_from_numpy_warns_of_pandas_labels_in_another_order() -> None:
+    """Frames of the same columns (or index) in another order were paired by position
+    without a word (LRAP 0.5 for 1.0): warned of, with the reordering that pairs them."""
+    y_true = pd.DataFrame({"a": [1, 0], "b": [0, 1]})
+    y_score = pd.DataFrame({"b": [0.1, 0.9], "a": [0.8, 0.2]})
+    with pytest.warns(UserWarning, match=r"same column labels in another order") as caught:
+        by_position = pl_metrics.from_numpy(y_true, y_score)
+    assert caught[0].filename == __file__
+    assert by_position.metrics.lrap().item() == 0.5  # as scikit-learn reads them
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reordered = y_true.loc[y_score.index, y_score.columns]
+        assert pl_metrics.from_numpy(reordered, y_score).metrics.lrap().item() == 1.0
+        pl_metrics.from_numpy(y_true, y_score.set_axis(["c", "d"], axis=1))  # other names
+        pl_metrics.from_numpy(y_true.to_numpy(), y_score)
+    with pytest.warns(UserWarning, match=r"same row \(index\) labels in another order"):
+        pl_metrics.from_numpy(y_true.set_axis([1, 0]), y_score[["a", "b"]])
