@@ -337,7 +337,11 @@ def _unknown_labels(
             .alias(f"{_CHECK}integer_labels"),
         )
     )
-    nulls = table.select(pl.col(_LABELS).null_count().alias(f"{_CHECK}null_labels"))
+    lists = pl.col(_LABELS)
+    nulls = table.select(
+        lists.null_count().alias(f"{_CHECK}null_labels"),
+        (lists.list.len() > lists.list.drop_nulls().list.len()).sum().alias(f"{_CHECK}null_in"),
+    )
     summary = pl.concat([summary, nulls], how="horizontal")
 
     def check(row: dict[str, Any]) -> None:
@@ -351,6 +355,13 @@ def _unknown_labels(
                 f"{where}; an id without true labels has an empty string or list there; if a "
                 f"null means no label (pandas reads an empty CSV cell as NaN), fill them first: "
                 f"pl.col({labels_col!r}).fill_null({empty})"
+            )
+        if row[f"{_CHECK}null_in"]:  # (a list's null label is no label, nor "no label")
+            rows = row[f"{_CHECK}null_in"]
+            raise MetricsInputError(
+                f"column {labels_col!r}: {rows:,} {'row holds' if rows == 1 else 'rows hold'} "
+                "a null label in the list; drop the nulls if they mean nothing: "
+                f"pl.col({labels_col!r}).list.drop_nulls()"
             )
         if row[f"{_CHECK}ids"]:
             n_labels = row[f"{_CHECK}labels"]
@@ -573,8 +584,9 @@ def from_wide(
     Raises
     ------
     MetricsInputError
-        A missing column; a wide truth value other than 0 and 1 (NaN included); a label
-        that is not a class column; an id on two rows of the truth table, or of the scores
+        A missing column; a wide truth value other than 0 and 1 (NaN included; a null is
+        kept, and refused by the metrics as a null truth); a label that is not a class
+        column, a null label in a list; an id on two rows of the truth table, or of the scores
         (with the same values of the kept columns: a model's); ids of one table missing
         from the other, or an id with rows for fewer values of the kept columns than others
         (a submission or model that skips ids would otherwise be scored on the ids it has);

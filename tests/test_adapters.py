@@ -986,3 +986,26 @@ def test_from_numpy_warns_of_pandas_labels_in_another_order() -> None:
         pl_metrics.from_numpy(y_true.to_numpy(), y_score)
     with pytest.warns(UserWarning, match=r"same row \(index\) labels in another order"):
         pl_metrics.from_numpy(y_true.set_axis([1, 0]), y_score[["a", "b"]])
+
+
+def test_from_wide_refuses_a_null_label_in_a_list() -> None:
+    """A null in a list of labels was dropped without a word: told, with the fix."""
+    submission = pl.DataFrame(
+        {"row_id": ["a", "b", "c"], "bird": [0.9, 0.1, 0.2], "frog": [0.1, 0.8, 0.3]}
+    )
+    solution = pl.DataFrame({"row_id": ["a", "b", "c"], "labels": [["bird", None], ["frog"], []]})
+    calls = [
+        lambda: pl_metrics.from_wide(submission, solution, id_col="row_id", labels_col="labels"),
+        lambda: pl_metrics.from_wide(
+            submission.lazy(), solution.lazy(), id_col="row_id", labels_col="labels"
+        ).collect(),
+    ]
+    for call in calls:
+        with pytest.raises(
+            pl_metrics.MetricsInputError,
+            match=r"^column 'labels': 1 row holds a null label in the list; .*list.drop_nulls\(\)",
+        ):
+            call()
+    mended = solution.with_columns(pl.col("labels").list.drop_nulls())
+    long = pl_metrics.from_wide(submission, mended, id_col="row_id", labels_col="labels")
+    assert long.filter("truth").select("row_id", "class").rows() == [("a", "bird"), ("b", "frog")]
