@@ -669,8 +669,22 @@ def distributions(
     ):
         ax = fig.add_subplot(nrows, ncols, i + 1, sharex=first if unit else None)
         first = first or ax
-        ax.hist(data, bins=edges, color=colour, edgecolor="white", linewidth=0.8)
-        ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of groups
+        panel_edges = edges
+        if not unit and data.size and np.ptp(data) == 0:  # one value: a bin around it
+            # (matplotlib's is a unit either side: lrap 1.0 drawn from 0.5 to 1.5)
+            value = float(data[0])
+            half = 0.05 * max(abs(value), 1.0)
+            low, high = value - half, value + half
+            if 0.0 <= value <= 1.0:
+                low, high = max(0.0, low), min(1.0, high)
+            panel_edges = np.linspace(low, high, bins + 1)
+        ax.hist(data, bins=panel_edges, color=colour, edgecolor="white", linewidth=0.8)
+        if data.size:
+            ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of groups
+        else:  # (an empty histogram drew counts from -0.045 to 0.045)
+            ax.text(0.5, 0.5, "no finite values", ha="center", va="center", color="0.4",
+                    transform=ax.transAxes)  # fmt: skip
+            ax.set_yticks([])
         ax.xaxis.set_major_locator(MaxNLocator(5))  # (a narrow range's long ticks ran together)
         ax.set_title(f"{metric} ({_direction(metric)})")
         ax.set_xlabel(metric)

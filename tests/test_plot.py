@@ -1405,3 +1405,24 @@ def test_legends_inside_a_panel_leave_its_curves_uncovered() -> None:
         for line in ax.get_lines():
             path = ax.transData.transform_path(line.get_path())
             assert not path.intersects_bbox(box), (ax.get_title(), line.get_label())
+
+
+def test_distributions_of_one_value_or_none_keep_a_sensible_axis() -> None:
+    """A metric of one value beside a spread one drew it from 0.5 to 1.5 (lrap 1.5), and a
+    metric of no finite value an empty panel counting -0.045 to 0.045 groups."""
+    table = pl.DataFrame(
+        {
+            "lrap": [1.0] * 6,
+            "log_loss": [0.1, 0.5, 0.9, 2.0, 0.3, 0.2],
+            "brier_score": [0.3] * 6,
+            "f1": [math.nan] * 6,
+        }
+    )
+    fig = plot.distributions(table, ["lrap", "log_loss", "brier_score", "f1"])
+    lrap, _, brier, f1 = fig.axes
+    low, high = lrap.get_xlim()
+    assert 0.9 <= low < 1.0 < high <= 1.01  # around 1, within [0, 1] but for the margins
+    low, high = brier.get_xlim()
+    assert 0.2 < low < 0.3 < high < 0.4
+    assert [t.get_text() for t in f1.texts] == ["no finite values"]
+    assert list(f1.get_yticks()) == []
