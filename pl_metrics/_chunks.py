@@ -233,6 +233,12 @@ def plan_chunks(
             cuts = _boundary_cuts(ranges, rows / chunks) if clustered else []
         if cuts:
             bounds = [None, *cuts, None]
+            if id_type == pl.UInt64 and not files:
+                # polars hands a pyarrow Dataset's scan (score()'s, or a LazyFrame of
+                # scan_pyarrow_dataset) the comparison with an int64 literal: pyarrow then
+                # casts the ids to int64 and raises on one past 2**63. Compared as Int128,
+                # exactly, the filter stays polars'.
+                ids, id_type = ids.cast(pl.Int128), pl.Int128()
             filters = tuple(id_range(ids, lo, hi, id_type) for lo, hi in itertools.pairwise(bounds))
             kind = (
                 "id ranges"

@@ -810,3 +810,27 @@ def test_a_class_just_past_the_memory_budget_is_warned_of() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         class_chunks(lf, 4000, "class", categorical=False, budget=largest, width=40)
+
+
+def test_uint64_ids_past_2_63_of_a_pyarrow_dataset_are_chunked(tmp_path: Path) -> None:
+    """polars handed pyarrow the chunk's id range with an int64 literal: pyarrow cast the
+    UInt64 ids to int64 and raised ArrowInvalid on one past 2**63 - 1."""
+    import pyarrow.dataset as ds
+
+    rng = np.random.default_rng(2)
+    ids = [*range(30), *(2**64 - 1 - i for i in range(30))]
+    df = pl.DataFrame(
+        {
+            "id": pl.Series([i for i in ids for _ in range(3)], dtype=pl.UInt64),
+            "class": ["a", "b", "c"] * 60,
+            "score": rng.random(180).round(2),
+            "truth": rng.random(180) < 0.4,
+        }
+    )
+    df.write_parquet(tmp_path / "u64.parquet", row_group_size=40)
+    want = pl_metrics.report(df, ["lrap", "f1"])
+    dataset = ds.dataset(tmp_path / "u64.parquet")
+    for source in (dataset, pl.scan_pyarrow_dataset(dataset), tmp_path / "u64.parquet"):
+        for n_chunks in (2, 3, 5):
+            got = pl_metrics.score(source, ["lrap", "f1"], n_chunks=n_chunks)
+            assert_frame_equal(got, want, rel_tol=1e-12)
