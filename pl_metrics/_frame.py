@@ -545,6 +545,12 @@ _COLUMN_KINDS: dict[str, Callable[[pl.DataType], bool]] = {
     "truth_col": lambda dtype: dtype == pl.Boolean,
     "score_col": lambda dtype: dtype.is_float(),
 }
+#: Names of another role, never offered for a column of its type: a boolean ``pred``
+#: taken for the truth scores predictions as the truth, a float weight as the scores.
+_OTHER_ROLE: dict[str, Callable[[str], bool]] = {
+    "truth_col": lambda name: name.startswith(("pred", "y_pred", "yhat", "y_hat")),
+    "score_col": lambda name: name in {"w", "weight", "weights"} or name.endswith("weight"),
+}
 #: The names under which dumps often hold ids and classes (of no single type, unlike truth).
 _COLUMN_NAMES: dict[str, Callable[[str], bool]] = {
     "id_col": lambda name: (
@@ -631,7 +637,11 @@ def _close_columns(schema: pl.Schema, option: str, name: str, taken: Collection[
     if close.startswith("did you mean") and len(names) == 1 and option != "by":  # its option
         close = f"{close} pass {option}={names[0]!r}"
     if not close and option in _COLUMN_KINDS:  # the one column of its type: truth as "label"
-        fits = [c for c, dtype in schema.items() if _COLUMN_KINDS[option](dtype)]
+        fits = [
+            c
+            for c, dtype in schema.items()
+            if _COLUMN_KINDS[option](dtype) and not _OTHER_ROLE[option](c.lower())
+        ]
         close = f"pass {option}={fits[0]!r} if that column holds it" if len(fits) == 1 else ""
     if not close and option in _COLUMN_NAMES:  # a usual name: classes as "label"
         fits = [c for c in schema if _COLUMN_NAMES[option](c.lower())]

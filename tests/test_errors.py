@@ -902,8 +902,9 @@ def test_slips_in_values_and_renamed_columns_get_a_suggestion(good: pl.DataFrame
         pl_metrics.lrap(renamed, score_col="prob")
     with pytest.raises(MetricsInputError, match=r"; pass score_col='prob' if that column holds"):
         pl_metrics.lrap(renamed, truth_col="label")
-    with pytest.raises(MetricsInputError, match=r"is not in the table; its columns are \[[^]]*\]$"):
-        pl_metrics.lrap(good.rename({"score": "prob"}), truth_col="truth")  # and the weights
+    # (Its weights 'w', the other float column, are no scores to offer.)
+    with pytest.raises(MetricsInputError, match=r"; pass score_col='prob' if that column holds"):
+        pl_metrics.lrap(good.rename({"score": "prob"}), truth_col="truth")
     # Ids and classes, of any type, under the names dumps often give them.
     usual = good.rename({"id": "sample_id", "class": "label"})
     with pytest.raises(MetricsInputError, match=r"; pass id_col='sample_id' if that column holds"):
@@ -1263,3 +1264,28 @@ def test_per_id_beside_per_class_is_told_first(good: pl.DataFrame) -> None:
             MetricsInputError, match=r"^option 'per_id': values per id and per class: choose one$"
         ):
             pl_metrics.report(good, metrics, per_id=True, per_class=True)
+
+
+def test_a_missing_column_is_not_offered_another_roles_column() -> None:
+    """A boolean 'pred' was offered as the truth (truth dropped by scan(), say): taken, it
+    scores the predictions against themselves; a weight was offered as the scores."""
+    preds = pl.DataFrame({"id": [0, 0], "class": ["a", "b"], "score": [0.1, 0.9], "pred": [0, 1]})
+    preds = preds.with_columns(pl.col("pred").cast(pl.Boolean))
+    with pytest.raises(MetricsInputError) as caught:
+        pl_metrics.f1(preds)
+    assert "pass truth_col" not in str(caught.value)
+    weighted = pl.DataFrame(
+        {
+            "id": [0, 0],
+            "class": ["a", "b"],
+            "p": [0.1, 0.9],
+            "truth": [False, True],
+            "weight": [1.0, 2.0],
+        }
+    )
+    with pytest.raises(MetricsInputError) as caught:
+        pl_metrics.lrap(weighted)
+    assert str(caught.value).endswith("; pass score_col='p' if that column holds it")
+    with pytest.raises(MetricsInputError) as caught:
+        pl_metrics.lrap(weighted.drop("p"))
+    assert "pass score_col" not in str(caught.value)
