@@ -150,9 +150,10 @@ def _flag(value: IntoExpr, option: str) -> pl.Expr:
     (Cast to a boolean, NaN is true: a missing truth counted as a positive.)
     """
     column = _col(value, option)
-    # (Text is refused by the cast to booleans, a categorical by the cast to floats.)
+    # (Text is refused by the cast to booleans, a categorical by the cast to floats: text
+    # that is no number casts to a null float, whose rows must reach the boolean cast.)
     nan = column.cast(pl.Float64, strict=False).is_nan()
-    return pl.when(nan.not_()).then(column.cast(pl.Boolean))  # (null stays null)
+    return pl.when(nan.not_() | nan.is_null()).then(column.cast(pl.Boolean))
 
 
 def _weight(weight: IntoExpr) -> pl.Expr:
