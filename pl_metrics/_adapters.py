@@ -985,8 +985,8 @@ def from_numpy(
     score, truth = _array("y_score", y_score), _array("y_true", y_true)
     if score.ndim != 2:
         hint = (
-            ": for one column of binary scores, give y_score[:, None] (and y_true[:, None] "
-            "for its 0/1 truth)"
+            ": for one column of binary scores, give np.reshape(y_score, (-1, 1)) (and "
+            "np.reshape(y_true, (-1, 1)) for its 0/1 truth)"
             if score.ndim == 1
             else ""
         )
@@ -1061,7 +1061,7 @@ def from_numpy(
         truth = np.eye(n_classes, dtype=bool)[truth]
     if truth.shape != score.shape:
         hint = (
-            ": for a column of class indices or labels, give y_true.ravel()"
+            ": for a column of class indices or labels, give np.ravel(y_true)"
             if truth.ndim == 2 and truth.shape == (n_ids, 1) and n_classes > 1
             else ""
         )
@@ -1116,22 +1116,34 @@ def _warn_of_pandas_misaligned(y_true: object, y_score: object) -> None:
     """Warn where two pandas objects' labels pair other rows or columns than their places.
 
     ``from_numpy`` reads them by position, as scikit-learn does; pandas users may expect
-    them aligned by index and column names (a frame of ``[b, a]`` beside ``[a, b]``).
+    them aligned by index and column names (a frame of ``[b, a]`` beside ``[a, b]``). A
+    default index (0 to n - 1, as ``predict_proba`` frames have) names no rows: a shuffled
+    frame's labels beside it pair by position, as meant.
     """
     if not all(type(a).__module__.partition(".")[0] == "pandas" for a in (y_true, y_score)):
         return
-    told = []
+    import pandas as pd
+
+    fixes = []
     for what in ("index", "columns"):
         mine, theirs = getattr(y_true, what, None), getattr(y_score, what, None)
         if mine is None or theirs is None or len(mine) != len(theirs) or mine.equals(theirs):
             continue
+        default = pd.RangeIndex(len(mine))
+        if what == "index" and (mine.equals(default) or theirs.equals(default)):
+            continue
         if set(mine) == set(theirs):  # the same labels in another order
-            told.append("row (index)" if what == "index" else "column")
-    if told:
+            fixes.append(
+                ("row (index)", "y_true.loc[y_score.index]")
+                if what == "index"
+                else ("column", "y_true[y_score.columns]")
+            )
+    if fixes:
+        told, reordered = (" and ".join(parts) for parts in zip(*fixes, strict=True))
         warnings.warn(
-            f"y_true and y_score hold the same {' and '.join(told)} labels in another order: "
-            "from_numpy pairs them by position, as scikit-learn does; to pair them by label, "
-            "reorder y_true first (y_true.loc[y_score.index, y_score.columns])",
+            f"y_true and y_score hold the same {told} labels in another order: from_numpy "
+            f"pairs them by position, as scikit-learn does; to pair them by label, reorder "
+            f"y_true first ({reordered})",
             UserWarning,
             stacklevel=caller_stacklevel(),
         )

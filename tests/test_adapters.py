@@ -78,9 +78,11 @@ def test_from_numpy_takes_sample_weight_as_scikit_learn_does() -> None:
 
 
 def test_from_numpy_tells_how_to_give_one_column() -> None:
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"give y_score\[:, None\]"):
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"give np.reshape\(y_score, \(-1, 1\)\)"
+    ):
         pl_metrics.from_numpy(np.array([0, 1]), np.array([0.2, 0.7]))
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"give y_true.ravel\(\)"):
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"give np.ravel\(y_true\)"):
         pl_metrics.from_numpy(np.array([[0], [2]]), np.eye(3)[:2])
 
 
@@ -984,8 +986,14 @@ def test_from_numpy_warns_of_pandas_labels_in_another_order() -> None:
         assert pl_metrics.from_numpy(reordered, y_score).metrics.lrap().item() == 1.0
         pl_metrics.from_numpy(y_true, y_score.set_axis(["c", "d"], axis=1))  # other names
         pl_metrics.from_numpy(y_true.to_numpy(), y_score)
-    with pytest.warns(UserWarning, match=r"same row \(index\) labels in another order"):
-        pl_metrics.from_numpy(y_true.set_axis([1, 0]), y_score[["a", "b"]])
+    with pytest.warns(UserWarning, match=r"same row \(index\) labels .*\(y_true.loc\[y_score.ind"):
+        pl_metrics.from_numpy(y_true.set_axis([7, 3]), y_score[["a", "b"]].set_axis([3, 7]))
+    # A shuffled frame's labels beside predict_proba's frame (a default index): no rows named.
+    frame = pd.DataFrame({"y": [0, 1, 2, 0, 1, 2]}).sample(frac=1, random_state=0)
+    proba = pd.DataFrame(np.eye(3)[frame["y"].to_numpy()] * 0.8 + 0.05)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert pl_metrics.from_numpy(frame["y"], proba).metrics.lrap().item() == 1.0
 
 
 def test_from_wide_refuses_a_null_label_in_a_list() -> None:
