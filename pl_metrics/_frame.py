@@ -549,7 +549,7 @@ _COLUMN_KINDS: dict[str, Callable[[pl.DataType], bool]] = {
 #: taken for the truth scores predictions as the truth, a float weight as the scores.
 _OTHER_ROLE: dict[str, Callable[[str], bool]] = {
     "truth_col": lambda name: name.startswith(("pred", "y_pred", "yhat", "y_hat")),
-    "score_col": lambda name: name in {"w", "weight", "weights"} or name.endswith("weight"),
+    "score_col": lambda name: name == "w" or name.endswith(("weight", "weights")),
 }
 #: The names under which dumps often hold ids and classes (of no single type, unlike truth).
 _COLUMN_NAMES: dict[str, Callable[[str], bool]] = {
@@ -631,17 +631,20 @@ def _spaces_hint(schema: pl.Schema, names: Sequence[str]) -> str:
 
 def _close_columns(schema: pl.Schema, option: str, name: str, taken: Collection[str] = ()) -> str:
     """The table's columns that ``option`` may have meant instead of ``name``, as advice."""
-    schema = pl.Schema({c: dtype for c, dtype in schema.items() if c not in taken})
+    other_role = _OTHER_ROLE.get(option)  # (y_pred is close to y_true)
+    schema = pl.Schema(
+        {
+            c: dtype
+            for c, dtype in schema.items()
+            if c not in taken and not (other_role and other_role(c.lower()))
+        }
+    )
     close = _spaces_hint(schema, [name]) or did_you_mean(name, schema, cutoff=0.5)
     names = _close_names(name, schema, n=3, cutoff=0.5)
     if close.startswith("did you mean") and len(names) == 1 and option != "by":  # its option
         close = f"{close} pass {option}={names[0]!r}"
     if not close and option in _COLUMN_KINDS:  # the one column of its type: truth as "label"
-        fits = [
-            c
-            for c, dtype in schema.items()
-            if _COLUMN_KINDS[option](dtype) and not _OTHER_ROLE[option](c.lower())
-        ]
+        fits = [c for c, dtype in schema.items() if _COLUMN_KINDS[option](dtype)]
         close = f"pass {option}={fits[0]!r} if that column holds it" if len(fits) == 1 else ""
     if not close and option in _COLUMN_NAMES:  # a usual name: classes as "label"
         fits = [c for c in schema if _COLUMN_NAMES[option](c.lower())]

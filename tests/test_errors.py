@@ -1274,6 +1274,11 @@ def test_a_missing_column_is_not_offered_another_roles_column() -> None:
     with pytest.raises(MetricsInputError) as caught:
         pl_metrics.f1(preds)
     assert "pass truth_col" not in str(caught.value)
+    sklearn_named = preds.rename({"score": "y_score", "pred": "y_pred"})
+    with pytest.raises(MetricsInputError) as caught:
+        pl_metrics.f1(sklearn_named, truth_col="y_true", score_col="y_score")
+    assert "did you mean" not in str(caught.value)
+    assert "pass truth_col" not in str(caught.value)
     weighted = pl.DataFrame(
         {
             "id": [0, 0],
@@ -1286,6 +1291,7 @@ def test_a_missing_column_is_not_offered_another_roles_column() -> None:
     with pytest.raises(MetricsInputError) as caught:
         pl_metrics.lrap(weighted)
     assert str(caught.value).endswith("; pass score_col='p' if that column holds it")
-    with pytest.raises(MetricsInputError) as caught:
-        pl_metrics.lrap(weighted.drop("p"))
-    assert "pass score_col" not in str(caught.value)
+    for weight in ("weight", "sample_weights"):
+        with pytest.raises(MetricsInputError) as caught:
+            pl_metrics.lrap(weighted.drop("p").rename({"weight": weight}))
+        assert "pass score_col" not in str(caught.value)
