@@ -419,7 +419,7 @@ def _undefined_auc(cols: Columns, *, average: str | None) -> Problem:
         cols.cls,
         "groups (all classes pooled)"
         if pooled
-        else f"({', '.join(cols.by)}, class) combinations"  # one class in groups
+        else f"({', '.join([*cols.by, cols.cls])}) combinations"  # one class in groups
         if cols.by
         else "classes",
         "have no positives or no negatives"

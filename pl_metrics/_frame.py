@@ -1337,10 +1337,11 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
         try:
             readable, ordered = _pandas_ordered(frame) if pandas else _arrow_ordered(frame)
             df = pl.DataFrame(readable)
-            if df.height == 0 and type(frame).__name__ == "RecordBatchReader":
+            if df.height == 0 and _is_arrow_reader(frame):
                 raise MetricsInputError(
-                    f"{EMPTY_TABLE} (a pyarrow RecordBatchReader is read once: read before, "
-                    "it gives no rows again; pass a pyarrow Table to score it more than once)"
+                    f"{EMPTY_TABLE} (if this pyarrow RecordBatchReader was read before: a "
+                    "reader gives its rows once; pass a pyarrow Table to score them more "
+                    "than once)"
                 )
             return df.with_columns(
                 pl.col(name).cast(pl.Enum(labels))
@@ -1396,6 +1397,15 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
             else ""
         )
     )
+
+
+def _is_arrow_reader(frame: object) -> bool:
+    """Whether ``frame`` is a pyarrow RecordBatchReader (an IPC stream's reader too)."""
+    if not type(frame).__module__.startswith("pyarrow"):
+        return False
+    import pyarrow as pa
+
+    return isinstance(frame, pa.RecordBatchReader)
 
 
 def _named_index_as_columns(frame: Any) -> Any:

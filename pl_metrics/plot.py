@@ -544,9 +544,18 @@ def _bar_panels(
     title: str,
 ) -> Any:
     n, m = len(heights), len(classes)
+    first_values = [_keyed(v) for v in first_values]  # (a NaN key: one colour, one run)
     firsts = list(dict.fromkeys(first_values))
     colour_of = dict(zip(firsts, _colours(len(firsts)), strict=True))
-    run = next((j for j in range(1, n + 1) if j == n or first_values[j] != first_values[0]), n)
+    head = first_values[0]
+    run = next(
+        (
+            j
+            for j in range(1, n + 1)
+            if j == n or not (first_values[j] is head or first_values[j] == head)
+        ),
+        n,
+    )
     ncols = run if 1 < run <= 6 and n % run == 0 else min(6, math.ceil(math.sqrt(n)))
     # Hundreds of classes: fewer columns, so that a bar stays some 4 pixels wide (500
     # classes in two columns of panels were bars of 2).

@@ -1338,6 +1338,18 @@ def test_nan_keys_are_drawn_as_their_own_series(digits: pl.DataFrame) -> None:
     assert "nan" in [t.get_text() for t in ax.get_xticklabels()]
     assert "nan" in [t.get_text() for t in ax.get_yticklabels()]
     assert "n/a" not in [t.get_text() for t in ax.texts]  # each cell has its value
+    # Bars by (lr, fold): the NaN series one colour in all its panels, as the others.
+    per_fold_class = pl_metrics.f1(two, by=["model", "fold"], average=None)
+    fig = plot.per_class_bars(
+        per_fold_class.select(lr, pl.exclude("model")), "f1", by=["lr", "fold"]
+    )
+    colours: dict[str, set[str]] = {}
+    for ax in fig.axes:
+        colours.setdefault(ax.get_title().split(" / ")[0], set()).update(
+            to_hex(p.get_facecolor()) for p in bars(ax)
+        )
+    assert len(colours) == 3
+    assert all(len(c) == 1 for c in colours.values()), colours
 
 
 def test_missing_bars_say_so(digits: pl.DataFrame) -> None:

@@ -211,8 +211,15 @@ def test_a_record_batch_reader_read_twice_says_it_is_read_once() -> None:
     looking for what emptied it."""
     reader = ARROW_KINDS["record batch reader"](DIGITS)
     pl_metrics.lrap(reader, by="model")
-    with pytest.raises(pl_metrics.MetricsInputError, match="RecordBatchReader is read once"):
+    with pytest.raises(pl_metrics.MetricsInputError, match="a reader gives its rows once"):
         pl_metrics.lrap(reader, by="model")
+    sink = pa.BufferOutputStream()  # an IPC stream's reader, a subclass
+    with pa.ipc.new_stream(sink, DIGITS.to_arrow().schema) as writer:
+        writer.write_table(DIGITS.to_arrow())
+    stream = pa.ipc.open_stream(sink.getvalue())
+    pl_metrics.lrap(stream, by="model")
+    with pytest.raises(pl_metrics.MetricsInputError, match="a reader gives its rows once"):
+        pl_metrics.lrap(stream, by="model")
 
 
 def test_pandas_index_and_mixed_columns() -> None:
