@@ -1373,7 +1373,8 @@ def _check_resampling(names: Sequence[str], n_resamples: int, confidence: float,
         they, them = ("these metrics take", "them") if len(unweighted) > 1 else ("it takes", "it")
         raise MetricsInputError(
             f"{', '.join(unweighted)} cannot be bootstrapped: the bootstrap resamples ids by "
-            f"weighing them, and {they} no per-id weights; score {them} without it"
+            f"weighing them, and {they} no per-id weights; leave {them} out (and score "
+            f"{them} with report)"
         )
     check_integer("n_resamples", n_resamples, 2, MAX_RESAMPLES)
     check_confidence(confidence)

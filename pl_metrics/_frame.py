@@ -70,6 +70,7 @@ __all__ = [
     "null_rows",
     "ordered_mean",
     "ordered_sum",
+    "ordered_sum_of_one",
     "problem_rows",
     "raise_on_problems",
     "require_column",
@@ -1125,6 +1126,14 @@ def ordered_sum(expr: pl.Expr) -> pl.Expr:
     value out, so that a kept state does not hold a buffer per row (per id) of each chunk.
     """
     return expr.cum_sum().last().fill_null(0) * 1
+
+
+def ordered_sum_of_one(expr: pl.Expr) -> pl.Expr:
+    """`ordered_sum` of a group of one row, row by row (no group_by).
+
+    A cumulative sum adds the value to 0 (-0.0 comes out 0.0); a null sums to 0.
+    """
+    return (expr + 0).fill_null(0) * 1
 
 
 def ordered_mean(expr: pl.Expr) -> pl.Expr:

@@ -131,7 +131,8 @@ def test_bootstrap_is_reproducible_and_checked() -> None:
     assert a["metric"].to_list() == ["lrap", "f1"] * a["model"].n_unique()
     # (Named as the metric's limit, not as an option the caller did not give.)
     with pytest.raises(
-        pl_metrics.MetricsInputError, match="it takes no per-id weights; score it without it"
+        pl_metrics.MetricsInputError,
+        match=r"it takes no per-id weights; leave it out \(and score it with report\)",
     ) as info:
         pl_metrics.bootstrap(df, "padded_cmap")
     assert str(info.value).startswith("padded_cmap cannot be bootstrapped")
