@@ -987,9 +987,10 @@ def padded_cmap(
     threshold at score 1 per class), never as rows: nothing is copied.
 
     Scores must be probabilities in [0, 1] (the padding's 1 is their top); others are
-    refused. A class without positives scores 1 (its padding, ranked first; less where its
-    scores reach 1, tied with the padding), where `average_precision` gives it 0: in a
-    per-class table, either is no sign of a good or a bad class (count its positives).
+    refused. A class without positives scores 1 (its padding, ranked first), or
+    padding / (padding + its rows of score 1) where its scores reach 1, tied with the
+    padding (kNN and naive Bayes give many); `average_precision` gives it 0: in a per-class
+    table, neither is a sign of a good or a bad class (count its positives).
 
     Parameters
     ----------

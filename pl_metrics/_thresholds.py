@@ -725,7 +725,8 @@ def best_threshold(
     win. Scores of ids of weight 0 are no candidates (as in `roc_curve`): a class left
     without one (its ids all weigh 0, or their weights cancel) has nothing to tune, and gets
     its highest score with a null ``value``; one whose every value is NaN (no positives,
-    ``zero_division=nan``) its highest score with a NaN ``value``. Pass the table to any
+    ``zero_division=nan``) its highest score of an id of nonzero weight with a NaN
+    ``value``. Pass the table to any
     thresholded metric as ``threshold=`` to apply it: ``f1(test, threshold=best)``; on the
     same rows that gives ``value`` (with weights, to about 1e-16: here they are summed in
     score order, there in row order, as scikit-learn sums them). Kept as Float64: a table
