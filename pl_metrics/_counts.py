@@ -104,7 +104,8 @@ def from_counts(
     elif metric == "hamming_loss":
         value = (fp + fn) / (tp + fp + fn + tn)
     elif metric == "balanced_accuracy":
-        value = (tpr + tnr) / 2
+        # zero_division=NaN: the undefined rate left out, as balanced_accuracy_score does
+        value = _nanmean2(tpr, tnr)
     elif metric == "balanced_f1":
         # Both rates zero: the harmonic mean's limit, 0 (the BirdCLEF 2022 notebook's eps
         # gives the same).

@@ -578,7 +578,8 @@ def balanced_accuracy(
     ``zero_division``, which matches the notebook's formula without its ``eps``. Per class
     this equals `sklearn.metrics.balanced_accuracy_score` on the class's column when the
     column has both positives and negatives; when it has only one kind, scikit-learn drops
-    the missing rate and returns the other, where this averages it with ``zero_division``.
+    the missing rate and returns the other, where this averages it with ``zero_division``
+    (``zero_division=nan`` leaves it out: scikit-learn's value).
 
     Parameters
     ----------

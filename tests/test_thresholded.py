@@ -71,8 +71,10 @@ def reference(metric: str, truth, pred, weight, average, zd) -> np.ndarray | flo
             ]
         )
     tp, fp, fn, tn, tpr, tnr = seed_004_rates(truth, pred, w, zd)
-    if metric == "balanced_accuracy":
-        per_class = (tpr + tnr) / 2
+    if metric == "balanced_accuracy":  # (zero_division=nan: an undefined rate left out)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            per_class = np.nanmean([tpr, tnr], axis=0)
     elif metric == "balanced_f1":
         with np.errstate(divide="ignore", invalid="ignore"):
             per_class = np.where(tpr + tnr == 0, 0.0, 2 * tpr * tnr / (tpr + tnr))
@@ -84,7 +86,9 @@ def reference(metric: str, truth, pred, weight, average, zd) -> np.ndarray | flo
             tpr_m = np.where(pooled[0] + pooled[2] == 0, zd, pooled[0] / (pooled[0] + pooled[2]))
             tnr_m = np.where(pooled[3] + pooled[1] == 0, zd, pooled[3] / (pooled[3] + pooled[1]))
             if metric == "balanced_accuracy":
-                return float((tpr_m + tnr_m)[0] / 2)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    return float(np.nanmean([tpr_m[0], tnr_m[0]]))
             if metric == "balanced_f1":
                 s = tpr_m + tnr_m
                 return float(np.where(s == 0, 0.0, 2 * tpr_m * tnr_m / s)[0])
@@ -185,7 +189,8 @@ def test_balanced_accuracy_equals_sklearn_when_both_kinds_present() -> None:
 
 
 def test_balanced_accuracy_class_without_positives_differs_from_sklearn() -> None:
-    """Documented: sklearn drops the undefined TPR; we average it as zero_division."""
+    """Documented: sklearn drops the undefined TPR; we average it as zero_division, and
+    zero_division=nan leaves it out, as sklearn does."""
     truth = np.array([[False], [False], [False], [False]])
     pred_score = np.array([[0.9], [0.1], [0.1], [0.1]])
     df = long_table(truth, pred_score)
@@ -194,7 +199,8 @@ def test_balanced_accuracy_class_without_positives_differs_from_sklearn() -> Non
         assert balanced_accuracy_score(truth[:, 0], pred_score[:, 0] >= 0.5) == 0.75
     assert pl_metrics.balanced_accuracy(df).item() == pytest.approx(0.375)
     assert pl_metrics.balanced_accuracy(df, zero_division=1).item() == pytest.approx(0.875)
-    assert np.isnan(pl_metrics.balanced_accuracy(df, zero_division=float("nan")).item())
+    nan = pl_metrics.balanced_accuracy(df, zero_division=float("nan")).item()
+    assert nan == pytest.approx(0.75)
 
 
 def simulate_seed_004(
