@@ -776,9 +776,14 @@ def _unpivot(
     )
 
 
+def _is_pandas(value: object) -> bool:
+    """Whether ``value`` is a pandas object (a frame, Series, Index or array)."""
+    return type(value).__module__.partition(".")[0] == "pandas"
+
+
 def _array(name: str, values: object) -> np.ndarray:
     """``values`` as a numpy array; ragged lists refused by name, not by numpy."""
-    if type(values).__module__.partition(".")[0] == "pandas":
+    if _is_pandas(values):
         values = _pandas_numbers(name, values)
     if isinstance(values, pl.LazyFrame):  # (numpy makes one object of it)
         raise MetricsInputError(
@@ -823,7 +828,7 @@ def _nulls_among(ids: object) -> np.ndarray | None:
     if isinstance(ids, pl.Series):
         nulls: np.ndarray = ids.is_null().to_numpy()
         return nulls
-    if type(ids).__module__.partition(".")[0] == "pandas":  # a Series, Index or masked array
+    if _is_pandas(ids):  # a Series, Index or masked array
         import pandas  # (installed: it made the ids)
 
         found = np.asarray(pandas.isna(ids))
@@ -1120,7 +1125,7 @@ def _warn_of_pandas_misaligned(y_true: object, y_score: object) -> None:
     default index (0 to n - 1, as ``predict_proba`` frames have) names no rows: a shuffled
     frame's labels beside it pair by position, as meant.
     """
-    if not all(type(a).__module__.partition(".")[0] == "pandas" for a in (y_true, y_score)):
+    if not (_is_pandas(y_true) and _is_pandas(y_score)):
         return
     import pandas as pd
 

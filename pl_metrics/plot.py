@@ -665,7 +665,7 @@ def distributions(
         pooled = np.concatenate(values)
         lo, hi = (float(pooled.min()), float(pooled.max())) if pooled.size else (0.0, 1.0)
         if lo == hi:  # one value: a bin around it, inside [0, 1]
-            lo, hi = max(0.0, lo - 0.05), min(1.0, hi + 0.05)
+            lo, hi = _around(lo)
         edges = np.linspace(lo, hi, bins + 1)
     ncols = min(3, len(metrics))
     nrows = math.ceil(len(metrics) / ncols)
@@ -681,12 +681,7 @@ def distributions(
         panel_edges = edges
         if not unit and data.size and np.ptp(data) == 0:  # one value: a bin around it
             # (matplotlib's is a unit either side: lrap 1.0 drawn from 0.5 to 1.5)
-            value = float(data[0])
-            half = 0.05 * max(abs(value), 1.0)
-            low, high = value - half, value + half
-            if 0.0 <= value <= 1.0:
-                low, high = max(0.0, low), min(1.0, high)
-            panel_edges = np.linspace(low, high, bins + 1)
+            panel_edges = np.linspace(*_around(float(data[0])), bins + 1)
         ax.hist(data, bins=panel_edges, color=colour, edgecolor="white", linewidth=0.8)
         if data.size:
             ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts of groups
@@ -711,6 +706,16 @@ def distributions(
     left_out = f" (no finite value, left out: {', '.join(missing)})" if missing else ""
     fig.suptitle(f"Distribution over {table.height:,}{over} groups{left_out}")
     return fig
+
+
+def _around(value: float) -> tuple[float, float]:
+    """A histogram's range about its one value.
+
+    5% of it either side (0.05 at least), inside [0, 1] for a value there.
+    """
+    half = 0.05 * max(abs(value), 1.0)
+    low, high = value - half, value + half
+    return (max(0.0, low), min(1.0, high)) if 0.0 <= value <= 1.0 else (low, high)
 
 
 @checked_options
