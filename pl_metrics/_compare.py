@@ -280,16 +280,24 @@ def compare(
     made = [c for m in names for c in made_columns(info(m))] + spread_columns
     for option, key in (("model_col", model_col), ("fold_col", fold_col)):
         check_key_name(key, option, made, "compare")  # (by their own options, not as `by`)
+
     # (The DataFrame itself: its text truth or scores are told by their values.)
-    spec = resolve(source, names, by=[model_col, fold_col], **options)  # checked once
-    spec = replace(spec, columns=replace(spec.columns, compared=True))  # (for its errors)
+    def specs(**given: Any) -> tuple[Spec, Spec]:
+        """The folds' spec and the pooled one."""
+        spec = resolve(source, names, by=[model_col, fold_col], **given)
+        spec = replace(spec, columns=replace(spec.columns, compared=True))  # (for its errors)
+        pooled = replace(spec.columns, by=(model_col,), pooled_folds=fold_col)
+        return spec, replace(spec, columns=pooled)
+
+    # A lazy threshold table is read when the result is collected, as the rows are.
+    lazy_table = lazy_source and isinstance(options.get("threshold"), pl.LazyFrame)
+    spec, by_model = specs(**(at_call(options) if lazy_table else options))  # checked once
     check_key_names(spec.columns, spread_columns, "compare")
     if spec.keys != [model_col, fold_col]:
         raise MetricsInputError(
             "compare ranks models by one value per metric; for per-class values use "
             f"report(..., by=[{model_col!r}, {fold_col!r}], average=None)"
         )
-    by_model = replace(spec, columns=replace(spec.columns, by=(model_col,), pooled_folds=fold_col))
 
     def ranked(per_fold: pl.LazyFrame, pooled: pl.LazyFrame) -> pl.LazyFrame:
         spread = per_fold.group_by(model_col).agg(
@@ -318,7 +326,9 @@ def compare(
             with naming_examples(lf, spec):
                 return _values(source, spec)
 
-        per_fold, pooled = (values(s) for s in (spec, by_model))
+        per_fold, pooled = (
+            values(s) for s in (specs(**options) if lazy_table else (spec, by_model))
+        )
         lacking = _warn_of_missing_folds(per_fold, model_col, fold_col)
         _warn_of_other_rows(source, spec.columns, model_col, told=lacking)
         return ranked(per_fold.lazy(), pooled.lazy()).collect()

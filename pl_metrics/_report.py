@@ -89,7 +89,8 @@ def state(
     Score id-disjoint parts of a dump separately (shards, folds written by different jobs,
     predictions that arrive over time), keep their collected states, and merge them later:
     ``merge_states([...]).finalize()`` equals the metrics of the whole table to rounding
-    (1e-12).
+    (1e-12). A threshold table, even a LazyFrame, is read at the call: the state holds its
+    thresholds, so that states of the same table merge.
 
     Parameters
     ----------

@@ -733,6 +733,25 @@ def test_a_lazy_threshold_table_is_read_when_the_result_is_collected(tmp_path: P
     assert "\n" not in str(unread.value)
 
 
+def test_compare_reads_a_lazy_threshold_table_when_collected() -> None:
+    # compare resolved its options with the table itself: read at the call, not the collect.
+    rng = np.random.default_rng(6)
+    truth = rng.random((80, 3)) < 0.4
+    df = pl.concat(
+        pl_metrics.from_numpy(truth, np.round(rng.random((80, 3)), 2)).with_columns(
+            model=pl.lit(model), fold=pl.col("id") % 2
+        )
+        for model in ("a", "b")
+    )
+    best = pl_metrics.best_threshold(df, by="model")
+    lazy_best, reads = counting_reads(best)
+    lazy = pl_metrics.compare(df.lazy(), ["f1", "precision"], threshold=lazy_best)
+    assert reads == []
+    want = pl_metrics.compare(df, ["f1", "precision"], threshold=best)
+    assert_frame_equal(lazy.collect(), want)
+    assert reads
+
+
 def test_a_threshold_table_applies_to_float_keys_of_either_zero() -> None:
     # -0.0 and 0.0 are one group everywhere, but a table was matched by text ("-0.0").
     df = pl.DataFrame(
