@@ -1552,8 +1552,9 @@ def model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> 
     """``value`` as a value of the model column: "1" for an integer column's 1, say."""
     if dtype == pl.Boolean and isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"  # (polars casts no text to booleans)
-    try:
-        given = pl.Series([value])
+    typed = _number(value) if isinstance(value, str) and dtype.is_numeric() else value
+    try:  # (typed: "3" of a model 3.0, "3.0" of a model 3)
+        given = pl.Series([typed])
         cast = given.cast(dtype, strict=True)
         same = cast.cast(given.dtype).equals(given)  # 1.5 is no integer model
     except (pl.exceptions.PolarsError, TypeError, ValueError):
@@ -1563,6 +1564,16 @@ def model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> 
             f"option {option!r}: {shown(value)} is not a value of column {model_col!r} ({dtype})"
         )
     return cast.item()
+
+
+def _number(text: str) -> int | float | str:
+    """``text`` as the integer or the float it writes (exactly, for long integers), or as is."""
+    for parse in (int, float):
+        try:
+            return parse(text)
+        except ValueError:
+            pass
+    return text
 
 
 def no_rows_of_model(

@@ -1495,6 +1495,14 @@ def test_compare_against_refuses_what_it_cannot_pair(
     got = pl.read_csv(capsys.readouterr().out.encode())
     assert got["model_a"].to_list() == [3, 3, 3]
     assert sorted(got["model_b"].to_list()) == [1, 2, 4]
+    # A number as typed names the model whatever the column's numeric type: "3.0" of these
+    # integers, "3" and "3e0" of floats (their text was compared: "3" is not "3.0").
+    floats = tmp_path / "floats.parquet"
+    pl.read_parquet(numbered).with_columns(pl.col("model").cast(pl.Float64)).write_parquet(floats)
+    for path, typed in [(numbered, "3.0"), (floats, "3"), (floats, "3e0")]:
+        argv = ["compare", str(path), "-m", "lrap", "--against", typed, "--format", "csv"]
+        assert main(argv) == 0, capsys.readouterr().err
+        assert pl.read_csv(capsys.readouterr().out.encode())["model_a"].to_list() == [3] * 3
 
 
 def test_by_may_be_given_more_than_once(capsys: pytest.CaptureFixture[str]) -> None:
