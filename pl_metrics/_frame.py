@@ -186,6 +186,8 @@ def unknown_option(
     close = did_you_mean(name, [*known, *near], n=1, cutoff=0.8 if takers else 0.6)
     if f"{name}_col" in known:  # paired(model=): model_col, not model_a
         close = f"did you mean '{name}_col'?"
+    if "by" in known and name in ("by_col", "by_cols", "group_by", "groupby", "group_col"):
+        close = "did you mean 'by'?"  # (by_col was offered id_col)
     if name in _SCIKIT_LEARN_OPTIONS:  # (sample_weight is no class_weights)
         close = _SCIKIT_LEARN_OPTIONS[name]
         if name == "sample_weight" and function in METRICS and "weight_col" not in known:

@@ -20,6 +20,7 @@ __all__ = [
     "COMMON_OPTIONS",
     "METRICS",
     "METRIC_OPTIONS",
+    "ChunkKey",
     "MetricInfo",
     "api_table",
     "function",
@@ -555,7 +556,12 @@ def suggestion(name: str, choices: Iterable[str]) -> str:
     f_beta = re.fullmatch(r"f_?(\d+(?:\.\d+)?)(?:_score)?", name.lower())
     # F2, the Kaggle metric, say (F1 is f1: below)
     if f_beta is not None and name.lower() not in METRICS and float(f_beta.group(1)) != 1:
-        return f"F-beta with beta={f_beta.group(1)} is 'fbeta' with beta={f_beta.group(1)}"
+        beta = f_beta.group(1)
+        if set(beta) == {"1"}:  # f11: a key held down
+            return "did you mean 'f1'?"
+        if beta.startswith("0") and beta.isdigit():  # F05, as Kaggle writes F0.5
+            beta = f"0.{beta[1:]}"
+        return f"F-beta with beta={beta} is 'fbeta' with beta={beta}"
     listed = [part.strip() for part in name.split(",")]
     if len(listed) > 1 and all(part in METRICS for part in listed):  # the CLI's -m lrap,f1
         return f"several metrics are a list: {listed!r}"
@@ -623,4 +629,6 @@ _SHORT_NAMES: dict[str, str] = {
     "ece": "expected_calibration_error",
     "cmap": "padded_cmap",
     "bce": "binary_log_loss",
+    "top_k": "top_k_accuracy",
+    "topk": "top_k_accuracy",
 }

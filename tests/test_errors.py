@@ -265,6 +265,12 @@ def test_arguments_are_offered_for_near_names_only(good: pl.DataFrame) -> None:
             lambda: pl_metrics.paired(good, "lrap", "a", "b", model_as="m"),
             r"'model_as'; did you mean 'model_a'\?$",
         ),
+        # by_col was offered id_col; pandas' and SQL's spellings name by too.
+        (
+            lambda: pl_metrics.f1(good, by_col="g"),
+            r"^f1: unknown option 'by_col'; did you mean 'by'\?$",
+        ),
+        (lambda: pl_metrics.score(good, "lrap", group_by="g"), r"'group_by'; did you mean 'by'\?$"),
     ]
     for call, message in cases:
         with pytest.raises(MetricsInputError, match=message):

@@ -139,7 +139,7 @@ def test_unknown_metric_suggests_close_names() -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match="did you mean 'lwlrap'"):
         pl_metrics.report(pl.DataFrame(), "lwrap")
     # F2 (a Kaggle metric) is fbeta with beta=2; F1 in capitals is f1.
-    for name, beta in (("f2", "2"), ("F0.5", "0.5"), ("f_2", "2")):
+    for name, beta in (("f2", "2"), ("F0.5", "0.5"), ("f_2", "2"), ("F05", r"0\.5")):
         with pytest.raises(pl_metrics.MetricsInputError, match=f"is 'fbeta' with beta={beta}"):
             pl_metrics.report(pl.DataFrame(), name)
     with pytest.raises(pl_metrics.MetricsInputError, match="did you mean 'f1'"):
@@ -151,6 +151,8 @@ def test_unknown_metric_suggests_close_names() -> None:
         ("pr-auc", "average_precision"),
         ("AUC", "roc_auc"),
         ("mcc", "matthews_corrcoef"),
+        ("top_k", "top_k_accuracy"),
+        ("f11", "f1"),  # (not fbeta with beta=11)
         ("micro_f1", "f1' with average='micro"),
         ("F1-macro", "f1' with average='macro"),
         ("auc_weighted", "roc_auc' with average='weighted"),
