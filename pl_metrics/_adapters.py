@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, cast
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from pl_metrics._frame import (
@@ -925,8 +926,8 @@ def _label_indices(labels: np.ndarray, class_names: Sequence[object] | None) -> 
 
 @checked_options
 def from_numpy(
-    y_true: np.ndarray,
-    y_score: np.ndarray,
+    y_true: npt.ArrayLike,
+    y_score: npt.ArrayLike,
     *,
     class_names: Sequence[object] | np.ndarray | None = None,
     ids: Sequence[object] | np.ndarray | None = None,

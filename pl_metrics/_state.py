@@ -57,7 +57,7 @@ from pl_metrics._kernel import (
     key_sorted,
 )
 from pl_metrics._kernel import available as kernel_available
-from pl_metrics._registry import METRICS, info
+from pl_metrics._registry import METRICS, ChunkKey, info
 from pl_metrics._runs import (
     ClassCounts,
     CurveCounts,
@@ -227,7 +227,7 @@ def register(module: str, family: Family) -> None:
 
 
 @checked_options
-def chunk_key(metric: str) -> str:
+def chunk_key(metric: str) -> ChunkKey:
     """The key that chunks of a table must not split for ``metric``.
 
     ``"id"`` for metrics that rank or count within an id: each id's rows must be in one
@@ -244,7 +244,7 @@ def chunk_key(metric: str) -> str:
 
     Returns
     -------
-    str
+    Literal["id", "class"]
         ``"id"`` or ``"class"``.
 
     Examples
@@ -434,7 +434,7 @@ class MetricState:
         return pl.defer(lambda: _finalize(self.collect()).collect(), schema=plan.collect_schema())
 
     @property
-    def chunk_keys(self) -> dict[str, str]:
+    def chunk_keys(self) -> dict[str, ChunkKey]:
         """For each metric, the key that parts of the table must not split (see `chunk_key`)."""
         return {m: chunk_key(m) for m in self.metrics}
 

@@ -5,6 +5,8 @@ Each function returns the frame it is given: a DataFrame, a LazyFrame, or either
 
 from __future__ import annotations
 
+from typing import Literal
+
 import polars as pl
 from typing_extensions import assert_type
 
@@ -38,3 +40,9 @@ def _options(df: pl.DataFrame) -> None:
 def _integer_models(df: pl.DataFrame) -> None:
     # Models are values of model_col, of its type: integers too.
     assert_type(pl_metrics.paired(df, "lrap", 1, 2, n_resamples=10), pl.DataFrame)
+
+
+def _arrays() -> None:
+    # scikit-learn's inputs: nested lists and pandas objects, as the docstring says.
+    assert_type(pl_metrics.from_numpy([[1, 0], [0, 1]], [[0.1, 0.9], [0.8, 0.2]]), pl.DataFrame)
+    assert_type(pl_metrics.chunk_key("lrap"), Literal["id", "class"])
