@@ -26,6 +26,7 @@ from pl_metrics._frame import (
     aggregate,
     checked_options,
     listed,
+    ordered_mean,
     ordered_sum,
 )
 from pl_metrics._registry import info
@@ -225,6 +226,10 @@ class _Thresholded(Family):
             pooled = from_counts(metric, s_tp, s_fp, s_fn, s_tn, zd, beta)
             return aggregate(classes, by, [pooled.alias(metric)])
         per_class = from_counts(metric, tp, fp, fn, tn, zd, beta)
+        if "zero_division" not in info(metric).options:
+            # (MCC: a class's NaN comes of negative weights, not of zero_division=nan; the
+            # mean of scikit-learn's per-class values keeps it.)
+            return aggregate(classes, by, [ordered_mean(per_class).cast(pl.Float64).alias(metric)])
         support = (tp + fn).cast(pl.Float64) if opts.average == "weighted" else None
         return aggregate(classes, by, [nanaverage(per_class, support).alias(metric)])
 
@@ -933,7 +938,8 @@ def matthews_corrcoef(
     ``(tp·tn - fp·fn) / sqrt((tp + fp)(tp + fn)(tn + fp)(tn + fn))`` per class column; 0
     when a factor is 0 (a class always or never predicted, or always or never true), as
     scikit-learn. ``"macro"`` averages the classes; ``"micro"`` is the coefficient of the
-    counts pooled over classes.
+    counts pooled over classes. Negative weights can make a class's product negative: its
+    coefficient is NaN, as scikit-learn's, and so is the macro average.
 
     Parameters
     ----------

@@ -126,6 +126,31 @@ def test_matches_sklearn(kind: str, metric: str, data: st.DataObject) -> None:
         )
 
 
+def test_macro_mcc_of_a_class_of_nan_is_nan() -> None:
+    # Negative weights make class b's product negative: its MCC is NaN, as scikit-learn's,
+    # and the macro average was the other class's value, NaN left out as zero_division=nan's.
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1, 2, 2, 3, 3],
+            "class": ["a", "b"] * 4,
+            "score": [0.9, 0.9, 0.1, 0.9, 0.9, 0.1, 0.1, 0.1],
+            "truth": [1, 1, 0, 0, 1, 1, 0, 0],
+            "w": [-1.0, -1.0, 2.0, 2.0, -1.5, -1.5, 3.0, 3.0],
+        }
+    )
+    truth = df["truth"].to_numpy().reshape(4, 2)
+    pred = df["score"].to_numpy().reshape(4, 2) >= THRESHOLD
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = per_column(matthews_corrcoef, truth, pred, np.array([-1, 2, -1.5, 3]))
+    per_class = pl_metrics.matthews_corrcoef(df, weight_col="w", average=None)
+    np.testing.assert_array_equal(per_class["matthews_corrcoef"].to_numpy(), want)
+    assert np.isnan(want[1])
+    for frame in (df, df.lazy()):
+        got = pl_metrics.matthews_corrcoef(frame, weight_col="w")
+        assert np.isnan(got.lazy().collect().item())
+
+
 def test_fbeta_with_beta_one_is_f1() -> None:
     rng = np.random.default_rng(0)
     df = pl_metrics.from_numpy(rng.random((30, 4)) < 0.4, rng.random((30, 4)))
