@@ -194,6 +194,9 @@ def unknown_option(
             close = "it takes no sample weights"
         if name == "labels" and "class_names" in known:
             close = "did you mean 'class_names'? (as scikit-learn's labels=)"
+        if name == "labels" and function in ("top_k_accuracy", "log_loss", "weighted_log_loss"):
+            # (scikit-learn's labels= there are y_score's columns, not classes to keep)
+            close = "every class of the table is one of its labels: leave labels= out"
     if function in METRICS and takers:
         if name == "weight_col":  # not "did you mean 'id_col'?"
             why = "it takes no sample weights"

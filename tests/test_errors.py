@@ -1205,6 +1205,11 @@ def test_scikit_learn_options_are_told_what_they_are_here(good: pl.DataFrame) ->
         pl_metrics.from_numpy(np.eye(2), np.eye(2), labels=["a", "b"])
     with pytest.raises(MetricsInputError, match=r"'labels'; to score some classes, filter the"):
         pl_metrics.lrap(good, labels=[1, 2])
+    # top_k_accuracy_score's and log_loss's labels= name y_score's columns: filtering to
+    # them changes the number (top-k 0.75 becomes 1.0).
+    for metric in ("top_k_accuracy", "log_loss", "weighted_log_loss"):
+        with pytest.raises(MetricsInputError, match=r"'labels'; every class of the table is"):
+            getattr(pl_metrics, metric)(good, labels=[1, 2])
 
 
 def test_examples_name_each_id_once_after_the_advice(dump: pl.DataFrame) -> None:
