@@ -448,8 +448,14 @@ def _add_weight(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weight-col", metavar="COL", help="per-id sample weight column")
 
 
-def _add_curve_options(parser: argparse.ArgumentParser, *, tables: bool = True) -> None:
-    """The options of the curve tables and calibration; calibration's only without ``tables``."""
+def _add_curve_options(
+    parser: argparse.ArgumentParser, *, tables: bool = True, plotted: bool = False
+) -> None:
+    """The options of the curve tables and calibration; calibration's only without ``tables``.
+
+    ``plotted``: the command draws the curves (`curves --plot`), whole whatever the table's
+    points.
+    """
     parser.add_argument(
         "--n-bins", type=int, default=10, metavar="N", help="calibration bins (default 10)"
     )
@@ -465,8 +471,8 @@ def _add_curve_options(parser: argparse.ArgumentParser, *, tables: bool = True) 
         "--max-points",
         type=int,
         metavar="N",
-        help="curves: at most N points per class in the table (the picture of curves --plot "
-        "draws the whole curve, so its AUC and AP are exact)",
+        help="curve tables: at most N points per class in the table"
+        + (" (--plot draws the whole curve, so its AUC and AP are exact)" if plotted else ""),
     )
 
 
@@ -622,7 +628,7 @@ def _add_curves(commands: Any) -> None:
     _add_by(cu)
     _add_columns(cu)
     _add_weight(cu)
-    _add_curve_options(cu)
+    _add_curve_options(cu, plotted=True)
     _add_checks(cu)
     _add_chunking(cu)
     _add_plot(cu, "the curves' plot")

@@ -435,6 +435,7 @@ def test_score_help_lists_the_registry(capsys: pytest.CaptureFixture[str]) -> No
     assert "lower is better:  coverage_error, label_ranking_loss," in out
     assert "--pred-col COL" in out
     assert "--pred " not in out
+    assert "--plot draws" not in out  # (score draws nothing: its --max-points told of curves.)
 
 
 @pytest.mark.parametrize(
