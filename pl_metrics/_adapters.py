@@ -985,7 +985,7 @@ def from_numpy(
     ...
     pl_metrics._frame.MetricsInputError: y_true: 2 values are neither 0 nor 1
     """
-    _warn_of_pandas_misaligned(y_true, y_score)
+    _warn_of_pandas_misaligned(y_true, y_score, class_names)
     # scipy's sparse matrices (scikit-learn's multilabel indicators often are) as dense.
     y_true, y_score = (a.toarray() if hasattr(a, "toarray") else a for a in (y_true, y_score))
     score, truth = _array("y_score", y_score), _array("y_true", y_true)
@@ -1118,14 +1118,32 @@ def from_numpy(
     )
 
 
-def _warn_of_pandas_misaligned(y_true: object, y_score: object) -> None:
-    """Warn where two pandas objects' labels pair other rows or columns than their places.
+def _warn_of_pandas_misaligned(
+    y_true: object, y_score: object, class_names: Sequence[object] | np.ndarray | None
+) -> None:
+    """Warn where pandas objects' labels pair other rows or columns than their places.
 
     ``from_numpy`` reads them by position, as scikit-learn does; pandas users may expect
-    them aligned by index and column names (a frame of ``[b, a]`` beside ``[a, b]``). A
-    default index (0 to n - 1, as ``predict_proba`` frames have) names no rows: a shuffled
-    frame's labels beside it pair by position, as meant.
+    them aligned by index and column names (a frame of ``[b, a]`` beside ``[a, b]``, or
+    beside ``class_names=[a, b]``). A default index (0 to n - 1, as ``predict_proba``
+    frames have) names no rows: a shuffled frame's labels beside it pair by position, as
+    meant.
     """
+    for name, frame in (("y_true", y_true), ("y_score", y_score)):
+        columns = getattr(frame, "columns", None) if _is_pandas(frame) else None
+        if columns is None or class_names is None or isinstance(class_names, str):
+            continue  # (a string is refused as class_names later)
+        if len(columns) != len(class_names):
+            continue
+        given, named = [str(c) for c in columns], [str(c) for c in class_names]
+        if given != named and sorted(given) == sorted(named):
+            warnings.warn(
+                f"{name}'s columns are the class_names in another order: from_numpy names "
+                f"its columns by position, as scikit-learn reads labels=; to name them by "
+                f"label, pass {name}[class_names] (or class_names=list({name}.columns))",
+                UserWarning,
+                stacklevel=caller_stacklevel(),
+            )
     if not (_is_pandas(y_true) and _is_pandas(y_score)):
         return
     import pandas as pd

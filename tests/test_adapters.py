@@ -996,6 +996,23 @@ def test_from_numpy_warns_of_pandas_labels_in_another_order() -> None:
         assert pl_metrics.from_numpy(frame["y"], proba).metrics.lrap().item() == 1.0
 
 
+def test_from_numpy_warns_of_columns_that_are_the_class_names_in_another_order() -> None:
+    # class_names name y_score's columns by position: a frame of [dog, cat] beside
+    # class_names=[cat, dog] named the dog column "cat" without a word, and labels looked
+    # up in class_names paired with the other column.
+    y_score = pd.DataFrame({"dog": [0.9, 0.2], "cat": [0.1, 0.8]})
+    y_true = np.array(["dog", "cat"])
+    with pytest.warns(UserWarning, match=r"y_score's columns are the class_names in another"):
+        by_position = pl_metrics.from_numpy(y_true, y_score, class_names=["cat", "dog"])
+    assert by_position.metrics.lrap().item() == 0.5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        aligned = pl_metrics.from_numpy(y_true, y_score[["cat", "dog"]], class_names=["cat", "dog"])
+        assert aligned.metrics.lrap().item() == 1.0
+        pl_metrics.from_numpy(np.eye(2), y_score, class_names=["x", "y"])  # other names
+        pl_metrics.from_numpy(y_true, y_score.to_numpy(), class_names=["cat", "dog"])
+
+
 def test_from_wide_refuses_a_null_label_in_a_list() -> None:
     """A null in a list of labels was dropped without a word: told, with the fix."""
     submission = pl.DataFrame(
