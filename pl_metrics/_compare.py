@@ -234,6 +234,12 @@ def compare(
         Those of `report` (``id_col``, ``weight_col``, ``threshold``, ...; typed as
         `MetricOptions`), except ``by``, ``per_id`` and those of tables alone.
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        One row per model, best first: ``model_col``, then ``{metric}``,
+        ``{metric}_mean`` and ``{metric}_std`` for each metric.
+
     Examples
     --------
     >>> import polars as pl
@@ -1456,6 +1462,12 @@ def bootstrap(
         Those of `report` (``id_col``, ``weight_col``, ``threshold``, ``average``, ...;
         typed as `MetricOptions`), except ``per_id`` and those of tables alone.
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        Rows ``(by..., metric, estimate, lower, upper, std)``, and the class column with
+        per-class output.
+
     Notes
     -----
     Resamples are computed in blocks, so memory does not grow with ``n_resamples``; the
@@ -1644,6 +1656,12 @@ def paired(
     MetricsInputError
         When the two models do not score exactly the same ids (of each group), the same
         classes of each id, or with the same truth (and weight) of each.
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        Rows ``(by..., metric, model_a, model_b, difference, lower, upper,
+        p_value)``, and the class column with per-class output.
 
     Examples
     --------

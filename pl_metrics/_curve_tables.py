@@ -680,6 +680,11 @@ def roc_curve(
         Thin each class's curve to at most this many points for plotting, evenly spread
         along it, first and last kept. Default: every point (exact).
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        Rows ``(by..., class, threshold, fpr, tpr)``; Float64 values.
+
     Examples
     --------
     >>> import polars as pl
@@ -743,6 +748,11 @@ def precision_recall_curve(
         As in `roc_auc`.
     max_points
         As in `roc_curve`.
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        Rows ``(by..., class, threshold, precision, recall)``; Float64 values.
 
     Examples
     --------
@@ -810,6 +820,12 @@ def calibration_curve(
     strategy
         ``"uniform"`` or ``"quantile"``.
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        Rows ``(by..., class, bin, prob_pred, prob_true, count)``; ``bin`` and
+        ``count`` are Int64.
+
     Examples
     --------
     >>> import polars as pl
@@ -868,6 +884,12 @@ def brier_score(
     average
         ``None`` or ``"macro"``.
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column when ``average=None``), then a
+        Float64 ``brier_score`` column.
+
     Examples
     --------
     >>> import polars as pl
@@ -921,6 +943,12 @@ def binary_log_loss(
         ``None`` (per class), ``"macro"`` or ``"micro"``.
     eps
         Clipping bound.
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column when ``average=None``), then a
+        Float64 ``binary_log_loss`` column.
 
     Examples
     --------
@@ -977,6 +1005,12 @@ def expected_calibration_error(
         As in `calibration_curve`.
     average
         ``None`` or ``"macro"``.
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column when ``average=None``), then a
+        Float64 ``expected_calibration_error`` column.
 
     Examples
     --------

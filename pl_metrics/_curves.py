@@ -941,6 +941,13 @@ def average_precision(
         Return each id's value instead, for error analysis: rows ``(by..., id,
         average_precision)`` (with ``average="samples"``).
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column when ``average=None``), then a
+        Float64 ``average_precision`` column; with ``per_id=True``, rows ``(by...,
+        id, average_precision)``.
+
     Examples
     --------
     >>> import polars as pl
@@ -1001,6 +1008,12 @@ def padded_cmap(
     per_class
         Return each class's padded average precision: rows ``(by..., class, padded_cmap)``.
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column with ``per_class=True``), then a
+        Float64 ``padded_cmap`` column.
+
     Examples
     --------
     >>> import polars as pl
@@ -1054,6 +1067,12 @@ def top_k_accuracy(
         How many of the best scores count. Default 1 (scikit-learn's default is 2).
     per_id
         Return each id's value instead, for error analysis: rows ``(by..., id, top_k_accuracy)``.
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns, then a Float64 ``top_k_accuracy`` column; with
+        ``per_id=True``, rows ``(by..., id, top_k_accuracy)``.
 
     Examples
     --------

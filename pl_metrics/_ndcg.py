@@ -231,6 +231,12 @@ def ndcg(
     per_id
         Return each id's value instead, for error analysis: rows ``(by..., id, ndcg)``.
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns, then a Float64 ``ndcg`` column; with ``per_id=True``,
+        rows ``(by..., id, ndcg)``.
+
     Examples
     --------
     >>> import polars as pl

@@ -520,6 +520,11 @@ def sweepable() -> list[str]:
 def metric_names() -> list[str]:
     """Every registered metric, in the registry's order.
 
+    Returns
+    -------
+    list of str
+        The metrics' names, as `report` and `score` take them.
+
     Examples
     --------
     >>> import pl_metrics

@@ -304,6 +304,12 @@ def confusion(
     ragged, validate
         As in `lrap`.
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        Rows ``(by..., class, tp, fp, fn, tn)``: Int64 counts, or Float64 sums of
+        weights with ``weight_col``.
+
     Examples
     --------
     >>> import polars as pl
@@ -474,6 +480,13 @@ def precision(
         Return each id's value instead, for error analysis: rows ``(by..., id, precision)``
         (with ``average="samples"``).
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column when ``average=None``), then a
+        Float64 ``precision`` column; with ``per_id=True``, rows ``(by..., id,
+        precision)``.
+
     Examples
     --------
     >>> import polars as pl
@@ -531,6 +544,13 @@ def recall(
     per_id
         Return each id's value instead, for error analysis: rows ``(by..., id, recall)``
         (with ``average="samples"``).
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column when ``average=None``), then a
+        Float64 ``recall`` column; with ``per_id=True``, rows ``(by..., id,
+        recall)``.
 
     Examples
     --------
@@ -593,6 +613,12 @@ def balanced_accuracy(
     average, zero_division, ragged, validate
         As in `f1` (no ``"samples"``).
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column when ``average=None``), then a
+        Float64 ``balanced_accuracy`` column.
+
     Examples
     --------
     >>> import polars as pl
@@ -648,6 +674,12 @@ def balanced_f1(
         As in `f1`.
     average, zero_division, ragged, validate
         As in `f1` (no ``"samples"``).
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column when ``average=None``), then a
+        Float64 ``balanced_f1`` column.
 
     Examples
     --------
@@ -705,6 +737,12 @@ def mfif(
         As in `f1`.
     average, zero_division, ragged, validate
         As in `f1` (no ``"samples"``).
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column when ``average=None``), then a
+        Float64 ``mfif`` column.
 
     Examples
     --------
@@ -769,6 +807,12 @@ def fbeta(
         Return each id's value instead, for error analysis: rows ``(by..., id, fbeta)``
         (with ``average="samples"``).
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column when ``average=None``), then a
+        Float64 ``fbeta`` column; with ``per_id=True``, rows ``(by..., id, fbeta)``.
+
     Examples
     --------
     >>> import polars as pl
@@ -831,6 +875,13 @@ def jaccard(
         Return each id's value instead, for error analysis: rows ``(by..., id, jaccard)``
         (with ``average="samples"``).
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column when ``average=None``), then a
+        Float64 ``jaccard`` column; with ``per_id=True``, rows ``(by..., id,
+        jaccard)``.
+
     Examples
     --------
     >>> import polars as pl
@@ -889,6 +940,12 @@ def specificity(
         ``None`` (per class), ``"macro"`` or ``"micro"``.
     zero_division, ragged, validate
         As in `f1`.
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column when ``average=None``), then a
+        Float64 ``specificity`` column.
 
     Examples
     --------
@@ -950,6 +1007,12 @@ def matthews_corrcoef(
     ragged, validate
         As in `lrap`.
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns (and the class column when ``average=None``), then a
+        Float64 ``matthews_corrcoef`` column.
+
     Examples
     --------
     >>> import polars as pl
@@ -1002,6 +1065,11 @@ def hamming_loss(
         As in `f1`.
     ragged, validate
         As in `lrap`.
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns, then a Float64 ``hamming_loss`` column.
 
     Examples
     --------
@@ -1056,6 +1124,12 @@ def accuracy(
         As in `lrap`.
     per_id
         Return each id's value instead, for error analysis: rows ``(by..., id, accuracy)``.
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        The ``by`` columns, then a Float64 ``accuracy`` column; with
+        ``per_id=True``, rows ``(by..., id, accuracy)``.
 
     Examples
     --------

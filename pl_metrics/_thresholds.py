@@ -664,6 +664,11 @@ def threshold_sweep(
     zero_division, beta
         As in `f1` and `fbeta`.
 
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        Rows ``(by..., class, threshold, value)``; Float64 values.
+
     Examples
     --------
     >>> import polars as pl
@@ -755,6 +760,12 @@ def best_threshold(
         A column of folds (out-of-fold predictions) to tune on the other folds. An id with
         a class in several folds (every fold's model scoring the same ids) is refused: its
         other folds would hold it too.
+
+    Returns
+    -------
+    DataFrame or LazyFrame (the type of ``frame``)
+        Rows ``(by..., class, threshold, value)``, and ``held_out_value`` with
+        ``fold_col``; Float64 values.
 
     Examples
     --------

@@ -48,6 +48,17 @@ def test_the_function_takes_exactly_the_registered_options(name: str) -> None:
     assert "Examples" in function.__doc__
 
 
+def test_every_public_function_documents_what_it_returns() -> None:
+    # NumPy-style sections: 27 functions had Parameters and Examples but no Returns.
+    functions = [getattr(pl_metrics, n) for n in pl_metrics.__all__]
+    lacking = [
+        f.__name__
+        for f in functions
+        if inspect.isfunction(f) and "\n    Returns\n    -------\n" not in (f.__doc__ or "")
+    ]
+    assert not lacking
+
+
 @pytest.mark.parametrize("function", [pl_metrics.compare, pl_metrics.bootstrap, pl_metrics.paired])
 def test_options_passed_on_are_typed_as_report_takes_them(function: object) -> None:
     # compare, bootstrap and paired refuse tables and per-id values: every option of
