@@ -1111,6 +1111,17 @@ def _write(df: pl.DataFrame, fmt: str, output: str | None, keys: Sequence[str] =
             tbl_width_chars=65_535,  # (the most polars takes) no name or value cut
             fmt_str_lengths=65_535,
             float_precision=6,
+            # (a user's display settings, POLARS_FMT_* or pl.Config, would hide the names or
+            # write 0,41: a table on stdout is read, and parsed, as this one)
+            tbl_hide_column_names=False,
+            tbl_cell_alignment="LEFT",
+            tbl_cell_numeric_alignment=None,
+            tbl_dataframe_shape_below=False,
+            tbl_column_data_type_inline=False,
+            decimal_separator=".",
+            thousands_separator=False,
+            fmt_float="mixed",
+            fmt_table_cell_list_len=-1,
         ):
             text = f"{df}\n"
     with _writing("--output", output):

@@ -1638,6 +1638,21 @@ def test_a_wide_table_prints_whole_names(
     assert names[:8] == ["model", *lrap, "log_loss", "log_loss_lower"]
 
 
+def test_the_printed_table_keeps_its_layout_whatever_the_display_settings(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # POLARS_FMT_TABLE_HIDE_COLUMN_NAMES hid the header (which number is which?), and a
+    # caller's decimal comma printed 0,41 in the table read as the others.
+    assert main(["score", str(DATA), "-m", "lrap,f1", "--by", "model", "-q"]) == 0
+    plain = capsys.readouterr().out
+    monkeypatch.setenv("POLARS_FMT_TABLE_HIDE_COLUMN_NAMES", "1")
+    monkeypatch.setenv("POLARS_FMT_TABLE_CELL_ALIGNMENT", "RIGHT")
+    with pl.Config(decimal_separator=",", thousands_separator=True, fmt_float="full"):
+        assert main(["score", str(DATA), "-m", "lrap,f1", "--by", "model", "-q"]) == 0
+    assert capsys.readouterr().out == plain
+    assert "lrap" in plain
+
+
 def test_an_output_of_a_dash_is_stdout(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
