@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from types import ModuleType
-from typing import Any, Literal, NamedTuple, cast, overload
+from typing import Any, Final, Literal, NamedTuple, cast, overload
 
 import numpy as np
 import polars as pl
@@ -29,8 +29,13 @@ from polars.io.plugins import register_io_source
 from pl_metrics._frame import INTERNAL, FrameT, class_hash, is_categorical
 
 _kernels: ModuleType | None
-if os.environ.get("PL_METRICS_NO_KERNEL", "0") not in ("", "0"):
-    _kernels = None  # the polars plans, as an install without a compiler runs them
+#: PL_METRICS_NO_KERNEL=1 (not 0, false, no or off) runs the polars plans, as an install
+#: without a compiler runs them.
+TURNED_OFF: Final = os.environ.get("PL_METRICS_NO_KERNEL", "").strip().lower() not in (
+    *("", "0", "false", "no", "off"),
+)
+if TURNED_OFF:
+    _kernels = None
 else:
     try:
         from pl_metrics import _kernels
@@ -39,6 +44,7 @@ else:
 
 __all__ = [
     "KERNEL_SCORES",
+    "TURNED_OFF",
     "ClassBlocks",
     "ClassCodes",
     "GroupCodes",

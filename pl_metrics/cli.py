@@ -304,7 +304,13 @@ def _parser() -> _Parser:
         epilog=f"{_EXAMPLES}\n{_EXIT_STATUS}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    kernel = "C kernel" if _kernel.available() else "no C kernel: the polars plans run, slower"
+    kernel = (
+        "C kernel"
+        if _kernel.available()
+        else "C kernel turned off by PL_METRICS_NO_KERNEL: the polars plans run, slower"
+        if _kernel.TURNED_OFF
+        else "no C kernel: the polars plans run, slower"
+    )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__} ({kernel})")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_score(commands)

@@ -413,7 +413,7 @@ def test_the_polars_plans_run_where_the_environment_asks() -> None:
         "print(_kernel.available(), pl_metrics.lrap(df, by='model')['lrap'].to_list())"
     )
     runs = {}
-    for value in ("1", "0"):
+    for value in ("1", "0", "false", "Off"):  # (any value but "" and "0" turned it off)
         env = {**os.environ, "PL_METRICS_NO_KERNEL": value}
         out = subprocess.run(
             [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
@@ -423,6 +423,11 @@ def test_the_polars_plans_run_where_the_environment_asks() -> None:
     assert runs["1"][0] == "False"
     assert runs["0"][0] == str(_kernel.available())
     assert runs["1"][1] == pytest.approx(runs["0"][1], rel=1e-12)
+    assert runs["false"] == runs["Off"] == runs["0"]
+    env = {**os.environ, "PL_METRICS_NO_KERNEL": "1"}
+    version = [sys.executable, "-m", "pl_metrics", "--version"]
+    out = subprocess.run(version, env=env, capture_output=True, text=True, check=True).stdout
+    assert "(C kernel turned off by PL_METRICS_NO_KERNEL: the polars plans run" in out
 
 
 def test_score_help_lists_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
