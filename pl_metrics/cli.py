@@ -1156,7 +1156,7 @@ def _writing(flag: str, output: str | None) -> Iterator[None]:
             raise  # (polars' error of a parquet file's write, but not of the disk)
         where = f"{flag} {output!r}" if output is not None else "standard output"
         why = getattr(error, "strerror", None) or re.sub(  # (polars': "..., os error 28")
-            r" \(os error \d+\)$", "", _first_line(error).rpartition("IO error: ")[2]
+            r" \(os error \d+\)(: .*)?$", "", _first_line(error).rpartition("IO error: ")[2]
         )
         raise MetricsInputError(f"cannot write {where}: {why}") from error
 

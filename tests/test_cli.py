@@ -2149,6 +2149,16 @@ def test_a_write_that_fails_names_its_output(
     monkeypatch.undo()
     assert "error: cannot write standard output: No space left on device" in capsys.readouterr().err
 
+    # polars' error of a parquet file it cannot create ends with the path: cut as the rest.
+    def refused(*args: object, **kwargs: object) -> None:
+        raise pl.exceptions.ComputeError("IO error: Read-only file system (os error 30): o.pq")
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", refused)
+    assert main([*argv, "-o", "o.parquet"]) == 2
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    assert err.endswith("error: cannot write --output 'o.parquet': Read-only file system\n")
+
 
 @pytest.mark.filterwarnings("default:a .*% interval of .* resamples is rough")
 def test_a_warning_is_printed_once(capsys: pytest.CaptureFixture[str]) -> None:
