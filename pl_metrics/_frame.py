@@ -73,6 +73,7 @@ __all__ = [
     "ordered_sum_of_one",
     "problem_rows",
     "raise_on_problems",
+    "refuse_internal",
     "require_column",
     "resolve_columns",
     "row_check_keys",
@@ -699,6 +700,15 @@ def _missing_columns(
     )
 
 
+def refuse_internal(name: str, option: str) -> None:
+    """Refuse a column named as pl_metrics' working columns are."""
+    if name.startswith(INTERNAL):
+        raise MetricsInputError(
+            f"column {name!r} (option {option!r}): names starting with {INTERNAL!r} are "
+            "pl_metrics' own; rename the column"
+        )
+
+
 def resolve_columns(
     frame: pl.DataFrame | pl.LazyFrame,
     *,
@@ -734,11 +744,7 @@ def resolve_columns(
         raise _missing_columns(schema, missing, taken)
     for option, name in named:
         require_column(schema, option, name, taken)
-        if name.startswith(INTERNAL):  # pl_metrics' working columns are named so
-            raise MetricsInputError(
-                f"column {name!r} (option {option!r}): names starting with {INTERNAL!r} are "
-                "pl_metrics' own; rename the column"
-            )
+        refuse_internal(name, option)
     for option, name in options.items():
         if name in by_names:
             given, advice = (

@@ -34,6 +34,7 @@ from pl_metrics._frame import (
     is_number,
     listed,
     normalize_by,
+    refuse_internal,
     require_column,
     resolve_columns,
     shown,
@@ -964,7 +965,12 @@ def check_key_names(cols: Columns, made: Sequence[str], maker: str) -> None:
 
 
 def check_key_name(name: str, option: str, made: Sequence[str], maker: str) -> None:
-    """Refuse the key column ``name`` (of ``option``) if it is named like one in ``made``."""
+    """Refuse the key column ``name`` (of ``option``) if it is named like one in ``made``.
+
+    Or like pl_metrics' working columns: told by its own option (``model_col``), where
+    `resolve` would tell it as one of ``by``.
+    """
+    refuse_internal(name, option)
     if name in made:
         raise MetricsInputError(
             f"column {name!r} (option {option!r}): {maker} makes a column of this name; "

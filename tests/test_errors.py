@@ -657,6 +657,14 @@ def test_internal_column_names_are_refused(good: pl.DataFrame) -> None:
     df = good.rename({"model": "__plm_topk_true_class"})
     with pytest.raises(MetricsInputError, match=r"'__plm_topk_true_class' \(option 'by'\)"):
         pl_metrics.top_k_accuracy(df, by="__plm_topk_true_class")
+    # compare's and paired's model column is told by its own option, not as one of by.
+    df = good.rename({"model": "__plm_m"}).with_columns(fold=pl.col("id") % 2)
+    for call in (
+        lambda: pl_metrics.compare(df, "lrap", model_col="__plm_m"),
+        lambda: pl_metrics.paired(df, "lrap", "a", "b", model_col="__plm_m"),
+    ):
+        with pytest.raises(MetricsInputError, match=r"'__plm_m' \(option 'model_col'\)"):
+            call()
 
 
 def test_threshold_tables_that_are_empty_or_repeat_a_class(good: pl.DataFrame) -> None:
