@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -1564,28 +1565,32 @@ def model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> 
     """``value`` as a value of the model column: "1" for an integer column's 1, say."""
     if dtype == pl.Boolean and isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"  # (polars casts no text to booleans)
-    typed = _number(value) if isinstance(value, str) and dtype.is_numeric() else value
-    try:  # (typed: "3" of a model 3.0, "3.0" of a model 3)
-        given = pl.Series([typed])
-        cast = given.cast(dtype, strict=True)
-        same = cast.cast(given.dtype).equals(given)  # 1.5 is no integer model
-    except (pl.exceptions.PolarsError, TypeError, ValueError):
-        same = False
-    if not same:
+    cast = _as_model(value, dtype)
+    if cast is None and isinstance(value, str) and dtype.is_numeric():
+        # Typed as a number whose text is not the column's: "3" of a model 3.0, "3.0" of 3.
+        text = value.strip()
+        if _NUMBER.fullmatch(text):
+            whole = text.lstrip("+-").isdigit()  # (exactly, past 2**53 too)
+            cast = _as_model(int(text) if whole else float(text), dtype)
+    if cast is None:
         raise MetricsInputError(
             f"option {option!r}: {shown(value)} is not a value of column {model_col!r} ({dtype})"
         )
     return cast.item()
 
 
-def _number(text: str) -> int | float | str:
-    """``text`` as the integer or the float it writes (exactly, for long integers), or as is."""
-    for parse in (int, float):
-        try:
-            return parse(text)
-        except ValueError:
-            pass
-    return text
+#: A number as typed (ASCII digits; not "1_0", "nan" or "inf", which name no model).
+_NUMBER: Final = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
+def _as_model(value: Any, dtype: pl.DataType) -> pl.Series | None:
+    """``value`` cast to the model column's type, if it is that value exactly."""
+    try:
+        given = pl.Series([value])
+        cast = given.cast(dtype, strict=True)
+        return cast if cast.cast(given.dtype).equals(given) else None  # 1.5 is no model 1
+    except (pl.exceptions.PolarsError, TypeError, ValueError):
+        return None
 
 
 def no_rows_of_model(

@@ -1509,6 +1509,20 @@ def test_compare_against_refuses_what_it_cannot_pair(
         argv = ["compare", str(path), "-m", "lrap", "--against", typed, "--format", "csv"]
         assert main(argv) == 0, capsys.readouterr().err
         assert pl.read_csv(capsys.readouterr().out.encode())["model_a"].to_list() == [3] * 3
+    # Float32 models as typed (0.3 is no float64 of theirs), and long decimals, exactly.
+    for dtype, typed, want in [
+        (pl.Float32, "0.3", 0.3),
+        (pl.Decimal(38, 2), "12345678901234567.89", 12345678901234567.89),
+    ]:
+        scaled = (pl.col("model") / 10).cast(dtype)
+        if dtype == pl.Decimal(38, 2):
+            scaled = pl.col("model").cast(dtype) + pl.lit(typed).cast(dtype) - 3
+        path = tmp_path / "typed.parquet"
+        pl.read_parquet(numbered).with_columns(model=scaled).write_parquet(path)
+        argv = ["compare", str(path), "-m", "lrap", "--against", typed, "--format", "json"]
+        assert main(argv) == 0, capsys.readouterr().err
+        got = json.loads(capsys.readouterr().out)
+        assert [float(row["model_a"]) for row in got] == pytest.approx([want] * 3, rel=1e-7)
 
 
 def test_by_may_be_given_more_than_once(capsys: pytest.CaptureFixture[str]) -> None:
