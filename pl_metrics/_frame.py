@@ -151,7 +151,12 @@ _SCIKIT_LEARN_OPTIONS: dict[str, str] = {
         "ids are its rows by default: .join(pl.DataFrame({'id': range(len(w)), 'w': w}), "
         "on='id'), then weight_col='w')"
     ),
-    "labels": "to score some classes, filter the class column first",
+    # (scikit-learn's labels= name y_score's columns for top-k, log loss and ROC AUC: leaving
+    # it out is right there; elsewhere it picks classes, which a filter does.)
+    "labels": (
+        "every class of the table is scored (as scikit-learn's labels= of all the columns); "
+        "to score some classes only, filter the class column first"
+    ),
 }
 
 
@@ -195,9 +200,6 @@ def unknown_option(
             close = "it takes no sample weights"
         if name == "labels" and "class_names" in known:
             close = "did you mean 'class_names'? (as scikit-learn's labels=)"
-        if name == "labels" and function in ("top_k_accuracy", "log_loss", "weighted_log_loss"):
-            # (scikit-learn's labels= there are y_score's columns, not classes to keep)
-            close = "every class of the table is one of its labels: leave labels= out"
     if function in METRICS and takers:
         if name == "weight_col":  # not "did you mean 'id_col'?"
             why = "it takes no sample weights"
