@@ -852,7 +852,7 @@ def resolve_columns(
             if name not in {*options.values(), *by_names}
             and not name.startswith(INTERNAL)
             and not dtype.is_float()
-            and dtype != pl.Boolean  # (a prediction, or a flag: not a model)
+            and not _OTHER_ROLE["truth_col"](name.lower())  # (a prediction is no group)
             and not _ROW_INDEX.fullmatch(name)  # a row number is no group
         ),
     )

@@ -137,12 +137,14 @@ def test_duplicates_name_the_columns_that_could_group_them(
     )
     with pytest.raises(MetricsInputError, match=also):
         pl_metrics.report(frame, metric, by="model").lazy().collect()
-    # Boolean predictions differ between the models' rows but are no key (by=[model, pred]).
-    predicted = two.with_columns(pred=pl.col("score") >= 0.5)
-    with pytest.raises(
-        MetricsInputError, match=r"has columns model, fold: pass by=\['model', 'fold'\] "
-    ):
-        pl_metrics.report(predicted, metric)
+    # Predictions differ between the models' rows but are no key (by=[model, pred]); a
+    # flag of the run that made the rows is one.
+    for pred in (pl.col("score") >= 0.5, (pl.col("score") >= 0.5).cast(pl.Int8)):
+        predicted = two.with_columns(pred.alias("pred"), calibrated=pl.col("model") == "m")
+        with pytest.raises(
+            MetricsInputError, match=r"has columns model, fold, calibrated: pass by=\['model', "
+        ):
+            pl_metrics.report(predicted, metric)
     # Float columns are not keys; without other columns there is no hint.
     with pytest.raises(
         MetricsInputError,
