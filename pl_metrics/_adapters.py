@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -1131,10 +1131,14 @@ def _warn_of_pandas_misaligned(
     """
     for name, frame in (("y_true", y_true), ("y_score", y_score)):
         columns = getattr(frame, "columns", None) if _is_pandas(frame) else None
-        if columns is None or class_names is None or isinstance(class_names, str):
-            continue  # (a string is refused as class_names later)
-        if len(columns) != len(class_names):
-            continue
+        if (
+            columns is None
+            or isinstance(class_names, str)
+            or not isinstance(class_names, Collection)
+        ):
+            continue  # (a string is refused as class_names later; an iterator read once)
+        if len(columns) != len(class_names) or type(columns).__name__ == "RangeIndex":
+            continue  # (pd.DataFrame(proba)'s columns 0, 1, ... name nothing)
         given, named = [str(c) for c in columns], [str(c) for c in class_names]
         if given != named and sorted(given) == sorted(named):
             warnings.warn(

@@ -1011,6 +1011,9 @@ def test_from_numpy_warns_of_columns_that_are_the_class_names_in_another_order()
         assert aligned.metrics.lrap().item() == 1.0
         pl_metrics.from_numpy(np.eye(2), y_score, class_names=["x", "y"])  # other names
         pl_metrics.from_numpy(y_true, y_score.to_numpy(), class_names=["cat", "dog"])
+        # A frame's default columns (0, 1) name nothing; names given as an iterator, once.
+        pl_metrics.from_numpy(np.eye(2), pd.DataFrame(np.eye(2)), class_names=[1, 0])
+        pl_metrics.from_numpy(y_true, y_score, class_names=iter(["dog", "cat"]))
 
 
 def test_from_wide_refuses_a_null_label_in_a_list() -> None:
