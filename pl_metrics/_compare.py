@@ -238,8 +238,8 @@ def compare(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        One row per model, best first: ``model_col``, then ``{metric}``,
-        ``{metric}_mean`` and ``{metric}_std`` for each metric.
+        One row per model, best first: ``model_col``, then ``{metric}``, ``{metric}_mean``
+        and ``{metric}_std`` for each metric.
 
     Examples
     --------
@@ -1466,8 +1466,8 @@ def bootstrap(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        Rows ``(by..., metric, estimate, lower, upper, std)``, and the class column with
-        per-class output.
+        Rows ``(by..., metric, estimate, lower, upper, std)``; ``(by..., class, metric,
+        ...)`` with per-class output.
 
     Notes
     -----
@@ -1665,8 +1665,8 @@ def paired(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        Rows ``(by..., metric, model_a, model_b, difference, lower, upper,
-        p_value)``, and the class column with per-class output.
+        Rows ``(by..., metric, model_a, model_b, difference, lower, upper, p_value)``;
+        ``(by..., class, metric, ...)`` with per-class output.
 
     Examples
     --------

@@ -944,9 +944,9 @@ def average_precision(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        The ``by`` columns (and the class column when ``average=None``), then a
-        Float64 ``average_precision`` column; with ``per_id=True``, rows ``(by...,
-        id, average_precision)``.
+        The ``by`` columns (and the class column when ``average=None``), then a Float64
+        ``average_precision`` column; with ``per_id=True`` and ``average="samples"``, rows
+        ``(by..., id, average_precision)``.
 
     Examples
     --------
@@ -1011,8 +1011,8 @@ def padded_cmap(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        The ``by`` columns (and the class column with ``per_class=True``), then a
-        Float64 ``padded_cmap`` column.
+        The ``by`` columns (and the class column with ``per_class=True``), then a Float64
+        ``padded_cmap`` column.
 
     Examples
     --------
@@ -1071,8 +1071,8 @@ def top_k_accuracy(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        The ``by`` columns, then a Float64 ``top_k_accuracy`` column; with
-        ``per_id=True``, rows ``(by..., id, top_k_accuracy)``.
+        The ``by`` columns, then a Float64 ``top_k_accuracy`` column; with ``per_id=True``,
+        rows ``(by..., id, top_k_accuracy)``.
 
     Examples
     --------

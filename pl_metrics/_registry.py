@@ -564,7 +564,7 @@ def suggestion(name: str, choices: Iterable[str]) -> str:
         beta = f_beta.group(1)
         if set(beta) == {"1"}:  # f11: a key held down
             return "did you mean 'f1'?"
-        if beta.startswith("0") and beta.isdigit():  # F05, as Kaggle writes F0.5
+        if beta.startswith("0") and beta.isdigit() and len(beta) > 1:  # F05: Kaggle's F0.5
             beta = f"0.{beta[1:]}"
         return f"F-beta with beta={beta} is 'fbeta' with beta={beta}"
     listed = [part.strip() for part in name.split(",")]

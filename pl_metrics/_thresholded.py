@@ -307,8 +307,8 @@ def confusion(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        Rows ``(by..., class, tp, fp, fn, tn)``: Int64 counts, or Float64 sums of
-        weights with ``weight_col``.
+        Rows ``(by..., class, tp, fp, fn, tn)``: Int64 counts, or Float64 sums of weights
+        with ``weight_col``.
 
     Examples
     --------
@@ -483,9 +483,9 @@ def precision(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        The ``by`` columns (and the class column when ``average=None``), then a
-        Float64 ``precision`` column; with ``per_id=True``, rows ``(by..., id,
-        precision)``.
+        The ``by`` columns (and the class column when ``average=None``), then a Float64
+        ``precision`` column; with ``per_id=True`` and ``average="samples"``, rows ``(by...,
+        id, precision)``.
 
     Examples
     --------
@@ -548,9 +548,9 @@ def recall(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        The ``by`` columns (and the class column when ``average=None``), then a
-        Float64 ``recall`` column; with ``per_id=True``, rows ``(by..., id,
-        recall)``.
+        The ``by`` columns (and the class column when ``average=None``), then a Float64
+        ``recall`` column; with ``per_id=True`` and ``average="samples"``, rows ``(by...,
+        id, recall)``.
 
     Examples
     --------
@@ -616,8 +616,8 @@ def balanced_accuracy(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        The ``by`` columns (and the class column when ``average=None``), then a
-        Float64 ``balanced_accuracy`` column.
+        The ``by`` columns (and the class column when ``average=None``), then a Float64
+        ``balanced_accuracy`` column.
 
     Examples
     --------
@@ -678,8 +678,8 @@ def balanced_f1(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        The ``by`` columns (and the class column when ``average=None``), then a
-        Float64 ``balanced_f1`` column.
+        The ``by`` columns (and the class column when ``average=None``), then a Float64
+        ``balanced_f1`` column.
 
     Examples
     --------
@@ -741,8 +741,8 @@ def mfif(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        The ``by`` columns (and the class column when ``average=None``), then a
-        Float64 ``mfif`` column.
+        The ``by`` columns (and the class column when ``average=None``), then a Float64
+        ``mfif`` column.
 
     Examples
     --------
@@ -810,8 +810,9 @@ def fbeta(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        The ``by`` columns (and the class column when ``average=None``), then a
-        Float64 ``fbeta`` column; with ``per_id=True``, rows ``(by..., id, fbeta)``.
+        The ``by`` columns (and the class column when ``average=None``), then a Float64
+        ``fbeta`` column; with ``per_id=True`` and ``average="samples"``, rows ``(by..., id,
+        fbeta)``.
 
     Examples
     --------
@@ -878,9 +879,9 @@ def jaccard(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        The ``by`` columns (and the class column when ``average=None``), then a
-        Float64 ``jaccard`` column; with ``per_id=True``, rows ``(by..., id,
-        jaccard)``.
+        The ``by`` columns (and the class column when ``average=None``), then a Float64
+        ``jaccard`` column; with ``per_id=True`` and ``average="samples"``, rows ``(by...,
+        id, jaccard)``.
 
     Examples
     --------
@@ -944,8 +945,8 @@ def specificity(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        The ``by`` columns (and the class column when ``average=None``), then a
-        Float64 ``specificity`` column.
+        The ``by`` columns (and the class column when ``average=None``), then a Float64
+        ``specificity`` column.
 
     Examples
     --------
@@ -1010,8 +1011,8 @@ def matthews_corrcoef(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        The ``by`` columns (and the class column when ``average=None``), then a
-        Float64 ``matthews_corrcoef`` column.
+        The ``by`` columns (and the class column when ``average=None``), then a Float64
+        ``matthews_corrcoef`` column.
 
     Examples
     --------
@@ -1128,8 +1129,8 @@ def accuracy(
     Returns
     -------
     DataFrame or LazyFrame (the type of ``frame``)
-        The ``by`` columns, then a Float64 ``accuracy`` column; with
-        ``per_id=True``, rows ``(by..., id, accuracy)``.
+        The ``by`` columns, then a Float64 ``accuracy`` column; with ``per_id=True``, rows
+        ``(by..., id, accuracy)``.
 
     Examples
     --------

@@ -1668,8 +1668,12 @@ def test_the_printed_table_keeps_its_layout_whatever_the_display_settings(
     monkeypatch.setenv("POLARS_FMT_TABLE_CELL_ALIGNMENT", "RIGHT")
     with pl.Config(decimal_separator=",", thousands_separator=True, fmt_float="full"):
         assert main(["score", str(DATA), "-m", "lrap,f1", "--by", "model", "-q"]) == 0
-    assert capsys.readouterr().out == plain
+        assert capsys.readouterr().out == plain
+        assert main(["score", str(DATA), "-m", "confusion", "--by", "model", "-q"]) == 0
+        counts = capsys.readouterr().out
     assert "lrap" in plain
+    assert main(["score", str(DATA), "-m", "confusion", "--by", "model", "-q"]) == 0
+    assert capsys.readouterr().out == counts  # (1,619 for 1619 was printed)
 
 
 def test_an_output_of_a_dash_is_stdout(

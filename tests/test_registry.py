@@ -150,7 +150,13 @@ def test_unknown_metric_suggests_close_names() -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match="did you mean 'lwlrap'"):
         pl_metrics.report(pl.DataFrame(), "lwrap")
     # F2 (a Kaggle metric) is fbeta with beta=2; F1 in capitals is f1.
-    for name, beta in (("f2", "2"), ("F0.5", "0.5"), ("f_2", "2"), ("F05", r"0\.5")):
+    for name, beta in (
+        ("f2", "2"),
+        ("F0.5", "0.5"),
+        ("f_2", "2"),
+        ("F05", r"0\.5"),
+        ("f0", r"0 \(expected"),
+    ):
         with pytest.raises(pl_metrics.MetricsInputError, match=f"is 'fbeta' with beta={beta}"):
             pl_metrics.report(pl.DataFrame(), name)
     with pytest.raises(pl_metrics.MetricsInputError, match="did you mean 'f1'"):
