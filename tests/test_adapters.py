@@ -1016,6 +1016,18 @@ def test_from_numpy_warns_of_columns_that_are_the_class_names_in_another_order()
         pl_metrics.from_numpy(y_true, y_score, class_names=iter(["dog", "cat"]))
 
 
+def test_from_numpy_warns_of_y_true_columns_in_another_order_and_not_of_a_string() -> None:
+    y_true = pd.DataFrame({"dog": [1, 0], "cat": [0, 1]})
+    y_score = np.array([[0.9, 0.1], [0.2, 0.8]])
+    with pytest.warns(UserWarning, match=r"y_true's columns are the class_names in another"):
+        pl_metrics.from_numpy(y_true, y_score, class_names=["cat", "dog"])
+    frame = pd.DataFrame({"b": [0.1, 0.2], "a": [0.3, 0.4]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(pl_metrics.MetricsInputError, match="class_names"):
+            pl_metrics.from_numpy(np.eye(2), frame, class_names="ab")  # refused, unwarned
+
+
 def test_from_wide_refuses_a_null_label_in_a_list() -> None:
     """A null in a list of labels was dropped without a word: told, with the fix."""
     submission = pl.DataFrame(

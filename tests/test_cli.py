@@ -1676,6 +1676,49 @@ def test_the_printed_table_keeps_its_layout_whatever_the_display_settings(
     assert capsys.readouterr().out == counts  # (1,619 for 1619 was printed)
 
 
+@pytest.mark.parametrize(
+    ("env", "config"),
+    [
+        ({}, {"decimal_separator": ","}),
+        ({}, {"thousands_separator": True}),
+        ({"POLARS_FMT_TABLE_CELL_NUMERIC_ALIGNMENT": "RIGHT"}, {}),
+    ],
+)
+def test_each_display_setting_alone_leaves_the_table(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    env: dict[str, str],
+    config: dict[str, Any],
+) -> None:
+    # (together, polars printed "." for a decimal comma beside a thousands separator)
+    argvs = [["score", str(DATA), "-m", m, "--by", "model", "-q"] for m in ("lrap,f1", "confusion")]
+    plain = []
+    for argv in argvs:
+        assert main(argv) == 0
+        plain.append(capsys.readouterr().out)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    with pl.Config(**config):
+        for argv, want in zip(argvs, plain, strict=True):
+            assert main(argv) == 0
+            assert capsys.readouterr().out == want
+
+
+def test_curves_help_says_the_plot_is_whole(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["curves", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(--plot draws the whole curve, so its AUC and AP are exact)" in out
+
+
+@pytest.mark.parametrize("value", ["no", " 0 ", "NO"])
+def test_more_spellings_leave_the_kernel_on(value: str) -> None:
+    script = "from pl_metrics import _kernel; print(_kernel.TURNED_OFF)"
+    env = {**os.environ, "PL_METRICS_NO_KERNEL": value}
+    run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    assert run.stdout.strip() == "False", run.stderr
+
+
 def test_an_output_of_a_dash_is_stdout(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -18,6 +18,14 @@ from tests.conftest import run
 DATA = Path(__file__).parent.parent / "data" / "digits_oof.parquet"
 
 
+def test_a_long_integer_model_typed_as_text_is_exact() -> None:
+    # (read as a float first, 2**53 + 1 named the model 2**53)
+    from pl_metrics._compare import model_value
+
+    big = 2**53 + 1
+    assert model_value(pl.Int64, "model", "model_a", str(big)) == big
+
+
 def test_compare_table(kind: str) -> None:
     df = pl.read_parquet(DATA)
     out = run(df, kind, pl_metrics.compare, metrics=["log_loss", "lrap"])

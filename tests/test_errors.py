@@ -669,6 +669,21 @@ def test_internal_column_names_are_refused(good: pl.DataFrame) -> None:
             call()
 
 
+def test_internal_names_of_every_column_role_are_refused() -> None:
+    # (compare's model column is checked apart; the score column was only by resolve's)
+    df = pl.DataFrame(
+        {"id": [0, 0, 1, 1], "class": ["a", "b"] * 2, "__plm_s": [0.9, 0.1, 0.2, 0.8]}
+    ).with_columns(truth=pl.Series([1, 0, 0, 1]))
+    with pytest.raises(MetricsInputError, match=r"'__plm_s' \(option 'score_col'\)"):
+        pl_metrics.lrap(df, score_col="__plm_s")
+
+
+def test_by_is_offered_only_where_it_is_an_option() -> None:
+    with pytest.raises(MetricsInputError) as error:
+        pl_metrics.from_numpy(np.eye(2), np.eye(2), group_by="g")
+    assert "did you mean 'by'" not in str(error.value)
+
+
 def test_threshold_tables_that_are_empty_or_repeat_a_class(good: pl.DataFrame) -> None:
     empty = pl.DataFrame(schema={"class": pl.Int64, "threshold": pl.Float64})
     with pytest.raises(MetricsInputError, match=r"the threshold table is empty"):

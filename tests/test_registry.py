@@ -169,6 +169,7 @@ def test_unknown_metric_suggests_close_names() -> None:
         ("AUC", "roc_auc"),
         ("mcc", "matthews_corrcoef"),
         ("top_k", "top_k_accuracy"),
+        ("topk", "top_k_accuracy"),
         ("f11", "f1"),  # (not fbeta with beta=11)
         ("micro_f1", "f1' with average='micro"),
         ("F1-macro", "f1' with average='macro"),
