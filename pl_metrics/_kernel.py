@@ -31,9 +31,8 @@ from pl_metrics._frame import INTERNAL, FrameT, class_hash, is_categorical
 _kernels: ModuleType | None
 #: PL_METRICS_NO_KERNEL=1 (not 0, false, no or off) runs the polars plans, as an install
 #: without a compiler runs them.
-TURNED_OFF: Final = os.environ.get("PL_METRICS_NO_KERNEL", "").strip().lower() not in (
-    *("", "0", "false", "no", "off"),
-)
+_KEPT_ON: Final = frozenset({"", "0", "false", "no", "off"})
+TURNED_OFF: Final = os.environ.get("PL_METRICS_NO_KERNEL", "").strip().lower() not in _KEPT_ON
 if TURNED_OFF:
     _kernels = None
 else:
