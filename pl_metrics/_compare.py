@@ -1511,9 +1511,10 @@ def bootstrap(
     tail = (1 - confidence) / 2
 
     def compute() -> pl.DataFrame:
-        spec = resolve(lf, names, by=group or None, **options)  # (reads a lazy table)
+        read = _table_read(options)
+        spec = resolve(lf, names, by=group or None, **read)
         df = lf.select(spec.read).collect()
-        estimate = _checked_report(df, spec, names, group or None, options)
+        estimate = _checked_report(df, spec, names, group or None, read)
         per_resample = _resampled(df, spec, n_resamples, seed)
         value = pl.col(_VALUE).fill_nan(None)  # undefined resamples: left out of all three
         stats = per_resample.group_by([*keys, "metric"]).agg(
@@ -1559,6 +1560,21 @@ def _checked_report(
             raise
         hint = by_hint(spec.columns)
         raise (with_hint(error, hint.removeprefix("; ")) if hint else error) from None
+
+
+def _table_read(options: MetricOptions) -> MetricOptions:
+    """``options`` with a lazy threshold table read, once for the checks and the values.
+
+    (A table polars cannot read is left lazy: `resolve` tells why, as of an eager one.)
+    """
+    table = options.get("threshold")
+    if isinstance(table, pl.LazyFrame):
+        try:
+            read: MetricOptions = {**options, "threshold": table.collect()}
+        except (pl.exceptions.PolarsError, OSError):
+            return options
+        return read
+    return options
 
 
 def model_value(dtype: pl.DataType, model_col: str, option: str, value: Any) -> Any:
@@ -1825,14 +1841,15 @@ def paired(
     tail = (1 - confidence) / 2
 
     def compute() -> pl.DataFrame:
-        at_collect = resolve(lf, [metric], by=[*group, model_col], **options)  # (a lazy table too)
+        read = _table_read(options)
+        at_collect = resolve(lf, [metric], by=[*group, model_col], **read)
         # The two models' rows, read once for the checks and the resamples (the source's
         # model column alone for the models it has).
         df = lf.select(at_collect.read).collect()
         check(pl.concat([mismatches(df.lazy()), models], how="horizontal").collect())
         # (The model column is no `by` of the caller's: the hint leaves it out.)
         given = replace(at_collect, columns=replace(at_collect.columns, given_by=tuple(group)))
-        point = _checked_report(df, given, [metric], [*group, model_col], options)
+        point = _checked_report(df, given, [metric], [*group, model_col], read)
         resampled = difference(_resampled(df, at_collect, n_resamples, seed), _VALUE, [*keys, _R])
         diff = pl.col("difference").fill_nan(None)  # undefined resamples: left out
         stats = aggregate(

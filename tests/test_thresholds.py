@@ -733,7 +733,7 @@ def test_a_lazy_threshold_table_is_read_when_the_result_is_collected(tmp_path: P
     assert "\n" not in str(unread.value)
 
 
-def test_compare_reads_a_lazy_threshold_table_when_collected() -> None:
+def test_compare_bootstrap_and_paired_read_a_lazy_threshold_table_once_when_collected() -> None:
     # compare resolved its options with the table itself: read at the call, not the collect.
     rng = np.random.default_rng(6)
     truth = rng.random((80, 3)) < 0.4
@@ -750,6 +750,22 @@ def test_compare_reads_a_lazy_threshold_table_when_collected() -> None:
     want = pl_metrics.compare(df, ["f1", "precision"], threshold=best)
     assert_frame_equal(lazy.collect(), want)
     assert len(reads) == 1  # (once a collect, for the folds' values and the pooled ones)
+    # bootstrap and paired read it once too (for their checks, then again for the estimate).
+    for call, eager in [
+        (
+            lambda t: pl_metrics.bootstrap(df.lazy(), "f1", n_resamples=5, by="model", threshold=t),
+            lambda: pl_metrics.bootstrap(df, "f1", n_resamples=5, by="model", threshold=best),
+        ),
+        (
+            lambda t: pl_metrics.paired(df.lazy(), "f1", "a", "b", n_resamples=5, threshold=t),
+            lambda: pl_metrics.paired(df, "f1", "a", "b", n_resamples=5, threshold=best),
+        ),
+    ]:
+        lazy_best, reads = counting_reads(best)
+        lazy = call(lazy_best)
+        assert reads == []
+        assert_frame_equal(lazy.collect(), eager())
+        assert len(reads) == 1
 
 
 def test_a_threshold_table_applies_to_float_keys_of_either_zero() -> None:
