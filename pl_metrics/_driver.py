@@ -57,6 +57,7 @@ from pl_metrics._frame import (
 from pl_metrics._io import (
     PATH_LIKE,
     Paths,
+    checked_dataset,
     columns_named,
     counted_text,
     kind_of,
@@ -111,7 +112,7 @@ def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
     if isinstance(source, (pl.LazyFrame, pl.DataFrame)):
         return source.lazy(), None
     if _is_dataset(source):
-        return pl.scan_pyarrow_dataset(source), None
+        return pl.scan_pyarrow_dataset(checked_dataset(source)), None
     if hasattr(source, "__arrow_c_stream__"):
         return to_polars(source).lazy(), None
     # Paths in any iterable (a set, a generator, numpy's strings), as `scan` takes them.

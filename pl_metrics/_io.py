@@ -37,6 +37,7 @@ __all__ = [
     "PATH_LIKE",
     "Paths",
     "batch_ranges",
+    "checked_dataset",
     "columns_named",
     "counted_text",
     "file_format",
@@ -516,6 +517,36 @@ def mixed_dumps(
     if not classes:
         return None
     return f"but the {len(found)} files hold {classes}: score each dump on its own"
+
+
+def checked_dataset(dataset: Any) -> Any:
+    """``dataset`` (a ``pyarrow.dataset.Dataset``), refused if a file holds wider floats.
+
+    pyarrow takes a dataset's schema from its first file and casts the others' columns to
+    it: a Float64 score of a later file read as Float32 loses digits, and distinct scores
+    become ties, without a word. A folder given to `score` itself widens them instead.
+    """
+    from pyarrow.types import is_floating  # (imported already: the dataset is pyarrow's)
+
+    floats = {
+        field.name: field.type.bit_width for field in dataset.schema if is_floating(field.type)
+    }
+    for fragment in dataset.get_fragments() if floats else ():
+        physical = fragment.physical_schema
+        for name, width in floats.items():
+            index = physical.get_field_index(name)
+            held = physical.field(index).type if index >= 0 else None
+            if held is not None and is_floating(held) and held.bit_width > width:
+                where = getattr(fragment, "path", None)
+                raise MetricsInputError(
+                    f"column {name!r}: the dataset reads it as {dataset.schema.field(name).type}"
+                    f" (its first file's type), but {repr(where) if where else 'a fragment'} "
+                    f"holds {held}: pyarrow would cut its digits. Give score() the files or "
+                    "folder themselves (their floats are widened), or make the dataset with "
+                    f"a schema of {held} for {name!r}",
+                    column=name,
+                )
+    return dataset
 
 
 @contextlib.contextmanager

@@ -834,3 +834,25 @@ def test_uint64_ids_past_2_63_of_a_pyarrow_dataset_are_chunked(tmp_path: Path) -
         for n_chunks in (2, 3, 5):
             got = pl_metrics.score(source, ["lrap", "f1"], n_chunks=n_chunks)
             assert_frame_equal(got, want, rel_tol=1e-12)
+
+
+def test_a_pyarrow_dataset_that_would_narrow_a_files_floats_is_refused(tmp_path: Path) -> None:
+    """pyarrow reads every file of a dataset as its first file's schema: a later file's
+    Float64 scores read as Float32 became ties (LRAP 0.5 where scikit-learn's is 0.75)."""
+    import pyarrow.dataset as ds
+
+    rows = {"id": [0, 0, 1, 1], "class": [0, 1, 0, 1], "truth": [True, False, False, True]}
+    folder = tmp_path / "oof"
+    folder.mkdir()
+    pl.DataFrame({**rows, "model": "a", "score": [0.5, 0.25, 0.5, 0.25]}).with_columns(
+        pl.col("score").cast(pl.Float32)
+    ).write_parquet(folder / "a.parquet")
+    b = pl.DataFrame({**rows, "model": "b", "score": [0.3, 0.3 + 1e-10, 0.6, 0.6 + 1e-10]})
+    b.write_parquet(folder / "b.parquet")
+    assert pl_metrics.score(folder, "lrap", by="model")["lrap"].to_list() == [0.75, 0.75]
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"column 'score': .*b\.parquet"):
+        pl_metrics.score(ds.dataset(folder), "lrap", by="model")
+    # Files of the dataset's own widths are read as before.
+    b.with_columns(pl.col("score").cast(pl.Float32)).write_parquet(folder / "b.parquet")
+    got = pl_metrics.score(ds.dataset(folder), "lrap", by="model")
+    assert_frame_equal(got, pl_metrics.score(folder, "lrap", by="model"))
