@@ -336,8 +336,11 @@ def compare(
         per_fold, pooled = (
             values(s) for s in (specs(**options) if lazy_table else (spec, by_model))
         )
-        lacking = _warn_of_missing_folds(per_fold, model_col, fold_col)
-        _warn_of_other_rows(source, spec.columns, model_col, told=lacking)
+        rows = _rows_of_models(source, spec.columns, model_col)
+        lacking = _warn_of_missing_folds(
+            per_fold, model_col, fold_col, same_rows=rows.select(_KIND).n_unique() == 1
+        )
+        _warn_of_other_rows(rows, model_col, told=lacking)
         return ranked(per_fold.lazy(), pooled.lazy()).collect()
 
     if isinstance(source, pl.LazyFrame):  # the schema of the plan of the states: nothing read
@@ -346,10 +349,13 @@ def compare(
     return as_like(frame, compute().lazy(), small=True)
 
 
-def _warn_of_missing_folds(per_fold: pl.DataFrame, model_col: str, fold_col: str) -> pl.Series:
+def _warn_of_missing_folds(
+    per_fold: pl.DataFrame, model_col: str, fold_col: str, *, same_rows: bool
+) -> pl.Series:
     """Warn of models that lack folds others have: their values are of other rows.
 
-    Gives those models.
+    Gives those models. ``same_rows``: every model scores the same rows (`_rows_of_models`),
+    folded otherwise (folds numbered from 1 by one of them): only the means are of others.
 
     (Ranking models scored on different rows may be meant, a subset say: not refused.)
     """
@@ -364,72 +370,114 @@ def _warn_of_missing_folds(per_fold: pl.DataFrame, model_col: str, fold_col: str
     models = missing[model_col].unique(maintain_order=True)
     if models.len():
         first = missing.filter(pl.col(model_col).eq_missing(models[0]))[fold_col].to_list()
-        values = (
-            "its pooled value and mean are"
-            if models.len() == 1
-            else "their pooled values and means are"
-        )
+        one = models.len() == 1
+        if same_rows:  # (folds numbered otherwise by some model)
+            spread = (
+                "mean and standard deviation are" if one else "means and standard deviations are"
+            )
+            values = f"{spread} over other folds (the pooled values are of the same rows)"
+        else:
+            values = f"{'pooled value and mean are' if one else 'pooled values and means are'} "
+            values += "of other rows than theirs"
         warnings.warn(
             f"compare: {models.len():,} {'model lacks' if models.len() == 1 else 'models lack'} "
             f"folds that others have ({model_col} {shown(models[0])}: {fold_col} "
-            f"{listed([shown(f) for f in first], 5)}): {values} of other rows than theirs",
+            f"{listed([shown(f) for f in first], 5)}): {'its' if one else 'their'} {values}",
             UserWarning,
             stacklevel=caller_stacklevel(),
         )
     return models
 
 
-def _warn_of_other_rows(
-    source: pl.DataFrame | pl.LazyFrame, cols: Columns, model_col: str, *, told: pl.Series
-) -> None:
-    """Warn of models that score other (id, class) rows than most models do.
+#: A model's rows as `_rows_of_models` sums them: two models of equal sums score the same.
+_KIND: Final = ("rows", "pairs", "truths", "weights")
 
-    A model scored on some of the classes, or some of the ids, passes the data checks (its
-    ids are whole) but is ranked on easier or harder rows. Each model's rows are summed as
-    their count and a 64-bit sum of their (id, class) pairs' hashes, in one streaming pass.
-    (Folds split differently for each model are no matter: the pooled rows are the same.)
-    ``told``: models already warned of (lacking folds), left out of the comparison.
+
+def _rows_of_models(
+    source: pl.DataFrame | pl.LazyFrame, cols: Columns, model_col: str
+) -> pl.DataFrame:
+    """Each model's (id, class) rows, truth and weights, summed in one streaming pass.
+
+    The count of rows and 64-bit sums of hashes: of the (id, class) pairs, of the positive
+    ones, and of the pairs with their weights (0 without weights).
     """
     pair = pl.col(cols.id).hash(_ID_SEED).xor(cols.class_hash)  # (as the data checks hash)
-    summary = (
+    weighted = pair.xor(pl.col(cols.weight).hash(_ID_SEED)) if cols.weight else pl.lit(0, pl.UInt64)
+    return (
         source.lazy()
         .group_by(model_col)
-        .agg(pl.len().alias("rows"), pair.sum().alias("pairs"))
-        .filter(~pl.col(model_col).is_in(told.implode(), nulls_equal=True))
+        .agg(
+            pl.len().alias("rows"),
+            pair.sum().alias("pairs"),
+            pair.filter(cols.truth_expr).sum().alias("truths"),
+            weighted.sum().alias("weights"),
+        )
         .sort(model_col, nulls_last=True)
         .collect(engine="streaming")
     )
-    kinds = summary.group_by("rows", "pairs", maintain_order=True).agg(
-        pl.col(model_col), pl.len().alias("models")
-    )
+
+
+def _warn_of_other_rows(rows_of_models: pl.DataFrame, model_col: str, *, told: pl.Series) -> None:
+    """Warn of models that score other (id, class) rows, truth or weights than most models.
+
+    A model scored on some of the classes, or some of the ids, passes the data checks (its
+    ids are whole) but is ranked on easier or harder rows; one whose dump holds other labels
+    or weights is ranked against another truth. (Folds split differently for each model are
+    no matter: the pooled rows are the same.) ``rows_of_models``: `_rows_of_models`.
+    ``told``: models already warned of (lacking folds), left out of the comparison.
+    """
+    summary = rows_of_models.filter(~pl.col(model_col).is_in(told.implode(), nulls_equal=True))
+    kinds = summary.group_by(*_KIND, maintain_order=True).agg(pl.len().alias("models"))
     if kinds.height < 2:
         return
     counts = sorted(kinds["models"], reverse=True)
     if counts[0] == counts[1]:  # no rows that most models score: each told of
-        each = [f"{shown(m)}: {rows:,}" for m, rows in summary.select(model_col, "rows").rows()]
+        if summary.select("rows", "pairs").n_unique() == 1:
+            first, second = kinds.head(2).iter_rows(named=True)
+            whose = f"different {_differing(first, second)}"
+            what = f"the same (id, class) rows with {whose}"
+        else:
+            each = [f"{shown(m)}: {n:,}" for m, n in summary.select(model_col, "rows").rows()]
+            what = f"different (id, class) rows (rows of each {model_col}: {listed(each, 6)})"
+            whose = "different rows"
         warnings.warn(
-            f"compare: the models score different (id, class) rows (rows of each "
-            f"{model_col}: {listed(each, 6)}): their values are of different rows",
+            f"compare: the models score {what}: their values are of {whose}",
             UserWarning,
             stacklevel=caller_stacklevel(),
         )
         return
     usual = kinds.filter(pl.col("models") == counts[0]).row(0, named=True)
-    other = summary.filter((pl.col("rows") != usual["rows"]) | (pl.col("pairs") != usual["pairs"]))
-    model, rows = other.row(0)[:2]
-    counted = (
-        f"{rows:,} rows, as many as theirs but not the same"
-        if rows == usual["rows"]
-        else f"{rows:,} rows against {usual['rows']:,}"
-    )
+    other = summary.filter(pl.any_horizontal(pl.col(k) != usual[k] for k in _KIND))
+    first = other.row(0, named=True)
     one = other.height == 1
+    if first["rows"] == usual["rows"] and first["pairs"] == usual["pairs"]:
+        differing = _differing(first, usual)
+        what, whose = f"the others' (id, class) rows with other {differing}", f"other {differing}"
+        counted = ""
+    else:
+        what, whose = "other (id, class) rows than the others", "other rows"
+        counted = ": " + (
+            f"{first['rows']:,} rows, as many as theirs but not the same"
+            if first["rows"] == usual["rows"]
+            else f"{first['rows']:,} rows against {usual['rows']:,}"
+        )
     warnings.warn(
-        f"compare: {other.height:,} {'model scores' if one else 'models score'} other (id, "
-        f"class) rows than the others ({model_col} {shown(model)}: {counted}): "
-        f"{'its values are' if one else 'their values are'} of other rows than theirs",
+        f"compare: {other.height:,} {'model scores' if one else 'models score'} {what} "
+        f"({model_col} {shown(first[model_col])}{counted}): "
+        f"{'its values are' if one else 'their values are'} of {whose} than theirs",
         UserWarning,
         stacklevel=caller_stacklevel(),
     )
+
+
+def _differing(kind: Mapping[str, Any], other: Mapping[str, Any]) -> str:
+    """Which of truth and weights two kinds of rows of the same (id, class) pairs differ in."""
+    told = [
+        name
+        for name, key in (("truth", "truths"), ("weights", "weights"))
+        if kind[key] != other[key]
+    ]
+    return " and ".join(told)
 
 
 #: Seeds the ids' hashes of `_warn_of_other_rows` (the classes' are `Columns.class_hash`).

@@ -65,7 +65,8 @@ def test_compare_ranks_an_undefined_model_last(kind: str) -> None:
             "truth": (model != "a") & (i % 2 == klass),
         }
     )
-    out = run(df, kind, pl_metrics.compare, metrics=["roc_auc"], undefined="skip")
+    with pytest.warns(UserWarning, match=r"model 'a'\): its values are of other truth than theirs"):
+        out = run(df, kind, pl_metrics.compare, metrics=["roc_auc"], undefined="skip")
     assert out["model"][2] == "a"
     assert out["roc_auc"][0] > out["roc_auc"][1]
     assert np.isnan(out["roc_auc"][2])
@@ -581,3 +582,49 @@ def test_paired_counts_one_unpaired_cell_in_the_singular() -> None:
         match=r"^column 'class': 1 \(id, class\) row is scored by only one of 'a' and 'b'",
     ):
         pl_metrics.paired(df.filter(~lone), "lrap", "a", "b", n_resamples=50)
+
+
+def test_compare_warns_of_a_model_scored_against_other_truth_or_weights(kind: str) -> None:
+    """Only the (id, class) pairs were hashed: a model whose dump holds other labels or
+    weights was ranked without a word (paired refuses the same rows)."""
+    df = pl.read_parquet(DATA).with_columns(w=pl.lit(1.0))
+    knn = (pl.col("model") == "knn") & (pl.col("id") < 100)
+    relabelled = df.with_columns(pl.when(knn).then(~pl.col("truth")).otherwise("truth"))
+    reweighted = df.with_columns(w=pl.when(knn).then(2.0).otherwise("w"))
+    both = relabelled.with_columns(reweighted["w"])
+    for frame, other in (
+        (relabelled, "truth"),
+        (reweighted, "weights"),
+        (both, "truth and weights"),
+    ):
+        with pytest.warns(
+            UserWarning,
+            match=rf"^compare: 1 model scores the others' \(id, class\) rows with other {other} "
+            rf"\(model 'knn'\): its values are of other {other} than theirs$",
+        ):
+            run(frame, kind, pl_metrics.compare, metrics="lrap", weight_col="w")
+    two = relabelled.filter(pl.col("model").is_in(["knn", "logreg"]))
+    with pytest.warns(
+        UserWarning, match=r"the models score the same \(id, class\) rows with differ"
+    ):
+        run(two, kind, pl_metrics.compare, metrics="lrap")
+
+
+def test_compare_tells_folds_numbered_otherwise_from_folds_lacking(kind: str) -> None:
+    """One model's folds numbered from 1: every model lacks a fold, and the warning said
+    their pooled values were of other rows (they are the same), and no row check ran."""
+    df = pl.read_parquet(DATA)
+    knn = pl.col("model") == "knn"
+    renumbered = df.with_columns(pl.when(knn).then(pl.col("fold") + 1).otherwise("fold"))
+    with pytest.warns(
+        UserWarning,
+        match=r"4 models lack folds .*: their means and standard deviations are over other "
+        r"folds \(the pooled values are of the same rows\)$",
+    ):
+        got = run(renumbered, kind, pl_metrics.compare, metrics="lrap")
+    assert_frame_equal(
+        got.select("model", "lrap"), pl_metrics.compare(df, "lrap")[["model", "lrap"]]
+    )
+    fewer = renumbered.filter(~((pl.col("model") == "logreg") & (pl.col("id") < 50)))
+    with pytest.warns(UserWarning, match=r"their pooled values and means are of other rows"):
+        run(fewer, kind, pl_metrics.compare, metrics="lrap")
