@@ -628,3 +628,16 @@ def test_compare_tells_folds_numbered_otherwise_from_folds_lacking(kind: str) ->
     fewer = renumbered.filter(~((pl.col("model") == "logreg") & (pl.col("id") < 50)))
     with pytest.warns(UserWarning, match=r"their pooled values and means are of other rows"):
         run(fewer, kind, pl_metrics.compare, metrics="lrap")
+
+
+def test_paired_takes_a_python_float_of_a_float32_model() -> None:
+    """0.3 was "not a value of column 'model' (Float32)": Float32's 0.3 is not Python's,
+    where the command line's --against 0.3 and a polars filter take it."""
+    df = pl.read_parquet(DATA)
+    codes = {"knn": 0.3, "forest": 1.0, "logreg": 2.5, "naive_bayes": 7.0}
+    floats = df.with_columns(pl.col("model").replace_strict(codes, return_dtype=pl.Float32))
+    got = pl_metrics.paired(floats, "lrap", 0.3, 1.0, n_resamples=20)
+    want = pl_metrics.paired(df, "lrap", "knn", "forest", n_resamples=20)
+    assert_frame_equal(got.drop("model_a", "model_b"), want.drop("model_a", "model_b"))
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"no rows of model 0\.5"):
+        pl_metrics.paired(floats, "lrap", 0.5, 1.0, n_resamples=20)
