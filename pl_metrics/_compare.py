@@ -1651,7 +1651,7 @@ def _as_model(value: Any, dtype: pl.DataType) -> pl.Series | None:
     """``value`` cast to the model column's type, if it is that value exactly."""
     try:
         given = pl.Series([value])
-        cast = given.cast(dtype, strict=True)
+        cast: pl.Series = given.cast(dtype, strict=True)
         if dtype.is_float() and given.dtype.is_float():  # 0.3 is Float32's 0.3, as in a filter
             return cast
         return cast if cast.cast(given.dtype).equals(given) else None  # 1.5 is no model 1
