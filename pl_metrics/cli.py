@@ -591,7 +591,11 @@ def _add_compare(commands: Any) -> None:
     _add_columns(cp)
     _add_metric_options(cp, tables=False)
     cp.add_argument(
-        "--bootstrap", type=_resamples, metavar="N", help="add N-resample 95%% intervals"
+        "--bootstrap",
+        type=_resamples,
+        metavar="N",
+        help="add N-resample 95%% intervals of the pooled values (METRIC_lower, "
+        "METRIC_upper; METRIC_std stays the standard deviation over folds)",
     )
     cp.add_argument(
         "--against",
