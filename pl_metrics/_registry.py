@@ -363,7 +363,8 @@ METRICS: dict[str, MetricInfo] = {
             (None, "macro"),
             "option",
             "`brier_score_loss` per class column",
-            "mean of (score - truth)²; scores are probabilities",
+            "mean of (score - truth)²; scores are probabilities; `average` None or `macro` "
+            "(no micro)",
             "by, weight_col, average",
             zero_weights="sum",
         ),
@@ -390,7 +391,7 @@ METRICS: dict[str, MetricInfo] = {
             "option",
             "none: count-weighted mean of abs(prob_true - prob_pred) over the non-empty "
             "bins of `calibration_curve`",
-            "sklearn's bins: a score on an edge goes to the lower bin",
+            "sklearn's bins: a score on an edge goes to the lower bin; `average` None or `macro`",
             "n_bins, strategy, by, average",
         ),
         MetricInfo(
