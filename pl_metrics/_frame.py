@@ -673,12 +673,17 @@ def _missing_columns(
     named = ", ".join(f"{name!r} (option {option!r})" for option, name in missing)
     close = {option: _close_columns(schema, option, name, taken) for option, name in missing}
     wide = [c for c, dtype in schema.items() if dtype.is_float()]
+    given = dict(missing)
     # No class nor score column, nor any named like them, and many of floats: wide. (Its
-    # other columns are then no class, score or truth column to offer: its labels, say.)
+    # other columns are then no class, score or truth column to offer: its labels, say.
+    # Columns of scores named like a class, Otto's Class_1 to Class_9 say, are no class.)
     if (
         {"class_col", "score_col"} <= set(close)
         and len(wide) > 2
-        and not close["class_col"].startswith("did you")
+        and (
+            not close["class_col"].startswith("did you")
+            or set(_close_names(given["class_col"], schema, n=3, cutoff=0.5)) <= set(wide)
+        )
         and not close["score_col"]
     ):
         moot = ("class_col", "score_col", "truth_col")
@@ -688,7 +693,6 @@ def _missing_columns(
             f"{listed([repr(c) for c in wide], 4)}): "
             "pl_metrics.from_wide makes the long table, a row per id and class"
         )
-    given = dict(missing)
     advice = [f"{given[o]!r}: {text}" if o in given else text for o, text in close.items() if text]
     if separated := _separator_hint(schema):  # (no close names to give: one column)
         advice = [separated]

@@ -1029,6 +1029,14 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
         pl_metrics.lrap(labelled)
     assert "; the table looks wide" in str(caught.value)
     assert "pass class_col" not in str(caught.value)
+    # Classes named like the class column (Otto's Class_1..Class_9, a "cat"): wide, where
+    # the table's score columns were offered as the class column.
+    for names in (["Class_1", "Class_2", "Class_3"], ["bird", "frog", "cat"]):
+        otto = pl.DataFrame({"id": [1, 2], **{n: [0.5, 0.25] for n in names}})
+        with pytest.raises(MetricsInputError) as caught:
+            pl_metrics.lrap(otto)
+        assert "; the table looks wide" in str(caught.value)
+        assert "did you mean" not in str(caught.value)
     # A long table of other names, with float weight columns, is not taken for a wide one.
     weighted = renamed.with_columns(w=pl.lit(1.0), v=pl.lit(2.0))
     with pytest.raises(MetricsInputError) as caught:
