@@ -1065,7 +1065,7 @@ def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False)
     kept = [found[index] for index in with_rows]
     checked = bool(hive) and check_folders
     # The files' own columns (each inferred from its first rows), read once for both uses.
-    schemas = [_csv_schema(path) for path in kept] if checked or warn else []
+    schemas = [_csv_schema(path) for path in kept] if checked or warn or len(kept) > 1 else []
     if checked:
         _check_folders(kept, "csv", schemas)
     frames = [
@@ -1074,9 +1074,38 @@ def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False)
         )
         for index in with_rows
     ]
+    if len(kept) > 1:
+        frames = _typed_empty_columns(frames, schemas)
     if warn:
         _warn_of_columns_some_lack(kept, schemas, dict.fromkeys(n for s in schemas for n in s))
     return pl.concat(frames, how="diagonal_relaxed")
+
+
+def _typed_empty_columns(
+    frames: list[pl.LazyFrame], schemas: list[pl.Schema]
+) -> list[pl.LazyFrame]:
+    """The files' columns of no value typed as the other files type them.
+
+    polars reads a column of empty fields as text: stacked with files of numbers, the whole
+    column was text ("numbers held as text", where its nulls are the problem), where a
+    parquet file's column of nulls takes the others' type. Only such columns are read.
+    """
+    typed: dict[str, set[pl.DataType]] = {}
+    for schema in schemas:
+        for name, dtype in schema.items():
+            if dtype != pl.String:
+                typed.setdefault(name, set()).add(dtype)
+    kept = []
+    for frame, schema in zip(frames, schemas, strict=True):
+        text = [
+            n for n, dtype in schema.items() if dtype == pl.String and len(typed.get(n, ())) == 1
+        ]
+        if text:
+            held = frame.select(pl.col(text).is_not_null().any()).collect()
+            empty = [n for n in text if not held[n].item()]
+            frame = frame.with_columns(pl.col(n).cast(typed[n].pop()) for n in empty)
+        kept.append(frame)
+    return kept
 
 
 def _csv_schema(path: Path) -> pl.Schema:

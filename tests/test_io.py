@@ -81,6 +81,30 @@ def test_row_less_csv_shards_are_left_out(tmp_path: Path, dump: pl.DataFrame) ->
     assert_frame_equal(got, want)
 
 
+def test_a_csv_column_empty_in_one_file_takes_the_other_files_type(
+    tmp_path: Path, dump: pl.DataFrame
+) -> None:
+    """polars reads a column of empty fields as text: stacked with files of numbers, the
+    whole column was text, told as "numbers held as text" where its nulls are the problem
+    (a parquet file's column of nulls is told as such)."""
+    dump = dump.with_columns(w=pl.lit(1.0))
+    dump.slice(1800).write_csv(tmp_path / "b.csv")
+    for column in ("w", "score", "truth"):
+        emptied = dump.head(1800).with_columns(pl.lit(None).alias(column))
+        emptied.write_csv(tmp_path / "a.csv")
+        with pytest.raises(MetricsInputError, match=rf"^column '{column}': 1,800 rows are null"):
+            pl_metrics.score(tmp_path, "lrap", weight_col="w")
+    # A value that is no number is told as before, and a file of values read as they are.
+    dump.head(1800).with_columns(
+        w=pl.when(pl.int_range(pl.len()) == 0).then(pl.lit("x"))
+    ).write_csv(tmp_path / "a.csv")
+    with pytest.raises(MetricsInputError, match=r"1 row holds a value that is not a number: 'x'"):
+        pl_metrics.score(tmp_path, "lrap", weight_col="w")
+    dump.head(1800).write_csv(tmp_path / "a.csv")
+    got = pl_metrics.score(tmp_path, "lrap", weight_col="w")
+    assert_frame_equal(got, pl_metrics.score(dump, "lrap", weight_col="w"))
+
+
 @pytest.mark.parametrize("fmt", ["parquet", "ipc"])
 def test_shards_with_wider_numeric_types_are_read_as_one(
     tmp_path: Path, dump: pl.DataFrame, fmt: str
