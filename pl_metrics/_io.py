@@ -376,19 +376,32 @@ def scan_files(
         _check_folders(found, kind, schemas)
     common = _common_schema(found, schemas, warn=warn_left_out)
     same = all(dict(schema) == dict(common) for schema in schemas)
-    if kind == "parquet":
-        return _scan_parquet(found, None if same else common)
-    return _scan_ipc(found, None if same else common)
+    scanner = _scan_parquet if kind == "parquet" else _scan_ipc
+    hive = {key: values.dtype for key, values in _hive_values(found).items()}
+    if not any(dtype == pl.Time for dtype in hive.values()):
+        return scanner(found, None if same else common)
+    # polars cannot read times from folder names (run=12:00:00): read as text, then parsed.
+    times = [key for key, dtype in hive.items() if dtype == pl.Time]
+    texts = {key: pl.String() if key in times else dtype for key, dtype in hive.items()}
+    return scanner(found, None if same else common, texts).with_columns(pl.col(times).str.to_time())
 
 
-def _scan_parquet(found: Sequence[Path], common: pl.Schema | None) -> pl.LazyFrame:
-    """Parquet files as one table; ``common``: the types to read files of other types as."""
-    names = [str(p) for p in found]
+def _scan_parquet(
+    found: Sequence[Path],
+    common: pl.Schema | None,
+    hive_schema: Mapping[str, pl.DataType] | None = None,
+) -> pl.LazyFrame:
+    """Parquet files as one table; ``common``: the types to read files of other types as.
+
+    ``hive_schema``: the types of the columns of ``key=value`` folders; None: polars'.
+    """
+    names, hive = [str(p) for p in found], _is_hive(found)
     if common is None:
-        return pl.scan_parquet(names, hive_partitioning=_is_hive(found), glob=False)
+        return pl.scan_parquet(names, hive_partitioning=hive, hive_schema=hive_schema, glob=False)
     return pl.scan_parquet(
         names,
-        hive_partitioning=_is_hive(found),
+        hive_partitioning=hive,
+        hive_schema=hive_schema,
         glob=False,
         schema=common,
         cast_options=_widening(),
@@ -397,14 +410,23 @@ def _scan_parquet(found: Sequence[Path], common: pl.Schema | None) -> pl.LazyFra
     )
 
 
-def _scan_ipc(found: Sequence[Path], common: pl.Schema | None) -> pl.LazyFrame:
-    """IPC files as one table; ``common``: the types to read files of other types as."""
+def _scan_ipc(
+    found: Sequence[Path],
+    common: pl.Schema | None,
+    hive_schema: Mapping[str, pl.DataType] | None = None,
+) -> pl.LazyFrame:
+    """IPC files as one table; ``common``: the types to read files of other types as.
+
+    ``hive_schema``: the types of the columns of ``key=value`` folders; None: polars'.
+    """
     names = [str(p) for p in found]
     if common is None:
-        return pl.scan_ipc(names, hive_partitioning=_is_hive(found), glob=False)
+        hive = _is_hive(found)
+        return pl.scan_ipc(names, hive_partitioning=hive, hive_schema=hive_schema, glob=False)
     # scan_ipc takes no target schema: each file is cast to the common types, then stacked,
     # with the hive types inferred over all the files, as a scan of them all infers them.
-    hive_schema = {key: values.dtype for key, values in _hive_values(found).items()}
+    if hive_schema is None:
+        hive_schema = {key: values.dtype for key, values in _hive_values(found).items()}
     frames = [
         pl.scan_ipc(
             name,

@@ -285,6 +285,7 @@ def test_printable_escapes_control_characters() -> None:
         ["a%20b", "c"],  # percent-decoded
         ["007", "-3"],
         ["+4", "5"],
+        ["12:00:00", "13:30:00.5"],  # Time, which polars reads from no parquet folder name
     ],
 )
 def test_hive_csv_folders_type_their_columns_as_parquet(
@@ -293,7 +294,7 @@ def test_hive_csv_folders_type_their_columns_as_parquet(
     rows = dump.head(20).with_columns(
         pl.col("id").cast(pl.Int64), ("c" + pl.col("class")).alias("class")
     )
-    for fmt in ("parquet", "csv"):
+    for fmt in ("parquet", "csv", "ipc"):
         for model in ("a", "b"):
             for value in values:
                 folder = tmp_path / fmt / f"model={model}" / f"fold={value}"
@@ -304,6 +305,7 @@ def test_hive_csv_folders_type_their_columns_as_parquet(
     from_csv = scan(tmp_path / "csv").collect().sort(order, nulls_last=True)
     assert from_csv.columns == ["id", "class", "score", "truth", "model", "fold"]
     assert_frame_equal(from_csv, from_parquet)
+    assert_frame_equal(scan(tmp_path / "ipc").collect().sort(order, nulls_last=True), from_csv)
 
 
 def test_globs_expand_folders_and_literal_names_win(tmp_path: Path, dump: pl.DataFrame) -> None:
