@@ -12,7 +12,7 @@ import re
 import warnings
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -856,12 +856,12 @@ def _ids(values: np.ndarray) -> pl.Series:
     return ids
 
 
-def _check_y_true(truth: np.ndarray) -> None:
+def _check_y_true(truth: np.ndarray, given: Any) -> None:
     """Refuse an indicator matrix with values other than 0 and 1 (or true and false)."""
     if truth.dtype == np.bool_:
         return
     if truth.dtype.kind not in "iuf":
-        hint = _OBJECT_HINT if truth.dtype == object else ""
+        hint = _object_hint("y_true", given) if truth.dtype == object else ""
         raise MetricsInputError(f"y_true: must be boolean or numeric 0/1, not {truth.dtype}{hint}")
     bad = int(np.count_nonzero((truth != 0) & (truth != 1)))  # NaN counts: neither 0 nor 1
     if bad:
@@ -869,6 +869,72 @@ def _check_y_true(truth: np.ndarray) -> None:
         of_them = f" ({nan:,} of them NaN)" if nan else ""
         values = "value is" if bad == 1 else "values are"
         raise MetricsInputError(f"y_true: {bad:,} {values} neither 0 nor 1{of_them}")
+
+
+#: numpy's kind letters of polars' float and boolean types (integers: "i").
+_KIND: Final = {pl.Float16: "f", pl.Float32: "f", pl.Float64: "f", pl.Boolean: "b"}
+
+
+def _column_kinds(given: Any) -> list[tuple[Any, str]] | None:
+    """A pandas or polars frame's columns and their kinds, numpy's letters; None if no frame.
+
+    (numpy's and pandas' own dtypes, Float64, Int64 and boolean too, say their kind.)
+    """
+    if isinstance(given, pl.DataFrame):
+        return [
+            (c, _KIND.get(type(d), "i" if d.is_integer() else "O")) for c, d in given.schema.items()
+        ]
+    dtypes = getattr(given, "dtypes", None)
+    if dtypes is None or not hasattr(dtypes, "items"):  # (a pandas Series' is one dtype)
+        return None
+    return [(c, getattr(d, "kind", "O")) for c, d in dtypes.items()]
+
+
+def _refuse_columns_of_no_class(y_score: Any) -> None:
+    """Refuse a frame of scores holding a column that is no class's: its ids, say.
+
+    A submission frame's integer id column beside the float scores was read as one more
+    class (scores 100 to 107), and the class indices of y_true pointed one column off.
+    """
+    kinds = _column_kinds(y_score)
+    if not kinds:
+        return
+    floats = any(kind == "f" for _, kind in kinds)
+    named = [
+        c for c, _ in kinds if str(c).lower() in ("id", "ids") or str(c).lower().endswith("_id")
+    ]
+    numbers = [c for c, kind in kinds if floats and kind in "iub" and c not in named]
+    if named or numbers:
+        odd = [*named, *numbers]
+        why = (
+            "named as ids"
+            if not numbers
+            else "integers beside float scores"
+            if not named
+            else ("ids, or integers beside float scores")
+        )
+        raise MetricsInputError(
+            f"y_score: {'column' if len(odd) == 1 else 'columns'} "
+            f"{listed([repr(str(c)) for c in odd], 4)} {'is' if len(odd) == 1 else 'are'} "
+            f"no class's scores ({why}): y_score holds a column per class only; drop "
+            f"{'it' if len(odd) == 1 else 'them'} (ids go to ids=)"
+        )
+
+
+def _object_hint(name: str, given: Any) -> str:
+    """Why ``given`` (y_true or y_score) made an array of objects, and what to pass instead."""
+    texts = [c for c, kind in _column_kinds(given) or () if kind not in "iufb"]
+    if not texts:
+        return _OBJECT_HINT
+    which = (
+        f"columns {listed([repr(str(c)) for c in texts], 4)} hold"
+        if len(texts) > 1
+        else f"column {str(texts[0])!r} holds"
+    )
+    return (
+        f" (its {which} no numbers: {name} holds a column per class only; drop the others; "
+        "ids go to ids=)"
+    )
 
 
 #: Why an array of numbers may be of objects, and what to pass instead.
@@ -986,6 +1052,7 @@ def from_numpy(
     pl_metrics._frame.MetricsInputError: y_true: 2 values are neither 0 nor 1
     """
     _warn_of_pandas_misaligned(y_true, y_score, class_names)
+    _refuse_columns_of_no_class(y_score)
     # scipy's sparse matrices (scikit-learn's multilabel indicators often are) as dense.
     y_true, y_score = (a.toarray() if hasattr(a, "toarray") else a for a in (y_true, y_score))
     score, truth = _array("y_score", y_score), _array("y_true", y_true)
@@ -1002,7 +1069,7 @@ def from_numpy(
     if score.dtype.kind not in "iuf":
         raise MetricsInputError(
             f"y_score: scores must be numeric (float or integer), not {score.dtype}"
-            f"{_OBJECT_HINT if score.dtype == object else ''}"
+            f"{_object_hint('y_score', y_score) if score.dtype == object else ''}"
         )
     if score.dtype.kind == "f" and score.dtype.itemsize > 8:  # (long double: polars' Object)
         score = score.astype(np.float64)
@@ -1074,7 +1141,7 @@ def from_numpy(
         raise MetricsInputError(
             f"y_true {truth.shape} and y_score {score.shape} differ in shape{hint}"
         )
-    _check_y_true(truth)
+    _check_y_true(truth, y_true)
     weights = None if sample_weight is None else _sample_weight(sample_weight, n_ids)
     nulls = _nulls_among(ids)
     if nulls is not None and nulls.any():  # numpy would make them NaN ids, or objects

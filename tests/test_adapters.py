@@ -1049,3 +1049,32 @@ def test_from_wide_refuses_a_null_label_in_a_list() -> None:
     mended = solution.with_columns(pl.col("labels").list.drop_nulls())
     long = pl_metrics.from_wide(submission, mended, id_col="row_id", labels_col="labels")
     assert long.filter("truth").select("row_id", "class").rows() == [("a", "bird"), ("b", "frog")]
+
+
+def test_from_numpy_refuses_a_score_frames_id_column() -> None:
+    """A submission frame's integer ids beside its float scores were one more class (the
+    ids its scores, y_true's class indices one column off): LRAP 0.604 for scikit-learn's
+    0.646, without a word (scikit-learn's top_k_accuracy_score refuses it)."""
+    rng = np.random.default_rng(0)
+    proba, y = rng.dirichlet([1, 1, 1], size=8), np.array([0, 1, 2, 0, 1, 2, 0, 1])
+    scores = pd.DataFrame(proba, columns=["a", "b", "c"])
+    told = r"^y_score: column '{}' is no class's scores \({}\): y_score holds a column per class"
+    for frame, message in [
+        (scores.assign(id=np.arange(100, 108)), told.format("id", "named as ids")),
+        (scores.assign(n=np.arange(8)), told.format("n", "integers beside float scores")),
+        (scores.assign(sample_id=proba[:, 0]), told.format("sample_id", "named as ids")),
+    ]:
+        for given in (frame, pl.from_pandas(frame)):
+            with pytest.raises(pl_metrics.MetricsInputError, match=message):
+                pl_metrics.from_numpy(y, given)
+    # A column of text is named, where the hint was of pandas' nullable types.
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"not object \(its column 'label' holds no numbers: y_score holds a column per",
+    ):
+        pl_metrics.from_numpy(y, scores.assign(label=list("abcdefgh")))
+    # Scores alone, integer ones too, are read as before.
+    want = label_ranking_average_precision_score(np.eye(3)[y], proba)
+    assert pl_metrics.lrap(pl_metrics.from_numpy(y, scores)).item() == pytest.approx(want)
+    counts = pd.DataFrame({"a": [3, 0], "b": [1, 2]})
+    assert pl_metrics.from_numpy(np.array([0, 1]), counts).height == 4
