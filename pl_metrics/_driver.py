@@ -323,7 +323,7 @@ def named_file(files: Sequence[Path] | None, spec: Spec, *, hints: bool = True) 
     try:
         with hinted(files, cols.id, cols.cls) if hints else contextlib.nullcontext():
             yield
-    except (pl.exceptions.ComputeError, OSError) as error:
+    except (pl.exceptions.ComputeError, pl.exceptions.PanicException, OSError) as error:
         which = unreadable_file(files, spec.read) if files else None
         if which is None:
             raise

@@ -233,9 +233,15 @@ def _expand(path: Path) -> list[Path]:
             p
             for p in _walk(path)
             if kind_of(p)
-            and p.is_file()
             and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts)
         )
+        if dangling := [p for p in found if not p.is_file() and p.is_symlink()]:
+            raise MetricsInputError(
+                f"file {str(dangling[0])!r} is a link to {os.readlink(dangling[0])!r}, which "
+                "does not exist (a disk not mounted?): its rows would be left out; restore "
+                "the link's file or remove the link"
+            )
+        found = [p for p in found if p.is_file()]
         if not found:
             raise MetricsInputError(
                 f"folder {str(path)!r} holds no parquet, IPC or CSV file (but in entries "
@@ -267,7 +273,16 @@ def _walk(root: Path) -> Iterator[Path]:
     """
     # Each folder's real path and those of the folders walked down to it.
     down: dict[str, tuple[str, ...]] = {os.fspath(root): (os.path.realpath(root),)}
-    for folder, names, files_ in os.walk(root, followlinks=True):
+
+    def unlisted(error: OSError) -> None:  # (os.walk leaves out a folder it cannot list)
+        below = Path(error.filename).relative_to(root).parts if error.filename else ()
+        if not any(part.startswith((".", "_")) for part in below):  # (no data: not read)
+            raise MetricsInputError(
+                f"cannot list folder {str(error.filename)!r}: {error.strerror}; its files "
+                "would be left out"
+            ) from error
+
+    for folder, names, files_ in os.walk(root, followlinks=True, onerror=unlisted):
         above = down.pop(folder)
         kept = []
         for name in sorted(names):

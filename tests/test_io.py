@@ -16,6 +16,7 @@ from polars.testing import assert_frame_equal
 import pl_metrics
 from pl_metrics._frame import MetricsInputError
 from pl_metrics._io import files, printable, scan
+from pl_metrics._spec import resolve
 
 DATA = Path(__file__).parent.parent / "data" / "digits_oof.parquet"
 
@@ -454,6 +455,67 @@ def test_a_linked_folder_inside_a_folder_is_read(tmp_path: Path) -> None:
     got = pl_metrics.score(root, "lrap", by="model").sort("model")
     want = pl_metrics.lrap(digits.filter(pl.col("model").is_in(["knn", "logreg"])), by="model")
     assert_frame_equal(got, want.sort("model"), rel_tol=1e-12)
+
+
+def test_a_folder_not_listed_or_a_dangling_link_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """os.walk leaves out a folder it cannot list, and a link to a file gone (a disk not
+    mounted) was no file: half the dump scored, without a word (polars refuses both)."""
+    digits = pl.read_parquet("data/digits_oof.parquet").filter(pl.col("fold") == 0)
+    root = tmp_path / "oof"
+    for part in ("a", "b"):
+        (root / part).mkdir(parents=True)
+        digits.filter(pl.col("model") == "knn").write_parquet(root / part / "p.parquet")
+    listed = os.scandir
+
+    def scandir(path: Any) -> Any:
+        if Path(path) == root / "b":
+            raise PermissionError(13, "Permission denied", str(path))
+        return listed(path)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "scandir", scandir)
+        with pytest.raises(MetricsInputError, match=r"^cannot list folder '.*b': Permission"):
+            files(root)
+    (root / "_temporary").mkdir()  # (a folder of no data is not read, listed or not)
+
+    def scandir_hidden(path: Any) -> Any:
+        if Path(path) == root / "_temporary":
+            raise PermissionError(13, "Permission denied", str(path))
+        return listed(path)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(os, "scandir", scandir_hidden)
+        assert len(files(root)) == 2
+    (root / "c.parquet").symlink_to(tmp_path / "unmounted" / "c.parquet")
+    with pytest.raises(MetricsInputError, match=r"^file '.*c\.parquet' is a link to '.*', wh"):
+        pl_metrics.score(root, "lrap")
+    (root / ".hidden.parquet").symlink_to(tmp_path / "gone.parquet")  # (no data: left out)
+    (root / "c.parquet").unlink()
+    assert len(files(root)) == 2
+
+
+def test_a_file_that_makes_polars_panic_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """polars panics on some files (pyarrow's string_view IPC files, in polars 2.1): the
+    error did not name the file, and the command line called it a bug of its own."""
+    from pl_metrics import _driver
+
+    told = "cannot read file 'v.arrow': range end index 8 out of range"
+    monkeypatch.setattr(_driver, "unreadable_file", lambda found, columns: told)
+    spec = resolve(
+        pl.LazyFrame(
+            schema={"id": pl.Int64, "class": pl.Int64, "score": pl.Float64, "truth": pl.Boolean}
+        ),
+        ["lrap"],
+    )
+    with (
+        pytest.raises(MetricsInputError, match=f"^{re.escape(told)}$"),
+        _driver.named_file([tmp_path / "v.arrow"], spec),
+    ):
+        raise pl.exceptions.PanicException("range end index 8 out of range")
 
 
 def test_links_round_in_a_loop_are_walked_once(tmp_path: Path) -> None:
