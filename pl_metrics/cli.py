@@ -563,7 +563,10 @@ def _add_quiet(parser: argparse.ArgumentParser) -> None:
 
 def _add_plot(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument(
-        "--plot", metavar="FILE", help=f"save {what} (.png, .svg, .pdf; needs pl_metrics[plot])"
+        "--plot",
+        type=os.path.expanduser,  # (~ as the paths scored read it, when the shell left it)
+        metavar="FILE",
+        help=f"save {what} (.png, .svg, .pdf; needs pl_metrics[plot])",
     )
 
 
@@ -736,6 +739,7 @@ def _add_threshold(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--threshold-table",
+        type=os.path.expanduser,
         metavar="FILE",
         help="thresholded metrics: a threshold per class (and group) from a CSV, parquet or "
         "JSON table (gzipped too) with a threshold column, such as pl-metrics thresholds "
@@ -753,6 +757,7 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--output",
         "-o",
+        type=os.path.expanduser,
         metavar="FILE",
         help="write here instead of stdout (- is stdout; FILE.csv.gz: gzipped CSV)",
     )
@@ -1633,11 +1638,12 @@ def _check_not_read(args: argparse.Namespace) -> None:
         return
     target = Path(args.output).resolve()
     inputs = [*args.paths, *(t for t in [getattr(args, "threshold_table", None)] if t)]
-    for item in inputs:
-        if "://" in str(item):
+    for given in inputs:
+        if "://" in str(given):
             continue
+        item = os.path.expanduser(str(given))  # (as the scans read it)
         whole = Path(item).resolve()
-        if target == whole:
+        if target == whole or _same_file(target, whole):  # (a hard link too)
             raise MetricsInputError(
                 f"--output {args.output!r} is an input of this command: writing it would "
                 "replace the data read; name another file"
@@ -1647,11 +1653,20 @@ def _check_not_read(args: argparse.Namespace) -> None:
                 f"--output {args.output!r} is in the folder {str(item)!r} that is scored: the "
                 "next run would read the results as predictions; write it outside the folder"
             )
-        if any(c in str(item) for c in "*?[") and _glob_matches(target, str(item)):
+        # (An existing name of "[" is read as itself, not as a pattern.)
+        if any(c in item for c in "*?[") and not whole.exists() and _glob_matches(target, item):
             raise MetricsInputError(
                 f"--output {args.output!r} matches {str(item)!r}, which is scored: the next run "
                 "would read the results as predictions; name a file the pattern does not match"
             )
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` are one file (hard links of it too); False if one is not."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _glob_matches(path: Path, pattern: str) -> bool:

@@ -1308,6 +1308,35 @@ def test_an_output_that_is_read_is_refused_before_scoring(
     )
 
 
+def test_an_output_that_is_the_input_by_a_hard_link_or_a_quoted_home_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The paths were compared resolved: a hard link of the input, or the input given as
+    '~/oof.parquet' (expanded as the scans read it), was written over. And ~ of --output,
+    --threshold-table and --plot was a folder named '~'."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    dump = tmp_path / "oof.parquet"
+    dump.write_bytes(DATA.read_bytes())
+    os.link(dump, tmp_path / "linked.parquet")
+    for argv in (
+        [str(dump), "-o", str(tmp_path / "linked.parquet")],
+        ["~/oof.parquet", "-o", str(dump)],
+        [str(dump), "-o", "~/oof.parquet"],
+    ):
+        assert main(["score", *argv, "-m", "lrap", "--by", "model,fold"]) == 2
+        assert "is an input of this command" in capsys.readouterr().err
+        assert dump.read_bytes() == DATA.read_bytes()
+    assert main(["thresholds", "~/oof.parquet", "--by", "model", "-o", "~/t.csv"]) == 0
+    assert (tmp_path / "t.csv").exists()
+    argv = ["score", "~/oof.parquet", "-m", "f1", "--by", "model", "--threshold-table", "~/t.csv"]
+    assert main([*argv, "--format", "csv"]) == 0, capsys.readouterr().err
+    # A file named with "[" is read as itself: no pattern that -o's name would match.
+    odd = tmp_path / "a[1].parquet"
+    odd.write_bytes(DATA.read_bytes())
+    argv = ["score", str(odd), "-m", "lrap", "--by", "model,fold"]
+    assert main([*argv, "-o", str(tmp_path / "a1.parquet")]) == 0, capsys.readouterr().err
+
+
 def test_text_truth_and_scores_get_hints_for_the_file(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
