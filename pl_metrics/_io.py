@@ -174,7 +174,22 @@ def files(source: Paths) -> list[Path]:
     unique: dict[tuple[Path, tuple[tuple[str, str], ...]], Path] = {}
     for path in found:
         unique.setdefault((path.resolve(), tuple(_hive_parts(path).items())), path)
+    for path in unique.values():
+        if not str(path).isascii() and not _utf8(str(path)):  # (bytes of another encoding)
+            raise MetricsInputError(
+                f"file {printable(ascii(str(path)))}: its name is not UTF-8, which polars "
+                "cannot open; rename it (or its folder)"
+            )
     return _without_empty(list(unique.values()))
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``text`` is UTF-8 (not bytes of another encoding, escaped by ``os.fsdecode``)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _without_empty(found: list[Path]) -> list[Path]:

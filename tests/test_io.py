@@ -496,6 +496,18 @@ def test_a_folder_not_listed_or_a_dangling_link_is_refused(
     assert len(files(root)) == 2
 
 
+@pytest.mark.skipif(os.name != "posix", reason="file names of any bytes are POSIX's")
+def test_a_file_name_that_is_not_utf8_is_told(tmp_path: Path) -> None:
+    """polars takes no path of bytes that are not UTF-8 (a Latin-1 'é'): a raw TypeError,
+    'Object does not have a .read() method', which the command line called its own bug."""
+    folder = os.path.join(os.fsencode(tmp_path), b"r\xe9sultats")
+    os.mkdir(folder)
+    pl.read_parquet("data/digits_oof.parquet").head(10).write_parquet(tmp_path / "t.parquet")
+    os.rename(tmp_path / "t.parquet", os.path.join(folder, b"oof.parquet"))
+    with pytest.raises(MetricsInputError, match=r"r\\udce9sultats/oof\.parquet': its name is not"):
+        pl_metrics.score(tmp_path, "lrap")
+
+
 def test_a_file_that_makes_polars_panic_is_named(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
