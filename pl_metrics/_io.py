@@ -1302,7 +1302,8 @@ def _check_folder_values(
             f"column {key!r}: {len(files_):,} {'file holds' if len(files_) == 1 else 'files hold'} "
             f"other values than their folder's {key}=... (e.g. {files_[0]}); the folder's "
             "value would replace them: move the files, or rename the column (key= folders "
-            "anywhere above a file are read as its columns: to read a file without them, "
+            "in the path given, above a file, are read as its columns: to read a file "
+            "without them, "
             "score pl.scan_parquet(file), a LazyFrame)"
         )
 
