@@ -237,7 +237,7 @@ def compare(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         One row per model, best first: ``model_col``, then ``{metric}``, ``{metric}_mean``
         and ``{metric}_std`` for each metric.
 
@@ -1513,7 +1513,7 @@ def bootstrap(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         Rows ``(by..., metric, estimate, lower, upper, std)``; ``(by..., class, metric,
         ...)`` with per-class output.
 
@@ -1730,7 +1730,7 @@ def paired(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         Rows ``(by..., metric, model_a, model_b, difference, lower, upper, p_value)``;
         ``(by..., class, metric, ...)`` with per-class output.
 

@@ -682,7 +682,7 @@ def roc_curve(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         Rows ``(by..., class, threshold, fpr, tpr)``; Float64 values.
 
     Examples
@@ -751,7 +751,7 @@ def precision_recall_curve(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         Rows ``(by..., class, threshold, precision, recall)``; Float64 values.
 
     Examples
@@ -822,7 +822,7 @@ def calibration_curve(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         Rows ``(by..., class, bin, prob_pred, prob_true, count)``; ``bin`` and
         ``count`` are Int64.
 
@@ -886,7 +886,7 @@ def brier_score(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a
         Float64 ``brier_score`` column.
 
@@ -946,7 +946,7 @@ def binary_log_loss(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a
         Float64 ``binary_log_loss`` column.
 
@@ -1008,7 +1008,7 @@ def expected_calibration_error(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a
         Float64 ``expected_calibration_error`` column.
 

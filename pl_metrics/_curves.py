@@ -864,7 +864,7 @@ def roc_auc(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
 
     Notes
     -----
@@ -943,7 +943,7 @@ def average_precision(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a Float64
         ``average_precision`` column; with ``per_id=True`` and ``average="samples"``, rows
         ``(by..., id, average_precision)``.
@@ -1010,7 +1010,7 @@ def padded_cmap(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column with ``per_class=True``), then a Float64
         ``padded_cmap`` column.
 
@@ -1070,7 +1070,7 @@ def top_k_accuracy(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns, then a Float64 ``top_k_accuracy`` column; with ``per_id=True``,
         rows ``(by..., id, top_k_accuracy)``.
 

@@ -296,7 +296,7 @@ def log_loss(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns then a Float64 ``log_loss`` column.
 
     Raises
@@ -370,7 +370,7 @@ def weighted_log_loss(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns then a Float64 ``weighted_log_loss`` column. A class that is the
         true class of no id in a group has no mean: it is left out of that group's average,
         with its weight; a group whose true classes all weigh 0 is NaN (weights that all

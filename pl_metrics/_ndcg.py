@@ -233,7 +233,7 @@ def ndcg(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns, then a Float64 ``ndcg`` column; with ``per_id=True``,
         rows ``(by..., id, ndcg)``.
 

@@ -529,7 +529,7 @@ def lwlrap(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns then a Float64 ``lwlrap`` column; NaN for a group without any
         positive label.
 
@@ -635,7 +635,7 @@ def lrap(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns then a Float64 ``lrap`` column.
 
     Notes
@@ -714,7 +714,7 @@ def coverage_error(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns then a Float64 ``coverage_error`` column.
 
     Raises
@@ -782,7 +782,7 @@ def label_ranking_loss(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns then a Float64 ``label_ranking_loss`` column.
 
     Raises

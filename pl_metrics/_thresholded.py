@@ -306,7 +306,7 @@ def confusion(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         Rows ``(by..., class, tp, fp, fn, tn)``: Int64 counts, or Float64 sums of weights
         with ``weight_col``.
 
@@ -404,7 +404,7 @@ def f1(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a Float64
         column named after the method.
 
@@ -482,7 +482,7 @@ def precision(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a Float64
         ``precision`` column; with ``per_id=True`` and ``average="samples"``, rows ``(by...,
         id, precision)``.
@@ -547,7 +547,7 @@ def recall(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a Float64
         ``recall`` column; with ``per_id=True`` and ``average="samples"``, rows ``(by...,
         id, recall)``.
@@ -615,7 +615,7 @@ def balanced_accuracy(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a Float64
         ``balanced_accuracy`` column.
 
@@ -677,7 +677,7 @@ def balanced_f1(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a Float64
         ``balanced_f1`` column.
 
@@ -740,7 +740,7 @@ def mfif(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a Float64
         ``mfif`` column.
 
@@ -809,7 +809,7 @@ def fbeta(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a Float64
         ``fbeta`` column; with ``per_id=True`` and ``average="samples"``, rows ``(by..., id,
         fbeta)``.
@@ -878,7 +878,7 @@ def jaccard(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a Float64
         ``jaccard`` column; with ``per_id=True`` and ``average="samples"``, rows ``(by...,
         id, jaccard)``.
@@ -944,7 +944,7 @@ def specificity(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a Float64
         ``specificity`` column.
 
@@ -1010,7 +1010,7 @@ def matthews_corrcoef(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns (and the class column when ``average=None``), then a Float64
         ``matthews_corrcoef`` column.
 
@@ -1069,7 +1069,7 @@ def hamming_loss(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns, then a Float64 ``hamming_loss`` column.
 
     Examples
@@ -1128,7 +1128,7 @@ def accuracy(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         The ``by`` columns, then a Float64 ``accuracy`` column; with ``per_id=True``, rows
         ``(by..., id, accuracy)``.
 

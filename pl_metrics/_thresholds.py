@@ -666,7 +666,7 @@ def threshold_sweep(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         Rows ``(by..., class, threshold, value)``; Float64 values.
 
     Examples
@@ -763,7 +763,7 @@ def best_threshold(
 
     Returns
     -------
-    DataFrame or LazyFrame (the type of ``frame``)
+    DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
         Rows ``(by..., class, threshold, value)``, and ``held_out_value`` with
         ``fold_col``; Float64 values.
 
