@@ -1094,11 +1094,12 @@ def weight_varies(weight: str) -> pl.Expr:
 
 
 def true_class_checks(
-    cols: Columns, needed_by: Sequence[str] = (), several_hint: str = ""
+    cols: Columns, needed_by: Sequence[str] = (), several_hint: str = "", none_hint: str = ""
 ) -> list[tuple[Problem, pl.Expr]]:
     """The single-label metrics' check that each id has one true class: none and several apart.
 
-    ``several_hint``: what to use instead for several true classes per id (multi-label).
+    ``several_hint``: what to use instead for several true classes per id (multi-label);
+    ``none_hint``: for none (binary scores, one class per id).
     """
     positives = cols.truth_expr.sum()
     # Several first: multi-label data (which often has ids of none too) is told as such.
@@ -1121,7 +1122,7 @@ def true_class_checks(
                 "ids",
                 "have no true class",
                 "each id needs exactly one: drop those ids, or check that their true class "
-                "has a row",
+                "has a row" + (f"; {none_hint}" if none_hint else ""),
                 needed_by=tuple(needed_by),
             ),
             (positives == 0).cast(pl.Int64),
@@ -1421,6 +1422,12 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
             "it to parquet (.to_parquet(folder)) and score the folder with pl_metrics.score "
             "or pl_metrics.dask.score"
             if hasattr(frame, "__dask_graph__")
+            else "; for a pandas Series, pass series.reset_index() (its index levels, id and "
+            "class, as columns)"
+            if type(frame).__module__.startswith("pandas") and hasattr(frame, "to_frame")
+            else "; for scikit-learn's arrays, pl_metrics.from_numpy(y_true, y_score) makes "
+            "the long table"
+            if hasattr(frame, "__array__")
             else ""
         )
     )

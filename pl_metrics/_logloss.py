@@ -81,6 +81,7 @@ class _LogLoss(Family):
                     metrics,
                     "for several true classes per id (multi-label), binary_log_loss scores "
                     "each class on its own",
+                    "for binary scores (a row per id of one class, true or false), binary_log_loss",
                 ),
                 probability_check(cols, ["log_loss"]) if plain else negative,
                 (

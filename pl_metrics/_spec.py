@@ -332,7 +332,11 @@ def class_weights_option(
     if class_weights is None:
         return None
     if not isinstance(class_weights, Mapping) or not class_weights:
-        raise MetricsInputError("option 'class_weights': expected a non-empty mapping")
+        series = hasattr(class_weights, "to_dict") and hasattr(class_weights, "index")
+        raise MetricsInputError(
+            "option 'class_weights': expected a non-empty mapping of class to weight"
+            + (f", got a {type(class_weights).__name__}: pass .to_dict()" if series else "")
+        )
     bad = [v for v in class_weights.values() if not is_number(v) or not math.isfinite(v) or v < 0]
     if bad:
         raise MetricsInputError(
@@ -572,6 +576,10 @@ def _threshold_table(table: object) -> Thresholds:
             "; a dict of thresholds by class is one: pl.DataFrame({'class': list(d), "
             "'threshold': list(d.values())}), its class column named as the data's"
             if isinstance(table, Mapping)
+            else "; a pandas Series of thresholds by class is one: "
+            "series.rename_axis('class').reset_index(name='threshold'), its class column "
+            "named as the data's"
+            if hasattr(table, "index") and hasattr(table, "to_frame")
             else ""
         )
         raise MetricsInputError(

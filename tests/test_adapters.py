@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -1078,3 +1079,24 @@ def test_from_numpy_refuses_a_score_frames_id_column() -> None:
     assert pl_metrics.lrap(pl_metrics.from_numpy(y, scores)).item() == pytest.approx(want)
     counts = pd.DataFrame({"a": [3, 0], "b": [1, 2]})
     assert pl_metrics.from_numpy(np.array([0, 1]), counts).height == 4
+
+
+def test_a_pandas_users_series_and_arrays_are_told_what_to_pass() -> None:
+    """A Series of class weights was "expected a non-empty mapping"; a Series of thresholds,
+    a Series of scores and scikit-learn's arrays got the accepted types, not the fix."""
+    df = pl.read_parquet("data/digits_oof.parquet").filter(
+        pl.col("model") == "knn", pl.col("fold") == 0
+    )
+    by_class = pd.Series([0.5] * 10, index=[str(c) for c in range(10)])
+    with pytest.raises(pl_metrics.MetricsInputError, match=r", got a Series: pass \.to_dict\(\)$"):
+        pl_metrics.weighted_log_loss(df, class_weights=by_class)  # type: ignore[arg-type]
+    fix = "series.rename_axis('class').reset_index(name='threshold')"
+    with pytest.raises(pl_metrics.MetricsInputError, match=re.escape(fix)):
+        pl_metrics.f1(df, threshold=by_class)  # type: ignore[arg-type]
+    table = by_class.rename_axis("class").reset_index(name="threshold")
+    assert pl_metrics.f1(df, threshold=table).item() == pl_metrics.f1(df).item()
+    indexed = df.to_pandas().set_index(["id", "class"])
+    with pytest.raises(TypeError, match=r"got pandas\.Series; for a pandas Series, pass series\."):
+        pl_metrics.lrap(indexed["score"])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"; for scikit-learn's arrays, pl_metrics\.from_numpy"):
+        pl_metrics.lrap(np.zeros((3, 3)))  # type: ignore[arg-type]

@@ -148,6 +148,16 @@ def test_log_loss_errors() -> None:
         "needs exactly one",
     ):
         pl_metrics.weighted_log_loss(no_true.lazy()).collect()
+    # One class per id, true or false: binary scores, told so (a reshaped (n, 1) array).
+    binary = pl.DataFrame(
+        {"id": [0, 1, 2], "class": 0, "score": [0.2, 0.7, 0.4], "truth": [False, True, False]}
+    )
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"2 ids have no true class; .*; for binary scores \(a row per id of one class, "
+        r"true or false\), binary_log_loss; e\.g\. id=0; id=2$",
+    ):
+        pl_metrics.log_loss(binary)
     negative = df.with_columns(score=pl.when(pl.col("id") == 1).then(-0.1).otherwise("score"))
     with pytest.raises(pl_metrics.MetricsInputError, match="2 rows have a negative probability"):
         pl_metrics.weighted_log_loss(negative)
