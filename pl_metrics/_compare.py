@@ -314,7 +314,7 @@ def compare(
         out = pooled.join(spread, on=model_col, nulls_equal=True).select(model_col, *columns)
         first = names[0]
         # Ties in the models' order, the same on every run and path; an undefined (NaN) value
-        # last, as plot.compare draws it: polars sorts NaN above every number.
+        # last (polars sorts NaN above every number).
         return out.sort(
             [pl.col(first).fill_nan(None), model_col],
             descending=[bool(info(first).higher_is_better), False],

@@ -859,7 +859,7 @@ def _run_compare(args: argparse.Namespace) -> None:
             )
         with _writing("--plot", args.plot):
             figure.savefig(args.plot)
-    _write(table, args.format, args.output, [args.model_col])
+    _write(table, args.format, args.output, [args.model_col, "model_a", "model_b"])
     _warn_of_a_threshold_past_the_scores(args, options["threshold"], lambda: lf)
 
 

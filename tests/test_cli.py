@@ -1552,6 +1552,15 @@ def test_compare_against_refuses_what_it_cannot_pair(
         assert main(argv) == 0, capsys.readouterr().err
         got = json.loads(capsys.readouterr().out)
         assert [float(row["model_a"]) for row in got] == pytest.approx([want] * 3, rel=1e-7)
+    # The text table shows the models as typed, not to 6 decimals (0.300000).
+    pl.read_parquet(numbered).with_columns(
+        model=(pl.col("model") / 10).cast(pl.Float32)
+    ).write_parquet(path)
+    assert main(["compare", str(path), "-m", "lrap", "--against", "0.3"]) == 0
+    table = capsys.readouterr().out
+    assert "┆ 0.3 " in table
+    assert "┆ 0.1 " in table
+    assert "0.300000" not in table
 
 
 def test_by_may_be_given_more_than_once(capsys: pytest.CaptureFixture[str]) -> None:
