@@ -1155,7 +1155,7 @@ def _typed_empty_columns(
         if text:
             held = frame.select(pl.col(text).is_not_null().any()).collect()
             empty = [n for n in text if not held[n].item()]
-            frame = frame.with_columns(pl.col(n).cast(typed[n].pop()) for n in empty)
+            frame = frame.with_columns(pl.col(n).cast(next(iter(typed[n]))) for n in empty)
         kept.append(frame)
     return kept
 

@@ -92,9 +92,11 @@ def test_a_csv_column_empty_in_one_file_takes_the_other_files_type(
     dump.slice(1800).write_csv(tmp_path / "b.csv")
     for column in ("w", "score", "truth"):
         emptied = dump.head(1800).with_columns(pl.lit(None).alias(column))
-        emptied.write_csv(tmp_path / "a.csv")
+        emptied.head(900).write_csv(tmp_path / "a.csv")  # (two files of it: each typed)
+        emptied.slice(900).write_csv(tmp_path / "a2.csv")
         with pytest.raises(MetricsInputError, match=rf"^column '{column}': 1,800 rows are null"):
             pl_metrics.score(tmp_path, "lrap", weight_col="w")
+    (tmp_path / "a2.csv").unlink()
     # A value that is no number is told as before, and a file of values read as they are.
     dump.head(1800).with_columns(
         w=pl.when(pl.int_range(pl.len()) == 0).then(pl.lit("x"))
