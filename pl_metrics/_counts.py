@@ -23,8 +23,11 @@ def check_zero_division(zero_division: float) -> float:
     """Accept 0, 1 or NaN (as scikit-learn does); return it as a float."""
     if is_number(zero_division) and (zero_division in (0, 1) or math.isnan(zero_division)):
         return float(zero_division)
+    warn = (
+        " (scikit-learn's 'warn' gives 0, with a warning)" if str(zero_division) == "warn" else ""
+    )
     raise MetricsInputError(
-        f"option 'zero_division': unknown value {zero_division!r}; expected 0, 1 or NaN"
+        f"option 'zero_division': unknown value {zero_division!r}; expected 0, 1 or NaN{warn}"
     )
 
 

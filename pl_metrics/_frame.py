@@ -500,11 +500,18 @@ def check_confidence(confidence: float) -> float:
     return float(confidence)
 
 
+#: The largest F-beta ``beta``: past it, ``1 / beta**2`` underflows to 0, and a class of no
+#: positive (F-beta 0 for any finite beta) would take ``zero_division`` (scikit-learn's
+#: fbeta_score overflows from about 1e155).
+LARGEST_BETA = 1e150
+
+
 def check_beta(beta: float) -> float:
-    """F-beta's ``beta``, a finite number >= 0 (0: precision), as a float."""
-    if not is_number(beta) or not math.isfinite(beta) or beta < 0:
+    """F-beta's ``beta``, a number in [0, `LARGEST_BETA`] (0: precision), as a float."""
+    if not is_number(beta) or not 0 <= beta <= LARGEST_BETA:  # (NaN is neither)
         raise MetricsInputError(
-            f"option 'beta': expected a finite number >= 0 (0: precision), got {shown(beta)}"
+            f"option 'beta': expected a number in [0, {LARGEST_BETA:g}] (0: precision), got "
+            f"{shown(beta)}"
         )
     return float(beta)
 

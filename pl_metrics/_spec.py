@@ -345,7 +345,9 @@ def class_weights_option(
         )
     # The bound of sample weights: the weights' sums stay finite, their shares above zero.
     extreme = [
-        v for v in class_weights.values() if v > LARGEST_WEIGHT or 0 < v < 1 / LARGEST_WEIGHT
+        v
+        for v in map(float, class_weights.values())  # (numpy's float32 would overflow 1e290)
+        if v > LARGEST_WEIGHT or 0 < v < 1 / LARGEST_WEIGHT
     ]
     if extreme:
         raise MetricsInputError(
@@ -406,6 +408,12 @@ def _class_weight_keys(
     return tuple(sorted(zip(bound, (w for _, w in weights), strict=True)))
 
 
+#: Every value of option 'average'.
+_AVERAGES: Final[tuple[Average, ...]] = (None, "macro", "micro", "weighted", "samples")
+#: The most points of a curve, or rows of padding: polars' 32-bit lengths.
+_LARGEST_COUNT: Final = 2**31 - 1
+
+
 def make_options(
     *,
     threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
@@ -428,6 +436,7 @@ def make_options(
     fold_col: str | None = None,
     max_fpr: float | None = None,
     per_id: bool = False,
+    averages: Sequence[Average] = (),
 ) -> Options:
     """Check every option's value once, with errors that name the option."""
     threshold_option: float | Thresholds
@@ -435,13 +444,15 @@ def make_options(
         threshold_option = compared_number(threshold)
         if not math.isfinite(threshold_option):
             raise MetricsInputError(
-                f"option 'threshold': expected a finite number, got {threshold_option}"
+                f"option 'threshold': expected a finite number, got {shown(threshold)}"
             )
     else:
         threshold_option = _threshold_table(threshold)
-    if max_fpr is not None and (not is_number(max_fpr) or not 0 < max_fpr <= 1):
+    # (A subnormal max_fpr divides the partial area by what polars takes for zero: inf.)
+    if max_fpr is not None and (not is_number(max_fpr) or not 1 / LARGEST_WEIGHT <= max_fpr <= 1):
         raise MetricsInputError(
-            f"option 'max_fpr': expected a number in (0, 1], got {shown(max_fpr)}"
+            f"option 'max_fpr': expected a number in [{1 / LARGEST_WEIGHT:g}, 1], got "
+            f"{shown(max_fpr)}"
         )
     if metric not in sweepable():
         close = did_you_mean(metric, sweepable()) if isinstance(metric, str) else ""
@@ -470,7 +481,13 @@ def make_options(
                 "option 'thresholds': expected at least one threshold, got none"
             )
         thresholds = tuple(sorted({float(v) for v in values}))  # as swept: one option
-    check_option("average", average, (None, "macro", "micro", "weighted", "samples"))
+    if isinstance(average, str) and average.lower() == "none":
+        raise MetricsInputError(
+            f"option 'average': unknown value {average!r}; for a value per class, pass "
+            "Python's None (average=None), not text"
+        )
+    if not (isinstance(average, str) or average is None) or average not in _AVERAGES:
+        check_option("average", average, averages or _AVERAGES)  # (told the values taken)
     beta = check_beta(beta)
     check_option("per_class", per_class, (True, False))
     check_option("per_id", per_id, (True, False))
@@ -478,16 +495,19 @@ def make_options(
     check_option("validate", validate, (True, False))
     check_option("undefined", undefined, ("error", "skip"))
     check_option("strategy", strategy, ("uniform", "quantile"))
-    integers = [("padding", padding, 0), ("n_bins", n_bins, 1)]
+    integers: list[tuple[str, object, int, int | None]] = [
+        ("padding", padding, 0, _LARGEST_COUNT),
+        ("n_bins", n_bins, 1, None),
+    ]
     if k is not None:
-        integers.append(("k", k, 1))
+        integers.append(("k", k, 1, None))
     if max_points is not None:
-        integers.append(("max_points", max_points, 2))
-    for name, value, low in integers:
-        check_integer(name, value, low)
+        integers.append(("max_points", max_points, 2, _LARGEST_COUNT))
+    for name, value, low, high in integers:
+        check_integer(name, value, low, high)
     if n_bins > MAX_BINS:  # an array per bin
         raise MetricsInputError(
-            f"option 'n_bins': expected at most {MAX_BINS:,} bins, got {n_bins:,}"
+            f"option 'n_bins': expected at most {MAX_BINS:,} bins, got {shown(n_bins)}"
         )
     # numpy's integers (from a loop over np.arange, say) as Python's.
     padding, n_bins = int(padding), int(n_bins)
@@ -584,7 +604,7 @@ def _threshold_table(table: object) -> Thresholds:
         )
         raise MetricsInputError(
             "option 'threshold': expected a number or a table of (class, threshold) rows, "
-            f"got {type(table).__name__}{recipe}"
+            f"got {'None' if table is None else type(table).__name__}{recipe}"
         ) from None
     except (pl.exceptions.PolarsError, OSError) as error:  # a lazy table's file, say
         raise MetricsInputError(
@@ -726,10 +746,9 @@ def _check_metric_options(
     if opts.average != _DEFAULTS.average:
         for entry in entries:
             if "average" in entry.options and opts.average not in entry.averages:
-                named = [repr(a) for a in entry.averages if a is not None]
+                accepted = ", ".join(repr(a) for a in entry.averages if a is not None)
                 if None in entry.averages:  # (last: a flag on the command line, not a value)
-                    named.append("or None" if named else "None")
-                accepted = ", ".join(named)
+                    accepted += " or None" if accepted else "None"
                 takers = [n for n, e in METRICS.items() if opts.average in e.averages]
                 raise MetricsInputError(
                     f"option 'average': {opts.average!r} is not defined for {entry.name} "
@@ -894,6 +913,9 @@ def resolve(
         fold_col=fold_col,
         max_fpr=max_fpr,
         per_id=per_id,
+        averages=[
+            a for a in _AVERAGES if any(a in e.averages for e in entries if "average" in e.options)
+        ],
     )
     _check_metric_options(entries, opts, given)
     if pred_col is not None and given["threshold"] is not None:

@@ -800,7 +800,7 @@ def fbeta(
     frame, id_col, class_col, score_col, truth_col, weight_col, by, threshold, pred_col
         As in `f1`.
     beta
-        Weight of recall against precision: a number >= 0 (0: precision).
+        Weight of recall against precision: a number in [0, 1e150] (0: precision).
     average, zero_division, ragged, validate
         As in `f1`.
     per_id

@@ -183,9 +183,12 @@ def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | N
         raise MetricsInputError(
             f"option 'threshold': expected a number or an expression, got {shown(threshold)}"
         )
-    if not math.isfinite(threshold):
-        raise MetricsInputError(f"option 'threshold': expected a finite number, got {threshold}")
-    return _col(score, "score") >= compared_number(threshold)
+    compared = compared_number(threshold)
+    if not math.isfinite(compared):
+        raise MetricsInputError(
+            f"option 'threshold': expected a finite number, got {shown(threshold)}"
+        )
+    return _col(score, "score") >= compared
 
 
 def _counts(
@@ -475,7 +478,8 @@ def fbeta(
         Columns, by name or as expressions. ``score >= threshold`` is the prediction;
         pass ``None`` as the score to give 0/1 predictions with ``pred``.
     beta
-        Recall weighs ``beta`` times as much as precision; a number >= 0 (0: precision).
+        Recall weighs ``beta`` times as much as precision; a number in [0, 1e150] (0:
+        precision).
     threshold, pred, zero_division
         As in `f1`: the value where no row is predicted or truly positive (0, 1 or NaN).
 

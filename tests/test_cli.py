@@ -991,7 +991,7 @@ def test_compare_messages_name_its_flags(capsys: pytest.CaptureFixture[str]) -> 
         (["--score-col", "sc"], "column 'sc' (--score-col) is not in the table"),
         (["--skip-undefined"], "--skip-undefined is not used by f1"),
         (["--class-col", "model"], "'model' is the --class-col, which the metrics read"),
-        (["--average", "samples", "-m", "brier_score"], "(it takes 'macro', or --per-class)"),
+        (["--average", "samples", "-m", "brier_score"], "(it takes 'macro' or --per-class)"),
     ],
 )
 def test_messages_name_the_flags_not_the_library_options(

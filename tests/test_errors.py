@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -207,6 +208,64 @@ def test_options(good: pl.DataFrame) -> None:
         pl_metrics.best_threshold(folds, "f1", fold_col="id")
     with pytest.raises(MetricsInputError, match=r"^lrap: unknown option 'thresold'$"):
         pl_metrics.lrap(good, thresold=0.5)  # type: ignore[call-arg]
+
+
+def test_option_values_past_their_bounds_are_refused_by_name(good: pl.DataFrame) -> None:
+    """From a review of option boundaries: a subnormal max_fpr gave ROC AUC inf and NaN; a
+    beta past 1e150 gave a class of no positive zero_division's 1 (its F-beta is 0 for any
+    finite beta); integers past a float's range were raw OverflowErrors; a float32 class
+    weight warned of an overflow; a typo of 'average' was offered values its metric
+    refuses, and 'none' no hint."""
+    expr_f1 = pl_metrics.expr.f1
+    cases: list[tuple[Callable[[], object], str]] = [
+        (
+            lambda: pl_metrics.roc_auc(good, max_fpr=1e-310),
+            r"'max_fpr': expected a number in \[1e-290, 1\], got 1e-310",
+        ),
+        (
+            lambda: pl_metrics.fbeta(good, beta=1e200),
+            r"'beta': expected a number in \[0, 1e\+150\]",
+        ),
+        (
+            lambda: pl_metrics.padded_cmap(good, padding=10**400),
+            r"'padding': expected an integer in \[0, 2\*\*31\), got 1000",
+        ),
+        (
+            lambda: pl_metrics.roc_curve(good, max_points=10**400),
+            r"'max_points': expected an integer in \[2, 2\*\*31\)",
+        ),
+        (
+            lambda: good.select(expr_f1("score", "truth", threshold=10**400)),
+            r"'threshold': expected a finite number, got 1000",
+        ),
+        (
+            lambda: pl_metrics.brier_score(good, average="Macro"),  # type: ignore[arg-type]
+            r"did you mean 'macro'\? \(expected one of None, 'macro'\)$",
+        ),
+        (
+            lambda: pl_metrics.f1(good, average="none"),  # type: ignore[arg-type]
+            r"'none'; for a value per class, pass Python's None",
+        ),
+        (
+            lambda: pl_metrics.brier_score(good, average="micro"),
+            r"\(it takes 'macro' or None\)",
+        ),
+        (
+            lambda: pl_metrics.f1(good, zero_division="warn"),  # type: ignore[arg-type]
+            r"NaN \(scikit-learn's 'warn' gives 0",
+        ),
+    ]
+    for call, message in cases:
+        with pytest.raises(MetricsInputError, match=message):
+            call()
+    # The bounds themselves are taken, with scikit-learn's numbers.
+    assert np.isfinite(pl_metrics.roc_auc(good, max_fpr=1e-290).item())
+    assert pl_metrics.fbeta(good, beta=1e150).item() == pl_metrics.recall(good).item()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        weights = {c: np.float32(1.0) for c in good["class"].unique()}
+        pl_metrics.binary_log_loss(good)  # (the table: weighted_log_loss needs one true class)
+        pl_metrics._spec.class_weights_option(weights)
 
 
 def _public_functions() -> dict[str, Any]:
