@@ -17,11 +17,17 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, caller_stacklevel, check_integer, is_integer
+from pl_metrics._frame import (
+    MetricsInputError,
+    caller_stacklevel,
+    check_integer,
+    is_integer,
+    is_number,
+)
 from pl_metrics._io import batch_ranges, file_format, row_group_ranges
 
 __all__ = [
@@ -141,7 +147,10 @@ def budget_bytes(memory_budget: int | str | None) -> int:
         if memory_budget is None:
             return DEFAULT_BUDGET
         option = f"environment variable {BUDGET_VARIABLE}"
-    if is_integer(memory_budget):
+    # Bytes as a number, 1.5e9 and 1e16 alike (1e16's text is no size's).
+    if is_integer(memory_budget) or (
+        is_number(memory_budget) and math.isfinite(cast(float, memory_budget))
+    ):
         budget = int(memory_budget)
     else:
         size = str(memory_budget).lower()

@@ -475,6 +475,16 @@ def test_the_default_budget_is_set_by_an_environment_variable_or_by_compare(
         lf.metrics.lrap().collect()
 
 
+def test_a_budget_of_bytes_is_any_finite_number() -> None:
+    """1.5e9 was taken (its text reads as a size) and 1e16 refused (its text does not)."""
+    assert budget_bytes(1.5e9) == 1_500_000_000
+    assert budget_bytes(1e16) == 10**16
+    assert budget_bytes(np.float32(2**30)) == 2**30
+    for bad in (math.nan, math.inf, True):
+        with pytest.raises(pl_metrics.MetricsInputError, match="expected bytes or a size"):
+            budget_bytes(bad)  # type: ignore[arg-type]
+
+
 def test_never_more_chunks_than_rows() -> None:
     df = long_table(np.eye(3, dtype=bool), np.eye(3) * 0.5)
     assert len(plan_chunks(df.lazy(), n_chunks=1000, budget=budget_bytes(None))) <= df.height
