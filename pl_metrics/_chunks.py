@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
+import numpy as np
 import polars as pl
 
 from pl_metrics._frame import (
@@ -323,17 +324,7 @@ def _even_cuts(ranges: Sequence[tuple[Any, Any, int]], chunks: int) -> list[Any]
     row count is piecewise linear between the row groups' bounds, so it is inverted exactly.
     """
     points = sorted({float(v) for r in ranges for v in r[:2]})
-
-    def below(x: float) -> float:
-        total = 0.0
-        for lo, hi, count in ranges:
-            if x > hi:
-                total += count
-            elif x > lo:
-                total += count * (x - lo) / (hi - lo)
-        return total
-
-    cumulative = [below(x) for x in points]
+    cumulative = _rows_below(points, ranges).tolist()
     total = sum(r[2] for r in ranges)
     integer = all(isinstance(v, int) for r in ranges for v in r[:2])
     cuts: list[Any] = []
@@ -347,6 +338,29 @@ def _even_cuts(ranges: Sequence[tuple[Any, Any, int]], chunks: int) -> list[Any]
                     cuts.append(cut)
                 break
     return cuts
+
+
+def _rows_below(points: list[float], ranges: Sequence[tuple[Any, Any, int]]) -> np.ndarray:
+    """The rows of ``ranges`` below each of ``points`` (sorted, every range's bounds among them).
+
+    A row group's rows are spread evenly over ``(min, max]`` (all at once past a range of one
+    value), so the count rises between two neighbouring points by the slopes of the row
+    groups spanning them: one pass, where each point summing every row group was quadratic
+    (8,000 points of 4,000 row groups: 1.5 s to plan). Differences of neighbouring points
+    keep the digits of large ids, which their products would lose.
+    """
+    at = np.asarray(points)
+    lo, hi = (np.array([float(r[i]) for r in ranges]) for i in (0, 1))
+    count = np.array([float(r[2]) for r in ranges])
+    start, end = np.searchsorted(at, lo), np.searchsorted(at, hi)
+    spread = hi > lo
+    slope = np.zeros(len(at))  # its change at each point, then the sum of those spanning
+    np.add.at(slope, start[spread], count[spread] / (hi[spread] - lo[spread]))
+    np.add.at(slope, end[spread], -count[spread] / (hi[spread] - lo[spread]))
+    steps = np.zeros(len(at))  # the rows of one-value ranges, counted past their value
+    np.add.at(steps, start[~spread], count[~spread])
+    rises = np.cumsum(slope)[:-1] * np.diff(at) + steps[:-1]
+    return np.concatenate([[0.0], np.cumsum(rises)])
 
 
 def _rows_read(ranges: Sequence[tuple[Any, Any, int]], cuts: Sequence[Any]) -> int:

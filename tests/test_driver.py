@@ -866,3 +866,27 @@ def test_a_pyarrow_dataset_that_would_narrow_a_files_floats_is_refused(tmp_path:
     b.with_columns(pl.col("score").cast(pl.Float32)).write_parquet(folder / "b.parquet")
     got = pl_metrics.score(ds.dataset(folder), "lrap", by="model")
     assert_frame_equal(got, pl_metrics.score(folder, "lrap", by="model"))
+
+
+def test_rows_below_each_point_are_the_naive_sums() -> None:
+    """The planner's count of rows below each id point, in one pass, against the sum over
+    every row group at each point (which made planning quadratic in row groups: 1.5 s at
+    4,000 of them)."""
+    from pl_metrics._chunks import _rows_below
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n = int(rng.integers(1, 40))
+        lo = rng.integers(0, 1_000, n).astype(float) + (rng.random() < 0.3) * rng.random(n)
+        width = rng.choice([0.0, 1.0, 7.5, 300.0], n)  # one-value row groups too
+        counts = rng.integers(0, 500, n)
+        ranges = [(a, a + w, int(c)) for a, w, c in zip(lo, width, counts, strict=True)]
+        points = sorted({float(v) for r in ranges for v in r[:2]})
+
+        def naive(x: float, ranges: list[tuple[float, float, int]] = ranges) -> float:
+            return sum(
+                c if x > hi else c * (x - lo) / (hi - lo) if x > lo else 0.0 for lo, hi, c in ranges
+            )
+
+        want = [naive(x) for x in points]
+        np.testing.assert_allclose(_rows_below(points, ranges), want, rtol=1e-9, atol=1e-6)
