@@ -27,7 +27,14 @@ from pl_metrics._driver import (
     score_spec,
     warn_of_mixed_tasks,
 )
-from pl_metrics._frame import MetricsInputError, Ragged, check_integer, checked_options, shown
+from pl_metrics._frame import (
+    MetricsInputError,
+    Ragged,
+    check_integer,
+    checked_options,
+    listed,
+    shown,
+)
 from pl_metrics._io import (
     Paths,
     columns_named,
@@ -245,6 +252,7 @@ def score(
         )
     # (The client reads too: the row count, and the distinct ids for a few rows per chunk.)
     with _client(client) as dask_client, named_file(files, spec, hints=False):
+        _check_workers(dask_client)
         out = score_spec(
             lf,
             spec,
@@ -263,6 +271,33 @@ def score(
             run=lambda f, *a: dask_client.submit(f, *a).result(),
         )
     return out
+
+
+def _check_workers(client: Any) -> None:
+    """Refuse workers that cannot run the chunks, before any is sent.
+
+    A task that a worker cannot unpickle (no pl_metrics there, or a polars that reads no
+    expression of this one) stops that worker, and the call waited forever for workers that
+    were gone. The packages' versions are read from their metadata: nothing is unpickled.
+    """
+    from pl_metrics import __version__ as ours
+
+    found = client.get_versions(packages=["polars", "pl_metrics"])["workers"]
+    wrong = []
+    for worker, facts in found.items():
+        have = facts["packages"]
+        if have.get("pl_metrics") is None:
+            wrong.append(f"{worker} lacks pl_metrics")
+        elif (have.get("polars"), have.get("pl_metrics")) != (pl.__version__, ours):
+            wrong.append(
+                f"{worker} has polars {have.get('polars')}, pl_metrics {have['pl_metrics']}"
+            )
+    if wrong:
+        raise MetricsInputError(
+            f"option 'client': {len(wrong):,} of the {len(found):,} Dask workers cannot score "
+            f"the chunks ({listed(wrong, 3, separator='; ')}); every worker needs pl_metrics "
+            f"{ours} and polars {pl.__version__}, as this client has"
+        )
 
 
 def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:

@@ -299,3 +299,31 @@ def test_a_scheduler_address_gets_a_client_that_is_closed(client: Any, dump: Pat
     close(got, pl_metrics.score(dump, "lrap", by="model"))
     made = set(distributed.client._global_clients.values()) - before
     assert not [c for c in made if c.status != "closed"]  # none left open
+
+
+def test_workers_that_cannot_run_the_chunks_are_refused_before_any_is_sent(dump: Path) -> None:
+    """A worker lacking pl_metrics, or of another polars (whose expressions it may not
+    read), could not unpickle a chunk's task and stopped: the call waited forever."""
+
+    class Workers:  # a client's view of its workers' packages; nothing may be submitted
+        def __init__(self, packages: list[dict[str, str | None]]) -> None:
+            self.packages = packages
+
+        def get_versions(self, packages: list[str]) -> dict[str, Any]:
+            assert set(packages) == {"polars", "pl_metrics"}
+            workers = {f"tcp://w{i}": {"packages": p} for i, p in enumerate(self.packages)}
+            return {"workers": workers}
+
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("a chunk was sent")
+
+    ours = {"polars": pl.__version__, "pl_metrics": pl_metrics.__version__}
+    for other, told in [
+        ({"polars": pl.__version__, "pl_metrics": None}, "tcp://w1 lacks pl_metrics"),
+        ({**ours, "polars": "1.0.0"}, "tcp://w1 has polars 1.0.0, pl_metrics"),
+    ]:
+        with pytest.raises(
+            pl_metrics.MetricsInputError,
+            match=rf"^option 'client': 1 of the 2 Dask workers cannot score the chunks \({told}",
+        ):
+            pl_metrics.dask.score(dump, "lrap", by="model", client=Workers([ours, other]))
