@@ -92,6 +92,11 @@ def _client(client: Any) -> Iterator[Any]:
             yield connected
         return
     if client is not None:
+        if getattr(client, "status", None) in ("closing", "closed"):
+            raise MetricsInputError(
+                "option 'client': the client is closed; give an open one, or the scheduler's "
+                "address"
+            )
         yield client
         return
     # Each worker's polars pool (and so the kernels' threads) takes its share of the cores:

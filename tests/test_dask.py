@@ -301,6 +301,15 @@ def test_a_scheduler_address_gets_a_client_that_is_closed(client: Any, dump: Pat
     assert not [c for c in made if c.status != "closed"]  # none left open
 
 
+def test_a_closed_client_is_refused_by_name(client: Any, dump: Path) -> None:
+    """Dask's raw ClosedClientError (and, once the workers' versions were read, a raw
+    AttributeError) where the option is the user's to fix."""
+    closed = distributed.Client(client.scheduler.address)
+    closed.close()
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^option 'client': the client is"):
+        pl_metrics.dask.score(dump, "lrap", by="model", client=closed)
+
+
 def test_workers_that_cannot_run_the_chunks_are_refused_before_any_is_sent(dump: Path) -> None:
     """A worker lacking pl_metrics, or of another polars (whose expressions it may not
     read), could not unpickle a chunk's task and stopped: the call waited forever."""
