@@ -1434,7 +1434,7 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
             if type(frame).__module__.startswith("pandas") and hasattr(frame, "to_frame")
             else "; for scikit-learn's arrays, pl_metrics.from_numpy(y_true, y_score) makes "
             "the long table"
-            if hasattr(frame, "__array__")
+            if isinstance(frame, np.ndarray)
             else ""
         )
     )

@@ -332,7 +332,7 @@ def class_weights_option(
     if class_weights is None:
         return None
     if not isinstance(class_weights, Mapping) or not class_weights:
-        series = hasattr(class_weights, "to_dict") and hasattr(class_weights, "index")
+        series = hasattr(class_weights, "to_dict") and hasattr(class_weights, "to_frame")
         raise MetricsInputError(
             "option 'class_weights': expected a non-empty mapping of class to weight"
             + (f", got a {type(class_weights).__name__}: pass .to_dict()" if series else "")
