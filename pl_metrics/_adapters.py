@@ -891,34 +891,33 @@ def _column_kinds(given: Any) -> list[tuple[Any, str]] | None:
 
 
 def _refuse_columns_of_no_class(y_score: Any) -> None:
-    """Refuse a frame of scores holding a column that is no class's: its ids, say.
+    """Refuse a frame of float scores holding a column of integers that are no scores.
 
     A submission frame's integer id column beside the float scores was read as one more
-    class (scores 100 to 107), and the class indices of y_true pointed one column off.
+    class (scores 100 to 107), and the class indices of y_true pointed one column off. A
+    class of 0/1 integers, or one named "id" (Indonesian's code) of floats, is a class.
     """
     kinds = _column_kinds(y_score)
-    if not kinds:
+    if not kinds or not any(kind == "f" for _, kind in kinds):
         return
-    floats = any(kind == "f" for _, kind in kinds)
-    named = [
-        c for c, _ in kinds if str(c).lower() in ("id", "ids") or str(c).lower().endswith("_id")
-    ]
-    numbers = [c for c, kind in kinds if floats and kind in "iub" and c not in named]
-    if named or numbers:
-        odd = [*named, *numbers]
-        why = (
-            "named as ids"
-            if not numbers
-            else "integers beside float scores"
-            if not named
-            else ("ids, or integers beside float scores")
-        )
+    odd = [c for c, kind in kinds if kind in "iu" and not _zeros_and_ones(y_score[c])]
+    if odd:
+        one = len(odd) == 1
         raise MetricsInputError(
-            f"y_score: {'column' if len(odd) == 1 else 'columns'} "
-            f"{listed([repr(str(c)) for c in odd], 4)} {'is' if len(odd) == 1 else 'are'} "
-            f"no class's scores ({why}): y_score holds a column per class only; drop "
-            f"{'it' if len(odd) == 1 else 'them'} (ids go to ids=)"
+            f"y_score: {'column' if one else 'columns'} {listed([repr(str(c)) for c in odd], 4)} "
+            f"{'holds integers' if one else 'hold integers'} other than 0 and 1 beside float "
+            f"scores: {'is it' if one else 'are they'} the ids? y_score holds a column per "
+            f"class only; drop {'it' if one else 'them'} (ids go to ids=)"
         )
+
+
+def _zeros_and_ones(column: Any) -> bool:
+    """Whether a frame's column holds only 0 and 1 (a missing value: told later, as such)."""
+    try:
+        values = np.asarray(column, dtype=float)
+    except (TypeError, ValueError):  # (pandas' NA)
+        return True
+    return bool(np.isin(values, (0, 1)).all())
 
 
 def _object_hint(name: str, given: Any) -> str:

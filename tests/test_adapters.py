@@ -1059,15 +1059,17 @@ def test_from_numpy_refuses_a_score_frames_id_column() -> None:
     rng = np.random.default_rng(0)
     proba, y = rng.dirichlet([1, 1, 1], size=8), np.array([0, 1, 2, 0, 1, 2, 0, 1])
     scores = pd.DataFrame(proba, columns=["a", "b", "c"])
-    told = r"^y_score: column '{}' is no class's scores \({}\): y_score holds a column per class"
+    told = r"^y_score: column '{}' holds integers other than 0 and 1 beside float scores: is it"
     for frame, message in [
-        (scores.assign(id=np.arange(100, 108)), told.format("id", "named as ids")),
-        (scores.assign(n=np.arange(8)), told.format("n", "integers beside float scores")),
-        (scores.assign(sample_id=proba[:, 0]), told.format("sample_id", "named as ids")),
+        (scores.assign(id=np.arange(100, 108)), told.format("id")),
+        (scores.assign(n=np.arange(8)), told.format("n")),
     ]:
         for given in (frame, pl.from_pandas(frame)):
             with pytest.raises(pl_metrics.MetricsInputError, match=message):
                 pl_metrics.from_numpy(y, given)
+    # A class of 0/1 integers, or one named "id" (Indonesian's code) of floats, is a class.
+    for frame in (scores.assign(d=[0, 1] * 4), scores.rename(columns={"b": "id"})):
+        assert pl_metrics.from_numpy(y, frame)["class"].n_unique() == frame.shape[1]
     # A column of text is named, where the hint was of pandas' nullable types.
     with pytest.raises(
         pl_metrics.MetricsInputError,
