@@ -15,7 +15,7 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import polars as pl
 
@@ -278,25 +278,28 @@ def score(
     return out
 
 
+#: What each worker runs to tell its versions: a builtin's call of text, which any worker
+#: unpickles (a function of pl_metrics would stop one that lacks it).
+_VERSIONS: Final = "(__import__('polars').__version__, __import__('pl_metrics').__version__)"
+
+
 def _check_workers(client: Any) -> None:
     """Refuse workers that cannot run the chunks, before any is sent.
 
     A task that a worker cannot unpickle (no pl_metrics there, or a polars that reads no
-    expression of this one) stops that worker, and the call waited forever for workers that
-    were gone. The packages' versions are read from their metadata: nothing is unpickled.
+    expression of this one) stopped that worker, and the call waited forever for workers
+    that were gone. Each worker imports both and tells their versions (as its own imports
+    find them: a path or an uploaded file too, not only an installed package).
     """
     from pl_metrics import __version__ as ours
 
-    found = client.get_versions(packages=["polars", "pl_metrics"])["workers"]
+    found = client.run(eval, _VERSIONS, on_error="return")
     wrong = []
-    for worker, facts in found.items():
-        have = facts["packages"]
-        if have.get("pl_metrics") is None:
-            wrong.append(f"{worker} lacks pl_metrics")
-        elif (have.get("polars"), have.get("pl_metrics")) != (pl.__version__, ours):
-            wrong.append(
-                f"{worker} has polars {have.get('polars')}, pl_metrics {have['pl_metrics']}"
-            )
+    for worker, versions in found.items():
+        if isinstance(versions, BaseException):
+            wrong.append(f"{worker} cannot import them ({type(versions).__name__}: {versions})")
+        elif tuple(versions) != (pl.__version__, ours):
+            wrong.append(f"{worker} has polars {versions[0]}, pl_metrics {versions[1]}")
     if wrong:
         raise MetricsInputError(
             f"option 'client': {len(wrong):,} of the {len(found):,} Dask workers cannot score "

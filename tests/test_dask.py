@@ -314,25 +314,37 @@ def test_workers_that_cannot_run_the_chunks_are_refused_before_any_is_sent(dump:
     """A worker lacking pl_metrics, or of another polars (whose expressions it may not
     read), could not unpickle a chunk's task and stopped: the call waited forever."""
 
-    class Workers:  # a client's view of its workers' packages; nothing may be submitted
-        def __init__(self, packages: list[dict[str, str | None]]) -> None:
-            self.packages = packages
+    class Workers:  # each worker's answer to the versions' question; nothing may be submitted
+        def __init__(self, answers: list[Any]) -> None:
+            self.answers = answers
 
-        def get_versions(self, packages: list[str]) -> dict[str, Any]:
-            assert set(packages) == {"polars", "pl_metrics"}
-            workers = {f"tcp://w{i}": {"packages": p} for i, p in enumerate(self.packages)}
-            return {"workers": workers}
+        def run(self, function: Any, text: str, on_error: str) -> dict[str, Any]:
+            assert (function, on_error) == (eval, "return")
+            assert eval(text) == (pl.__version__, pl_metrics.__version__)  # (here, ours)
+            return {f"tcp://w{i}": answer for i, answer in enumerate(self.answers)}
 
         def submit(self, *args: Any, **kwargs: Any) -> Any:
             raise AssertionError("a chunk was sent")
 
-    ours = {"polars": pl.__version__, "pl_metrics": pl_metrics.__version__}
+    ours = (pl.__version__, pl_metrics.__version__)
     for other, told in [
-        ({"polars": pl.__version__, "pl_metrics": None}, "tcp://w1 lacks pl_metrics"),
-        ({**ours, "polars": "1.0.0"}, "tcp://w1 has polars 1.0.0, pl_metrics"),
+        (ModuleNotFoundError("No module named 'pl_metrics'"), "tcp://w1 cannot import them"),
+        (("1.0.0", pl_metrics.__version__), "tcp://w1 has polars 1.0.0, pl_metrics"),
     ]:
         with pytest.raises(
             pl_metrics.MetricsInputError,
             match=rf"^option 'client': 1 of the 2 Dask workers cannot score the chunks \({told}",
         ):
             pl_metrics.dask.score(dump, "lrap", by="model", client=Workers([ours, other]))
+
+
+def test_the_workers_are_asked_what_they_import(client: Any, dump: Path) -> None:
+    """Each worker tells the versions it imports: reading its packages' metadata refused a
+    worker whose pl_metrics is on its path or uploaded (no metadata), and kept a worker's
+    first answer for its life (a package installed since was still missing)."""
+    got = client.run(eval, pl_metrics.dask._VERSIONS, on_error="return")
+    assert set(got.values()) == {(pl.__version__, pl_metrics.__version__)}
+    close(
+        pl_metrics.dask.score(dump, "lrap", by="model", client=client),
+        pl_metrics.score(dump, "lrap", by="model"),
+    )
