@@ -402,7 +402,10 @@ def _rows_of_models(
     ones, and of the pairs with their weights (0 without weights).
     """
     pair = pl.col(cols.id).hash(_ID_SEED).xor(cols.class_hash)  # (as the data checks hash)
-    weighted = pair.xor(pl.col(cols.weight).hash(_ID_SEED)) if cols.weight else pl.lit(0, pl.UInt64)
+    # Weights to Float32's digits: one model's file of Float32 weights, widened beside the
+    # others' Float64 ones, holds the same weights (0.1 read as 0.10000000149).
+    weight = pl.col(cols.weight).cast(pl.Float32) if cols.weight else None
+    weighted = pair.xor(weight.hash(_ID_SEED)) if weight is not None else pl.lit(0, pl.UInt64)
     return (
         source.lazy()
         .group_by(model_col)
@@ -480,7 +483,7 @@ def _differing(kind: Mapping[str, Any], other: Mapping[str, Any]) -> str:
     return " and ".join(told)
 
 
-#: Seeds the ids' hashes of `_warn_of_other_rows` (the classes' are `Columns.class_hash`).
+#: Seeds the ids' hashes of `_rows_of_models` (the classes' are `Columns.class_hash`).
 _ID_SEED = 0x5EED
 
 

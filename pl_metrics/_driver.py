@@ -57,7 +57,7 @@ from pl_metrics._frame import (
 from pl_metrics._io import (
     PATH_LIKE,
     Paths,
-    checked_dataset,
+    check_dataset,
     columns_named,
     counted_text,
     kind_of,
@@ -112,7 +112,7 @@ def source_frame(source: Source) -> tuple[pl.LazyFrame, list[Path] | None]:
     if isinstance(source, (pl.LazyFrame, pl.DataFrame)):
         return source.lazy(), None
     if _is_dataset(source):
-        return pl.scan_pyarrow_dataset(checked_dataset(source)), None
+        return pl.scan_pyarrow_dataset(source), None
     if hasattr(source, "__arrow_c_stream__"):
         return to_polars(source).lazy(), None
     # Paths in any iterable (a set, a generator, numpy's strings), as `scan` takes them.
@@ -272,6 +272,8 @@ def score(
     if files:  # a column the metrics read, in every file
         c = spec.columns
         require_in_every_file(files, spec.read, keys=(c.id, c.cls, *c.by))
+    if _is_dataset(source):  # (nor narrower in its schema than in a file)
+        check_dataset(source, spec.read)
     budget = chunking_budget(memory_budget, n_chunks)
     check_option("progress", progress, (None, True, False))
     show = sys.stderr.isatty() if progress is None else progress

@@ -37,7 +37,7 @@ __all__ = [
     "PATH_LIKE",
     "Paths",
     "batch_ranges",
-    "checked_dataset",
+    "check_dataset",
     "columns_named",
     "counted_text",
     "file_format",
@@ -292,10 +292,13 @@ def _walk(root: Path) -> Iterator[Path]:
     def unlisted(error: OSError) -> None:  # (os.walk leaves out a folder it cannot list)
         below = Path(error.filename).relative_to(root).parts if error.filename else ()
         if not any(part.startswith((".", "_")) for part in below):  # (no data: not read)
-            raise MetricsInputError(
-                f"cannot list folder {str(error.filename)!r}: {error.strerror}; its files "
-                "would be left out"
-            ) from error
+            # Warned, not refused: a disk's lost+found, say, holds no data of the dump.
+            warnings.warn(
+                f"cannot list folder {str(error.filename)!r}: {error.strerror}; its files, if "
+                "any, are left out",
+                UserWarning,
+                stacklevel=caller_stacklevel(),
+            )
 
     for folder, names, files_ in os.walk(root, followlinks=True, onerror=unlisted):
         above = down.pop(folder)
@@ -468,7 +471,11 @@ def _scan_ipc(
     ]
     # (A file lacking a column gets it as nulls, from the stacking.)
     kept = [[k for k in f.collect_schema() if k in common or k in hive_schema] for f in frames]
-    held = [pl.Schema({k: v for k, v in common.items() if k in names}) for names in kept]
+    texts = {k for k, v in hive_schema.items() if v == pl.String}  # (a Time key is parsed after)
+    held = [
+        pl.Schema({k: v for k, v in common.items() if k in names and k not in texts})
+        for names in kept
+    ]
     return pl.concat(
         (f.select(k).cast(h) for f, k, h in zip(frames, kept, held, strict=True)), how="diagonal"
     )
@@ -571,17 +578,20 @@ def mixed_dumps(
     return f"but the {len(found)} files hold {classes}: score each dump on its own"
 
 
-def checked_dataset(dataset: Any) -> Any:
-    """``dataset`` (a ``pyarrow.dataset.Dataset``), refused if a file holds wider floats.
+def check_dataset(dataset: Any, columns: Collection[str]) -> None:
+    """Refuse a ``pyarrow.dataset.Dataset`` whose files hold ``columns`` in wider floats.
 
-    pyarrow takes a dataset's schema from its first file and casts the others' columns to
-    it: a Float64 score of a later file read as Float32 loses digits, and distinct scores
-    become ties, without a word. A folder given to `score` itself widens them instead.
+    pyarrow reads every file as the dataset's schema (its first file's, unless one is given)
+    and casts the others' columns to it: a Float64 score of a later file read as Float32
+    loses digits, and distinct scores become ties, without a word. A folder given to
+    `score` itself widens them instead.
     """
     from pyarrow.types import is_floating  # (imported already: the dataset is pyarrow's)
 
     floats = {
-        field.name: field.type.bit_width for field in dataset.schema if is_floating(field.type)
+        field.name: field.type.bit_width
+        for field in dataset.schema
+        if field.name in columns and is_floating(field.type)
     }
     for fragment in dataset.get_fragments() if floats else ():
         physical = fragment.physical_schema
@@ -592,13 +602,12 @@ def checked_dataset(dataset: Any) -> Any:
                 where = getattr(fragment, "path", None)
                 raise MetricsInputError(
                     f"column {name!r}: the dataset reads it as {dataset.schema.field(name).type}"
-                    f" (its first file's type), but {repr(where) if where else 'a fragment'} "
-                    f"holds {held}: pyarrow would cut its digits. Give score() the files or "
-                    "folder themselves (their floats are widened), or make the dataset with "
-                    f"a schema of {held} for {name!r}",
+                    f" (its schema's, by default its first file's), but "
+                    f"{repr(where) if where else 'a fragment'} holds {held}: pyarrow would cut "
+                    "its digits. Give score() the files or folder themselves (their floats "
+                    f"are widened), or make the dataset with a schema of {held} for {name!r}",
                     column=name,
                 )
-    return dataset
 
 
 @contextlib.contextmanager

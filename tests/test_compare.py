@@ -603,6 +603,16 @@ def test_compare_warns_of_a_model_scored_against_other_truth_or_weights(kind: st
             rf"\(model 'knn'\): its values are of other {other} than theirs$",
         ):
             run(frame, kind, pl_metrics.compare, metrics="lrap", weight_col="w")
+    # The same weights, one model's stored as Float32 (widened beside the others'): alike.
+    rng = np.random.default_rng(0)
+    weights = df.select("id").unique().with_columns(w=pl.Series(rng.random(1797) + 0.5))
+    weighted = df.drop("w").join(weights, on="id")
+    mixed = weighted.with_columns(
+        w=pl.when(pl.col("model") == "knn").then(pl.col("w").cast(pl.Float32)).otherwise("w")
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run(mixed, kind, pl_metrics.compare, metrics="lrap", weight_col="w")
     two = relabelled.filter(pl.col("model").is_in(["knn", "logreg"]))
     with pytest.warns(
         UserWarning, match=r"the models score the same \(id, class\) rows with differ"

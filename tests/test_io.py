@@ -311,6 +311,22 @@ def test_hive_csv_folders_type_their_columns_as_parquet(
     assert_frame_equal(scan(tmp_path / "ipc").collect().sort(order, nulls_last=True), from_csv)
 
 
+def test_time_folders_over_ipc_files_of_other_types_and_their_own_key_column(
+    tmp_path: Path, dump: pl.DataFrame
+) -> None:
+    """Files of other score types (stacked through a common schema) holding the key's own
+    Time column: the folder's text was cast to Time by polars, which cannot."""
+    rows = dump.head(20)
+    for value, dtype in (("12:00:00", pl.Float32), ("13:00:00", pl.Float64)):
+        folder = tmp_path / f"run={value}"
+        folder.mkdir()
+        time = pl.lit(value).str.to_time()
+        rows.with_columns(pl.col("score").cast(dtype), run=time).write_ipc(folder / "p.arrow")
+    got = scan(tmp_path).collect()
+    assert got.schema["run"] == pl.Time
+    assert got["run"].unique().sort().cast(pl.String).to_list() == ["12:00:00", "13:00:00"]
+
+
 def test_globs_expand_folders_and_literal_names_win(tmp_path: Path, dump: pl.DataFrame) -> None:
     for model in ("a", "b"):
         (tmp_path / f"model={model}").mkdir()
@@ -476,10 +492,10 @@ def test_a_folder_not_listed_or_a_dangling_link_is_refused(
             raise PermissionError(13, "Permission denied", str(path))
         return listed(path)
 
-    with monkeypatch.context() as patched:
+    with monkeypatch.context() as patched:  # (warned, not refused: a disk's lost+found)
         patched.setattr(os, "scandir", scandir)
-        with pytest.raises(MetricsInputError, match=r"^cannot list folder '.*b': Permission"):
-            files(root)
+        with pytest.warns(UserWarning, match=r"^cannot list folder '.*b': Permission denied; its"):
+            assert files(root) == [root / "a" / "p.parquet"]
     (root / "_temporary").mkdir()  # (a folder of no data is not read, listed or not)
 
     def scandir_hidden(path: Any) -> Any:
@@ -487,7 +503,8 @@ def test_a_folder_not_listed_or_a_dangling_link_is_refused(
             raise PermissionError(13, "Permission denied", str(path))
         return listed(path)
 
-    with monkeypatch.context() as patched:
+    with monkeypatch.context() as patched, warnings.catch_warnings():
+        warnings.simplefilter("error")
         patched.setattr(os, "scandir", scandir_hidden)
         assert len(files(root)) == 2
     (root / "c.parquet").symlink_to(tmp_path / "unmounted" / "c.parquet")
