@@ -508,7 +508,8 @@ LARGEST_BETA = 1e150
 
 def check_beta(beta: float) -> float:
     """F-beta's ``beta``, a number in [0, `LARGEST_BETA`] (0: precision), as a float."""
-    if not is_number(beta) or not 0 <= beta <= LARGEST_BETA:  # (NaN is neither)
+    # (NaN is neither; a float32 beta compared as a float: 1e150 would overflow its type)
+    if not is_number(beta) or not 0 <= float(beta) <= LARGEST_BETA:
         raise MetricsInputError(
             f"option 'beta': expected a number in [0, {LARGEST_BETA:g}] (0: precision), got "
             f"{shown(beta)}"

@@ -1156,15 +1156,20 @@ def _typed_empty_columns(
         for name, dtype in schema.items():
             if dtype != pl.String:
                 typed.setdefault(name, set()).add(dtype)
+    # The one type the others give, or Float64 of several numbers (Int64 in one, Float64 in
+    # another), as polars stacks them.
+    common = {
+        name: next(iter(types)) if len(types) == 1 else pl.Float64()
+        for name, types in typed.items()
+        if len(types) == 1 or all(t.is_numeric() for t in types)
+    }
     kept = []
     for frame, schema in zip(frames, schemas, strict=True):
-        text = [
-            n for n, dtype in schema.items() if dtype == pl.String and len(typed.get(n, ())) == 1
-        ]
+        text = [n for n, dtype in schema.items() if dtype == pl.String and n in common]
         if text:
             held = frame.select(pl.col(text).is_not_null().any()).collect()
             empty = [n for n in text if not held[n].item()]
-            frame = frame.with_columns(pl.col(n).cast(next(iter(typed[n]))) for n in empty)
+            frame = frame.with_columns(pl.col(n).cast(common[n]) for n in empty)
         kept.append(frame)
     return kept
 

@@ -449,10 +449,9 @@ def make_options(
     else:
         threshold_option = _threshold_table(threshold)
     # (A subnormal max_fpr divides the partial area by what polars takes for zero: inf.)
-    if max_fpr is not None and (not is_number(max_fpr) or not 1 / LARGEST_WEIGHT <= max_fpr <= 1):
+    if max_fpr is not None and (not is_number(max_fpr) or not 1e-290 <= float(max_fpr) <= 1):
         raise MetricsInputError(
-            f"option 'max_fpr': expected a number in [{1 / LARGEST_WEIGHT:g}, 1], got "
-            f"{shown(max_fpr)}"
+            f"option 'max_fpr': expected a number in [1e-290, 1], got {shown(max_fpr)}"
         )
     if metric not in sweepable():
         close = did_you_mean(metric, sweepable()) if isinstance(metric, str) else ""

@@ -1076,6 +1076,9 @@ def test_from_numpy_refuses_a_score_frames_id_column() -> None:
         match=r"not object \(its column 'label' holds no numbers: y_score holds a column per",
     ):
         pl_metrics.from_numpy(y, scores.assign(label=list("abcdefgh")))
+    truth = pd.DataFrame({"a": [1, 0], "b": [0, 1], "c": ["0", "0"]})  # (y_true's too)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"column 'c' holds no numbers: y_true"):
+        pl_metrics.from_numpy(truth, np.full((2, 3), 0.5))
     # Scores alone, integer ones too, are read as before.
     want = label_ranking_average_precision_score(np.eye(3)[y], proba)
     assert pl_metrics.lrap(pl_metrics.from_numpy(y, scores)).item() == pytest.approx(want)

@@ -1330,6 +1330,11 @@ def test_an_output_that_is_the_input_by_a_hard_link_or_a_quoted_home_is_refused(
     assert (tmp_path / "t.csv").exists()
     argv = ["score", "~/oof.parquet", "-m", "f1", "--by", "model", "--threshold-table", "~/t.csv"]
     assert main([*argv, "--format", "csv"]) == 0, capsys.readouterr().err
+    pytest.importorskip("matplotlib")
+    argv = ["compare", "~/oof.parquet", "-m", "lrap", "--plot", "~/h.svg", "--quiet"]
+    assert main(argv) == 0, capsys.readouterr().err
+    assert (tmp_path / "h.svg").exists()
+    capsys.readouterr()
     # A file named with "[" is read as itself: no pattern that -o's name would match.
     odd = tmp_path / "a[1].parquet"
     odd.write_bytes(DATA.read_bytes())

@@ -613,6 +613,16 @@ def test_compare_warns_of_a_model_scored_against_other_truth_or_weights(kind: st
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         run(mixed, kind, pl_metrics.compare, metrics="lrap", weight_col="w")
+    # The same weights on other rows (two ids' swapped): other weights.
+    swapped = weighted.with_columns(
+        w=pl.when((pl.col("model") == "knn") & (pl.col("id") == 0))
+        .then(weights.filter(pl.col("id") == 1)["w"].item())
+        .when((pl.col("model") == "knn") & (pl.col("id") == 1))
+        .then(weights.filter(pl.col("id") == 0)["w"].item())
+        .otherwise("w")
+    )
+    with pytest.warns(UserWarning, match=r"with other weights \(model 'knn'\)"):
+        run(swapped, kind, pl_metrics.compare, metrics="lrap", weight_col="w")
     two = relabelled.filter(pl.col("model").is_in(["knn", "logreg"]))
     with pytest.warns(
         UserWarning, match=r"the models score the same \(id, class\) rows with differ"
@@ -635,6 +645,14 @@ def test_compare_tells_folds_numbered_otherwise_from_folds_lacking(kind: str) ->
     assert_frame_equal(
         got.select("model", "lrap"), pl_metrics.compare(df, "lrap")[["model", "lrap"]]
     )
+    # Renumbered, and another truth of as many rows: not "the same rows".
+    relabelled = renumbered.with_columns(
+        pl.when((pl.col("model") == "logreg") & (pl.col("id") < 100))
+        .then(~pl.col("truth"))
+        .otherwise("truth")
+    )
+    with pytest.warns(UserWarning, match=r"their pooled values and means are of other rows"):
+        run(relabelled, kind, pl_metrics.compare, metrics="lrap")
     fewer = renumbered.filter(~((pl.col("model") == "logreg") & (pl.col("id") < 50)))
     with pytest.warns(UserWarning, match=r"their pooled values and means are of other rows"):
         run(fewer, kind, pl_metrics.compare, metrics="lrap")
@@ -651,3 +669,7 @@ def test_paired_takes_a_python_float_of_a_float32_model() -> None:
     assert_frame_equal(got.drop("model_a", "model_b"), want.drop("model_a", "model_b"))
     with pytest.raises(pl_metrics.MetricsInputError, match=r"no rows of model 0\.5"):
         pl_metrics.paired(floats, "lrap", 0.5, 1.0, n_resamples=20)
+    # An integer that a float column cannot hold is no model (2**53 + 1 is not 2**53).
+    from pl_metrics._compare import _as_model
+
+    assert _as_model(2**53 + 1, pl.Float64()) is None

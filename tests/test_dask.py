@@ -330,6 +330,7 @@ def test_workers_that_cannot_run_the_chunks_are_refused_before_any_is_sent(dump:
     for other, told in [
         (ModuleNotFoundError("No module named 'pl_metrics'"), "tcp://w1 cannot import them"),
         (("1.0.0", pl_metrics.__version__), "tcp://w1 has polars 1.0.0, pl_metrics"),
+        ((pl.__version__, "0.0.1"), r"tcp://w1 has polars .*, pl_metrics 0\.0\.1"),
     ]:
         with pytest.raises(
             pl_metrics.MetricsInputError,

@@ -862,6 +862,14 @@ def test_a_pyarrow_dataset_that_would_narrow_a_files_floats_is_refused(tmp_path:
     assert pl_metrics.score(folder, "lrap", by="model")["lrap"].to_list() == [0.75, 0.75]
     with pytest.raises(pl_metrics.MetricsInputError, match=r"column 'score': .*b\.parquet"):
         pl_metrics.score(ds.dataset(folder), "lrap", by="model")
+    # The first column of the files is checked too.
+    first = b.select("score", pl.exclude("score"))
+    first.write_parquet(folder / "b.parquet")
+    pl.read_parquet(folder / "a.parquet").select("score", pl.exclude("score")).write_parquet(
+        folder / "a.parquet"
+    )
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"column 'score': .*b\.parquet"):
+        pl_metrics.score(ds.dataset(folder), "lrap", by="model")
     # A column no metric reads may differ (its digits cut are no matter).
     other = b.with_columns(pl.col("score").cast(pl.Float32), latency=pl.lit(0.1))
     other.write_parquet(folder / "b.parquet")

@@ -258,14 +258,29 @@ def test_option_values_past_their_bounds_are_refused_by_name(good: pl.DataFrame)
     for call, message in cases:
         with pytest.raises(MetricsInputError, match=message):
             call()
+    # Just past the bounds, and other spellings, from the mutation review.
+    for call, message in [
+        (lambda: pl_metrics.roc_auc(good, max_fpr=1e-295), r"'max_fpr': expected a number in"),
+        (lambda: pl_metrics.fbeta(good, beta=1e151), r"'beta': expected a number in \[0, 1e"),
+        (lambda: pl_metrics.f1(good, average="NONE"), r"pass Python's None \(average=None\)"),  # type: ignore[arg-type]
+        (lambda: pl_metrics.f1(good, threshold=10**400), r"expected a finite number, got 1000"),
+        (lambda: pl_metrics.f1(good, threshold=None), r"\(class, threshold\) rows, got None$"),  # type: ignore[arg-type]
+    ]:
+        with pytest.raises(MetricsInputError, match=message):
+            call()
     # The bounds themselves are taken, with scikit-learn's numbers.
     assert np.isfinite(pl_metrics.roc_auc(good, max_fpr=1e-290).item())
+    assert pl_metrics.roc_auc(good, max_fpr=1).item() == pl_metrics.roc_auc(good).item()
     assert pl_metrics.fbeta(good, beta=1e150).item() == pl_metrics.recall(good).item()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         weights = {c: np.float32(1.0) for c in good["class"].unique()}
         pl_metrics.binary_log_loss(good)  # (the table: weighted_log_loss needs one true class)
         pl_metrics._spec.class_weights_option(weights)
+        assert (
+            pl_metrics.fbeta(good, beta=np.float32(2.0)).item()
+            == pl_metrics.fbeta(good, beta=2.0).item()
+        )
 
 
 def _public_functions() -> dict[str, Any]:

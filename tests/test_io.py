@@ -97,6 +97,15 @@ def test_a_csv_column_empty_in_one_file_takes_the_other_files_type(
         with pytest.raises(MetricsInputError, match=rf"^column '{column}': 1,800 rows are null"):
             pl_metrics.score(tmp_path, "lrap", weight_col="w")
     (tmp_path / "a2.csv").unlink()
+    # Two files alone, and the others' types Int64 and Float64: the empty one takes Float64.
+    emptied.write_csv(tmp_path / "a.csv")  # (its truth empty)
+    with pytest.raises(MetricsInputError, match=r"^column 'truth': 1,800 rows are null"):
+        pl_metrics.score(tmp_path, "lrap", weight_col="w")
+    dump.head(900).with_columns(w=pl.lit(None)).write_csv(tmp_path / "a.csv")
+    dump.slice(900, 900).with_columns(w=pl.lit(2)).write_csv(tmp_path / "a2.csv")
+    with pytest.raises(MetricsInputError, match=r"^column 'w': 900 rows are null"):
+        pl_metrics.score(tmp_path, "lrap", weight_col="w")
+    (tmp_path / "a2.csv").unlink()
     # A value that is no number is told as before, and a file of values read as they are.
     dump.head(1800).with_columns(
         w=pl.when(pl.int_range(pl.len()) == 0).then(pl.lit("x"))
