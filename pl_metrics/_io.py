@@ -411,12 +411,11 @@ def scan_files(
     same = all(dict(schema) == dict(common) for schema in schemas)
     scanner = _scan_parquet if kind == "parquet" else _scan_ipc
     hive = {key: values.dtype for key, values in _hive_values(found).items()}
-    if not any(dtype == pl.Time for dtype in hive.values()):
-        return scanner(found, None if same else common)
     # polars cannot read times from folder names (run=12:00:00): read as text, then parsed.
     times = [key for key, dtype in hive.items() if dtype == pl.Time]
     texts = {key: pl.String() if key in times else dtype for key, dtype in hive.items()}
-    return scanner(found, None if same else common, texts).with_columns(pl.col(times).str.to_time())
+    lf = scanner(found, None if same else common, texts if times else None)
+    return lf.with_columns(pl.col(times).str.to_time()) if times else lf
 
 
 def _scan_parquet(
