@@ -26,6 +26,7 @@ from pl_metrics._frame import (
     checked_options,
     column_name,
     is_categorical,
+    is_pandas,
     listed,
     missing_column,
     shown,
@@ -777,14 +778,9 @@ def _unpivot(
     )
 
 
-def _is_pandas(value: object) -> bool:
-    """Whether ``value`` is a pandas object (a frame, Series, Index or array)."""
-    return type(value).__module__.partition(".")[0] == "pandas"
-
-
 def _array(name: str, values: object) -> np.ndarray:
     """``values`` as a numpy array; ragged lists refused by name, not by numpy."""
-    if _is_pandas(values):
+    if is_pandas(values):
         values = _pandas_numbers(name, values)
     if isinstance(values, pl.LazyFrame):  # (numpy makes one object of it)
         raise MetricsInputError(
@@ -829,7 +825,7 @@ def _nulls_among(ids: object) -> np.ndarray | None:
     if isinstance(ids, pl.Series):
         nulls: np.ndarray = ids.is_null().to_numpy()
         return nulls
-    if _is_pandas(ids):  # a Series, Index or masked array
+    if is_pandas(ids):  # a Series, Index or masked array
         import pandas  # (installed: it made the ids)
 
         found = np.asarray(pandas.isna(ids))
@@ -1196,7 +1192,7 @@ def _warn_of_pandas_misaligned(
     meant.
     """
     for name, frame in (("y_true", y_true), ("y_score", y_score)):
-        columns = getattr(frame, "columns", None) if _is_pandas(frame) else None
+        columns = getattr(frame, "columns", None) if is_pandas(frame) else None
         if (
             columns is None
             or isinstance(class_names, str)
@@ -1214,7 +1210,7 @@ def _warn_of_pandas_misaligned(
                 UserWarning,
                 stacklevel=caller_stacklevel(),
             )
-    if not (_is_pandas(y_true) and _is_pandas(y_score)):
+    if not (is_pandas(y_true) and is_pandas(y_score)):
         return
     import pandas as pd
 

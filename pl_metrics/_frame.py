@@ -62,6 +62,8 @@ __all__ = [
     "is_categorical",
     "is_integer",
     "is_number",
+    "is_pandas",
+    "is_pandas_series",
     "join_asof_by",
     "join_on",
     "listed",
@@ -1348,6 +1350,16 @@ def caller_stacklevel() -> int:
     return level if frame is not None else 2
 
 
+def is_pandas(value: object) -> bool:
+    """Whether ``value`` is a pandas object (a frame, Series, Index or array)."""
+    return type(value).__module__.partition(".")[0] == "pandas"
+
+
+def is_pandas_series(value: object) -> bool:
+    """Whether ``value`` is a pandas Series (given where a table or a mapping is taken)."""
+    return is_pandas(value) and type(value).__name__ == "Series"
+
+
 def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
     """A polars frame as it is; an Arrow table or stream (PyCapsule interface) as a DataFrame.
 
@@ -1359,7 +1371,7 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
     if isinstance(frame, (pl.DataFrame, pl.LazyFrame)):
         return frame
     # A column (polars' or pandas' Series, an Arrow array) streams too, but is no table.
-    pandas = type(frame).__module__.startswith("pandas")
+    pandas = is_pandas(frame)
     column = isinstance(frame, pl.Series) or (pandas and not hasattr(frame, "columns"))
     if hasattr(frame, "__arrow_c_stream__") and not column:
         if pandas:
@@ -1432,7 +1444,7 @@ def to_polars(frame: object) -> pl.DataFrame | pl.LazyFrame:
             if hasattr(frame, "__dask_graph__")
             else "; for a pandas Series, pass series.reset_index() (its index levels, id and "
             "class, as columns)"
-            if type(frame).__module__.startswith("pandas") and hasattr(frame, "to_frame")
+            if is_pandas_series(frame)
             else "; for scikit-learn's arrays, pl_metrics.from_numpy(y_true, y_score) makes "
             "the long table"
             if isinstance(frame, np.ndarray)

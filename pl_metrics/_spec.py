@@ -32,6 +32,7 @@ from pl_metrics._frame import (
     compared_number,
     did_you_mean,
     is_number,
+    is_pandas_series,
     listed,
     normalize_by,
     refuse_internal,
@@ -332,10 +333,9 @@ def class_weights_option(
     if class_weights is None:
         return None
     if not isinstance(class_weights, Mapping) or not class_weights:
-        series = hasattr(class_weights, "to_dict") and hasattr(class_weights, "to_frame")
         raise MetricsInputError(
             "option 'class_weights': expected a non-empty mapping of class to weight"
-            + (f", got a {type(class_weights).__name__}: pass .to_dict()" if series else "")
+            + (", got a Series: pass .to_dict()" if is_pandas_series(class_weights) else "")
         )
     bad = [v for v in class_weights.values() if not is_number(v) or not math.isfinite(v) or v < 0]
     if bad:
@@ -598,7 +598,7 @@ def _threshold_table(table: object) -> Thresholds:
             else "; a pandas Series of thresholds by class is one: "
             "series.rename_axis('class').reset_index(name='threshold'), its class column "
             "named as the data's"
-            if hasattr(table, "index") and hasattr(table, "to_frame")
+            if is_pandas_series(table)
             else ""
         )
         raise MetricsInputError(
