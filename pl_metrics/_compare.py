@@ -380,7 +380,7 @@ def _warn_of_missing_folds(
             values = f"{'pooled value and mean are' if one else 'pooled values and means are'} "
             values += "of other rows than theirs"
         warnings.warn(
-            f"compare: {models.len():,} {'model lacks' if models.len() == 1 else 'models lack'} "
+            f"compare: {models.len():,} {'model lacks' if one else 'models lack'} "
             f"folds that others have ({model_col} {shown(models[0])}: {fold_col} "
             f"{listed([shown(f) for f in first], 5)}): {'its' if one else 'their'} {values}",
             UserWarning,
