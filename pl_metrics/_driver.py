@@ -437,11 +437,7 @@ def _scored_in_chunks(
     # Metrics that rank ids within a class are scored in class-disjoint chunks, so each
     # chunk's curves hold only its classes; micro averages pool the classes and cannot be,
     # and 'samples' averages rank each id's classes: those use id chunks.
-    by_class = [
-        m
-        for m in spec.metrics
-        if chunk_key(m) == "class" and spec.options.average not in ("micro", "samples")
-    ]
+    by_class = [m for m in spec.metrics if chunk_key(m, average=spec.options.average) == "class"]
     by_id = [m for m in spec.metrics if m not in by_class]
     class_plan = None
     if by_class:

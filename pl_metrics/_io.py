@@ -1032,25 +1032,34 @@ def require_in_every_file(
             if isinstance(wider, MetricsInputError):
                 raise wider
         if name in keys:
-            _refuse_integers_as_floats(found, schemas, name, kind)
+            _refuse_keys_widened_apart(found, schemas, name, kind)
 
 
 #: Integer types whose every value a Float64 holds exactly.
 _EXACT_AS_FLOATS = (pl.Int8, pl.Int16, pl.Int32, pl.UInt8, pl.UInt16, pl.UInt32)
 
 
-def _refuse_integers_as_floats(
+def _refuse_keys_widened_apart(
     found: Sequence[Path], schemas: Sequence[pl.Schema], name: str, kind: str
 ) -> None:
-    """Refuse key column ``name`` of integers past 2**53 in some files, floats in others.
+    """Refuse key column ``name`` whose values widen to other keys in other files.
 
-    Only those files' column is read, and only where the types mix (ids of Int64 and of
+    Float32 in some files, Float64 in others; integers past 2**53 in some, floats in others
+    (only those files' column is read, and only where the types mix: ids of Int64 and of
     Float64, say).
     """
     held = [(path, schema[name]) for path, schema in zip(found, schemas, strict=True)]
     floats = [(path, dtype) for path, dtype in held if dtype.is_float()]
     if not floats:
         return
+    widths = {dtype: path for path, dtype in floats}
+    if len(widths) > 1:  # (a Float32 0.1, widened, is 0.10000000149011612: another key)
+        (narrow, narrow_path), (wider, wider_path) = sorted(widths.items(), key=lambda t: str(t[0]))
+        raise MetricsInputError(
+            f"column {name!r} is {narrow} in {str(narrow_path)!r} but {wider} in "
+            f"{str(wider_path)!r}: widened, a Float32 value such as 0.1 is another key than "
+            "the Float64 one; write it as one type in every file"
+        )
     wide = [(p, t) for p, t in held if t.is_integer() and t not in _EXACT_AS_FLOATS]
     for path, dtype in wide:
         column = pl.col(name)

@@ -227,7 +227,7 @@ def register(module: str, family: Family) -> None:
 
 
 @checked_options
-def chunk_key(metric: str) -> ChunkKey:
+def chunk_key(metric: str, *, average: str | None = None) -> ChunkKey:
     """The key that chunks of a table must not split for ``metric``.
 
     ``"id"`` for metrics that rank or count within an id: each id's rows must be in one
@@ -235,12 +235,15 @@ def chunk_key(metric: str) -> ChunkKey:
     rank or bin ids within a class (ROC AUC, average precision, padded cmAP, the Brier
     score, binary log loss, calibration, the curves and threshold tables): `score()` and
     `pl_metrics.dask.score()` cut them by class and average the chunks' per-class values
-    themselves; `merge_states` is for id-disjoint chunks of any metric.
+    themselves; `merge_states` is for id-disjoint chunks of any metric. Their ``"micro"``
+    and ``"samples"`` averages pool the classes, or rank each id's: ``"id"``.
 
     Parameters
     ----------
     metric
         A metric's name.
+    average
+        The metric's ``average`` option, if given.
 
     Returns
     -------
@@ -252,8 +255,10 @@ def chunk_key(metric: str) -> ChunkKey:
     >>> import pl_metrics
     >>> pl_metrics.chunk_key("lwlrap"), pl_metrics.chunk_key("roc_auc")
     ('id', 'class')
+    >>> pl_metrics.chunk_key("roc_auc", average="samples")
+    'id'
     """
-    return info(metric).chunk_key
+    return "id" if average in ("micro", "samples") else info(metric).chunk_key
 
 
 def family_of(metric: str) -> Family:
@@ -436,7 +441,7 @@ class MetricState:
     @property
     def chunk_keys(self) -> dict[str, ChunkKey]:
         """For each metric, the key that parts of the table must not split (see `chunk_key`)."""
-        return {m: chunk_key(m) for m in self.metrics}
+        return {m: chunk_key(m, average=self.spec.options.average) for m in self.metrics}
 
 
 def _collected(state: MetricState, engine: Literal["streaming", "in-memory"]) -> MetricState:
@@ -497,9 +502,10 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
     does not matter.
 
     The parts must not share an id: an id scored whole in two parts is not caught (a state
-    keeps sums, not ids) and counts twice. An id split between parts (some of its classes
-    in each) is refused, by the ragged-table check; with ``ragged="allow"``, which turns
-    that check off, cut parts by id, never by class.
+    keeps sums, not ids; a ``per_id=True`` one keeps ids, and refuses it) and counts twice.
+    An id split between parts (some of its classes in each) is refused, by the ragged-table
+    check; with ``ragged="allow"``, which turns that check off, cut parts by id, never by
+    class.
 
     Parameters
     ----------
@@ -542,6 +548,7 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
             f"merge_states: {repeated} of the states {'is' if repeated == 1 else 'are'} given "
             "twice; the parts must be id-disjoint"
         )
+    _check_key_types(states)  # (before the specs: they tell a class's type less exactly)
     first = states[0]
     for other in states[1:]:
         # The same metrics in another order make the same tables (their columns are named,
@@ -781,6 +788,8 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
             return False
         if name != cols.id and isinstance(a, pl.Enum) and isinstance(b, pl.Enum):
             return False  # groups' enums of other categories do not sort as one (ids: text)
+        if a.is_float() and b.is_float():  # a Float32 0.1 widens to 0.10000000149011612
+            return False
         # Group keys stack widened: numbers as numbers, text as text.
         return (a.is_numeric() and b.is_numeric()) or (text(a) and text(b))
 
@@ -1224,6 +1233,18 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         )
         groups = groups.with_columns(undefined.cast(pl.Int64).alias(zero_sum.name))
         problems.append(zero_sum)
+    if state.ids is not None and state.merged:  # (sums cannot tell an id in two parts)
+        shared = Problem(
+            "ids_in_several_parts",
+            cols.id,
+            "ids",
+            "are in several of the merged parts",
+            "the parts must be id-disjoint",
+        )
+        id_col = pl.col(cols.id)
+        repeated = id_col.filter(id_col.is_duplicated()).n_unique().cast(pl.Int64)
+        groups = join_on(groups, aggregate(state.ids.lazy(), by, [repeated.alias(shared.name)]), by)
+        problems.append(shared)
     group_checks = {
         p.key: (p, e) for m in state.metrics for p, e in family_of(m).group_checks(m, cols, opts)
     }

@@ -226,6 +226,16 @@ def test_integer_keys_beside_float_keys_are_refused(
     write(parts)
     want = pl_metrics.lrap(pl.concat(parts, how="vertical_relaxed"), by="fold")
     assert_frame_equal(pl_metrics.score(tmp_path, "lrap", by="fold"), want, check_dtypes=False)
+    if kind == "parquet":  # (a CSV's floats are all Float64)
+        # A Float32 0.1, widened, is 0.10000000149011612: one group was two rows.
+        tenths = dump.with_columns(lr=pl.lit(0.1))
+        narrow = tenths.filter(pl.col("id") < 50).with_columns(pl.col("lr").cast(pl.Float32))
+        write([narrow, tenths.filter(pl.col("id") >= 50)])
+        with pytest.raises(
+            MetricsInputError, match=r"^column 'lr' is Float32 in '.*a\.parquet' but Float64"
+        ):
+            pl_metrics.score(tmp_path, "lrap", by="lr")
+        assert pl_metrics.score(tmp_path, "lrap").height == 1  # (a column no key reads)
 
 
 @pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])

@@ -380,6 +380,26 @@ def test_states_of_equal_options_merge_however_the_options_were_made() -> None:
         assert_frame_equal(merged, pl_metrics.report(df, metric, **first), rel_tol=1e-12)
 
 
+def test_per_id_states_refuse_an_id_of_several_parts() -> None:
+    """A per-id state keeps its ids: an id in two parts was a repeated row of the result."""
+    rng = np.random.default_rng(9)
+    df = long_table(rng.random((20, 3)) < 0.4, rng.random((20, 3))).with_columns(
+        fold=pl.col("id") % 2
+    )
+    parts = [df.filter(pl.col("id") < 12), df.filter(pl.col("id") >= 8).lazy()]
+    for by in (None, "fold"):
+        states = [pl_metrics.state(p, "lrap", per_id=True, by=by) for p in parts]
+        where = r" \(in 2 groups: fold=0; fold=1\)" if by else ""
+        with pytest.raises(
+            pl_metrics.MetricsInputError,
+            match=rf"^column 'id': 4 ids are in several of the merged parts{where}; the parts",
+        ):
+            pl_metrics.merge_states(states).finalize().collect()
+    disjoint = [df.filter(pl.col("id") < 8), parts[1]]
+    merged = pl_metrics.merge_states([pl_metrics.state(p, "lrap", per_id=True) for p in disjoint])
+    assert_frame_equal(merged.finalize().collect(), pl_metrics.lrap(df, per_id=True))
+
+
 def test_per_id_states_merge_ids_of_one_kind_only() -> None:
     """Integer ids beside categorical ones raised polars' SchemaError; beside text ones they
     stacked as text, sorted "10" before "2". Text of three kinds still stacks."""
@@ -445,14 +465,24 @@ def test_merge_names_columns_typed_differently_in_the_parts() -> None:
         "class": (a.with_columns(pl.col("class").cast(pl.Int64)), "Int64 vs String"),
         "score": (a.with_columns(pl.col("score").cast(pl.Float32)), "Float32 vs Float64"),
         "truth": (a.with_columns(pl.col("truth").cast(pl.Int8)), "numbers 0/1 vs boolean"),
-        # (an enum is categorical too: named as the enum it is)
+        # (a Float32 0.1, widened, is another group than the Float64 0.1)
+        "fold": (
+            a.with_columns(pl.col("fold").cast(pl.Float32) / 10),
+            "Float32 vs Float64",
+        ),
+        # (by their types: an enum was "enum vs neither categorical nor enum")
         "class ": (
             a.with_columns(pl.col("class").cast(enum)),
-            "enum vs neither categorical nor enum",
+            r"Enum\(categories=\['0', '1', '2'\]\) vs String",
+        ),
+        " class": (
+            a.with_columns(pl.col("class").cast(pl.Categorical)),
+            "Categorical vs String",
         ),
     }
     for column, (other, types) in cases.items():
-        states = [pl_metrics.state(part, ["lrap", "f1"], by="fold") for part in (other, b)]
+        tenths = b.with_columns(pl.col("fold") / 10) if column == "fold" else b
+        states = [pl_metrics.state(part, ["lrap", "f1"], by="fold") for part in (other, tenths)]
         with pytest.raises(
             pl_metrics.MetricsInputError,
             match=f"type of column '{column.strip()}': {types}; cast it",
@@ -544,6 +574,11 @@ def test_chunk_keys() -> None:
     }
     with pytest.raises(pl_metrics.MetricsInputError, match="unknown metric"):
         pl_metrics.chunk_key("brier")
+    # Micro averages pool the classes, samples averages rank each id's: not class chunks.
+    for average, key in (("macro", "class"), ("micro", "id"), ("samples", "id")):
+        assert pl_metrics.chunk_key("roc_auc", average=average) == key
+        state = pl_metrics.state(multiclass_table(7), "average_precision", average=average)
+        assert state.chunk_keys == {"average_precision": key}
 
 
 def test_merge_states_takes_any_iterable_of_states_and_only_states() -> None:
