@@ -832,7 +832,7 @@ def resolve_columns(
         if not (weight_dtype.is_float() or weight_dtype.is_integer()):
             cast = (
                 f"; cast them first: pl.col({weight_col!r}).cast(pl.Float64)"
-                if isinstance(weight_dtype, pl.Decimal)
+                if isinstance(weight_dtype, pl.Decimal) or weight_dtype == pl.Boolean
                 else ""
             )
             raise MetricsInputError(

@@ -337,7 +337,13 @@ def class_weights_option(
             "option 'class_weights': expected a non-empty mapping of class to weight"
             + (", got a Series: pass .to_dict()" if is_pandas_series(class_weights) else "")
         )
-    bad = [v for v in class_weights.values() if not is_number(v) or not math.isfinite(v) or v < 0]
+    typed = [v for v in class_weights.values() if not is_number(v)]
+    if typed:
+        raise MetricsInputError(
+            "option 'class_weights': weights must be numbers, got "
+            + ", ".join(shown(v) for v in typed[:3])
+        )
+    bad = [v for v in class_weights.values() if not math.isfinite(v) or v < 0]
     if bad:
         raise MetricsInputError(
             "option 'class_weights': weights must be finite and non-negative, got "

@@ -218,6 +218,10 @@ def test_class_weights_must_match_classes() -> None:
         pl_metrics.weighted_log_loss(twice, by="model", class_weights={"A": 1.0})
     with pytest.raises(pl_metrics.MetricsInputError, match="finite and non-negative"):
         pl_metrics.weighted_log_loss(df, class_weights={"A": -1.0, "B": 1.0})
+    # A weight of text was told "finite and non-negative": its type is the problem.
+    for wrong in ("1", True):
+        with pytest.raises(pl_metrics.MetricsInputError, match=r"weights must be numbers, got"):
+            pl_metrics.weighted_log_loss(df, class_weights={"A": wrong, "B": 1.0})
     # Weights whose sum overflows gave NaN; the bound is the sample weights'.
     with pytest.raises(pl_metrics.MetricsInputError, match=r"must lie in \[1e-290, 1e\+290\]"):
         pl_metrics.weighted_log_loss(df, class_weights={"A": 1e308, "B": 1e308})
