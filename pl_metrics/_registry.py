@@ -324,7 +324,9 @@ METRICS: dict[str, MetricInfo] = {
             _ALL_AVERAGES,
             "option",
             "`roc_auc_score` on the indicator matrix",
-            "a class without positives or negatives: error naming it (ids, for `samples`: "
+            "a class without positives or negatives (or whose positives all weigh 0, under "
+            'any average, `"weighted"` too, where scikit-learn weighs that class 0): error '
+            "naming it (ids, for `samples`: "
             'counted, and named by `per_id=True` with `undefined="skip"`, as nulls), '
             'or `undefined="skip"` (BirdCLEF 2024; a group left with no class: NaN); '
             "`max_fpr`: McClish-standardised partial AUC",
