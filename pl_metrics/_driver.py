@@ -60,6 +60,7 @@ from pl_metrics._io import (
     check_dataset,
     columns_named,
     counted_text,
+    keys_from_folders,
     kind_of,
     mixed_dumps,
     mixed_tasks,
@@ -237,7 +238,9 @@ def score(
     if files:  # a column the scan left out (types that do not widen): say so, not "missing"
         left_out = [c for c in named if c not in lf.collect_schema()]
         require_in_every_file(files, left_out)
-    with counted_text(lf):  # (a CSV column of numbers read as text: its values counted)
+    keys = columns_named(by, fold_col)
+    # (a CSV column of numbers read as text: its values counted)
+    with counted_text(lf), keys_from_folders(files, keys):
         spec = resolve(  # checks columns and options, reads nothing
             lf,
             metrics,

@@ -607,10 +607,13 @@ def missing_column(
             f"option {option!r}: expected a column name (a string), got {shown(name)}"
         )
     close = _separator_hint(schema) or _close_columns(schema, option, name, taken)
+    if not close and option == "class_col":
+        close = _ONE_CLASS
     hint = f"; {close}" if close else ""
     return MetricsInputError(
         f"column {name!r} (option {option!r}) is not in the table; its columns are "
-        f"{_columns_of(schema)}{hint}"
+        f"{_columns_of(schema)}{hint}",
+        column=name,
     )
 
 
@@ -672,6 +675,13 @@ def _close_columns(schema: pl.Schema, option: str, name: str, taken: Collection[
     return close
 
 
+#: For a table without a class column: one of one value makes a binary table long.
+_ONE_CLASS = (
+    "if the table is binary (a truth and a score per id), it needs a class column of one "
+    "value: add one (class 1 on every row, say; in polars, pl.lit(1).alias('class'))"
+)
+
+
 def _missing_columns(
     schema: pl.Schema, missing: list[tuple[str, str]], taken: Collection[str] = ()
 ) -> MetricsInputError:
@@ -703,6 +713,11 @@ def _missing_columns(
             f"{listed([repr(c) for c in wide], 4)}): "
             "pl_metrics.from_wide makes the long table, a row per id and class"
         )
+    if "class_col" in close:  # (a binary table's truth column offered as its classes too)
+        others = [text for option, text in close.items() if option != "class_col"]
+        offered = [c for c in schema if any(f"={c!r}" in text for text in others)]
+        if not close["class_col"] or any(f"={c!r}" in close["class_col"] for c in offered):
+            close["class_col"] = _ONE_CLASS
     advice = [f"{given[o]!r}: {text}" if o in given else text for o, text in close.items() if text]
     if separated := _separator_hint(schema):  # (no close names to give: one column)
         advice = [separated]

@@ -42,6 +42,7 @@ __all__ = [
     "counted_text",
     "file_format",
     "files",
+    "keys_from_folders",
     "kind_of",
     "mixed_dumps",
     "mixed_tasks",
@@ -607,6 +608,32 @@ def check_dataset(dataset: Any, columns: Collection[str]) -> None:
                     f"are widened), or make the dataset with a schema of {held} for {name!r}",
                     column=name,
                 )
+
+
+@contextlib.contextmanager
+def keys_from_folders(found: Sequence[Path] | None, keys: Sequence[str]) -> Iterator[None]:
+    """A group key the files lack: say how folders name it (oof_<model>_<fold>.csv files).
+
+    Told where several files are read and none is in a ``key=value`` folder of its name.
+    """
+    try:
+        yield
+    except MetricsInputError as error:
+        name = error.column
+        if (
+            name not in keys
+            or name is None
+            or not found
+            or len(found) < 2
+            or "is not in the table" not in str(error)
+            or any(name in _hive_parts(path) for path in found)
+        ):
+            raise
+        raise MetricsInputError(  # (no examples to keep last: the column is missing)
+            f"{error}; if each file holds the rows of one {name} (oof_<{name}>.csv, say), put "
+            f"each in a folder named {name}=<value>: read as a column named {name}",
+            column=name,
+        ) from None
 
 
 @contextlib.contextmanager

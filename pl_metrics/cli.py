@@ -42,6 +42,7 @@ from pl_metrics._io import (
     columns_named,
     counted_text,
     files,
+    keys_from_folders,
     kind_of,
     printable,
     reader_error,
@@ -807,7 +808,11 @@ def _run_compare(args: argparse.Namespace) -> None:
     require_in_every_file(found, named, keys=keys)
     resamples = args.bootstrap
     # Two tasks' dumps in one folder: said of, as score() says it.
-    with hinted(found, args.id_col, args.class_col), counted_text(lf):
+    with (
+        hinted(found, args.id_col, args.class_col),
+        counted_text(lf),
+        keys_from_folders(found, [args.model_col, *folds]),
+    ):
         if args.against is None:
             table = compare(
                 lf,

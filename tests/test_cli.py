@@ -131,6 +131,14 @@ def test_user_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: 
             "pass --allow-ragged to use the rows present",
         )
     )
+    # A file per model and fold (oof_<model>_<fold>.csv), no model column: told of folders.
+    (tmp_path / "oof").mkdir()
+    for model in ("knn", "logreg"):
+        one = pl.read_parquet(DATA).filter(pl.col("model") == model).drop("model")
+        one.write_csv(tmp_path / "oof" / f"oof_{model}.csv")
+    folders = "put each in a folder named model=<value>: read as a column named model"
+    cases.append((["compare", str(tmp_path / "oof"), "-m", "lrap"], folders))
+    cases.append((["score", str(tmp_path / "oof"), "--by", "model"], folders))
     for argv, message in cases:
         assert main(argv) == 2
         err = capsys.readouterr().err
@@ -138,6 +146,9 @@ def test_user_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: 
         assert message in err
         assert err.count("\n") == 1
         assert "Traceback" not in err
+    # (one file: nothing to fold)
+    assert main(["score", str(tmp_path / "oof" / "oof_knn.csv"), "--by", "model"]) == 2
+    assert folders not in capsys.readouterr().err
 
 
 def test_curve_metric_options(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1133,11 +1133,21 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
             "id": [1, 1], "class_name": ["a", "b"], "class_score": [0.1, 0.9],
             "truth": [True, False],
         },
+        # Kaggle's binary layout: "target" was offered as the classes and as the truth.
+        "'class': if the table is binary (a truth and a score per id), it needs a class "
+        "column of one value: add one (class 1 on every row, say; in polars, "
+        "pl.lit(1).alias('class')); 'truth': did you mean 'target'? pass truth_col='target'; "
+        "'score': pass score_col='prediction' if that column holds it": {
+            "id": [0, 1], "target": [0, 1], "prediction": [0.1, 0.8],
+        },
     }  # fmt: skip
     for told, columns in cases.items():
         with pytest.raises(MetricsInputError) as caught:
             pl_metrics.roc_auc(pl.DataFrame(columns))
         assert str(caught.value).endswith(told)
+    binary = pl.DataFrame(cases[told])  # (the last case's)
+    with pytest.raises(MetricsInputError, match=r"'prediction'\]; if the table is binary"):
+        pl_metrics.roc_auc(binary, truth_col="target", score_col="prediction")
     # Of a table of many columns, the first few and their count.
     many = pl.DataFrame({"id": [0], **{f"sp{k:03d}": [0.5] for k in range(182)}})
     with pytest.raises(MetricsInputError) as caught:
