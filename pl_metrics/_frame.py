@@ -832,6 +832,9 @@ def resolve_columns(
                 if score_dtype == pl.String
                 else f"; cast them first: pl.col({score_col!r}).cast(pl.Float64)"
                 if isinstance(score_dtype, pl.Decimal)
+                else f"; hard predictions are pred_col's (of the thresholded metrics), or cast "
+                f"them: pl.col({score_col!r}).cast(pl.Float64)"
+                if score_dtype == pl.Boolean
                 else ""
             )
             raise MetricsInputError(

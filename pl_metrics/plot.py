@@ -104,11 +104,14 @@ def _fit_titles(fig: Any) -> None:
     titles: list[tuple[Any, Any]] = [(t, None) for t in [fig._suptitle] if t and t.get_text()]
     titles += [(ax.title, ax) for ax in fig.axes if ax.title.get_text()]
     several = sum(bool(ax.get_title()) for ax in fig.axes) > 1  # (a colour bar is no panel)
+    # Wrapped again from the text as given (a word broken in the first pass, joined again
+    # by a space, read as two words).
+    given = [title.get_text() for title, _ in titles]
     for _ in range(2):  # a wrap can move the layout: measure again once
         fig.draw_without_rendering()
         width = fig.bbox.width
         changed = False
-        for title, ax in titles:
+        for (title, ax), text in zip(titles, given, strict=True):
             box = title.get_window_extent()
             centre = (box.x0 + box.x1) / 2
             room = 2 * min(centre, width - centre) * 0.96
@@ -118,13 +121,14 @@ def _fit_titles(fig: Any) -> None:
                 inside, room = inside and box.width <= panel, min(room, panel)
             if inside or room <= 0:
                 continue
-            text = title.get_text()
-            longest = max(len(line) for line in text.split("\n"))
+            longest = max(len(line) for line in title.get_text().split("\n"))
             chars = max(8, int(longest * room / box.width))
-            lines = textwrap.fill(" ".join(text.split()), chars, break_long_words=False)
+            # (a word longer than a line, a class of 80 letters, broken: at a font small
+            # enough for it, it was unreadable)
+            lines = textwrap.fill(" ".join(text.split()), chars, break_on_hyphens=False)
             title.set_text(lines)
             wide = title.get_window_extent().width  # (its width needs no new layout)
-            if wide > room:  # a word longer than a line: a smaller font
+            if wide > room:  # still wider than its room: a smaller font
                 title.set_fontsize(max(6.0, title.get_fontsize() * room / wide))
             changed = True
         if not changed:
@@ -296,6 +300,19 @@ def _value_text(value: Any) -> str:
     escaped: matplotlib would read ``$5k-$10k`` as mathtext (and fail on ``$\frac$``).
     """
     text = f"{value:.15g}" if isinstance(value, float) else str(value)
+    return text.replace("$", r"\$")
+
+
+#: Tick labels longer than this are shortened in their middle (a name of 80 letters, turned
+#: upright, ran off the figure).
+_LONGEST_TICK = 40
+
+
+def _tick(value: Any) -> str:
+    """A key value as a tick label (`_value_text`), its middle cut where it is long."""
+    text = f"{value:.15g}" if isinstance(value, float) else str(value)
+    if len(text) > _LONGEST_TICK:
+        text = f"{text[: _LONGEST_TICK - 16]}…{text[-15:]}"
     return text.replace("$", r"\$")
 
 
@@ -486,21 +503,18 @@ def _grouped_bars(
 ) -> Any:
     n, m = len(heights), len(classes)
     tick_size = _tick_size(m)
-    longest = max(len(_value_text(c)) for c in classes)
+    longest = max(len(_tick(c)) for c in classes)
     fig = _figure(min(16.0, max(8.0, 2.5 + m * (0.12 * n + 0.25))), 4.5 + 0.07 * min(longest, 30))
     ax = fig.add_subplot()
     width = 0.8 / n
     for k, (label, values, colour) in enumerate(zip(labels, heights, _colours(n), strict=True)):
         xs = [i - 0.4 + (k + 0.5) * width for i in range(m)]
-        ax.bar(xs, values, width, label=_wrapped(label, _BAR_LEGEND_CHARS), color=colour)
-        _mark_missing(ax, xs, values, colour)
+        _bars(ax, xs, values, width, label=_wrapped(label, _BAR_LEGEND_CHARS), color=colour)
     per_class_inches = (fig.get_figwidth() - 2.5) / m
     # Every k-th class named where their names, turned upright, would overlap (as panels do).
     every = max(1, math.ceil(1.3 * tick_size / 72 / per_class_inches))
     rotate = longest * tick_size * 0.6 / 72 > 0.9 * per_class_inches * every
-    ax.set_xticks(
-        range(0, m, every), [_value_text(c) for c in classes[::every]], fontsize=tick_size
-    )
+    ax.set_xticks(range(0, m, every), [_tick(c) for c in classes[::every]], fontsize=tick_size)
     if rotate:
         ax.tick_params(axis="x", labelrotation=90)
     ax.set_xlim(-0.6, m - 0.4)
@@ -519,13 +533,20 @@ def _grouped_bars(
     return fig
 
 
-def _mark_missing(ax: Any, xs: Sequence[float], values: Sequence[float], colour: Any) -> None:
-    """An "n/a" where a value is missing (null or NaN): no bar would read as 0."""
+def _bars(ax: Any, xs: Sequence[float], values: Sequence[float], width: float, **kw: Any) -> None:
+    """Bars of ``values``, marked where no bar can be drawn: no bar would read as 0.
+
+    "n/a" where a value is missing (null or NaN), "inf" where it is infinite (a log loss of
+    eps=0).
+    """
+    heights = [v if math.isfinite(v) else math.nan for v in values]
+    ax.bar(xs, heights, width, **kw)
     for x, value in zip(xs, values, strict=True):
-        if math.isnan(value):
+        if not math.isfinite(value):
             ax.text(
-                x, 0.0, "n/a", rotation=90, ha="center", va="bottom", fontsize=7,
-                color=colour, transform=ax.get_xaxis_transform(),
+                x, 0.0, _value_text(value) if math.isinf(value) else "n/a", rotation=90,
+                ha="center", va="bottom", fontsize=7, color=kw["color"],
+                transform=ax.get_xaxis_transform(),
             )  # fmt: skip
 
 
@@ -562,7 +583,7 @@ def _bar_panels(
     while ncols > 1 and ((_WIDEST - 1.0) / ncols - 0.4) / m < _NARROWEST_BAR:
         ncols -= 1
     nrows = math.ceil(n / ncols)
-    longest = max(len(_value_text(c)) for c in classes)
+    longest = max(len(_tick(c)) for c in classes)
     # At most _WIDEST inches in all (150 classes in 3 columns made a figure 70 wide).
     panel_width = min(max(2.2, 0.15 * m + 0.6), (_WIDEST - 1.0) / ncols)
     fig = _figure(1.0 + ncols * panel_width, 1.0 + nrows * (1.7 + 0.06 * min(longest, 30)))
@@ -571,8 +592,7 @@ def _bar_panels(
     for i, (label, values, value) in enumerate(zip(labels, heights, first_values, strict=True)):
         ax = fig.add_subplot(nrows, ncols, i + 1, sharex=first, sharey=first)
         first = first or ax
-        ax.bar(range(m), values, 0.8, color=colour_of[value])
-        _mark_missing(ax, range(m), values, "0.4")
+        _bars(ax, range(m), values, 0.8, color=colour_of[value])
         ax.set_title(label, fontsize=9)
         ax.yaxis.grid(True, alpha=0.3)
         ax.set_axisbelow(True)
@@ -585,7 +605,7 @@ def _bar_panels(
     per_class = (panel_width - 0.4) / m  # inches
     # Every k-th class named where their names, turned upright, would overlap.
     every = max(1, math.ceil(1.3 * tick_size / 72 / per_class))
-    first.set_xticks(range(0, m, every), [_value_text(c) for c in classes[::every]])
+    first.set_xticks(range(0, m, every), [_tick(c) for c in classes[::every]])
     first.set_xlim(-0.6, m - 0.4)
     if longest * tick_size * 0.6 / 72 > 0.9 * per_class * every:
         for ax in fig.axes:
@@ -773,7 +793,7 @@ def heatmap(
     )
     better = _higher_is_better(metric)
     folds = _in_order(table[fold_col])
-    fold_names = [_value_text(f) for f in folds]
+    fold_names = [_tick(f) for f in folds]
     # The grid is filled here rather than pivoted: a pivot names its columns by the folds,
     # which may be null or named like the model column.
     column = {_keyed(f): j for j, f in enumerate(folds)}
@@ -791,7 +811,7 @@ def heatmap(
 
     order = sorted(rows, key=best_first)
     values = np.array([rows[m] for m in order], dtype=np.float64).reshape(len(order), -1)
-    models = [_value_text(m) for m in order]
+    models = [_tick(m) for m in order]
     longest = max(len(m) for m in models)
     fig = _figure(max(5.0, 2.6 + 0.08 * longest + 0.9 * len(folds)), 1.6 + 0.45 * len(models))
     ax = fig.add_subplot()
@@ -1409,8 +1429,8 @@ def _curve_line(rows: pl.DataFrame, kind: _CurveKind, name: str, colour: Any) ->
         gaps = np.flatnonzero(np.diff(rows["bin"].cast(pl.Int64).to_numpy()) > 1)
     if kind is _ROC:
         value = float(np.sum(np.diff(xs) * (ys[1:] + ys[:-1]) / 2.0)) if xs.size > 1 else math.nan
-    elif kind is _PR:
-        value = float(np.sum((xs[:-1] - xs[1:]) * ys[:-1])) if xs.size > 1 else math.nan
+    elif kind is _PR:  # (at least 0, as scikit-learn's: negative weights can make it less)
+        value = max(0.0, float(np.sum((xs[:-1] - xs[1:]) * ys[:-1]))) if xs.size > 1 else math.nan
     else:
         weights = rows["count"].cast(pl.Float64).to_numpy()
         total = float(weights.sum())
@@ -1555,13 +1575,18 @@ def _wrapped(text: str, chars: int) -> str:
     """``text`` in lines of at most ``chars`` characters.
 
     Broken after spaces, ``_``, ``-`` and ``/`` (key values are often snake_case), not in
-    parentheses (a line's ``(AUC 0.912)``); a longer piece gets a line of its own.
+    parentheses (a line's ``(AUC 0.912)``); a longer piece is cut into lines of its own (a
+    name of 60 letters on one line squeezed the panels beside it to nothing).
     """
     lines = [""]
-    for piece in re.findall(r"\([^)]*\)[ _/-]*|[^ _/-]+[ _/-]*|[ _/-]+", text):
-        if lines[-1] and len((lines[-1] + piece).rstrip()) > chars:
-            lines.append("")
-        lines[-1] += piece
+    for whole in re.findall(r"\([^)]*\)[ _/-]*|[^ _/-]+[ _/-]*|[ _/-]+", text):
+        cut = whole.startswith("(") or len(whole.rstrip()) <= chars
+        for piece in (
+            [whole] if cut else [whole[i : i + chars] for i in range(0, len(whole), chars)]
+        ):
+            if lines[-1] and len((lines[-1] + piece).rstrip()) > chars:
+                lines.append("")
+            lines[-1] += piece
     return "\n".join(line.rstrip() for line in lines)
 
 

@@ -187,6 +187,9 @@ def test_weights(good: pl.DataFrame) -> None:
         pl_metrics.lrap(decimal.with_columns(pl.col("score").cast(pl.Float64)), weight_col="w")
     with pytest.raises(MetricsInputError, match=cast.format("score")):
         pl_metrics.lrap(decimal)
+    # Boolean scores: hard predictions, which pred_col takes.
+    with pytest.raises(MetricsInputError, match=r"not Boolean; hard predictions are pred_col's"):
+        pl_metrics.lrap(good.with_columns(pl.col("score") > 0.5))
     # (from_numpy takes boolean weights as 1 and 0, as scikit-learn: a column is told how)
     with pytest.raises(MetricsInputError, match=r"not Boolean; " + cast.format("w")):
         pl_metrics.lrap(good.with_columns(w=pl.lit(True)), weight_col="w")

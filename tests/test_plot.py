@@ -1366,6 +1366,60 @@ def test_missing_bars_say_so(digits: pl.DataFrame) -> None:
     assert len([t for ax in fig.axes for t in ax.texts if t.get_text() == "n/a"]) == 12
 
 
+def test_infinite_bars_say_so() -> None:
+    """An infinite loss (eps=0) drew no bar, read as the best class; heatmap says "inf"."""
+    df = pl.DataFrame({
+        "model": ["a"] * 4 + ["b"] * 4, "id": [0, 0, 1, 1] * 2, "class": ["x", "y"] * 4,
+        "score": [0.0, 0.9, 0.8, 0.1, 0.6, 0.3, 0.7, 0.2], "truth": [1, 0, 0, 1] * 2,
+    })  # fmt: skip
+    table = pl_metrics.binary_log_loss(df, eps=0.0, average=None, by="model")
+    assert table["binary_log_loss"].is_infinite().sum() == 1
+    many = pl.concat([table.with_columns(model=pl.col("model") + str(k)) for k in range(5)])
+    for drawn in (table, many):  # one panel, and a panel per series
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # (matplotlib's "invalid value encountered")
+            fig = plot.per_class_bars(drawn)
+        marks = [t for ax in fig.axes for t in ax.texts if t.get_text() == "inf"]
+        assert len(marks) == drawn["binary_log_loss"].is_infinite().sum()
+        assert all(math.isfinite(ax.get_ylim()[1]) for ax in fig.axes)
+
+
+def test_pr_legend_ap_is_average_precisions_with_negative_weights() -> None:
+    """Negative weights: the legend said AP -0.333 where average_precision (as scikit-learn's)
+    is at least 0."""
+    df = pl.DataFrame({
+        "id": range(6), "class": "a", "score": [0.9, 0.8, 0.7, 0.6, 0.5, 0.4],
+        "truth": [1, 1, 0, 0, 1, 0], "w": [-2.0, 1.0, 1.0, 1.0, 2.0, 1.0],
+    })  # fmt: skip
+    assert pl_metrics.average_precision(df, weight_col="w").item() == 0.0
+    fig = plot.pr_curves(pl_metrics.precision_recall_curve(df, weight_col="w"))
+    assert legend_labels(fig.axes[0]) == ["all (AP 0.000)"]
+
+
+def test_long_names_are_cut_to_fit() -> None:
+    """A name of 60 letters without a space, in a legend, squeezed the panels to 5 pixels;
+    of 80, as a tick, ran off the figure."""
+    rows = [
+        (m, i, c, s, t)
+        for m in ["x" * 60, "y"]
+        for c in ["c" * 80, "c1", "c2"]
+        for i, (s, t) in enumerate(zip([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1], strict=True))
+    ]
+    df = pl.DataFrame(rows, schema=["model", "id", "class", "score", "truth"], orient="row")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # ("constrained_layout not applied")
+        fig = plot.roc_curves(pl_metrics.roc_curve(df, by="model"))
+        labels = [t for ax in fig.axes if ax.get_legend() for t in legend_labels(ax)]
+        assert all(len(line) <= 30 for label in labels for line in label.split("\n"))
+        assert any(label.startswith("x" * 20) for label in labels)
+        fig = plot.per_class_bars(pl_metrics.roc_auc(df, by="model", average=None))
+        ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+        assert f"{'c' * 24}…{'c' * 15}" in ticks
+        plot.heatmap(
+            pl_metrics.roc_auc(df.with_columns(fold=pl.col("id") % 2), by=["model", "fold"])
+        )
+
+
 def test_hundreds_of_classes_name_some_and_say_so() -> None:
     """500 classes' names side by side were a black smear, and 3 series of them 1,500 thin
     stripes: one in k names (said under the axis), a panel per series beyond 600 bars."""
