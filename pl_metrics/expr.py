@@ -177,8 +177,11 @@ def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | N
             )
         return _flag(pred, "pred")
     assert score is not None
+    # Adding 0 refuses dates and durations, which compare as their integers (days since
+    # 1970: every row predicted positive), as the ranking expressions refuse them.
+    scores = _col(score, "score") + 0
     if isinstance(threshold, pl.Expr):  # a threshold per row, or any expression
-        return _col(score, "score") >= threshold
+        return scores >= threshold
     if not is_number(threshold):
         raise MetricsInputError(
             f"option 'threshold': expected a number or an expression, got {shown(threshold)}"
@@ -188,7 +191,7 @@ def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | N
         raise MetricsInputError(
             f"option 'threshold': expected a finite number, got {shown(threshold)}"
         )
-    return _col(score, "score") >= compared
+    return scores >= compared
 
 
 def _counts(

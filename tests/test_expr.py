@@ -6,6 +6,7 @@ import inspect
 import math
 import warnings
 from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 import numpy as np
@@ -537,6 +538,12 @@ def test_list_scores_and_text_weights_are_refused(name: str) -> None:
     text = df.with_columns(t=pl.Series(["true", "false", "true"]))
     with pytest.raises(pl.exceptions.PolarsError):
         text.select(function(pl.col("s").list.first(), "t"))
+    # Dates and durations compared as their integers (days since 1970): every row positive.
+    days = [date(2020, 1, 9), date(2020, 1, 2), date(2020, 1, 6)]
+    for dates in (pl.lit(pl.Series(days)), pl.lit(pl.Series(days)).cast(pl.Datetime)):
+        for scores in (dates, dates - pl.lit(date(2020, 1, 1))):
+            with pytest.raises(pl.exceptions.PolarsError):
+                df.select(function(scores, "t"))
 
 
 @pytest.mark.parametrize("name", sorted(set(expr.__all__) - {"confusion"}))  # (a struct)
