@@ -1610,7 +1610,15 @@ def _checked_report(
         if error.problem != "duplicate":
             raise
         hint = by_hint(spec.columns)
-        raise (with_hint(error, hint.removeprefix("; ")) if hint else error) from None
+        if not hint:
+            raise
+        # The hint of the columns read (a threshold table's model key) gives way to the
+        # table's: told twice, they named other keys.
+        text = str(error)
+        start, end = text.find("; the table has "), text.find("; rows repeated whole")
+        if 0 <= start < end:
+            text = text[:start] + text[end:]
+        raise with_hint(error, hint.removeprefix("; "), text) from None
 
 
 def _table_read(options: MetricOptions) -> MetricOptions:

@@ -638,6 +638,13 @@ def test_bootstrap_and_paired_tell_repeated_rows_which_columns_to_group_by(kind:
     assert run(two.filter(pl.col("run") == 1), kind, paired, by=None, n_resamples=10).height == 1
     got = run(two, kind, paired, by="run", n_resamples=10)  # as the hint says
     assert got["run"].to_list() == [1, 2]
+    # A threshold table keyed by model reads the model column: its own hint (model only)
+    # was told beside the table's, as another.
+    best = pl_metrics.best_threshold(two.filter(pl.col("run") == 1), "f1", by="model")
+    with pytest.raises(pl_metrics.MetricsInputError) as caught:
+        run(two, kind, pl_metrics.bootstrap, metrics="f1", threshold=best, n_resamples=10)
+    assert str(caught.value).count("pass by=") == 1
+    assert "the table has columns model, run: pass by=['model', 'run']" in str(caught.value)
 
 
 def test_too_few_resamples_for_the_confidence_are_warned_of() -> None:
