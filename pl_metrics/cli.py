@@ -92,6 +92,9 @@ examples:
   # they give back the value column: tuned on those rows, optimistic)
   pl-metrics thresholds oof.parquet --metric f1 --by model --fold-col fold -o t.csv
   pl-metrics score test.parquet -m f1 --by model --threshold-table t.csv
+
+  # a wide submission (a score column per class) and its solution, as the long table
+  pl-metrics long submission.csv --truth solution.csv --id-col row_id -o long.parquet
 """
 
 _SCORE_HELP = """\
@@ -318,6 +321,7 @@ def _parser() -> _Parser:
     _add_compare(commands)
     _add_curves(commands)
     _add_thresholds(commands)
+    _add_long(commands)
     return parser
 
 
@@ -693,6 +697,61 @@ def _add_thresholds(commands: Any) -> None:
     _add_output(th)
     _add_quiet(th)
     _add_traceback(th)
+
+
+def _add_long(commands: Any) -> None:
+    lo = commands.add_parser(
+        "long",
+        help="a wide table (a score column per class: a submission) as the long table",
+        description="A wide table of scores (an id column, then one score column per class, "
+        "as a\nKaggle submission) as the long table the other commands score, a row per id "
+        "and\nclass (pl_metrics.from_wide). The truth comes from a wide table of the same "
+        'id and\nclass columns (--truth), from a column of labels (--labels-col: "cat dog", '
+        "or one\nlabel per id), or, for a binary table of one score column, from its 0/1 "
+        "column\n(--truth-col). Columns that are neither (a model, a fold) are kept.",
+        epilog="examples:\n"
+        "  # a submission and the competition's solution, both wide\n"
+        "  pl-metrics long submission.csv --truth solution.csv --id-col row_id -o long.parquet\n"
+        "  pl-metrics score long.parquet --id-col row_id -m lwlrap\n\n"
+        '  # labels as text in one column of the scores\' file ("cat dog")\n'
+        "  pl-metrics long oof.csv --labels-col labels -o long.parquet\n\n"
+        "  # a binary table: id, target (0/1), prediction\n"
+        "  pl-metrics long oof.csv --truth-col target -o long.parquet\n"
+        "  pl-metrics score long.parquet -m roc_auc,f1\n"
+        f"\n{_EXIT_STATUS}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    lo.add_argument("paths", nargs="+", metavar="PATH", help=_PATHS_HELP)
+    truth = lo.add_mutually_exclusive_group()
+    truth.add_argument(
+        "--truth",
+        type=os.path.expanduser,
+        metavar="FILE",
+        help="a wide table of 0/1 truth: the id column and the class columns (or the table "
+        "holding --labels-col)",
+    )
+    truth.add_argument(
+        "--truth-col",
+        metavar="COL",
+        help="a binary table's 0/1 column: the truth of its one class (its score column)",
+    )
+    lo.add_argument(
+        "--labels-col",
+        metavar="COL",
+        help="the column of true labels (in --truth's table, else in PATH): text split on "
+        "--separator, or one label per id",
+    )
+    lo.add_argument(
+        "--separator", default=" ", metavar="SEP", help="of --labels-col's text (a space)"
+    )
+    lo.add_argument("--id-col", default="id", metavar="COL", help="default id")
+    lo.add_argument(
+        "--classes",
+        metavar="A,B,...",
+        help="the class columns (default: every float column of PATH)",
+    )
+    _add_output(lo)
+    _add_traceback(lo)
 
 
 #: The input paths' help (`pl_metrics._io.files` lists a file named twice once).
@@ -1371,6 +1430,48 @@ def _run_thresholds(args: argparse.Namespace) -> None:
     _write(table, args.format, args.output, [*by, args.class_col])
 
 
+def _run_long(args: argparse.Namespace) -> None:
+    from pl_metrics._adapters import from_wide
+
+    if args.truth_col is not None and args.labels_col is not None:
+        raise MetricsInputError(
+            "--labels-col and --truth-col: a binary table's truth is its 0/1 column, give one"
+        )
+    if args.truth is None and args.truth_col is None and args.labels_col is None:
+        raise MetricsInputError(
+            "the truth: give --truth FILE (a wide table of 0/1), --labels-col COL (a column "
+            "of labels) or --truth-col COL (a binary table's 0/1 column)"
+        )
+    scores = scan_files(files(args.paths))
+    classes = None if args.classes is None else [c.strip() for c in args.classes.split(",")]
+    if args.truth is not None:
+        truth: pl.LazyFrame | None = scan_files(files([args.truth]))
+    elif args.labels_col is not None:
+        truth = None  # (the labels are a column of the scores' table)
+    else:  # a binary table: its one score column's truth is --truth-col
+        require_column(scores.collect_schema(), "--truth-col", args.truth_col)
+        kept = scores.drop(args.truth_col)
+        floats = [c for c, t in kept.collect_schema().items() if t.is_float()]
+        named = classes or floats
+        if len(named) != 1:
+            raise MetricsInputError(
+                f"--truth-col {args.truth_col}: the truth of a binary table's one score "
+                f"column, but it has {len(named)} ({', '.join(map(repr, named[:5]))}); name "
+                "it with --classes, or give the truth of several classes with --truth"
+            )
+        truth = scores.select(args.id_col, pl.col(args.truth_col).alias(named[0]))
+        scores, classes = kept, named
+    table = from_wide(
+        scores,
+        truth,
+        id_col=args.id_col,
+        classes=classes,
+        labels_col=args.labels_col,
+        separator=args.separator,
+    ).collect()
+    _write(table, args.format, args.output, [args.id_col, "class"])
+
+
 #: `pl-metrics curves` tells of --max-points when it writes more points than this.
 _MANY_POINTS = 100_000
 
@@ -1598,6 +1699,8 @@ def _dispatch(args: argparse.Namespace) -> None:
         _run_curves(args)
     elif args.command == "thresholds":
         _run_thresholds(args)
+    elif args.command == "long":
+        _run_long(args)
     else:
         _run_score(args)
 
@@ -1642,7 +1745,8 @@ def _check_not_read(args: argparse.Namespace) -> None:
     if args.output is None or "://" in args.output:
         return
     target = Path(args.output).resolve()
-    inputs = [*args.paths, *(t for t in [getattr(args, "threshold_table", None)] if t)]
+    read = [getattr(args, "threshold_table", None), getattr(args, "truth", None)]
+    inputs = [*args.paths, *(t for t in read if t)]
     for given in inputs:
         if "://" in str(given):
             continue
@@ -1767,8 +1871,11 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
     )
     message = message.replace(
         "pl_metrics.from_wide makes the long table, a row per id and class",
-        "the command line takes the long table, a row per id and class (Python's "
-        "pl_metrics.from_wide makes it)",
+        "pl-metrics long makes the long table, a row per id and class",
+    )
+    message = message.replace(  # (a binary table: id, target, prediction)
+        "add one (class 1 on every row, say; in polars, pl.lit(1).alias('class'))",
+        "pl-metrics long FILE --truth-col COL makes one",
     )
     message = re.sub(  # (a CSV of ';' and decimal commas: no flag reads it)
         r"save it with ',' between fields, or score pl\.scan_csv\(.*?infer_schema_length=\d+\)",

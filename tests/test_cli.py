@@ -2281,3 +2281,57 @@ def test_a_warning_is_printed_once(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["compare", str(DATA), "-m", "roc_auc,lrap", "--against", "knn", "--bootstrap", "10"]
     assert main(argv) == 0
     assert capsys.readouterr().err.count("resamples is rough") == 1
+
+
+def test_long_makes_the_long_table_of_wide_and_binary_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A submission (a score column per class) and a binary table (id, target, prediction)
+    could not be scored without Python: pl-metrics long makes their long table."""
+    from sklearn.metrics import label_ranking_average_precision_score, roc_auc_score
+
+    rng = np.random.default_rng(3)
+    names = ["aaa", "bbb", "ccc"]
+    scores, truth = rng.random((30, 3)).round(1), rng.random((30, 3)) < 0.4
+    truth[:, 0] |= ~truth.any(axis=1)
+    ids = [f"s_{i}" for i in range(30)]
+    submission, solution = tmp_path / "submission.csv", tmp_path / "solution.csv"
+    pl.DataFrame({"row_id": ids, **dict(zip(names, scores.T, strict=True))}).write_csv(submission)
+    wide_truth = dict(zip(names, truth.T.astype(int), strict=True))
+    pl.DataFrame({"row_id": ids, **wide_truth}).write_csv(solution)
+    long = tmp_path / "long.parquet"
+    argv = [str(submission), "--truth", str(solution), "--id-col", "row_id", "-o", str(long)]
+    assert main(["long", *argv]) == 0
+    assert main(["score", str(long), "--id-col", "row_id", "-m", "lrap", "--format", "csv"]) == 0
+    got = float(capsys.readouterr().out.split()[1])
+    assert got == pytest.approx(label_ranking_average_precision_score(truth, scores), abs=1e-6)
+    # Labels as text in a column of the scores' file ("aaa ccc").
+    labels = [" ".join(n for n, t in zip(names, row, strict=True) if t) for row in truth]
+    labelled = tmp_path / "labelled.csv"
+    pl.read_csv(submission).with_columns(labels=pl.Series(labels)).write_csv(labelled)
+    again = tmp_path / "again.parquet"
+    argv = [str(labelled), "--labels-col", "labels", "--id-col", "row_id", "-o", str(again)]
+    assert main(["long", *argv]) == 0
+    assert_frame_equal(pl.read_parquet(again), pl.read_parquet(long), check_row_order=False)
+    # A binary table: its 0/1 column is the truth of its one score column.
+    binary = tmp_path / "binary.csv"
+    pl.DataFrame(
+        {"id": range(30), "target": truth[:, 1].astype(int), "prediction": scores[:, 1]}
+    ).write_csv(binary)
+    assert main(["score", str(binary), "-m", "roc_auc"]) == 2
+    assert "pl-metrics long FILE --truth-col COL makes one" in capsys.readouterr().err
+    out = tmp_path / "binary.parquet"
+    assert main(["long", str(binary), "--truth-col", "target", "-o", str(out)]) == 0
+    table = pl.read_parquet(out)
+    assert table.columns == ["id", "class", "score", "truth"]
+    assert pl_metrics.roc_auc(table).item() == pytest.approx(
+        roc_auc_score(truth[:, 1], scores[:, 1])
+    )
+    # Told: no truth, or a binary truth beside several score columns.
+    assert main(["long", str(submission), "--id-col", "row_id"]) == 2
+    assert "the truth: give --truth FILE" in capsys.readouterr().err
+    assert main(["long", str(submission), "--id-col", "row_id", "--truth-col", "aaa"]) == 2
+    assert "but it has 2 ('bbb', 'ccc'); name it with --classes" in capsys.readouterr().err
+    # A wide table given to score is told of long.
+    assert main(["score", str(submission), "--id-col", "row_id"]) == 2
+    assert "the table looks wide" in capsys.readouterr().err
