@@ -1005,7 +1005,12 @@ def from_numpy(
         or integers ``[1, 2, 3]``, as scikit-learn's ``labels=``: integer labels are then
         looked up in the names, not read as column positions).
     y_score
-        ``(n_ids, n_classes)`` scores, finite.
+        ``(n_ids, n_classes)`` scores, finite; or, binary, ``(n_ids,)`` scores of the
+        positive class with ``(n_ids,)`` 0/1 ``y_true``, as scikit-learn's
+        ``roc_auc_score(y_true, y_score)`` takes them: one class, named ``1`` unless
+        ``class_names`` names it. (Two columns, ``predict_proba``'s, are two classes: the
+        thresholded metrics and average precision then average them, and a warning says
+        so.)
 
         Either array may be a pandas frame or Series, of nullable types too (``Int8``,
         ``Float64``, ``boolean``, Arrow's) as long as no value is missing.
@@ -1051,16 +1056,13 @@ def from_numpy(
     # scipy's sparse matrices (scikit-learn's multilabel indicators often are) as dense.
     y_true, y_score = (a.toarray() if hasattr(a, "toarray") else a for a in (y_true, y_score))
     score, truth = _array("y_score", y_score), _array("y_true", y_true)
+    if score.ndim == 1 and truth.ndim in (1, 2) and truth.size == score.size:
+        # Binary, as scikit-learn's roc_auc_score(y_true, y_score) takes it: the positive
+        # class's scores and 0/1 truth, one class (named 1, its label) of one column.
+        score, truth = score.reshape(-1, 1), truth.reshape(-1, 1)
+        class_names = [1] if class_names is None else class_names
     if score.ndim != 2:
-        hint = (
-            ": for one column of binary scores, give np.reshape(y_score, (-1, 1)) (and "
-            "np.reshape(y_true, (-1, 1)) for its 0/1 truth)"
-            if score.ndim == 1
-            else ""
-        )
-        raise MetricsInputError(
-            f"y_score must be 2-D (ids, classes), got shape {score.shape}{hint}"
-        )
+        raise MetricsInputError(f"y_score must be 2-D (ids, classes), got shape {score.shape}")
     if score.dtype.kind not in "iuf":
         raise MetricsInputError(
             f"y_score: scores must be numeric (float or integer), not {score.dtype}"
@@ -1089,6 +1091,15 @@ def from_numpy(
         raise MetricsInputError(
             f"class_names: expected all strings or all integers, got {', '.join(kinds)}"
         )
+    if truth.ndim == 1 and n_classes == 2 and truth.dtype.kind in "biu":  # (0/1: binary)
+        warnings.warn(
+            "from_numpy: y_score has 2 columns, each a class, so the thresholded metrics (f1, "
+            "accuracy, ...) and average precision average the two; scikit-learn's binary "
+            "values (f1_score(y_true, y_score[:, 1] >= 0.5)) are the positive class's alone: "
+            "from_numpy(y_true, y_score[:, 1]) gives them",
+            UserWarning,
+            stacklevel=caller_stacklevel(),
+        )
     if truth.ndim == 1:
         if truth.shape[0] != n_ids:
             raise MetricsInputError(
@@ -1113,6 +1124,14 @@ def from_numpy(
                 "with y_true.astype(int)"
             )
         outside = (truth < 0) | (truth >= n_classes)
+        if class_names is None and truth.size and not outside.any() and truth.min() > 0:
+            warnings.warn(  # (scikit-learn, which infers the labels, refuses the table)
+                f"from_numpy: y_true holds no 0, read as the column indices 0 to "
+                f"{n_classes - 1}; if its labels count from 1, give class_names="
+                f"[1, ..., {n_classes}]",
+                UserWarning,
+                stacklevel=caller_stacklevel(),
+            )
         if outside.any():
             count, first = int(outside.sum()), truth[outside][0]
             values = "value is" if count == 1 else "values are"

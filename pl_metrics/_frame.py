@@ -149,9 +149,16 @@ _R = TypeVar("_R")
 #: What scikit-learn's options are here, told to its users who pass them.
 _SCIKIT_LEARN_OPTIONS: dict[str, str] = {
     "sample_weight": (
-        "weights are a column here, one value per id: add it and pass weight_col (from_numpy's "
-        "ids are its rows by default: .join(pl.DataFrame({'id': range(len(w)), 'w': w}), "
-        "on='id'), then weight_col='w')"
+        "weights are a column here, one value per id: pl_metrics.from_numpy(..., "
+        "sample_weight=w) makes it, then pass weight_col='weight' (or join it on the ids: "
+        ".join(pl.DataFrame({'id': range(len(w)), 'w': w}), on='id'), weight_col='w')"
+    ),
+    "multi_class": (
+        "roc_auc is one-vs-rest, scikit-learn's multi_class='ovr' (one-vs-one has no equivalent)"
+    ),
+    "pos_label": (
+        "a binary problem is one class here, its 0/1 truth the positives: "
+        "pl_metrics.from_numpy(y_true, y_score) of the positive class's 1-D scores makes it"
     ),
     # (scikit-learn's labels= name y_score's columns for top-k, log loss and ROC AUC: leaving
     # it out is right there; elsewhere it picks classes, which a filter does.)

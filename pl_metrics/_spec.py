@@ -491,6 +491,12 @@ def make_options(
             f"option 'average': unknown value {average!r}; for a value per class, pass "
             "Python's None (average=None), not text"
         )
+    if isinstance(average, str) and average == "binary":  # type: ignore[comparison-overlap]
+        raise MetricsInputError(
+            "option 'average': unknown value 'binary'; a binary problem is one class here "
+            "(pl_metrics.from_numpy(y_true, y_score) of the positive class's 1-D scores "
+            "makes it), whose value every average gives: leave average out"
+        )
     if not (isinstance(average, str) or average is None) or average not in _AVERAGES:
         check_option("average", average, averages or _AVERAGES)  # (told the values taken)
     beta = check_beta(beta)

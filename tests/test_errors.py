@@ -1343,6 +1343,14 @@ def test_scikit_learn_options_are_told_what_they_are_here(good: pl.DataFrame) ->
     ):
         with pytest.raises(MetricsInputError, match=told):
             call()
+    # A binary problem's options: scikit-learn's binary average, its positive label, and
+    # ROC AUC's one-vs-one (none of which were told).
+    with pytest.raises(MetricsInputError, match=r"'binary'; a binary problem is one class here"):
+        pl_metrics.f1(good, average="binary")  # type: ignore[arg-type]
+    with pytest.raises(MetricsInputError, match=r"'pos_label'; a binary problem is one class"):
+        pl_metrics.f1(good, pos_label=1)
+    with pytest.raises(MetricsInputError, match=r"'multi_class'; roc_auc is one-vs-rest"):
+        pl_metrics.roc_auc(good, multi_class="ovo")
 
 
 def test_examples_name_each_id_once_after_the_advice(dump: pl.DataFrame) -> None:
