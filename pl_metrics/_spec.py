@@ -811,7 +811,8 @@ def _check_metric_options(
         )
         hints += [f"compute {', '.join(never)} in a report of its own"] if never else []
         raise MetricsInputError(
-            f"a per-class report cannot include {', '.join(e.name for e in groups)}: "
+            f"a report of {', '.join(rows)} (a row per class) cannot include "
+            f"{', '.join(e.name for e in groups)}: "
             f"{', '.join(rows)} {'gives' if len(rows) == 1 else 'give'} one row per class and "
             f"{'this' if len(groups) == 1 else 'these'} one row per group; {' and '.join(hints)}"
         )
