@@ -616,6 +616,11 @@ def missing_column(
     close = _separator_hint(schema) or _close_columns(schema, option, name, taken)
     if not close and option == "class_col":
         close = _ONE_CLASS
+    if not close and option == "model_col":  # (compare's, of a dump of one model)
+        close = (
+            "a dump of one model has none: add one of one value "
+            "(pl.lit('mine').alias('model')), or score each fold with report(..., by='fold')"
+        )
     hint = f"; {close}" if close else ""
     return MetricsInputError(
         f"column {name!r} (option {option!r}) is not in the table; its columns are "

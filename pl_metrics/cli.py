@@ -1873,6 +1873,11 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         "pl_metrics.from_wide makes the long table, a row per id and class",
         "pl-metrics long makes the long table, a row per id and class",
     )
+    message = message.replace(  # (compare of one model's dump)
+        "add one of one value (pl.lit('mine').alias('model')), or score each fold with "
+        "report(..., by='fold')",
+        "score each fold with pl-metrics score --by fold",
+    )
     message = message.replace(  # (a binary table: id, target, prediction)
         "add one (class 1 on every row, say; in polars, pl.lit(1).alias('class'))",
         "pl-metrics long FILE --truth-col COL makes one",

@@ -26,6 +26,19 @@ def test_a_long_integer_model_typed_as_text_is_exact() -> None:
     assert model_value(pl.Int64, "model", "model_a", str(big)) == big
 
 
+def test_one_models_dump_is_told_how_to_compare_its_folds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A cross-validation dump of one model: "column 'model' is not in the table", alone."""
+    one = pl.read_parquet(DATA).filter(pl.col("model") == "knn").drop("model")
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"a dump of one model has none: add"):
+        pl_metrics.compare(one, "lrap")
+    one.write_parquet(tmp_path / "one.parquet")
+    assert main(["compare", str(tmp_path / "one.parquet"), "-m", "lrap"]) == 2
+    told = "a dump of one model has none: score each fold with pl-metrics score --by fold"
+    assert told in capsys.readouterr().err
+
+
 def test_compare_table(kind: str) -> None:
     df = pl.read_parquet(DATA)
     out = run(df, kind, pl_metrics.compare, metrics=["log_loss", "lrap"])
