@@ -1056,11 +1056,18 @@ def from_numpy(
     # scipy's sparse matrices (scikit-learn's multilabel indicators often are) as dense.
     y_true, y_score = (a.toarray() if hasattr(a, "toarray") else a for a in (y_true, y_score))
     score, truth = _array("y_score", y_score), _array("y_true", y_true)
-    if score.ndim == 1 and truth.ndim in (1, 2) and truth.size == score.size:
-        # Binary, as scikit-learn's roc_auc_score(y_true, y_score) takes it: the positive
-        # class's scores and 0/1 truth, one class (named 1, its label) of one column.
+    one_column = score.ndim == 1 or (score.ndim == 2 and score.shape[1] == 1 and truth.ndim == 1)
+    if one_column and truth.shape in ((len(score),), (len(score), 1)):
+        # Binary, as scikit-learn's roc_auc_score(y_true, y_score) takes it (Keras' sigmoid
+        # scores of shape (n, 1) too): the positive class's scores and 0/1 truth, one class
+        # (named 1, its label) of one column.
         score, truth = score.reshape(-1, 1), truth.reshape(-1, 1)
         class_names = [1] if class_names is None else class_names
+    if score.ndim == 1:
+        raise MetricsInputError(
+            f"a 1-D y_score, binary scores, needs y_true of 0/1 of shape ({len(score)},) or "
+            f"({len(score)}, 1), got shape {truth.shape}"
+        )
     if score.ndim != 2:
         raise MetricsInputError(f"y_score must be 2-D (ids, classes), got shape {score.shape}")
     if score.dtype.kind not in "iuf":
@@ -1091,7 +1098,8 @@ def from_numpy(
         raise MetricsInputError(
             f"class_names: expected all strings or all integers, got {', '.join(kinds)}"
         )
-    if truth.ndim == 1 and n_classes == 2 and truth.dtype.kind in "biu":  # (0/1: binary)
+    binary = truth.ndim == 1 and truth.dtype.kind in "iu" and bool(np.isin(truth, (0, 1)).all())
+    if binary and n_classes == 2:
         warnings.warn(
             "from_numpy: y_score has 2 columns, each a class, so the thresholded metrics (f1, "
             "accuracy, ...) and average precision average the two; scikit-learn's binary "
@@ -1124,7 +1132,8 @@ def from_numpy(
                 "with y_true.astype(int)"
             )
         outside = (truth < 0) | (truth >= n_classes)
-        if class_names is None and truth.size and not outside.any() and truth.min() > 0:
+        from_one = class_names is None and n_classes > 2 and truth.size > 0  # (2: binary)
+        if from_one and not outside.any() and truth.min() > 0:
             warnings.warn(  # (scikit-learn, which infers the labels, refuses the table)
                 f"from_numpy: y_true holds no 0, read as the column indices 0 to "
                 f"{n_classes - 1}; if its labels count from 1, give class_names="

@@ -1459,7 +1459,7 @@ def _run_long(args: argparse.Namespace) -> None:
                 f"column, but it has {len(named)} ({', '.join(map(repr, named[:5]))}); name "
                 "it with --classes, or give the truth of several classes with --truth"
             )
-        truth = scores.select(args.id_col, pl.col(args.truth_col).alias(named[0]))
+        truth = _binary_truth(scores, args.id_col, args.truth_col, named[0])
         scores, classes = kept, named
     table = from_wide(
         scores,
@@ -1470,6 +1470,31 @@ def _run_long(args: argparse.Namespace) -> None:
         separator=args.separator,
     ).collect()
     _write(table, args.format, args.output, [args.id_col, "class"])
+
+
+def _binary_truth(scores: pl.LazyFrame, id_col: str, truth_col: str, name: str) -> pl.LazyFrame:
+    """A binary table's truth, once per id (its models' rows repeat it), as a wide table."""
+    require_column(scores.collect_schema(), "--id-col", id_col)
+    truth = scores.select(id_col, truth_col).unique().collect()
+    dtype = truth.schema[truth_col]
+    if not (dtype == pl.Boolean or dtype.is_integer() or dtype.is_float()):
+        raise MetricsInputError(f"--truth-col {truth_col}: must hold 0/1 values, not {dtype}")
+    values = truth[truth_col].cast(pl.Float64)
+    bad = int((values.is_null() | ~values.is_in([0.0, 1.0])).sum())
+    if bad:
+        raise MetricsInputError(
+            f"--truth-col {truth_col}: {bad:,} {'value is' if bad == 1 else 'values are'} "
+            "neither 0 nor 1, such as "
+            f"{truth.filter(~values.is_in([0.0, 1.0]).fill_null(True))[truth_col][0]!r}"
+        )
+    repeated = truth.filter(pl.col(id_col).is_duplicated())[id_col].unique()
+    if repeated.len():  # (two models' rows of an id disagreeing on its truth)
+        raise MetricsInputError(
+            f"--truth-col {truth_col}: {repeated.len():,} "
+            f"{'id has' if repeated.len() == 1 else 'ids have'} a 0 on some rows and a 1 on "
+            f"others, such as {id_col}={repeated.sort()[0]!r}; an id has one truth"
+        )
+    return truth.lazy().select(id_col, pl.col(truth_col).alias(name))
 
 
 #: `pl-metrics curves` tells of --max-points when it writes more points than this.
@@ -1873,6 +1898,7 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         "pl_metrics.from_wide makes the long table, a row per id and class",
         "pl-metrics long makes the long table, a row per id and class",
     )
+    message = message.replace("classes=[...]", "--classes A,B,...")  # (pl-metrics long's)
     message = message.replace(  # (compare of one model's dump)
         "add one of one value (pl.lit('mine').alias('model')), or score each fold with "
         "report(..., by='fold')",

@@ -117,6 +117,19 @@ def test_from_numpy_takes_binary_scores_as_scikit_learn() -> None:
     assert pl_metrics.f1(two).item() != pytest.approx(f1_score(y, p >= 0.5))
     with pytest.raises(pl_metrics.MetricsInputError, match="y_true: 1 value is neither 0 nor 1"):
         pl_metrics.from_numpy(np.array([0, 2]), np.array([0.2, 0.7]))
+    # Keras' sigmoid scores, (n, 1): binary too (a column index of all-zero truth made every
+    # id positive); a truth of another shape is no row's.
+    keras = pl_metrics.from_numpy(y, p.reshape(-1, 1))
+    assert_frame_equal(keras, pl_metrics.from_numpy(y, p))
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"needs y_true of 0/1 of shape \(400,\)"
+    ):
+        pl_metrics.from_numpy(y.reshape(200, 2), p)
+    # Two classes of labels other than 0 and 1 are no binary problem: not warned of.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pl_metrics.from_numpy(y * 4 + 3, np.c_[1 - p, p], class_names=[3, 7])
+        pl_metrics.from_numpy(np.array(["a", "b"]), np.eye(2), class_names=["a", "b"])
     # Labels counted from 1, the last absent: read as positions, one class off.
     with pytest.warns(UserWarning, match=r"y_true holds no 0.*class_names=\[1, \.\.\., 3\]"):
         pl_metrics.from_numpy(np.array([1, 2, 1]), rng.random((3, 3)))

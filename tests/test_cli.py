@@ -2327,6 +2327,32 @@ def test_long_makes_the_long_table_of_wide_and_binary_tables(
     assert pl_metrics.roc_auc(table).item() == pytest.approx(
         roc_auc_score(truth[:, 1], scores[:, 1])
     )
+    # Several models' rows repeat an id's truth: taken once (refused where they disagree).
+    models = pl.read_csv(binary)
+    two = pl.concat([models.with_columns(model=pl.lit(m)) for m in ("a", "b")])
+    two.write_csv(tmp_path / "models.csv")
+    out = tmp_path / "models.parquet"
+    assert (
+        main(["long", str(tmp_path / "models.csv"), "--truth-col", "target", "-o", str(out)]) == 0
+    )
+    assert_frame_equal(
+        pl_metrics.roc_auc(pl.read_parquet(out), by="model"),
+        pl_metrics.roc_auc(
+            two.rename({"target": "truth", "prediction": "score"}).with_columns(
+                **{"class": pl.lit("prediction")}
+            ),
+            by="model",
+        ),
+    )
+    flipped = two.with_columns(
+        target=pl.when((pl.col("id") == 3) & (pl.col("model") == "b"))
+        .then(1 - pl.col("target"))
+        .otherwise("target")
+    )
+    flipped.write_csv(tmp_path / "flipped.csv")
+    assert main(["long", str(tmp_path / "flipped.csv"), "--truth-col", "target"]) == 2
+    told = "--truth-col target: 1 id has a 0 on some rows and a 1 on others, such as id=3"
+    assert told in capsys.readouterr().err
     # Told: no truth, or a binary truth beside several score columns.
     assert main(["long", str(submission), "--id-col", "row_id"]) == 2
     assert "the truth: give --truth FILE" in capsys.readouterr().err
