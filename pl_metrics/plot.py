@@ -308,12 +308,16 @@ def _value_text(value: Any) -> str:
 _LONGEST_TICK = 40
 
 
-def _tick(value: Any) -> str:
-    """A key value as a tick label (`_value_text`), its middle cut where it is long."""
-    text = f"{value:.15g}" if isinstance(value, float) else str(value)
-    if len(text) > _LONGEST_TICK:
-        text = f"{text[: _LONGEST_TICK - 16]}…{text[-15:]}"
-    return text.replace("$", r"\$")
+def _ticks(values: Sequence[Any]) -> list[str]:
+    """Key values as tick labels (`_value_text`), the middle of long ones cut.
+
+    Not cut where that would make two alike (a sweep's names differ in their middle:
+    lr_2e-5 and lr_3e-5).
+    """
+    texts = [f"{v:.15g}" if isinstance(v, float) else str(v) for v in values]
+    cut = [t if len(t) <= _LONGEST_TICK else f"{t[: _LONGEST_TICK - 16]}…{t[-15:]}" for t in texts]
+    shown = cut if len(set(cut)) == len(set(texts)) else texts
+    return [t.replace("$", r"\$") for t in shown]
 
 
 def _colours(n: int) -> list[Any]:
@@ -503,7 +507,7 @@ def _grouped_bars(
 ) -> Any:
     n, m = len(heights), len(classes)
     tick_size = _tick_size(m)
-    longest = max(len(_tick(c)) for c in classes)
+    longest = max(len(t) for t in _ticks(classes))
     fig = _figure(min(16.0, max(8.0, 2.5 + m * (0.12 * n + 0.25))), 4.5 + 0.07 * min(longest, 30))
     ax = fig.add_subplot()
     width = 0.8 / n
@@ -514,7 +518,7 @@ def _grouped_bars(
     # Every k-th class named where their names, turned upright, would overlap (as panels do).
     every = max(1, math.ceil(1.3 * tick_size / 72 / per_class_inches))
     rotate = longest * tick_size * 0.6 / 72 > 0.9 * per_class_inches * every
-    ax.set_xticks(range(0, m, every), [_tick(c) for c in classes[::every]], fontsize=tick_size)
+    ax.set_xticks(range(0, m, every), _ticks(classes)[::every], fontsize=tick_size)
     if rotate:
         ax.tick_params(axis="x", labelrotation=90)
     ax.set_xlim(-0.6, m - 0.4)
@@ -583,7 +587,7 @@ def _bar_panels(
     while ncols > 1 and ((_WIDEST - 1.0) / ncols - 0.4) / m < _NARROWEST_BAR:
         ncols -= 1
     nrows = math.ceil(n / ncols)
-    longest = max(len(_tick(c)) for c in classes)
+    longest = max(len(t) for t in _ticks(classes))
     # At most _WIDEST inches in all (150 classes in 3 columns made a figure 70 wide).
     panel_width = min(max(2.2, 0.15 * m + 0.6), (_WIDEST - 1.0) / ncols)
     fig = _figure(1.0 + ncols * panel_width, 1.0 + nrows * (1.7 + 0.06 * min(longest, 30)))
@@ -605,7 +609,7 @@ def _bar_panels(
     per_class = (panel_width - 0.4) / m  # inches
     # Every k-th class named where their names, turned upright, would overlap.
     every = max(1, math.ceil(1.3 * tick_size / 72 / per_class))
-    first.set_xticks(range(0, m, every), [_tick(c) for c in classes[::every]])
+    first.set_xticks(range(0, m, every), _ticks(classes)[::every])
     first.set_xlim(-0.6, m - 0.4)
     if longest * tick_size * 0.6 / 72 > 0.9 * per_class * every:
         for ax in fig.axes:
@@ -793,7 +797,7 @@ def heatmap(
     )
     better = _higher_is_better(metric)
     folds = _in_order(table[fold_col])
-    fold_names = [_tick(f) for f in folds]
+    fold_names = _ticks(folds)
     # The grid is filled here rather than pivoted: a pivot names its columns by the folds,
     # which may be null or named like the model column.
     column = {_keyed(f): j for j, f in enumerate(folds)}
@@ -811,7 +815,7 @@ def heatmap(
 
     order = sorted(rows, key=best_first)
     values = np.array([rows[m] for m in order], dtype=np.float64).reshape(len(order), -1)
-    models = [_tick(m) for m in order]
+    models = _ticks(order)
     longest = max(len(m) for m in models)
     fig = _figure(max(5.0, 2.6 + 0.08 * longest + 0.9 * len(folds)), 1.6 + 0.45 * len(models))
     ax = fig.add_subplot()
@@ -1580,9 +1584,9 @@ def _wrapped(text: str, chars: int) -> str:
     """
     lines = [""]
     for whole in re.findall(r"\([^)]*\)[ _/-]*|[^ _/-]+[ _/-]*|[ _/-]+", text):
-        cut = whole.startswith("(") or len(whole.rstrip()) <= chars
+        fits = whole.startswith("(") or len(whole.rstrip()) <= chars
         for piece in (
-            [whole] if cut else [whole[i : i + chars] for i in range(0, len(whole), chars)]
+            [whole] if fits else [whole[i : i + chars] for i in range(0, len(whole), chars)]
         ):
             if lines[-1] and len((lines[-1] + piece).rstrip()) > chars:
                 lines.append("")

@@ -1418,6 +1418,11 @@ def test_long_names_are_cut_to_fit() -> None:
         plot.heatmap(
             pl_metrics.roc_auc(df.with_columns(fold=pl.col("id") % 2), by=["model", "fold"])
         )
+    # Names that differ in their middle only (a sweep's) are not cut alike.
+    names = [f"deberta_v3_large_maxlen_512_lr_{lr}_epochs_5_ema_swa" for lr in ("2e-5", "3e-5")]
+    table = pl.DataFrame({"model": names * 2, "fold": [0, 0, 1, 1], "lrap": [0.8, 0.7, 0.81, 0.72]})
+    ticks = [t.get_text() for t in plot.heatmap(table).axes[0].get_yticklabels()]
+    assert sorted(ticks) == names
 
 
 def test_hundreds_of_classes_name_some_and_say_so() -> None:
