@@ -80,7 +80,7 @@ from pl_metrics._spec import (
     made_columns,
     resolve,
 )
-from pl_metrics._state import MetricState, build_state, chunk_key, merge_states
+from pl_metrics._state import MetricState, build_state, chunk_key_of, merge_states
 from pl_metrics._thresholds import check_folds
 
 __all__ = [
@@ -440,7 +440,7 @@ def _scored_in_chunks(
     # Metrics that rank ids within a class are scored in class-disjoint chunks, so each
     # chunk's curves hold only its classes; micro averages pool the classes and cannot be,
     # and 'samples' averages rank each id's classes: those use id chunks.
-    by_class = [m for m in spec.metrics if chunk_key(m, average=spec.options.average) == "class"]
+    by_class = [m for m in spec.metrics if chunk_key_of(m, spec.options.average) == "class"]
     by_id = [m for m in spec.metrics if m not in by_class]
     class_plan = None
     if by_class:

@@ -615,11 +615,11 @@ def missing_column(
         )
     close = _separator_hint(schema) or _close_columns(schema, option, name, taken)
     if not close and option == "class_col":
-        close = _ONE_CLASS
+        close = _one_class(name)
     if not close and option == "model_col":  # (compare's, of a dump of one model)
         close = (
-            "a dump of one model has none: add one of one value "
-            "(pl.lit('mine').alias('model')), or score each fold with report(..., by='fold')"
+            f"a dump of one model has none: add one of one value (pl.lit('mine')"
+            f".alias({name!r})), or score its folds with report(..., by=its fold column)"
         )
     hint = f"; {close}" if close else ""
     return MetricsInputError(
@@ -687,11 +687,12 @@ def _close_columns(schema: pl.Schema, option: str, name: str, taken: Collection[
     return close
 
 
-#: For a table without a class column: one of one value makes a binary table long.
-_ONE_CLASS = (
-    "if the table is binary (a truth and a score per id), it needs a class column of one "
-    "value: add one (class 1 on every row, say; in polars, pl.lit(1).alias('class'))"
-)
+def _one_class(name: str) -> str:
+    """For a table without a class column: one of one value makes a binary table long."""
+    return (
+        "if the table is binary (a truth and a score per id), it needs a class column of one "
+        f"value: add one (class 1 on every row, say; in polars, pl.lit(1).alias({name!r}))"
+    )
 
 
 def _missing_columns(
@@ -729,7 +730,7 @@ def _missing_columns(
         others = [text for option, text in close.items() if option != "class_col"]
         offered = [c for c in schema if any(f"={c!r}" in text for text in others)]
         if not close["class_col"] or any(f"={c!r}" in close["class_col"] for c in offered):
-            close["class_col"] = _ONE_CLASS
+            close["class_col"] = _one_class(given["class_col"])
     advice = [f"{given[o]!r}: {text}" if o in given else text for o, text in close.items() if text]
     if separated := _separator_hint(schema):  # (no close names to give: one column)
         advice = [separated]

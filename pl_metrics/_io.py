@@ -626,6 +626,7 @@ def keys_from_folders(found: Sequence[Path] | None, keys: Sequence[str]) -> Iter
             or not found
             or len(found) < 2
             or "is not in the table" not in str(error)
+            or "did you mean" in str(error)  # (a typo of a column the files hold)
             or any(name in _hive_parts(path) for path in found)
         ):
             raise
@@ -1080,13 +1081,21 @@ def _refuse_keys_widened_apart(
     if not floats:
         return
     widths = {dtype: path for path, dtype in floats}
-    if len(widths) > 1:  # (a Float32 0.1, widened, is 0.10000000149011612: another key)
+    # A Float32 0.1, widened, is 0.10000000149011612: another key than a Float64 file's 0.1
+    # (keys a Float32 holds exactly, 0.0 and 1.0 folds, widen to themselves).
+    if len(widths) > 1:
         (narrow, narrow_path), (wider, wider_path) = sorted(widths.items(), key=lambda t: str(t[0]))
-        raise MetricsInputError(
-            f"column {name!r} is {narrow} in {str(narrow_path)!r} but {wider} in "
-            f"{str(wider_path)!r}: widened, a Float32 value such as 0.1 is another key than "
-            "the Float64 one; write it as one type in every file"
-        )
+        wides = [p for p, t in floats if t == pl.Float64] if narrow == pl.Float32 else []
+        column = pl.col(name)
+        inexact = column.is_not_nan() & (column.cast(pl.Float32).cast(pl.Float64) != column)
+        if not wides or any(
+            _scan_alone(path, kind).select(inexact.any()).collect().item() for path in wides
+        ):
+            raise MetricsInputError(
+                f"column {name!r} is {narrow} in {str(narrow_path)!r} but {wider} in "
+                f"{str(wider_path)!r}: widened, a Float32 value such as 0.1 is another key "
+                "than the Float64 one; write it as one type in every file"
+            )
     wide = [(p, t) for p, t in held if t.is_integer() and t not in _EXACT_AS_FLOATS]
     for path, dtype in wide:
         column = pl.col(name)

@@ -495,7 +495,8 @@ def make_options(
         raise MetricsInputError(
             "option 'average': unknown value 'binary'; a binary problem is one class here "
             "(pl_metrics.from_numpy(y_true, y_score) of the positive class's 1-D scores "
-            "makes it), whose value every average gives: leave average out"
+            "makes it), whose value the macro, micro and weighted averages give (not samples): "
+            "leave average out"
         )
     if not (isinstance(average, str) or average is None) or average not in _AVERAGES:
         check_option("average", average, averages or _AVERAGES)  # (told the values taken)

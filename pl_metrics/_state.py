@@ -33,6 +33,7 @@ from pl_metrics._frame import (
     MetricsInputError,
     Problem,
     aggregate,
+    check_option,
     checked_options,
     duplicate_problem,
     id_problems,
@@ -82,6 +83,7 @@ __all__ = [
     "Parts",
     "build_state",
     "chunk_key",
+    "chunk_key_of",
     "curve_exprs",
     "family_of",
     "merge_states",
@@ -258,6 +260,16 @@ def chunk_key(metric: str, *, average: str | None = None) -> ChunkKey:
     >>> pl_metrics.chunk_key("roc_auc", average="samples")
     'id'
     """
+    entry = info(metric)
+    if average is not None and not entry.averages:
+        raise MetricsInputError(f"option 'average': {metric} takes no average")
+    if average is not None:
+        check_option("average", average, [a for a in entry.averages if a is not None])
+    return chunk_key_of(metric, average)
+
+
+def chunk_key_of(metric: str, average: str | None) -> ChunkKey:
+    """`chunk_key` of an average checked already (a report's, which some metrics ignore)."""
     return "id" if average in ("micro", "samples") else info(metric).chunk_key
 
 
@@ -441,7 +453,7 @@ class MetricState:
     @property
     def chunk_keys(self) -> dict[str, ChunkKey]:
         """For each metric, the key that parts of the table must not split (see `chunk_key`)."""
-        return {m: chunk_key(m, average=self.spec.options.average) for m in self.metrics}
+        return {m: chunk_key_of(m, self.spec.options.average) for m in self.metrics}
 
 
 def _collected(state: MetricState, engine: Literal["streaming", "in-memory"]) -> MetricState:
@@ -789,7 +801,7 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
         if name != cols.id and isinstance(a, pl.Enum) and isinstance(b, pl.Enum):
             return False  # groups' enums of other categories do not sort as one (ids: text)
         if a.is_float() and b.is_float():  # a Float32 0.1 widens to 0.10000000149011612
-            return False
+            return {a, b} == {pl.Float32(), pl.Float64()} and _float32_exact(states, name)
         # Group keys stack widened: numbers as numbers, text as text.
         return (a.is_numeric() and b.is_numeric()) or (text(a) and text(b))
 
@@ -805,6 +817,22 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
             if name in first and dtype != first[name] and text(dtype):
                 as_text.add(name)
     return sorted(as_text)
+
+
+def _float32_exact(states: Sequence[MetricState], name: str) -> bool:
+    """Whether every Float64 value of key ``name`` in the states' tables is a Float32's.
+
+    Such keys (0.0 and 1.0 folds) widen to themselves beside Float32 ones; others (0.1)
+    would be another key. (A lazy state's tables are read for it.)
+    """
+    column = pl.col(name)
+    inexact = column.is_not_nan() & (column.cast(pl.Float32).cast(pl.Float64) != column)
+    return not any(
+        getattr(state, table).lazy().select(inexact.any()).collect().item()
+        for state in states
+        for table, schema in state._schemas.items()
+        if schema.get(name) == pl.Float64
+    )
 
 
 def _type_text(dtype: pl.DataType) -> str:
@@ -1233,7 +1261,7 @@ def _finalize(state: MetricState) -> pl.LazyFrame:
         )
         groups = groups.with_columns(undefined.cast(pl.Int64).alias(zero_sum.name))
         problems.append(zero_sum)
-    if state.ids is not None and state.merged:  # (sums cannot tell an id in two parts)
+    if state.ids is not None and state.merged and opts.validate:  # (sums cannot tell it)
         shared = Problem(
             "ids_in_several_parts",
             cols.id,

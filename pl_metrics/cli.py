@@ -1449,7 +1449,7 @@ def _run_long(args: argparse.Namespace) -> None:
     elif args.labels_col is not None:
         truth = None  # (the labels are a column of the scores' table)
     else:  # a binary table: its one score column's truth is --truth-col
-        require_column(scores.collect_schema(), "--truth-col", args.truth_col)
+        require_column(scores.collect_schema(), "truth_col", args.truth_col)
         kept = scores.drop(args.truth_col)
         floats = [c for c, t in kept.collect_schema().items() if t.is_float()]
         named = classes or floats
@@ -1474,7 +1474,7 @@ def _run_long(args: argparse.Namespace) -> None:
 
 def _binary_truth(scores: pl.LazyFrame, id_col: str, truth_col: str, name: str) -> pl.LazyFrame:
     """A binary table's truth, once per id (its models' rows repeat it), as a wide table."""
-    require_column(scores.collect_schema(), "--id-col", id_col)
+    require_column(scores.collect_schema(), "id_col", id_col)
     truth = scores.select(id_col, truth_col).unique().collect()
     dtype = truth.schema[truth_col]
     if not (dtype == pl.Boolean or dtype.is_integer() or dtype.is_float()):
@@ -1899,14 +1899,16 @@ def _user_message(error: BaseException, args: argparse.Namespace) -> str:
         "pl-metrics long makes the long table, a row per id and class",
     )
     message = message.replace("classes=[...]", "--classes A,B,...")  # (pl-metrics long's)
-    message = message.replace(  # (compare of one model's dump)
-        "add one of one value (pl.lit('mine').alias('model')), or score each fold with "
-        "report(..., by='fold')",
-        "score each fold with pl-metrics score --by fold",
+    message = re.sub(  # (compare of one model's dump)
+        r"add one of one value \(pl\.lit\('mine'\)\.alias\('[^']*'\)\), or score its folds "
+        r"with report\(\.\.\., by=its fold column\)",
+        "score its folds with pl-metrics score --by (its fold column)",
+        message,
     )
-    message = message.replace(  # (a binary table: id, target, prediction)
-        "add one (class 1 on every row, say; in polars, pl.lit(1).alias('class'))",
+    message = re.sub(  # (a binary table: id, target, prediction)
+        r"add one \(class 1 on every row, say; in polars, pl\.lit\(1\)\.alias\('[^']*'\)\)",
         "pl-metrics long FILE --truth-col COL makes one",
+        message,
     )
     message = re.sub(  # (a CSV of ';' and decimal commas: no flag reads it)
         r"save it with ',' between fields, or score pl\.scan_csv\(.*?infer_schema_length=\d+\)",

@@ -146,6 +146,11 @@ def test_user_errors_are_one_line(capsys: pytest.CaptureFixture[str], tmp_path: 
         assert message in err
         assert err.count("\n") == 1
         assert "Traceback" not in err
+    # (a typo of a column the files hold: its close name, not folders)
+    assert main(["score", str(tmp_path / "oof"), "--by", "fld"]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean 'fold'" in err
+    assert folders not in err
     # (one file: nothing to fold)
     assert main(["score", str(tmp_path / "oof" / "oof_knn.csv"), "--by", "model"]) == 2
     assert folders not in capsys.readouterr().err

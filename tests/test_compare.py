@@ -35,7 +35,7 @@ def test_one_models_dump_is_told_how_to_compare_its_folds(
         pl_metrics.compare(one, "lrap")
     one.write_parquet(tmp_path / "one.parquet")
     assert main(["compare", str(tmp_path / "one.parquet"), "-m", "lrap"]) == 2
-    told = "a dump of one model has none: score each fold with pl-metrics score --by fold"
+    told = "a dump of one model has none: score its folds with pl-metrics score --by (its fold"
     assert told in capsys.readouterr().err
 
 

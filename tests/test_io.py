@@ -236,6 +236,13 @@ def test_integer_keys_beside_float_keys_are_refused(
         ):
             pl_metrics.score(tmp_path, "lrap", by="lr")
         assert pl_metrics.score(tmp_path, "lrap").height == 1  # (a column no key reads)
+        # Keys a Float32 holds exactly (0.0 and 1.0 folds) widen to themselves: taken.
+        halves = dump.with_columns(lr=(pl.col("id") % 2).cast(pl.Float64) / 2)
+        narrow = halves.filter(pl.col("id") < 50).with_columns(pl.col("lr").cast(pl.Float32))
+        write([narrow, halves.filter(pl.col("id") >= 50)])
+        assert_frame_equal(
+            pl_metrics.score(tmp_path, "lrap", by="lr"), pl_metrics.lrap(halves, by="lr")
+        )
 
 
 @pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])

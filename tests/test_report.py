@@ -399,6 +399,8 @@ def test_per_id_states_refuse_an_id_of_several_parts() -> None:
             match=rf"^column 'id': 4 ids are in several of the merged parts{where}; the parts",
         ):
             pl_metrics.merge_states(states).finalize().collect()
+    unchecked = [pl_metrics.state(p, "lrap", per_id=True, validate=False) for p in parts]
+    assert pl_metrics.merge_states(unchecked).finalize().collect().height == 24  # (as told)
     disjoint = [df.filter(pl.col("id") < 8), parts[1]]
     merged = pl_metrics.merge_states([pl_metrics.state(p, "lrap", per_id=True) for p in disjoint])
     assert_frame_equal(merged.finalize().collect(), pl_metrics.lrap(df, per_id=True))
@@ -496,11 +498,16 @@ def test_merge_names_columns_typed_differently_in_the_parts() -> None:
     enums[1] = enums[1].with_columns(pl.col("class").cast(pl.String).cast(pl.Enum(["2", "1", "0"])))
     with pytest.raises(pl_metrics.MetricsInputError, match="type of column 'class': Enum"):
         pl_metrics.merge_states([pl_metrics.state(part, "lrap") for part in enums])
-    # Keys of two integer widths, or text typed three ways, stack as one type.
+    # Keys of two integer widths, or text typed three ways, stack as one type; so do
+    # Float32 keys beside Float64 ones that a Float32 holds exactly.
     want = pl_metrics.lrap(df, by="fold")
     enum = pl.Enum(["0", "1"])
     for widths in (
         [a.with_columns(pl.col("fold").cast(pl.Int8)), b],
+        [
+            a.with_columns(pl.col("fold").cast(pl.Float32)),
+            b.with_columns(pl.col("fold").cast(pl.Float64)),
+        ],
         [
             a.with_columns(pl.col("fold").cast(pl.String).cast(enum)),
             b.with_columns(pl.col("fold").cast(pl.String).cast(pl.Categorical)),
@@ -583,6 +590,17 @@ def test_chunk_keys() -> None:
         assert pl_metrics.chunk_key("roc_auc", average=average) == key
         state = pl_metrics.state(multiclass_table(7), "average_precision", average=average)
         assert state.chunk_keys == {"average_precision": key}
+    assert pl_metrics.state(multiclass_table(7), ["lrap", "f1"], average="micro").chunk_keys == {
+        "lrap": "id",
+        "f1": "id",
+    }
+    for metric, average, told in (
+        ("roc_auc", "bogus", "unknown value 'bogus'"),
+        ("brier_score", "micro", "unknown value 'micro'"),
+        ("lrap", "macro", "lrap takes no average"),
+    ):
+        with pytest.raises(pl_metrics.MetricsInputError, match=told):
+            pl_metrics.chunk_key(metric, average=average)
 
 
 def test_merge_states_takes_any_iterable_of_states_and_only_states() -> None:
