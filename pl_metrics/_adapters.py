@@ -1099,12 +1099,13 @@ def from_numpy(
             f"class_names: expected all strings or all integers, got {', '.join(kinds)}"
         )
     binary = truth.ndim == 1 and truth.dtype.kind in "iu" and bool(np.isin(truth, (0, 1)).all())
-    if binary and n_classes == 2:
+    if binary and n_classes == 2 and class_names is None:
         warnings.warn(
             "from_numpy: y_score has 2 columns, each a class, so the thresholded metrics (f1, "
             "accuracy, ...) and average precision average the two; scikit-learn's binary "
             "values (f1_score(y_true, y_score[:, 1] >= 0.5)) are the positive class's alone: "
-            "from_numpy(y_true, y_score[:, 1]) gives them",
+            "from_numpy(y_true, y_score[:, 1]) gives them (log_loss and roc_auc are the same "
+            "either way; class_names=[0, 1] says the two classes are meant)",
             UserWarning,
             stacklevel=caller_stacklevel(),
         )

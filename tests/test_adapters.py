@@ -115,6 +115,9 @@ def test_from_numpy_takes_binary_scores_as_scikit_learn() -> None:
     with pytest.warns(UserWarning, match=r"y_score has 2 columns, each a class.*y_score\[:, 1\]"):
         two = pl_metrics.from_numpy(y, np.c_[1 - p, p])
     assert pl_metrics.f1(two).item() != pytest.approx(f1_score(y, p >= 0.5))
+    with warnings.catch_warnings():  # (two classes meant: named)
+        warnings.simplefilter("error")
+        pl_metrics.from_numpy(y, np.c_[1 - p, p], class_names=[0, 1])
     with pytest.raises(pl_metrics.MetricsInputError, match="y_true: 1 value is neither 0 nor 1"):
         pl_metrics.from_numpy(np.array([0, 2]), np.array([0.2, 0.7]))
     # Keras' sigmoid scores, (n, 1): binary too (a column index of all-zero truth made every
