@@ -1134,7 +1134,7 @@ def test_from_numpy_refuses_a_score_frames_id_column() -> None:
     want = label_ranking_average_precision_score(np.eye(3)[y], proba)
     assert pl_metrics.lrap(pl_metrics.from_numpy(y, scores)).item() == pytest.approx(want)
     counts = pd.DataFrame({"a": [3, 0], "b": [1, 2]})
-    assert pl_metrics.from_numpy(np.array([0, 1]), counts).height == 4
+    assert pl_metrics.from_numpy(np.array([0, 1]), counts, class_names=[0, 1]).height == 4
 
 
 def test_a_pandas_users_series_and_arrays_are_told_what_to_pass() -> None:
