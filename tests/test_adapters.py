@@ -1156,3 +1156,22 @@ def test_a_pandas_users_series_and_arrays_are_told_what_to_pass() -> None:
         pl_metrics.lrap(indexed["score"])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"; for scikit-learn's arrays, pl_metrics\.from_numpy"):
         pl_metrics.lrap(np.zeros((3, 3)))  # type: ignore[arg-type]
+
+
+def test_from_numpy_takes_a_column_of_binary_truth_beside_1d_scores() -> None:
+    """scikit-learn's roc_auc_score takes y_true of shape (n, 1) beside (n,) scores."""
+    y, p = np.array([0, 1, 1, 0, 1]), np.array([0.2, 0.7, 0.4, 0.5, 0.9])
+    table = pl_metrics.from_numpy(y.reshape(-1, 1), p)
+    assert table["class"].unique().to_list() == [1]
+    assert pl_metrics.roc_auc(table).item() == pytest.approx(roc_auc_score(y, p))
+
+
+def test_from_numpy_warns_of_labels_from_1_only_where_they_are_read_as_positions() -> None:
+    """Named classes, or labels that no column holds (an error says so), are no case for
+    the warning of labels counted from 1."""
+    rng = np.random.default_rng(1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pl_metrics.from_numpy(np.array([1, 2, 1]), rng.random((3, 3)), class_names=["a", "b", "c"])
+        with pytest.raises(pl_metrics.MetricsInputError, match="no column index of y_score"):
+            pl_metrics.from_numpy(np.array([1, 2, 3]), rng.random((3, 3)))

@@ -663,3 +663,16 @@ def test_too_few_resamples_for_the_confidence_are_warned_of() -> None:
         warnings.simplefilter("error")
         pl_metrics.bootstrap(df, "lrap", n_resamples=40)
         pl_metrics.bootstrap(df, "lrap", n_resamples=20, confidence=0.9)
+
+
+def test_repeated_rows_without_other_keys_are_told_as_report_tells_them() -> None:
+    """No other key column to name: bootstrap's message is report's, no empty hint."""
+    rng = np.random.default_rng(8)
+    one = pl_metrics.from_numpy(rng.random((20, 3)) < 0.4, rng.random((20, 3)))
+    twice = pl.concat([one, one])
+    with pytest.raises(pl_metrics.MetricsInputError) as reported:
+        pl_metrics.report(twice, "lrap")
+    with pytest.raises(pl_metrics.MetricsInputError) as bootstrapped:
+        pl_metrics.bootstrap(twice, "lrap", n_resamples=10)
+    assert str(bootstrapped.value) == str(reported.value)
+    assert "; ;" not in str(bootstrapped.value)

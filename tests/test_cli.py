@@ -2366,3 +2366,63 @@ def test_long_makes_the_long_table_of_wide_and_binary_tables(
     # A wide table given to score is told of long.
     assert main(["score", str(submission), "--id-col", "row_id"]) == 2
     assert "the table looks wide" in capsys.readouterr().err
+
+
+def test_long_options_are_checked_and_classes_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--classes picks a binary table's score column, spaces after its commas too; a
+    --truth-col not in the table, or beside --labels-col, and an -o that is --truth's
+    file, are told."""
+    rng = np.random.default_rng(3)
+    ids = [f"s_{i}" for i in range(10)]
+    scores = {c: rng.random(10).round(2) for c in ("aaa", "bbb", "ccc")}
+    submission = tmp_path / "submission.csv"
+    pl.DataFrame({"row_id": ids, **scores}).write_csv(submission)
+    truth = {c: (rng.random(10) < 0.5).astype(int) for c in scores}
+    solution = tmp_path / "solution.csv"
+    pl.DataFrame({"row_id": ids, **truth}).write_csv(solution)
+    base = ["long", str(submission), "--id-col", "row_id"]
+    # --classes names the one score column of a binary truth.
+    binary = tmp_path / "binary.csv"
+    target = truth["aaa"]
+    pl.DataFrame({"row_id": ids, "target": target, **scores}).write_csv(binary)
+    out = tmp_path / "one.parquet"
+    binary_argv = ["long", str(binary), "--id-col", "row_id", "--truth-col", "target"]
+    assert main([*binary_argv, "--classes", "bbb", "-o", str(out)]) == 0
+    table = pl.read_parquet(out).sort("row_id")
+    assert table["class"].unique().to_list() == ["bbb"]
+    assert table["score"].to_list() == scores["bbb"].tolist()
+    assert table["truth"].to_list() == target.astype(bool).tolist()
+    # "bbb, ccc": the names stripped.
+    both = tmp_path / "both.parquet"
+    argv = [*base, "--truth", str(solution), "--classes", "bbb, ccc", "-o", str(both)]
+    assert main(argv) == 0
+    assert sorted(pl.read_parquet(both)["class"].unique().to_list()) == ["bbb", "ccc"]
+    written = pl.read_parquet(both)
+    # --separator reaches the labels' split.
+    labelled = tmp_path / "labelled.csv"
+    labels = [",".join(c for c in ("bbb", "ccc") if truth[c][i]) for i in range(10)]
+    pl.read_csv(submission).with_columns(labels=pl.Series(labels)).write_csv(labelled)
+    again = tmp_path / "again.parquet"
+    argv = ["long", str(labelled), "--id-col", "row_id", "--labels-col", "labels"]
+    assert main([*argv, "--separator", ",", "--classes", "bbb,ccc", "-o", str(again)]) == 0
+    assert_frame_equal(pl.read_parquet(again), written, check_row_order=False)
+    # A wide table given to score is told of long, not of Python's from_wide.
+    assert main(["score", str(submission), "--id-col", "row_id"]) == 2
+    assert "pl-metrics long makes the long table" in capsys.readouterr().err
+    # Told, exit status 2.
+    assert main(["long", str(binary), "--id-col", "row_id", "--truth-col", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "column 'nope'" in err
+    assert "is not in the table" in err
+    assert main([*binary_argv, "--labels-col", "bbb"]) == 2
+    assert "--labels-col and --truth-col" in capsys.readouterr().err
+    assert main([*base, "--truth", str(solution), "-o", str(solution)]) == 2
+    assert "Traceback" not in capsys.readouterr().err
+    assert pl.read_csv(solution)["aaa"].to_list() == truth["aaa"].tolist()  # (not overwritten)
+    # A binary table whose scores are no floats: 0 score columns, told so.
+    ints = tmp_path / "ints.csv"
+    pl.DataFrame({"id": range(4), "target": [0, 1, 1, 0], "p": [1, 2, 3, 4]}).write_csv(ints)
+    assert main(["long", str(ints), "--truth-col", "target"]) == 2
+    assert "but it has 0 (); name it with --classes" in capsys.readouterr().err

@@ -349,3 +349,16 @@ def test_the_workers_are_asked_what_they_import(client: Any, dump: Path) -> None
         pl_metrics.dask.score(dump, "lrap", by="model", client=client),
         pl_metrics.score(dump, "lrap", by="model"),
     )
+
+
+def test_files_of_one_model_each_are_told_of_key_folders(client: Any, tmp_path: Path) -> None:
+    """As score() tells it: no model column in files named by their model."""
+    df = pl.read_parquet(DATA / "digits_oof.parquet")
+    for model in ("knn", "logreg"):
+        df.filter(pl.col("model") == model).drop("model").write_parquet(
+            tmp_path / f"{model}.parquet"
+        )
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"put each in a folder named model=<value>"
+    ):
+        pl_metrics.dask.score(tmp_path, "lrap", by="model", client=client)

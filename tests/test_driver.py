@@ -923,3 +923,12 @@ def test_rows_below_each_point_are_the_naive_sums() -> None:
 def naive_below(x: float, row_group: tuple[float, float, int]) -> float:
     lo, hi, count = row_group
     return count if x > hi else count * (x - lo) / (hi - lo) if x > lo else 0.0
+
+
+def test_a_frame_missing_a_by_column_is_told_so() -> None:
+    """A frame has no files (None): the folders' hint must not look at them (len(None))."""
+    df = pl.read_parquet(DATA / "digits_oof.parquet")
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^column 'nope' \(option 'by'\) is not in the table"
+    ):
+        pl_metrics.score(df, "lrap", by="nope")

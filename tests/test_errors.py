@@ -1447,3 +1447,27 @@ def test_a_missing_column_is_not_offered_another_roles_column() -> None:
         with pytest.raises(MetricsInputError) as caught:
             pl_metrics.lrap(weighted.drop("p").rename({"weight": weight}))
         assert "pass score_col" not in str(caught.value)
+
+
+def test_a_binary_table_given_its_truth_column_is_told_it_needs_a_class() -> None:
+    """truth_col given, no column left to offer as the classes: the binary table's advice,
+    not nothing."""
+    binary = pl.DataFrame({"id": [0, 1], "target": [0, 1], "prediction": [0.1, 0.8]})
+    with pytest.raises(pl_metrics.MetricsInputError) as caught:
+        pl_metrics.roc_auc(binary, truth_col="target")
+    assert str(caught.value).endswith(
+        "'class': if the table is binary (a truth and a score per id), it needs a class "
+        "column of one value: add one (class 1 on every row, say; in polars, "
+        "pl.lit(1).alias('class')); 'score': pass score_col='prediction' if that column holds it"
+    )
+
+
+def test_sample_weight_is_told_of_from_numpys_weight_column() -> None:
+    """from_numpy makes the weight column scikit-learn's sample_weight= is: say so."""
+    good = pl.DataFrame({"id": [0, 0], "class": [0, 1], "score": [0.2, 0.8], "truth": [0, 1]})
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"pl_metrics\.from_numpy\(\.\.\., sample_weight=w\) makes it, then pass "
+        r"weight_col='weight'",
+    ):
+        pl_metrics.f1(good, sample_weight=[1.0])

@@ -578,3 +578,11 @@ def test_binary_log_loss_clips_a_certain_wrong_probability() -> None:
     for eps in (1e-15, 1e-7):
         value = df.select(expr.binary_log_loss("p", "truth", eps=eps)).item()
         assert value == pytest.approx((-math.log(1 - (1 - eps)) - math.log(eps)) / 2, rel=1e-12)
+
+
+def test_a_threshold_expression_refuses_date_scores() -> None:
+    """A threshold per row (an expression) compared dates as their integers too."""
+    df = pl.DataFrame({"t": [0, 1, 1]})
+    days = pl.lit(pl.Series([date(2020, 1, 9), date(2020, 1, 2), date(2020, 1, 6)]))
+    with pytest.raises(pl.exceptions.PolarsError):
+        df.select(expr.f1(days, "t", threshold=pl.lit(0.5)))

@@ -1312,3 +1312,31 @@ def test_a_csv_rewritten_is_read_again(tmp_path: Path) -> None:
     second.with_columns(pl.col("score").cast(pl.Float32)).write_csv(tmp_path / "b.csv")
     os.utime(tmp_path / "b.csv", ns=(1, 1))  # (another time, whatever the clock's grain)
     assert_frame_equal(pl_metrics.score(tmp_path, "lrap"), pl_metrics.lrap(digits))
+
+
+def test_a_fold_column_the_files_lack_is_told_of_folders(tmp_path: Path) -> None:
+    """fold_col is a key the folders can name, as by is: a file per fold was told only
+    "column 'fold' is not in the table"."""
+    dump = pl.read_parquet(DATA).filter(pl.col("model") == "knn").drop("model")
+    rng = np.random.default_rng(0)
+    ids = dump["id"].unique().to_list()
+    fold = dict(zip(ids, rng.integers(0, 2, len(ids)).tolist(), strict=True))
+    folded = dump.with_columns(fold=pl.col("id").replace_strict(fold))
+    for k in (0, 1):
+        folded.filter(pl.col("fold") == k).drop("fold").write_parquet(tmp_path / f"oof_{k}.parquet")
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"put each in a folder named fold=<value>"
+    ):
+        pl_metrics.score(tmp_path, "best_threshold", fold_col="fold")
+
+
+def test_a_missing_column_that_is_no_key_is_not_told_of_folders(tmp_path: Path) -> None:
+    """Only a group key can be a folder's name: a score column missing from every file is
+    no "rows of one score" per file."""
+    dump = pl.read_parquet(DATA).rename({"score": "proba"})
+    for model in ("knn", "logreg"):
+        dump.filter(pl.col("model") == model).write_parquet(tmp_path / f"{model}.parquet")
+    with pytest.raises(pl_metrics.MetricsInputError) as caught:
+        pl_metrics.score(tmp_path, "lrap", by="model")
+    assert "column 'score' (option 'score_col') is not in the table" in str(caught.value)
+    assert "folder named" not in str(caught.value)

@@ -330,3 +330,20 @@ def test_byte_classes_are_weighed_and_named_by_their_text() -> None:
     one_kind = as_bytes.with_columns(truth=pl.col("class") == b"A")  # B: no positive
     with pytest.raises(pl_metrics.MetricsInputError, match=r"class=B\b"):
         pl_metrics.roc_auc(one_kind)
+
+
+def test_class_weights_of_other_types_are_named() -> None:
+    """The message names the weights that are no numbers."""
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1],
+            "class": ["A", "B"] * 2,
+            "score": [0.6, 0.4, 0.3, 0.7],
+            "truth": [1, 0, 0, 1],
+        }
+    )
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^option 'class_weights': weights must be numbers, got True, None$",
+    ):
+        pl_metrics.weighted_log_loss(df, class_weights={"A": True, "B": None})

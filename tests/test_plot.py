@@ -1497,3 +1497,71 @@ def test_distributions_of_one_value_or_none_keep_a_sensible_axis() -> None:
     assert 0.2 < low < 0.3 < high < 0.4
     assert [t.get_text() for t in f1.texts] == ["no finite values"]
     assert list(f1.get_yticks()) == []
+
+
+def test_a_parenthesised_part_of_a_legend_is_never_cut() -> None:
+    """A line's "(AUC 0.912)" stays whole, however narrow the legend."""
+    assert plot._wrapped("knn (AUC 0.912)", 8) == "knn\n(AUC 0.912)"
+
+
+def test_a_tick_of_40_characters_is_kept_whole() -> None:
+    """Names are cut past 40 characters, not at 40."""
+    rows = [
+        (i, c, s, t)
+        for c in ["c" * 40, "d" * 41, "e"]
+        for i, (s, t) in enumerate(zip([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1], strict=True))
+    ]
+    df = pl.DataFrame(rows, schema=["id", "class", "score", "truth"], orient="row")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fig = plot.per_class_bars(pl_metrics.roc_auc(df, average=None))
+    ticks = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert "c" * 40 in ticks
+    assert f"{'d' * 24}…{'d' * 15}" in ticks
+
+
+def test_long_names_are_cut_in_panels_and_heatmaps() -> None:
+    """Ticks of the small panels (more than 8 series) and the heatmap's model and fold
+    names are cut as the grouped bars' are: in full, an 80-letter name ran off the figure."""
+    long_class, long_model, long_fold = "c" * 80, "m" * 60, "f" * 50
+    rows = [
+        (m, i, c, s, t)
+        for m in [long_model, *(f"model{k}" for k in range(9))]
+        for c in [long_class, "c1"]
+        for i, (s, t) in enumerate(zip([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1], strict=True))
+    ]
+    df = pl.DataFrame(rows, schema=["model", "id", "class", "score", "truth"], orient="row")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (this test is of the labels only)
+        fig = plot.per_class_bars(pl_metrics.roc_auc(df, by="model", average=None))
+        assert len(fig.axes) > 1  # (a panel per series)
+        ticks = [t.get_text() for ax in fig.axes for t in ax.get_xticklabels()]
+        assert f"{'c' * 24}…{'c' * 15}" in ticks
+        assert long_class not in ticks
+        folds = pl.when(pl.col("id") % 2 == 0).then(pl.lit(long_fold)).otherwise(pl.lit("b"))
+        table = pl_metrics.roc_auc(df.with_columns(fold=folds), by=["model", "fold"])
+        ax = plot.heatmap(table).axes[0]
+    models = [t.get_text() for t in ax.get_yticklabels()]
+    folds_shown = [t.get_text() for t in ax.get_xticklabels()]
+    assert f"{'m' * 24}…{'m' * 15}" in models
+    assert long_model not in models
+    assert f"{'f' * 24}…{'f' * 15}" in folds_shown
+    assert long_fold not in folds_shown
+
+
+def test_a_title_word_longer_than_its_line_is_broken_not_shrunk() -> None:
+    """A class of 80 letters in a title: kept whole, its font shrank to unreadable; a word
+    broken in the first pass was wrapped again as two words (a space inside it)."""
+    fig = plot._figure(6, 3)
+    titles = ["roc_auc of " + "c" * 80, "w" * 70, "q-" * 30]
+    for i, title in enumerate(titles):
+        fig.add_subplot(1, 3, i + 1).set_title(title)
+    size = fig.axes[0].title.get_fontsize()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (constrained layout of three narrow panels)
+        plot._fit_titles(fig)
+    first, second = (ax.title.get_text() for ax in fig.axes[:2])
+    assert fig.axes[0].title.get_fontsize() == size
+    assert first.replace("\n", "", 1).startswith("roc_auc of c")
+    assert " " not in second
+    assert second.replace("\n", "") == "w" * 70
