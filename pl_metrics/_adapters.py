@@ -1005,12 +1005,12 @@ def from_numpy(
         or integers ``[1, 2, 3]``, as scikit-learn's ``labels=``: integer labels are then
         looked up in the names, not read as column positions).
     y_score
-        ``(n_ids, n_classes)`` scores, finite; or, binary, ``(n_ids,)`` scores of the
-        positive class with ``(n_ids,)`` 0/1 ``y_true``, as scikit-learn's
+        ``(n_ids, n_classes)`` scores, finite; or, binary, ``(n_ids,)`` (or ``(n_ids, 1)``)
+        scores of the positive class with ``(n_ids,)`` 0/1 ``y_true``, as scikit-learn's
         ``roc_auc_score(y_true, y_score)`` takes them: one class, named ``1`` unless
         ``class_names`` names it. (Two columns, ``predict_proba``'s, are two classes: the
         thresholded metrics and average precision then average them, and a warning says
-        so.)
+        so unless ``class_names`` names the two.)
 
         Either array may be a pandas frame or Series, of nullable types too (``Int8``,
         ``Float64``, ``boolean``, Arrow's) as long as no value is missing.

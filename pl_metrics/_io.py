@@ -621,8 +621,8 @@ def keys_from_folders(found: Sequence[Path] | None, keys: Sequence[str]) -> Iter
     except MetricsInputError as error:
         name = error.column
         if (
-            name not in keys
-            or name is None
+            name is None
+            or name not in keys
             or not found
             or len(found) < 2
             or "is not in the table" not in str(error)
