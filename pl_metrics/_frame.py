@@ -60,6 +60,7 @@ __all__ = [
     "first_named",
     "id_problems",
     "is_categorical",
+    "is_float32s",
     "is_integer",
     "is_number",
     "is_pandas",
@@ -1384,6 +1385,16 @@ def caller_stacklevel() -> int:
 def is_pandas(value: object) -> bool:
     """Whether ``value`` is a pandas object (a frame, Series, Index or array)."""
     return type(value).__module__.partition(".")[0] == "pandas"
+
+
+def is_float32s(name: str) -> pl.Expr:
+    """Whether every value of Float64 column ``name`` is a Float32's (NaN aside).
+
+    Such keys (0.0 and 1.0 folds) widen to themselves beside a Float32 column's; others
+    (0.1) widen to another key (a Float32 0.1 is 0.10000000149011612).
+    """
+    column = pl.col(name)
+    return ~(column.is_not_nan() & (column.cast(pl.Float32).cast(pl.Float64) != column)).any()
 
 
 def is_pandas_series(value: object) -> bool:

@@ -26,6 +26,7 @@ from pl_metrics._frame import (
     caller_stacklevel,
     checked_options,
     is_categorical,
+    is_float32s,
     listed,
     shown,
 )
@@ -1081,15 +1082,11 @@ def _refuse_keys_widened_apart(
     if not floats:
         return
     widths = {dtype: path for path, dtype in floats}
-    # A Float32 0.1, widened, is 0.10000000149011612: another key than a Float64 file's 0.1
-    # (keys a Float32 holds exactly, 0.0 and 1.0 folds, widen to themselves).
-    if len(widths) > 1:
+    if len(widths) > 1:  # (a Float32 0.1 is another key than a Float64 file's: is_float32s)
         (narrow, narrow_path), (wider, wider_path) = sorted(widths.items(), key=lambda t: str(t[0]))
         wides = [p for p, t in floats if t == pl.Float64] if narrow == pl.Float32 else []
-        column = pl.col(name)
-        inexact = column.is_not_nan() & (column.cast(pl.Float32).cast(pl.Float64) != column)
-        if not wides or any(
-            _scan_alone(path, kind).select(inexact.any()).collect().item() for path in wides
+        if not wides or not all(
+            _scan_alone(path, kind).select(is_float32s(name)).collect().item() for path in wides
         ):
             raise MetricsInputError(
                 f"column {name!r} is {narrow} in {str(narrow_path)!r} but {wider} in "

@@ -37,6 +37,7 @@ from pl_metrics._frame import (
     checked_options,
     duplicate_problem,
     id_problems,
+    is_float32s,
     join_on,
     ordered_sum,
     ordered_sum_of_one,
@@ -822,13 +823,10 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
 def _float32_exact(states: Sequence[MetricState], name: str) -> bool:
     """Whether every Float64 value of key ``name`` in the states' tables is a Float32's.
 
-    Such keys (0.0 and 1.0 folds) widen to themselves beside Float32 ones; others (0.1)
-    would be another key. (A lazy state's tables are read for it.)
+    (`is_float32s`; a lazy state's tables are read for it.)
     """
-    column = pl.col(name)
-    inexact = column.is_not_nan() & (column.cast(pl.Float32).cast(pl.Float64) != column)
-    return not any(
-        getattr(state, table).lazy().select(inexact.any()).collect().item()
+    return all(
+        getattr(state, table).lazy().select(is_float32s(name)).collect().item()
         for state in states
         for table, schema in state._schemas.items()
         if schema.get(name) == pl.Float64
