@@ -299,7 +299,16 @@ def _value_text(value: Any) -> str:
     (A Float32 column's values are their decimals already: see `_need`.) A ``$`` is
     escaped: matplotlib would read ``$5k-$10k`` as mathtext (and fail on ``$\frac$``).
     """
-    text = f"{value:.15g}" if isinstance(value, float) else str(value)
+    return _escaped(_key_text(value))
+
+
+def _key_text(value: Any) -> str:
+    """A key value's text, unescaped: 15 digits of a float (see `_value_text`)."""
+    return f"{value:.15g}" if isinstance(value, float) else str(value)
+
+
+def _escaped(text: str) -> str:
+    """``text`` with its ``$`` escaped (see `_value_text`)."""
     return text.replace("$", r"\$")
 
 
@@ -314,10 +323,10 @@ def _ticks(values: Sequence[Any]) -> list[str]:
     Not cut where that would make two alike (a sweep's names differ in their middle:
     lr_2e-5 and lr_3e-5).
     """
-    texts = [f"{v:.15g}" if isinstance(v, float) else str(v) for v in values]
+    texts = [_key_text(v) for v in values]  # (cut before escaping: a cut splits no "\$")
     cut = [t if len(t) <= _LONGEST_TICK else f"{t[: _LONGEST_TICK - 16]}…{t[-15:]}" for t in texts]
     shown = cut if len(set(cut)) == len(set(texts)) else texts
-    return [t.replace("$", r"\$") for t in shown]
+    return [_escaped(t) for t in shown]
 
 
 def _colours(n: int) -> list[Any]:
