@@ -1098,7 +1098,7 @@ def from_numpy(
         raise MetricsInputError(
             f"class_names: expected all strings or all integers, got {', '.join(kinds)}"
         )
-    binary = truth.ndim == 1 and truth.dtype.kind in "iu" and bool(np.isin(truth, (0, 1)).all())
+    binary = truth.ndim == 1 and truth.dtype.kind in "iu" and _zeros_and_ones(truth)
     if binary and n_classes == 2 and class_names is None:
         warnings.warn(
             "from_numpy: y_score has 2 columns, each a class, so the thresholded metrics (f1, "
