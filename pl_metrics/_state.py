@@ -561,7 +561,13 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
             f"merge_states: {repeated} of the states {'is' if repeated == 1 else 'are'} given "
             "twice; the parts must be id-disjoint"
         )
-    _check_key_types(states)  # (before the specs: they tell a class's type less exactly)
+    # A merge of lazy merges takes their parts: merged one at a time, 400 lazy states made
+    # 400 levels of plans, each merge slower than the last (210 s in all). Sums come in the
+    # same order (each table's rows of a key are added one after the other).
+    parts = [part for s in states for part in (s.parts or (s,))]
+    # (Before the specs, which tell a class's type less exactly; of the parts, once: a
+    # Float64 key's values may be read for it.)
+    as_text = _check_key_types(parts)
     first = states[0]
     for other in states[1:]:
         # The same metrics in another order make the same tables (their columns are named,
@@ -571,10 +577,6 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
             raise MetricsInputError(
                 "merge_states: states differ in " + _difference(first.spec, other.spec)
             )
-    # A merge of lazy merges takes their parts: merged one at a time, 400 lazy states made
-    # 400 levels of plans, each merge slower than the last (210 s in all). Sums come in the
-    # same order (each table's rows of a key are added one after the other).
-    parts = [part for s in states for part in (s.parts or (s,))]
     # A part given twice, alone or inside merges (whose tokens are their parts'), shows as
     # a token counted twice.
     leaves = frozenset().union(*(s.leaves for s in states))
@@ -585,7 +587,6 @@ def merge_states(states: Iterable[MetricState]) -> MetricState:
         )
     states = parts
     first = states[0]
-    as_text = _check_key_types(states)
     by = list(first.columns.by)
     eager = all(isinstance(s.groups, pl.DataFrame) for s in states)
 
