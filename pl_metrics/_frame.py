@@ -65,6 +65,7 @@ __all__ = [
     "is_number",
     "is_pandas",
     "is_pandas_series",
+    "is_past_2_53",
     "join_asof_by",
     "join_on",
     "listed",
@@ -1395,6 +1396,12 @@ def is_float32s(name: str) -> pl.Expr:
     """
     column = pl.col(name)
     return ~(column.is_not_nan() & (column.cast(pl.Float32).cast(pl.Float64) != column)).any()
+
+
+def is_past_2_53(name: str) -> pl.Expr:
+    """Whether integer column ``name`` holds a value past 2**53, which a float would round."""
+    column = pl.col(name)
+    return ((column > 2**53) | (column < -(2**53))).any()
 
 
 def is_pandas_series(value: object) -> bool:

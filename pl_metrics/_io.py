@@ -27,6 +27,7 @@ from pl_metrics._frame import (
     checked_options,
     is_categorical,
     is_float32s,
+    is_past_2_53,
     listed,
     shown,
 )
@@ -1095,13 +1096,7 @@ def _refuse_keys_widened_apart(
             )
     wide = [(p, t) for p, t in held if t.is_integer() and t not in _EXACT_AS_FLOATS]
     for path, dtype in wide:
-        column = pl.col(name)
-        if (
-            _scan_alone(path, kind)
-            .select(((column > 2**53) | (column < -(2**53))).any())
-            .collect()
-            .item()
-        ):
+        if _scan_alone(path, kind).select(is_past_2_53(name)).collect().item():
             float_path, float_type = floats[0]
             raise MetricsInputError(
                 f"column {name!r} is {dtype} in {str(path)!r}, with integers past 2**53, but "

@@ -38,6 +38,7 @@ from pl_metrics._frame import (
     duplicate_problem,
     id_problems,
     is_float32s,
+    is_past_2_53,
     join_on,
     ordered_sum,
     ordered_sum_of_one,
@@ -794,6 +795,10 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
     def text(dtype: pl.DataType) -> bool:
         return dtype == pl.String or isinstance(dtype, (pl.Categorical, pl.Enum))
 
+    def mixed(a: pl.DataType, b: pl.DataType) -> bool:
+        """Integers beside floats: as floats, two integers past 2**53 may be one value."""
+        return (a.is_integer() and b.is_float()) or (a.is_float() and b.is_integer())
+
     def same(name: str, a: pl.DataType, b: pl.DataType) -> bool:
         """Whether the parts' values of the column stack and compare as one type."""
         if a == b or (a.is_integer() and b.is_integer()):  # integers hash alike at any width
@@ -804,6 +809,8 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
             return False  # groups' enums of other categories do not sort as one (ids: text)
         if a.is_float() and b.is_float():  # a Float32 0.1 widens to 0.10000000149011612
             return {a, b} == {pl.Float32(), pl.Float64()} and _float32_exact(states, name)
+        if mixed(a, b):
+            return not _past_2_53(states, name)
         # Group keys stack widened: numbers as numbers, text as text.
         return (a.is_numeric() and b.is_numeric()) or (text(a) and text(b))
 
@@ -812,13 +819,28 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
     for state in states[1:]:
         for name, dtype in key_types(state).items():
             if name in first and not same(name, first[name], dtype):
+                why = ", with integers past 2**53 (as floats, two could be one value)"
                 raise MetricsInputError(
                     f"merge_states: the type of column {name!r}: {_type_text(first[name])} vs "
-                    f"{_type_text(dtype)}; cast it to one type in every part"
+                    f"{_type_text(dtype)}{why if mixed(first[name], dtype) else ''}; cast it "
+                    "to one type in every part"
                 )
             if name in first and dtype != first[name] and text(dtype):
                 as_text.add(name)
     return sorted(as_text)
+
+
+def _past_2_53(states: Sequence[MetricState], name: str) -> bool:
+    """Whether an integer key ``name`` of the states' tables holds a value past 2**53.
+
+    (`is_past_2_53`; a lazy state's tables are read for it.)
+    """
+    return any(
+        getattr(state, table).lazy().select(is_past_2_53(name)).collect().item()
+        for state in states
+        for table, schema in state._schemas.items()
+        if name in schema and schema[name].is_integer()
+    )
 
 
 def _float32_exact(states: Sequence[MetricState], name: str) -> bool:

@@ -528,6 +528,36 @@ def test_merge_names_columns_typed_differently_in_the_parts() -> None:
 
 
 @pytest.mark.parametrize("column", ["fold", "id"])
+def test_merge_refuses_integer_keys_past_2_53_beside_floats(column: str) -> None:
+    """Two such integers, as floats, may be one: two groups were pooled in one value, and
+    per-id ids came back rounded (score() refuses the same parts as files). Small
+    integers beside floats merge."""
+    rng = np.random.default_rng(9)
+    df = long_table(rng.random((20, 3)) < 0.4, rng.random((20, 3))).with_columns(
+        fold=pl.col("id") % 2
+    )
+    a, b = df.filter(pl.col("id") < 10), df.filter(pl.col("id") >= 10)
+    per_id = column == "id"
+    big = a.with_columns(pl.col(column) + 2**60)
+    states = [
+        pl_metrics.state(part, "lrap", by=None if per_id else "fold", per_id=per_id)
+        for part in (big, b.with_columns(pl.col(column).cast(pl.Float64)))
+    ]
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=rf"type of column '{column}': Int64 vs Float64, with integers past 2\*\*53 ",
+    ):
+        pl_metrics.merge_states(states)
+    small = [
+        pl_metrics.state(part, "lrap", by=None if per_id else "fold", per_id=per_id)
+        for part in (a, b.with_columns(pl.col(column).cast(pl.Float64)))
+    ]
+    got = pl_metrics.merge_states(small).finalize().collect()
+    want = pl_metrics.lrap(df, by=None if per_id else "fold", per_id=per_id)
+    assert got.sort(column)["lrap"].to_list() == pytest.approx(want.sort(column)["lrap"].to_list())
+
+
+@pytest.mark.parametrize("column", ["fold", "id"])
 @pytest.mark.parametrize("float_first", [False, True])
 def test_integer_and_float_keys_of_the_parts_merge(column: str, float_first: bool) -> None:
     """A float key's part counts NaN keys, a check its integer twin lacks (raised from
