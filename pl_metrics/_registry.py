@@ -502,6 +502,7 @@ _PER_ID = (
     "top_k_accuracy",
     "ndcg",
     "accuracy",
+    "hamming_loss",
     "f1",
     "precision",
     "recall",

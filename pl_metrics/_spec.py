@@ -780,7 +780,7 @@ def _check_metric_options(
         if without:
             raise MetricsInputError(
                 f"option 'per_id': {', '.join(without)} {'has' if len(without) == 1 else 'have'}"
-                " no per-id values (not a mean over ids); score "
+                " no per-id values; score "
                 f"{'it' if len(without) == 1 else 'them'} apart, without per_id"
             )
         by_class = [e.name for e in entries if "average" in e.options and opts.average != "samples"]

@@ -156,13 +156,13 @@ class _Thresholded(Family):
                 ordered_sum(w * pl.col(_EXACT)).alias(_EXACT_SUM),
                 ordered_sum(w).alias(_EXACT_W),
             ]
-        if samples:
-            # scikit-learn's 'samples' average: each id's metric, averaged over ids. The id's
-            # counts are unweighted (its weight is one number): its value is its own, weight
-            # 0 included, as per_id gives it.
+        if samples or (opts.per_id and "hamming_loss" in metrics):
+            # The id's counts are unweighted (its weight is one number): its value is its
+            # own, weight 0 included, as per_id gives it.
             id_counts = _count_exprs(replace(cols, weight=None), opts.threshold, _ID_COUNTS)
             parts.id_exprs += [*id_counts, cols.weight_expr.first().alias(_W)]
             per_run += id_counts
+        if samples:  # scikit-learn's 'samples' average: each id's metric, averaged over ids
             tp, fp, fn, tn = (pl.col(c) for c in _ID_COUNTS)
             w, no = pl.col(_W), pl.lit(0)
             for metric in samples:
@@ -189,6 +189,8 @@ class _Thresholded(Family):
         if metric == "accuracy":
             return [pl.col(_EXACT).alias(metric)]
         tp, fp, fn, tn = (pl.col(c) for c in _ID_COUNTS)
+        if metric == "hamming_loss":  # the share of the id's classes predicted wrong
+            return [((fp + fn) / (tp + fp + fn + tn)).cast(pl.Float64).alias(metric)]
         value = from_counts(metric, tp, fp, fn, tn, opts.zero_division, opts.beta)
         return [value.alias(metric)]
 
@@ -1052,6 +1054,7 @@ def hamming_loss(
     by: str | Sequence[str] | None = None,
     threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
     pred_col: str | None = None,
+    per_id: bool = False,
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
@@ -1066,11 +1069,17 @@ def hamming_loss(
         As in `f1`.
     ragged, validate
         As in `lrap`.
+    per_id
+        Return each id's value instead, for error analysis: rows ``(by..., id,
+        hamming_loss)``, the share of the id's classes predicted wrong. Their mean (weighted
+        by ``weight_col``) is the metric where every id has every class (``ragged="allow"``
+        pools the cells: an id of fewer classes weighs less).
 
     Returns
     -------
     DataFrame or LazyFrame (a LazyFrame of a LazyFrame, else a polars DataFrame)
-        The ``by`` columns, then a Float64 ``hamming_loss`` column.
+        The ``by`` columns, then a Float64 ``hamming_loss`` column; with ``per_id=True``,
+        rows ``(by..., id, hamming_loss)``.
 
     Examples
     --------
@@ -1092,6 +1101,7 @@ def hamming_loss(
         by=by,
         threshold=threshold,
         pred_col=pred_col,
+        per_id=per_id,
         ragged=ragged,
         validate=validate,
     )

@@ -1987,7 +1987,7 @@ def test_column_hints_quote_names_for_the_shell(
 def test_per_id_refusals_name_the_flag(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["score", str(DATA), "-m", "lrap,brier_score", "--by", "model", "--per-id"]) == 2
     assert capsys.readouterr().err == (
-        "pl-metrics: error: --per-id: brier_score has no per-id values (not a mean over ids); "
+        "pl-metrics: error: --per-id: brier_score has no per-id values; "
         "score it apart, without --per-id\n"
     )
 

@@ -29,6 +29,7 @@ def one_row(metric: str, t: np.ndarray, s: np.ndarray) -> float:
             "label_ranking_loss": lambda: skm.label_ranking_loss(rows_t, rows_s),
             "ndcg": lambda: skm.ndcg_score(rows_t, rows_s),
             "accuracy": lambda: skm.accuracy_score(rows_t, rows_p),
+            "hamming_loss": lambda: skm.hamming_loss(rows_t, rows_p),
             "f1": lambda: skm.f1_score(rows_t, rows_p, average="samples", zero_division=0),
             "jaccard": lambda: skm.jaccard_score(
                 rows_t, rows_p, average="samples", zero_division=0
@@ -51,6 +52,7 @@ MULTILABEL = [
     "label_ranking_loss",
     "ndcg",
     "accuracy",
+    "hamming_loss",
     "f1",
     "jaccard",
     "average_precision",
@@ -125,7 +127,7 @@ def test_per_id_needs_metrics_that_are_means_over_ids() -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match="per_id"):
         pl_metrics.bootstrap(df, "lrap", per_id=True, n_resamples=5)
     # Beside a metric that has per-id values, every other one must have them too.
-    for without in ("hamming_loss", "padded_cmap", "brier_score"):
+    for without in ("binary_log_loss", "padded_cmap", "brier_score"):
         with pytest.raises(
             pl_metrics.MetricsInputError, match=f"^option 'per_id': {without} has no per-id"
         ):
