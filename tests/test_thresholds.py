@@ -733,6 +733,34 @@ def test_a_lazy_threshold_table_is_read_when_the_result_is_collected(tmp_path: P
     assert "\n" not in str(unread.value)
 
 
+def test_a_lazy_threshold_tables_call_keeps_its_arguments_as_given() -> None:
+    """Its query is resolved again at collect, where the table is read: a `by` iterator was
+    spent by then (polars' SchemaError), a list of metrics appended to or class weights
+    changed after the call were taken as changed."""
+    rng = np.random.default_rng(6)
+    df = pl_metrics.from_numpy(rng.random((40, 3)) < 0.4, np.round(rng.random((40, 3)), 2))
+    df = df.with_columns(fold=pl.col("id") % 2)
+    table = pl.DataFrame({"class": [0, 1, 2], "threshold": [0.2, 0.3, 0.4]})
+    metrics = ["f1", "lrap"]
+    lazy = pl_metrics.report(df.lazy(), metrics, by=iter(["fold"]), threshold=table.lazy())
+    metrics.append("accuracy")
+    want = pl_metrics.report(df, ["f1", "lrap"], by="fold", threshold=table)
+    assert_frame_equal(lazy.collect(), want)
+    one_class = pl_metrics.from_numpy(rng.integers(0, 3, 30), rng.dirichlet(np.ones(3), 30))
+    weights = {0: 1.0, 1: 2.0, 2: 1.0}
+    lazy = pl_metrics.report(
+        one_class.lazy(), ["weighted_log_loss", "f1"], class_weights=weights, threshold=table.lazy()
+    )
+    weights[1] = 9.0
+    want = pl_metrics.report(
+        one_class,
+        ["weighted_log_loss", "f1"],
+        class_weights={0: 1.0, 1: 2.0, 2: 1.0},
+        threshold=table,
+    )
+    assert_frame_equal(lazy.collect(), want)
+
+
 def test_compare_bootstrap_and_paired_read_a_lazy_threshold_table_once_when_collected() -> None:
     # compare resolved its options with the table itself: read at the call, not the collect.
     rng = np.random.default_rng(6)
