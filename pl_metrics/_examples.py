@@ -163,7 +163,7 @@ def _bad_rows(rows: pl.LazyFrame, search: _Search) -> list[str]:
     found = (
         failed.select(*dict.fromkeys([*keys, column]))
         .head(_ROWS_SEEN)  # (of 10M NaN scores, a few: unique would hold them all)
-        .unique(keys, maintain_order=True)
+        .unique(keys, keep="first", maintain_order=True)
         .head(SHOWN + 1)
         .collect()
     )
@@ -206,11 +206,11 @@ def _duplicates(rows: pl.LazyFrame, search: _Search) -> list[str]:
         .collect()
     )
     found = (
-        rows.join(repeating.lazy(), on=ids, how="semi", nulls_equal=True)
+        rows.join(repeating.lazy(), on=ids, how="semi", nulls_equal=True, maintain_order="left")
         .group_by([*ids, cols.cls], maintain_order=True)
         .agg(pl.len().alias(_COUNT))
         .filter(pl.col(_COUNT) > 1)
-        .unique(ids, maintain_order=True)
+        .unique(ids, keep="first", maintain_order=True)
         .collect()
     )
     keys = [*ids, cols.cls]
