@@ -493,10 +493,11 @@ def run_sums(
     are about as many as the runs): the reductions by group number, the (group, class)
     pairs given their group's first segment. ``weights`` (float64, a row each; with
     ``predicted``): the counts per (segment, class) also get the rows' weights of each
-    (truth, prediction), summed in the rows' order (`RunSums.class_weights`). None when
-    there are no
-    rows or classes, or so widely spread classes that a table of them outgrows
-    `_MAX_CLASS_SPAN` and the rows. The classes are read in their chunks (`_Stretches`).
+    (truth, prediction), summed in the rows' order within each thread's piece, then the
+    pieces' sums in their order (`RunSums.class_weights`: the same bits on every run of as
+    many threads, not on any number of threads). None when there are no rows or classes,
+    or so widely spread classes that a table of them outgrows `_MAX_CLASS_SPAN` and the
+    rows. The classes are read in their chunks (`_Stretches`).
     """
     assert _kernels is not None
     kernels = _kernels
