@@ -185,7 +185,10 @@ class _LogLoss(Family):
         else:
             per_class = per_class.join(_weights_frame(opts.class_weights), on=_KEY, how="left")
         cw, mean_log = pl.col(_CLASS_WEIGHT), pl.col(_CLASS_LOG_SUM) / pl.col(_CLASS_IDS)
-        loss = (-ordered_sum(cw * mean_log) / ordered_sum(cw)).cast(pl.Float64).alias(metric)
+        # A class of weight 0 adds nothing, also where its mean is infinite (eps=0), as an
+        # id of weight 0 adds nothing to log_loss (0 * inf is NaN).
+        weighted = pl.when(cw == 0).then(0.0).otherwise(cw * mean_log)
+        loss = (-ordered_sum(weighted) / ordered_sum(cw)).cast(pl.Float64).alias(metric)
         # Sorted again after the join, which keeps no order: the sums' order is fixed.
         out = aggregate(per_class.sort([*by, _KEY], nulls_last=True), by, [loss])
         # Every group gets a row (NaN if none of its ids has a usable true class).
@@ -379,8 +382,9 @@ def weighted_log_loss(
 
     Examples
     --------
-    The worked example of the Mayo Clinic STRIP AI metric's notebook (Kaggle): five images,
-    two of class A and three of class B.
+    The five images of the Mayo Clinic STRIP AI metric's notebook (Kaggle), two of class A
+    and three of class B, scored by its formula, each row rescaled to sum to 1 (the
+    notebook's own code takes the log of class B's unrescaled scores: 1.3517 here).
 
     >>> import polars as pl
     >>> import pl_metrics

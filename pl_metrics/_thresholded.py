@@ -667,8 +667,9 @@ def balanced_f1(
 ) -> FrameT:
     """Balanced F1: the harmonic mean ``2·TPR·TNR / (TPR + TNR)``.
 
-    From the BirdCLEF 2022 metrics notebook; no scikit-learn equivalent. Rates with a zero
-    denominator take ``zero_division``; when both rates are 0 the value is 0.
+    From the BirdCLEF 2022 metrics notebook, whose formula it is without its ``eps``; no
+    scikit-learn equivalent. Rates with a zero denominator take ``zero_division``; when
+    both rates are 0 the value is 0.
 
     Parameters
     ----------
@@ -729,9 +730,9 @@ def mfif(
 ) -> FrameT:
     """Mean of F1 and inverted F1: ``(F1(pred, truth) + F1(not pred, not truth)) / 2``.
 
-    The MFIF of the BirdCLEF 2022 metrics notebook (Kaggle). Per class it equals
-    ``sklearn.metrics.f1_score(truth, pred, average="macro", labels=[0, 1])`` on the class's
-    column.
+    The MFIF of the BirdCLEF 2022 metrics notebook (Kaggle), without its ``eps``. Per class
+    it equals ``sklearn.metrics.f1_score(truth, pred, average="macro", labels=[0, 1])`` on
+    the class's column.
 
     Parameters
     ----------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
 from decimal import Decimal
 from typing import Any
 
@@ -263,6 +264,23 @@ def test_weighted_log_loss_by_group_and_categorical_class() -> None:
     df = df.with_columns(pl.col("class").cast(pl.Categorical))
     out = pl_metrics.weighted_log_loss(df, by="fold", class_weights={"A": 0.5, "B": 0.5})
     assert out["weighted_log_loss"].to_list() == pytest.approx([0.985151] * 2, abs=1e-6)
+
+
+def test_a_class_of_weight_0_adds_nothing_where_its_loss_is_infinite() -> None:
+    """eps=0 and a probability of 0 for a class weighted 0: its 0 * inf was NaN (an id of
+    weight 0 adds nothing to log_loss, as here a class of weight 0)."""
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1],
+            "class": ["a", "b"] * 2,
+            "score": [0.0, 1.0, 0.5, 0.5],
+            "truth": [True, False, False, True],
+        }
+    )
+    got = pl_metrics.weighted_log_loss(df, eps=0, class_weights={"a": 0, "b": 1}).item()
+    assert got == pytest.approx(-math.log(0.5), rel=1e-12)  # class b's alone
+    both = pl_metrics.weighted_log_loss(df, eps=0, class_weights={"a": 1, "b": 1}).item()
+    assert both == math.inf
 
 
 def test_weighted_log_loss_is_repeatable_on_unsorted_rows() -> None:
