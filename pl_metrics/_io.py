@@ -267,6 +267,7 @@ def _expand(path: Path) -> list[Path]:
                 if any(kind_of(p) for p in _walk(path))
                 else f"folder {str(path)!r} holds no parquet, IPC or CSV file"
             )
+        _refuse_stray_data(path)
         return found
     if path.exists() or str(path) == "-":  # a pipe (`<(...)`, /dev/stdin): no file to plan
         raise MetricsInputError(
@@ -279,6 +280,41 @@ def _expand(path: Path) -> list[Path]:
             f"(-m {path}), or the metrics argument of pl_metrics.score"
         )
     raise MetricsInputError(f"file not found: {str(path)!r}")
+
+
+def _refuse_stray_data(folder: Path) -> None:
+    """Refuse data among a folder's files that its name would leave out.
+
+    Parquet or IPC by their first bytes (``part.parq``, a part file without an extension),
+    or named as data (``x.csv.bz2``, ``x.tsv``): their rows would be left out silently,
+    where a glob or a list naming them is refused.
+    """
+    stray = []
+    for file in _walk(folder):
+        if kind_of(file) or any(
+            part.startswith((".", "_")) for part in file.relative_to(folder).parts
+        ):
+            continue
+        name = file.name.lower()
+        try:
+            with file.open("rb") as opened:
+                head = opened.read(6)
+        except OSError:  # (unreadable: no data of ours that we could read)
+            head = b""
+        if head.startswith(b"PAR1"):
+            stray.append(f"{str(file)!r} (parquet, by its bytes)")
+        elif head == b"ARROW1":
+            stray.append(f"{str(file)!r} (Arrow IPC, by its bytes)")
+        elif any(f"{suffix}." in name or name.endswith(suffix) for suffix in (*FORMATS, ".tsv")):
+            stray.append(f"{str(file)!r} (by its name)")
+    if stray:
+        raise MetricsInputError(
+            f"folder {str(folder)!r} holds {len(stray):,} data "
+            f"{'file' if len(stray) == 1 else 'files'} whose rows would be left out, "
+            f"names ending in {', '.join(sorted(FORMATS))} or .csv.gz being read: "
+            f"{listed(stray, 3)}; rename {'it' if len(stray) == 1 else 'them'} (a compressed "
+            "CSV other than .csv.gz: decompress it), or move it out of the folder"
+        )
 
 
 def _walk(root: Path) -> Iterator[Path]:

@@ -383,6 +383,39 @@ def test_hidden_and_underscore_entries_of_a_folder_are_no_data(
         files(folder)
 
 
+def test_data_a_folders_names_would_leave_out_is_refused(
+    tmp_path: Path, dump: pl.DataFrame
+) -> None:
+    """A parquet file named part.parq, a part file without an extension or a .csv.bz2 beside
+    the folder's .parquet files: its rows were left out silently (a glob naming it is
+    refused). Other files (a README) are no data."""
+    folder = tmp_path / "oof"
+    folder.mkdir()
+    dump.write_parquet(folder / "a.parquet")
+    (folder / "README.md").write_text("# the dump\n")
+    assert files(folder) == [folder / "a.parquet"]
+    for name, how in (
+        ("b.parq", "parquet, by its bytes"),
+        ("part-00001", "parquet, by its bytes"),
+        ("c.feath", "Arrow IPC, by its bytes"),
+        ("d.csv.bz2", "by its name"),
+    ):
+        stray = folder / name
+        if name.endswith(".feath"):
+            dump.write_ipc(stray)
+        elif name.endswith(".bz2"):
+            stray.write_bytes(b"BZh91AY&SY")
+        else:
+            dump.write_parquet(stray)
+        with pytest.raises(
+            pl_metrics.MetricsInputError,
+            match=rf"^folder '.*oof' holds 1 data file whose rows would be left out, .*: "
+            rf"'.*{name}' \({how}\); rename it",
+        ):
+            pl_metrics.score(folder, "lrap")
+        stray.unlink()
+
+
 def test_stacked_dumps_are_told_apart_in_the_error(tmp_path: Path) -> None:
     """Two tasks' dumps in one folder, or one file per model without a model column."""
     digits = pl.read_parquet("data/digits_oof.parquet")
