@@ -68,7 +68,7 @@ from pl_metrics._io import (
     require_in_every_file,
     scan,
     scan_files,
-    unreadable_file,
+    unreadable_named,
 )
 from pl_metrics._io import files as find_files
 from pl_metrics._registry import info
@@ -240,7 +240,7 @@ def score(
         require_in_every_file(files, left_out)
     keys = columns_named(by, fold_col)
     # (a CSV column of numbers read as text: its values counted)
-    with counted_text(lf), keys_from_folders(files, keys):
+    with counted_text(lf, files), keys_from_folders(files, keys):
         spec = resolve(  # checks columns and options, reads nothing
             lf,
             metrics,
@@ -325,14 +325,11 @@ def named_file(files: Sequence[Path] | None, spec: Spec, *, hints: bool = True) 
     client).
     """
     cols = spec.columns
-    try:
-        with hinted(files, cols.id, cols.cls) if hints else contextlib.nullcontext():
-            yield
-    except (pl.exceptions.ComputeError, pl.exceptions.PanicException, OSError) as error:
-        which = unreadable_file(files, spec.read) if files else None
-        if which is None:
-            raise
-        raise MetricsInputError(which) from error
+    with (
+        unreadable_named(files, spec.read),
+        hinted(files, cols.id, cols.cls) if hints else contextlib.nullcontext(),
+    ):
+        yield
 
 
 @contextlib.contextmanager

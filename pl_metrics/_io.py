@@ -56,6 +56,7 @@ __all__ = [
     "scan",
     "scan_files",
     "unreadable_file",
+    "unreadable_named",
 ]
 
 #: How many classes a message shows.
@@ -676,11 +677,12 @@ def keys_from_folders(found: Sequence[Path] | None, keys: Sequence[str]) -> Iter
 
 
 @contextlib.contextmanager
-def counted_text(lf: pl.LazyFrame) -> Iterator[None]:
+def counted_text(lf: pl.LazyFrame, found: Sequence[Path] | None = None) -> Iterator[None]:
     """A column of numbers (or flags) read as text: its values that are not, counted.
 
     For inputs that are read in any case (files scored, the command line's, a DataFrame):
     ``lf`` is read for that column, and the generic advice gives way to the rows and values.
+    ``found``: the files ``lf`` scans; those of them whose column is text are named.
     """
     try:
         yield
@@ -700,8 +702,43 @@ def counted_text(lf: pl.LazyFrame) -> Iterator[None]:
         cut = text.find("; ", len(f"column {error.column!r}: "))
         what = text if cut < 0 else text[:cut]
         raise MetricsInputError(
-            f"{what}; {told}", problem=error.problem, column=error.column
+            f"{what}; {told}{_text_in(found, error.column)}",
+            problem=error.problem,
+            column=error.column,
         ) from None
+
+
+def _text_in(found: Sequence[Path] | None, column: str) -> str:
+    """Which of several files hold ``column`` as text (a CSV's "NA" types it so), if some."""
+    if not found or len(found) < 2:
+        return ""
+    try:
+        texts = [
+            p
+            for p in found
+            if (_csv_schema(p) if kind_of(p) == "csv" else _file_schema(p, str(kind_of(p)))).get(
+                column
+            )
+            == pl.String
+        ]
+    except (pl.exceptions.PolarsError, OSError, MetricsInputError):  # (told by the reads)
+        return ""
+    if not texts or len(texts) == len(found):
+        return ""
+    named = listed([repr(str(p)) for p in texts], 3)
+    return f" (text in {len(texts):,} of the {len(found):,} files: {named})"
+
+
+@contextlib.contextmanager
+def unreadable_named(found: Sequence[Path] | None, columns: Sequence[str]) -> Iterator[None]:
+    """Name the file when reading ``found`` fails: polars' errors do not."""
+    try:
+        yield
+    except (pl.exceptions.ComputeError, pl.exceptions.PanicException, OSError) as error:
+        which = unreadable_file(found, columns) if found else None
+        if which is None:
+            raise
+        raise MetricsInputError(which) from error
 
 
 def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str:

@@ -48,6 +48,7 @@ from pl_metrics._io import (
     reader_error,
     require_in_every_file,
     scan_files,
+    unreadable_named,
 )
 from pl_metrics._registry import COMMON_OPTIONS, info, metric_names, sweepable
 from pl_metrics._spec import (
@@ -868,8 +869,9 @@ def _run_compare(args: argparse.Namespace) -> None:
     resamples = args.bootstrap
     # Two tasks' dumps in one folder: said of, as score() says it.
     with (
+        unreadable_named(found, named),
         hinted(found, args.id_col, args.class_col),
-        counted_text(lf),
+        counted_text(lf, found),
         keys_from_folders(found, [args.model_col, *folds]),
     ):
         if args.against is None:
@@ -889,15 +891,16 @@ def _run_compare(args: argparse.Namespace) -> None:
     warn_of_mixed_tasks(found, args.class_col, [args.model_col, *folds], checked=checked)
     intervals = table if args.against is not None else None
     if args.against is None and args.bootstrap is not None:
-        intervals = bootstrap(
-            lf,
-            metrics,
-            by=args.model_col,
-            n_resamples=args.bootstrap,
-            confidence=_CONFIDENCE,
-            seed=args.seed or 0,
-            **options,
-        ).collect()
+        with unreadable_named(found, named):
+            intervals = bootstrap(
+                lf,
+                metrics,
+                by=args.model_col,
+                n_resamples=args.bootstrap,
+                confidence=_CONFIDENCE,
+                seed=args.seed or 0,
+                **options,
+            ).collect()
         wide = intervals.pivot(on="metric", index=args.model_col, values=["lower", "upper"])
         renamed = {f"{side}_{m}": f"{m}_{side}" for side in ("lower", "upper") for m in metrics}
         table = table.join(  # in compare's order: best first, ties in the models' order
@@ -917,7 +920,8 @@ def _run_compare(args: argparse.Namespace) -> None:
         if intervals is not None:
             figure = plot.intervals(intervals, confidence=_CONFIDENCE, n_resamples=resamples)
         else:
-            per_fold = _per_fold(lf, metrics[0], args, options)
+            with unreadable_named(found, named):
+                per_fold = _per_fold(lf, metrics[0], args, options)
             figure = plot.heatmap(
                 per_fold, metrics[0], model_col=args.model_col, fold_col=args.fold_col
             )

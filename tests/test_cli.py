@@ -323,12 +323,14 @@ def _bad_inputs(folder: Path) -> dict[str, tuple[Path, str]]:
     }
 
 
+@pytest.mark.parametrize("command", ["score", "compare", "compare --bootstrap 10"])
 @pytest.mark.parametrize("case", ["empty", "header", "mixed", "corrupt", "zero", "page", "field"])
 def test_bad_files_are_one_named_line(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path, case: str
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, case: str, command: str
 ) -> None:
+    """(compare passed polars' errors of a corrupt page or a CSV field on unnamed.)"""
     path, message = _bad_inputs(tmp_path)[case]
-    assert main(["score", str(path), "-m", "lrap"]) == 2
+    assert main([*command.split(), str(path), "-m", "lrap"]) == 2
     err = capsys.readouterr().err
     _one_line_error(err)
     assert message in err

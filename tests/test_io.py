@@ -591,10 +591,10 @@ def test_a_file_that_makes_polars_panic_is_named(
 ) -> None:
     """polars panics on some files (pyarrow's string_view IPC files, in polars 2.1): the
     error did not name the file, and the command line called it a bug of its own."""
-    from pl_metrics import _driver
+    from pl_metrics import _driver, _io
 
     told = "cannot read file 'v.arrow': range end index 8 out of range"
-    monkeypatch.setattr(_driver, "unreadable_file", lambda found, columns: told)
+    monkeypatch.setattr(_io, "unreadable_file", lambda found, columns: told)
     spec = resolve(
         pl.LazyFrame(
             schema={"id": pl.Int64, "class": pl.Int64, "score": pl.Float64, "truth": pl.Boolean}
@@ -1143,6 +1143,21 @@ def test_a_csv_column_of_numbers_with_words_counts_them(tmp_path: Path) -> None:
         with pytest.raises(pl_metrics.MetricsInputError) as caught:  # lazily: nothing read
             pl_metrics.f1(pl.scan_csv(path), weight_col="w")
         assert "fix or drop" not in str(caught.value)
+    # Among several files, those that hold the column as text are named (of hundreds of
+    # shards, the one with the "NA").
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    for k in range(3):
+        part = digits.filter(pl.col("id") % 3 == k)
+        if k == 1:
+            na = pl.when(pl.int_range(pl.len()) == 4).then(pl.lit("NA"))
+            part = part.with_columns(na.otherwise(pl.col("score").cast(pl.String)).alias("score"))
+        part.write_csv(shards / f"part{k}.csv")
+    with pytest.raises(pl_metrics.MetricsInputError) as caught:
+        pl_metrics.score(shards, "f1")
+    assert str(caught.value).endswith(
+        f"(fix or drop those rows) (text in 1 of the 3 files: {str(shards / 'part1.csv')!r})"
+    )
     # A typed file's text column whose values all read: told so, not to "fix" values.
     told = {
         "truth": "must be boolean or numbers 0/1, not String; its values are true/false (or "
