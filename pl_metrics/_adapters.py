@@ -1202,7 +1202,7 @@ def from_numpy(
             "id": id_series.gather(np.repeat(np.arange(n_ids), n_classes)),
             # (gathered: a typed column without rows too, not polars' Null of an empty list)
             "class": pl.Series(names).gather(np.tile(np.arange(n_classes), n_ids)),
-            "score": score.reshape(-1),
+            "score": score.reshape(-1).copy(),  # (not a view: the caller may reuse the array)
             "truth": truth.reshape(-1).astype(bool),
             **({} if weights is None else {"weight": np.repeat(weights, n_classes)}),
         }

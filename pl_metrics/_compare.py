@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import numpy as np
 import polars as pl
@@ -87,6 +87,7 @@ from pl_metrics._report import MetricOptions, report
 from pl_metrics._spec import (
     Options,
     Spec,
+    as_given,
     at_call,
     check_key_name,
     check_key_names,
@@ -260,6 +261,7 @@ def compare(
     └─────────────┴──────────┴──────────┘
     """
     _check_options(compare, options, ["by"])
+    options = cast(MetricOptions, as_given(options))  # (read when collected)
     names = _metric_list(metrics, "compare")
     source = to_polars(frame)
     # (checked at the call, as the other options; a DataFrame is not chunked)
@@ -1551,6 +1553,7 @@ def bootstrap(
     True
     """
     _check_options(bootstrap, options, [])
+    options = cast(MetricOptions, as_given(options))  # (read when collected)
     names: list[str] = _metric_list(metrics, "bootstrap")
     _check_resampling(names, n_resamples, confidence, seed)
     group: list[str] = _group(by)
@@ -1764,6 +1767,7 @@ def paired(
     2 / 200).
     """
     _check_options(paired, options, ["by"])
+    options = cast(MetricOptions, as_given(options))  # (read when collected)
     names: list[str] = _metric_list(metric, "paired", "metric")
     if len(names) != 1:
         raise MetricsInputError(f"option 'metric': paired compares one metric, got {names}")

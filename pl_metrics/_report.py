@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypedDict, cast
 
 import polars as pl
@@ -13,6 +13,7 @@ from pl_metrics._spec import (
     Average,
     Strategy,
     Undefined,
+    as_given,
     at_call,
     resolve,
 )
@@ -289,10 +290,11 @@ def report(
         validate=validate,
     )
     lazy_table = isinstance(frame, pl.LazyFrame) and isinstance(threshold, pl.LazyFrame)
-    if lazy_table:  # resolved again at collect, where the table is read: as given now (an
-        # iterator would be spent by then, a list or mapping may change)
-        metrics = _as_given(metrics)
-        options |= {k: _as_given(options[k]) for k in ("by", "class_weights", "thresholds")}
+    if lazy_table:  # resolved again at collect, where the table is read: as given now
+        metrics, options = (
+            list(metrics) if isinstance(metrics, list) else metrics,
+            as_given(options),
+        )
     table = to_polars(frame)  # (pandas' or Arrow's once: for the state, and an error's rows)
     metric_state = state(table, metrics, **(at_call(options) if lazy_table else options))
     if isinstance(frame, pl.LazyFrame):
@@ -304,12 +306,3 @@ def report(
         return cast(FrameT, deferred(frame, spec, schema))
     with naming_examples(table.lazy(), metric_state.spec):
         return as_like(frame, metric_state.finalize(), small=metric_state.counted)
-
-
-def _as_given(value: Any) -> Any:
-    """A copy of an argument's list, iterator or mapping (text, others: themselves)."""
-    if isinstance(value, Mapping):
-        return dict(value)
-    if isinstance(value, Iterator | list | tuple):
-        return list(value)
-    return value

@@ -7,6 +7,7 @@ Every option is checked once, against the registry's facts, with errors that nam
 
 from __future__ import annotations
 
+import io
 import math
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -54,6 +55,7 @@ __all__ = [
     "Strategy",
     "Thresholds",
     "Undefined",
+    "as_given",
     "at_call",
     "check_key_name",
     "check_key_names",
@@ -550,6 +552,31 @@ def make_options(
         max_fpr=None if max_fpr is None or max_fpr == 1 else float(max_fpr),
         per_id=bool(per_id),
     )
+
+
+def as_given(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` as given now, for a result whose options are resolved when collected.
+
+    A list the caller may change, an iterator that would be spent by then and a mapping
+    (``class_weights``) are copied; so is an eager threshold table, whole: polars changes a
+    DataFrame in place (``df[0, "threshold"] = 0.9``), and one over numpy's or pandas'
+    buffers changes with them. (A lazy table is read when collected, as documented.)
+    """
+    given = dict(options)
+    for name in ("by", "thresholds"):
+        if isinstance(given.get(name), Iterator | list):
+            given[name] = list(given[name])
+    if isinstance(given.get("class_weights"), Mapping):
+        given["class_weights"] = dict(given["class_weights"])
+    table = given.get("threshold")
+    if table is not None and not isinstance(table, pl.LazyFrame | int | float | np.number):
+        try:
+            read = to_polars(table)
+            if isinstance(read, pl.DataFrame):  # (a copy of its buffers, not a view)
+                given["threshold"] = pl.DataFrame.deserialize(io.BytesIO(read.serialize()))
+        except (MetricsInputError, pl.exceptions.PolarsError, TypeError, ValueError):
+            pass  # (refused by `resolve`, which tells why)
+    return given
 
 
 def at_call(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -51,6 +51,18 @@ def test_from_numpy(arrays: tuple[np.ndarray, np.ndarray]) -> None:
         pl_metrics.from_numpy(np.array([0, 5]), np.ones((2, 3)))
 
 
+def test_from_numpy_copies_the_scores() -> None:
+    """The score column was a view of y_score: an array reused for the next model changed
+    the table, and a lazy metric of it (ROC AUC 0.0 where scikit-learn's is 1.0)."""
+    y, p = np.array([0, 1, 0, 1]), np.array([0.1, 0.9, 0.2, 0.8])
+    for scores in (p, np.column_stack([1 - p, p])):
+        df = pl_metrics.from_numpy(y, scores, class_names=None if scores.ndim == 1 else [0, 1])
+        lazy = df.lazy().metrics.roc_auc()
+        scores[:] = scores[::-1].copy()
+        assert lazy.collect().item() == 1.0
+        assert pl_metrics.roc_auc(df).item() == 1.0
+
+
 def test_from_numpy_takes_sample_weight_as_scikit_learn_does() -> None:
     from sklearn.metrics import roc_auc_score
 

@@ -348,6 +348,50 @@ def test_lazy_in_lazy_out_reads_nothing_before_collect(tmp_path: Any) -> None:
     assert lazy.collect_schema() == eager.schema
 
 
+def test_lazy_calls_score_their_arguments_as_given() -> None:
+    """A threshold table changed in place after the call (``df[0, "threshold"] = 0.95``),
+    or class weights, were read when collected: bootstrap's F1 0.5 for 1.0, paired's
+    difference 0.0 for -0.1, compare's weighted log loss of the changed weights."""
+    df = pl.DataFrame(
+        {
+            "id": [1, 1, 2, 2, 3, 3, 4, 4],
+            "class": ["x", "y"] * 4,
+            "score": [0.9, 0.2, 0.6, 0.7, 0.3, 0.8, 0.55, 0.4],
+            "truth": [True, False, False, True, False, True, True, False],
+        }
+    )
+    two = pl.concat([df.with_columns(model=pl.lit(m), fold=pl.col("id") % 2) for m in "ab"])
+    two = two.with_columns(
+        pl.when(pl.col("model") == "b").then(pl.col("score") ** 2).otherwise("score")
+    )
+
+    def table() -> pl.DataFrame:
+        return pl.DataFrame({"class": ["x", "y"], "threshold": [0.5, 0.5]})
+
+    given, weights = table(), {"x": 1.0, "y": 1.0}
+    calls = {
+        "bootstrap": lambda frame, t, w: pl_metrics.bootstrap(
+            frame, "f1", threshold=t, n_resamples=40
+        ),
+        "paired": lambda frame, t, w: pl_metrics.paired(
+            frame, "f1", "a", "b", threshold=t, n_resamples=40
+        ),
+        "compare": lambda frame, t, w: pl_metrics.compare(
+            frame, ["f1", "weighted_log_loss"], class_weights=w, threshold=t
+        ),
+    }
+    for name, call in calls.items():
+        frame = df if name == "bootstrap" else two
+        lazy = call(frame.lazy(), given, weights)
+        lazy_table = call(frame.lazy(), table().lazy(), weights)
+        given[0, "threshold"] = 0.95
+        weights["y"] = 100.0
+        want = call(frame, table(), {"x": 1.0, "y": 1.0})
+        assert_frame_equal(lazy.collect(), want)
+        assert_frame_equal(lazy_table.collect(), want)
+        given, weights = table(), {"x": 1.0, "y": 1.0}
+
+
 def test_other_column_types_and_ragged_ids() -> None:
     """String ids, a categorical class, ids missing classes (ragged="allow")."""
     df = multilabel(seed=9).with_columns(
