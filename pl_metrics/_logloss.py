@@ -244,11 +244,13 @@ def _exact_sum(values: pl.Expr) -> pl.Expr:
     they finish: the last bits changed between calls. Decimal sums are integer sums, exact
     in any order, at the cost of a cast (sorting each id's rows cost 3-4x the metric's
     time). Sums below 1e-6 or from 1e13, where 24 decimals in 38 digits fall short, stay
-    float sums.
+    float sums; their rows are not summed as decimals at all (polars computes both
+    branches: a decimal sum from 1e14 overflows).
     """
     plain = values.sum()
-    exact = values.cast(pl.Decimal(38, 24), strict=False).sum().cast(pl.Float64)
-    return pl.when((plain >= 1e-6) & (plain < 1e13)).then(exact).otherwise(plain)
+    fits = values.abs().sum() < 1e13  # (every partial sum too)
+    decimals = pl.when(fits).then(values).otherwise(0.0).cast(pl.Decimal(38, 24), strict=False)
+    return pl.when((plain >= 1e-6) & fits).then(decimals.sum().cast(pl.Float64)).otherwise(plain)
 
 
 def _weights_frame(class_weights: tuple[tuple[str, float], ...]) -> pl.LazyFrame:
