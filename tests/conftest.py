@@ -123,3 +123,15 @@ def write_corrupt_page(rows: pl.DataFrame, path: Path) -> None:
     at = len(data) // 3  # in a data page, well before the footer
     data[at : at + 200] = bytes(b ^ 0xFF for b in data[at : at + 200])
     path.write_bytes(bytes(data))
+
+
+def certain_frame() -> pl.DataFrame:
+    """Two ids, two classes, each id's true class scored 1 (its other 0)."""
+    return pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1],
+            "class": ["a", "b"] * 2,
+            "score": [1.0, 0.0, 0.0, 1.0],
+            "truth": [True, False, False, True],
+        }
+    )

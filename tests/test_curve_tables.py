@@ -17,7 +17,7 @@ from sklearn.calibration import calibration_curve
 
 import pl_metrics
 from pl_metrics import _kernel
-from tests.conftest import dense_problems, grouped_table, run
+from tests.conftest import certain_frame, dense_problems, grouped_table, run
 
 SETTINGS = settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -495,3 +495,118 @@ def test_a_zero_threshold_has_no_sign_on_any_path(
     zeros = [t for t in [*roc["threshold"], *best["threshold"]] if t == 0]
     assert zeros
     assert not any(np.signbit(zeros))
+
+
+def test_binary_log_loss_clips_scores_at_one_minus_eps() -> None:
+    # Kills C14 (_curve_tables.py:207, clip(eps, 1.0)): a negative scored 1 costs
+    # -ln(1 - (1 - eps)), finite; unclipped it was inf. (The scikit-learn comparisons draw no
+    # score of 1.) Also a positive scored 1 costs -ln(1 - eps), not 0.
+    df = certain_frame().with_columns(truth=~pl.col("truth"))  # each class: a 1 that is false
+    eps = 1e-3
+    per_class = -(np.log(eps) + np.log(1 - (1 - eps))) / 2
+    got = pl_metrics.binary_log_loss(df, eps=eps, average=None).sort("class")
+    assert got["binary_log_loss"].to_list() == pytest.approx([per_class] * 2, rel=1e-12)
+    right = pl_metrics.binary_log_loss(certain_frame(), eps=eps, average="micro").item()
+    assert right == pytest.approx(-np.log(1 - eps), rel=1e-12)
+
+
+def test_binary_log_loss_default_eps_is_1e_15() -> None:
+    # Kills C37 (_curve_tables.py:928, the default eps changed from 1e-15).
+    df = certain_frame().with_columns(truth=~pl.col("truth"))
+    want = -(np.log(1e-15) + np.log(1 - (1 - 1e-15))) / 2
+    assert pl_metrics.binary_log_loss(df).item() == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("average", [None, "macro", "micro"])
+def test_binary_log_loss_and_brier_score_with_negative_weights_match_sklearn(
+    average: str | None,
+) -> None:
+    # Kills C15 (_curve_tables.py:211, `pos > 0` instead of `pos != 0`: a positive of
+    # negative weight added nothing). scikit-learn takes negative sample weights as given;
+    # the existing comparisons make every weight positive first.
+    rng = np.random.default_rng(7)
+    n_ids, n_classes = 12, 3
+    truth = rng.random((n_ids, n_classes)) < 0.5
+    truth[1] = True  # the ids of negative weight: positives and negatives
+    truth[5] = False
+    # Distinct scores in each class: a cell's weight is one id's, negative for ids 1 and 5.
+    score = np.stack([rng.permutation(n_ids) + 1 for _ in range(n_classes)], axis=1) / 13
+    w = np.array([2.0, -1.0, 1.0, 0.5, 3.0, -0.5, 1.0, 1.0, 2.0, 1.0, 1.0, 1.5])
+    df = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(n_ids), n_classes),
+            "class": np.tile(np.arange(n_classes), n_ids),
+            "score": score.ravel(),
+            "truth": truth.ravel(),
+            "w": np.repeat(w, n_classes),
+        }
+    )
+    eps = float(np.finfo(float).eps)
+    got = pl_metrics.binary_log_loss(df, weight_col="w", average=average, eps=eps)
+    logs = [
+        skm.log_loss(truth[:, k], score[:, k], labels=[0, 1], sample_weight=w)
+        for k in range(n_classes)
+    ]
+    if average == "micro":
+        want = [
+            skm.log_loss(
+                truth.ravel(), score.ravel(), labels=[0, 1], sample_weight=np.repeat(w, n_classes)
+            )
+        ]
+    elif average == "macro":
+        want = [np.mean(logs)]
+    else:
+        want = logs
+        got = got.sort("class")
+    np.testing.assert_allclose(got["binary_log_loss"].to_numpy(), want, rtol=1e-12)
+    if average != "micro":
+        briers = [
+            skm.brier_score_loss(truth[:, k], score[:, k], sample_weight=w)
+            for k in range(n_classes)
+        ]
+        brier = pl_metrics.brier_score(df, weight_col="w", average=average)
+        brier = brier if average else brier.sort("class")
+        np.testing.assert_allclose(
+            brier["brier_score"].to_numpy(),
+            briers if average is None else [np.mean(briers)],
+            rtol=1e-12,
+        )
+
+
+def test_calibration_defaults_are_ten_uniform_bins() -> None:
+    # Kills C35 (_curve_tables.py:982, ECE's default n_bins changed from 10) and C36
+    # (:797, calibration_curve's default strategy changed from "uniform"): the documented
+    # defaults, against scikit-learn's calibration_curve(n_bins=10, strategy="uniform").
+    rng = np.random.default_rng(5)
+    score = rng.random(200)
+    truth = rng.random(200) < score
+    df = pl.DataFrame({"id": np.arange(200), "class": "a", "score": score, "truth": truth})
+    prob_true, prob_pred = calibration_curve(truth, score, n_bins=10, strategy="uniform")
+    curve = pl_metrics.calibration_curve(df)
+    np.testing.assert_allclose(curve["prob_true"].to_numpy(), prob_true, rtol=1e-12)
+    np.testing.assert_allclose(curve["prob_pred"].to_numpy(), prob_pred, rtol=1e-12)
+    bins = np.searchsorted(np.linspace(0, 1, 11)[1:-1], score)
+    counts = np.bincount(bins, minlength=10)
+    counts = counts[counts > 0]
+    want = np.average(np.abs(prob_true - prob_pred), weights=counts)
+    got = pl_metrics.expected_calibration_error(df).item()
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["eager", "lazy"])
+@pytest.mark.parametrize(("n_bins", "n_ids"), [(3, 4), (3, 7), (6, 11), (10, 21)])
+def test_quantile_bins_of_scores_on_their_edges_match_sklearn(
+    n_bins: int, n_ids: int, kind: str
+) -> None:
+    # Kills C49 (_curve_tables.py:510, the in-block quantiles np.linspace(...)[1:-1] without
+    # numpy's `* 100 / 100`): for n_bins=3 and 4 scores, (4 - 1) * (1/3) falls just below 1
+    # without numpy's rounding, the edge just below the second score, which went to the
+    # upper bin; numpy's percentile puts the edge on it, and scikit-learn the score in the
+    # lower bin. Distinct scores, each on an edge where (n - 1) * k / n_bins is whole.
+    score = np.arange(1, n_ids + 1) / (n_ids + 1)
+    truth = np.arange(n_ids) % 2 == 0
+    df = pl.DataFrame({"id": np.arange(n_ids), "class": "a", "score": score, "truth": truth})
+    prob_true, prob_pred = calibration_curve(truth, score, n_bins=n_bins, strategy="quantile")
+    got = run(df, kind, pl_metrics.calibration_curve, n_bins=n_bins, strategy="quantile")
+    np.testing.assert_allclose(got["prob_true"].to_numpy(), prob_true, rtol=1e-12)
+    np.testing.assert_allclose(got["prob_pred"].to_numpy(), prob_pred, rtol=1e-12)

@@ -13,10 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
+from sklearn import metrics as skm
 from sklearn.metrics import log_loss
 
 import pl_metrics
-from tests.conftest import long_table, run
+from tests.conftest import certain_frame, long_table, run
 
 SETTINGS = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -365,3 +366,120 @@ def test_class_weights_of_other_types_are_named() -> None:
         match=r"^option 'class_weights': weights must be numbers, got True, None$",
     ):
         pl_metrics.weighted_log_loss(df, class_weights={"A": True, "B": None})
+
+
+@pytest.mark.parametrize("kind", ["eager", "lazy"])
+@pytest.mark.parametrize("metric", ["log_loss", "weighted_log_loss"])
+def test_log_losses_clip_certain_probabilities_at_one_minus_eps(metric: str, kind: str) -> None:
+    # Kills L08 (_logloss.py:102, log_loss's clip(eps, 1) instead of clip(eps, 1 - eps)),
+    # L14 (_logloss.py:111, the same in weighted_log_loss) and L18 (_logloss.py:131, per_id).
+    # A probability of 1 is clipped to 1 - eps: the loss is -ln(1 - eps), not 0 (the
+    # documented [eps, 1 - eps]); with the default eps the two differ by 1e-15 only, which
+    # the scikit-learn comparisons' rtol cannot see.
+    function, eps = getattr(pl_metrics, metric), 1e-3
+    want = -np.log(1 - eps)
+    got = run(certain_frame(), kind, function, eps=eps).item()
+    assert got == pytest.approx(want, rel=1e-12)
+    per_id = run(certain_frame(), kind, function, eps=eps, per_id=True)
+    assert per_id[metric].to_list() == pytest.approx([want, want], rel=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["log_loss", "weighted_log_loss"])
+def test_log_losses_default_eps_is_1e_15(metric: str) -> None:
+    # Kills L40 / L41 (_logloss.py:269 / :348, the default eps changed from 1e-15): a true
+    # class scored 0 costs -ln(1e-15), as the docstrings say.
+    wrong = certain_frame().with_columns(truth=~pl.col("truth"))
+    got = getattr(pl_metrics, metric)(wrong).item()
+    assert got == pytest.approx(-np.log(1e-15), rel=1e-12)
+
+
+@pytest.mark.parametrize("kernel", [True, False])
+@pytest.mark.parametrize("zero_at", ["first", "last", "middle"])
+def test_log_loss_refuses_an_id_of_all_zero_probabilities(
+    zero_at: str, kernel: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Kills L32 (_logloss.py:215, `low >= 0`), L33 (:219, `values < 0`) and L35 (:223,
+    # searchsorted side="left"): the kernel's per-run zero-row count of log_loss (eager and
+    # lazy input take it where the kernel is built). The existing check of zero rows calls
+    # weighted_log_loss only, which never takes that path. Zeros elsewhere (a single zero in
+    # an id) are no zero row, as scikit-learn takes them (clipped to eps).
+    if not kernel:
+        monkeypatch.setattr(pl_metrics._kernel, "_kernels", None)
+    rows = {"first": 0, "middle": 1, "last": 2}[zero_at]
+    scores = [[0.2, 0.0, 0.8], [0.0, 0.5, 0.5], [0.7, 0.3, 0.0]]
+    scores[rows] = [0.0, 0.0, 0.0]
+    df = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(3), 3),
+            "class": ["x", "y", "z"] * 3,
+            "score": np.ravel(scores),
+            "truth": [True, False, False] * 3,
+        }
+    )
+    for kind in ("eager", "lazy"):
+        with pytest.raises(pl_metrics.MetricsInputError, match="1 id has probabilities summing"):
+            run(df, kind, pl_metrics.log_loss)
+    # Without the zero row: single zeros are clipped, as scikit-learn clips them.
+    fine = df.filter(pl.col("id") != rows)
+    y = np.zeros(2, int)
+    p = np.array([s for k, s in enumerate(scores) if k != rows])
+    want = skm.log_loss(y, p, labels=[0, 1, 2])
+    got = pl_metrics.log_loss(fine, eps=float(np.finfo(float).eps)).item()
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+def weighted_reference(y: np.ndarray, p: np.ndarray, eps: float = 1e-15) -> float:
+    q = np.clip(p / p.sum(axis=1, keepdims=True), eps, 1 - eps)
+    means = [np.log(q[y == k, k]).mean() for k in range(p.shape[1]) if (y == k).any()]
+    return float(-np.mean(means))
+
+
+@pytest.mark.parametrize("scale", [1e-16, 1e-7, 1.0, 1e12, 1e14, 1e20])
+def test_weighted_log_loss_rescales_rows_of_any_magnitude(scale: float) -> None:
+    # Kills L37 (_logloss.py:248, every row sum taken as a Decimal(38, 24) sum) and L38
+    # (the same for sums below 1e-6): weighted_log_loss rescales each id's row, so scores
+    # times any factor give the same loss; Decimal(38, 24) keeps 24 decimals, 8 significant
+    # digits of a score of 1e-16. Rows summing to 1e14 or more raised polars' decimal
+    # overflow: the decimal sum was computed where the float one is kept.
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 4, 40)
+    p = rng.random((40, 4)) + 0.05
+    got = pl_metrics.weighted_log_loss(pl_metrics.from_numpy(y, p * scale)).item()
+    assert got == pytest.approx(weighted_reference(y, p), rel=1e-12)
+
+
+def test_class_weights_problems_name_their_first_classes_in_order() -> None:
+    # Kills L23 (_logloss.py:147, the examples of unmatched classes not sorted): the three
+    # classes named are the first in order, whichever order the weights (or the table's
+    # classes, found by `.unique()`, which keeps none) come in.
+    rng = np.random.default_rng(0)
+    names = list("ABCDEFGH")
+    y = rng.integers(0, len(names), 60)
+    df = pl_metrics.from_numpy(y, rng.random((60, len(names))) + 0.1).with_columns(
+        pl.col("class").replace_strict(dict(enumerate(names)))
+    )
+    extra = {k: 1.0 for k in reversed("ZYXWV")} | {k: 1.0 for k in names}
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"5 classes of option 'class_weights' are not in the table \(V, W, X, \.\.\.\)$",
+    ):
+        pl_metrics.weighted_log_loss(df, class_weights=extra)
+    for seed in range(5):
+        shuffled = df.sample(fraction=1.0, shuffle=True, seed=seed)
+        with pytest.raises(
+            pl_metrics.MetricsInputError,
+            match=r"7 classes have no weight in option 'class_weights' \(B, C, D, \.\.\.\)$",
+        ):
+            pl_metrics.weighted_log_loss(shuffled, class_weights={"A": 1.0})
+
+
+def test_weighted_log_loss_per_id_rescales_each_row() -> None:
+    # Kills L19 (_logloss.py:130, per_id of weighted_log_loss without the rescaling): each
+    # id's value is -ln of its true probability over its row sum, clipped.
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 3, 10)
+    p = rng.random((10, 3)) + 0.1
+    got = pl_metrics.weighted_log_loss(pl_metrics.from_numpy(y, p), per_id=True).sort("id")
+    q = np.clip(p / p.sum(axis=1, keepdims=True), 1e-15, 1 - 1e-15)
+    want = -np.log(q[np.arange(10), y])
+    np.testing.assert_allclose(got["weighted_log_loss"].to_numpy(), want, rtol=1e-12)
