@@ -241,16 +241,18 @@ def _exact_sum(values: pl.Expr) -> pl.Expr:
 
     weighted_log_loss divides by each id's row sum, and an unsorted input's ids span the
     streaming engine's partitions, whose float partial sums are added in whichever order
-    they finish: the last bits changed between calls. Decimal sums are integer sums, exact
-    in any order, at the cost of a cast (sorting each id's rows cost 3-4x the metric's
-    time). Sums below 1e-6 or from 1e13, where 24 decimals in 38 digits fall short, stay
-    float sums; their rows are not summed as decimals at all (polars computes both
-    branches: a decimal sum from 1e14 overflows).
+    they finish: the last bits changed between calls. Fixed-point sums (in units of 2**-80,
+    8e-25, as Int128) are integer sums, exact in any order, at the cost of a cast (sorting
+    each id's rows cost 3-4x the metric's time). Sums below 1e-6, or of rows whose absolute
+    sum reaches 1e13, stay float sums: polars computes both branches, and the Int128 sum of
+    those wraps (thrown away; a branch per row, or a Decimal sum that raises on overflow,
+    cost 2x the metric's time).
     """
     plain = values.sum()
-    fits = values.abs().sum() < 1e13  # (every partial sum too)
-    decimals = pl.when(fits).then(values).otherwise(0.0).cast(pl.Decimal(38, 24), strict=False)
-    return pl.when((plain >= 1e-6) & fits).then(decimals.sum().cast(pl.Float64)).otherwise(plain)
+    fits = values.abs().sum() < 1e13  # (every partial sum then below 2**124)
+    units = (values * 2.0**80).cast(pl.Int128, strict=False)  # (2**80: exact scaling)
+    exact = units.sum().cast(pl.Float64) * 2.0**-80
+    return pl.when((plain >= 1e-6) & fits).then(exact).otherwise(plain)
 
 
 def _weights_frame(class_weights: tuple[tuple[str, float], ...]) -> pl.LazyFrame:
