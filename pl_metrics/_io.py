@@ -248,12 +248,8 @@ def _expand(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
     if path.is_dir():
-        found = sorted(
-            p
-            for p in _walk(path)
-            if kind_of(p)
-            and not any(part.startswith((".", "_")) for part in p.relative_to(path).parts)
-        )
+        walked = list(_walk(path))
+        found = sorted(p for p in walked if kind_of(p) and not _hidden(p, path))
         if dangling := [p for p in found if not p.is_file() and p.is_symlink()]:
             raise MetricsInputError(
                 f"file {str(dangling[0])!r} is a link to {os.readlink(dangling[0])!r}, which "
@@ -268,7 +264,7 @@ def _expand(path: Path) -> list[Path]:
                 if any(kind_of(p) for p in _walk(path))
                 else f"folder {str(path)!r} holds no parquet, IPC or CSV file"
             )
-        _refuse_stray_data(path)
+        _refuse_stray_data(path, [p for p in walked if not kind_of(p)])
         return found
     if path.exists() or str(path) == "-":  # a pipe (`<(...)`, /dev/stdin): no file to plan
         raise MetricsInputError(
@@ -283,38 +279,55 @@ def _expand(path: Path) -> list[Path]:
     raise MetricsInputError(f"file not found: {str(path)!r}")
 
 
-def _refuse_stray_data(folder: Path) -> None:
-    """Refuse data among a folder's files that its name would leave out.
+#: Names of data that `kind_of` does not read: a compressed CSV (but .csv.gz), a TSV.
+_DATA_NAMED = re.compile(
+    r"\.(csv|tsv|parquet|pq|arrow|ipc|feather)\.(bz2|xz|zst|zip|lz4|gz)$|\.tsv$"
+)
+#: Suffixes of files that may be parquet or IPC of another name (``part.parq``, ``part-0``).
+_DATA_LIKE = re.compile(r"^(|\.(par|pq|arr|ipc|fea)[a-z0-9]*)$")
 
-    Parquet or IPC by their first bytes (``part.parq``, a part file without an extension),
-    or named as data (``x.csv.bz2``, ``x.tsv``): their rows would be left out silently,
-    where a glob or a list naming them is refused.
+
+def _hidden(path: Path, root: Path) -> bool:
+    """Whether an entry below ``root`` on the way to ``path`` is named ".x" or "_x"."""
+    return any(part.startswith((".", "_")) for part in path.relative_to(root).parts)
+
+
+def _refuse_stray_data(folder: Path, others: Sequence[Path]) -> None:
+    """Refuse data among a folder's ``others`` (files not read) that their names leave out.
+
+    Parquet or IPC by their first bytes (``part.parq``, a part file without an extension;
+    only such names are opened), or named as data (``x.csv.bz2``, ``x.tsv``): their rows
+    would be left out silently, where a glob or a list naming them is refused. Sidecars
+    (``x.parquet.dvc``, ``README.md``) are no data.
     """
-    stray = []
-    for file in _walk(folder):
-        if kind_of(file) or any(
-            part.startswith((".", "_")) for part in file.relative_to(folder).parts
-        ):
-            continue
+    stray, advice = [], {}
+    for file in sorted(others):
         name = file.name.lower()
+        named, like = _DATA_NAMED.search(name), _DATA_LIKE.match(file.suffix.lower())
+        if not (named or like) or _hidden(file, folder):
+            continue
+        if named:
+            stray.append(f"{str(file)!r} (by its name)")
+            if name.endswith(".tsv"):
+                advice["tsv"] = "convert a TSV to CSV or parquet"
+            else:
+                advice["packed"] = "decompress a compressed file (of CSVs, .csv.gz is read)"
+            continue
         try:
             with file.open("rb") as opened:
                 head = opened.read(6)
         except OSError:  # (unreadable: no data of ours that we could read)
-            head = b""
-        if head.startswith(b"PAR1"):
-            stray.append(f"{str(file)!r} (parquet, by its bytes)")
-        elif head == b"ARROW1":
-            stray.append(f"{str(file)!r} (Arrow IPC, by its bytes)")
-        elif any(f"{suffix}." in name or name.endswith(suffix) for suffix in (*FORMATS, ".tsv")):
-            stray.append(f"{str(file)!r} (by its name)")
+            continue
+        kind = "parquet" if head.startswith(b"PAR1") else "Arrow IPC" if head == b"ARROW1" else ""
+        if kind:
+            stray.append(f"{str(file)!r} ({kind}, by its bytes)")
+            advice["named"] = "name a parquet file .parquet, an IPC file .arrow"
     if stray:
         raise MetricsInputError(
             f"folder {str(folder)!r} holds {len(stray):,} data "
-            f"{'file' if len(stray) == 1 else 'files'} whose rows would be left out, "
-            f"names ending in {', '.join(sorted(FORMATS))} or .csv.gz being read: "
-            f"{listed(stray, 3)}; rename {'it' if len(stray) == 1 else 'them'} (a compressed "
-            "CSV other than .csv.gz: decompress it), or move it out of the folder"
+            f"{'file' if len(stray) == 1 else 'files'} whose rows would be left out: "
+            f"{listed(stray, 3)}; {', '.join(advice.values())}, or move "
+            f"{'it' if len(stray) == 1 else 'them'} out of the folder"
         )
 
 

@@ -388,29 +388,32 @@ def test_data_a_folders_names_would_leave_out_is_refused(
 ) -> None:
     """A parquet file named part.parq, a part file without an extension or a .csv.bz2 beside
     the folder's .parquet files: its rows were left out silently (a glob naming it is
-    refused). Other files (a README) are no data."""
+    refused). Other files (a README, sidecars such as a.parquet.dvc) are no data."""
     folder = tmp_path / "oof"
     folder.mkdir()
     dump.write_parquet(folder / "a.parquet")
-    (folder / "README.md").write_text("# the dump\n")
+    for sidecar in ("README.md", "a.parquet.dvc", "a.csv.md5", "a.pq.json", "a.arrow.yaml"):
+        (folder / sidecar).write_text("not data\n")
     assert files(folder) == [folder / "a.parquet"]
     for name, how in (
         ("b.parq", "parquet, by its bytes"),
         ("part-00001", "parquet, by its bytes"),
         ("c.feath", "Arrow IPC, by its bytes"),
         ("d.csv.bz2", "by its name"),
+        ("e.tsv", "by its name"),
     ):
         stray = folder / name
         if name.endswith(".feath"):
             dump.write_ipc(stray)
-        elif name.endswith(".bz2"):
+        elif name.endswith((".bz2", ".tsv")):
             stray.write_bytes(b"BZh91AY&SY")
         else:
             dump.write_parquet(stray)
         with pytest.raises(
             pl_metrics.MetricsInputError,
-            match=rf"^folder '.*oof' holds 1 data file whose rows would be left out, .*: "
-            rf"'.*{name}' \({how}\); rename it",
+            match=rf"^folder '.*oof' holds 1 data file whose rows would be left out: "
+            rf"'.*{name}' \({how}\); (name|decompress|convert) .*, or move it out of the "
+            "folder$",
         ):
             pl_metrics.score(folder, "lrap")
         stray.unlink()
