@@ -563,9 +563,10 @@ def as_given(options: Mapping[str, Any]) -> dict[str, Any]:
     buffers changes with them. (A lazy table is read when collected, as documented.)
     """
     given = dict(options)
-    for name in ("by", "thresholds"):
-        if isinstance(given.get(name), Iterator | list):
-            given[name] = list(given[name])
+    for name in ("by", "thresholds"):  # (a numpy array or a Series is changed in place too)
+        value = given.get(name)
+        if isinstance(value, Iterable) and not isinstance(value, str | bytes | Mapping):
+            given[name] = list(value)
     if isinstance(given.get("class_weights"), Mapping):
         given["class_weights"] = dict(given["class_weights"])
     table = given.get("threshold")

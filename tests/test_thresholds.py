@@ -746,6 +746,10 @@ def test_a_lazy_threshold_tables_call_keeps_its_arguments_as_given() -> None:
     metrics.append("accuracy")
     want = pl_metrics.report(df, ["f1", "lrap"], by="fold", threshold=table)
     assert_frame_equal(lazy.collect(), want)
+    by = np.array(["fold"])  # (changed in place)
+    lazy = pl_metrics.report(df.lazy(), ["f1", "lrap"], by=by, threshold=table.lazy())
+    by[0] = "id"
+    assert_frame_equal(lazy.collect(), want)
     one_class = pl_metrics.from_numpy(rng.integers(0, 3, 30), rng.dirichlet(np.ones(3), 30))
     weights = {0: 1.0, 1: 2.0, 2: 1.0}
     lazy = pl_metrics.report(
