@@ -851,8 +851,9 @@ def mixed_tasks(found: Sequence[Path], class_col: str, by: Sequence[str]) -> str
     for paths in together.values():
         if len(paths) < 2:
             continue
-        for sets in _class_sets(paths, class_col, by).values():
-            classes = _different_classes(sets)
+        groups = _class_sets(paths, class_col, by)
+        for key in sorted(groups, key=repr):  # (the same group told on every call)
+            classes = _different_classes(groups[key])
             if classes:
                 return (
                     f"files scored together hold {classes}: if they are dumps of different "

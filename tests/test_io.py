@@ -15,7 +15,7 @@ from polars.testing import assert_frame_equal
 
 import pl_metrics
 from pl_metrics._frame import MetricsInputError
-from pl_metrics._io import files, printable, scan
+from pl_metrics._io import files, mixed_tasks, printable, scan
 from pl_metrics._spec import resolve
 
 DATA = Path(__file__).parent.parent / "data" / "digits_oof.parquet"
@@ -1020,6 +1020,24 @@ def test_folder_keys_in_another_order_are_the_same_keys(tmp_path: Path, dump: pl
         part.write_parquet(tmp_path / folder / "part.parquet")
     got = pl_metrics.score(tmp_path, "lrap", by=["model", "fold"]).sort("model")
     assert got.select("model", "fold").rows() == [("a", 0), ("b", 1)]
+
+
+def test_files_of_two_tasks_name_the_same_group_on_every_call(tmp_path: Path) -> None:
+    """Each model's classes differ between the files: the group told was whichever polars
+    gave first (21 messages in 30 calls)."""
+    rows = [
+        (f"m{m:02d}", i, f"z{m:02d}" if f == 1 and c == 0 else f"c{c}", 0.5, c == 0)
+        for f in (0, 1)
+        for m in range(30)
+        for i in range(f * 10, f * 10 + 3)
+        for c in range(3)
+    ]
+    df = pl.DataFrame(rows, schema=["model", "id", "class", "score", "truth"], orient="row")
+    for f in (0, 1):
+        df.filter(pl.col("id") // 10 == f).write_parquet(tmp_path / f"{f}.parquet")
+    told = {mixed_tasks(files(tmp_path), "class", ["model"]) for _ in range(15)}
+    assert len(told) == 1
+    assert "'c0' only in '" in str(next(iter(told)))
 
 
 def test_files_of_two_tasks_scored_together_are_warned_of(tmp_path: Path) -> None:
