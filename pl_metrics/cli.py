@@ -891,16 +891,15 @@ def _run_compare(args: argparse.Namespace) -> None:
     warn_of_mixed_tasks(found, args.class_col, [args.model_col, *folds], checked=checked)
     intervals = table if args.against is not None else None
     if args.against is None and args.bootstrap is not None:
-        with unreadable_named(found, named):
-            intervals = bootstrap(
-                lf,
-                metrics,
-                by=args.model_col,
-                n_resamples=args.bootstrap,
-                confidence=_CONFIDENCE,
-                seed=args.seed or 0,
-                **options,
-            ).collect()
+        intervals = bootstrap(
+            lf,
+            metrics,
+            by=args.model_col,
+            n_resamples=args.bootstrap,
+            confidence=_CONFIDENCE,
+            seed=args.seed or 0,
+            **options,
+        ).collect()
         wide = intervals.pivot(on="metric", index=args.model_col, values=["lower", "upper"])
         renamed = {f"{side}_{m}": f"{m}_{side}" for side in ("lower", "upper") for m in metrics}
         table = table.join(  # in compare's order: best first, ties in the models' order
@@ -920,8 +919,7 @@ def _run_compare(args: argparse.Namespace) -> None:
         if intervals is not None:
             figure = plot.intervals(intervals, confidence=_CONFIDENCE, n_resamples=resamples)
         else:
-            with unreadable_named(found, named):
-                per_fold = _per_fold(lf, metrics[0], args, options)
+            per_fold = _per_fold(lf, metrics[0], args, options)
             figure = plot.heatmap(
                 per_fold, metrics[0], model_col=args.model_col, fold_col=args.fold_col
             )
