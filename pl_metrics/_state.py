@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
@@ -808,9 +808,11 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
         if name != cols.id and isinstance(a, pl.Enum) and isinstance(b, pl.Enum):
             return False  # groups' enums of other categories do not sort as one (ids: text)
         if a.is_float() and b.is_float():  # a Float32 0.1 widens to 0.10000000149011612
-            return {a, b} == {pl.Float32(), pl.Float64()} and _float32_exact(states, name)
+            return {a, b} == {pl.Float32(), pl.Float64()} and all(
+                _key_values(states, name, lambda t: t == pl.Float64, is_float32s(name))
+            )
         if mixed(a, b):
-            return not _past_2_53(states, name)
+            return not any(_key_values(states, name, lambda t: t.is_integer(), is_past_2_53(name)))
         # Group keys stack widened: numbers as numbers, text as text.
         return (a.is_numeric() and b.is_numeric()) or (text(a) and text(b))
 
@@ -830,30 +832,18 @@ def _check_key_types(states: Sequence[MetricState]) -> list[str]:
     return sorted(as_text)
 
 
-def _past_2_53(states: Sequence[MetricState], name: str) -> bool:
-    """Whether an integer key ``name`` of the states' tables holds a value past 2**53.
+def _key_values(
+    states: Sequence[MetricState], name: str, typed: Callable[[pl.DataType], bool], test: pl.Expr
+) -> Iterator[bool]:
+    """A one-value ``test`` of key ``name``, of each of the states' tables typing it so.
 
-    (`is_past_2_53`; a lazy state's tables are read for it.)
+    `is_past_2_53` of integer keys, `is_float32s` of Float64 ones: a lazy state's tables
+    are read for it, one at a time, as far as the caller's ``any`` or ``all`` goes.
     """
-    return any(
-        getattr(state, table).lazy().select(is_past_2_53(name)).collect().item()
-        for state in states
-        for table, schema in state._schemas.items()
-        if name in schema and schema[name].is_integer()
-    )
-
-
-def _float32_exact(states: Sequence[MetricState], name: str) -> bool:
-    """Whether every Float64 value of key ``name`` in the states' tables is a Float32's.
-
-    (`is_float32s`; a lazy state's tables are read for it.)
-    """
-    return all(
-        getattr(state, table).lazy().select(is_float32s(name)).collect().item()
-        for state in states
-        for table, schema in state._schemas.items()
-        if schema.get(name) == pl.Float64
-    )
+    for state in states:
+        for table, schema in state._schemas.items():
+            if name in schema and typed(schema[name]):
+                yield bool(getattr(state, table).lazy().select(test).collect().item())
 
 
 def _type_text(dtype: pl.DataType) -> str:
