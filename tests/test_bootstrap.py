@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
+from sklearn.metrics import f1_score
 
 import pl_metrics
 from pl_metrics import _compare
@@ -350,8 +351,8 @@ def test_lazy_in_lazy_out_reads_nothing_before_collect(tmp_path: Any) -> None:
 
 def test_lazy_calls_score_their_arguments_as_given() -> None:
     """A threshold table changed in place after the call (``df[0, "threshold"] = 0.95``),
-    or class weights, were read when collected: bootstrap's F1 0.5 for 1.0, paired's
-    difference 0.0 for -0.1, compare's weighted log loss of the changed weights."""
+    or class weights, were read when collected: the F1 of bootstrap, the difference of
+    paired, compare's weighted log loss were of the changed table and weights."""
     df = pl.DataFrame(
         {
             "id": [1, 1, 2, 2, 3, 3, 4, 4],
@@ -388,6 +389,11 @@ def test_lazy_calls_score_their_arguments_as_given() -> None:
         weights["y"] = 100.0
         want = call(frame, table(), {"x": 1.0, "y": 1.0})
         assert_frame_equal(lazy.collect(), want)
+        if name == "bootstrap":  # (the F1 of thresholds 0.5, as scikit-learn's f1_score)
+            truth = df["truth"].to_numpy().reshape(4, 2)
+            predicted = df["score"].to_numpy().reshape(4, 2) >= 0.5
+            sk = f1_score(truth, predicted, average="macro", zero_division=0)
+            assert want["estimate"].item() == pytest.approx(sk, rel=1e-12)
         assert_frame_equal(lazy_table.collect(), want)
         given, weights = table(), {"x": 1.0, "y": 1.0}
 
