@@ -726,13 +726,10 @@ def _text_in(found: Sequence[Path] | None, column: str) -> str:
     if not found or len(found) < 2:
         return ""
     try:
+        kind = file_format(found)
+        schemas = [_csv_schema(p) if kind == "csv" else _file_schema(p, kind) for p in found]
         texts = [
-            p
-            for p in found
-            if (_csv_schema(p) if kind_of(p) == "csv" else _file_schema(p, str(kind_of(p)))).get(
-                column
-            )
-            == pl.String
+            p for p, schema in zip(found, schemas, strict=True) if schema.get(column) == pl.String
         ]
     except (pl.exceptions.PolarsError, OSError, MetricsInputError):  # (told by the reads)
         return ""
