@@ -291,10 +291,8 @@ def report(
     )
     lazy_table = isinstance(frame, pl.LazyFrame) and isinstance(threshold, pl.LazyFrame)
     if lazy_table:  # resolved again at collect, where the table is read: as given now
-        metrics, options = (
-            list(metrics) if isinstance(metrics, list) else metrics,
-            as_given(options),
-        )
+        metrics = list(metrics) if isinstance(metrics, list) else metrics
+        options = as_given(options)
     table = to_polars(frame)  # (pandas' or Arrow's once: for the state, and an error's rows)
     metric_state = state(table, metrics, **(at_call(options) if lazy_table else options))
     if isinstance(frame, pl.LazyFrame):
