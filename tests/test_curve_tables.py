@@ -17,7 +17,7 @@ from sklearn.calibration import calibration_curve
 
 import pl_metrics
 from pl_metrics import _kernel
-from tests.conftest import certain_frame, dense_problems, grouped_table, run
+from tests.conftest import certain_frame, dense_problems, grouped_table, long_table, run
 
 SETTINGS = settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -532,15 +532,7 @@ def test_binary_log_loss_and_brier_score_with_negative_weights_match_sklearn(
     # Distinct scores in each class: a cell's weight is one id's, negative for ids 1 and 5.
     score = np.stack([rng.permutation(n_ids) + 1 for _ in range(n_classes)], axis=1) / 13
     w = np.array([2.0, -1.0, 1.0, 0.5, 3.0, -0.5, 1.0, 1.0, 2.0, 1.0, 1.0, 1.5])
-    df = pl.DataFrame(
-        {
-            "id": np.repeat(np.arange(n_ids), n_classes),
-            "class": np.tile(np.arange(n_classes), n_ids),
-            "score": score.ravel(),
-            "truth": truth.ravel(),
-            "w": np.repeat(w, n_classes),
-        }
-    )
+    df = long_table(truth, score, weight=w)
     eps = float(np.finfo(float).eps)
     got = pl_metrics.binary_log_loss(df, weight_col="w", average=average, eps=eps)
     logs = [
