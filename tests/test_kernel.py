@@ -74,10 +74,25 @@ def random_dump(
 
 
 def both_paths(df: pl.DataFrame, **options: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The kernel (rows in memory) and the polars plan (a LazyFrame's state)."""
+    """The kernel (rows in memory) and the polars plan (a LazyFrame's state, kernel off).
+
+    (A LazyFrame's state is collected as `score` collects it, the kernel on each chunk: the
+    plan ran only without it.)
+    """
     kernel = pl_metrics.report(df, RANKING, **options)
-    joins = pl_metrics.state(df.lazy(), RANKING, **options).finalize().collect()
+    built, _kernel._kernels = _kernel._kernels, None
+    try:
+        joins = pl_metrics.state(df.lazy(), RANKING, **options).finalize().collect()
+    finally:
+        _kernel._kernels = built
     return kernel, joins
+
+
+def _without_kernel(monkeypatch: pytest.MonkeyPatch, call: Any) -> Any:
+    """``call()`` with the kernel turned off: the polars plan (as conftest's ``run`` does)."""
+    with monkeypatch.context() as patched:
+        patched.setattr(_kernel, "_kernels", None)
+        return call()
 
 
 @needs_kernel
@@ -1788,3 +1803,49 @@ def test_groups_in_a_few_stretches_are_counted_as_stacked_groups(
         )
         assert moved
         moved.clear()
+
+
+# Mutant: _ranking.py:118 `return in_memory and _kernel.available()` -> `return
+# _kernel.available()` (a LazyFrame's plan then collects all its rows into memory for the
+# kernel, in a Python source, instead of streaming).
+@needs_kernel
+@pytest.mark.parametrize(
+    ("metric", "options"),
+    [("lrap", {}), ("lwlrap", {}), ("lwlrap", {"per_class": True}), ("ndcg", {})],
+)
+def test_lazy_ranking_plans_have_no_python_step(metric: str, options: dict[str, Any]) -> None:
+    df = pl.DataFrame({"id": [1, 1], "class": [0, 1], "score": [0.2, 0.4], "truth": [1, 0]})
+    state = pl_metrics.state(df.lazy(), metric, **options)
+    for table in (state.groups, state.classes):
+        if table is not None:
+            assert "PYTHON" not in table.lazy().explain()
+
+
+# Mutant: _ranking.py:235 `if not kernel_reads(df[SCORE]) or df[_TRUTH].null_count():` ->
+# `if not kernel_reads(df[SCORE]):` (unchecked null truth reaches the kernel, which reads a
+# null's stale bit as a positive: per class, a length error; otherwise other numbers).
+@needs_kernel
+def test_unchecked_null_truth_counts_as_the_plan_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A null made by `when` over a true value keeps the value's bit set under the null.
+    truth = pl.select(
+        pl.when(pl.Series([True, True, False, True, True, True])).then(
+            pl.Series([True, False, True, True, False, True])
+        )
+    ).to_series()
+    assert truth.null_count() == 1
+    assert _kernel.flags(truth)[2]
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 0, 1, 1, 1],
+            "class": [0, 1, 2] * 2,
+            "score": [0.9, 0.2, 0.5, 0.3, 0.6, 0.1],
+            "truth": truth,
+        }
+    )
+    calls = [
+        lambda: pl_metrics.report(df, RANKING, validate=False),
+        lambda: pl_metrics.lwlrap(df, validate=False, per_class=True),
+        lambda: pl_metrics.report(df, ["lrap", "coverage_error"], validate=False, per_id=True),
+    ]
+    for call in calls:
+        assert_frame_equal(call(), _without_kernel(monkeypatch, call), rel_tol=1e-12)

@@ -13,7 +13,7 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import ndcg_score
 
 import pl_metrics
-from tests.conftest import dense_problems, grouped_table, run
+from tests.conftest import dense_problems, grouped_table, long_table, run
 from tests.test_kernel import needs_kernel, random_dump
 
 SETTINGS = settings(
@@ -117,6 +117,44 @@ def test_the_kernel_gives_the_plans_bits(
     options = {"by": "group", "k": k, "weight_col": "w" if weighted else None}
     for per_id_values in (False, True):
         kernel = pl_metrics.ndcg(df, per_id=per_id_values, **options)
-        lazy = pl_metrics.state(df.lazy(), "ndcg", per_id=per_id_values, **options)
+        built, _kernel._kernels = _kernel._kernels, None  # (the plan alone: a lazy state's
+        try:  # collect runs the kernel on its chunks)
+            lazy = pl_metrics.state(df.lazy(), "ndcg", per_id=per_id_values, **options)
+            plan = lazy.finalize().collect()
+        finally:
+            _kernel._kernels = built
         order = keys if per_id_values else ["group"]
-        assert_frame_equal(kernel.sort(order), lazy.finalize().collect().sort(order), rel_tol=1e-12)
+        assert_frame_equal(kernel.sort(order), plan.sort(order), rel_tol=1e-12)
+
+
+# Mutation review, a coverage gap: ndcg with ragged="allow" is compared with
+# scikit-learn nowhere (test_ranking's ragged test leaves ndcg out). It also kills
+# _ndcg.py:61 `pl.col(N_ROWS).max()` -> `.min()` and _ndcg.py:62 `int_range(0, n + 1)` ->
+# `int_range(0, n)`, which test_matches_sklearn kills already.
+@pytest.mark.parametrize("k", [None, 2])
+def test_ragged_ids_rank_over_their_own_rows_as_sklearn(kind: str, k: int | None) -> None:
+    rng = np.random.default_rng(6)
+    truth = rng.random((30, 6)) < 0.4
+    score = rng.integers(0, 4, size=(30, 6)) / 3
+    full = long_table(truth, score)
+    keep = rng.random(full.height) < 0.7
+    ragged = full.filter(pl.Series(keep) | (pl.col("class") < 2))
+    got = run(ragged, kind, pl_metrics.ndcg, ragged="allow", k=k, per_id=True).sort("id")
+    want = [
+        ndcg_score(rows["truth"].cast(int).to_numpy()[None], rows["score"].to_numpy()[None], k=k)
+        for _, rows in ragged.sort("id").group_by("id", maintain_order=True)
+    ]
+    np.testing.assert_allclose(got["ndcg"].to_numpy(), want, rtol=1e-12, atol=1e-15)
+    overall = run(ragged, kind, pl_metrics.ndcg, ragged="allow", k=k).item()
+    assert overall == pytest.approx(np.mean(want), rel=1e-12)
+
+
+# Mutant: _ndcg.py:207 `k: int | None = None` -> `= 5` (every ndcg test passes k; the per-id
+# tests have too few classes for a cut at 5 to matter).
+def test_ndcg_counts_every_position_by_default(kind: str) -> None:
+    rng = np.random.default_rng(8)
+    truth = rng.random((40, 12)) < 0.3
+    score = rng.integers(0, 6, size=(40, 12)) / 5
+    got = run(long_table(truth, score), kind, pl_metrics.ndcg).item()
+    assert got == pytest.approx(ndcg_score(truth.astype(int), score), rel=1e-12)
+    assert got != pytest.approx(ndcg_score(truth.astype(int), score, k=5), rel=1e-6)

@@ -12,6 +12,7 @@ from sklearn.metrics import (
     coverage_error,
     label_ranking_average_precision_score,
     label_ranking_loss,
+    ndcg_score,
 )
 
 import pl_metrics
@@ -336,3 +337,87 @@ def test_ragged_allow_ranks_each_id_over_its_rows(metric: str) -> None:
             values.append(SKLEARN[metric](t, s))
             weights.append(1)
     assert got == pytest.approx(np.average(values, weights=weights), rel=1e-12)
+
+
+# Mutant: _ranking.py:238 `pl.col(SCORE).filter(_TRUTH).min().alias(_MIN_POS)` -> `.max()` in
+# `_count_in_memory`'s fallback (Int64 scores, which the kernel leaves to polars even in
+# memory; the lazy state of a DataFrame takes the same fallback, so test_kernel's
+# both_paths cannot see it, and test_dtypes_are_accepted tries Int32 only).
+@pytest.mark.parametrize("dtype", [pl.Int64, pl.UInt64])
+def test_64_bit_integer_scores_match_sklearn(dtype: pl.DataType) -> None:
+    rng = np.random.default_rng(11)
+    truth = rng.random((25, 6)) < 0.5
+    truth[0] = [True, True, False, True, False, False]  # positives at several scores
+    score = rng.integers(0, 5, size=(25, 6))
+    df = long_table(truth, score.astype(float)).with_columns(pl.col("score").cast(dtype))
+    sklearn = {
+        "lrap": label_ranking_average_precision_score,
+        "coverage_error": coverage_error,
+        "label_ranking_loss": label_ranking_loss,
+    }
+    for metric, reference in sklearn.items():
+        got = getattr(pl_metrics, metric)(df).item()
+        assert got == pytest.approx(reference(truth, score), rel=1e-12), metric
+    per_class, class_weight = lwlrap_reference(truth, score.astype(float))
+    out = pl_metrics.lwlrap(df, per_class=True).sort("class")
+    np.testing.assert_allclose(out["lwlrap"].fill_null(np.nan), per_class, rtol=1e-12)
+    np.testing.assert_allclose(out["weight"], class_weight, rtol=1e-12)
+
+
+# Mutant: _ranking.py:462 dropping `.when(den == 0).then(0.0)` in `_lwlrap_per_class` (a class
+# without weighted positives then weighs 0 / (negative group sum) = -0.0, which the code
+# promises not to show).
+def test_lwlrap_per_class_weight_of_an_unweighted_class_is_positive_zero(kind: str) -> None:
+    # Class y is positive only in id 2, of weight 0; the group's positives weigh -1 in all.
+    truth = np.array([[1, 0], [0, 1], [1, 0]])
+    score = np.array([[0.9, 0.1], [0.4, 0.6], [0.3, 0.2]])
+    df = long_table(truth, score, weight=np.array([-2.0, 0.0, 1.0]), class_names=["x", "y"])
+    out = run(df, kind, pl_metrics.lwlrap, per_class=True, weight_col="w")
+    assert out["lwlrap"].to_list() == [1.0, None]
+    assert out["weight"].to_list() == [1.0, 0.0]
+    assert not np.signbit(out["weight"][1])
+
+
+# Mutant: _ranking.py:454 dropping the rounding-to-zero of a class's denominator
+# (`den = pl.when(sums_to_zero(den, ...)).then(0.0).otherwise(den)` -> `pass`) and
+# _ranking.py:327 `ordered_sum(w.abs())` -> `ordered_sum(w)` for its magnitude, should they
+# survive: a class whose positives' weights cancel up to rounding is a class of no weight.
+def test_lwlrap_per_class_of_weights_cancelling_up_to_rounding_is_null(kind: str) -> None:
+    weight = np.array([0.1, 0.2, -0.3, 1.0])
+    assert weight[:3].sum() != 0
+    assert abs(weight[:3].sum()) < 1e-15
+    truth = np.array([[1, 0], [1, 0], [1, 0], [0, 1]])
+    score = np.array([[0.9, 0.1], [0.4, 0.6], [0.3, 0.2], [0.5, 0.7]])
+    df = long_table(truth, score, weight=weight, class_names=["x", "y"])
+    out = run(df, kind, pl_metrics.lwlrap, per_class=True, weight_col="w")
+    assert out["lwlrap"].to_list() == [None, 1.0]
+    assert out["weight"].to_list() == [0.0, 1.0]
+
+
+# Mutant: _ranking.py:264 dropping `score.dtype in _kernel.KERNEL_SCORES and` from
+# `kernel_reads` (64-bit integer scores then reach the kernel, which reads them as float64:
+# scores 1 apart near 2**60 tie); likewise _ranking.py:283 and _ndcg.py:124, `over_runs`
+# never returning None (the kernel counts scores it cannot read exactly). test_kernel's
+# test_inputs_the_kernel_leaves_to_the_plan has such scores, but its both_paths compares
+# the kernel with itself: the state of a DataFrame's lazy view runs the kernel too.
+@pytest.mark.parametrize("dtype", [pl.Int64, pl.UInt64])
+def test_64_bit_integer_scores_apart_by_one_rank_exactly(dtype: pl.DataType) -> None:
+    rng = np.random.default_rng(12)
+    truth = rng.random((30, 5)) < 0.4
+    small = rng.integers(0, 4, size=(30, 5))
+    df = long_table(truth, small.astype(float)).with_columns(
+        (pl.col("score").cast(pl.Int64) + 2**60).cast(dtype)
+    )
+    assert df["score"].cast(pl.Float64).n_unique() == 1  # ties as float64, not as integers
+    sklearn = {
+        "lrap": label_ranking_average_precision_score,
+        "coverage_error": coverage_error,
+        "label_ranking_loss": label_ranking_loss,
+        "ndcg": ndcg_score,
+    }
+    for metric, reference in sklearn.items():  # sklearn of the scores shifted by -2**60
+        got = getattr(pl_metrics, metric)(df).item()
+        assert got == pytest.approx(reference(truth.astype(int), small), rel=1e-12), metric
+    per_class, _ = lwlrap_reference(truth, small.astype(float))
+    out = pl_metrics.lwlrap(df, per_class=True).sort("class")
+    np.testing.assert_allclose(out["lwlrap"].fill_null(np.nan), per_class, rtol=1e-12)
