@@ -726,3 +726,102 @@ def test_repeated_rows_without_other_keys_are_told_as_report_tells_them() -> Non
         pl_metrics.bootstrap(twice, "lrap", n_resamples=10)
     assert str(bootstrapped.value) == str(reported.value)
     assert "; ;" not in str(bootstrapped.value)
+
+
+def test_int128_scores_with_ties_resample_as_their_order() -> None:
+    # numpy has no 128-bit integers: the curves rank them, and tied scores must stay tied
+    # (an ordinal rank broke the ties, and moved ROC AUC and average precision).
+    df = multilabel(seed=4).with_columns((pl.col("score") * 4).cast(pl.Int128))
+    assert_same(df, ["roc_auc", "average_precision"], ["g"], weight_col="w", average=None)
+
+
+def test_curves_of_weights_far_from_1() -> None:
+    """ROC AUC multiplies the two sides' weights: 1e-170 squared underflows, 1e160 overflows
+    (README: such weights give the metrics of the weights divided by a common factor)."""
+    df = multilabel(seed=4)
+    for scale in (1e-170, 1e160):
+        scaled = df.with_columns(pl.col("w") * scale)
+        assert_same(scaled, ["roc_auc", "average_precision"], ["g"], weight_col="w")
+
+
+def test_average_precision_of_negative_weights_resamples_as_report() -> None:
+    """Negative weights: resamples whose positives weigh below 0, or whose sum of weighted
+    precisions does, are clipped at 0 as report (and scikit-learn) clips them."""
+    rng = np.random.default_rng(0)
+    n = 6
+    df = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(n), 2),
+            "class": ["x", "y"] * n,
+            "score": rng.random(2 * n).round(1),
+            "truth": rng.random(2 * n) < 0.5,
+            "w": np.repeat(rng.choice([-2.0, -1.0, 1.0, 3.0], n), 2),
+        }
+    )
+    assert_same(df, ["average_precision"], [], weight_col="w", average=None)
+    assert_same(df, ["average_precision"], [], weight_col="w")
+
+
+def test_a_class_of_weightless_ids_alone_keeps_its_row() -> None:
+    """Class "z" is scored only on ids of weight 0 (ragged="allow"): a resample drawing
+    some of them has rows of that class, whose average precision is report's 0 (no
+    positive weight), in the macro average too, not a class left out."""
+    rows = []
+    rng = np.random.default_rng(1)
+    for i in range(8):
+        for c in ["x", "y", "z"] if i < 3 else ["x", "y"]:
+            rows.append(
+                {
+                    "id": i,
+                    "class": c,
+                    "score": round(float(rng.random()), 1),
+                    "truth": bool(rng.random() < 0.5),
+                    "w": 0.0 if i < 3 else float(1 + i % 2),
+                }
+            )
+    df = pl.DataFrame(rows)
+    for average in (None, "macro"):
+        for metric in ("average_precision", "roc_auc"):
+            assert_same(df, [metric], [], weight_col="w", average=average, ragged="allow")
+
+
+@pytest.mark.parametrize("metric", ["log_loss", "hamming_loss"])
+def test_resamples_whose_weights_cancel_to_rounding_are_left_out(
+    metric: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Weights 0.1, 0.2 and -0.3 (beside an id of weight 1) sum to 5.6e-17, not 0: within
+    # 1e-12 of their magnitudes, a resample drawing each once (and not the fourth id) is
+    # undefined, as report's check has it, not a mean over 5.6e-17.
+    df = pl.DataFrame(
+        {
+            "id": np.repeat([1, 2, 3, 4], 3),
+            "class": ["a", "b", "c"] * 4,
+            "score": [0.2, 0.5, 0.3, 0.3, 0.6, 0.1, 0.1, 0.3, 0.6, 0.5, 0.4, 0.1],
+            "truth": np.tile([True, False, False, False, True, False, False, False, True], 2)[:12],
+            "w": np.repeat([0.1, 0.2, -0.3, 1.0], 3),
+        }
+    )
+    got = pl_metrics.bootstrap(df, metric, weight_col="w", n_resamples=200, seed=1)
+    assert np.isfinite(got.select("lower", "upper", "std").row(0)).all()
+    want = _by_rows(monkeypatch, df, metric, weight_col="w", n_resamples=200, seed=1)
+    assert_frame_equal(got, want, rel_tol=1e-9)
+
+
+def test_weights_cancelling_over_ids_of_other_row_counts_are_told_per_id() -> None:
+    """log_loss with eps=0 and an infinite loss runs report on each resample's rows; ids
+    1 and 2 (weights 1 and -1, with 2 and 3 rows: ragged) cancel, as ids, in a resample
+    drawing them alone: left out, as on the other paths. Their rows' weights sum to -1:
+    counted per row, the resample went on to report, which refused it."""
+    df = pl.DataFrame(
+        {
+            "id": [1, 1, 2, 2, 2, 3, 3, 4, 4, 4],
+            "class": ["a", "b", "a", "b", "c", "a", "b", "a", "b", "c"],
+            "score": [0.0, 1.0, 0.3, 0.5, 0.2, 0.6, 0.4, 0.2, 0.3, 0.5],
+            "truth": [True, False, False, True, False, True, False, False, False, True],
+            "w": [1.0, 1.0, -1.0, -1.0, -1.0, 2.0, 2.0, 1.0, 1.0, 1.0],
+        }
+    )
+    options: dict[str, Any] = {"weight_col": "w", "eps": 0.0, "ragged": "allow"}
+    # (seed 1 draws ids 1 and 2 alone, once each, in 3 of the 200 resamples)
+    out = pl_metrics.bootstrap(df, "log_loss", n_resamples=200, seed=1, **options)
+    assert out["estimate"].item() == pl_metrics.report(df, "log_loss", **options).item()

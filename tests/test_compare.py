@@ -686,3 +686,42 @@ def test_paired_takes_a_python_float_of_a_float32_model() -> None:
     from pl_metrics._compare import _as_model
 
     assert _as_model(2**53 + 1, pl.Float64()) is None
+
+
+def test_compare_std_of_a_single_fold_is_null(kind: str) -> None:
+    """The sample standard deviation of one fold is undefined: null, as documented (pandas'
+    ``std`` gives its missing value), not NaN, which reads as an undefined fold."""
+    df = pl.read_parquet(DATA).filter(pl.col("fold") == 2)
+    out = run(df, kind, pl_metrics.compare, metrics=["lrap", "log_loss"])
+    assert out["lrap_std"].null_count() == out["log_loss_std"].null_count() == out.height
+    pooled = pl_metrics.report(df, ["lrap", "log_loss"], by="model")
+    for model, lrap, mean in out.select("model", "lrap", "lrap_mean").rows():
+        want = pooled.filter(pl.col("model") == model)["lrap"].item()
+        assert lrap == pytest.approx(want, rel=1e-12)
+        assert mean == pytest.approx(want, rel=1e-12)
+
+
+def test_a_long_integer_model_typed_with_spaces_or_a_sign_is_exact() -> None:
+    # polars casts no text with spaces to an integer: such text goes through the number
+    # as typed; read as a float, 2**53 + 1 named the model 2**53 (another model, silently).
+    from pl_metrics._compare import model_value
+
+    big = 2**53 + 1
+    for text in (f" {big} ", f" +{big}", f"-{big} "):
+        want = -big if text.strip().startswith("-") else big
+        assert model_value(pl.Int64(), "model", "model_a", text) == want
+
+
+def test_compare_refuses_per_class_output() -> None:
+    """Documented: per-class output is refused (one value per model and metric is ranked);
+    the message says how to get per-class values."""
+    df = pl.read_parquet(DATA).filter(pl.col("fold") < 2)
+    told = (
+        r"^compare ranks models by one value per metric; for per-class values use "
+        r"report\(\.\.\., by=\['model', 'fold'\], average=None\)$"
+    )
+    for metric, options in (("f1", {"average": None}), ("lwlrap", {"per_class": True})):
+        with pytest.raises(pl_metrics.MetricsInputError, match=told):
+            pl_metrics.compare(df, metric, **options)
+        with pytest.raises(pl_metrics.MetricsInputError, match=told):
+            pl_metrics.compare(df.lazy(), metric, **options)
