@@ -51,7 +51,7 @@ import numpy as np
 import polars as pl
 
 from pl_metrics._chunks import budget_bytes
-from pl_metrics._curve_tables import cell_loss, weighted_mean
+from pl_metrics._curve_tables import cell_loss, weighted_mean, weightless_class
 from pl_metrics._curves import average_classes
 from pl_metrics._examples import naming_examples, with_hint
 from pl_metrics._frame import (
@@ -131,6 +131,7 @@ _GROUP = f"{INTERNAL}boot_group"
 _INDEX = f"{INTERNAL}boot_index"
 _CLASS = f"{INTERNAL}boot_class"
 _WEIGHT = f"{INTERNAL}boot_weight"
+_ABS_WEIGHT = f"{INTERNAL}boot_abs_weight"
 #: The most numbers in one array of a block of resamples (float64: 16 MiB).
 _BLOCK = 1 << 21
 
@@ -953,6 +954,7 @@ def _by_loss(
             cols.cls,
             pl.lit(1, pl.UInt32).alias(CLASS_ROWS),
             weight.alias(_WEIGHT),
+            weight.abs().alias(_ABS_WEIGHT),
             *(loss(m) for m in spec.metrics),
         )
         .collect()
@@ -974,11 +976,12 @@ def _by_loss(
                     ordered.lazy(), by, [ordered_sum(summed), ordered_sum(total)]
                 ).collect()
                 values = pooled.select(*by, weighted_mean(summed, total).alias(metric))
-            else:
+            else:  # a class whose drawn weights cancel (ragged ids) is undefined, as in report
+                cancel = sums_to_zero(total, pl.col(_ABS_WEIGHT))
                 values = classes.select(
                     *by,
                     cols.cls,
-                    weighted_mean(summed, total).alias(metric),
+                    pl.when(cancel).then(float("nan")).otherwise(summed / total).alias(metric),
                     pl.lit(0.0).alias(CURVE_POS),
                 )
             frames.append(_long(_averaged(values, metric, by, opts), metric, spec))
@@ -1289,6 +1292,12 @@ def _by_query(
             once = pl.col(cols.id).is_first_distinct().over(resample)  # an id's weight once
             w = pl.when(once).then(pl.col(_BOOT_W)).otherwise(0.0)
             defined &= ~sums_to_zero(w.sum().over(resample), w.abs().sum().over(resample))
+        if any(weightless_class(m, cols, spec.options) for m in spec.metrics):
+            # Of ragged ids, a class's drawn weights may cancel where the group's do not:
+            # that class undefined, and the average over the classes.
+            cell, w = [*resample, cols.cls], pl.col(_BOOT_W)
+            cancels = sums_to_zero(w.sum().over(cell), w.abs().sum().over(cell))
+            defined &= ~(cancels if spec.options.average is None else cancels.any().over(resample))
         rows = rows.filter(defined)
         if rows.is_empty():  # (no resample of the block is defined: no value)
             continue

@@ -77,6 +77,7 @@ __all__ = [
     "roc_curve",
     "thinned",
     "weighted_mean",
+    "weightless_class",
 ]
 
 _N = f"{INTERNAL}n"
@@ -104,7 +105,7 @@ class _CurveTables(Family):
         return parts
 
     def result_problems(self, metric: str, cols: Columns, opts: Options) -> list[Problem]:
-        problem = _weightless_class(metric, cols, opts)
+        problem = weightless_class(metric, cols, opts)
         return [] if problem is None else [problem]
 
     def finalize(
@@ -157,7 +158,7 @@ class _CurveTables(Family):
         return _with_weightless(out, values, metric, by, cols, opts)
 
 
-def _weightless_class(metric: str, cols: Columns, opts: Options) -> Problem | None:
+def weightless_class(metric: str, cols: Columns, opts: Options) -> Problem | None:
     """The check of ``metric``'s classes for weights summing to zero; None where unchecked."""
     per_class = metric in ("brier_score", "binary_log_loss") and opts.average != "micro"
     if not per_class or cols.weight is None:
@@ -187,7 +188,7 @@ def _with_weightless(
     here in a ragged table, of ids of weight 0 only (or weights that cancel). Raised with
     the data checks, after them, as roc_auc's undefined classes are.
     """
-    problem = _weightless_class(metric, cols, opts)
+    problem = weightless_class(metric, cols, opts)
     if problem is None:
         return out
     weightless = sums_to_zero(pl.col(_N), pl.col(_ABS_N))

@@ -825,3 +825,56 @@ def test_weights_cancelling_over_ids_of_other_row_counts_are_told_per_id() -> No
     # (seed 1 draws ids 1 and 2 alone, once each, in 3 of the 200 resamples)
     out = pl_metrics.bootstrap(df, "log_loss", n_resamples=200, seed=1, **options)
     assert out["estimate"].item() == pl_metrics.report(df, "log_loss", **options).item()
+
+
+def _ragged_cancelling() -> pl.DataFrame:
+    """Ids 2 to 4 alone hold class "c"; their weights 0.1, 0.2 and -0.3 cancel (to
+    rounding), those of the whole group do not."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for i, w in enumerate([1.0, 0.1, 0.2, -0.3, 2.0, 0.5]):
+        for c in ["a", "b", "c"] if i in (1, 2, 3) else ["a", "b"]:
+            score = 0.0 if (i, c) == (2, "c") else round(float(rng.random()), 1)
+            rows.append(
+                {"id": i, "class": c, "score": score, "truth": (i + len(c)) % 2 == 0, "w": w}
+            )
+    return pl.DataFrame(rows)
+
+
+@pytest.mark.parametrize("eps", [None, 0.0])
+@pytest.mark.parametrize("average", ["macro", None])
+@pytest.mark.parametrize("metric", ["brier_score", "binary_log_loss"])
+def test_resamples_where_a_class_weights_cancel_are_left_out(
+    metric: str, average: str | None, eps: float | None
+) -> None:
+    """A ragged table: a resample drawing ids 2 to 4 once each (beside others) weighs class
+    "c" 5.6e-17, where report refuses it ("classes have weights that sum to zero"). Left
+    out of the resamples (of class "c"'s without an average), as a naive loop of report
+    leaves out what it refuses: the matrix products divided by 5.6e-17, and eps=0's path
+    (report on the rows) raised."""
+    df = _ragged_cancelling()
+    if metric == "brier_score" and eps == 0.0:
+        pytest.skip("brier_score takes no eps")
+    options: dict[str, Any] = {"weight_col": "w", "ragged": "allow", "average": average}
+    if eps is not None:
+        options["eps"] = eps
+    got = resampled(df, [metric], [], **options)
+    ids = df.select("id").unique()
+    weights = _compare.poisson_weights(ids["id"].hash(SEED).to_numpy(), 0, N_RESAMPLES)
+    expected = []
+    for r in range(N_RESAMPLES):
+        drawn = pl.DataFrame({"id": ids["id"], "bw": weights[:, r]}).filter(pl.col("bw") > 0)
+        rows = df.join(drawn, on="id").with_columns(pl.col("bw") * pl.col("w"))
+        # Per class, each alone, without an average: one class undefined leaves the others.
+        parts = rows.partition_by("class") if average is None else [rows]
+        for part in parts:
+            try:
+                out = pl_metrics.report(part, metric, **{**options, "weight_col": "bw"})
+            except pl_metrics.MetricsInputError:  # weights that sum to zero: undefined
+                continue
+            expected += [(r, *row) for row in out.rows()]
+    assert len(expected) < N_RESAMPLES * (3 if average is None else 1)  # some left out
+    keys = ["r", "class"] if average is None else ["r"]
+    defined = got.filter(pl.col("value").is_not_nan()).sort(keys)
+    want = pl.DataFrame(expected, schema=[*keys, "value"], orient="row").sort(keys)
+    assert_frame_equal(defined.select(*keys, "value"), want, check_dtypes=False, rel_tol=1e-9)
