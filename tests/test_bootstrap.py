@@ -878,3 +878,33 @@ def test_resamples_where_a_class_weights_cancel_are_left_out(
     defined = got.filter(pl.col("value").is_not_nan()).sort(keys)
     want = pl.DataFrame(expected, schema=[*keys, "value"], orient="row").sort(keys)
     assert_frame_equal(defined.select(*keys, "value"), want, check_dtypes=False, rel_tol=1e-9)
+
+
+def test_lazy_calls_keep_the_list_of_groups_they_were_given() -> None:
+    """A list of ``by`` columns changed in place after a lazy call is read as it was at the
+    call, as a threshold table and class weights are."""
+    two = multilabel(seed=4)
+    by = ["g"]
+    lazy = pl_metrics.bootstrap(two.lazy(), "f1", by=by, n_resamples=20, seed=1)
+    table = pl.DataFrame({"class": ["w", "x", "y", "z"], "threshold": [0.3, 0.5, 0.6, 0.4]})
+    lazy_table = pl_metrics.report(two.lazy(), "f1", by=by, threshold=table.lazy())
+    by.append("id")
+    want = pl_metrics.bootstrap(two, "f1", by="g", n_resamples=20, seed=1)
+    assert_frame_equal(lazy.collect(), want)
+    assert_frame_equal(lazy_table.collect(), pl_metrics.report(two, "f1", by="g", threshold=table))
+
+
+def test_a_lazy_call_keeps_a_pandas_threshold_table_as_given() -> None:
+    """A pandas table of thresholds, read by polars over its buffers, changed in place after
+    a lazy call: the call's thresholds are those it was given (the F1 of an eager call)."""
+    pd = pytest.importorskip("pandas")
+    df = multilabel(seed=4).filter(pl.col("g") == "c")
+
+    def table() -> Any:
+        return pd.DataFrame({"class": ["w", "x", "y", "z"], "threshold": [0.3, 0.5, 0.6, 0.4]})
+
+    given = table()
+    lazy = pl_metrics.bootstrap(df.lazy(), "f1", threshold=given, n_resamples=40, seed=1)
+    given.loc[0, "threshold"] = 0.99
+    want = pl_metrics.bootstrap(df, "f1", threshold=table(), n_resamples=40, seed=1)
+    assert_frame_equal(lazy.collect(), want)

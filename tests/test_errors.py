@@ -1491,3 +1491,51 @@ def test_sample_weight_is_told_of_from_numpys_weight_column() -> None:
         r"weight_col='weight'",
     ):
         pl_metrics.f1(good, sample_weight=[1.0])
+
+
+@pytest.mark.parametrize(
+    "metrics", [["roc_auc"], ["average_precision", "coverage_error"], ["brier_score"]]
+)
+def test_score_names_the_metrics_undefined_for_weights_all_zero_as_report_does(
+    metrics: list[str], tmp_path: Path
+) -> None:
+    """Cut by class, score() checks the weights in its id chunks: the metrics named are the
+    call's, not those of the state that counts the checks."""
+    rng = np.random.default_rng(3)
+    ids = np.repeat(np.arange(24), 4)
+    df = pl.DataFrame(
+        {
+            "id": ids,
+            "class": np.tile(np.arange(4), 24),
+            "score": rng.random(96),
+            "truth": rng.random(96) < 0.5,
+            "g": ids % 2,
+            "w": np.where(ids % 2 == 0, 0.0, 1.0 + ids % 3),
+        }
+    )
+    path = tmp_path / "w.parquet"
+    df.write_parquet(path)
+    with pytest.raises(MetricsInputError) as whole:
+        pl_metrics.report(df, metrics, by="g", weight_col="w")
+    assert f"{', '.join(metrics)} {'is' if len(metrics) == 1 else 'are'} undefined" in str(
+        whole.value
+    )
+    with pytest.raises(MetricsInputError) as chunked:
+        pl_metrics.score(path, metrics, by="g", weight_col="w", n_chunks=4)
+    assert str(chunked.value) == str(whole.value)
+
+
+def test_threshold_tables_of_nan_or_infinite_thresholds_are_refused(good: pl.DataFrame) -> None:
+    """A NaN threshold would predict nothing, an infinite one nothing or everything."""
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        table = pl.DataFrame({"class": [0, 1, 2, 3], "threshold": [0.5, bad, 0.5, bad]})
+        with pytest.raises(
+            MetricsInputError, match=r"^option 'threshold': 2 thresholds of the table are null, "
+        ):
+            pl_metrics.f1(good, threshold=table)
+
+
+def test_a_fold_column_among_by_is_named_as_such(good: pl.DataFrame) -> None:
+    df = good.with_columns(fold=pl.col("id") % 2)
+    with pytest.raises(MetricsInputError, match=r"^option 'fold_col': 'fold' is also in 'by'$"):
+        pl_metrics.best_threshold(df, by=["model", "fold"], fold_col="fold")

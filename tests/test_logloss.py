@@ -483,3 +483,31 @@ def test_weighted_log_loss_per_id_rescales_each_row() -> None:
     q = np.clip(p / p.sum(axis=1, keepdims=True), 1e-15, 1 - 1e-15)
     want = -np.log(q[np.arange(10), y])
     np.testing.assert_allclose(got["weighted_log_loss"].to_numpy(), want, rtol=1e-12)
+
+
+def test_class_weights_that_are_one_class_once_read_as_its_type_are_refused() -> None:
+    """1 and "1.0" differ as text but are one integer class: refused, not one weight kept
+    (whichever sorts last) for the class."""
+    df = seed_002_frame().with_columns(
+        pl.col("class").replace_strict({"A": 1, "B": 2}, return_dtype=pl.Int64)
+    )
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"\['1', '1.0'\] name the same class once read as the class column's type \(Int64\)",
+    ):
+        pl_metrics.weighted_log_loss(df, class_weights={1: 0.8, "1.0": 0.3, 2: 0.2})
+
+
+def test_class_weights_of_no_class_or_summing_to_zero_are_refused() -> None:
+    """A key 1.5 is no integer class (not class 1, cut to its integer); weights of zero
+    only weigh nothing."""
+    df = seed_002_frame().with_columns(
+        pl.col("class").replace_strict({"A": 1, "B": 2}, return_dtype=pl.Int64)
+    )
+    want = pl_metrics.weighted_log_loss(df, class_weights={1: 0.8, 2: 0.2})
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"1\.5"):
+        pl_metrics.weighted_log_loss(df, class_weights={1.5: 0.8, 2: 0.2})
+    got = pl_metrics.weighted_log_loss(df, class_weights={1.0: 0.8, 2: 0.2})  # a whole float
+    assert got.item() == pytest.approx(want.item(), rel=1e-12)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"the weights sum to zero"):
+        pl_metrics.weighted_log_loss(df, class_weights={1: 0.0, 2: 0})

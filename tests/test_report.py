@@ -732,3 +732,129 @@ def test_merged_state_tables_are_the_parts_sums_in_order(average: str) -> None:
             if got.schema[column] == pl.Float64:
                 bits = [f[column].fill_null(0.0).to_numpy().view(np.uint64) for f in (got, want)]
                 assert np.array_equal(*bits), (table, column)
+
+
+def _layout_table(rows: list[tuple[int, str]]) -> pl.DataFrame:
+    """A table of the given (id, class) rows, with scores and labels that pass every check."""
+    rng = np.random.default_rng(len(rows))
+    return pl.DataFrame(
+        {
+            "id": [i for i, _ in rows],
+            "class": [c for _, c in rows],
+            "score": rng.random(len(rows)),
+            "truth": [k % 2 == 0 for k in range(len(rows))],
+        }
+    )
+
+
+def _problem_of(make: Any) -> str | None:
+    try:
+        make()
+    except pl_metrics.MetricsInputError as error:
+        return error.problem
+    return None
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        # An id of too many rows whose extra class other ids lack: its part's largest id.
+        [(1, "a"), (1, "a"), (1, "b"), (2, "b"), (3, "b")],
+        # An id of too few rows beside one that repeats a class: its part's smallest id.
+        [(1, "a"), (2, "a"), (2, "b"), (2, "b"), (2, "b")],
+        # Ids that repeat one class and lack the other, the rows per class as expected.
+        *(
+            [(1, a), (1, a), (2, b), (2, b), (3, a), (3, b), (4, a), (4, b)]
+            for a, b in [(f"c{i}", f"c{j}") for i in range(4) for j in range(i + 1, 5)]
+        ),
+    ],
+)
+def test_merged_states_tell_a_table_s_class_sets_as_the_whole_table_does(
+    rows: list[tuple[int, str]],
+) -> None:
+    """Each part's largest and smallest id (rows, class hashes) merge by their max and min:
+    the ids that break the table's class sets sit in different parts."""
+    df = _layout_table(rows)
+    whole = _problem_of(lambda: pl_metrics.report(df, "lrap"))
+    assert whole is not None
+    for cut in (pl.col("id") == 1, pl.col("id") <= 2, pl.col("id") % 2 == 0):
+        parts = [df.filter(cut), df.filter(~cut)]
+        states = [pl_metrics.state(p, "lrap").collect() for p in parts]
+        merged = _problem_of(lambda s=states: pl_metrics.merge_states(s).finalize().collect())
+        assert merged == whole
+
+
+def test_a_merge_keeps_the_most_rows_of_an_id_of_any_part() -> None:
+    """ndcg refuses groups whose every id has one class: ragged parts, one of single-class
+    ids, merge into the whole table's value."""
+    rng = np.random.default_rng(3)
+    two = long_table(rng.random((6, 2)) < 0.5, rng.random((6, 2)))
+    one = long_table(rng.random((5, 1)) < 0.5, rng.random((5, 1))).with_columns(pl.col("id") + 100)
+    df = pl.concat([two, one])
+    whole = pl_metrics.report(df, "ndcg", ragged="allow")
+    for parts in ([one, two], [two, one]):
+        states = [pl_metrics.state(p, "ndcg", ragged="allow").collect() for p in parts]
+        merged = pl_metrics.merge_states(states).finalize().collect()
+        assert merged["ndcg"].item() == pytest.approx(whole["ndcg"].item(), rel=1e-12)
+
+
+def test_a_merge_of_an_eager_and_a_lazy_state_reads_the_lazy_part_once() -> None:
+    """A merge with one lazy part is collected first, as a merge of lazy parts is: its
+    finalizing plan would read that part once per join. (Each part read once shifts its
+    scores alike: the class-ranked metrics' scores of the two parts line up.)"""
+    df = make_table(5, n_ids=60).drop("pred")
+    metrics = ["lrap", "coverage_error", "roc_auc", "ndcg", "f1"]
+    want = pl_metrics.report(df, metrics, by="model")
+    parts = [df.filter(pl.col("id") % 2 == k) for k in range(2)]
+    for lazy_first in (True, False):
+        states = [
+            pl_metrics.state(_shifting_source(parts[0]), metrics, by="model").collect(),
+            pl_metrics.state(_shifting_source(parts[1]), metrics, by="model"),
+        ]
+        merged = pl_metrics.merge_states(states[::-1] if lazy_first else states)
+        assert_frame_equal(merged.finalize().collect(), want, rel_tol=1e-12)
+
+
+def test_a_metric_asked_for_twice_is_one_column() -> None:
+    """Metric names are taken once each, in order: a repeated name is no second column (nor
+    one renamed by a join), and its state merges with that of the names once."""
+    df = multiclass_table(8)
+    once = pl_metrics.report(df, ["lrap", "f1"], by="model")
+    assert_frame_equal(pl_metrics.report(df, ["lrap", "f1", "lrap"], by="model"), once)
+    twice = pl_metrics.state(df, ["f1", "lrap", "f1"], by="model")
+    assert twice.metrics == ("f1", "lrap")
+
+
+def test_max_fpr_of_one_is_the_whole_curve() -> None:
+    """max_fpr=1 is scikit-learn's plain ROC AUC, and the option left out: their states
+    merge."""
+    from sklearn.metrics import roc_auc_score
+
+    df = multiclass_table(10).filter(pl.col("model") == "a")
+    wide = df.pivot(on="class", index="id", values=["truth", "score"]).sort("id")
+    truth = wide.select(f"truth_{c}" for c in range(4)).to_numpy()
+    score = wide.select(f"score_{c}" for c in range(4)).to_numpy()
+    got = pl_metrics.report(df, "roc_auc", max_fpr=1)["roc_auc"].item()
+    assert got == pytest.approx(roc_auc_score(truth, score, max_fpr=1), rel=1e-12)
+    parts = [df.filter(pl.col("id") % 2 == k) for k in range(2)]
+    states = [
+        pl_metrics.state(parts[0], "roc_auc", max_fpr=1).collect(),
+        pl_metrics.state(parts[1], "roc_auc").collect(),
+    ]
+    merged = pl_metrics.merge_states(states).finalize().collect()
+    assert merged["roc_auc"].item() == pytest.approx(got, rel=1e-12)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
+def test_a_group_of_negative_weights_only_is_weighted(lazy: bool) -> None:
+    """Weights that are all negative are not all zero: scikit-learn's F1 of them."""
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(5)
+    truth, score = rng.random((20, 3)) < 0.5, rng.random((20, 3))
+    weight = -(1.0 + rng.integers(0, 3, 20))
+    df = long_table(truth, score, weight=weight, rng=rng)
+    got = pl_metrics.report(df.lazy() if lazy else df, "f1", weight_col="w")
+    got = got.collect() if isinstance(got, pl.LazyFrame) else got
+    want = f1_score(truth, score >= 0.5, average="macro", sample_weight=weight, zero_division=0)
+    assert got["f1"].item() == pytest.approx(want, rel=1e-12)

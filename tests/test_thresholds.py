@@ -1173,3 +1173,16 @@ def test_the_best_plan_keeps_a_class_without_a_candidate() -> None:
     for table in (df, df.reverse()):  # falling thresholds (the blocks) and rising (the plan)
         for best in (_thresholds._best, _thresholds._best_plan):
             assert_frame_equal(best(table.lazy(), ["class"]).collect().sort("class"), want)
+
+
+def test_a_table_of_float_classes_applies_to_negative_integer_classes() -> None:
+    """Whole floats (-1.0, as pandas reads a CSV's integers) key the integer classes, the
+    negative ones too: scikit-learn's F1 at each class's threshold."""
+    rng = np.random.default_rng(8)
+    truth, score = rng.random((40, 3)) < 0.4, np.round(rng.random((40, 3)), 2)
+    df = pl_metrics.from_numpy(truth, score).with_columns(pl.col("class") - 1)
+    at = [0.3, 0.5, 0.7]
+    floats = pl.DataFrame({"class": [-1.0, 0.0, 1.0], "threshold": at})
+    want = f1_score(truth, score >= np.array(at), average=None, zero_division=0)
+    got = pl_metrics.f1(df, threshold=floats, average=None)
+    np.testing.assert_allclose(got.sort("class")["f1"], want, rtol=1e-12)
