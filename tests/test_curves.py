@@ -17,6 +17,7 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import average_precision_score, roc_auc_score, top_k_accuracy_score
 
 import pl_metrics
+from pl_metrics import _kernel
 from pl_metrics._frame import sorted_within
 from pl_metrics._kernel import falling_in_key_order
 from tests.conftest import dense_problems, grouped_table, long_table, run
@@ -87,8 +88,8 @@ def test_matches_sklearn(kind: str, metric: str, data: st.DataObject) -> None:
 @pytest.mark.parametrize("average", [None, "macro", "micro", "weighted"])
 def test_average_precision_with_negative_weights_matches_sklearn(average: str | None) -> None:
     """A negative id weight can take recall back at a score: scikit-learn counts that step
-    (and a precision over no weight as 0); so does the curves table. A class whose positives
-    weigh less than zero in all is divided by that weight, as scikit-learn does (not 0)."""
+    (and a precision over no weight as 0); so does the curves table. (Class 4's positives
+    weigh less than zero in all; its area here is 0: see the test of such positives below.)"""
     rng = np.random.default_rng(3)
     n_ids, n_classes = 200, 5
     truth = rng.random((n_ids, n_classes)) < 0.3
@@ -534,3 +535,185 @@ def test_undefined_roc_aucs_per_class_are_named_alike_on_every_path(tmp_path: Pa
         "there (class='e', class='d', class='c', ...); pass undefined='skip' to give them null "
         "values"
     }
+
+
+def test_average_precision_of_positives_weighing_less_than_zero_matches_sklearn(kind: str) -> None:
+    """A class whose positives weigh less than zero in all: scikit-learn divides its area by
+    that weight (here a value above 0, not the 0 of a class without positives)."""
+    rng = np.random.default_rng(4)
+    truth = np.zeros(20, bool)
+    truth[rng.choice(20, 3, replace=False)] = True
+    score = np.round(rng.random(20), 2)
+    w = rng.random(20) + 0.5
+    w[np.flatnonzero(truth)[:2]] = [-1.0, -2.0]
+    assert w[truth].sum() < 0
+    df = long_table(truth[:, None], score[:, None], weight=w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = average_precision_score(truth, score, sample_weight=w)
+    assert want > 0
+    got = run(df, kind, pl_metrics.average_precision, weight_col="w").item()
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("pos_factor", "neg_factor"), [(1e-170, 1e-170), (1e160, 1e160), (1e-170, 1e160)]
+)
+def test_roc_auc_plan_with_weights_far_from_one_matches_sklearn(
+    monkeypatch: pytest.MonkeyPatch, pos_factor: float, neg_factor: float
+) -> None:
+    """Without the kernel, the plan scales positives and negatives by their own powers of two:
+    their products neither under- nor overflow, however far apart the two sides' weights."""
+    rng = np.random.default_rng(3)
+    truth, score = rng.random((40, 3)) < 0.4, np.round(rng.random((40, 3)), 1)
+    base = rng.integers(1, 5, 40).astype(float)
+    for k in range(3):
+        w = base * np.where(truth[:, k], pos_factor, neg_factor)
+        df = long_table(truth[:, [k]], score[:, [k]], weight=w)
+        want = roc_auc_score(truth[:, k], score[:, k], sample_weight=w)
+        with monkeypatch.context() as patched:
+            patched.setattr(_kernel, "_kernels", None)
+            for got in (
+                pl_metrics.roc_auc(df, weight_col="w"),
+                pl_metrics.roc_auc(df.lazy(), weight_col="w").collect(),
+            ):
+                assert got.item() == pytest.approx(want, rel=1e-12)
+
+
+def test_undefined_micro_roc_auc_is_told_of_the_pooled_group_on_every_path() -> None:
+    """Micro ROC AUC pools the classes: a group without negatives is refused as one pooled
+    group (no class named), its hint NaN with undefined='skip', on every path."""
+    truth = np.array([[1, 1], [1, 1], [1, 0]], dtype=bool)
+    score = np.array([[0.2, 0.5], [0.3, 0.1], [0.9, 0.4]])
+    df = pl.concat(
+        [
+            long_table(np.ones_like(truth), score, group=0),
+            long_table(truth, score, group=1),
+        ]
+    )
+    want = (
+        r"^column 'class': 1 group \(all classes pooled\) has no positives or no negatives: "
+        r"ROC AUC is undefined there \(g=0\); pass undefined='skip' to give it NaN$"
+    )
+    for call in (
+        lambda: pl_metrics.roc_auc(df, by="g", average="micro"),
+        lambda: pl_metrics.roc_auc(df.lazy(), by="g", average="micro").collect(),
+        lambda: pl_metrics.score(df, "roc_auc", by="g", average="micro", n_chunks=2),
+    ):
+        with pytest.raises(pl_metrics.MetricsInputError, match=want):
+            call()
+    skipped = pl_metrics.roc_auc(df, by="g", average="micro", undefined="skip").sort("g")
+    assert math.isnan(skipped["roc_auc"][0])
+    want_auc = roc_auc_score(truth.ravel(), score.ravel())
+    assert skipped["roc_auc"][1] == pytest.approx(want_auc, rel=1e-12)
+
+
+def test_average_precision_at_a_threshold_of_no_weight_matches_sklearn(kind: str) -> None:
+    """Negative weights can cancel the weight above a threshold (tp + fp = 0) at a score
+    holding positives: scikit-learn takes that precision as 0 (no NaN)."""
+    score = np.array([0.9, 0.8, 0.5, 0.3, 0.2])
+    truth = np.array([True, True, True, False, True])
+    w = np.array([1.0, -1.0, 2.0, 1.0, 0.5])
+    df = long_table(truth[:, None], score[:, None], weight=w)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = average_precision_score(truth, score, sample_weight=w)
+    got = run(df, kind, pl_metrics.average_precision, weight_col="w").item()
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_padded_cmap_takes_scores_of_exactly_zero_and_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """[0, 1] is closed: scores of exactly 0 and 1 are probabilities (the padding's 1 ties with
+    them), refused only outside it, counted on both sides."""
+    rng = np.random.default_rng(5)
+    truth = rng.random((30, 3)) < 0.4
+    score = rng.integers(0, 5, (30, 3)) / 4  # 0.0 and 1.0 among them
+    assert (score == 0).any()
+    assert (score == 1).any()
+    df = long_table(truth, score, group=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = padded_cmap_reference(truth.astype(int), score, 2)
+    for kernels in (_kernel._kernels, None):  # the kernel's blocks, then the polars plan
+        with monkeypatch.context() as patched:
+            patched.setattr(_kernel, "_kernels", kernels)
+            values = [
+                pl_metrics.padded_cmap(df, padding=2).item(),
+                pl_metrics.padded_cmap(df, padding=2, per_class=True)["padded_cmap"].mean(),
+                pl_metrics.padded_cmap(df.lazy(), padding=2).collect().item(),
+            ]
+            assert values == pytest.approx([want] * 3, rel=1e-12)
+    outside = df.with_columns(
+        score=pl.when(pl.col("id") == 0)
+        .then(-0.5)
+        .when(pl.col("id") == 1)
+        .then(1.5)
+        .otherwise("score")
+    )
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^column 'score': 6 rows have a score outside \[0, 1\]"
+    ):
+        pl_metrics.padded_cmap(outside)
+
+
+def test_padded_cmap_is_a_macro_mean_whatever_the_report_s_average() -> None:
+    """padded cmAP (BirdCLEF 2023) is the mean over classes: a report's ``average``, given for
+    its other metrics, does not change it."""
+    rng = np.random.default_rng(2)
+    truth, score = rng.random((40, 4)) < 0.3, rng.random((40, 4)).round(2)
+    df = long_table(truth, score)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = padded_cmap_reference(truth.astype(int), score, 3)
+    for average in ("weighted", "micro", "samples"):
+        got = pl_metrics.report(
+            df, ["padded_cmap", "average_precision"], average=average, padding=3
+        )
+        assert got["padded_cmap"].item() == pytest.approx(want, rel=1e-12)
+
+
+def test_top_k_report_without_k_is_top_1_on_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`report` and `score` leave ``k`` unset: it is 1, as `top_k_accuracy`'s default, with or
+    without the kernel."""
+    rng = np.random.default_rng(8)
+    y, score = rng.integers(0, 4, 40), rng.integers(0, 4, (40, 4)) / 4
+    df = long_table(np.eye(4, dtype=bool)[y], score)
+    want = top_k_accuracy_score(y, score, k=1, labels=range(4))
+    for kernels in (_kernel._kernels, None):
+        with monkeypatch.context() as patched:
+            patched.setattr(_kernel, "_kernels", kernels)
+            # (With ndcg in the report, whose k is unset for all classes, k stays unset.)
+            for metrics in (["top_k_accuracy"], ["top_k_accuracy", "ndcg"]):
+                got = pl_metrics.report(df, metrics)["top_k_accuracy"].item()
+                assert got == pytest.approx(want, rel=1e-12)
+                scored = pl_metrics.score(df, metrics, n_chunks=2)["top_k_accuracy"].item()
+                assert scored == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_top_k_of_groups_of_different_class_counts_matches_sklearn(kind: str, k: int) -> None:
+    """Groups of 3 and 5 classes: the ids' runs differ in length (the kernel's ragged
+    branch), ties broken as scikit-learn breaks them in each group."""
+    rng = np.random.default_rng(1)
+    frames, wants = [], []
+    for g, n_classes in enumerate([3, 5]):
+        y, score = rng.integers(0, n_classes, 30), rng.integers(0, 3, (30, n_classes)) / 2
+        frames.append(long_table(np.eye(n_classes, dtype=bool)[y], score, group=g))
+        wants.append(top_k_accuracy_score(y, score, k=k, labels=range(n_classes)))
+    got = run(pl.concat(frames), kind, pl_metrics.top_k_accuracy, k=k, by="g").sort("g")
+    np.testing.assert_allclose(got["top_k_accuracy"].to_numpy(), wants, rtol=1e-12)
+
+
+def test_roc_curve_of_integer_scores_beyond_2_53_matches_sklearn() -> None:
+    """Integer scores that are one Float64 (2**53 and 2**53 + 1) are one threshold, as
+    scikit-learn's float comparison makes them."""
+    from sklearn.metrics import roc_curve
+
+    big = 2**53
+    score = np.array([big, big + 1, big + 2, big + 3, 5, 3], dtype=np.int64)
+    truth = np.array([1, 0, 1, 0, 1, 0], dtype=bool)
+    df = pl.DataFrame({"id": range(6), "class": 0, "score": score, "truth": truth})
+    fpr, tpr, _ = roc_curve(truth, score.astype(float), drop_intermediate=False)
+    for got in (pl_metrics.roc_curve(df), pl_metrics.roc_curve(df.lazy()).collect()):
+        np.testing.assert_allclose(got["fpr"].to_numpy(), fpr, rtol=1e-12)
+        np.testing.assert_allclose(got["tpr"].to_numpy(), tpr, rtol=1e-12)
