@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import polars as pl
@@ -22,6 +22,8 @@ from pl_metrics._registry import METRICS
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+T = TypeVar("T")
 
 
 @pytest.fixture(params=["eager", "lazy"])
@@ -42,14 +44,25 @@ def run(df: pl.DataFrame, kind: str, metric: Callable[..., Any], **options: Any)
         # A collected lazy metric runs the driver (rows read into memory, the kernels); the
         # polars plans, what runs without the kernel (an install without a compiler), must
         # give the same numbers. (A lazy state runs the kernel too: it is left out here.)
-        kernels = _kernel._kernels
-        _kernel._kernels = None
-        try:
-            plan = pl_metrics.state(df.lazy(), metric.__name__, **options).finalize().collect()
-        finally:
-            _kernel._kernels = kernels
+        name = metric.__name__
+        plan = on_the_plan(
+            lambda: pl_metrics.state(df.lazy(), name, **options).finalize().collect()
+        )
         assert_frame_equal(plan, collected, rel_tol=1e-12, abs_tol=1e-12)
     return collected
+
+
+def on_the_plan(call: Callable[[], T]) -> T:
+    """``call()`` with the kernel turned off: the polars plans, as an install without it.
+
+    (A LazyFrame's state is collected as `score` collects it, the kernel on each chunk.)
+    """
+    kernels = _kernel._kernels
+    _kernel._kernels = None
+    try:
+        return call()
+    finally:
+        _kernel._kernels = kernels
 
 
 def long_table(

@@ -25,6 +25,7 @@ from polars.testing import assert_frame_equal
 import pl_metrics
 from pl_metrics import _kernel
 from pl_metrics._kernel import contiguous_runs
+from tests.conftest import on_the_plan
 
 RANKING = ["lwlrap", "lrap", "coverage_error", "label_ranking_loss"]
 
@@ -80,19 +81,8 @@ def both_paths(df: pl.DataFrame, **options: Any) -> tuple[pl.DataFrame, pl.DataF
     plan ran only without it.)
     """
     kernel = pl_metrics.report(df, RANKING, **options)
-    built, _kernel._kernels = _kernel._kernels, None
-    try:
-        joins = pl_metrics.state(df.lazy(), RANKING, **options).finalize().collect()
-    finally:
-        _kernel._kernels = built
+    joins = on_the_plan(pl_metrics.state(df.lazy(), RANKING, **options).finalize().collect)
     return kernel, joins
-
-
-def _without_kernel(monkeypatch: pytest.MonkeyPatch, call: Any) -> Any:
-    """``call()`` with the kernel turned off: the polars plan (as conftest's ``run`` does)."""
-    with monkeypatch.context() as patched:
-        patched.setattr(_kernel, "_kernels", None)
-        return call()
 
 
 @needs_kernel
@@ -1825,7 +1815,7 @@ def test_lazy_ranking_plans_have_no_python_step(metric: str, options: dict[str, 
 # `if not kernel_reads(df[SCORE]):` (unchecked null truth reaches the kernel, which reads a
 # null's stale bit as a positive: per class, a length error; otherwise other numbers).
 @needs_kernel
-def test_unchecked_null_truth_counts_as_the_plan_does(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_unchecked_null_truth_counts_as_the_plan_does() -> None:
     # A null made by `when` over a true value keeps the value's bit set under the null.
     truth = pl.select(
         pl.when(pl.Series([True, True, False, True, True, True])).then(
@@ -1848,4 +1838,4 @@ def test_unchecked_null_truth_counts_as_the_plan_does(monkeypatch: pytest.Monkey
         lambda: pl_metrics.report(df, ["lrap", "coverage_error"], validate=False, per_id=True),
     ]
     for call in calls:
-        assert_frame_equal(call(), _without_kernel(monkeypatch, call), rel_tol=1e-12)
+        assert_frame_equal(call(), on_the_plan(call), rel_tol=1e-12)

@@ -13,7 +13,7 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import ndcg_score
 
 import pl_metrics
-from tests.conftest import dense_problems, grouped_table, long_table, run
+from tests.conftest import dense_problems, grouped_table, long_table, on_the_plan, run
 from tests.test_kernel import needs_kernel, random_dump
 
 SETTINGS = settings(
@@ -117,12 +117,8 @@ def test_the_kernel_gives_the_plans_bits(
     options = {"by": "group", "k": k, "weight_col": "w" if weighted else None}
     for per_id_values in (False, True):
         kernel = pl_metrics.ndcg(df, per_id=per_id_values, **options)
-        built, _kernel._kernels = _kernel._kernels, None  # (the plan alone: a lazy state's
-        try:  # collect runs the kernel on its chunks)
-            lazy = pl_metrics.state(df.lazy(), "ndcg", per_id=per_id_values, **options)
-            plan = lazy.finalize().collect()
-        finally:
-            _kernel._kernels = built
+        lazy = pl_metrics.state(df.lazy(), "ndcg", per_id=per_id_values, **options)
+        plan = on_the_plan(lazy.finalize().collect)
         order = keys if per_id_values else ["group"]
         assert_frame_equal(kernel.sort(order), plan.sort(order), rel_tol=1e-12)
 

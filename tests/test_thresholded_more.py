@@ -23,7 +23,7 @@ from sklearn.metrics import (
 
 import pl_metrics
 from pl_metrics._registry import METRICS
-from tests.conftest import dense_problems, grouped_table, run
+from tests.conftest import dense_problems, grouped_table, long_table, on_the_plan, run
 
 SETTINGS = settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -241,3 +241,187 @@ def test_fbeta_of_negative_weights_that_cancel_is_zero_division(beta: float) -> 
     assert swept["value"][0] == 0.0
     best = pl_metrics.best_threshold(df, "fbeta", beta=beta, weight_col="w")
     assert best["value"].abs().max() < 10
+
+
+def test_hamming_loss_of_ragged_rows_pools_the_cells_present() -> None:
+    # ragged="allow": the share of the cells present predicted wrong, each weighing its id's
+    # weight, as the docs say (not the mean of the classes' shares, which on a dense table
+    # is the same number: a class of fewer rows weighs less).
+    rng = np.random.default_rng(4)
+    truth, score = rng.random((20, 3)) < 0.5, rng.random((20, 3))
+    w = rng.integers(1, 4, 20).astype(float)
+    present = np.ones((20, 3), dtype=bool)
+    present[:12, 2] = False  # class 2 of 8 ids only
+    df = long_table(truth, score, weight=w).filter(pl.Series(present.reshape(-1)))
+    wrong = (score >= THRESHOLD) != truth
+    cells = np.broadcast_to(w[:, None], (20, 3)) * present
+    for weight_col, weights in ((None, present * 1.0), ("w", cells)):
+        want = (wrong * weights).sum() / weights.sum()
+        per_class = (wrong * weights).sum(0) / weights.sum(0)
+        assert want != pytest.approx(per_class.mean())  # (what the classes' mean would be)
+        options = {"weight_col": weight_col, "ragged": "allow"}
+        for got in (
+            pl_metrics.hamming_loss(df, **options).item(),
+            pl_metrics.hamming_loss(df.lazy(), **options).collect().item(),
+            on_the_plan(lambda: pl_metrics.hamming_loss(df, **options).item()),  # noqa: B023
+        ):
+            assert got == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["hamming_loss", "f1", "jaccard"])
+def test_per_id_values_do_not_depend_on_the_weights_on_every_path(metric: str) -> None:
+    # Each id's value is of its own unweighted cells, an id of weight 0 (or negative) too,
+    # on the kernel's path and on the plan's (weighted cells would give 0 / 0 there).
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(6)
+    truth, score = rng.random((8, 3)) < 0.5, rng.random((8, 3))
+    truth[1] = score[1] >= THRESHOLD  # the id of weight 0 has a value of 1 (or loss 0)
+    df = long_table(truth, score, weight=np.array([1.0, 0.0, 2.0, -1.0, 3.0, 0.0, 1.0, 2.0]))
+    pred = score >= THRESHOLD
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if metric == "hamming_loss":
+            want = [hamming_loss(truth[i], pred[i]) for i in range(8)]
+        else:
+            function = {"f1": f1_score, "jaccard": jaccard_score}[metric]
+            want = [function(truth[i], pred[i], zero_division=0) for i in range(8)]
+    options = {"weight_col": "w", "per_id": True}
+    if metric != "hamming_loss":
+        options["average"] = "samples"
+    function = getattr(pl_metrics, metric)
+    for got in (
+        function(df, **options),
+        function(df.lazy(), **options).collect(),
+        on_the_plan(lambda: function(df, **options)),
+        on_the_plan(lambda: function(df.lazy(), **options).collect()),
+    ):
+        np.testing.assert_allclose(got.sort("id")[metric].to_numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("metric", ["f1", "precision", "recall", "fbeta"])
+def test_samples_of_nan_ids_leave_out_their_weights(metric: str) -> None:
+    # zero_division=nan: an id whose value is undefined (no positive, nothing predicted) is
+    # left out of the weighted mean over ids with its weight, as scikit-learn's _nanaverage
+    # (its jaccard_score takes no NaN).
+    from sklearn.metrics import f1_score, precision_score
+
+    rng = np.random.default_rng(9)
+    truth, score = rng.random((12, 3)) < 0.4, rng.random((12, 3))
+    truth[:4], score[:4] = False, 0.1  # four ids of no positive and no prediction: NaN
+    w = np.array([5.0, 4.0, 3.0, 6.0, 1.0, 2.0, 1.0, 3.0, 2.0, 1.0, 2.0, 1.0])
+    df = long_table(truth, score, weight=w)
+    options = {"beta": 2.0} if metric == "fbeta" else {}
+    sklearn = {
+        "f1": f1_score,
+        "precision": precision_score,
+        "recall": recall_score,
+        "fbeta": fbeta_score,
+    }[metric]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = sklearn(
+            truth,
+            score >= THRESHOLD,
+            average="samples",
+            sample_weight=w,
+            zero_division=np.nan,
+            **options,
+        )
+    assert np.isfinite(want)
+    function = getattr(pl_metrics, metric)
+    kwargs = {"average": "samples", "weight_col": "w", "zero_division": float("nan"), **options}
+    for got in (
+        function(df, **kwargs).item(),
+        function(df.lazy(), **kwargs).collect().item(),
+        on_the_plan(lambda: function(df, **kwargs).item()),
+    ):
+        assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_the_options_left_out_are_the_documented_defaults() -> None:
+    # threshold=0.5 (scores of 0.45 and 0.55 tell it from its neighbours), average="macro"
+    # (classes of different sizes tell it from micro), zero_division=0 (class 3 is never
+    # true nor predicted, class 2 always true): each function called bare is scikit-learn
+    # with those options.
+    from sklearn.metrics import balanced_accuracy_score, f1_score, precision_score
+
+    rng = np.random.default_rng(12)
+    truth = rng.random((30, 4)) < [0.1, 0.4, 0.7, 0.0]
+    score = rng.choice([0.05, 0.45, 0.5, 0.55, 0.95], (30, 4))
+    truth[:, 2], score[:, 3] = True, 0.05
+    df = long_table(truth, score)
+    pred = score >= 0.5
+
+    def macro(function: Any) -> float:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return float(np.mean([function(truth[:, k], pred[:, k]) for k in range(4)]))
+
+    def specificity(t: np.ndarray, p: np.ndarray) -> float:
+        return float(recall_score(t, p, pos_label=0, zero_division=0))
+
+    def balanced_f1(t: np.ndarray, p: np.ndarray) -> float:
+        tpr = recall_score(t, p, zero_division=0)
+        tnr = recall_score(t, p, pos_label=0, zero_division=0)
+        return 0.0 if tpr + tnr == 0 else 2 * tpr * tnr / (tpr + tnr)
+
+    def balanced_accuracy(t: np.ndarray, p: np.ndarray) -> float:
+        if t.all() or not t.any():  # (the undefined rate as zero_division, 0: documented)
+            return float(np.mean([recall_score(t, p, zero_division=0), specificity(t, p)]))
+        return float(balanced_accuracy_score(t, p))
+
+    sklearn = {"average": "macro", "zero_division": 0}
+    want = {
+        "f1": f1_score(truth, pred, **sklearn),
+        "precision": precision_score(truth, pred, **sklearn),
+        "recall": recall_score(truth, pred, **sklearn),
+        "fbeta": fbeta_score(truth, pred, beta=1.0, **sklearn),
+        "jaccard": jaccard_score(truth, pred, **sklearn),
+        "specificity": macro(specificity),
+        "matthews_corrcoef": macro(matthews_corrcoef),
+        "balanced_accuracy": macro(balanced_accuracy),
+        "balanced_f1": macro(balanced_f1),
+        "mfif": macro(lambda t, p: f1_score(t, p, average="macro", labels=[0, 1], zero_division=0)),
+        "hamming_loss": hamming_loss(truth, pred),
+        "accuracy": accuracy_score(truth, pred),
+    }
+    assert want["f1"] != pytest.approx(f1_score(truth, pred, average="micro"))
+    assert want["accuracy"] != pytest.approx(accuracy_score(truth, score >= 0.55))
+    for metric, value in want.items():
+        assert getattr(pl_metrics, metric)(df).item() == pytest.approx(value, rel=1e-12), metric
+    counts = multilabel_confusion_matrix(truth, pred)
+    got = pl_metrics.confusion(df).sort("class").select("tn", "fp", "fn", "tp").to_numpy()
+    np.testing.assert_array_equal(got, counts.reshape(4, 4))
+
+
+def test_ids_of_more_than_255_classes_count_on_every_path() -> None:
+    # The kernel sums each id's run of flags: an id of 300 classes, 256 of them wrong (or
+    # 290 true positives), must not wrap around a byte's count.
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(13)
+    truth = rng.random((4, 300)) < 0.5
+    truth[1] = True
+    score = np.where(truth, 0.9, 0.1)
+    score[0, :256] = np.where(truth[0, :256], 0.1, 0.9)  # id 0: 256 cells wrong
+    score[1, :10] = 0.1  # id 1: 290 true positives, 10 false negatives
+    df = long_table(truth, score)
+    pred = score >= THRESHOLD
+    want = {
+        "accuracy": accuracy_score(truth, pred),
+        "f1": f1_score(truth, pred, average="samples"),
+        "jaccard": jaccard_score(truth, pred, average="samples"),
+        "hamming_loss": hamming_loss(truth, pred),
+    }
+    options = {"f1": {"average": "samples"}, "jaccard": {"average": "samples"}}
+    for metric, value in want.items():
+        function = getattr(pl_metrics, metric)
+        kwargs = options.get(metric, {})
+        for got in (
+            function(df, **kwargs).item(),
+            on_the_plan(lambda: function(df, **kwargs).item()),  # noqa: B023
+        ):
+            assert got == pytest.approx(value, rel=1e-12), metric
+    per_id = pl_metrics.accuracy(df, per_id=True).sort("id")["accuracy"].to_list()
+    assert per_id == [float((truth[i] == pred[i]).all()) for i in range(4)]
