@@ -2428,3 +2428,107 @@ def test_long_options_are_checked_and_classes_named(
     pl.DataFrame({"id": range(4), "target": [0, 1, 1, 0], "p": [1, 2, 3, 4]}).write_csv(ints)
     assert main(["long", str(ints), "--truth-col", "target"]) == 2
     assert "but it has 0 (); name it with --classes" in capsys.readouterr().err
+
+
+# Tests from the mutation review of cli.py.
+
+
+def test_score_passes_n_bins_to_the_calibration_metrics(tmp_path: Path) -> None:
+    """score's ECE takes --n-bins (the conformance table gives one ECE for 4 and 10 bins)."""
+    digits = pl.read_parquet(DATA)
+    out = tmp_path / "ece.csv"
+    argv = ["score", str(DATA), "-m", "expected_calibration_error", "--by", "model", "-q"]
+    assert main([*argv, "--n-bins", "4", "-o", str(out)]) == 0
+    want = pl_metrics.expected_calibration_error(digits, by="model", n_bins=4)
+    assert_frame_equal(pl.read_csv(out), want, rel_tol=1e-12)
+    default = pl_metrics.expected_calibration_error(digits, by="model")
+    assert not want.equals(default)  # (the data tell 4 bins from 10)
+
+
+def test_thresholds_passes_beta_to_fbeta(tmp_path: Path) -> None:
+    """thresholds --metric fbeta --beta 2 tunes F2, as best_threshold(..., beta=2) does."""
+    digits = pl.read_parquet(DATA)
+    out = tmp_path / "t.csv"
+    argv = ["thresholds", str(DATA), "--metric", "fbeta", "--beta", "2", "--by", "model"]
+    assert main([*argv, "-q", "-o", str(out)]) == 0
+    want = pl_metrics.best_threshold(digits, "fbeta", by="model", beta=2.0)
+    got = pl.read_csv(out).with_columns(pl.col("class").cast(pl.String))
+    assert_frame_equal(got, want, rel_tol=1e-12)
+    assert not want.equals(pl_metrics.best_threshold(digits, "fbeta", by="model"))
+
+
+def test_a_json_threshold_table_is_read_from_stdin_and_gzipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """JSON told by its first bytes on standard input (no suffix there), and a .json.gz
+    file (as thresholds -o t.json.gz writes it) decompressed before it is read."""
+    digits = pl.read_parquet(DATA)
+    want = pl_metrics.best_threshold(digits, "f1", by="model")
+    applied = pl_metrics.report(digits, ["f1"], by="model", threshold=want)
+    tuned = ["thresholds", str(DATA), "--metric", "f1", "--by", "model", "-q", "-o"]
+    assert main([*tuned, str(tmp_path / "t.json")]) == 0
+    assert main([*tuned, str(tmp_path / "t.json.gz")]) == 0
+    scored = ["score", str(DATA), "-m", "f1", "--by", "model", "-q", "-o", str(tmp_path / "s.csv")]
+    data = (tmp_path / "t.json").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main([*scored, "--threshold-table", "-"]) == 0
+    assert_frame_equal(pl.read_csv(tmp_path / "s.csv"), applied, rel_tol=1e-12)
+    assert main([*scored, "--threshold-table", str(tmp_path / "t.json.gz")]) == 0
+    assert_frame_equal(pl.read_csv(tmp_path / "s.csv"), applied, rel_tol=1e-12)
+
+
+def test_compare_against_of_a_metric_named_twice_gives_its_rows_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """-m lrap,lrap is -m lrap (README: --metric adds up), not each difference twice."""
+    argv = ["compare", str(DATA), "--against", "knn", "--bootstrap", "100", "--format", "csv"]
+    once = pl.read_csv(io.StringIO(_stdout_of([*argv, "-m", "lrap"])))
+    assert once.height == 3  # (each other model's difference from knn)
+    twice = pl.read_csv(io.StringIO(_stdout_of([*argv, "-m", "lrap,lrap"])))
+    assert_frame_equal(twice, once)
+
+
+def test_thresholds_shows_float_classes_in_full(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The class column is a key of the thresholds' table: 1e-7 and 2e-7, not 0.000000."""
+    values = [1e-7, 2e-7, *(1.0000001 + c for c in range(8))]
+    names = {str(c): v for c, v in enumerate(values)}
+    digits = pl.read_parquet(DATA).with_columns(
+        pl.col("class").replace_strict(names, return_dtype=pl.Float64)
+    )
+    path = tmp_path / "float_classes.parquet"
+    digits.write_parquet(path)
+    assert main(["thresholds", str(path), "--metric", "f1", "--by", "model", "-q"]) == 0
+    out = capsys.readouterr().out
+    for shown in ("1e-7", "2e-7", "1.0000001"):
+        assert f"┆ {shown} " in out or f"│ {shown} " in out
+    assert "0.000000" not in out
+
+
+def test_long_names_the_truth_col_of_values_not_0_or_1(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "binary.csv"
+    pl.DataFrame(
+        {"id": [1, 2, 3], "target": [0.0, 0.5, 1.0], "prediction": [0.2, 0.7, 0.9]}
+    ).write_csv(path)
+    assert main(["long", str(path), "--truth-col", "target", "--format", "csv"]) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err)
+    assert "--truth-col target: 1 value is neither 0 nor 1, such as 0.5" in err
+
+
+def test_an_option_the_command_line_should_not_pass_is_an_internal_error(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unknown keyword from the command line is its bug (status 1), not bad input (2)."""
+
+    def passes_an_unknown_option(*args: Any, **kwargs: Any) -> pl.DataFrame:
+        return pl_metrics.report(pl.read_parquet(DATA), ["lrap"], no_such_option=1)
+
+    monkeypatch.setattr(cli, "score", passes_an_unknown_option)
+    assert main(["score", str(DATA), "-m", "lrap", "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "internal error: UnknownOptionError" in err
+    assert "a bug in pl-metrics" in err
