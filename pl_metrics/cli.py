@@ -1481,13 +1481,13 @@ def _binary_truth(scores: pl.LazyFrame, id_col: str, truth_col: str, name: str) 
     dtype = truth.schema[truth_col]
     if not (dtype == pl.Boolean or dtype.is_integer() or dtype.is_float()):
         raise MetricsInputError(f"--truth-col {truth_col}: must hold 0/1 values, not {dtype}")
-    values = truth[truth_col].cast(pl.Float64)
-    bad = int((values.is_null() | ~values.is_in([0.0, 1.0])).sum())
+    wrong = (~truth[truth_col].cast(pl.Float64).is_in([0.0, 1.0])).fill_null(True)
+    bad = int(wrong.sum())
     if bad:
+        example = truth.filter(wrong)[truth_col][0]
         raise MetricsInputError(
             f"--truth-col {truth_col}: {bad:,} {'value is' if bad == 1 else 'values are'} "
-            "neither 0 nor 1, such as "
-            f"{truth.filter(~values.is_in([0.0, 1.0]).fill_null(True))[truth_col][0]!r}"
+            f"neither 0 nor 1, such as {'null' if example is None else repr(example)}"
         )
     repeated = truth.filter(pl.col(id_col).is_duplicated())[id_col].unique()
     if repeated.len():  # (two models' rows of an id disagreeing on its truth)

@@ -2506,17 +2506,19 @@ def test_thresholds_shows_float_classes_in_full(
     assert "0.000000" not in out
 
 
+@pytest.mark.parametrize(("value", "shown"), [(0.5, "0.5"), (None, "null")])
 def test_long_names_the_truth_col_of_values_not_0_or_1(
-    capsys: pytest.CaptureFixture[str], tmp_path: Path
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, value: float | None, shown: str
 ) -> None:
+    # (A CSV's empty cell, null, was counted and then not found: an internal error.)
     path = tmp_path / "binary.csv"
     pl.DataFrame(
-        {"id": [1, 2, 3], "target": [0.0, 0.5, 1.0], "prediction": [0.2, 0.7, 0.9]}
+        {"id": [1, 2, 3], "target": [0.0, value, 1.0], "prediction": [0.2, 0.7, 0.9]}
     ).write_csv(path)
     assert main(["long", str(path), "--truth-col", "target", "--format", "csv"]) == 2
     err = capsys.readouterr().err
     _one_line_error(err)
-    assert "--truth-col target: 1 value is neither 0 nor 1, such as 0.5" in err
+    assert f"--truth-col target: 1 value is neither 0 nor 1, such as {shown}\n" in err
 
 
 def test_an_option_the_command_line_should_not_pass_is_an_internal_error(
