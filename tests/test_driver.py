@@ -932,3 +932,155 @@ def test_a_frame_missing_a_by_column_is_told_so() -> None:
         pl_metrics.MetricsInputError, match=r"^column 'nope' \(option 'by'\) is not in the table"
     ):
         pl_metrics.score(df, "lrap", by="nope")
+
+
+def test_a_budget_makes_enough_chunks_for_each_to_fit(tmp_path: Path) -> None:
+    """Rows worth 2.5 budgets (at 40 bytes a narrow row, clustered): three chunks, each
+    within the budget; two would each hold 1.25 budgets."""
+    n_ids, n_classes = 25_000, 4
+    rng = np.random.default_rng(3)
+    df = pl.DataFrame(
+        {
+            "id": pl.Series(np.repeat(np.arange(n_ids), n_classes), dtype=pl.Int32),
+            "class": pl.Series(np.tile(np.arange(n_classes), n_ids), dtype=pl.Int16),
+            "score": pl.Series(rng.random(n_ids * n_classes).round(3), dtype=pl.Float32),
+            "truth": rng.random(n_ids * n_classes) < 0.3,
+        }
+    )
+    path = tmp_path / "narrow.parquet"
+    df.write_parquet(path, row_group_size=2_000)
+    budget = int(df.height * 40 / 2.5)
+    plan = plan_chunks(pl_metrics.scan(path), files=[path], budget=budget_bytes(budget))
+    assert plan.strategy == "id ranges"
+    sizes = [df.filter(f).height for f in plan.filters]
+    assert len(sizes) == math.ceil(df.height * 40 / budget) == 3
+    assert sum(sizes) == df.height
+    assert max(sizes) * 40 <= budget * 1.05  # (the cuts estimate rows: about even)
+    got = pl_metrics.score(path, ["lrap", "f1"], memory_budget=budget)
+    assert_frame_equal(got, pl_metrics.report(df, ["lrap", "f1"]), rel_tol=1e-12)
+
+
+def test_a_lazyframes_float_ids_are_cut_in_hash_buckets() -> None:
+    """Only integer ids are cut in ranges of their histogram (cast to Int128, exactly):
+    float ids, infinite ones too, are hash buckets."""
+    ids = np.array([-np.inf, *np.linspace(-1, 0, 50), 0.5, np.inf])
+    n = len(ids)
+    df = pl.DataFrame(
+        {
+            "id": np.repeat(ids, 2),
+            "class": ["a", "b"] * n,
+            "score": (np.arange(2 * n) * 37 % 101) / 101,
+            "truth": np.arange(2 * n) % 4 < 2,
+        }
+    )
+    assert plan_chunks(df.lazy(), n_chunks=3, budget=budget_bytes(None)).strategy == (
+        "hash buckets"
+    )
+    for n_chunks in (2, 3):
+        close(
+            pl_metrics.score(df.lazy(), METRICS[:5], n_chunks=n_chunks),
+            pl_metrics.report(df, METRICS[:5]),
+        )
+
+
+def test_ids_up_to_infinity_are_cut_without_a_numpy_warning(tmp_path: Path) -> None:
+    """Ids up to +inf only (no -inf): spread over an infinite range, a row group's rows
+    would make numpy's RuntimeWarning (inf times 0) reach the caller; three chunks, quietly."""
+    ids = np.array([*np.linspace(-1, 0, 200), np.inf])
+    n = len(ids)
+    df = pl.DataFrame(
+        {
+            "id": np.repeat(ids, 2),
+            "class": ["a", "b"] * n,
+            "score": (np.arange(2 * n) * 37 % 101) / 101,
+            "truth": np.arange(2 * n) % 4 < 2,
+        }
+    )
+    path = tmp_path / "inf.parquet"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for rows in (100, 150, 2 * n):
+            df.write_parquet(path, row_group_size=rows)
+            plan = plan_chunks(
+                pl_metrics.scan(path), files=[path], n_chunks=3, budget=budget_bytes(None)
+            )
+            sizes = [df.filter(f).height for f in plan.filters]
+            assert len(sizes) == 3
+            assert sum(sizes) == df.height
+            close(
+                pl_metrics.score(path, METRICS[:4], n_chunks=3), pl_metrics.report(df, METRICS[:4])
+            )
+
+
+def test_text_ids_clustered_in_files_out_of_their_order_are_id_ranges(tmp_path: Path) -> None:
+    """Files named out of their ids' order (b.parquet's ids first): their row groups,
+    taken in order of their smallest id, are clustered, and cut at their boundaries."""
+    digits = pl.read_parquet(DATA / "digits_oof.parquet").filter(pl.col("model") == "knn")
+    text = digits.with_columns(pl.format("clip{}", pl.col("id").cast(pl.String).str.zfill(5)))
+    text = text.sort("id", "class")
+    half = text["id"].unique().sort()[text["id"].n_unique() // 2]
+    text.filter(pl.col("id") >= half).write_parquet(tmp_path / "a.parquet", row_group_size=700)
+    text.filter(pl.col("id") < half).write_parquet(tmp_path / "b.parquet", row_group_size=700)
+    files = sorted(tmp_path.glob("*.parquet"))
+    plan = plan_chunks(pl_metrics.scan(files), files=files, n_chunks=4, budget=budget_bytes(None))
+    assert plan.strategy == "id ranges"
+    assert len(plan) == 4
+    close(
+        pl_metrics.score(tmp_path, METRICS, by="fold", n_chunks=4),
+        pl_metrics.report(text, METRICS, by="fold"),
+    )
+
+
+def test_n_chunks_is_the_count_whatever_the_budget(tmp_path: Path, digits: pl.DataFrame) -> None:
+    """A count of chunks replaces the budget: scattered row groups, hash buckets and the
+    ids' histogram make as many chunks as asked, not as many as the budget would."""
+    shuffled = tmp_path / "shuffled.parquet"
+    digits.sample(fraction=1.0, shuffle=True, seed=1).write_parquet(shuffled, row_group_size=5000)
+    small = budget_bytes("1MB")  # (the rows at 100 bytes: 7 chunks)
+    assert math.ceil(digits.height * 100 / small) > 4
+    lf = pl_metrics.scan(shuffled)
+    plans = {
+        "scattered": plan_chunks(lf, files=[shuffled], n_chunks=4, budget=small),
+        "hash": plan_chunks(
+            lf.with_columns(pl.col("id").cast(pl.String)), n_chunks=4, budget=small
+        ),
+        "histogram": plan_chunks(lf, n_chunks=4, budget=small),
+    }
+    assert plans["scattered"].strategy == "id ranges (scattered row groups)"
+    assert plans["hash"].strategy == "hash buckets"
+    for name, plan in plans.items():
+        assert len(plan) == 4, name
+
+
+def test_budget_sizes_count_in_powers_of_1024_from_1mb_and_narrow_rows_are_not_cheaper() -> None:
+    """README: sizes count in powers of 1024, at least 1MB; rows are sized at 40 bytes as
+    measured, wider rows in proportion (narrower ones are not taken for less)."""
+    assert budget_bytes("1MB") == budget_bytes(1024**2) == 1024**2
+    assert budget_bytes("2048KB") == budget_bytes("2MiB") == 2 * 1024**2
+    assert budget_bytes("1.5GB") == int(1.5 * 1024**3)
+    assert budget_bytes("1TB") == 1024**4
+    lf = pl.LazyFrame({"id": range(20_000)})
+    budget = 20_000 * 40 // 2
+    narrow = row_bytes(
+        pl.Schema({"id": pl.Int8, "class": pl.Int8, "score": pl.Float32}), ["id", "class", "score"]
+    )
+    assert narrow < REFERENCE_ROW
+    assert len(plan_chunks(lf, budget=budget, width=narrow)) == len(plan_chunks(lf, budget=budget))
+
+
+@pytest.mark.parametrize("per_class", [False, True])
+def test_class_chunks_keep_null_classes_unvalidated(per_class: bool) -> None:
+    """Null classes go to the first class chunk: unchecked (validate=False), report scores
+    them as a class of their own, and so must every chunk count."""
+    rng = np.random.default_rng(2)
+    df = long_table(rng.random((40, 4)) < 0.4, rng.random((40, 4)).round(2))
+    df = df.with_columns(
+        pl.when(pl.col("id") % 9 == 0).then(None).otherwise("class").alias("class")
+    )
+    for metric in ("roc_auc", "brier_score"):
+        want = pl_metrics.report(df, metric, validate=False, per_class=per_class)
+        for n_chunks in (2, 3):
+            got = pl_metrics.score(
+                df.lazy(), metric, n_chunks=n_chunks, validate=False, per_class=per_class
+            )
+            close(got, want)
