@@ -586,3 +586,203 @@ def test_a_threshold_expression_refuses_date_scores() -> None:
     days = pl.lit(pl.Series([date(2020, 1, 9), date(2020, 1, 2), date(2020, 1, 6)]))
     with pytest.raises(pl.exceptions.PolarsError):
         df.select(expr.f1(days, "t", threshold=pl.lit(0.5)))
+
+
+def test_numpy_booleans_are_values_for_every_row() -> None:
+    """``np.True_`` (what ``array.any()`` gives) is a bool for every row, as ``True`` is."""
+    df = pl.DataFrame({"s": [0.9, 0.2, 0.6, 0.4], "t": [1, 0, 0, 1]})
+    y = np.ones(4, dtype=bool)
+    # (IntoExpr names no numpy bool, which _col takes)
+    got = df.select(expr.f1("s", np.True_)).item()  # type: ignore[arg-type]
+    assert got == f1_score(y, df["s"].to_numpy() >= 0.5)
+    got = df.select(expr.recall(None, "t", pred=np.False_)).item()  # type: ignore[arg-type]
+    assert got == recall_score(df["t"].to_numpy(), np.zeros(4, dtype=bool), zero_division=0)
+
+
+def test_a_threshold_expression_takes_scores_equal_to_it_as_positive() -> None:
+    """``score >= threshold`` per row too, as scikit-learn's predictions of the tables."""
+    df = pl.DataFrame(
+        {
+            "score": [0.3, 0.5, 0.7, 0.2, 0.6],
+            "truth": [1, 0, 1, 1, 0],
+            "t": [0.3, 0.6, 0.7, 0.1, 0.6],
+        }
+    )
+    y, p = df["truth"].to_numpy(), df["score"].to_numpy() >= df["t"].to_numpy()
+    got = df.select(
+        expr.f1("score", "truth", threshold=pl.col("t")),
+        expr.confusion("score", "truth", threshold=pl.col("t")),
+    ).row(0)
+    assert got[0] == pytest.approx(f1_score(y, p), rel=1e-15)
+    tn, fp, fn, tp = (int(v) for v in np.bincount(2 * y + p, minlength=4))
+    assert got[1] == {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
+
+
+def test_pred_with_a_threshold_expression_is_refused_by_name() -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"option 'threshold': the predictions"):
+        expr.f1(None, "truth", pred="pred", threshold=pl.col("t"))
+
+
+def test_float32_weights_are_summed_as_float64() -> None:
+    """scikit-learn averages with the weights as float64; summed in Float32 they drift 1e-8."""
+    rng = np.random.default_rng(11)
+    n = 300
+    s, y = rng.random(n).round(2), rng.random(n) < 0.4
+    w32 = pl.Series(rng.random(n) * 3, dtype=pl.Float32)
+    w = w32.cast(pl.Float64).to_numpy()
+    df = pl.DataFrame({"s": s, "y": y, "w": w32})
+    got = df.select(
+        expr.brier_score("s", "y", weight="w"),
+        expr.roc_auc("s", "y", weight="w"),
+        expr.average_precision("s", "y", weight="w"),
+    ).row(0)
+    want = (
+        brier_score_loss(y, s, sample_weight=w),
+        roc_auc_score(y, s, sample_weight=w),
+        average_precision_score(y, s, sample_weight=w),
+    )
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_fbeta_defaults_to_f1() -> None:
+    df = pl.DataFrame({"score": [0.9, 0.4, 0.6, 0.2, 0.7, 0.3], "truth": [1, 1, 0, 0, 1, 1]})
+    y, p = df["truth"].to_numpy(), df["score"].to_numpy() >= 0.5
+    assert df.select(expr.fbeta("score", "truth")).item() == pytest.approx(
+        f1_score(y, p), rel=1e-15
+    )
+    assert f1_score(y, p) != pytest.approx(fbeta_score(y, p, beta=2.0))  # (beta matters here)
+
+
+@pytest.mark.parametrize("zd", [1.0, float("nan")])
+def test_zero_division_reaches_every_thresholded_expression(zd: float) -> None:
+    """A group of one class: each rate of the other class divides by zero."""
+    from sklearn.metrics import balanced_accuracy_score
+
+    none = pl.DataFrame({"score": [0.1, 0.2, 0.3], "truth": [0, 0, 0]})  # nothing positive
+    y, p = np.zeros(3, dtype=bool), np.zeros(3, dtype=bool)
+    got = none.select(expr.fbeta("score", "truth", beta=2.0, zero_division=zd)).item()
+    assert np.isclose(got, fbeta_score(y, p, beta=2.0, zero_division=zd), equal_nan=True)
+    ones = pl.DataFrame({"score": [0.9, 0.2, 0.7, 0.8], "truth": [1, 1, 1, 1]})
+    y, p = np.ones(4, dtype=bool), ones["score"].to_numpy() >= 0.5
+    tpr = p.mean()
+    got = ones.select(
+        expr.balanced_accuracy("score", "truth", zero_division=zd),
+        expr.balanced_f1("score", "truth", zero_division=zd),
+    ).row(0)
+    if math.isnan(zd):
+        # NaN: the undefined rate left out, as scikit-learn's balanced_accuracy_score does.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert got[0] == pytest.approx(balanced_accuracy_score(y, p), rel=1e-15)
+    else:
+        assert got[0] == pytest.approx((tpr + zd) / 2, rel=1e-15)
+    # 2·TPR·TNR / (TPR + TNR), TNR being zero_division (NaN stays NaN)
+    assert np.isclose(got[1], 2 * tpr * zd / (tpr + zd), rtol=1e-15, equal_nan=True)
+
+
+def test_thresholded_expressions_default_to_zero_division_0() -> None:
+    """As the table functions and scikit-learn (whose 'warn' gives 0)."""
+    none = pl.DataFrame({"score": [0.1, 0.2, 0.3], "truth": [0, 0, 0]})
+    y = p = np.zeros(3, dtype=bool)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, fn in (
+            ("f1", f1_score),
+            ("precision", precision_score),
+            ("recall", recall_score),
+            ("fbeta", fbeta_score),
+        ):
+            options = {"beta": 1.0} if name == "fbeta" else {}
+            want = fn(y, p, **options)
+            assert none.select(getattr(expr, name)("score", "truth")).item() == want == 0.0
+    ones = pl.DataFrame({"score": [0.9, 0.2, 0.7, 0.8], "truth": [1, 1, 1, 1]})
+    tpr = 0.75
+    got = ones.select(
+        expr.balanced_accuracy("score", "truth"), expr.balanced_f1("score", "truth")
+    ).row(0)
+    assert got == pytest.approx((tpr / 2, 0.0), rel=1e-15)  # (TNR falls back to 0)
+
+
+def test_binary_log_loss_clips_at_1e_15_by_default() -> None:
+    """Probabilities down to 1e-15 are kept as they are, as scikit-learn keeps them."""
+    p = np.array([1e-12, 1 - 1e-12, 1e-9, 0.5])
+    y = np.array([1, 0, 1, 0])
+    df = pl.DataFrame({"p": p, "y": y})
+    want = log_loss(y, p, labels=[0, 1])
+    assert df.select(expr.binary_log_loss("p", "y")).item() == pytest.approx(want, rel=1e-12)
+
+
+def test_weights_summing_below_zero_average_as_scikit_learn() -> None:
+    """Only weights that sum to zero give null: a negative total still divides."""
+    df = pl.DataFrame({"p": [0.2, 0.3, 0.9, 0.6], "y": [1, 0, 1, 0], "w": [-1.0, -2.0, 0.5, 1.0]})
+    y, p, w = (df[c].to_numpy() for c in ("y", "p", "w"))
+    got = df.select(
+        expr.brier_score("p", "y", weight="w"), expr.binary_log_loss("p", "y", weight="w")
+    ).row(0)
+    want = (brier_score_loss(y, p, sample_weight=w), log_loss(y, p, sample_weight=w))
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_average_precision_of_negative_weights_is_not_clipped_above() -> None:
+    """scikit-learn clips the area at 0 only: negative weights can take it past 1, a
+    threshold whose rows' weights cancel (precision 0/0) has precision 0 there, and
+    positives whose weights sum below 0 (not to 0) still divide."""
+    cases = [
+        ([0.9, 0.9, 0.5, 0.1], [1, 0, 1, 0], [1.0, -1.0, 1.0, 1.0]),  # 0/0 at the top
+        ([0.9, 0.8, 0.5, 0.1], [1, 0, 1, 0], [1.0, -0.5, 1.0, 1.0]),  # past 1
+        ([0.9, 0.8, 0.5, 0.1], [1, 0, 1, 0], [1.0, -1.5, 2.0, 1.0]),
+        ([0.9, 0.5, 0.3, 0.1], [1, 1, 0, 0], [-2.0, 1.0, 1.0, 1.0]),  # positives sum below 0
+    ]
+    for s, y, w in cases:
+        df = pl.DataFrame({"s": s, "y": y, "w": w})
+        got = df.select(expr.average_precision("s", "y", weight="w")).item()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (scikit-learn's 0/0)
+            want = average_precision_score(y, s, sample_weight=w)
+        assert got == pytest.approx(want, rel=1e-12), (s, y, w)
+
+
+def test_roc_auc_of_more_than_65536_positives() -> None:
+    """P(P + 1) / 2 and P·N past 2**32: counted in 32 bits they would wrap around."""
+    n = 70_000
+    rng = np.random.default_rng(12)
+    y = np.r_[np.ones(n, dtype=bool), np.zeros(n // 7, dtype=bool)]
+    s = rng.random(y.size).round(3) + 0.05 * y
+    df = pl.DataFrame({"s": s, "y": y})
+    got = df.select(expr.roc_auc("s", "y")).item()
+    assert got == pytest.approx(roc_auc_score(y, s), rel=1e-12)
+
+
+def test_numpy_numbers_are_values_for_every_row() -> None:
+    df = pl.DataFrame({"s": [0.9, 0.2, 0.6, 0.4], "t": [1, 0, 0, 1]})
+    y, s = df["t"].to_numpy(), df["s"].to_numpy()
+    got = df.select(
+        expr.f1("s", np.int64(1)).alias("f1"),
+        expr.brier_score(np.float32(0.75), "t").alias("brier"),
+        expr.brier_score("s", "t", weight=np.int64(3)).alias("brier_w"),
+    ).row(0)
+    ones = np.ones(4, dtype=bool)
+    want = (
+        f1_score(ones, s >= 0.5),
+        brier_score_loss(y, np.full(4, float(np.float32(0.75)))),
+        brier_score_loss(y, s, sample_weight=np.full(4, 3.0)),
+    )
+    assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_a_threshold_column_of_integers_compares_integer_scores_exactly() -> None:
+    """Integer scores past 2**53 against a column of integer thresholds, as numpy compares."""
+    big = 2**53
+    score = np.array([big, big + 1, big + 2, 3], dtype=np.int64)
+    thresholds = np.array([big + 1, big + 1, big + 3, 3], dtype=np.int64)
+    truth = np.array([1, 1, 0, 0])
+    df = pl.DataFrame({"score": score, "truth": truth, "t": thresholds})
+    got = df.select(expr.confusion("score", "truth", threshold=pl.col("t"))).item()
+    p = score >= thresholds
+    want = {
+        "tp": int((p & (truth == 1)).sum()),
+        "fp": int((p & (truth == 0)).sum()),
+        "fn": int((~p & (truth == 1)).sum()),
+        "tn": int((~p & (truth == 0)).sum()),
+    }
+    assert got == want
