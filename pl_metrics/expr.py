@@ -109,9 +109,9 @@ __all__ = [
     "roc_auc",
 ]
 
-#: A column by name, an expression, or a value for every row (a number or a bool), as polars
-#: takes them.
-IntoExpr = str | pl.Expr | float | bool
+#: A column by name, an expression, or a value for every row (a number or a bool, numpy's
+#: ``np.True_`` of ``array.any()`` too), as polars takes them.
+IntoExpr = str | pl.Expr | float | bool | np.bool_
 
 if not TYPE_CHECKING:  # (a type checker still tells a name that is not here)
 

@@ -592,10 +592,9 @@ def test_numpy_booleans_are_values_for_every_row() -> None:
     """``np.True_`` (what ``array.any()`` gives) is a bool for every row, as ``True`` is."""
     df = pl.DataFrame({"s": [0.9, 0.2, 0.6, 0.4], "t": [1, 0, 0, 1]})
     y = np.ones(4, dtype=bool)
-    # (IntoExpr names no numpy bool, which _col takes)
-    got = df.select(expr.f1("s", np.True_)).item()  # type: ignore[arg-type]
+    got = df.select(expr.f1("s", np.True_)).item()
     assert got == f1_score(y, df["s"].to_numpy() >= 0.5)
-    got = df.select(expr.recall(None, "t", pred=np.False_)).item()  # type: ignore[arg-type]
+    got = df.select(expr.recall(None, "t", pred=np.False_)).item()
     assert got == recall_score(df["t"].to_numpy(), np.zeros(4, dtype=bool), zero_division=0)
 
 
