@@ -1409,3 +1409,317 @@ def test_a_missing_column_that_is_no_key_is_not_told_of_folders(tmp_path: Path) 
         pl_metrics.score(tmp_path, "lrap", by="model")
     assert "column 'score' (option 'score_col') is not in the table" in str(caught.value)
     assert "folder named" not in str(caught.value)
+
+
+# The mutation review of _io: behaviours no test held (each test fails on a mutant of _io.py).
+def test_an_empty_path_is_refused_not_read_as_the_working_folder(
+    tmp_path: Path, dump: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Path("") is the working folder: scoring "" would score whatever lies there."""
+    dump.write_parquet(tmp_path / "oof.parquet")
+    monkeypatch.chdir(tmp_path)
+    assert_frame_equal(pl_metrics.score(".", "lrap"), pl_metrics.lrap(dump))
+    for source in ("", [""], ["oof.parquet", ""]):
+        with pytest.raises(MetricsInputError, match=r"^an empty path: give a file, folder or glob"):
+            pl_metrics.score(source, "lrap")
+
+
+def test_a_double_star_glob_reaches_files_at_any_depth(tmp_path: Path, dump: pl.DataFrame) -> None:
+    """`**` spans any number of folders (a recursive glob): a file two folders down is read,
+    not left out."""
+    half = dump["id"].unique().sort()[180]
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b" / "c").mkdir(parents=True)
+    dump.filter(pl.col("id") < half).write_parquet(tmp_path / "a" / "part.parquet")
+    dump.filter(pl.col("id") >= half).write_parquet(tmp_path / "b" / "c" / "part.parquet")
+    pattern = str(tmp_path / "**" / "*.parquet")
+    assert len(files(pattern)) == 2
+    assert_frame_equal(pl_metrics.score(pattern, "lrap"), pl_metrics.lrap(dump))
+
+
+def test_a_glob_matching_folders_reads_their_files(tmp_path: Path, dump: pl.DataFrame) -> None:
+    """A glob that matches folders (model=*) reads the data files below each, as the folder
+    given itself does."""
+    half = dump["id"].unique().sort()[180]
+    for model, part in (("a", dump.filter(pl.col("id") < half)), ("b", dump)):
+        (tmp_path / f"model={model}").mkdir()
+        part.write_parquet(tmp_path / f"model={model}" / "part.parquet")
+    pattern = str(tmp_path / "model=*")
+    assert files(pattern) == files(tmp_path)
+    assert all(path.is_file() for path in files(pattern))
+    want = pl_metrics.score(tmp_path, "lrap", by="model")
+    assert_frame_equal(pl_metrics.score(pattern, "lrap", by="model"), want)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a socket file is POSIX's")
+def test_a_folders_entry_that_is_no_regular_file_is_no_data(
+    tmp_path: Path, dump: pl.DataFrame
+) -> None:
+    """A socket (or FIFO) named as data below a folder holds no rows: left out, not opened."""
+    import socket
+
+    folder = tmp_path / "oof"
+    folder.mkdir()
+    dump.write_parquet(folder / "a.parquet")
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(folder / "b.csv"))
+        assert files(folder) == [folder / "a.parquet"]
+        assert_frame_equal(pl_metrics.score(folder, "lrap"), pl_metrics.lrap(dump))
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a named pipe is POSIX's")
+def test_a_named_pipe_given_as_a_file_is_told_as_no_regular_file(tmp_path: Path) -> None:
+    """A pipe (<(...), a FIFO) exists but cannot be planned: told so, not "file not found"."""
+    pipe = tmp_path / "oof.csv"
+    os.mkfifo(pipe)
+    with pytest.raises(MetricsInputError, match=r"^'.*oof\.csv' is no regular file \(a pipe"):
+        pl_metrics.score(pipe, "lrap")
+
+
+def test_data_like_files_in_hidden_entries_are_not_refused(
+    tmp_path: Path, dump: pl.DataFrame
+) -> None:
+    """Spark's _temporary part files (parquet without an extension) and a packed copy in a
+    ".x" folder are left out with their entries, not refused as stray data."""
+    folder = tmp_path / "oof"
+    (folder / "_temporary" / "0").mkdir(parents=True)
+    (folder / ".backup").mkdir()
+    dump.write_parquet(folder / "a.parquet")
+    dump.write_parquet(folder / "_temporary" / "0" / "part-00000")
+    dump.write_parquet(folder / "._b.parq")
+    (folder / ".backup" / "a.csv.bz2").write_bytes(b"BZh91AY&SY")
+    assert files(folder) == [folder / "a.parquet"]
+    assert_frame_equal(pl_metrics.score(folder, "lrap"), pl_metrics.lrap(dump))
+
+
+def test_a_file_that_fails_to_read_is_named_past_an_empty_one(tmp_path: Path) -> None:
+    """The files are read one by one to name the one that fails: a header-only CSV before
+    it (empty alone) tells nothing, and the search goes on to the next file."""
+    n = 3_400  # ids of 3 classes: past the 10,000 rows a CSV column is typed from
+    rows = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(n), 3),
+            "class": np.tile(np.arange(3), n),
+            "score": np.linspace(0, 1, 3 * n),
+            "truth": np.tile([True, False, False], n),
+        }
+    )
+    rows.head(0).write_csv(tmp_path / "a.csv")
+    rows.with_columns(pl.col("score").cast(pl.String)).with_columns(
+        score=pl.when(pl.int_range(pl.len()) == 3 * n - 1).then(pl.lit("x")).otherwise("score")
+    ).write_csv(tmp_path / "b.csv")
+    with pytest.raises(
+        MetricsInputError, match=r"^cannot read file '.*b\.csv': could not parse `x`"
+    ):
+        pl_metrics.score(tmp_path, "lrap")
+
+
+def test_a_file_without_id_statistics_is_not_left_to_one_chunk(
+    tmp_path: Path, dump: pl.DataFrame
+) -> None:
+    """Chunks cut by row groups' id ranges need every file's: a file written without
+    statistics beside one with them (ids above its range) keeps all its rows."""
+    half = dump["id"].unique().sort()[180]
+    dump.filter(pl.col("id") < half).write_parquet(tmp_path / "a.parquet", row_group_size=300)
+    dump.filter(pl.col("id") >= half).write_parquet(tmp_path / "b.parquet", statistics=False)
+    want = pl_metrics.report(dump, ["lrap", "roc_auc"])
+    for n_chunks in (2, 4):
+        got = pl_metrics.score(tmp_path, ["lrap", "roc_auc"], n_chunks=n_chunks)
+        assert_frame_equal(got, want, check_exact=False, rel_tol=1e-12)
+    # Nor is the file's half of the rows left to one chunk: the chunks stay of a size.
+    from pl_metrics._chunks import budget_bytes, plan_chunks
+
+    found = files(tmp_path)
+    lf = scan(tmp_path)
+    plan = plan_chunks(lf, files=found, n_chunks=4, budget=budget_bytes(None))
+    sizes = [lf.filter(f).select(pl.len()).collect().item() for f in plan.filters]
+    assert sum(sizes) == dump.height
+    assert max(sizes) < dump.height / 2
+
+
+def test_two_tasks_in_key_folders_not_grouped_by_are_warned_of(tmp_path: Path) -> None:
+    """Dumps of two tasks under task= folders are scored together when `by` leaves the
+    folder key out: warned of, as two files in one folder are."""
+    digits = pl.read_parquet(DATA).filter(pl.col("fold") == 0, pl.col("model") == "knn")
+    parity = (
+        digits.with_columns(
+            pl.when(pl.col("class").cast(pl.Int64) % 2 == 0)
+            .then(pl.lit("even"))
+            .otherwise(pl.lit("odd"))
+        )
+        .group_by("model", "fold", "id", "literal")
+        .agg(pl.col("score").sum(), pl.col("truth").any())
+        .rename({"literal": "class"})
+        .select(digits.columns)
+    )
+    for name, frame in (("digits", digits), ("parity", parity)):
+        (tmp_path / f"task={name}").mkdir()
+        frame.write_parquet(tmp_path / f"task={name}" / "part.parquet")
+    with pytest.warns(UserWarning, match=r"^files scored together hold different classes"):
+        pl_metrics.score(tmp_path, "lrap", by="model")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pl_metrics.score(tmp_path, "lrap", by=["task", "model"])
+
+
+def test_the_shared_ids_hint_compares_integers_past_2_53_exactly(tmp_path: Path) -> None:
+    """Ids past 2**53 that one float would hold are other ids: one id written in both files
+    is told as such, not as two dumps of the same ids."""
+    big = 2**53
+    ids_a = [big + 1 + 2 * k for k in range(10)]  # as floats, each the even id beside it
+    ids_b = [big + 2 * k for k in range(10)] + [big + 1]  # one id of a's
+    rows = [
+        pl.DataFrame(
+            {
+                "id": np.repeat(ids, 2),
+                "class": [0, 1] * len(ids),
+                "score": 0.5,
+                "truth": [True, False] * len(ids),
+            },
+            schema_overrides={"id": pl.Int64},
+        )
+        for ids in (ids_a, ids_b)
+    ]
+    rows[0].write_parquet(tmp_path / "a.parquet")
+    rows[1].write_parquet(tmp_path / "b.parquet")
+    with pytest.raises(
+        MetricsInputError,
+        match=rf"files '.*a\.parquet' and '.*b\.parquet' share 1 of their ids "
+        rf"\(such as {big + 1}\)",
+    ):
+        pl_metrics.score(tmp_path, "lrap")
+
+
+def test_a_folder_key_the_files_hold_in_types_of_no_common_type_is_refused(
+    tmp_path: Path, dump: pl.DataFrame
+) -> None:
+    """A key= folder's column held by the files as text in one and as numbers in another
+    has no type to read it as: refused, naming both files."""
+    (tmp_path / "model=a").mkdir()
+    (tmp_path / "model=1").mkdir()
+    dump.with_columns(model=pl.lit("a")).write_parquet(tmp_path / "model=a" / "part.parquet")
+    dump.with_columns(model=pl.lit(1)).write_parquet(tmp_path / "model=1" / "part.parquet")
+    with pytest.raises(
+        MetricsInputError,
+        match=r"^column 'model' is Int32 in '.*model=1.*' but String in '.*model=a.*': the files "
+        "must agree on its type",
+    ):
+        pl_metrics.score(tmp_path, "lrap", by="model")
+
+
+def test_a_csv_shard_of_a_single_row_is_read(tmp_path: Path) -> None:
+    """A CSV file holding one row below its header has rows: it is read, not left out as
+    a header-only file is."""
+    rng = np.random.default_rng(7)
+    one = pl.DataFrame(  # one class: the shards' class sets agree (no warning)
+        {"id": range(40), "class": 0, "score": rng.random(40), "truth": rng.random(40) < 0.5}
+    )
+    one.head(39).write_csv(tmp_path / "a.csv")
+    one.tail(1).write_csv(tmp_path / "b.csv")
+    metrics = ["roc_auc", "average_precision", "brier_score"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = pl_metrics.score(tmp_path, metrics)
+    want = pl_metrics.report(one, metrics)
+    assert want.row(0) != pl_metrics.report(one.head(39), metrics).row(0)
+    assert_frame_equal(got, want, check_exact=False, rel_tol=1e-12)
+    assert scan(tmp_path).select(pl.len()).collect().item() == one.height
+
+
+def test_a_file_holding_its_folders_key_and_another_is_refused(
+    tmp_path: Path, dump: pl.DataFrame
+) -> None:
+    """Parquet statistics answer only when they hold one value: a file whose own fold column
+    holds its folder's fold and another (min and max apart) is read, and refused."""
+    half = dump["id"].unique().sort()[180]
+    for fold in (1, 2):
+        (tmp_path / f"fold={fold}").mkdir()
+    # Ids below half are fold 1's, the others fold 2's, all in fold=1's file.
+    mixed = dump.with_columns(fold=pl.when(pl.col("id") < half).then(1).otherwise(2))
+    mixed.write_parquet(tmp_path / "fold=1" / "part.parquet")
+    dump.with_columns(fold=pl.lit(2)).write_parquet(tmp_path / "fold=2" / "part.parquet")
+    with pytest.raises(
+        MetricsInputError,
+        match=r"^column 'fold': 1 file holds other values than their folder's fold=\.\.\. "
+        r"\(e\.g\. '.*fold=1.*part\.parquet' holds 2 in its folder fold='?1'?\)",
+    ):
+        pl_metrics.score(tmp_path, "lrap", by="fold")
+
+
+def test_a_file_holding_its_folders_key_and_nulls_is_refused(
+    tmp_path: Path, dump: pl.DataFrame
+) -> None:
+    """Statistics of one value but nulls do not answer: the file's own column is read, and
+    its nulls are other values than the folder's (which would replace them)."""
+    (tmp_path / "fold=1").mkdir()
+    half = dump["id"].unique().sort()[180]
+    dump.with_columns(fold=pl.when(pl.col("id") < half).then(1)).write_parquet(
+        tmp_path / "fold=1" / "part.parquet"
+    )
+    with pytest.raises(
+        MetricsInputError,
+        match=r"^column 'fold': 1 file holds other values than their folder's fold=\.\.\. "
+        r"\(e\.g\. '.*fold=1.*part\.parquet' holds None in its folder",
+    ):
+        pl_metrics.score(tmp_path, "lrap", by="fold")
+
+
+def test_a_key_folder_of_an_empty_value_is_a_null_key_as_polars_reads_it(
+    tmp_path: Path, dump: pl.DataFrame
+) -> None:
+    """`fold=` (no value) is a key= folder, of a null fold, as polars' hive scan reads it:
+    not a folder of no key beside `fold=1`."""
+    for fold in ("", "1"):
+        (tmp_path / f"fold={fold}").mkdir()
+        dump.head(20).write_parquet(tmp_path / f"fold={fold}" / "part.parquet")
+    got = scan(tmp_path).collect()
+    want = pl.scan_parquet(tmp_path / "**" / "*.parquet", hive_partitioning=True).collect()
+    assert_frame_equal(got.sort(pl.all()), want.sort(pl.all()))
+    assert got["fold"].null_count() == 20
+    with pytest.raises(MetricsInputError, match=r"^column 'fold': 20 rows are null"):
+        pl_metrics.score(tmp_path, "lrap", by="fold")
+
+
+def test_float32_keys_are_checked_against_every_float64_file(
+    tmp_path: Path, dump: pl.DataFrame
+) -> None:
+    """A Float32 key beside several Float64 files: each Float64 file must hold only values a
+    Float32 holds, not only the first (0.1 in the last one is another key than 0.1 widened)."""
+    keyed = dump.with_columns(lr=(pl.col("id") % 2).cast(pl.Float64) / 2)
+    keyed.filter(pl.col("id") < 50).with_columns(pl.col("lr").cast(pl.Float32)).write_parquet(
+        tmp_path / "a.parquet"
+    )
+    keyed.filter(pl.col("id").is_between(50, 99)).write_parquet(tmp_path / "b.parquet")
+    keyed.filter(pl.col("id") >= 100).with_columns(lr=pl.lit(0.1)).write_parquet(
+        tmp_path / "c.parquet"
+    )
+    with pytest.raises(
+        MetricsInputError, match=r"^column 'lr' is Float32 in '.*a\.parquet' but Float64"
+    ):
+        pl_metrics.score(tmp_path, "lrap", by="lr")
+
+
+def test_a_row_group_of_null_ids_gives_no_id_ranges(tmp_path: Path, dump: pl.DataFrame) -> None:
+    """A row group without id statistics (its ids all null) leaves the file without ranges:
+    chunked, the null ids are told as such."""
+    nulls = dump.head(30).with_columns(pl.lit(None, pl.Int32).alias("id"))
+    pl.concat([dump, nulls]).write_parquet(tmp_path / "a.parquet", row_group_size=30)
+    for n_chunks in (None, 3):
+        with pytest.raises(MetricsInputError, match=r"^column 'id': 30 rows are null"):
+            pl_metrics.score(tmp_path / "a.parquet", "lrap", n_chunks=n_chunks)
+
+
+def test_a_file_reached_through_a_link_or_another_spelling_is_read_once(
+    tmp_path: Path, dump: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A link beside its file (no key= folder apart) and a relative and an absolute path of
+    one file are one file: its rows are not read twice."""
+    folder = tmp_path / "oof"
+    folder.mkdir()
+    dump.write_parquet(folder / "a.parquet")
+    (folder / "b.parquet").symlink_to(folder / "a.parquet")
+    monkeypatch.chdir(tmp_path)
+    spellings: list[str | Path] = ["oof/a.parquet", folder / "a.parquet"]
+    for given in (folder, spellings):
+        assert len(files(given)) == 1
+        assert_frame_equal(pl_metrics.score(given, "lrap"), pl_metrics.lrap(dump))
