@@ -1463,7 +1463,8 @@ def _as_type(values: pl.Series, dtype: pl.DataType) -> pl.Series:
 def _held_values(path: Path, kind: str, column: str) -> pl.Series:
     """The distinct values of ``column`` in one file.
 
-    From parquet statistics when they hold a single value (no nulls), else read.
+    From parquet statistics when they hold a single value (no nulls, no float: writers
+    leave NaN out of a float column's min and max), else read.
     """
     if kind == "parquet":
         import pyarrow.parquet as pq
@@ -1477,7 +1478,7 @@ def _held_values(path: Path, kind: str, column: str) -> pl.Series:
             stats = None
         if stats is not None:
             nulls = sum(s.null_count for s in stats if s.has_null_count)
-            if len(bounds) == 1 and not nulls:
+            if len(bounds) == 1 and not nulls and not isinstance(min(bounds), float):
                 return pl.Series([bounds.pop()])
     return _scan_alone(path, kind).select(pl.col(column).unique()).collect()[column]
 

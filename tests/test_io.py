@@ -1723,3 +1723,28 @@ def test_a_file_reached_through_a_link_or_another_spelling_is_read_once(
     for given in (folder, spellings):
         assert len(files(given)) == 1
         assert_frame_equal(pl_metrics.score(given, "lrap"), pl_metrics.lrap(dump))
+
+
+@pytest.mark.parametrize("kind", ["parquet", "ipc", "csv"])
+def test_a_file_holding_nan_beside_its_folders_float_key_is_refused(
+    tmp_path: Path, kind: str
+) -> None:
+    """Parquet's statistics leave NaN out of a float column's min and max: a fold=1.0 file
+    holding 1.0 and NaN read as one of 1.0 alone, its NaN rows scored as fold 1.0."""
+    df = pl.DataFrame(
+        {
+            "id": [1, 1, 2, 2],
+            "class": [0, 1, 0, 1],
+            "score": [0.9, 0.1, 0.2, 0.8],
+            "truth": [True, False, False, True],
+            "fold": [1.0, 1.0, float("nan"), float("nan")],
+        }
+    )
+    folder = tmp_path / "fold=1.0"
+    folder.mkdir()
+    getattr(df, f"write_{kind}")(folder / f"p.{'arrow' if kind == 'ipc' else kind}")
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'fold': 1 file holds other values than their folder's fold=",
+    ):
+        pl_metrics.score(tmp_path, "lrap", by="fold")
