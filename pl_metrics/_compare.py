@@ -1292,11 +1292,11 @@ def _by_query(
             once = pl.col(cols.id).is_first_distinct().over(resample)  # an id's weight once
             w = pl.when(once).then(pl.col(_BOOT_W)).otherwise(0.0)
             defined &= ~sums_to_zero(w.sum().over(resample), w.abs().sum().over(resample))
-        if any(weightless_class(m, cols, spec.options) for m in spec.metrics):
+        if any(weightless_class(m, cols, spec.options) is not None for m in spec.metrics):
             # Of ragged ids, a class's drawn weights may cancel where the group's do not:
             # that class undefined, and the average over the classes.
-            cell, w = [*resample, cols.cls], pl.col(_BOOT_W)
-            cancels = sums_to_zero(w.sum().over(cell), w.abs().sum().over(cell))
+            cell, drawn_w = [*resample, cols.cls], pl.col(_BOOT_W)
+            cancels = sums_to_zero(drawn_w.sum().over(cell), drawn_w.abs().sum().over(cell))
             defined &= ~(cancels if spec.options.average is None else cancels.any().over(resample))
         rows = rows.filter(defined)
         if rows.is_empty():  # (no resample of the block is defined: no value)
@@ -1495,11 +1495,12 @@ def bootstrap(
     ``(by..., class, metric, ...)``: one interval per class. ``seed`` is an integer in
     ``[0, 2**63)``. A resample that draws no positive (or no negative) of a class leaves
     that class out of its ROC AUC, as ``undefined="skip"`` does; a resample where the
-    metric is undefined (NaN: every class left out, or only ids of weight 0 drawn) is left
-    out of the interval and the standard deviation (the bounds and the deviation are NaN
-    when no resample is defined; where some are infinite, an infinite loss with ``eps=0``,
-    the deviation is NaN and a bound may be infinite). A LazyFrame gives a LazyFrame:
-    nothing is read until it is collected.
+    metric is undefined (NaN: every class left out, only ids of weight 0 drawn, or weights
+    that cancel where the metric divides by them, a class's of ragged ids for brier_score
+    and binary_log_loss) is left out of the interval and the standard deviation (the
+    bounds and the deviation are NaN when no resample is defined; where some are infinite,
+    an infinite loss with ``eps=0``, the deviation is NaN and a bound may be infinite). A
+    LazyFrame gives a LazyFrame: nothing is read until it is collected.
 
     The interval is of the resamples' percentiles, not centred on the estimate: where the
     resamples' values lean one way (average precision of classes of a few positives, which
