@@ -90,6 +90,12 @@ def single_label(seed: int = 0) -> pl.DataFrame:
     return pl.concat(frames).sample(fraction=1.0, shuffle=True, seed=seed)
 
 
+def _draws(ids: list[int], *, seed: int, n_resamples: int) -> dict[int, np.ndarray]:
+    """Each (Int64) id's Poisson weights in the resamples, as bootstrap draws them."""
+    hashes = pl.Series(ids, dtype=pl.Int64).hash(seed).to_numpy()
+    return dict(zip(ids, _compare.poisson_weights(hashes, 0, n_resamples), strict=True))
+
+
 def reference(df: pl.DataFrame, metrics: list[str], by: list[str], **options: Any) -> pl.DataFrame:
     """Each resample by `report` on the rows joined to the resample's weights."""
     ids = df.select("id").unique()
@@ -614,6 +620,8 @@ def test_resamples_whose_weights_cancel_are_left_out_on_the_fast_paths(
             "w": np.repeat([1.0, -1.0, 2.0], 3),
         }
     )
+    drawn = _draws([1, 2, 3, 4], seed=1, n_resamples=200)
+    assert ((drawn[1] == drawn[2]) & (drawn[2] == drawn[3]) & (drawn[4] == 0)).any()
     got = pl_metrics.bootstrap(df, metric, weight_col="w", n_resamples=200, seed=1)
     assert np.isfinite(got.select("lower", "upper", "std").row(0)).all()
     want = _by_rows(monkeypatch, df, metric, weight_col="w", n_resamples=200, seed=1)
@@ -801,6 +809,8 @@ def test_resamples_whose_weights_cancel_to_rounding_are_left_out(
             "w": np.repeat([0.1, 0.2, -0.3, 1.0], 3),
         }
     )
+    drawn = _draws([1, 2, 3, 4], seed=1, n_resamples=200)
+    assert ((drawn[1] == drawn[2]) & (drawn[2] == drawn[3]) & (drawn[4] == 0)).any()
     got = pl_metrics.bootstrap(df, metric, weight_col="w", n_resamples=200, seed=1)
     assert np.isfinite(got.select("lower", "upper", "std").row(0)).all()
     want = _by_rows(monkeypatch, df, metric, weight_col="w", n_resamples=200, seed=1)
@@ -822,62 +832,76 @@ def test_weights_cancelling_over_ids_of_other_row_counts_are_told_per_id() -> No
         }
     )
     options: dict[str, Any] = {"weight_col": "w", "eps": 0.0, "ragged": "allow"}
-    # (seed 1 draws ids 1 and 2 alone, once each, in 3 of the 200 resamples)
+    drawn = _draws([1, 2, 3, 4], seed=1, n_resamples=200)  # ids 1 and 2 alone, as often
+    assert ((drawn[1] == drawn[2]) & (drawn[1] > 0) & (drawn[3] == 0) & (drawn[4] == 0)).any()
     out = pl_metrics.bootstrap(df, "log_loss", n_resamples=200, seed=1, **options)
     assert out["estimate"].item() == pl_metrics.report(df, "log_loss", **options).item()
 
 
 def _ragged_cancelling() -> pl.DataFrame:
-    """Ids 2 to 4 alone hold class "c"; their weights 0.1, 0.2 and -0.3 cancel (to
-    rounding), those of the whole group do not."""
+    """Ids 1, 2 and 4 alone hold class "c", weighing 0.3, -(0.1 + 0.2) and 2: a resample
+    drawing ids 1 and 2 as often as each other, and not id 4, weighs "c" 5.6e-17 (the
+    group, and the class over the whole table, weigh more). Id 1's positive "c" scores 0:
+    an infinite loss with eps=0."""
     rng = np.random.default_rng(5)
     rows = []
-    for i, w in enumerate([1.0, 0.1, 0.2, -0.3, 2.0, 0.5]):
-        for c in ["a", "b", "c"] if i in (1, 2, 3) else ["a", "b"]:
-            score = 0.0 if (i, c) == (2, "c") else round(float(rng.random()), 1)
-            rows.append(
-                {"id": i, "class": c, "score": score, "truth": (i + len(c)) % 2 == 0, "w": w}
-            )
+    for i, w in enumerate([1.0, 0.3, -(0.1 + 0.2), 0.5, 2.0, 1.5]):
+        for k, c in enumerate(["a", "b", "c"] if i in (1, 2, 4) else ["a", "b"]):
+            score, truth = float(rng.choice([0.2, 0.4, 0.6, 0.8])), (i + k) % 2 == 0
+            if (i, c) == (1, "c"):
+                score, truth = 0.0, True
+            rows.append({"id": i, "class": c, "score": score, "truth": truth, "w": w})
     return pl.DataFrame(rows)
 
 
-@pytest.mark.parametrize("eps", [None, 0.0])
 @pytest.mark.parametrize("average", ["macro", None])
-@pytest.mark.parametrize("metric", ["brier_score", "binary_log_loss"])
+@pytest.mark.parametrize(
+    ("metric", "eps"), [("brier_score", None), ("binary_log_loss", None), ("binary_log_loss", 0.0)]
+)
 def test_resamples_where_a_class_weights_cancel_are_left_out(
-    metric: str, average: str | None, eps: float | None
+    metric: str, eps: float | None, average: str | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A ragged table: a resample drawing ids 2 to 4 once each (beside others) weighs class
-    "c" 5.6e-17, where report refuses it ("classes have weights that sum to zero"). Left
-    out of the resamples (of class "c"'s without an average), as a naive loop of report
-    leaves out what it refuses: the matrix products divided by 5.6e-17, and eps=0's path
-    (report on the rows) raised."""
-    df = _ragged_cancelling()
-    if metric == "brier_score" and eps == 0.0:
-        pytest.skip("brier_score takes no eps")
+    """A ragged table (`_ragged_cancelling`): report refuses a resample whose class "c"
+    weighs 5.6e-17 ("classes have weights that sum to zero"). Such a class is left out of
+    its resample (with an average, the resample), as a naive loop of report leaves out what
+    it refuses: the matrix products divided by 5.6e-17, and eps=0's path (report on each
+    resample's rows) raised."""
+    df, n_resamples = _ragged_cancelling(), 200
     options: dict[str, Any] = {"weight_col": "w", "ragged": "allow", "average": average}
     if eps is not None:
         options["eps"] = eps
-    got = resampled(df, [metric], [], **options)
-    ids = df.select("id").unique()
-    weights = _compare.poisson_weights(ids["id"].hash(SEED).to_numpy(), 0, N_RESAMPLES)
+    rows_path = []
+    by_query = _compare._by_query
+    monkeypatch.setattr(_compare, "_by_query", lambda *args: rows_path.append(1) or by_query(*args))
+    spec = resolve(df, [metric], **options)
+    got = _compare._resampled(df, spec, n_resamples, SEED).rename(
+        {_compare._R: "r", _compare._VALUE: "value"}
+    )
+    assert bool(rows_path) == (eps == 0.0)  # (an infinite loss: report on the rows)
+    ids = df["id"].unique().to_list()
+    weights = _draws(ids, seed=SEED, n_resamples=n_resamples)
+    # (The case drawn: ids 1 and 2 as often as each other, and not id 4.)
+    assert ((weights[1] == weights[2]) & (weights[1] > 0) & (weights[4] == 0)).sum() >= 5
     expected = []
-    for r in range(N_RESAMPLES):
-        drawn = pl.DataFrame({"id": ids["id"], "bw": weights[:, r]}).filter(pl.col("bw") > 0)
+    for r in range(n_resamples):
+        draw = [float(weights[i][r]) for i in ids]
+        drawn = pl.DataFrame({"id": ids, "bw": draw}).filter(pl.col("bw") > 0)
         rows = df.join(drawn, on="id").with_columns(pl.col("bw") * pl.col("w"))
         # Per class, each alone, without an average: one class undefined leaves the others.
-        parts = rows.partition_by("class") if average is None else [rows]
-        for part in parts:
+        for part in rows.partition_by("class") if average is None else [rows]:
             try:
                 out = pl_metrics.report(part, metric, **{**options, "weight_col": "bw"})
             except pl_metrics.MetricsInputError:  # weights that sum to zero: undefined
                 continue
             expected += [(r, *row) for row in out.rows()]
-    assert len(expected) < N_RESAMPLES * (3 if average is None else 1)  # some left out
     keys = ["r", "class"] if average is None else ["r"]
     defined = got.filter(pl.col("value").is_not_nan()).sort(keys)
     want = pl.DataFrame(expected, schema=[*keys, "value"], orient="row").sort(keys)
     assert_frame_equal(defined.select(*keys, "value"), want, check_dtypes=False, rel_tol=1e-9)
+    # The whole table's class "c" weighs 2: bootstrap gives its interval of the resamples
+    # left, as the generic path (report on each resample's rows) does.
+    want = _by_rows(monkeypatch, df, metric, n_resamples=100, seed=1, **options)
+    assert_frame_equal(pl_metrics.bootstrap(df, metric, n_resamples=100, seed=1, **options), want)
 
 
 def test_lazy_calls_keep_the_list_of_groups_they_were_given() -> None:
