@@ -55,7 +55,8 @@ def run(df: pl.DataFrame, kind: str, metric: Callable[..., Any], **options: Any)
 def on_the_plan(call: Callable[[], T]) -> T:
     """``call()`` with the kernel turned off: the polars plans, as an install without it.
 
-    (A LazyFrame's state is collected as `score` collects it, the kernel on each chunk.)
+    (Needed for a LazyFrame's state too: its collect runs the kernel on each chunk, as
+    `score` does.)
     """
     kernels = _kernel._kernels
     _kernel._kernels = None

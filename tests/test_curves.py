@@ -17,10 +17,9 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import average_precision_score, roc_auc_score, top_k_accuracy_score
 
 import pl_metrics
-from pl_metrics import _kernel
 from pl_metrics._frame import sorted_within
 from pl_metrics._kernel import falling_in_key_order
-from tests.conftest import dense_problems, grouped_table, long_table, run
+from tests.conftest import dense_problems, grouped_table, long_table, on_the_plan, run
 
 SETTINGS = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -560,7 +559,7 @@ def test_average_precision_of_positives_weighing_less_than_zero_matches_sklearn(
     ("pos_factor", "neg_factor"), [(1e-170, 1e-170), (1e160, 1e160), (1e-170, 1e160)]
 )
 def test_roc_auc_plan_with_weights_far_from_one_matches_sklearn(
-    monkeypatch: pytest.MonkeyPatch, pos_factor: float, neg_factor: float
+    pos_factor: float, neg_factor: float
 ) -> None:
     """Without the kernel, the plan scales positives and negatives by their own powers of two:
     their products neither under- nor overflow, however far apart the two sides' weights."""
@@ -571,13 +570,11 @@ def test_roc_auc_plan_with_weights_far_from_one_matches_sklearn(
         w = base * np.where(truth[:, k], pos_factor, neg_factor)
         df = long_table(truth[:, [k]], score[:, [k]], weight=w)
         want = roc_auc_score(truth[:, k], score[:, k], sample_weight=w)
-        with monkeypatch.context() as patched:
-            patched.setattr(_kernel, "_kernels", None)
-            for got in (
-                pl_metrics.roc_auc(df, weight_col="w"),
-                pl_metrics.roc_auc(df.lazy(), weight_col="w").collect(),
-            ):
-                assert got.item() == pytest.approx(want, rel=1e-12)
+        for got in (
+            on_the_plan(lambda: pl_metrics.roc_auc(df, weight_col="w")),  # noqa: B023
+            on_the_plan(lambda: pl_metrics.roc_auc(df.lazy(), weight_col="w").collect()),  # noqa: B023
+        ):
+            assert got.item() == pytest.approx(want, rel=1e-12)
 
 
 def test_undefined_micro_roc_auc_is_told_of_the_pooled_group_on_every_path() -> None:
@@ -622,7 +619,7 @@ def test_average_precision_at_a_threshold_of_no_weight_matches_sklearn(kind: str
     assert got == pytest.approx(want, rel=1e-12)
 
 
-def test_padded_cmap_takes_scores_of_exactly_zero_and_one(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_padded_cmap_takes_scores_of_exactly_zero_and_one() -> None:
     """[0, 1] is closed: scores of exactly 0 and 1 are probabilities (the padding's 1 ties with
     them), refused only outside it, counted on both sides."""
     rng = np.random.default_rng(5)
@@ -634,15 +631,16 @@ def test_padded_cmap_takes_scores_of_exactly_zero_and_one(monkeypatch: pytest.Mo
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         want = padded_cmap_reference(truth.astype(int), score, 2)
-    for kernels in (_kernel._kernels, None):  # the kernel's blocks, then the polars plan
-        with monkeypatch.context() as patched:
-            patched.setattr(_kernel, "_kernels", kernels)
-            values = [
-                pl_metrics.padded_cmap(df, padding=2).item(),
-                pl_metrics.padded_cmap(df, padding=2, per_class=True)["padded_cmap"].mean(),
-                pl_metrics.padded_cmap(df.lazy(), padding=2).collect().item(),
-            ]
-            assert values == pytest.approx([want] * 3, rel=1e-12)
+
+    def values() -> list[float]:
+        return [
+            pl_metrics.padded_cmap(df, padding=2).item(),
+            pl_metrics.padded_cmap(df, padding=2, per_class=True)["padded_cmap"].mean(),
+            pl_metrics.padded_cmap(df.lazy(), padding=2).collect().item(),
+        ]
+
+    for got in (values(), on_the_plan(values)):  # the kernel's blocks, then the polars plan
+        assert got == pytest.approx([want] * 3, rel=1e-12)
     outside = df.with_columns(
         score=pl.when(pl.col("id") == 0)
         .then(-0.5)
@@ -672,22 +670,22 @@ def test_padded_cmap_is_a_macro_mean_whatever_the_report_s_average() -> None:
         assert got["padded_cmap"].item() == pytest.approx(want, rel=1e-12)
 
 
-def test_top_k_report_without_k_is_top_1_on_the_plan(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_top_k_report_without_k_is_top_1_on_the_plan() -> None:
     """`report` and `score` leave ``k`` unset: it is 1, as `top_k_accuracy`'s default, with or
     without the kernel."""
     rng = np.random.default_rng(8)
     y, score = rng.integers(0, 4, 40), rng.integers(0, 4, (40, 4)) / 4
     df = long_table(np.eye(4, dtype=bool)[y], score)
     want = top_k_accuracy_score(y, score, k=1, labels=range(4))
-    for kernels in (_kernel._kernels, None):
-        with monkeypatch.context() as patched:
-            patched.setattr(_kernel, "_kernels", kernels)
-            # (With ndcg in the report, whose k is unset for all classes, k stays unset.)
-            for metrics in (["top_k_accuracy"], ["top_k_accuracy", "ndcg"]):
-                got = pl_metrics.report(df, metrics)["top_k_accuracy"].item()
-                assert got == pytest.approx(want, rel=1e-12)
-                scored = pl_metrics.score(df, metrics, n_chunks=2)["top_k_accuracy"].item()
-                assert scored == pytest.approx(want, rel=1e-12)
+    # (With ndcg in the report, whose k is unset for all classes, k stays unset.)
+    for metrics in (["top_k_accuracy"], ["top_k_accuracy", "ndcg"]):
+        calls = [
+            lambda: pl_metrics.report(df, metrics)["top_k_accuracy"].item(),  # noqa: B023
+            lambda: pl_metrics.score(df, metrics, n_chunks=2)["top_k_accuracy"].item(),  # noqa: B023
+        ]
+        for call in calls:
+            assert call() == pytest.approx(want, rel=1e-12)
+            assert on_the_plan(call) == pytest.approx(want, rel=1e-12)
 
 
 @pytest.mark.parametrize("k", [1, 2])

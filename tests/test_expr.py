@@ -703,11 +703,12 @@ def test_thresholded_expressions_default_to_zero_division_0() -> None:
 
 
 def test_binary_log_loss_clips_at_1e_15_by_default() -> None:
-    """Probabilities down to 1e-15 are kept as they are, as scikit-learn keeps them."""
-    p = np.array([1e-12, 1 - 1e-12, 1e-9, 0.5])
-    y = np.array([1, 0, 1, 0])
+    """Probabilities down to 1e-15 are kept as they are, as scikit-learn keeps them; one
+    below (1e-17) is taken as 1e-15 (scikit-learn's clip is its float's eps, 2.2e-16)."""
+    p = np.array([1e-12, 1 - 1e-12, 1e-9, 0.5, 1e-17])
+    y = np.array([1, 0, 1, 0, 1])
     df = pl.DataFrame({"p": p, "y": y})
-    want = log_loss(y, p, labels=[0, 1])
+    want = log_loss(y, np.clip(p, 1e-15, 1 - 1e-15), labels=[0, 1])
     assert df.select(expr.binary_log_loss("p", "y")).item() == pytest.approx(want, rel=1e-12)
 
 
@@ -742,7 +743,7 @@ def test_average_precision_of_negative_weights_is_not_clipped_above() -> None:
 
 
 def test_roc_auc_of_more_than_65536_positives() -> None:
-    """P(P + 1) / 2 and P·N past 2**32: counted in 32 bits they would wrap around."""
+    """P(P + 1) past 2**32: counted in 32 bits (polars' count of the positives) it wraps."""
     n = 70_000
     rng = np.random.default_rng(12)
     y = np.r_[np.ones(n, dtype=bool), np.zeros(n // 7, dtype=bool)]

@@ -13,11 +13,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import (
     accuracy_score,
+    balanced_accuracy_score,
+    f1_score,
     fbeta_score,
     hamming_loss,
     jaccard_score,
     matthews_corrcoef,
     multilabel_confusion_matrix,
+    precision_score,
     recall_score,
 )
 
@@ -272,7 +275,6 @@ def test_hamming_loss_of_ragged_rows_pools_the_cells_present() -> None:
 def test_per_id_values_do_not_depend_on_the_weights_on_every_path(metric: str) -> None:
     # Each id's value is of its own unweighted cells, an id of weight 0 (or negative) too,
     # on the kernel's path and on the plan's (weighted cells would give 0 / 0 there).
-    from sklearn.metrics import f1_score
 
     rng = np.random.default_rng(6)
     truth, score = rng.random((8, 3)) < 0.5, rng.random((8, 3))
@@ -304,7 +306,6 @@ def test_samples_of_nan_ids_leave_out_their_weights(metric: str) -> None:
     # zero_division=nan: an id whose value is undefined (no positive, nothing predicted) is
     # left out of the weighted mean over ids with its weight, as scikit-learn's _nanaverage
     # (its jaccard_score takes no NaN).
-    from sklearn.metrics import f1_score, precision_score
 
     rng = np.random.default_rng(9)
     truth, score = rng.random((12, 3)) < 0.4, rng.random((12, 3))
@@ -344,7 +345,6 @@ def test_the_options_left_out_are_the_documented_defaults() -> None:
     # (classes of different sizes tell it from micro), zero_division=0 (class 3 is never
     # true nor predicted, class 2 always true): each function called bare is scikit-learn
     # with those options.
-    from sklearn.metrics import balanced_accuracy_score, f1_score, precision_score
 
     rng = np.random.default_rng(12)
     truth = rng.random((30, 4)) < [0.1, 0.4, 0.7, 0.0]
@@ -398,7 +398,6 @@ def test_the_options_left_out_are_the_documented_defaults() -> None:
 def test_ids_of_more_than_255_classes_count_on_every_path() -> None:
     # The kernel sums each id's run of flags: an id of 300 classes, 256 of them wrong (or
     # 290 true positives), must not wrap around a byte's count.
-    from sklearn.metrics import f1_score
 
     rng = np.random.default_rng(13)
     truth = rng.random((4, 300)) < 0.5
