@@ -620,8 +620,8 @@ def test_resamples_whose_weights_cancel_are_left_out_on_the_fast_paths(
             "w": np.repeat([1.0, -1.0, 2.0], 3),
         }
     )
-    drawn = _draws([1, 2, 3, 4], seed=1, n_resamples=200)
-    assert ((drawn[1] == drawn[2]) & (drawn[2] == drawn[3]) & (drawn[4] == 0)).any()
+    drawn = _draws([1, 2, 3], seed=1, n_resamples=200)  # ids 1 and 2 as often, id 3 not
+    assert ((drawn[1] == drawn[2]) & (drawn[1] > 0) & (drawn[3] == 0)).any()
     got = pl_metrics.bootstrap(df, metric, weight_col="w", n_resamples=200, seed=1)
     assert np.isfinite(got.select("lower", "upper", "std").row(0)).all()
     want = _by_rows(monkeypatch, df, metric, weight_col="w", n_resamples=200, seed=1)

@@ -280,12 +280,10 @@ def test_ids_whose_statistics_are_their_values_are_cut_by_them(tmp_path: Path) -
         )
 
 
-def test_infinite_float_ids_still_make_the_chunks_asked(tmp_path: Path) -> None:
-    # A row group from -inf spread its rows over an infinite range: NaN cuts, two chunks
-    # where three were asked (the memory budget not kept).
-    ids = np.array([-np.inf, *np.linspace(-1, 0, 200), 5.0, 6.0, np.inf])
+def _two_classes_of(ids: np.ndarray) -> pl.DataFrame:
+    """Two classes of each id, with scores and truth that pass the checks."""
     n = len(ids)
-    df = pl.DataFrame(
+    return pl.DataFrame(
         {
             "id": np.repeat(ids, 2),
             "class": ["a", "b"] * n,
@@ -293,8 +291,15 @@ def test_infinite_float_ids_still_make_the_chunks_asked(tmp_path: Path) -> None:
             "truth": np.arange(2 * n) % 4 < 2,
         }
     )
+
+
+def test_infinite_float_ids_still_make_the_chunks_asked(tmp_path: Path) -> None:
+    # A row group from -inf spread its rows over an infinite range: NaN cuts, two chunks
+    # where three were asked (the memory budget not kept).
+    ids = np.array([-np.inf, *np.linspace(-1, 0, 200), 5.0, 6.0, np.inf])
+    df = _two_classes_of(ids)
     path = tmp_path / "inf.parquet"
-    for rows in (100, 200, 2 * n):  # (row groups of 100 ids: two chunks of 272 and 136 rows)
+    for rows in (100, 200, df.height):  # (row groups of 100 ids: two chunks of 272 and 136 rows)
         df.write_parquet(path, row_group_size=rows)
         lf = pl_metrics.scan(path)
         plan = plan_chunks(lf, files=[path], n_chunks=3, budget=budget_bytes(None))
@@ -964,15 +969,7 @@ def test_a_lazyframes_float_ids_are_cut_in_hash_buckets() -> None:
     """Only integer ids are cut in ranges of their histogram (cast to Int128, exactly):
     float ids, infinite ones too, are hash buckets."""
     ids = np.array([-np.inf, *np.linspace(-1, 0, 50), 0.5, np.inf])
-    n = len(ids)
-    df = pl.DataFrame(
-        {
-            "id": np.repeat(ids, 2),
-            "class": ["a", "b"] * n,
-            "score": (np.arange(2 * n) * 37 % 101) / 101,
-            "truth": np.arange(2 * n) % 4 < 2,
-        }
-    )
+    df = _two_classes_of(ids)
     assert plan_chunks(df.lazy(), n_chunks=3, budget=budget_bytes(None)).strategy == (
         "hash buckets"
     )
@@ -987,19 +984,11 @@ def test_ids_up_to_infinity_are_cut_without_a_numpy_warning(tmp_path: Path) -> N
     """Ids up to +inf only (no -inf): spread over an infinite range, a row group's rows
     would make numpy's RuntimeWarning (inf times 0) reach the caller; three chunks, quietly."""
     ids = np.array([*np.linspace(-1, 0, 200), np.inf])
-    n = len(ids)
-    df = pl.DataFrame(
-        {
-            "id": np.repeat(ids, 2),
-            "class": ["a", "b"] * n,
-            "score": (np.arange(2 * n) * 37 % 101) / 101,
-            "truth": np.arange(2 * n) % 4 < 2,
-        }
-    )
+    df = _two_classes_of(ids)
     path = tmp_path / "inf.parquet"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        for rows in (100, 150, 2 * n):
+        for rows in (100, 150, df.height):
             df.write_parquet(path, row_group_size=rows)
             plan = plan_chunks(
                 pl_metrics.scan(path), files=[path], n_chunks=3, budget=budget_bytes(None)
