@@ -1073,3 +1073,74 @@ def test_class_chunks_keep_null_classes_unvalidated(per_class: bool) -> None:
                 df.lazy(), metric, n_chunks=n_chunks, validate=False, per_class=per_class
             )
             close(got, want)
+
+
+def test_class_chunks_count_undefined_roc_aucs_of_every_chunk() -> None:
+    """Each class chunk leaves its undefined ROC AUCs out; the driver counts them over all
+    the chunks and raises report's error (a chunk raising its own named only its share)."""
+    df = pl.DataFrame(
+        {
+            "id": np.repeat([0, 1, 2], 3),
+            "class": ["a", "b", "c"] * 3,
+            "score": [0.9, 0.2, 0.4, 0.7, 0.3, 0.6, 0.5, 0.1, 0.8],
+            "truth": [True, False, False, False, False, False, True, False, False],
+        }
+    )  # classes b and c have no positives
+    with pytest.raises(pl_metrics.MetricsInputError, match="2 classes") as whole:
+        pl_metrics.report(df, "roc_auc")
+    for n_chunks in (2, 3):
+        with pytest.raises(pl_metrics.MetricsInputError) as chunked:
+            pl_metrics.score(df.lazy(), "roc_auc", n_chunks=n_chunks)
+        assert str(chunked.value) == str(whole.value)
+
+
+def test_cluster_by_id_writes_no_empty_part_where_the_smallest_id_repeats(tmp_path: Path) -> None:
+    # Most rows are id 0: the sampled quantiles that cut the parts are 0 too. A cut at the
+    # smallest id would leave the first part (ids below it) without rows.
+    ids = np.r_[np.zeros(90, dtype=np.int64), np.arange(1, 31)]
+    df = pl.DataFrame({"id": ids, "class": np.arange(len(ids)), "score": 0.5, "truth": True})
+    df.write_parquet(tmp_path / "dump.parquet")
+    parts = pl_metrics.cluster_by_id(tmp_path / "dump.parquet", tmp_path / "by_id", n_parts=4)
+    heights = [pl.read_parquet(part).height for part in parts]
+    assert 1 < len(parts) < 4  # fewer: ids repeat in the sample that cuts them
+    assert min(heights) > 0
+    assert sum(heights) == df.height
+
+
+def test_cluster_by_id_samples_enough_rows_of_a_class_major_dump(tmp_path: Path) -> None:
+    # Rows in class order (every id's class 0, then every id's class 1, ...): a sample of
+    # one row in rows / n_parts reads the first id of each class block only, one cut value.
+    n_ids, n_classes = 100, 10
+    df = pl.DataFrame(
+        {
+            "id": np.tile(np.arange(n_ids), n_classes),
+            "class": np.repeat(np.arange(n_classes), n_ids),
+            "score": 0.5,
+            "truth": True,
+        }
+    )
+    df.write_parquet(tmp_path / "dump.parquet")
+    parts = pl_metrics.cluster_by_id(tmp_path / "dump.parquet", tmp_path / "by_id", n_parts=10)
+    heights = [pl.read_parquet(part).height for part in parts]
+    assert len(parts) == 10
+    assert sum(heights) == df.height
+    assert max(heights) - min(heights) <= 2 * n_classes  # about equal parts of whole ids
+
+
+def test_class_chunks_count_fold_repeats_by_group_not_by_fold() -> None:
+    # Rows of an (id, class) in another fold too, counted in each class chunk: summed over
+    # the chunks by group, the folds together (those are tuned over, as report names them).
+    rng = np.random.default_rng(3)
+    df = long_table(rng.random((40, 3)) < 0.4, rng.random((40, 3)))
+    df = df.with_columns(fold=pl.col("id") % 4)
+    again = df.filter(pl.col("id") < 3).with_columns(fold=(pl.col("fold") + 1) % 4)
+    two = pl.concat(
+        [df.with_columns(model=pl.lit("a")), pl.concat([df, again]).with_columns(model=pl.lit("b"))]
+    )
+    options: dict[str, Any] = {"by": "model", "fold_col": "fold"}
+    with pytest.raises(pl_metrics.MetricsInputError, match="another fold") as whole:
+        pl_metrics.report(two, "best_threshold", **options)
+    for n_chunks in (2, 3):
+        with pytest.raises(pl_metrics.MetricsInputError) as chunked:
+            pl_metrics.score(two.lazy(), "best_threshold", n_chunks=n_chunks, **options)
+        assert str(chunked.value) == str(whole.value)
