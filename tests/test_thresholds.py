@@ -1186,3 +1186,102 @@ def test_a_table_of_float_classes_applies_to_negative_integer_classes() -> None:
     want = f1_score(truth, score >= np.array(at), average=None, zero_division=0)
     got = pl_metrics.f1(df, threshold=floats, average=None)
     np.testing.assert_allclose(got.sort("class")["f1"], want, rtol=1e-12)
+
+
+def test_values_apart_by_more_than_rounding_are_no_ties() -> None:
+    """Recall 1 - 1e-7 at 0.9 and 1 at 0.5: apart by far more than the rounding of a ratio
+    (1e-12), so 0.5 wins, as the brute force has it."""
+    df = pl.DataFrame(
+        {
+            "id": [0, 1, 2],
+            "class": "a",
+            "score": [0.9, 0.5, 0.2],
+            "truth": [True, True, False],
+            "w": [1.0, 1e-7, 1.0],
+        }
+    )
+    t, s, w = (df[c].to_numpy() for c in ("truth", "score", "w"))
+    threshold, value = brute_best("recall", t, s, w)
+    for frame in (df, df.lazy()):
+        got = pl_metrics.best_threshold(frame, "recall", weight_col="w")
+        got = got.collect() if isinstance(got, pl.LazyFrame) else got
+        assert got["threshold"].item() == threshold == 0.5
+        assert got["value"].item() == pytest.approx(value, rel=1e-12)
+
+
+def test_a_block_without_a_tied_row_takes_no_row_of_the_next() -> None:
+    """Class 0's best is +inf (best - 1e-12 * inf is NaN: nothing ties, in the plan too), so
+    it has no row; class 1's first row is no row of class 0's."""
+    from pl_metrics import _thresholds
+
+    df = pl.DataFrame(
+        {
+            "class": [0, 0, 1, 1],
+            "threshold": [0.5, 0.2, 0.7, 0.1],
+            "value": [math.inf, 1.0, 0.5, 0.25],
+        },
+        schema={"class": pl.Int16, "threshold": pl.Float64, "value": pl.Float64},
+    )
+    want = _thresholds._best_plan(df.lazy(), ["class"]).collect()
+    in_blocks = _thresholds._best_in_blocks(df, ["class"])
+    assert in_blocks is not None
+    assert_frame_equal(in_blocks, want, check_exact=True)
+
+
+def test_a_negative_best_value_is_still_the_best() -> None:
+    """Negative weights: every threshold's f1 is below 0 (-0.4 the highest). The best is
+    within 1e-12 of itself, relatively, for negative values too: the class keeps its row,
+    with or without folds (the folds' tables of weights that are no counts: the plan)."""
+    df = pl.DataFrame(
+        {
+            "id": range(4),
+            "class": "a",
+            "score": [0.4, 0.8, 0.6, 0.8],
+            "truth": [False, True, False, False],
+            "w": [3.0, -1.0, 1.0, 3.0],
+            "fold": [0, 1, 0, 1],
+        }
+    )
+    t, s, w = (df[c].to_numpy() for c in ("truth", "score", "w"))
+    threshold, value = brute_best("f1", t, s, w)
+    assert value < 0
+    fold_options: list[dict[str, Any]] = [{}, {"fold_col": "fold"}]
+    for options in fold_options:
+        for frame in (df, df.lazy()):
+            got = pl_metrics.best_threshold(frame, "f1", weight_col="w", **options)
+            got = got.collect() if isinstance(got, pl.LazyFrame) else got
+            assert got["threshold"].to_list() == [threshold]
+            assert got["value"].item() == pytest.approx(value, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("values", "want"),
+    [
+        ([math.nan, math.nan, math.nan], (0.5, math.nan)),  # every value NaN: the highest
+        ([-1.0, -0.4, -2.0], (0.2, -0.4)),  # negative values: the best ties with itself
+        ([-0.4 * (1 + 1e-13), -0.4, -2.0], (0.5, -0.4 * (1 + 1e-13))),  # a tie: the highest
+    ],
+)
+def test_the_best_plan_and_blocks_keep_a_class_of_nan_or_negative_values(
+    values: list[float], want: tuple[float, float]
+) -> None:
+    """Class 0's candidates, read by both `_best`s; class 1 beside it, of a plain best."""
+    from pl_metrics import _thresholds
+
+    df = pl.DataFrame(
+        {
+            "class": [0, 0, 0, 1, 1],
+            "threshold": [0.5, 0.2, 0.1, 0.7, 0.3],
+            "value": [*values, 0.25, 0.5],
+        },
+        schema={"class": pl.Int16, "threshold": pl.Float64, "value": pl.Float64},
+    )
+    plan = _thresholds._best_plan(df.lazy(), ["class"]).collect()
+    in_blocks = _thresholds._best_in_blocks(df, ["class"])
+    assert in_blocks is not None
+    assert_frame_equal(in_blocks, plan, check_exact=True)
+    assert plan["class"].to_list() == [0, 1]
+    threshold, value = plan.row(0)[1:]
+    assert threshold == want[0]
+    assert value == want[1] or (math.isnan(value) and math.isnan(want[1]))
+    assert plan.row(1)[1:] == (0.3, 0.5)
