@@ -261,7 +261,7 @@ def _expand(path: Path) -> list[Path]:
             raise MetricsInputError(
                 f"folder {str(path)!r} holds no parquet, IPC or CSV file (but in entries "
                 'named ".x" or "_x", which are left out)'
-                if any(kind_of(p) for p in _walk(path))
+                if any(kind_of(p) for p in walked)
                 else f"folder {str(path)!r} holds no parquet, IPC or CSV file"
             )
         _refuse_stray_data(path, [p for p in walked if not kind_of(p)])
@@ -727,7 +727,7 @@ def _text_in(found: Sequence[Path] | None, column: str) -> str:
         return ""
     try:
         kind = file_format(found)
-        schemas = [_csv_schema(p) if kind == "csv" else _file_schema(p, kind) for p in found]
+        schemas = _schemas(found, kind)
         texts = [
             p for p, schema in zip(found, schemas, strict=True) if schema.get(column) == pl.String
         ]
@@ -972,6 +972,11 @@ def _comparable(ids: list[pl.Series]) -> list[pl.Series]:
     return [values.cast(pl.String) for values in ids]
 
 
+def _schemas(found: Sequence[Path], kind: str) -> list[pl.Schema]:
+    """Each file's schema: a CSV's as polars infers it, a parquet or IPC file's metadata."""
+    return [_csv_schema(p) if kind == "csv" else _file_schema(p, kind) for p in found]
+
+
 def _file_schema(path: Path, kind: str) -> pl.Schema:
     """The schema in a parquet or IPC file's metadata; an unreadable file raises, named.
 
@@ -1127,9 +1132,7 @@ def require_in_every_file(
     kind = file_format(found)
     if kind == "csv":  # (stacked with their types relaxed to common ones)
         found = [path for path in found if _has_rows(path)]
-        schemas = [_csv_schema(path) for path in found]
-    else:
-        schemas = [_file_schema(path, kind) for path in found]
+    schemas = _schemas(found, kind)
     folder_keys = set(_hive_values(found))
     for name in columns:
         holders = [name in schema for schema in schemas]
