@@ -977,11 +977,10 @@ def _by_loss(
                 ).collect()
                 values = pooled.select(*by, weighted_mean(summed, total).alias(metric))
             else:  # a class whose drawn weights cancel (ragged ids) is undefined, as in report
-                cancel = sums_to_zero(total, pl.col(_ABS_WEIGHT))
                 values = classes.select(
                     *by,
                     cols.cls,
-                    pl.when(cancel).then(float("nan")).otherwise(summed / total).alias(metric),
+                    weighted_mean(summed, total, pl.col(_ABS_WEIGHT)).alias(metric),
                     pl.lit(0.0).alias(CURVE_POS),
                 )
             frames.append(_long(_averaged(values, metric, by, opts), metric, spec))

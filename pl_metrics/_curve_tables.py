@@ -214,9 +214,13 @@ def cell_loss(metric: str, score: pl.Expr, pos: pl.Expr, neg: pl.Expr, eps: floa
     )
 
 
-def weighted_mean(summed: pl.Expr, total: pl.Expr) -> pl.Expr:
-    """A weighted mean from its sums: NaN where the weights sum to 0."""
-    return pl.when(total == 0).then(float("nan")).otherwise(summed / total)
+def weighted_mean(summed: pl.Expr, total: pl.Expr, magnitude: pl.Expr | None = None) -> pl.Expr:
+    """A weighted mean from its sums: NaN where the weights sum to 0.
+
+    Given their absolute sum, ``magnitude``: NaN where they cancel, up to rounding.
+    """
+    zero = total == 0 if magnitude is None else sums_to_zero(total, magnitude)
+    return pl.when(zero).then(float("nan")).otherwise(summed / total)
 
 
 def _cell_losses(
