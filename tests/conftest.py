@@ -94,6 +94,17 @@ def long_table(
     return df
 
 
+def ragged_table(*, seed: int, kept: float) -> pl.DataFrame:
+    """30 ids of 6 classes (tied scores): classes 0 and 1 of every id, each other row kept
+    with probability ``kept``, so that ids hold other class sets (``ragged="allow"``)."""
+    rng = np.random.default_rng(seed)
+    truth = rng.random((30, 6)) < 0.4
+    score = rng.integers(0, 4, size=(30, 6)) / 3
+    full = long_table(truth, score)
+    keep = rng.random(full.height) < kept
+    return full.filter(pl.Series(keep) | (pl.col("class") < 2))
+
+
 @st.composite
 def dense_problems(
     draw: st.DrawFn, *, min_classes: int = 1, weights: bool = False, max_groups: int = 3

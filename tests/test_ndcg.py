@@ -13,7 +13,7 @@ from polars.testing import assert_frame_equal
 from sklearn.metrics import ndcg_score
 
 import pl_metrics
-from tests.conftest import dense_problems, grouped_table, long_table, on_the_plan, run
+from tests.conftest import dense_problems, grouped_table, long_table, on_the_plan, ragged_table, run
 from tests.test_kernel import needs_kernel, random_dump
 
 SETTINGS = settings(
@@ -129,12 +129,7 @@ def test_the_kernel_gives_the_plans_bits(
 # `int_range(0, n)`, which test_matches_sklearn kills already.
 @pytest.mark.parametrize("k", [None, 2])
 def test_ragged_ids_rank_over_their_own_rows_as_sklearn(kind: str, k: int | None) -> None:
-    rng = np.random.default_rng(6)
-    truth = rng.random((30, 6)) < 0.4
-    score = rng.integers(0, 4, size=(30, 6)) / 3
-    full = long_table(truth, score)
-    keep = rng.random(full.height) < 0.7
-    ragged = full.filter(pl.Series(keep) | (pl.col("class") < 2))
+    ragged = ragged_table(seed=6, kept=0.7)
     got = run(ragged, kind, pl_metrics.ndcg, ragged="allow", k=k, per_id=True).sort("id")
     want = [
         ndcg_score(rows["truth"].cast(int).to_numpy()[None], rows["score"].to_numpy()[None], k=k)

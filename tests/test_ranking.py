@@ -16,7 +16,7 @@ from sklearn.metrics import (
 )
 
 import pl_metrics
-from tests.conftest import dense_problems, grouped_table, long_table, run
+from tests.conftest import dense_problems, grouped_table, long_table, ragged_table, run
 
 SETTINGS = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -309,12 +309,7 @@ def test_column_names_and_multiple_by() -> None:
 
 @pytest.mark.parametrize("metric", ["lrap", "coverage_error", "label_ranking_loss", "lwlrap"])
 def test_ragged_allow_ranks_each_id_over_its_rows(metric: str) -> None:
-    rng = np.random.default_rng(5)
-    truth = rng.random((30, 6)) < 0.4
-    score = rng.integers(0, 4, size=(30, 6)) / 3
-    full = long_table(truth, score)
-    keep = rng.random(full.height) < 0.8
-    ragged = full.filter(pl.Series(keep) | (pl.col("class") < 2))
+    ragged = ragged_table(seed=5, kept=0.8)
     with pytest.raises(pl_metrics.MetricsInputError, match="ragged"):
         FUNCTIONS[metric](ragged)
     got = FUNCTIONS[metric](ragged, ragged="allow").item()
