@@ -26,6 +26,7 @@ from pl_metrics._frame import (
     checked_options,
     column_name,
     is_categorical,
+    is_number,
     is_pandas,
     listed,
     missing_column,
@@ -911,9 +912,9 @@ def _zeros_and_ones(column: Any) -> bool:
     """Whether a frame's column holds only 0 and 1 (a missing value: told later, as such)."""
     try:
         values = np.asarray(column, dtype=float)
-    except (TypeError, ValueError):  # (pandas' NA)
+    except (TypeError, ValueError):  # (pandas' NA, in pandas versions that refuse the cast)
         return True
-    return bool(np.isin(values, (0, 1)).all())
+    return bool(np.isin(values[~np.isnan(values)], (0, 1)).all())
 
 
 def _object_hint(name: str, given: Any) -> str:
@@ -1276,6 +1277,8 @@ def _sample_weight(sample_weight: object, n_ids: int) -> np.ndarray:
             f"sample_weight: expected one weight per row of y_score ({n_ids:,}), got shape "
             f"{weights.shape}"
         )
+    if weights.dtype.kind == "O" and all(is_number(w) for w in weights):
+        weights = weights.astype(np.float64)  # (numbers kept as objects, e.g. a pandas column's)
     if weights.dtype.kind not in "biuf":
         raise MetricsInputError(f"sample_weight: weights must be numbers, not {weights.dtype}")
     weights = weights.astype(np.float64)

@@ -1187,3 +1187,252 @@ def test_from_numpy_warns_of_labels_from_1_only_where_they_are_read_as_positions
         pl_metrics.from_numpy(np.array([1, 2, 1]), rng.random((3, 3)), class_names=["a", "b", "c"])
         with pytest.raises(pl_metrics.MetricsInputError, match="no column index of y_score"):
             pl_metrics.from_numpy(np.array([1, 2, 3]), rng.random((3, 3)))
+
+
+def test_from_wide_takes_integer_score_columns_named_in_classes() -> None:
+    """Named classes are any numeric columns, not only float ones (scores as counts, ranks)."""
+    rng = np.random.default_rng(3)
+    truth, score = rng.random((30, 3)) < 0.5, rng.integers(0, 9, (30, 3))
+    names = ["a", "b", "c"]
+    long = pl_metrics.from_wide(wide(score, names), wide(truth, names), classes=names)
+    assert long["score"].dtype == pl.Float64
+    got = long.metrics.roc_auc(average="macro").item()
+    assert got == pytest.approx(roc_auc_score(truth, score, average="macro"))
+
+
+@pytest.mark.parametrize(
+    ("bad", "message"),
+    [
+        (["a"], r"^truth: 1 value is neither 0 nor 1 \(column 'a': 1\)$"),
+        (
+            ["a", "b", "c"],
+            r"^truth: 3 values are neither 0 nor 1 \(column 'a': 1, column 'b': 1, "
+            r"column 'c': 1\)$",
+        ),
+        (
+            ["a", "b", "c", "d"],
+            r"^truth: 4 values are neither 0 nor 1 \(column 'a': 1, column 'b': 1, "
+            r"column 'c': 1, and 1 more columns\)$",
+        ),
+    ],
+)
+def test_from_wide_counts_wide_truth_outside_0_1_by_column(bad: list[str], message: str) -> None:
+    names = ["a", "b", "c", "d"]
+    score = np.arange(12, dtype=float).reshape(3, 4) / 12
+    truth = wide(np.eye(3, 4), names).with_columns(
+        pl.when(pl.col("id") == 0).then(2.0).otherwise(pl.col(c)).alias(c) for c in bad
+    )
+    with pytest.raises(pl_metrics.MetricsInputError, match=message):
+        pl_metrics.from_wide(wide(score, names), truth)
+
+
+def test_from_wide_takes_a_truth_column_of_nulls_for_no_class() -> None:
+    """A column of the truth without values (all null) holds no 0/1: no class the scores lack."""
+    rng = np.random.default_rng(4)
+    truth, score = rng.random((20, 3)) < 0.5, rng.random((20, 3))
+    names = ["a", "b", "c"]
+    notes = wide(truth, names).with_columns(note=pl.lit(None, dtype=pl.Int64))
+    long = pl_metrics.from_wide(wide(score, names), notes)
+    assert_frame_equal(long, pl_metrics.from_wide(wide(score, names), wide(truth, names)))
+    got = long.metrics.lrap().item()
+    assert got == pytest.approx(label_ranking_average_precision_score(truth, score))
+
+
+def test_from_wide_reads_lists_of_integer_labels_as_the_class_columns_text() -> None:
+    rng = np.random.default_rng(5)
+    truth, score = rng.random((20, 3)) < 0.5, rng.random((20, 3))
+    names = ["0", "1", "2"]
+    labels = pl.DataFrame(
+        {"id": range(20), "labels": [np.flatnonzero(row).tolist() for row in truth]},
+        schema_overrides={"labels": pl.List(pl.Int64)},
+    )
+    long = pl_metrics.from_wide(wide(score, names), labels, labels_col="labels")
+    got = long.metrics.lrap().item()
+    assert got == pytest.approx(label_ranking_average_precision_score(truth, score))
+
+
+def test_from_wide_counts_unknown_labels_by_id_not_by_model_row() -> None:
+    """Labels in the scores ride along each model's row of an id: the ids are counted once."""
+    one = SCORES.join(LABELS, on="id").with_columns(
+        labels=pl.when(pl.col("id") == 2).then(pl.lit("z")).otherwise("labels")
+    )
+    models = pl.concat([one.with_columns(model=pl.lit(m)) for m in ("x", "y", "w")])
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"column 'labels': 1 id has labels that are not .*'z'"
+    ):
+        pl_metrics.from_wide(models, labels_col="labels")
+
+
+def test_from_wide_counts_unknown_labels_only_beyond_those_shown() -> None:
+    """Three unknown labels are all shown: no ``...`` and no count of them."""
+    labels = LABELS.with_columns(labels=pl.Series(["b x", "y a", "z"]))
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'labels': 3 ids have labels that are not class columns: 'x', 'y', 'z'$",
+    ):
+        pl_metrics.from_wide(SCORES, labels, labels_col="labels")
+
+
+def test_from_wide_refuses_float_ids_beside_integer_ones() -> None:
+    """Integer ids of two widths match; float ids are another type (1.5 is no integer id)."""
+    long = pl_metrics.from_wide(SCORES, TRUTH.with_columns(pl.col("id").cast(pl.UInt8)))
+    assert_frame_equal(long, pl_metrics.from_wide(SCORES, TRUTH))
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"the scores' ids are Int64 and the truth table's Float64",
+    ):
+        pl_metrics.from_wide(SCORES, TRUTH.with_columns(pl.col("id").cast(pl.Float64)))
+
+
+def test_from_numpy_names_a_one_column_indicator_matrix_by_its_column_number() -> None:
+    """A 2-D y_true of one column is an indicator matrix: its class is column 0, as the
+    default names are the column numbers; a 1-D y_true beside it is binary, class 1."""
+    y, p = np.array([0, 1, 1, 0, 1]), np.array([0.2, 0.7, 0.4, 0.5, 0.9])
+    for truth, name in ((y.reshape(-1, 1), 0), (y, 1)):
+        long = pl_metrics.from_numpy(truth, p.reshape(-1, 1))
+        assert long["class"].unique().to_list() == [name]
+        assert long.metrics.roc_auc().item() == pytest.approx(roc_auc_score(y, p))
+
+
+def test_from_numpy_warns_of_two_columns_only_for_two() -> None:
+    """Class indices 0 and 1 beside three columns are multi-class: no binary warning."""
+    rng = np.random.default_rng(6)
+    y, p = np.array([0, 1, 1, 0, 1, 0]), rng.dirichlet(np.ones(3), 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        long = pl_metrics.from_numpy(y, p)
+    got = long.metrics.log_loss().item()
+    assert got == pytest.approx(log_loss(y, p, labels=[0, 1, 2]))
+    with pytest.warns(UserWarning, match=r"y_score has 2 columns, each a class"):
+        pl_metrics.from_numpy(y, p[:, :2])
+
+
+def test_from_numpy_tells_of_labels_from_1_only_beyond_two_columns() -> None:
+    """Two columns and indices all 1: binary, told as such, not as labels counted from 1."""
+    with pytest.warns(UserWarning, match=r"y_score has 2 columns") as told:
+        pl_metrics.from_numpy(np.array([1, 1, 1]), np.array([[0.2, 0.8], [0.4, 0.6], [0.9, 0.1]]))
+    messages = [str(w.message) for w in told]
+    assert not any("holds no 0" in m for m in messages), messages
+
+
+def test_from_numpy_names_the_first_index_outside_the_columns() -> None:
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"2 values are no column index of y_score \(0 to 2\), such as 5;",
+    ):
+        pl_metrics.from_numpy(np.array([0, 5, 1, 7]), np.ones((4, 3)))
+
+
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_from_numpy_tells_to_ravel_a_column_of_class_indices(n_classes: int) -> None:
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=rf"y_true \(3, 1\) and y_score \(3, {n_classes}\) differ in shape: .*np\.ravel",
+    ):
+        pl_metrics.from_numpy(np.array([[0], [1], [1]]), np.ones((3, n_classes)))
+
+
+def test_from_numpy_tells_to_cast_text_labels_only_when_all_name_a_class() -> None:
+    p = np.full((3, 2), 0.5)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"y_true\.astype\(int\)"):
+        pl_metrics.from_numpy(np.array(["1", "2", "1"]), p, class_names=[1, 2])
+    with pytest.raises(pl_metrics.MetricsInputError) as caught:
+        pl_metrics.from_numpy(np.array(["1", "x", "2"]), p, class_names=[1, 2])
+    assert "no class_names: '1', '2', 'x'" in str(caught.value)
+    assert "astype" not in str(caught.value)
+
+
+def test_from_numpy_refuses_weights_of_text_by_name() -> None:
+    y, p = np.eye(3, 2), np.full((3, 2), 0.5)
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^sample_weight: weights must be numbers, not object"
+    ):
+        pl_metrics.from_numpy(y, p, sample_weight=np.array(["1", "2", "x"], dtype=object))
+
+
+def test_from_numpy_tells_of_a_missing_value_in_an_integer_class_beside_float_scores() -> None:
+    """pandas' NA (or polars' null) in a 0/1 column is told as missing, not as a column of ids
+    (numpy turns pandas' NA into NaN in recent pandas, where older versions refused the cast)."""
+    y = np.array([[1, 0], [0, 1], [1, 0]])
+    scores = pd.DataFrame({"a": [0.1, 0.5, 0.2], "b": pd.array([0, 1, None], dtype="Int64")})
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"1 value is missing \(pandas' NA\)"):
+        pl_metrics.from_numpy(y, scores)
+    with pytest.raises(pl_metrics.MetricsInputError) as caught:
+        pl_metrics.from_numpy(y, pl.from_pandas(scores))
+    assert "the ids" not in str(caught.value)
+
+
+def test_from_numpy_takes_weights_of_numbers_held_as_objects() -> None:
+    """An object array of numbers (a pandas column of mixed ints and floats) is taken, as
+    scikit-learn takes it; objects that are no numbers are refused by their type."""
+    rng = np.random.default_rng(7)
+    y, p = rng.random((8, 3)) < 0.5, rng.random((8, 3))
+    weights = np.array([1, 2.5, 3, 1, 0.5, 2, 1, 4], dtype=object)
+    long = pl_metrics.from_numpy(y, p, sample_weight=weights)
+    got = long.metrics.lrap(weight_col="weight").item()
+    want = label_ranking_average_precision_score(y, p, sample_weight=weights)
+    assert got == pytest.approx(want)
+    with pytest.raises(pl_metrics.MetricsInputError, match="weights must be numbers, not object"):
+        pl_metrics.from_numpy(y, p, sample_weight=np.array([1, None, 2, 1, 1, 1, 1, 1], object))
+
+
+def test_from_wide_hints_at_float_columns_only_where_the_truth_has_the_ids() -> None:
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"not in the table; every float col"):
+        pl_metrics.from_wide(SCORES.with_columns(w=pl.lit(1.0)), TRUTH)
+    with pytest.raises(pl_metrics.MetricsInputError) as caught:
+        pl_metrics.from_wide(SCORES, TRUTH.rename({"id": "key"}))
+    assert "['id'] of the scores are not in the table" in str(caught.value)
+    assert "every float column" not in str(caught.value)
+
+
+def test_from_wide_refuses_one_model_skipping_ids() -> None:
+    """A single kept column (a model) whose values miss an id: its metric would skip it."""
+    scores = pl.concat(
+        [SCORES.with_columns(model=pl.lit("x")), SCORES.head(2).with_columns(model=pl.lit("y"))]
+    )
+    message = (
+        r"^column 'id': 1 id of the scores has rows for fewer values of the kept columns "
+        r"'model' than others \(as few as 1 of 2\): 3;"
+    )
+    with pytest.raises(pl_metrics.MetricsInputError, match=message):
+        pl_metrics.from_wide(scores, TRUTH)
+    lazy = pl_metrics.from_wide(scores.lazy(), TRUTH)  # (checked when collected)
+    with pytest.raises(pl_metrics.MetricsInputError, match=message):
+        lazy.collect()
+
+
+def test_from_wide_keeps_an_integer_fold_column_beside_wide_truth_without_a_word() -> None:
+    """The warning of integer 0/1 columns is for labels, which show no class the scores lack."""
+    scores = SCORES.with_columns(fold=pl.Series([0, 1, 0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        long = pl_metrics.from_wide(scores, TRUTH)
+    assert long.columns == ["id", "fold", "class", "score", "truth"]
+    got = long.metrics.roc_auc(average="macro").item()
+    want = roc_auc_score(TRUTH.select("a", "b").to_numpy(), SCORES.select("a", "b").to_numpy())
+    assert got == pytest.approx(want)
+
+
+def test_from_numpy_tells_nan_in_a_pandas_frame_of_numpys_floats_as_nan() -> None:
+    y, p = np.eye(3, 2), pd.DataFrame({"a": [0.1, np.nan, 0.3], "b": [0.5, 0.5, 0.5]})
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^y_score: 1 value is NaN or inf"):
+        pl_metrics.from_numpy(y, p)
+
+
+def test_from_wide_gives_no_index_hint_for_an_unnamed_multiindex() -> None:
+    scores = pd.DataFrame({"cat": [0.1, 0.2], "dog": [0.5, 0.4]})
+    truth = pd.DataFrame({"id": ["u", "v"], "cat": [1, 0], "dog": [0, 1]})
+    multi = scores.set_axis(pd.MultiIndex.from_tuples([("u", 1), ("v", 2)]))
+    with pytest.raises(pl_metrics.MetricsInputError) as caught:
+        pl_metrics.from_wide(multi, truth)
+    assert "is not in the scores" in str(caught.value)
+    assert "index is unnamed" not in str(caught.value)
+
+
+def test_from_wide_names_the_smallest_repeated_ids() -> None:
+    scores = pl.DataFrame({"id": [9, 9, 7, 7, 5, 5, 1], "a": [0.5] * 7, "b": [0.5] * 7})
+    truth = pl.DataFrame({"id": [9, 7, 5, 1], "a": [0, 1, 0, 1], "b": [1, 0, 1, 0]})
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"3 ids repeat in the scores, .*: 5, 7, 9$"
+    ):
+        pl_metrics.from_wide(scores, truth)
