@@ -1839,3 +1839,79 @@ def test_unchecked_null_truth_counts_as_the_plan_does() -> None:
     ]
     for call in calls:
         assert_frame_equal(call(), on_the_plan(call), rel_tol=1e-12)
+
+
+def test_count_kinds_leaves_a_literal_that_is_not_zero_to_the_plan() -> None:
+    # A literal per-id column is a row check that passed on the whole frame (zero); any
+    # other literal is no count the kernel makes, even next to zeros: the plan computes it.
+    from pl_metrics._runs import count_kinds
+
+    templates = {"rows": pl.len()}
+    passed = [pl.len().alias("n"), pl.lit(0).alias("a")]
+    assert count_kinds(passed, templates) == {"n": "rows", "a": "zero"}
+    assert count_kinds([*passed, pl.lit(3).alias("b")], templates) is None
+    assert count_kinds([*passed, pl.col("x").sum().alias("b")], templates) is None
+
+
+def test_single_label_metrics_of_one_true_class_per_id_count_on_the_kernel() -> None:
+    # Each id has exactly one true class: the kernel's checks (no true class, several) must
+    # find nothing, and the numbers are scikit-learn's on both paths.
+    from sklearn.metrics import log_loss, top_k_accuracy_score
+
+    rng = np.random.default_rng(7)
+    n_ids, n_classes = 12, 4
+    truth = np.zeros((n_ids, n_classes), bool)
+    truth[np.arange(n_ids), rng.integers(0, n_classes, n_ids)] = True
+    score = rng.random((n_ids, n_classes)) + 0.1
+    score /= score.sum(axis=1, keepdims=True)
+    df = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(n_ids), n_classes),
+            "class": np.tile(np.arange(n_classes), n_ids),
+            "score": score.reshape(-1),
+            "truth": truth.reshape(-1),
+        }
+    )
+    labels = truth.argmax(axis=1)
+    want = {
+        "log_loss": log_loss(labels, score, labels=range(n_classes)),
+        "top_k_accuracy": top_k_accuracy_score(labels, score, k=2, labels=range(n_classes)),
+    }
+    for metric, expected in want.items():
+        options = {"k": 2} if metric == "top_k_accuracy" else {}
+        function = getattr(pl_metrics, metric)
+        got = function(df, **options).item()
+        planned = on_the_plan(lambda f=function, o=options: f(df, **o).item())
+        assert got == pytest.approx(expected, rel=1e-12)
+        assert planned == pytest.approx(expected, rel=1e-12)
+
+
+def test_weighted_curve_tables_counted_by_the_kernel_match_sklearn() -> None:
+    # The curves table (ROC AUC, AP) of a DataFrame's id runs sums each row's weight.
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    rng = np.random.default_rng(11)
+    n_ids, n_classes = 30, 3
+    truth = rng.random((n_ids, n_classes)) < 0.4
+    truth[0], truth[1] = True, False
+    score = rng.integers(0, 5, (n_ids, n_classes)) / 4
+    weight = rng.choice([0.5, 1.0, 2.0, 3.0], n_ids)
+    df = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(n_ids), n_classes),
+            "class": np.tile(np.arange(n_classes), n_ids),
+            "score": score.reshape(-1),
+            "truth": truth.reshape(-1),
+            "w": np.repeat(weight, n_classes),
+        }
+    )
+    for metric, reference in [
+        ("roc_auc", roc_auc_score),
+        ("average_precision", average_precision_score),
+    ]:
+        want = [reference(truth[:, k], score[:, k], sample_weight=weight) for k in range(n_classes)]
+        function = getattr(pl_metrics, metric)
+        got = function(df, weight_col="w", average=None)[metric].to_numpy()
+        planned = on_the_plan(lambda f=function, m=metric: f(df, weight_col="w", average=None)[m])
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        np.testing.assert_allclose(planned.to_numpy(), want, rtol=1e-12)

@@ -424,3 +424,32 @@ def test_ids_of_more_than_255_classes_count_on_every_path() -> None:
             assert got == pytest.approx(value, rel=1e-12), metric
     per_id = pl_metrics.accuracy(df, per_id=True).sort("id")["accuracy"].to_list()
     assert per_id == [float((truth[i] == pred[i]).all()) for i in range(4)]
+
+
+@pytest.mark.parametrize("metric", ["precision", "recall", "f1", "jaccard"])
+def test_negative_weighted_denominators_divide_as_sklearn(kind: str, metric: str) -> None:
+    # Weights of -2 make some class's tp + fp (or tp + fn) negative, not zero: scikit-learn
+    # divides by it (a negative rate); only a zero denominator gives zero_division.
+    truth = np.array([[1, 0], [1, 1], [0, 1], [1, 1]], bool)
+    pred = np.array([[1, 1], [1, 0], [0, 1], [0, 1]], bool)
+    w = np.array([-2.0, 1.0, 0.5, -3.0])
+    df = long_table(truth, pred.astype(float), weight=w)
+    function = {
+        "precision": precision_score,
+        "recall": recall_score,
+        "f1": f1_score,
+        "jaccard": jaccard_score,
+    }[metric]
+    for average in [None, "micro", "macro"]:
+        got = run(
+            df,
+            kind,
+            getattr(pl_metrics, metric),
+            average=average,
+            weight_col="w",
+            threshold=THRESHOLD,
+            zero_division=0,
+        )
+        want = function(truth, pred, average=average, sample_weight=w, zero_division=0)
+        np.testing.assert_allclose(got[metric].to_numpy(), np.atleast_1d(want), rtol=1e-12)
+        assert (np.atleast_1d(want) != 0).all()  # (no denominator is zero)
