@@ -1199,7 +1199,7 @@ def ordered_sum_of_one(expr: pl.Expr) -> pl.Expr:
 
 
 def ordered_mean(expr: pl.Expr) -> pl.Expr:
-    """The mean of ``expr``, summed as `ordered_sum` (null for no values)."""
+    """The mean of ``expr``, summed as `ordered_sum` (NaN for no values)."""
     return ordered_sum(expr) / expr.count()
 
 
@@ -1625,8 +1625,12 @@ def _complex_pandas_columns(frame: Any) -> list[str]:
 
 
 def _repeated_pandas_columns(frame: Any) -> list[str]:
-    """The names of a pandas frame's columns that more than one column has."""
-    return list(dict.fromkeys(str(c) for c in frame.columns[frame.columns.duplicated()]))
+    """The names of a pandas frame's columns that more than one column has.
+
+    As text, as polars names them: the columns ``1`` and ``"1"`` are two of ``'1'``.
+    """
+    names = Counter(str(c) for c in frame.columns)
+    return [name for name, count in names.items() if count > 1]
 
 
 def _mixed_pandas_columns(frame: Any) -> list[str]:

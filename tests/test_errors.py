@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -1539,3 +1540,146 @@ def test_a_fold_column_among_by_is_named_as_such(good: pl.DataFrame) -> None:
     df = good.with_columns(fold=pl.col("id") % 2)
     with pytest.raises(MetricsInputError, match=r"^option 'fold_col': 'fold' is also in 'by'$"):
         pl_metrics.best_threshold(df, by=["model", "fold"], fold_col="fold")
+
+
+def test_integer_options_take_their_largest_value(good: pl.DataFrame) -> None:
+    """A bound of an integer option is in its range: the largest seed is taken, one more not."""
+    largest = pl_metrics.bootstrap(good, "lrap", n_resamples=2, seed=2**63 - 1)
+    assert largest.equals(pl_metrics.bootstrap(good, "lrap", n_resamples=2, seed=2**63 - 1))
+    with pytest.raises(MetricsInputError, match=r"option 'seed': expected an integer in \[0, "):
+        pl_metrics.bootstrap(good, "lrap", n_resamples=2, seed=2**63)
+
+
+def test_eps_is_refused_from_one_half() -> None:
+    """eps in [0, 0.5): at 0.5 every probability clips to 0.5 and every loss is log 2."""
+    p = np.array([[0.2, 0.8], [0.7, 0.3], [0.5, 0.5]])
+    y = np.array([1, 0, 1])
+    df = long_table(np.eye(2, dtype=bool)[y], p)
+    eps = 0.4999
+    want = -np.log(np.clip(p[np.arange(3), y], eps, 1 - eps)).mean()
+    assert pl_metrics.log_loss(df, eps=eps).item() == pytest.approx(want, rel=1e-12)
+    with pytest.raises(MetricsInputError, match=r"option 'eps': expected a number in \[0, 0\.5\)"):
+        pl_metrics.log_loss(df, eps=0.5)
+
+
+@pytest.mark.parametrize("confidence", [0, 1, 1.0, np.float64(1.0)])
+def test_confidence_is_refused_at_its_bounds(good: pl.DataFrame, confidence: object) -> None:
+    """confidence in (0, 1): at 1 the interval would be the resamples' extremes, not a level."""
+    with pytest.raises(
+        MetricsInputError, match=r"option 'confidence': expected a number in \(0, 1\)"
+    ):
+        pl_metrics.bootstrap(good, "lrap", n_resamples=2, confidence=confidence)
+
+
+@pytest.mark.parametrize("value", [float("inf"), -float("inf"), float("nan")])
+def test_nonfinite_weights_are_told_as_such(good: pl.DataFrame, value: float) -> None:
+    """An infinite weight is no extreme finite one: told as NaN's are, by their rows."""
+    ids = good["id"].unique().sort().head(2)
+    bad = good.with_columns(
+        w=pl.when(pl.col("id").is_in(ids.implode())).then(value).otherwise(pl.col("w"))
+    )
+    n = bad.filter(pl.col("id").is_in(ids.implode())).height
+    pattern = rf"^column 'w': {n} rows are NaN or infinite; drop or replace them first"
+    with pytest.raises(MetricsInputError, match=pattern):
+        pl_metrics.roc_auc(bad, weight_col="w")
+    with pytest.raises(MetricsInputError, match=pattern):
+        pl_metrics.roc_auc(bad.lazy(), weight_col="w").collect()
+
+
+def test_integer_thresholds_past_2_63_compare_as_numpy_compares_them() -> None:
+    """UInt64 scores and an integer threshold in [2**63, 2**64): compared exactly, not as floats."""
+    from sklearn.metrics import f1_score
+
+    scores = np.array([2**64 - 1, 2**64 - 2, 2**64 - 1, 2**63, 2**64 - 2], dtype=np.uint64)
+    truth = np.array([True, False, True, False, True])
+    df = pl.DataFrame(
+        {"id": range(5), "class": 0, "score": pl.Series(scores, dtype=pl.UInt64), "truth": truth}
+    )
+    for threshold in (2**64 - 1, 2**63 + 1):
+        want = f1_score(truth, scores >= np.uint64(threshold))
+        assert pl_metrics.f1(df, threshold=threshold).item() == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("metric", "options"),
+    [
+        ("roc_auc", {}),
+        ("log_loss", {}),
+        ("lrap", {"ragged": "allow"}),
+        ("lwlrap", {"ragged": "allow"}),
+    ],
+)
+def test_weights_that_vary_within_an_id_are_counted_on_every_path(
+    good: pl.DataFrame, metric: str, options: dict[str, Any], tmp_path: Path
+) -> None:
+    """Weights are per id: ids whose rows disagree are refused, counted, on every path (ragged
+    input allowed too, which the per-id aggregation scores)."""
+    df = good.with_columns(truth=pl.col("class") == pl.col("id") % 4)  # one true class per id
+    bad = df.with_columns(
+        w=pl.when((pl.col("id") < 2) & (pl.col("class") == 1)).then(9.0).otherwise(pl.col("w"))
+    )
+    n = bad.group_by("id").agg(pl.col("w").n_unique() > 1)["w"].sum()
+    assert n == 2
+    path = tmp_path / "bad.parquet"
+    bad.write_parquet(path)
+    pattern = rf"^column 'w': {n} ids have weights that vary between rows; weights are per id"
+    for call in (
+        lambda: pl_metrics.report(bad, metric, weight_col="w", **options),
+        lambda: pl_metrics.report(bad.lazy(), metric, weight_col="w", **options).collect(),
+        lambda: pl_metrics.score(path, metric, weight_col="w", **options),
+    ):
+        with pytest.raises(MetricsInputError, match=pattern):
+            call()
+
+
+@pytest.mark.parametrize("option", ["id_col", "labels_col"])
+@pytest.mark.parametrize("value", [["id"], ("id",), 0])
+def test_one_column_options_refuse_what_is_no_name(option: str, value: object) -> None:
+    """A list (or a tuple, or a number) for a one-column option is named, not a later failure."""
+    wide = pl.DataFrame({"id": [0, 1], "a": [0.1, 0.9], "b": [0.9, 0.1]})
+    truth = pl.DataFrame({"id": [0, 1], "labels": ["a", "b"]})
+    pattern = rf"^option '{option}': expected a column name, got {re.escape(repr(value))}$"
+    with pytest.raises(MetricsInputError, match=pattern):
+        pl_metrics.from_wide(wide, truth, **{option: value})
+
+
+@pytest.mark.parametrize("dtype", [pl.Int64, pl.UInt8, pl.Int32])
+def test_integer_scores_are_taken_as_scikit_learn_takes_them(dtype: pl.DataType) -> None:
+    """Votes or ranks as scores: numbers, scored as scikit-learn scores them (ties too)."""
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(3)
+    truth = np.zeros((12, 3), dtype=bool)
+    truth[np.arange(12), np.arange(12) % 3] = True
+    scores = rng.integers(0, 5, (12, 3))
+    df = long_table(truth, scores.astype(float)).with_columns(pl.col("score").cast(dtype))
+    want = roc_auc_score(truth, scores, average="macro")
+    assert pl_metrics.roc_auc(df).item() == pytest.approx(want, rel=1e-12)
+    assert pl_metrics.roc_auc(df.lazy()).collect().item() == pytest.approx(want, rel=1e-12)
+
+
+def test_a_threshold_table_keyed_by_minus_zero_matches_class_zero() -> None:
+    """-0.0 == 0.0: a float class key of the threshold table matches the rows' as numbers do."""
+    from sklearn.metrics import f1_score
+
+    rng = np.random.default_rng(5)
+    truth = rng.random((10, 2)) < 0.5
+    truth[0] = truth[1] = [True, False]
+    scores = rng.random((10, 2))
+    df = long_table(truth, scores).with_columns(pl.col("class").cast(pl.Float64))
+    table = pl.DataFrame({"class": [-0.0, 1.0], "threshold": [0.3, 0.6]})
+    pred = scores >= np.array([0.3, 0.6])
+    want = f1_score(truth, pred, average="macro", zero_division=0)
+    assert pl_metrics.f1(df, threshold=table).item() == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("index", ["Unnamed: 0", "__index_level_0__"])
+def test_a_pandas_row_index_is_no_group_to_offer_for_duplicates(
+    good: pl.DataFrame, index: str
+) -> None:
+    """A row number (pandas' index, written to a CSV and read back) groups nothing."""
+    two = pl.concat([good.with_columns(model=pl.lit(m)) for m in "ab"]).with_row_index(index)
+    with pytest.raises(MetricsInputError) as error:
+        pl_metrics.lrap(two)
+    assert "the table has column model: pass by=['model'] if each model holds" in str(error.value)
+    assert index not in str(error.value)

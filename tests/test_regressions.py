@@ -291,6 +291,16 @@ def test_pandas_index_and_mixed_columns() -> None:
         pl_metrics.MetricsInputError, match=r"it has several columns named 'score'; rename or"
     ):
         pl_metrics.lrap(pd.concat([frame, frame[["score"]]], axis=1))
+    # Names that differ only as Python values (1 and "1"; a named index "0" beside a column
+    # 0) are one name in polars: told by it too.
+    for clash in (
+        frame.assign(**{"1": 0.0}).rename(columns={"1": 1}).assign(**{"1": 1.0}),
+        frame.assign(**{"0": range(4)}).set_index("0").assign(**{"x": 0}).rename(columns={"x": 0}),
+    ):
+        with pytest.raises(
+            pl_metrics.MetricsInputError, match=r"it has several columns named '[01]'; rename or"
+        ):
+            pl_metrics.lrap(clash)
     with pytest.raises(
         pl_metrics.MetricsInputError, match=r"^option 'threshold': expected a number or a table"
     ):
