@@ -362,3 +362,19 @@ def test_files_of_one_model_each_are_told_of_key_folders(client: Any, tmp_path: 
         pl_metrics.MetricsInputError, match=r"put each in a folder named model=<value>"
     ):
         pl_metrics.dask.score(tmp_path, "lrap", by="model", client=client)
+
+
+def test_a_closing_client_is_refused_by_name(dump: Path) -> None:
+    """A client being closed (status 'closing') is as closed: refused before any task."""
+
+    class Closing:
+        status = "closing"
+
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("a task was sent to a closing client")
+
+        def run(self, *args: Any, **kwargs: Any) -> Any:
+            raise AssertionError("the workers of a closing client were asked")
+
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^option 'client': the client is"):
+        pl_metrics.dask.score(dump, "lrap", by="model", client=Closing())

@@ -1395,6 +1395,38 @@ def test_examples_name_each_id_once_after_the_advice(dump: pl.DataFrame) -> None
         pl_metrics.lrap(nan_class, by="model")
 
 
+def test_score_reads_on_until_more_rows_than_named_are_found(
+    dump: pl.DataFrame, tmp_path: Path
+) -> None:
+    """Bad rows one in each chunk: the examples are read from as many chunks as it takes to
+    tell that there are more than are named (the '...')."""
+    one = dump.filter(pl.col("model") == "a").drop("model")
+    bad_ids = [10, 100, 180, 260]
+    nan = one.with_columns(
+        score=pl.when(pl.col("id").is_in(bad_ids) & (pl.col("class") == 0))
+        .then(float("nan"))
+        .otherwise("score")
+    )
+    nan.sort("id").write_parquet(tmp_path / "nan.parquet", row_group_size=200)
+    with pytest.raises(MetricsInputError, match=r"4 rows are NaN or infinite") as told:
+        pl_metrics.score(tmp_path / "nan.parquet", "lrap", n_chunks=4)
+    examples = str(told.value).split("; e.g. ")[1]
+    assert examples.endswith("; ...")
+    named = examples.removesuffix("; ...").split("; ")
+    assert len(named) == 3
+    assert {f"id={i}, class=0: score=nan" for i in bad_ids} >= set(named)
+
+
+def test_rows_missing_alone_are_not_told_as_repeats(dump: pl.DataFrame) -> None:
+    """The note of repeats netted out of the count is for dumps that repeat a class only."""
+    ragged = dump.filter(~(_at("a", 8, 0) | _at("b", 9, 2)))
+    with pytest.raises(MetricsInputError, match=r"2 \(id, class\) rows are missing") as missing:
+        pl_metrics.lrap(ragged, by="model")
+    told = str(missing.value)
+    assert "repeat" not in told
+    assert told.endswith("e.g. model='a', id=8 lacks class=0; model='b', id=9 lacks class=2")
+
+
 @pytest.mark.parametrize("n_chunks", [1, 4])
 def test_score_names_the_first_rows_chunk_by_chunk(
     dump: pl.DataFrame, tmp_path: Path, n_chunks: int, monkeypatch: pytest.MonkeyPatch

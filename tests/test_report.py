@@ -846,6 +846,24 @@ def test_max_fpr_of_one_is_the_whole_curve() -> None:
 
 
 @pytest.mark.parametrize("lazy", [False, True])
+def test_a_partial_roc_auc_is_scikit_learns_in_a_report_and_a_state(lazy: bool) -> None:
+    """max_fpr below 1: scikit-learn's standardised partial area, as report and state give it."""
+    from sklearn.metrics import roc_auc_score
+
+    df = multiclass_table(11).filter(pl.col("model") == "a")
+    wide = df.pivot(on="class", index="id", values=["truth", "score"]).sort("id")
+    truth = wide.select(f"truth_{c}" for c in range(4)).to_numpy()
+    score = wide.select(f"score_{c}" for c in range(4)).to_numpy()
+    want = roc_auc_score(truth, score, max_fpr=0.3)
+    assert want != pytest.approx(roc_auc_score(truth, score), rel=1e-3)  # (a test of the option)
+    got = pl_metrics.report(df.lazy() if lazy else df, ["roc_auc", "lrap"], max_fpr=0.3)
+    got = got.collect() if isinstance(got, pl.LazyFrame) else got
+    assert got["roc_auc"].item() == pytest.approx(want, rel=1e-12)
+    merged = pl_metrics.state(df, "roc_auc", max_fpr=0.3).collect().finalize().collect()
+    assert merged["roc_auc"].item() == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("lazy", [False, True])
 def test_a_group_of_negative_weights_only_is_weighted(lazy: bool) -> None:
     """Weights that are all negative are not all zero: scikit-learn's F1 of them."""
     from sklearn.metrics import f1_score
