@@ -142,8 +142,29 @@ def test_errors(client: Any, dump: Path, tmp_path: Path, monkeypatch: pytest.Mon
             raise OSError("disk went away")
 
         monkeypatch.setattr(pl_metrics.dask, "_chunk_state", broken)
-        with pytest.raises(pl_metrics.dask.ChunkError, match=r"chunk 1 of 3 .*disk went away"):
+        with pytest.raises(
+            pl_metrics.dask.ChunkError, match=r"chunk 1 of 3 .* failed after 2 tries: .*went away"
+        ):
             pl_metrics.dask.score(dump, "lrap", by="model", client=local, n_chunks=3, retries=1)
+
+
+@pytest.mark.parametrize(
+    ("error", "reading"),
+    [
+        (OSError("disk went away"), True),
+        (FileNotFoundError("gone.parquet"), True),
+        (pl.exceptions.ComputeError("a page does not decode"), True),
+        (RuntimeError("polars panicked: corrupt page"), True),  # (a panic travels as its text)
+        (RuntimeError("out of memory"), False),
+        (ValueError("a bug"), False),
+    ],
+)
+def test_a_chunks_error_that_can_be_a_files_is_looked_for_in_the_files(
+    error: BaseException, reading: bool
+) -> None:
+    """A reading error, an OSError or a panic sends a worker to find the unreadable file;
+    any other error is the chunk's own."""
+    assert pl_metrics.dask._reading(error) is reading
 
 
 def test_a_panic_while_finding_the_file_still_raises_the_chunk_error(

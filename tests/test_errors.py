@@ -1715,3 +1715,18 @@ def test_a_pandas_row_index_is_no_group_to_offer_for_duplicates(
         pl_metrics.lrap(two)
     assert "the table has column model: pass by=['model'] if each model holds" in str(error.value)
     assert index not in str(error.value)
+
+
+def test_an_id_lacking_many_classes_names_the_smallest_then_dots() -> None:
+    """The classes an id lacks are named in order, the first few, then '...'."""
+    ids, classes = np.repeat(np.arange(4), 8), np.tile(np.arange(8), 4)
+    df = pl.DataFrame(
+        {"id": ids, "class": classes, "score": np.linspace(0, 1, 32), "truth": classes == ids}
+    )
+    lacked = [6, 1, 4, 3, 7]
+    ragged = df.filter(~((pl.col("id") == 2) & pl.col("class").is_in(lacked)))
+    shown = ", ".join(str(c) for c in sorted(lacked)[:3])
+    for table in (ragged, ragged.sort("class", descending=True)):
+        with pytest.raises(MetricsInputError, match=r"5 \(id, class\) rows are missing") as told:
+            pl_metrics.lrap(table)
+        assert str(told.value).endswith(f"e.g. id=2 lacks class={shown}, ...")
