@@ -259,6 +259,11 @@ def test_pandas_index_and_mixed_columns() -> None:
     table = pa.Table.from_pandas(enum.to_pandas())
     for arrow in (table, table.to_batches()[0], table.to_reader()):
         assert_frame_equal(pl_metrics.top_k_accuracy(arrow, k=1), want_k)
+    # Unordered categories declare no order: their labels sort as text, as polars' do.
+    plain = ties.to_pandas().astype({"class": pd.CategoricalDtype(["b", "a", "c"])})
+    want_text = pl_metrics.top_k_accuracy(ties, k=1)
+    assert_frame_equal(pl_metrics.top_k_accuracy(plain, k=1), want_text)
+    assert_frame_equal(pl_metrics.top_k_accuracy(pa.Table.from_pandas(plain), k=1), want_text)
     mixed = pd.DataFrame({"id": [0, 0], "class": ["a", 1], "score": [0.9, 0.1], "truth": [1, 0]})
     with pytest.raises(
         pl_metrics.MetricsInputError, match=r"mixed or unknown types in column 'class'"
