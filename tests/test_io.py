@@ -199,7 +199,7 @@ def test_integer_keys_beside_float_keys_are_refused(
             path = tmp_path / f"{name}.{kind}"
             part.write_parquet(path) if kind == "parquet" else part.write_csv(path)
 
-    big = dump.with_columns(pl.col("id").cast(pl.Int64) + 2**60)
+    big = dump.with_columns(pl.col("id").cast(pl.Int64) + 2**53)  # (past it from id 1 on)
     odd = big.filter(pl.col("id") % 2 == 1).with_columns(pl.col("id").cast(pl.Float64) + 0.5)
     write([big.filter(pl.col("id") % 2 == 0), odd])
     message = (
@@ -209,7 +209,7 @@ def test_integer_keys_beside_float_keys_are_refused(
     for kwargs in ({}, {"validate": False}):
         with pytest.raises(MetricsInputError, match=message):
             pl_metrics.score(tmp_path, "lrap", **kwargs)
-    models = dump.with_columns(model=(pl.col("id") % 2).cast(pl.Int64) - 2**60)
+    models = dump.with_columns(model=(pl.col("id") % 2).cast(pl.Int64) - 2**53 - 1)
     floats = models.filter(pl.col("id") >= 50).with_columns(pl.col("model").cast(pl.Float64))
     write([models.filter(pl.col("id") < 50), floats])
     with pytest.raises(MetricsInputError, match=r"^column 'model' is Int64 in .* past 2\*\*53"):
