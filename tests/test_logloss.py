@@ -471,6 +471,13 @@ def test_class_weights_problems_name_their_first_classes_in_order() -> None:
             match=r"7 classes have no weight in option 'class_weights' \(B, C, D, \.\.\.\)$",
         ):
             pl_metrics.weighted_log_loss(shuffled, class_weights={"A": 1.0})
+    # Of the whole table, told once whatever the groups (not once per model).
+    models = pl.concat([df.with_columns(model=pl.lit(m)) for m in ("m1", "m2", "m3")])
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'class': 7 classes have no weight in option 'class_weights' \(B, C, D, ",
+    ):
+        pl_metrics.weighted_log_loss(models, class_weights={"A": 1.0}, by="model")
 
 
 def test_weighted_log_loss_per_id_rescales_each_row() -> None:
