@@ -471,6 +471,10 @@ def test_class_weights_problems_name_their_first_classes_in_order() -> None:
             match=r"7 classes have no weight in option 'class_weights' \(B, C, D, \.\.\.\)$",
         ):
             pl_metrics.weighted_log_loss(shuffled, class_weights={"A": 1.0})
+    with pytest.raises(  # three are all named: no dots
+        pl_metrics.MetricsInputError, match=r"3 classes have no weight .* \(F, G, H\)$"
+    ):
+        pl_metrics.weighted_log_loss(df, class_weights=dict.fromkeys("ABCDE", 1.0))
     # Of the whole table, told once whatever the groups (not once per model).
     models = pl.concat([df.with_columns(model=pl.lit(m)) for m in ("m1", "m2", "m3")])
     with pytest.raises(
