@@ -1730,3 +1730,17 @@ def test_an_id_lacking_many_classes_names_the_smallest_then_dots() -> None:
         with pytest.raises(MetricsInputError, match=r"5 \(id, class\) rows are missing") as told:
             pl_metrics.lrap(table)
         assert str(told.value).endswith(f"e.g. id=2 lacks class={shown}, ...")
+
+
+@pytest.mark.parametrize("n_models", [3, 4])
+def test_a_problem_in_several_groups_names_three_then_says_e_g(n_models: int) -> None:
+    """Up to three groups are all named; of more, the first three, "e.g."."""
+    ids, classes = np.repeat(np.arange(5), 2), np.tile(np.arange(2), 5)
+    one = pl.DataFrame({"id": ids, "class": classes, "score": 0.5, "truth": classes == ids % 2})
+    models = pl.concat([one.with_columns(model=pl.lit(f"m{m}")) for m in range(n_models)])
+    bad = models.with_columns(score=pl.when(pl.col("id") == 3).then(None).otherwise("score"))
+    named = "; ".join(f"model='m{m}'" for m in range(3))
+    e_g = ", e.g." if n_models > 3 else ""
+    with pytest.raises(MetricsInputError) as told:
+        pl_metrics.lrap(bad, by="model")
+    assert f"{2 * n_models} rows are null (in {n_models} groups{e_g}: {named})" in str(told.value)
