@@ -1915,3 +1915,95 @@ def test_weighted_curve_tables_counted_by_the_kernel_match_sklearn() -> None:
         planned = on_the_plan(lambda f=function, m=metric: f(df, weight_col="w", average=None)[m])
         np.testing.assert_allclose(got, want, rtol=1e-12)
         np.testing.assert_allclose(planned.to_numpy(), want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1])
+def test_id_runs_take_groups_of_about_as_many_changes_as_seldom_ones(extra: int) -> None:
+    """A model changing about `_FEW_CHANGES` times (its stretches numbered in 8 bits only
+    below that), with more segments than that: each segment's group is its rows' own."""
+    n_models, rows_per_id = _kernel._FEW_CHANGES + 1 + extra, 3
+    model = np.repeat(np.arange(n_models) * 10, 2 * rows_per_id)
+    ids = np.tile(np.repeat([5, 9], rows_per_id), n_models)  # (restarting with each model)
+    for name, column in [("int", model), ("text", model.astype(str))]:
+        df = pl.DataFrame({"model": column, "id": ids})
+        runs = _kernel.id_runs(df, ["model"], "id")
+        assert runs is not None, name
+        assert len(runs.firsts) == n_models
+        want = df.select("model")[runs.starts[runs.firsts]]
+        assert_frame_equal(runs.groups, want, check_exact=True)
+
+
+def test_sorted_on_keys_whose_spans_pass_63_bits_equals_polars_sort() -> None:
+    """Keys each within 62 bits whose spans multiply past 2**63 (one 64-bit key of them
+    would wrap): sorted as polars sorts them."""
+    df = pl.DataFrame(
+        {
+            "a": [2, 0, 1, 2, 0, 1],
+            "b": [0, 2**62 - 1, 5, 2**62 - 1, 0, -(2**40)],
+        }
+    ).with_row_index("row")
+    for keys in (["a", "b"], ["b", "a"]):
+        want = df.sort(keys, maintain_order=True)
+        assert_frame_equal(_kernel.sorted_on(df, keys, maintain_order=True), want)
+
+
+@given(seed=st.integers(0, 2**32 - 1), rows=st.integers(0, 40), groups=st.integers(1, 4))
+@settings(max_examples=60, deadline=None)
+def test_merged_falling_numbers_each_groups_distinct_scores_highest_first(
+    seed: int, rows: int, groups: int
+) -> None:
+    """Each row's number is its (group, score)'s place among the distinct ones, groups
+    rising, scores falling within each (-0.0 as 0.0); each number's first row comes first."""
+    rng = np.random.default_rng(seed)
+    group = rng.integers(0, groups, rows)
+    score = rng.choice([-0.0, 0.0, 0.25, 0.5, 1.0, -2.0], rows)
+    number, firsts = _kernel.merged_falling(group, score)
+    pairs = sorted({(int(g), float(s) + 0.0) for g, s in zip(group, score, strict=True)})
+    pairs = sorted(pairs, key=lambda p: (p[0], -p[1]))
+    place = {p: k for k, p in enumerate(pairs)}
+    want = [place[(int(g), float(s) + 0.0)] for g, s in zip(group, score, strict=True)]
+    assert number.tolist() == want
+    assert firsts.tolist() == [want.index(k) for k in range(len(pairs))]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [2.0**53, 1.0, -(2.0**53)],  # whole numbers, some below 0: partial sums inexact
+        [0.1, 0.2, 0.3, 0.7, 0.1, 0.9],  # weights
+        [3.0, 1.0, 2.0, 0.0, 5.0, 1.0],  # counts
+    ],
+)
+def test_cumulated_sums_equal_each_blocks_own(values: list[float]) -> None:
+    """`cumulated_sums` is each block's own cumulative sum (as polars' cum_sum over the
+    block), to the bit, whether the values are counts or not."""
+    array = np.array(values)
+    for starts in (np.arange(len(array) + 1), np.array([0, 1, len(array)])):  # (not empty)
+        cumulated, sums = _kernel.cumulated_sums(array, starts)
+        want = [np.cumsum(array[a:b]) for a, b in itertools.pairwise(starts)]
+        assert cumulated.tolist() == np.concatenate(want).tolist()
+        assert sums.tolist() == [w[-1] for w in want]
+
+
+@pytest.mark.parametrize("metric", ["log_loss", "top_k_accuracy"])
+def test_single_label_ids_of_no_and_two_true_classes_unchecked_equal_the_plan(
+    metric: str,
+) -> None:
+    """Checks off, an id without a true class before one of two (as many true rows as ids,
+    the first id's next id's first row true): the kernel gives the plan's numbers."""
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1, 2, 2],
+            "class": [0, 1] * 3,
+            "score": [0.7, 0.3, 0.2, 0.8, 0.6, 0.4],
+            "truth": [False, False, True, True, False, True],
+        }
+    )
+    function = getattr(pl_metrics, metric)
+    options: dict[str, Any] = {
+        "validate": False,
+        **({"k": 1} if metric == "top_k_accuracy" else {}),
+    }
+    got = function(df, **options)
+    planned = on_the_plan(lambda: function(df, **options))
+    assert_frame_equal(got, planned, rel_tol=1e-12)
