@@ -468,8 +468,9 @@ def per_class_bars(
         rows = table
         for key, value in zip(keys, values, strict=True):
             rows = rows.filter(pl.col(key).is_null() if value is None else pl.col(key) == value)
-        found = dict(zip(rows[class_col].to_list(), rows[metric].to_list(), strict=True))
-        heights.append([math.nan if found.get(c) is None else float(found[c]) for c in classes])
+        found = {_keyed(c): v for c, v in zip(rows[class_col].to_list(), rows[metric], strict=True)}
+        got = [found.get(_keyed(c)) for c in classes]
+        heights.append([math.nan if v is None else float(v) for v in got])
     labels = [_series_label(keys, values) for values in series]
     by = f" by {' and '.join(keys)}" if keys else ""
     title = f"{metric} per {class_col}{by} ({_direction(metric)})"

@@ -1565,3 +1565,233 @@ def test_a_title_word_longer_than_its_line_is_broken_not_shrunk() -> None:
     assert first.replace("\n", "", 1).startswith("roc_auc of c")
     assert " " not in second
     assert second.replace("\n", "") == "w" * 70
+
+
+def test_per_class_bars_groups_up_to_its_limits_in_one_panel() -> None:
+    """`MAX_GROUPED_SERIES` series of `MAX_GROUPED_BARS` bars in all share one panel; one more
+    series gets a panel each."""
+    n = plot.MAX_GROUPED_SERIES
+    m = plot.MAX_GROUPED_BARS // n
+    assert n * m == plot.MAX_GROUPED_BARS
+    rng = random.Random(0)
+    table = pl.DataFrame(
+        [
+            {"model": f"m{s}", "class": f"c{c}", "lrap": rng.random()}
+            for s in range(n)
+            for c in range(m)
+        ]
+    )
+    fig = plot.per_class_bars(table, "lrap")
+    (ax,) = fig.axes
+    assert legend_labels(ax) == [f"m{s}" for s in range(n)]
+    for container, s in zip(ax.containers, range(n), strict=True):
+        expected = table.filter(pl.col("model") == f"m{s}")["lrap"].to_list()
+        assert [p.get_height() for p in container] == pytest.approx(expected)
+    more = pl.concat([table, table.filter(pl.col("model") == "m0").with_columns(model=pl.lit("z"))])
+    assert len(plot.per_class_bars(more, "lrap").axes) == n + 1
+
+
+def test_per_class_bars_draws_up_to_max_panels_series() -> None:
+    n = plot.MAX_PANELS
+    table = pl.DataFrame(
+        {"model": [f"m{i}" for i in range(n) for _ in range(3)], "class": ["a", "b", "c"] * n}
+    ).with_columns(lwlrap=pl.int_range(pl.len()) / (3 * n))
+    fig = plot.per_class_bars(table, "lwlrap")
+    assert [ax.get_title() for ax in fig.axes] == [f"m{i}" for i in range(n)]
+    for ax, i in zip(fig.axes, range(n), strict=True):
+        expected = table.filter(pl.col("model") == f"m{i}")["lwlrap"].to_list()
+        assert [p.get_height() for p in bars(ax)] == pytest.approx(expected)
+    extra = table.head(3).with_columns(model=pl.lit("z"))
+    with pytest.raises(pl_metrics.MetricsInputError, match=f"{n + 1} series"):
+        plot.per_class_bars(pl.concat([table, extra]), "lwlrap")
+
+
+def test_a_nan_class_gets_its_bars() -> None:
+    """A float class of NaN is not equal to itself: its values were not found, drawn n/a."""
+    table = pl.DataFrame(
+        {
+            "model": ["a"] * 3 + ["b"] * 3,
+            "class": [0.5, 1.5, math.nan] * 2,
+            "f1": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
+        }
+    )
+    for drawn in (table, table.filter(pl.col("model") == "a")):
+        fig = plot.per_class_bars(drawn, "f1")
+        (ax,) = fig.axes
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["0.5", "1.5", "nan"]
+        heights = [p.get_height() for p in bars(ax)]
+        assert heights == pytest.approx(drawn["f1"].to_list())
+        assert "n/a" not in [t.get_text() for t in ax.texts]
+
+
+def test_heatmap_cells_show_their_values_and_empty_models_go_last(digits: pl.DataFrame) -> None:
+    per_fold = pl_metrics.report(digits, ["lrap"], by=["model", "fold"])
+    empty = per_fold.filter(pl.col("model") == "forest").with_columns(
+        model=pl.lit("aaa"), lrap=pl.lit(None, pl.Float64)
+    )
+    table = pl.concat([empty, per_fold])
+    fig = plot.heatmap(table)
+    ax = fig.axes[0]
+    means = per_fold.group_by("model").agg(pl.col("lrap").mean())
+    assert top_to_bottom(fig, ax) == [*means.sort("lrap", descending=True)["model"], "aaa"]
+    models = [t.get_text() for t in ax.get_yticklabels()]
+    folds = [int(t.get_text()) for t in ax.get_xticklabels()]
+    for text in ax.texts:
+        x, y = text.get_position()
+        cell = table.filter(pl.col("model") == models[round(y)], pl.col("fold") == folds[round(x)])
+        value = cell["lrap"].item()
+        if value is None:
+            assert text.get_text() == "n/a"
+        else:
+            assert float(text.get_text()) == pytest.approx(value, abs=5.1e-5)
+
+
+def test_interval_values_are_written_to_two_digits_of_the_narrowest(ci: pl.DataFrame) -> None:
+    fig = plot.intervals(ci)
+    for ax, metric in zip(fig.axes, ["lrap", "log_loss"], strict=True):
+        rows = ci.filter(pl.col("metric") == metric)
+        narrowest = (rows["upper"] - rows["lower"]).min()
+        texts = [t.get_text() for t in ax.texts]
+        assert len(texts) == rows.height
+        decimals = {len(n.split(".")[1]) for t in texts for n in re.findall(r"[\d.]+", t)}
+        (digits,) = decimals
+        assert 10 <= narrowest * 10**digits < 100, (narrowest, texts)
+        written = sorted(float(re.findall(r"[\d.]+", t)[0]) for t in texts)
+        assert written == pytest.approx(sorted(rows["estimate"]), abs=0.51 * 10**-digits)
+
+
+def test_distributions_take_up_to_max_histogram_bins(digits: pl.DataFrame) -> None:
+    table = pl_metrics.report(digits, ["lrap"], by=["model", "fold"])
+    fig = plot.distributions(table, bins=plot.MAX_HISTOGRAM_BINS)
+    assert len(bars(fig.axes[0])) == plot.MAX_HISTOGRAM_BINS
+    assert sum(p.get_height() for p in bars(fig.axes[0])) == table.height
+    with pytest.raises(pl_metrics.MetricsInputError, match="option 'bins'"):
+        plot.distributions(table, bins=plot.MAX_HISTOGRAM_BINS + 1)
+
+
+@pytest.mark.parametrize(("spread", "shared"), [(0.3, True), (0.2, False)])
+def test_distributions_share_the_unit_axis_down_to_a_quarter_of_the_range(
+    spread: float, shared: bool
+) -> None:
+    """Four metrics in two rows: each row's first panel says what its y axis counts."""
+    steps = np.linspace(0.0, 1.0, 11)
+    table = pl.DataFrame(
+        {"lrap": steps, "f1": 0.5 + spread * steps, "precision": steps, "recall": steps}
+    )
+    fig = plot.distributions(table)
+    first, *others = fig.axes
+    assert [first.get_shared_x_axes().joined(first, ax) for ax in others] == [shared] * 3
+    assert [ax.get_ylabel() for ax in fig.axes] == ["number of groups", "", "", "number of groups"]
+    for ax, metric in zip(fig.axes, table.columns, strict=True):
+        assert sum(p.get_height() for p in bars(ax)) == table.height
+        assert ax.get_title() == f"{metric} (higher is better)"
+
+
+@pytest.mark.parametrize("extra", [0, 1])
+def test_a_curve_longer_than_max_drawn_points_is_thinned(extra: int) -> None:
+    n = plot.MAX_DRAWN_POINTS + extra
+    steps = np.linspace(0.0, 1.0, n)
+    table = pl.DataFrame(
+        {"class": "a", "threshold": steps[::-1], "fpr": steps, "tpr": np.sqrt(steps)}
+    )
+    fig = plot.roc_curves(table)
+    (line,) = curves(fig.axes[0])
+    drawn = len(line.get_xdata())
+    assert drawn == n if extra == 0 else drawn <= plot.MAX_DRAWN_POINTS
+    auc = float(np.trapezoid(table["tpr"], table["fpr"]))
+    assert legend_labels(fig.axes[0]) == [f"all (AUC {auc:.3f})"]
+
+
+def test_a_curve_outside_the_unit_square_is_not_drawn_on_the_frame() -> None:
+    table = pl.DataFrame(
+        {
+            "class": "a",
+            "threshold": [math.inf, 0.9, 0.5, 0.1],
+            "fpr": [0.0, -0.2, 0.5, 1.0],
+            "tpr": [0.0, 0.5, 1.2, 1.0],
+        }
+    )
+    ax = plot.roc_curves(table).axes[0]
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    # Room about the curve's lowest and highest points.
+    assert (x0 < -0.2, x1 > 1.0, y0 < 0.0, y1 > 1.2) == (True, True, True, True)
+
+
+def test_grouped_bars_are_centred_on_their_class_tick(digits: pl.DataFrame) -> None:
+    table = pl_metrics.f1(digits, average=None, by="model")
+    fig = plot.per_class_bars(table, "f1")
+    (ax,) = fig.axes
+    ticks = {t.get_text(): x for t, x in zip(ax.get_xticklabels(), ax.get_xticks(), strict=True)}
+    classes = table["class"].unique().sort().to_list()
+    for i, cls in enumerate(classes):
+        group = [container[i] for container in ax.containers]
+        left = min(p.get_x() for p in group)
+        right = max(p.get_x() + p.get_width() for p in group)
+        assert (left + right) / 2 == pytest.approx(ticks[cls])
+
+
+def test_bar_panels_of_six_folds_give_each_model_a_row(digits: pl.DataFrame) -> None:
+    two = digits.filter(pl.col("model").is_in(["knn", "logreg"]))
+    table = pl_metrics.f1(two, average=None, by="model").join(
+        pl.DataFrame({"fold": range(6)}), how="cross"
+    )
+    fig = plot.per_class_bars(table, "f1", by=["model", "fold"])
+    assert len(fig.axes) == 12
+    for ax in fig.axes:
+        spec = ax.get_subplotspec()
+        model, fold = ax.get_title().split(" / fold ")
+        assert (spec.rowspan.start, spec.colspan.start) == (
+            ["knn", "logreg"].index(model),
+            int(fold),
+        )
+
+
+def test_a_row_given_twice_is_refused(digits: pl.DataFrame) -> None:
+    per_class = pl_metrics.f1(digits, average=None, by="model")
+    twice = pl.concat([per_class, per_class.head(1)])
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"has 1 \(model, class\) .*: 2 rows"):
+        plot.per_class_bars(twice, "f1")
+    per_fold = pl_metrics.lrap(digits, by=["model", "fold"])
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"has 1 \(model, fold\) .*: 2 rows"):
+        plot.heatmap(pl.concat([per_fold, per_fold.tail(1)]))
+
+
+def test_bar_panels_name_the_classes_under_the_bottom_row_only(digits: pl.DataFrame) -> None:
+    table = pl_metrics.f1(digits, average=None, by=["model", "fold"])
+    fig = plot.per_class_bars(table, "f1")
+    render(fig)
+    last_row = max(ax.get_subplotspec().rowspan.start for ax in fig.axes)
+    for ax in fig.axes:
+        named = [t.label1.get_text() for t in ax.xaxis.get_major_ticks() if t.label1.get_visible()]
+        bottom = ax.get_subplotspec().rowspan.start == last_row
+        assert named == (table["class"].unique().sort().to_list() if bottom else []), ax.get_title()
+
+
+def test_curves_refuse_the_class_column_as_a_series_key(
+    roc: pl.DataFrame, pr: pl.DataFrame
+) -> None:
+    for draw, table in ((plot.roc_curves, roc), (plot.pr_curves, pr)):
+        with pytest.raises(pl_metrics.MetricsInputError, match="names the class column 'class'"):
+            draw(table, by=["model", "class"])
+
+
+def test_an_integer_weight_column_is_not_a_series(digits: pl.DataFrame) -> None:
+    table = pl_metrics.lwlrap(digits, per_class=True, by="model")
+    counted = table.with_columns(pl.col("weight").rank("dense").cast(pl.Int64))
+    fig = plot.per_class_bars(counted, "lwlrap")
+    assert legend_labels(fig.axes[0]) == MODELS
+    for container, model in zip(fig.axes[0].containers, MODELS, strict=True):
+        expected = table.filter(pl.col("model") == model).sort("class")["lwlrap"].to_list()
+        assert [p.get_height() for p in container] == pytest.approx(expected)
+
+
+def test_a_pr_table_without_thresholds_gives_the_average_precision(digits: pl.DataFrame) -> None:
+    """Without thresholds the points are put in scikit-learn's order: recall falling and, at
+    equal recall, precision rising (the last before recall falls is the one summed)."""
+    one = digits.filter(pl.col("model") == "naive_bayes", pl.col("class") == "8")
+    table = pl_metrics.precision_recall_curve(one)
+    assert table["recall"].is_duplicated().any()
+    shuffled = table.drop("threshold").sample(fraction=1.0, shuffle=True, seed=1)
+    fig = plot.pr_curves(shuffled)
+    ap = pl_metrics.average_precision(one).item()
+    assert legend_values(fig.axes[0], "AP")["all"] == pytest.approx(ap, abs=5e-4)
