@@ -5,8 +5,13 @@ from __future__ import annotations
 import ast
 import dataclasses
 import inspect
+import math
+import typing
+import warnings
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
@@ -248,3 +253,150 @@ def test_metrics_of_per_class_score_tables_are_chunked_by_class(metric: str) -> 
     ).with_columns(truth=pl.Series([True, False, False, True]))
     keeps_curves = "curves" in pl_metrics.state(df, metric)._schemas
     assert (pl_metrics.chunk_key(metric) == "class") == keeps_curves
+
+
+def test_every_short_name_points_to_its_metric() -> None:
+    # Each short name people use, spelled out here: a short name pointing to the wrong
+    # metric ("ece" to brier_score, "map" to lrap) or dropped failed no test.
+    expected = {
+        "acc": "accuracy",
+        "ap": "average_precision",
+        "map": "average_precision",
+        "pr_auc": "average_precision",
+        "auprc": "average_precision",
+        "auc": "roc_auc",
+        "auroc": "roc_auc",
+        "auc_roc": "roc_auc",
+        "mcc": "matthews_corrcoef",
+        "ece": "expected_calibration_error",
+        "cmap": "padded_cmap",
+        "bce": "binary_log_loss",
+        "top_k": "top_k_accuracy",
+        "topk": "top_k_accuracy",
+    }
+    assert expected == _registry._SHORT_NAMES
+    for short, ours in expected.items():
+        with pytest.raises(pl_metrics.MetricsInputError, match=f"did you mean '{ours}'"):
+            pl_metrics.report(pl.DataFrame(), short)
+
+
+def _literals(annotation: object) -> set[object]:
+    """The values of the Literals (and None) in a type such as ``Literal["macro"] | None``."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return set(typing.get_args(annotation))
+    if annotation is type(None):
+        return {None}
+    return {v for arg in typing.get_args(annotation) for v in _literals(arg)}
+
+
+@pytest.mark.parametrize("name", [n for n, e in METRICS.items() if "average" in e.options])
+def test_the_registered_averages_are_the_functions_typed_ones(name: str) -> None:
+    # The averages from the function's own signature, not the registry: the option checks
+    # take `averages` as given, so adding "weighted" to specificity's (or "samples" to
+    # balanced_accuracy's), or dropping "weighted" from average_precision's, failed no test.
+    hints = typing.get_type_hints(_registry.function(name))
+    assert _literals(hints["average"]) == set(METRICS[name].averages)
+    if "samples" in METRICS[name].averages:  # a mean over ids: each id's value is given too
+        assert "per_id" in METRICS[name].options
+
+
+def _sklearn_with_weights() -> dict[str, Any]:
+    """scikit-learn's value of some weighted metrics, given each of four ids' weight."""
+    from sklearn import metrics as sk
+
+    truth = np.eye(3, dtype=int)[[0, 1, 2, 0]]  # one true class per id
+    score = np.array([[0.8, 0.1, 0.1], [0.2, 0.5, 0.3], [0.1, 0.3, 0.6], [0.4, 0.4, 0.2]])
+    pred = (score >= 0.5).astype(int)
+    label = truth.argmax(axis=1)
+
+    def lrap(w: Any) -> Any:  # (lwlrap is LRAP when each id has one true class)
+        return sk.label_ranking_average_precision_score(truth, score, sample_weight=w)
+
+    def brier(w: Any) -> Any:
+        return np.mean(
+            [
+                sk.brier_score_loss(t, s, sample_weight=w)
+                for t, s in zip(truth.T, score.T, strict=True)
+            ]
+        )
+
+    return {
+        "lwlrap": lrap,
+        "lrap": lrap,
+        "coverage_error": lambda w: sk.coverage_error(truth, score, sample_weight=w),
+        "label_ranking_loss": lambda w: sk.label_ranking_loss(truth, score, sample_weight=w),
+        "ndcg": lambda w: sk.ndcg_score(truth, score, sample_weight=w),
+        "f1": lambda w: sk.f1_score(truth, pred, average="macro", sample_weight=w),
+        "matthews_corrcoef": lambda w: sk.matthews_corrcoef(
+            truth[:, 0], pred[:, 0], sample_weight=w
+        ),
+        "hamming_loss": lambda w: sk.hamming_loss(truth, pred, sample_weight=w),
+        "accuracy": lambda w: sk.accuracy_score(truth, pred, sample_weight=w),
+        "log_loss": lambda w: sk.log_loss(label, score, sample_weight=w),
+        "average_precision": lambda w: sk.average_precision_score(truth, score, sample_weight=w),
+        "brier_score": brier,
+        "top_k_accuracy": lambda w: sk.top_k_accuracy_score(label, score, k=1, sample_weight=w),
+    }
+
+
+@pytest.mark.parametrize("name", list(_sklearn_with_weights()))
+def test_the_registered_zero_weights_are_scikit_learns(name: str) -> None:
+    # `zero_weights` from scikit-learn, not the registry: the conformance tests read what to
+    # expect from the same fact, so flipping lrap's to "error", hamming_loss's to "error" or
+    # average_precision's to "sum" failed no test.
+    reference = _sklearn_with_weights()[name]
+
+    def outcome(weights: list[float]) -> str:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                value = float(reference(np.array(weights)))
+        except ZeroDivisionError:
+            return "divides by zero"
+        except ValueError:
+            return "refused"
+        return "nan" if math.isnan(value) else "value" if math.isfinite(value) else "infinite"
+
+    all_zero, summing_to_zero = outcome([0.0] * 4), outcome([1.0, -1.0, 1.0, -1.0])
+    registered = METRICS[name].zero_weights
+    assert (all_zero == "nan") == (registered == "nan"), all_zero
+    cancelled = summing_to_zero in ("divides by zero", "infinite")
+    assert cancelled == (registered != "error"), summing_to_zero
+
+
+def test_the_namespace_forwards_each_method_to_its_function() -> None:
+    # Each method from the data: a method forwarding to another function (report to
+    # state, bootstrap and paired swapped), a dropped method, positional options dropped or
+    # a lost docstring failed no test.
+    df = pl.DataFrame(
+        {"id": [0, 0, 1, 1], "class": ["a", "b"] * 2, "score": [0.8, 0.2, 0.3, 0.7]}
+    ).with_columns(truth=pl.Series([True, False, False, True]))
+    tables = {"report", "state", "compare", "bootstrap", "paired"}
+    assert set(_namespace.METHODS) == set(METRICS) | tables
+    for name, function in _namespace.METHODS.items():
+        assert function is getattr(pl_metrics, name), name
+        method = getattr(df.metrics, name)
+        assert method.__doc__ == function.__doc__, name
+        assert method.__wrapped__ is function, name
+    assert_frame_equal(df.metrics.report(["lrap", "f1"]), pl_metrics.report(df, ["lrap", "f1"]))
+    sweep = df.metrics.threshold_sweep("precision", [0.25, 0.5])
+    assert_frame_equal(sweep, pl_metrics.threshold_sweep(df, "precision", [0.25, 0.5]))
+
+
+def test_every_public_name_is_exported() -> None:
+    # A name dropped from ``__all__`` (from_wide, merge_states, expr...) failed no test.
+    public = {
+        name
+        for name, value in vars(pl_metrics).items()
+        if not name.startswith("_")
+        and name != "annotations"
+        and (not inspect.ismodule(value) or name == "expr")
+    }
+    assert set(pl_metrics.__all__) == public
+
+
+def test_every_metric_of_one_class_s_counts_can_be_swept() -> None:
+    # The metrics a threshold can be swept for, from their options: dropping one from
+    # `sweepable` failed no test (the sweep's tests take their list from it).
+    counted = [n for n, e in METRICS.items() if "threshold" in e.options and e.averages]
+    assert _registry.sweepable() == counted

@@ -876,3 +876,16 @@ def test_a_group_of_negative_weights_only_is_weighted(lazy: bool) -> None:
     got = got.collect() if isinstance(got, pl.LazyFrame) else got
     want = f1_score(truth, score >= 0.5, average="macro", sample_weight=weight, zero_division=0)
     assert got["f1"].item() == pytest.approx(want, rel=1e-12)
+
+
+def test_a_confusion_table_joins_per_class_metrics_in_a_report() -> None:
+    """The confusion counts are one row per class, as F1's per class: one report holds both
+    (a table of points per class, as a curve's, would not)."""
+    df = multiclass_table(5)
+    got = pl_metrics.report(df, ["confusion", "f1"], by="model", average=None, threshold=0.4)
+    confusion = pl_metrics.confusion(df, by="model", threshold=0.4)
+    f1 = pl_metrics.f1(df, by="model", average=None, threshold=0.4)
+    want = confusion.join(f1, on=["model", "class"])
+    assert_frame_equal(got, want, check_row_order=False, check_column_order=False)
+    with pytest.raises(pl_metrics.MetricsInputError, match="roc_curve is a table of points"):
+        pl_metrics.report(df, ["roc_curve", "f1"], average=None)
