@@ -8,6 +8,8 @@ so a ``LazyFrame`` stays lazy; a ``DataFrame`` in raises at the call.
 
 from __future__ import annotations
 
+import decimal
+import numbers
 import re
 import warnings
 from collections import Counter
@@ -26,7 +28,6 @@ from pl_metrics._frame import (
     checked_options,
     column_name,
     is_categorical,
-    is_number,
     is_pandas,
     listed,
     missing_column,
@@ -783,6 +784,11 @@ def _array(name: str, values: object) -> np.ndarray:
     """``values`` as a numpy array; ragged lists refused by name, not by numpy."""
     if is_pandas(values):
         values = _pandas_numbers(name, values)
+    if isinstance(values, (pl.DataFrame, pl.Series)):  # (numpy makes NaN of nulls)
+        nulls = values.null_count()
+        _refuse_missing(
+            name, nulls if isinstance(nulls, int) else nulls.sum_horizontal()[0], "null"
+        )
     if isinstance(values, pl.LazyFrame):  # (numpy makes one object of it)
         raise MetricsInputError(
             f"{name}: a LazyFrame; from_numpy takes arrays (collect it first), and "
@@ -812,13 +818,17 @@ def _pandas_numbers(name: str, values: Any) -> Any:
         for d, t in zip(dtypes, numpy_types, strict=True)
     ):
         return values
-    missing = int(np.asarray(values.isna()).sum())
+    _refuse_missing(name, int(np.asarray(values.isna()).sum()), "pandas' NA")
+    return values.to_numpy(dtype=np.result_type(*numpy_types))
+
+
+def _refuse_missing(name: str, missing: int, kind: str) -> None:
+    """Refuse ``name``'s missing values, counted, by their kind (null, pandas' NA, None)."""
     if missing:
         raise MetricsInputError(
             f"{name}: {missing:,} {'value is' if missing == 1 else 'values are'} missing "
-            f"(pandas' NA); drop or fill {'it' if missing == 1 else 'them'} first"
+            f"({kind}); drop or fill {'it' if missing == 1 else 'them'} first"
         )
-    return values.to_numpy(dtype=np.result_type(*numpy_types))
 
 
 def _nulls_among(ids: object) -> np.ndarray | None:
@@ -1277,8 +1287,11 @@ def _sample_weight(sample_weight: object, n_ids: int) -> np.ndarray:
             f"sample_weight: expected one weight per row of y_score ({n_ids:,}), got shape "
             f"{weights.shape}"
         )
-    if weights.dtype.kind == "O" and all(is_number(w) for w in weights):
-        weights = weights.astype(np.float64)  # (numbers kept as objects, e.g. a pandas column's)
+    if weights.dtype.kind == "O":  # numbers kept as objects (Decimals from SQL, say)
+        missing = sum(w is None or type(w).__name__ == "NAType" for w in weights)
+        _refuse_missing("sample_weight", missing, "None or pandas' NA")
+        if all(isinstance(w, (numbers.Real, decimal.Decimal, np.bool_)) for w in weights):
+            weights = weights.astype(np.float64)  # (as scikit-learn reads them)
     if weights.dtype.kind not in "biuf":
         raise MetricsInputError(f"sample_weight: weights must be numbers, not {weights.dtype}")
     weights = weights.astype(np.float64)
