@@ -1521,6 +1521,13 @@ def _named_index_as_columns(frame: Any) -> Any:
     levels = [n for n in frame.index.names if n is not None and n not in frame.columns]
     if not levels:
         return frame
+    repeated = [n for n, count in Counter(levels).items() if count > 1]
+    if repeated:  # (pandas' "use a level number")
+        raise MetricsInputError(
+            f"the table cannot be read as columns: its index has several levels named "
+            f"{listed([repr(n) for n in repeated], 3)}; rename them first "
+            "(frame.index.set_names([...]))"
+        )
     from pandas.errors import PerformanceWarning  # (installed: it made the frame)
 
     with warnings.catch_warnings():  # ("highly fragmented": read_csv's, not the caller's)

@@ -296,6 +296,11 @@ def test_pandas_index_and_mixed_columns() -> None:
         pl_metrics.MetricsInputError, match=r"it has several columns named 'score'; rename or"
     ):
         pl_metrics.lrap(pd.concat([frame, frame[["score"]]], axis=1))
+    twice = frame.set_index(["id", "class"]).rename_axis(["k", "k"]).assign(**{"class": 0})
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"its index has several levels named 'k'; rename"
+    ):
+        pl_metrics.lrap(twice)
     # Names that differ only as Python values (1 and "1"; a named index "0" beside a column
     # 0) are one name in polars: told by it too.
     for clash in (
