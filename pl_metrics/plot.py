@@ -442,8 +442,9 @@ def per_class_bars(
         option = "model_col" if model_col is not None else "by"
         hint = (
             f"with {option}={model_col if model_col is not None else keys!r} each "
-            f"({', '.join([*keys, class_col])}) needs one row; filter the table on {others}, "
-            f"or leave {option} unset to draw every combination"
+            f"({', '.join([*keys, class_col])}) needs one row; "
+            + (f"filter the table on {others}, or " if others else "")
+            + f"leave {option} unset to draw every combination"
         )
     else:
         # A confusion table's other counts are values, not keys of series.
