@@ -758,3 +758,6 @@ def test_only_metrics_registered_as_ordering_classes_depend_on_their_names(metri
     structs = TABLE.with_columns(pl.struct("class").alias("class"))
     if not depends:
         assert function(structs, by="model").height > 0
+    else:
+        with pytest.raises(pl_metrics.MetricsInputError):
+            function(structs, by="model")

@@ -1966,6 +1966,13 @@ def test_merged_falling_numbers_each_groups_distinct_scores_highest_first(
     assert firsts.tolist() == [want.index(k) for k in range(len(pairs))]
 
 
+def test_merged_falling_numbers_minus_zero_as_zero() -> None:
+    number, firsts = _kernel.merged_falling(
+        np.array([0, 0, 0, 1]), np.array([-0.0, 0.5, 0.0, -0.0])
+    )
+    assert (number.tolist(), firsts.tolist()) == ([1, 0, 1, 2], [1, 0, 3])
+
+
 @pytest.mark.parametrize(
     "values",
     [
