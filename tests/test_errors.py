@@ -423,6 +423,10 @@ def test_repeated_and_missing_class_in_one_id() -> None:
         {0: "aa", 1: "abc"},  # id 0 repeats a, lacks b and c
         {0: "aab", 1: "ab", 2: "abc"},  # id 0 repeats a and lacks c, id 1 lacks c
         {0: "aaab", 1: "abc"},  # 2 repeated, 1 missing
+        # Each class has a row per id or more: only the ids' row counts show a lack, or
+        # a repeat.
+        {0: "a", 1: "abbb"},  # id 0 lacks b, id 1 repeats b twice
+        {0: "aab", 1: "b", 2: "b"},  # id 0 repeats a, ids 1 and 2 lack it
     ],
 )
 def test_missing_and_repeated_rows_do_not_net_out(path: str, classes: dict[int, str]) -> None:
@@ -1743,3 +1747,69 @@ def test_a_problem_in_several_groups_names_three_then_says_e_g(n_models: int) ->
     with pytest.raises(MetricsInputError) as told:
         pl_metrics.lrap(bad, by="model")
     assert f"{2 * n_models} rows are null (in {n_models} groups{e_g}: {named})" in str(told.value)
+
+
+@pytest.mark.parametrize("path", ["eager", "lazy", "score"])
+def test_weights_summing_near_but_not_to_zero_are_scored_as_scikit_learn(path: str) -> None:
+    """Weights whose sum is small beside their magnitudes (0.001 of 2.999) do not sum to
+    zero: only rounding (1e-12 of the magnitudes) is taken for a zero sum, and
+    scikit-learn's ``np.average`` over them gives a number."""
+    from sklearn.metrics import coverage_error, label_ranking_loss
+
+    rng = np.random.default_rng(5)
+    truth = rng.random((4, 3)) < 0.5
+    truth[:, 0] = True
+    scores = rng.random((4, 3))
+    weights = np.array([1.0, -0.999, 0.5, -0.5])
+    df = long_table(truth, scores, weight=weights, rng=rng)
+    metrics = ["coverage_error", "label_ranking_loss"]
+    run = {
+        "eager": lambda: pl_metrics.report(df, metrics, weight_col="w"),
+        "lazy": lambda: pl_metrics.report(df.lazy(), metrics, weight_col="w").collect(),
+        "score": lambda: pl_metrics.score(df.lazy(), metrics, weight_col="w", n_chunks=2),
+    }[path]
+    got = run()
+    want = [
+        coverage_error(truth, scores, sample_weight=weights),
+        label_ranking_loss(truth, scores, sample_weight=weights),
+    ]
+    assert [got[m].item() for m in metrics] == pytest.approx(want, rel=1e-9)
+
+
+def test_class_sets_broken_in_every_fold_are_one_group_of_the_result() -> None:
+    """Tuned out of fold, a problem of groups counts the result's groups, not its folds: two
+    folds of one group, each with an id repeating a class and lacking another, are 1 group,
+    as without the fold column."""
+    rng = np.random.default_rng(0)
+    df = long_table(rng.random((8, 3)) < 0.5, rng.random((8, 3))).with_columns(
+        fold=pl.col("id") % 2
+    )
+    swapped = df.with_columns(  # ids 0 (fold 0) and 1 (fold 1) repeat class 1, lack class 2
+        pl.when(pl.col("id").is_in([0, 1]) & (pl.col("class") == 2))
+        .then(1)
+        .otherwise(pl.col("class"))
+        .alias("class")
+    )
+    told = r"^column 'class': 1 group has ids that repeat a class and ids that lack one "
+    with pytest.raises(MetricsInputError, match=told):
+        pl_metrics.best_threshold(swapped, "f1")
+    with pytest.raises(MetricsInputError, match=told):
+        pl_metrics.best_threshold(swapped, "f1", fold_col="fold")
+
+
+def test_a_repeat_in_one_fold_is_told_beside_missing_rows_in_another() -> None:
+    """Tuned out of fold, each fold's count of repeated rows is its own: rows missing in
+    another fold do not cancel it out in the result group's count (whole, the group both
+    repeats and lacks rows)."""
+    rng = np.random.default_rng(0)
+    df = long_table(rng.random((8, 3)) < 0.5, rng.random((8, 3))).with_columns(
+        fold=pl.col("id") % 2
+    )
+    bad = pl.concat(
+        [
+            df.filter(~((pl.col("id") == 5) & (pl.col("class") < 2))),  # fold 1: 2 missing
+            df.filter((pl.col("id") == 0) & (pl.col("class") == 1)),  # fold 0: 1 repeated
+        ]
+    )
+    with pytest.raises(MetricsInputError, match=r"^column 'class': 1 row repeats a \("):
+        pl_metrics.best_threshold(bad, "f1", fold_col="fold")
