@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -30,6 +31,7 @@ from pl_metrics._driver import (
 from pl_metrics._frame import (
     MetricsInputError,
     Ragged,
+    caller_stacklevel,
     check_integer,
     checked_options,
     listed,
@@ -167,7 +169,9 @@ def score(
         Metric names, as for `pl_metrics.score`.
     client
         A ``dask.distributed.Client``, or a scheduler address. Default: a local cluster of
-        two worker processes, started and closed by this call.
+        two worker processes, started and closed by this call. Its workers are checked for
+        this pl_metrics and polars first; a cluster without workers yet (adaptive) is warned
+        of, its tasks waiting for some.
     id_col, class_col, score_col, truth_col, weight_col, by
         As in `pl_metrics.report`.
     threshold, pred_col, average, zero_division, beta, eps, class_weights, per_class
@@ -296,6 +300,13 @@ def _check_workers(client: Any) -> None:
     from pl_metrics import __version__ as ours
 
     found = client.run(eval, _VERSIONS, on_error="return")
+    if not found:  # (an adaptive cluster before it scales up; else the call waits for ever)
+        warnings.warn(
+            "the Dask cluster has no workers yet: the chunks wait for some to join (and "
+            "workers that join later are not checked for their pl_metrics and polars)",
+            UserWarning,
+            stacklevel=caller_stacklevel(),
+        )
     wrong = []
     for worker, versions in found.items():
         if isinstance(versions, BaseException):

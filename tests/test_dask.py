@@ -399,3 +399,24 @@ def test_a_closing_client_is_refused_by_name(dump: Path) -> None:
 
     with pytest.raises(pl_metrics.MetricsInputError, match=r"^option 'client': the client is"):
         pl_metrics.dask.score(dump, "lrap", by="model", client=Closing())
+
+
+def test_a_cluster_without_workers_is_warned_of(dump: Path) -> None:
+    """No worker yet (an adaptive cluster, or one of n_workers=0): the tasks would wait for
+    some, and no version check reaches them; said before the first task is sent."""
+
+    class NoWorkers:
+        status = "running"
+
+        def run(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            return {}
+
+        def submit(self, *args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("a task was sent")
+
+    with (
+        pytest.warns(UserWarning, match=r"^the Dask cluster has no workers yet") as told,
+        pytest.raises(RuntimeError, match="a task was sent"),
+    ):
+        pl_metrics.dask.score(dump, "lrap", by="model", client=NoWorkers())
+    assert told[0].filename == __file__
