@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import polars as pl
 import pytest
@@ -16,7 +18,14 @@ from sklearn.metrics import (
 )
 
 import pl_metrics
-from tests.conftest import dense_problems, grouped_table, long_table, ragged_table, run
+from tests.conftest import (
+    dense_problems,
+    grouped_table,
+    long_table,
+    on_the_plan,
+    ragged_table,
+    run,
+)
 
 SETTINGS = settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -416,3 +425,119 @@ def test_64_bit_integer_scores_apart_by_one_rank_exactly(dtype: pl.DataType) -> 
     per_class, _ = lwlrap_reference(truth, small.astype(float))
     out = pl_metrics.lwlrap(df, per_class=True).sort("class")
     np.testing.assert_allclose(out["lwlrap"].fill_null(np.nan), per_class, rtol=1e-12)
+
+
+def plan_state(df: pl.DataFrame, metric: str, **options: Any) -> pl.DataFrame:
+    """The metric by a LazyFrame's state with the kernel off: the polars plans only."""
+    return on_the_plan(lambda: pl_metrics.state(df.lazy(), metric, **options).finalize().collect())
+
+
+# Mutants: _ranking.py `nulls_equal=True` -> `nulls_equal=False` in the joins of
+# `_per_positive` (the ids' table; a positive to its id's rows; a positive to its id's
+# cumulated ranks, for ids of more than 16 positives), of `_with_rank_sums` and of
+# `_by_positive_class`: with checks off, a null `by` key or a null id is a key like any
+# other, on both paths.
+def test_null_group_and_null_id_with_checks_off_match_sklearn() -> None:
+    rng = np.random.default_rng(21)
+    truth = rng.random((8, 20)) < 0.4
+    truth[:4, :18] = True  # more than 16 positives: the cumulated ranks
+    truth[:4, 18] = False
+    truth[7] = False  # and an id without positives
+    score = rng.integers(0, 4, size=(8, 20)) / 3
+    in_null_group = np.arange(8) % 2 == 0
+    df = long_table(truth, score).with_columns(
+        g=pl.when(pl.col("id") % 2 == 0).then(pl.lit(None, pl.Int64)).otherwise(pl.lit(1)),
+        id=pl.when(pl.col("id") == 2).then(None).otherwise(pl.col("id")),
+    )
+    for metric, function in FUNCTIONS.items():
+        want = [
+            expected(metric, {"truth": truth[rows], "score": score[rows]})
+            for rows in (in_null_group, ~in_null_group)
+        ]
+        kernel = function(df, by="g", validate=False)
+        plan = plan_state(df, metric, by="g", validate=False)
+        for path, out in (("kernel", kernel), ("plan", plan)):
+            out = out.sort("g", nulls_last=False)
+            assert out["g"].to_list() == [None, 1], (metric, path)
+            np.testing.assert_allclose(out[metric], want, rtol=1e-12, err_msg=f"{metric} {path}")
+    kernel = pl_metrics.lwlrap(df, by="g", per_class=True, validate=False)
+    plan = plan_state(df, "lwlrap", by="g", per_class=True, validate=False)
+    for rows, g in ((in_null_group, None), (~in_null_group, 1)):
+        per_class, class_weight = lwlrap_reference(truth[rows], score[rows])
+        for out in (kernel, plan):
+            mine = out.filter(pl.col("g").eq_missing(g)).sort("class")
+            np.testing.assert_allclose(mine["lwlrap"].fill_null(np.nan), per_class, rtol=1e-12)
+            np.testing.assert_allclose(mine["weight"], class_weight, rtol=1e-12)
+
+
+# Mutants: _ranking.py `ranked_scores` sorting scores lowest first, or cumulating `P` from
+# the bottom (`cum_sum(reverse=True)`): the plan's way for ids of more than 16 positives,
+# which the drawn problems reach almost only with ids all positive (degenerate).
+def test_ids_of_many_positives_and_some_negatives_match_sklearn_on_both_paths() -> None:
+    rng = np.random.default_rng(22)
+    truth = rng.random((12, 24)) < 0.8
+    truth[:, :17] = True  # at least 17 positives
+    truth[:, 23] = False  # and a negative
+    score = rng.integers(0, 5, size=(12, 24)) / 4  # ties
+    weight = rng.choice([0.5, 1.0, 3.0], size=12)
+    df = long_table(truth, score, weight=weight, rng=rng)
+    rows = list(zip(truth, score, strict=True))
+    per_id_want = {m: [SKLEARN[m](t[None], s[None]) for t, s in rows] for m in SKLEARN}
+    per_id_want["lwlrap"] = per_id_want["lrap"]
+    for metric, function in FUNCTIONS.items():
+        p = {"truth": truth, "score": score, "weight": weight}
+        for out in (
+            function(df, weight_col="w"),
+            plan_state(df, metric, weight_col="w"),
+        ):
+            assert out[metric].item() == pytest.approx(expected(metric, p), rel=1e-12), metric
+        for out in (
+            function(df, per_id=True).sort("id"),
+            plan_state(df, metric, per_id=True).sort("id"),
+        ):
+            np.testing.assert_allclose(out[metric], per_id_want[metric], rtol=1e-12, err_msg=metric)
+    per_class, class_weight = lwlrap_reference(truth, score, weight)
+    for out in (
+        pl_metrics.lwlrap(df, per_class=True, weight_col="w"),
+        plan_state(df, "lwlrap", per_class=True, weight_col="w"),
+    ):
+        out = out.sort("class")
+        np.testing.assert_allclose(out["lwlrap"].fill_null(np.nan), per_class, rtol=1e-12)
+        np.testing.assert_allclose(out["weight"], class_weight, rtol=1e-12)
+
+
+# Mutants: _ranking.py `_group_exprs`, the magnitudes `ordered_sum(w.abs())` ->
+# `ordered_sum(w)` and `ordered_sum((w * npos).abs())` -> `ordered_sum(w * npos)`; in
+# `finalize`, lrap's magnitude `_ABS_W_SUM` -> `_ABS_LW_DEN`; in `_lwlrap_per_class`,
+# `sums_to_zero(group_den, group_magnitude)` -> `group_den == 0`: weights that cancel up
+# to rounding are weights summing to zero (NaN, and NaN class weights), for the ids'
+# weights (lrap) and for their positive labels' (lwlrap), not a number divided by a
+# rounding error.
+def test_group_weights_cancelling_up_to_rounding_give_nan(kind: str) -> None:
+    truth = np.array([[1, 0], [1, 0], [0, 1], [1, 1]])
+    score = np.array([[0.9, 0.1], [0.4, 0.6], [0.3, 0.2], [0.5, 0.5]])
+    ids_cancel = np.array([0.1, 0.2, -0.3, 0.0])
+    labels_cancel = np.array([0.1, 0.2, 0.0, -0.15])  # id 3 has two positive labels
+    assert ids_cancel.sum() != 0
+    assert abs(ids_cancel.sum()) < 1e-15
+    labels = truth.sum(axis=1) * labels_cancel
+    assert labels.sum() != 0
+    assert abs(labels.sum()) < 1e-15
+    df = long_table(truth, score, weight=ids_cancel)
+    assert np.isnan(run(df, kind, pl_metrics.lrap, weight_col="w")["lrap"].item())
+    assert np.isnan(run(df, kind, pl_metrics.lwlrap, weight_col="w")["lwlrap"].item())
+    df = long_table(truth, score, weight=labels_cancel)
+    assert np.isnan(run(df, kind, pl_metrics.lwlrap, weight_col="w")["lwlrap"].item())
+    want = label_ranking_average_precision_score(truth, score, sample_weight=labels_cancel)
+    got = run(df, kind, pl_metrics.lrap, weight_col="w")["lrap"].item()
+    assert got == pytest.approx(want, rel=1e-12)
+    # Ids without positives only: lrap's magnitude is that of the ids' weights.
+    df = long_table(np.zeros((4, 2), bool), score, weight=ids_cancel)
+    assert np.isnan(run(df, kind, pl_metrics.lrap, weight_col="w")["lrap"].item())
+    # Per class: each class's positives weigh far from zero, the group's cancel.
+    truth = np.array([[1, 0], [1, 0], [0, 1], [0, 0]])
+    df = long_table(truth, score, weight=ids_cancel, class_names=["x", "y"])
+    out = run(df, kind, pl_metrics.lwlrap, per_class=True, weight_col="w")
+    per_class, _ = lwlrap_reference(truth, score, ids_cancel)
+    np.testing.assert_allclose(out["lwlrap"], per_class, rtol=1e-12)
+    assert out["weight"].is_nan().all()  # as the group's lwlrap is NaN
