@@ -784,11 +784,10 @@ def _array(name: str, values: object) -> np.ndarray:
     """``values`` as a numpy array; ragged lists refused by name, not by numpy."""
     if is_pandas(values):
         values = _pandas_numbers(name, values)
-    if isinstance(values, (pl.DataFrame, pl.Series)):  # (numpy makes NaN of nulls)
-        nulls = values.null_count()
-        _refuse_missing(
-            name, nulls if isinstance(nulls, int) else nulls.sum_horizontal()[0], "null"
-        )
+    if isinstance(values, pl.Series):  # (numpy makes NaN of nulls)
+        _refuse_missing(name, values.null_count(), "null")
+    if isinstance(values, pl.DataFrame):
+        _refuse_missing(name, sum(values.null_count().row(0)), "null")
     if isinstance(values, pl.LazyFrame):  # (numpy makes one object of it)
         raise MetricsInputError(
             f"{name}: a LazyFrame; from_numpy takes arrays (collect it first), and "
