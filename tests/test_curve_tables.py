@@ -602,3 +602,154 @@ def test_quantile_bins_of_scores_on_their_edges_match_sklearn(
     got = run(df, kind, pl_metrics.calibration_curve, n_bins=n_bins, strategy="quantile")
     np.testing.assert_allclose(got["prob_true"].to_numpy(), prob_true, rtol=1e-12)
     np.testing.assert_allclose(got["prob_pred"].to_numpy(), prob_pred, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["eager", "lazy"])
+@pytest.mark.parametrize("seed", range(4))
+def test_roc_and_pr_curves_with_signed_weights_match_sklearn(kind: str, seed: int) -> None:
+    # Weights of either sign, whole numbers (exact sums), distinct scores in each class (no
+    # tied cells cancelling, where the curve keeps a point scikit-learn also keeps): totals
+    # of positives or negatives at or below zero give NaN rates as scikit-learn gives them
+    # (`fps[-1] <= 0`), precision follows a negative predicted weight, and recall divides by
+    # a negative total of positives (scikit-learn's ones only where it is 0). The comparisons
+    # above make every weight positive first.
+    rng = np.random.default_rng(seed)
+    n_ids, n_classes = 9, 6
+    truth = rng.random((n_ids, n_classes)) < 0.5
+    score = np.stack([rng.permutation(n_ids) + 1 for _ in range(n_classes)], axis=1) / 10
+    w = rng.choice([-3.0, -2.0, -1.0, 1.0, 2.0], n_ids)
+    if w.sum() == 0:
+        w[0] = 4.0
+    df = long_table(truth, score, weight=w)
+    roc = run(df, kind, pl_metrics.roc_curve, weight_col="w")
+    pr = run(df, kind, pl_metrics.precision_recall_curve, weight_col="w")
+    for k in range(n_classes):
+        t, s = truth[:, k], score[:, k]
+        rows = roc.filter(pl.col("class") == k)
+        fpr, tpr, thr = quietly(skm.roc_curve, t, s, sample_weight=w, drop_intermediate=False)
+        np.testing.assert_array_equal(rows["threshold"].to_numpy(), thr)
+        np.testing.assert_allclose(rows["fpr"].to_numpy(), fpr, rtol=1e-12)
+        np.testing.assert_allclose(rows["tpr"].to_numpy(), tpr, rtol=1e-12)
+        rows = pr.filter(pl.col("class") == k)
+        precision, recall, thr = quietly(skm.precision_recall_curve, t, s, sample_weight=w)
+        np.testing.assert_array_equal(rows["threshold"].to_numpy()[:-1], thr)
+        np.testing.assert_allclose(rows["precision"].to_numpy(), precision, rtol=1e-12)
+        np.testing.assert_allclose(rows["recall"].to_numpy(), recall, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["eager", "lazy"])
+def test_losses_of_weights_summing_below_zero_match_sklearn(kind: str) -> None:
+    # A class's weights summing below zero (not to zero, which is refused) make a weighted
+    # mean as any other, as scikit-learn's np.average makes it: not NaN.
+    rng = np.random.default_rng(3)
+    n_ids, n_classes = 10, 3
+    truth = rng.random((n_ids, n_classes)) < 0.5
+    score = rng.random((n_ids, n_classes))
+    w = np.array([-1.0, 2.0, -3.0, -2.0, 0.5, 1.0, -1.5, -0.5, 2.0, -1.0])  # sum -3.5
+    df = long_table(truth, score, weight=w)
+    eps = float(np.finfo(float).eps)
+    for metric, reference, options in [
+        ("brier_score", skm.brier_score_loss, {}),
+        ("binary_log_loss", skm.log_loss, {"eps": eps}),
+    ]:
+        per_class = [
+            reference(truth[:, k], score[:, k], labels=[0, 1], sample_weight=w)
+            for k in range(n_classes)
+        ]
+        metric_fn = getattr(pl_metrics, metric)
+        got = run(df, kind, metric_fn, weight_col="w", average=None, **options).sort("class")
+        np.testing.assert_allclose(got[metric].to_numpy(), per_class, rtol=1e-12)
+        macro = run(df, kind, metric_fn, weight_col="w", **options)[metric].item()
+        assert macro == pytest.approx(np.mean(per_class), rel=1e-12)
+    micro = run(df, kind, pl_metrics.binary_log_loss, weight_col="w", average="micro", eps=eps)
+    want = skm.log_loss(
+        truth.ravel(), score.ravel(), labels=[0, 1], sample_weight=np.repeat(w, n_classes)
+    )
+    assert micro["binary_log_loss"].item() == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize(("n_bins", "n_ids"), [(3, 4), (3, 7), (6, 11), (10, 21)])
+def test_quantile_bins_of_the_plan_on_their_edges_match_sklearn(n_bins: int, n_ids: int) -> None:
+    # The plan's quantile edges (`_quantile_edges`, for a curves table not in falling
+    # blocks: scores rising here) round the quantiles as numpy does (`* 100 / 100`), as the
+    # blocks' `_quantiles_of` do: distinct scores each on an edge, as in the test above,
+    # whose curves tables (in blocks) do not take the plan. Class "b", of one row: each
+    # edge is its score (the upper neighbour of position 0 is itself, not one past the end).
+    from pl_metrics import _curve_tables as ct
+    from pl_metrics._state import CURVE_NEG, CURVE_POS, CURVE_SCORE
+
+    score = np.arange(1, n_ids + 1) / (n_ids + 1)
+    truth = np.arange(n_ids) % 2 == 0
+    problems = {"a": (truth, score), "b": (np.array([True]), np.array([0.4]))}
+    curves = pl.concat(
+        pl.DataFrame(
+            {
+                "class": name,
+                CURVE_SCORE: s,
+                CURVE_POS: t.astype(float),
+                CURVE_NEG: (~t).astype(float),
+            }
+        )
+        for name, (t, s) in problems.items()
+    )
+    assert ct._bins_in_blocks(curves, ["class"], n_bins, "quantile") is None  # the plan's
+    got = ct._calibration_bins(curves.lazy(), ["class"], n_bins, "quantile").collect()
+    for name, (t, s) in problems.items():
+        want = sk_bins(t, s, n_bins, "quantile")
+        rows = got.filter(pl.col("class") == name)
+        np.testing.assert_array_equal(rows[ct._BIN].to_numpy(), want["bin"])
+        np.testing.assert_allclose(rows[ct._PROB_TRUE].to_numpy(), want["prob_true"], rtol=1e-12)
+        np.testing.assert_allclose(rows[ct._PROB_PRED].to_numpy(), want["prob_pred"], rtol=1e-12)
+        np.testing.assert_array_equal(rows[ct._COUNT].to_numpy(), want["count"])
+
+
+@pytest.mark.parametrize("kind", ["eager", "lazy"])
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_calibration_of_a_class_of_one_row_matches_sklearn(kind: str, strategy: str) -> None:
+    # A class of one id: every quantile edge is its score (numpy's percentile of one value;
+    # the upper neighbour of position 0 is position 0 itself, not one past the end).
+    df = pl.DataFrame({"id": [0, 0], "class": ["a", "b"], "score": [0.3, 0.8], "truth": [1, 0]})
+    for n_bins in (1, 2, 5):
+        got = run(df, kind, pl_metrics.calibration_curve, n_bins=n_bins, strategy=strategy)
+        for k, (t, s) in enumerate([(1, 0.3), (0, 0.8)]):
+            want = sk_bins(np.array([t]), np.array([s]), n_bins, strategy)
+            rows = got.filter(pl.col("class") == "ab"[k])
+            np.testing.assert_array_equal(rows["bin"].to_numpy(), want["bin"])
+            np.testing.assert_allclose(rows["prob_true"].to_numpy(), want["prob_true"])
+            np.testing.assert_allclose(rows["prob_pred"].to_numpy(), want["prob_pred"])
+            np.testing.assert_array_equal(rows["count"].to_numpy(), want["count"])
+
+
+def _kept_by_the_rule(xs: np.ndarray, ys: np.ndarray, max_points: int) -> list[int]:
+    """The rows `thinned` documents: all of at most ``max_points``; else the first, the
+    first at or past each of ``max_points - 1`` equal steps of length, and the last."""
+    n = len(xs)
+    if n <= max_points:
+        return list(range(n))
+    length = np.concatenate([[0.0], np.cumsum(np.hypot(np.diff(xs), np.diff(ys)))])
+    steps = max_points - 1
+    kept = {0, n - 1}
+    for k in range(1, steps):
+        kept.add(int(np.flatnonzero(length * steps / length[-1] >= k)[0]))
+    return sorted(kept)
+
+
+@pytest.mark.parametrize(
+    "xs",
+    [
+        [0.0, 0.1, 0.15, 0.9, 1.0],  # as many rows as max_points, uneven steps: all kept
+        [0.0, 0.3, 0.61, 0.92, 0.97, 1.0, 1.0, 1.0],  # a flat tail at the curve's end
+    ],
+)
+def test_thinning_keeps_the_rows_of_its_rule(xs: list[float]) -> None:
+    # Both paths (the blocks' numpy and the plan's windows) against the documented rule:
+    # a curve of exactly max_points rows is kept whole, and a row at the whole length
+    # before the last counts in the last step, not a step of its own.
+    from pl_metrics import _curve_tables as ct
+
+    max_points = 5
+    x = np.array(xs)
+    df = pl.DataFrame({"fpr": x, "tpr": x * 0.5})
+    want = df[_kept_by_the_rule(x, x * 0.5, max_points)]
+    assert_frame_equal(ct.thinned(df, [], max_points, "roc_curve"), want)
+    assert_frame_equal(ct._thinned_plan(df.lazy(), [], max_points, "roc_curve").collect(), want)
