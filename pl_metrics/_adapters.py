@@ -830,6 +830,22 @@ def _refuse_missing(name: str, missing: int, kind: str) -> None:
         )
 
 
+def _object_numbers(name: str, values: np.ndarray) -> np.ndarray:
+    """Numbers held as objects as floats, as scikit-learn reads them.
+
+    Decimals (as SQL reads NUMERIC), Fractions, bools; a None or pandas' NA among them is
+    told as missing. Other objects (text) are left as they are, for the caller to refuse.
+    """
+    if values.dtype.kind != "O":
+        return values
+    missing = [v is None or type(v).__name__ == "NAType" for v in values.flat]
+    present = (v for v, gone in zip(values.flat, missing, strict=True) if not gone)
+    if not all(isinstance(v, (numbers.Real, decimal.Decimal, np.bool_)) for v in present):
+        return values
+    _refuse_missing(name, sum(missing), "None or pandas' NA")
+    return values.astype(np.float64)
+
+
 def _nulls_among(ids: object) -> np.ndarray | None:
     """Which of ``ids`` are null: None in a sequence, or null in a polars or pandas column."""
     if isinstance(ids, pl.Series):
@@ -1065,7 +1081,7 @@ def from_numpy(
     _refuse_columns_of_no_class(y_score)
     # scipy's sparse matrices (scikit-learn's multilabel indicators often are) as dense.
     y_true, y_score = (a.toarray() if hasattr(a, "toarray") else a for a in (y_true, y_score))
-    score, truth = _array("y_score", y_score), _array("y_true", y_true)
+    score, truth = _object_numbers("y_score", _array("y_score", y_score)), _array("y_true", y_true)
     one_column = score.ndim == 1 or (score.ndim == 2 and score.shape[1] == 1 and truth.ndim == 1)
     if one_column and truth.shape in ((len(score),), (len(score), 1)):
         # Binary, as scikit-learn's roc_auc_score(y_true, y_score) takes it (Keras' sigmoid
@@ -1286,11 +1302,7 @@ def _sample_weight(sample_weight: object, n_ids: int) -> np.ndarray:
             f"sample_weight: expected one weight per row of y_score ({n_ids:,}), got shape "
             f"{weights.shape}"
         )
-    if weights.dtype.kind == "O":  # numbers kept as objects (Decimals from SQL, say)
-        missing = sum(w is None or type(w).__name__ == "NAType" for w in weights)
-        _refuse_missing("sample_weight", missing, "None or pandas' NA")
-        if all(isinstance(w, (numbers.Real, decimal.Decimal, np.bool_)) for w in weights):
-            weights = weights.astype(np.float64)  # (as scikit-learn reads them)
+    weights = _object_numbers("sample_weight", weights)
     if weights.dtype.kind not in "biuf":
         raise MetricsInputError(f"sample_weight: weights must be numbers, not {weights.dtype}")
     weights = weights.astype(np.float64)

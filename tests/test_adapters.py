@@ -838,9 +838,12 @@ def test_from_numpy_names_what_it_cannot_tell_apart() -> None:
     assert_frame_equal(got, pl_metrics.from_numpy(np.array([1, 0, 2]), score))
     nullable = pd.DataFrame(score, dtype="Float64").to_numpy()
     assert nullable.dtype == object
+    # Scores of floats as objects are read as scikit-learn reads them; a truth of integers
+    # as objects is told (scikit-learn does not tell its type either).
+    assert_frame_equal(
+        pl_metrics.from_numpy(np.eye(3), nullable), pl_metrics.from_numpy(np.eye(3), score)
+    )
     hint = r"not object \(a pandas frame of nullable types, .*frame\.to_numpy\(dtype=float\)\)$"
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"^y_score: .*" + hint):
-        pl_metrics.from_numpy(np.eye(3), nullable)
     with pytest.raises(pl_metrics.MetricsInputError, match=r"^y_true: .*" + hint):
         pl_metrics.from_numpy(pd.DataFrame(np.eye(3), dtype="Int64").to_numpy(), score)
     with pytest.raises(pl_metrics.MetricsInputError, match=r"^1-D y_true holds objects, not"):
@@ -1394,6 +1397,23 @@ def test_from_numpy_takes_weights_of_numbers_held_as_objects(weights: Any) -> No
             pl_metrics.from_numpy(y, p, sample_weight=np.array([1, missing, *[1] * 6], object))
     with pytest.raises(pl_metrics.MetricsInputError, match="weights must be numbers, not object"):
         pl_metrics.from_numpy(y, p, sample_weight=np.array([1, "2", *[1] * 6], object))
+
+
+def test_from_numpy_takes_scores_of_numbers_held_as_objects() -> None:
+    """y_score of numbers as objects (Decimals, say) is read as floats, as scikit-learn
+    reads it; a None among them is missing; text is refused with its hint, as before."""
+    rng = np.random.default_rng(8)
+    y, p = rng.random((8, 3)) < 0.5, rng.random((8, 3)).round(2)
+    decimals = np.array([[decimal.Decimal(str(v)) for v in row] for row in p], dtype=object)
+    got = pl_metrics.from_numpy(y, decimals).metrics.lrap().item()
+    assert got == pytest.approx(label_ranking_average_precision_score(y, decimals), rel=1e-12)
+    gap = decimals.copy()
+    gap[2, 1] = None
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^y_score: 1 value is missing"):
+        pl_metrics.from_numpy(y, gap)
+    gap[2, 1] = "x"
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^y_score: scores must be numeric"):
+        pl_metrics.from_numpy(y, gap)
 
 
 def test_from_wide_hints_at_float_columns_only_where_the_truth_has_the_ids() -> None:
