@@ -784,10 +784,9 @@ def _array(name: str, values: object) -> np.ndarray:
     """``values`` as a numpy array; ragged lists refused by name, not by numpy."""
     if is_pandas(values):
         values = _pandas_numbers(name, values)
-    if isinstance(values, pl.Series):  # (numpy makes NaN of nulls)
-        _refuse_missing(name, values.null_count(), "null")
-    if isinstance(values, pl.DataFrame):
-        _refuse_missing(name, sum(values.null_count().row(0)), "null")
+    if isinstance(values, (pl.Series, pl.DataFrame)):  # (numpy makes NaN of nulls)
+        columns = values.get_columns() if isinstance(values, pl.DataFrame) else [values]
+        _refuse_missing(name, sum(_nulls_in(c) for c in columns), "null")
     if isinstance(values, pl.LazyFrame):  # (numpy makes one object of it)
         raise MetricsInputError(
             f"{name}: a LazyFrame; from_numpy takes arrays (collect it first), and "
@@ -797,6 +796,13 @@ def _array(name: str, values: object) -> np.ndarray:
         return np.asarray(values)
     except ValueError as error:  # "setting an array element with a sequence"
         raise MetricsInputError(f"{name}: cannot be read as an array: {error}") from None
+
+
+def _nulls_in(column: pl.Series) -> int:
+    """The nulls of a polars column, those in its rows (a 2-D array's) too."""
+    while column.dtype.is_nested():
+        column = column.explode(empty_as_null=False)
+    return column.null_count()
 
 
 def _pandas_numbers(name: str, values: Any) -> Any:
@@ -843,7 +849,10 @@ def _object_numbers(name: str, values: np.ndarray) -> np.ndarray:
     if not all(isinstance(v, (numbers.Real, decimal.Decimal, np.bool_)) for v in present):
         return values
     _refuse_missing(name, sum(missing), "None or pandas' NA")
-    return values.astype(np.float64)
+    try:
+        return values.astype(np.float64)
+    except (ValueError, OverflowError) as error:  # (a signalling NaN; an integer past floats)
+        raise MetricsInputError(f"{name}: cannot be read as floats: {error}") from None
 
 
 def _nulls_among(ids: object) -> np.ndarray | None:
@@ -1039,7 +1048,9 @@ def from_numpy(
         so unless ``class_names`` names the two.)
 
         Either array may be a pandas frame or Series, of nullable types too (``Int8``,
-        ``Float64``, ``boolean``, Arrow's) as long as no value is missing.
+        ``Float64``, ``boolean``, Arrow's), or a polars frame or Series (of arrays, for
+        2-D), as long as no value is missing. Scores held as objects are read as numbers
+        when they all are (Decimals, as SQL reads NUMERIC).
     class_names
         A name for each column, once each: all strings or all integers (for float or date
         classes, map the ``class`` column afterwards). Default: the column numbers.
@@ -1047,7 +1058,8 @@ def from_numpy(
         A name for each row, once each: numbers or strings of one type. Default: the row
         numbers.
     sample_weight
-        ``(n_ids,)`` finite weights, as scikit-learn's ``sample_weight``: a ``weight``
+        ``(n_ids,)`` finite weights (numbers held as objects too: Decimals, Fractions,
+        bools), as scikit-learn's ``sample_weight``: a ``weight``
         column (Float64) on each of the id's rows, which the metrics weigh by when given
         ``weight_col="weight"``.
 

@@ -402,7 +402,7 @@ def thinned(table: FrameT, keys: list[str], max_points: int | None, metric: str)
 
     Spread by the curve's length in its plane (`CURVE_AXES`), not by rows: rows crowd where
     the scores do, often on a flat tail, and rows spread evenly left a perfect PR curve
-    thinned to 10 rows with 9 on its tail. Kept: the first row, the first past each of
+    thinned to 10 rows with 9 on its tail. Kept: the first row, the first at or past each of
     ``max_points - 1`` equal steps of length, and the last. ``keys``: one curve per value
     (none: the table is one curve).
     """

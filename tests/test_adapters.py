@@ -1368,6 +1368,12 @@ def test_from_numpy_tells_of_a_missing_value_in_an_integer_class_beside_float_sc
         pl_metrics.from_numpy(y, pl.from_pandas(scores))
     with pytest.raises(pl_metrics.MetricsInputError, match=r"^y_true: 2 values are missing \(null"):
         pl_metrics.from_numpy(pl.DataFrame({"a": [1, None, 0], "b": [0, 1, None]}), scores["a"])
+    # A 2-D array as a polars Series of arrays: a null inside a row, too.
+    rows = pl.Series([[0.2, 0.8], [0.5, None], [0.1, 0.9]], dtype=pl.Array(pl.Float64, 2))
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^y_score: 1 value is missing \(null"):
+        pl_metrics.from_numpy(y, rows)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"^y_true: 1 value is missing \(null"):
+        pl_metrics.from_numpy(pl.Series([[1, 0], [0, None], [1, 1]]), np.full((3, 2), 0.5))
 
 
 @pytest.mark.parametrize(
@@ -1397,6 +1403,9 @@ def test_from_numpy_takes_weights_of_numbers_held_as_objects(weights: Any) -> No
             pl_metrics.from_numpy(y, p, sample_weight=np.array([1, missing, *[1] * 6], object))
     with pytest.raises(pl_metrics.MetricsInputError, match="weights must be numbers, not object"):
         pl_metrics.from_numpy(y, p, sample_weight=np.array([1, "2", *[1] * 6], object))
+    for unreadable in (decimal.Decimal("sNaN"), 10**400):
+        with pytest.raises(pl_metrics.MetricsInputError, match=r"^sample_weight: cannot be read"):
+            pl_metrics.from_numpy(y, p, sample_weight=np.array([1, unreadable, *[1] * 6], object))
 
 
 def test_from_numpy_takes_scores_of_numbers_held_as_objects() -> None:

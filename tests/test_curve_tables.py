@@ -706,8 +706,8 @@ def test_quantile_bins_of_the_plan_on_their_edges_match_sklearn(n_bins: int, n_i
 @pytest.mark.parametrize("kind", ["eager", "lazy"])
 @pytest.mark.parametrize("strategy", ["uniform", "quantile"])
 def test_calibration_of_a_class_of_one_row_matches_sklearn(kind: str, strategy: str) -> None:
-    # A class of one id: every quantile edge is its score (numpy's percentile of one value;
-    # the upper neighbour of position 0 is position 0 itself, not one past the end).
+    # A class of one id, through the public function, eagerly and lazily (the test above
+    # calls the plan's binning itself): as scikit-learn bins it.
     df = pl.DataFrame({"id": [0, 0], "class": ["a", "b"], "score": [0.3, 0.8], "truth": [1, 0]})
     for n_bins in (1, 2, 5):
         got = run(df, kind, pl_metrics.calibration_curve, n_bins=n_bins, strategy=strategy)

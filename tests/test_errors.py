@@ -423,8 +423,7 @@ def test_repeated_and_missing_class_in_one_id() -> None:
         {0: "aa", 1: "abc"},  # id 0 repeats a, lacks b and c
         {0: "aab", 1: "ab", 2: "abc"},  # id 0 repeats a and lacks c, id 1 lacks c
         {0: "aaab", 1: "abc"},  # 2 repeated, 1 missing
-        # Each class has a row per id or more: only the ids' row counts show a lack, or
-        # a repeat.
+        # No class's count shows both a repeat and a lack: only the ids' row counts do.
         {0: "a", 1: "abbb"},  # id 0 lacks b, id 1 repeats b twice
         {0: "aab", 1: "b", 2: "b"},  # id 0 repeats a, ids 1 and 2 lack it
     ],
