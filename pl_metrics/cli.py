@@ -1353,8 +1353,10 @@ def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
         )
     if len(given) == 2:
         raise MetricsInputError("--threshold and --threshold-table: give one of them")
-    if not args.threshold_table:
+    if args.threshold_table is None:
         return 0.5 if args.threshold is None else args.threshold
+    if not args.threshold_table:  # (an empty variable in a script: not the default 0.5)
+        raise MetricsInputError("--threshold-table '': name a file")
     path = Path(args.threshold_table)
     if path.is_dir():
         raise MetricsInputError(

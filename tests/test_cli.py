@@ -2534,3 +2534,138 @@ def test_an_option_the_command_line_should_not_pass_is_an_internal_error(
     err = capsys.readouterr().err
     assert "internal error: UnknownOptionError" in err
     assert "a bug in pl-metrics" in err
+
+
+# Tests from the second mutation review of cli.py: each flag reaches the library's call.
+
+
+@pytest.mark.parametrize(
+    ("metric", "flags", "options"),
+    [
+        ("log_loss", ["--weight-col", "w"], {"weight_col": "w"}),
+        ("roc_auc", ["--max-fpr", "0.2"], {"max_fpr": 0.2}),
+        ("log_loss", ["--eps", "0.05"], {"eps": 0.05}),
+        ("fbeta", ["--beta", "3"], {"beta": 3.0}),
+        ("expected_calibration_error", ["--strategy", "quantile"], {"strategy": "quantile"}),
+        ("roc_curve", ["--max-points", "7"], {"max_points": 7}),
+    ],
+)
+def test_score_passes_each_metric_option_to_the_library(
+    tmp_path: Path, metric: str, flags: list[str], options: dict[str, Any]
+) -> None:
+    digits = pl.read_parquet(DATA).with_columns(w=(pl.col("id") % 3 + 1).cast(pl.Float64))
+    data, out = tmp_path / "digits.parquet", tmp_path / "out.parquet"
+    digits.write_parquet(data)
+    argv = ["score", str(data), "-m", metric, "--by", "model", "-q", *flags, "-o", str(out)]
+    assert main(argv) == 0
+    want = pl_metrics.score(digits, metric, by="model", **options)
+    assert_frame_equal(pl.read_parquet(out), want, rel_tol=1e-12)
+    assert not want.equals(pl_metrics.score(digits, metric, by="model"))  # (the flag tells)
+
+
+@pytest.mark.parametrize("command", ["curves", "thresholds"])
+def test_chunks_reach_curves_and_thresholds(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # The library refuses a budget beside a count of chunks: both must reach it.
+    kind = ["--kind", "roc"] if command == "curves" else []
+    argv = [command, str(DATA), *kind, "--by", "model", "--chunks", "2", "--memory-budget", "1GB"]
+    assert main(argv) == 2
+    assert "error: --memory-budget and --chunks: give one of them" in capsys.readouterr().err
+
+
+def test_compare_passes_its_memory_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", str(DATA), "-m", "lrap", "--memory-budget", "lots"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pl-metrics: error: --memory-budget")
+    assert "'lots'" in err
+
+
+def test_compare_bootstrap_passes_its_seed(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["compare", str(DATA), "-m", "lrap", "--bootstrap", "40", "--seed", "7"]
+    assert main([*argv, "--format", "csv"]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode()).sort("model")
+    want = pl_metrics.bootstrap(
+        pl.read_parquet(DATA), ["lrap"], by="model", n_resamples=40, confidence=0.95, seed=7
+    ).sort("model")
+    assert got["lrap_lower"].to_list() == pytest.approx(want["lower"].to_list(), rel=1e-12)
+    assert got["lrap_upper"].to_list() == pytest.approx(want["upper"].to_list(), rel=1e-12)
+
+
+def test_a_pq_output_is_parquet(tmp_path: Path) -> None:
+    out = tmp_path / "out.pq"
+    assert main(["score", str(DATA), "-m", "lrap", "--by", "model", "-q", "-o", str(out)]) == 0
+    want = pl_metrics.score(pl.read_parquet(DATA), "lrap", by="model")
+    assert_frame_equal(pl.read_parquet(out), want)
+
+
+@pytest.mark.parametrize(("name", "fmt"), [("out.csv", "json"), ("out.json.gz", "csv")])
+def test_a_format_that_contradicts_the_output_name_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, name: str, fmt: str
+) -> None:
+    out = tmp_path / name
+    assert main(["score", str(DATA), "-m", "lrap", "--format", fmt, "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"--format {fmt} but --output {out} is named as" in err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("given", "client"), [("local", None), ("tcp://sched:8786", "tcp://sched:8786")]
+)
+def test_dask_local_is_a_local_cluster(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    given: str,
+    client: str | None,
+) -> None:
+    # --dask local is the library's client=None (its own local cluster), not an address.
+    import pl_metrics.dask
+
+    clients: list[object] = []
+
+    def spy(paths: list[str], metrics: list[str], **options: Any) -> pl.DataFrame:
+        clients.append(options.pop("client"))
+        return pl_metrics.score(paths, metrics, **options)
+
+    monkeypatch.setattr(pl_metrics.dask, "score", spy)
+    argv = ["score", str(DATA), "-m", "lrap", "--by", "model", "--dask", given, "--format", "csv"]
+    assert main(argv) == 0
+    assert clients == [client]
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    assert_frame_equal(got, pl_metrics.score(pl.read_parquet(DATA), "lrap", by="model"))
+
+
+def test_thresholds_passes_its_weight_col(tmp_path: Path) -> None:
+    digits = pl.read_parquet(DATA).with_columns(w=(pl.col("id") % 7 + 1).cast(pl.Float64))
+    data, out = tmp_path / "digits.parquet", tmp_path / "t.parquet"
+    digits.write_parquet(data)
+    argv = ["thresholds", str(data), "--by", "model", "--weight-col", "w", "-q", "-o", str(out)]
+    assert main(argv) == 0
+    want = pl_metrics.best_threshold(digits, by="model", weight_col="w")
+    assert_frame_equal(pl.read_parquet(out), want, rel_tol=1e-12)
+    assert not want.equals(pl_metrics.best_threshold(digits, by="model"))
+
+
+def test_by_leaves_out_empty_names_between_commas(capsys: pytest.CaptureFixture[str]) -> None:
+    # A trailing comma, or two (a list joined in a script), as --metric takes them.
+    assert main(["score", str(DATA), "-m", "lrap", "--by", "model,,fold,", "--format", "csv"]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    want = pl_metrics.score(pl.read_parquet(DATA), "lrap", by=["model", "fold"])
+    assert_frame_equal(got, want, check_dtypes=False)
+
+
+def test_format_parquet_on_standard_output_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", str(DATA), "-m", "lrap", "--format", "parquet"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "error: --format parquet needs --output FILE" in captured.err
+
+
+@pytest.mark.parametrize("command", ["score", "compare"])
+def test_an_empty_threshold_table_is_refused_not_the_default(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # `--threshold-table "$T"` with T unset scored at 0.5, exit status 0.
+    assert main([command, str(DATA), "-m", "f1", "--threshold-table", ""]) == 2
+    assert "error: --threshold-table '': name a file" in capsys.readouterr().err
