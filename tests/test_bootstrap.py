@@ -485,10 +485,16 @@ def test_repeated_calls_are_equal_to_the_bit() -> None:
         ("roc_auc", {"max_fpr": 0.5}),  # by report on the weighted rows
     ],
 )
+@pytest.mark.parametrize("block", [None, 64])
 def test_resamples_drawing_only_ids_of_weight_0_are_undefined(
-    metric: str, options: dict[str, Any]
+    metric: str, options: dict[str, Any], block: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """As report refuses a group whose weights are all zero: such a resample is left out."""
+    """As report refuses a group whose weights are all zero: such a resample is left out.
+
+    In small blocks of resamples too (64: a block's resamples were numbered as the
+    first block's)."""
+    if block is not None:
+        monkeypatch.setattr(_compare, "_BLOCK", block)
     rng = np.random.default_rng(11)
     n = 5
     df = pl.DataFrame(
@@ -932,38 +938,3 @@ def test_a_lazy_call_keeps_a_pandas_threshold_table_as_given() -> None:
     given.loc[0, "threshold"] = 0.99
     want = pl_metrics.bootstrap(df, "f1", threshold=table(), n_resamples=40, seed=1)
     assert_frame_equal(lazy.collect(), want)
-
-
-@pytest.mark.parametrize("metric", ["f1", "average_precision", "brier_score"])
-def test_weightless_draws_are_found_in_every_block_of_resamples(
-    metric: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Small blocks: the resamples drawing only ids of weight 0 are found in every block of
-    resamples (the later blocks' were numbered as the first's), as `report` leaves them out."""
-    monkeypatch.setattr(_compare, "_BLOCK", 64)
-    rng = np.random.default_rng(5)
-    n = 5
-    df = pl.DataFrame(
-        {
-            "g": np.repeat(["a", "b"], 2 * n),
-            "id": np.tile(np.repeat(np.arange(n), 2), 2),
-            "class": np.tile(["x", "y"], 2 * n),
-            "score": rng.random(4 * n).round(2),
-            "truth": np.tile([True, False, False, True], n),
-            "w": np.tile(np.repeat([1.0, 0.0, 0.0, 2.0, 0.0], 2), 2),
-        }
-    )
-    values = reference(df, [metric], ["g"], weight_col="w")
-    expected = (
-        values.filter(pl.col("value").is_not_nan())
-        .group_by("g")
-        .agg(
-            pl.col("value").quantile(0.025, "linear").alias("lower"),
-            pl.col("value").quantile(0.975, "linear").alias("upper"),
-            pl.col("value").std().alias("std"),
-        )
-    )
-    ci = pl_metrics.bootstrap(
-        df, metric, by="g", n_resamples=N_RESAMPLES, seed=SEED, weight_col="w"
-    )
-    assert_frame_equal(ci.select("g", "lower", "upper", "std"), expected.sort("g"), rel_tol=1e-9)
