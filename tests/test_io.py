@@ -1626,40 +1626,24 @@ def test_a_csv_shard_of_a_single_row_is_read(tmp_path: Path) -> None:
     assert scan(tmp_path).select(pl.len()).collect().item() == one.height
 
 
+@pytest.mark.parametrize("other", [2, None])
 def test_a_file_holding_its_folders_key_and_another_is_refused(
-    tmp_path: Path, dump: pl.DataFrame
+    tmp_path: Path, dump: pl.DataFrame, other: int | None
 ) -> None:
-    """Parquet statistics answer only when they hold one value: a file whose own fold column
-    holds its folder's fold and another (min and max apart) is read, and refused."""
+    """Parquet statistics answer only when they hold one value and no nulls: a file whose
+    own fold column holds its folder's fold and another (min and max apart), or nulls
+    (which the folder's value would replace), is read, and refused."""
     half = dump["id"].unique().sort()[180]
     for fold in (1, 2):
         (tmp_path / f"fold={fold}").mkdir()
-    # Ids below half are fold 1's, the others fold 2's, all in fold=1's file.
-    mixed = dump.with_columns(fold=pl.when(pl.col("id") < half).then(1).otherwise(2))
+    # Ids below half are fold 1's, the others fold 2's (or null), all in fold=1's file.
+    mixed = dump.with_columns(fold=pl.when(pl.col("id") < half).then(1).otherwise(other))
     mixed.write_parquet(tmp_path / "fold=1" / "part.parquet")
     dump.with_columns(fold=pl.lit(2)).write_parquet(tmp_path / "fold=2" / "part.parquet")
     with pytest.raises(
         MetricsInputError,
         match=r"^column 'fold': 1 file holds other values than their folder's fold=\.\.\. "
-        r"\(e\.g\. '.*fold=1.*part\.parquet' holds 2 in its folder fold='?1'?\)",
-    ):
-        pl_metrics.score(tmp_path, "lrap", by="fold")
-
-
-def test_a_file_holding_its_folders_key_and_nulls_is_refused(
-    tmp_path: Path, dump: pl.DataFrame
-) -> None:
-    """Statistics of one value but nulls do not answer: the file's own column is read, and
-    its nulls are other values than the folder's (which would replace them)."""
-    (tmp_path / "fold=1").mkdir()
-    half = dump["id"].unique().sort()[180]
-    dump.with_columns(fold=pl.when(pl.col("id") < half).then(1)).write_parquet(
-        tmp_path / "fold=1" / "part.parquet"
-    )
-    with pytest.raises(
-        MetricsInputError,
-        match=r"^column 'fold': 1 file holds other values than their folder's fold=\.\.\. "
-        r"\(e\.g\. '.*fold=1.*part\.parquet' holds None in its folder",
+        rf"\(e\.g\. '.*fold=1.*part\.parquet' holds {other} in its folder fold='?1'?\)",
     ):
         pl_metrics.score(tmp_path, "lrap", by="fold")
 
