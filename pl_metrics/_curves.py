@@ -31,6 +31,7 @@ from pl_metrics._frame import (
     is_categorical,
     ordered_mean,
     ordered_sum,
+    probability_rows,
     raise_on_problems,
     sorted_within,
     true_class_checks,
@@ -298,7 +299,6 @@ def _partial_area(pos: pl.Expr, neg: pl.Expr, tp: pl.Expr, fp: pl.Expr, max_fpr:
 def probability_check(cols: Columns, metrics: Sequence[str]) -> tuple[Problem, pl.Expr]:
     """Scores outside [0, 1], for the ``metrics`` whose formula assumes probabilities."""
     assert cols.score is not None
-    score = pl.col(cols.score)
     outside = Problem(
         "probability_range",
         cols.score,
@@ -307,7 +307,7 @@ def probability_check(cols: Columns, metrics: Sequence[str]) -> tuple[Problem, p
         "give probabilities (a sigmoid or softmax of the scores, say)",
         needed_by=tuple(metrics),
     )
-    return outside, ((score < 0) | (score > 1)).sum().cast(pl.Int64)
+    return outside, probability_rows(cols.score)[outside.key].sum().cast(pl.Int64)
 
 
 class _Curves(Family):

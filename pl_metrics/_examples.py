@@ -21,8 +21,8 @@ from pl_metrics._frame import (
     Columns,
     MetricsInputError,
     listed,
+    probability_rows,
     problem_rows,
-    row_check_keys,
 )
 from pl_metrics._spec import Spec, Thresholds
 
@@ -130,7 +130,15 @@ def _found(
 
 def _finder_key(problem: str | None, cols: Columns) -> str | None:
     """The finder of a problem key: row checks share one (``null_score``, ``not_01_truth``)."""
-    return "rows" if problem in row_check_keys(cols) else problem
+    return "rows" if problem in _failing_rows(cols) else problem
+
+
+def _failing_rows(cols: Columns) -> dict[str, tuple[str, pl.Expr]]:
+    """Each row check's column and rows (true where a row fails it), by problem key."""
+    failing = {p.key: (p.column, rows) for p, rows in problem_rows(cols)}
+    if cols.score is not None:  # (the metrics of probabilities check these)
+        failing |= {k: (cols.score, rows) for k, rows in probability_rows(cols.score).items()}
+    return failing
 
 
 def _groups(cols: Columns) -> list[str]:
@@ -150,7 +158,7 @@ def _named(row: dict[str, Any], keys: Sequence[str]) -> str:
 def _bad_rows(rows: pl.LazyFrame, search: _Search) -> list[str]:
     """Rows failing a row check (nulls, NaN, values outside 0/1), with the value failed."""
     cols = search.spec.columns
-    failing = {p.key: (p.column, mask) for p, mask in problem_rows(cols)}
+    failing = _failing_rows(cols)
     if search.problem not in failing:
         return []
     column, mask = failing[search.problem]
@@ -251,12 +259,16 @@ def _lacking(rows: pl.LazyFrame, search: _Search) -> list[str]:
 
 
 def _per_id(rows: pl.LazyFrame, search: _Search) -> list[str]:
-    """The first ids of an id check: no or several true classes, weights that vary."""
+    """The first ids of an id check: no or several true classes, weights that vary, sums."""
     cols = search.spec.columns
     keys = [*_groups(cols), cols.id]
     if search.problem == "weight_varies" and cols.weight is not None:
         low, high = pl.col(cols.weight).min(), pl.col(cols.weight).max()
         fails, told = pl.col(_LOW) != pl.col(_HIGH), "weights {low!r} to {high!r}"
+    elif search.problem in ("zero_row", "row_sum_overflow") and cols.score is not None:
+        low = high = pl.col(cols.score).cast(pl.Float64).sum()
+        fails = (pl.col(_LOW) == 0) if search.problem == "zero_row" else pl.col(_LOW).is_infinite()
+        told = ""
     else:
         low = high = cols.truth_expr.sum()
         none = search.problem == "no_true_class"
@@ -271,6 +283,37 @@ def _per_id(rows: pl.LazyFrame, search: _Search) -> list[str]:
     )
     return [
         _named(row, keys) + (f": {told.format(low=row[_LOW], high=row[_HIGH])}" if told else "")
+        for row in found.iter_rows(named=True)
+    ]
+
+
+def _fold_repeats(rows: pl.LazyFrame, search: _Search) -> list[str]:
+    """The first (id, class) keys held by several folds, with their folds."""
+    cols, fold = search.spec.columns, search.spec.options.fold_col
+    if fold is None:
+        return []
+    ids = [*(b for b in _groups(cols) if b != fold), cols.id]
+    # Ids first, then their rows, as `_duplicates` finds them.
+    repeating = (
+        rows.group_by(ids, maintain_order=True)
+        .agg(pl.len().alias(_COUNT), pl.col(cols.cls).n_unique().alias(_LOW))
+        .filter(pl.col(_COUNT) > pl.col(_LOW))
+        .select(ids)
+        .head(SHOWN + 1)
+        .collect()
+    )
+    keys = [*ids, cols.cls]
+    found = (
+        rows.join(repeating.lazy(), on=ids, how="semi", nulls_equal=True, maintain_order="left")
+        .group_by(keys, maintain_order=True)
+        .agg(pl.col(fold).unique(maintain_order=True).alias(_HIGH))
+        .filter(pl.col(_HIGH).list.len() > 1)
+        .unique(ids, keep="first", maintain_order=True)
+        .collect()
+    )
+    return [
+        f"{_named(row, keys)} in "
+        + listed([f"{fold}={f!r}" for f in row[_HIGH]], SHOWN, separator=", ")
         for row in found.iter_rows(named=True)
     ]
 
@@ -307,5 +350,8 @@ _FINDERS: dict[str | None, Callable[[pl.LazyFrame, _Search], list[str]]] = {
     "no_true_class": _per_id,
     "several_true_classes": _per_id,
     "weight_varies": _per_id,
+    "zero_row": _per_id,
+    "row_sum_overflow": _per_id,
     "no_threshold": _lacked_thresholds,
+    "fold_repeats": _fold_repeats,
 }

@@ -75,6 +75,7 @@ __all__ = [
     "ordered_mean",
     "ordered_sum",
     "ordered_sum_of_one",
+    "probability_rows",
     "problem_rows",
     "raise_on_problems",
     "refuse_internal",
@@ -941,6 +942,16 @@ def row_problems(cols: Columns) -> list[tuple[Problem, pl.Expr]]:
 def row_check_keys(cols: Columns) -> frozenset[str]:
     """The problem keys of `row_problems` (``null_score``, ``not_01_truth``)."""
     return frozenset(problem.key for problem, _ in problem_rows(cols))
+
+
+def probability_rows(score: str) -> dict[str, pl.Expr]:
+    """The rows failing a check of scores as probabilities, by problem key (true if it fails).
+
+    Counted by the metrics of probabilities (`pl_metrics._curves.probability_check`, the log
+    losses' negative rows), found again for a failed check's examples.
+    """
+    values = pl.col(score)
+    return {"probability_range": (values < 0) | (values > 1), "negative": values < 0}
 
 
 def problem_rows(cols: Columns) -> list[tuple[Problem, pl.Expr]]:

@@ -25,6 +25,7 @@ from pl_metrics._frame import (
     checked_options,
     first_named,
     ordered_sum,
+    probability_rows,
     true_class_checks,
 )
 from pl_metrics._report import report
@@ -71,7 +72,7 @@ class _LogLoss(Family):
                 "have a negative probability",
                 f"log losses take probabilities: {_PROBABILITIES}",
             ),
-            (score < 0).sum().cast(pl.Int64),
+            probability_rows(cols.score)["negative"].sum().cast(pl.Int64),
         )
         parts = Parts(
             id_exprs=[p_true, cols.weight_expr.first().alias(_W)],
@@ -85,12 +86,27 @@ class _LogLoss(Family):
                 ),
                 probability_check(cols, ["log_loss"]) if plain else negative,
                 (
-                    Problem("zero_row", cols.score, "ids", "have probabilities summing to zero"),
+                    Problem(
+                        "zero_row",
+                        cols.score,
+                        "ids",
+                        "have probabilities summing to zero",
+                        f"each id needs a probability above 0: {_PROBABILITIES}",
+                    ),
                     zero_row,
                 ),
             ],
         )
         if weighted:  # (the row sums rescale, and the true classes group, its ids)
+            # Finite scores whose sum overflows would divide by inf: every probability 0.
+            overflow = Problem(
+                "row_sum_overflow",
+                cols.score,
+                "ids",
+                "have scores summing past the largest float (each id's are rescaled to sum 1)",
+                "divide the scores by a common factor, which changes no weighted_log_loss",
+            )
+            parts.id_checks.append((overflow, score.sum().is_infinite().cast(pl.Int64)))
             parts.id_exprs += [
                 _exact_sum(score).alias(_ROW_SUM),
                 pl.col(cols.cls).filter(truth).first().alias(_TRUE_CLASS),

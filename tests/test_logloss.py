@@ -522,3 +522,75 @@ def test_class_weights_of_no_class_or_summing_to_zero_are_refused() -> None:
     assert got.item() == pytest.approx(want.item(), rel=1e-12)
     with pytest.raises(pl_metrics.MetricsInputError, match=r"the weights sum to zero"):
         pl_metrics.weighted_log_loss(df, class_weights={1: 0.0, 2: 0})
+
+
+def test_weighted_log_loss_refuses_rows_whose_sum_overflows(kind: str) -> None:
+    # Each id's row is divided by its sum: finite scores whose float sum overflows divided
+    # by inf, every probability 0, clipped to eps (34.5 per id, silently). Refused by id;
+    # a scale below the overflow gives the rescaled rows' loss.
+    def table(scale: float) -> pl.DataFrame:
+        return pl.DataFrame(
+            {
+                "id": [1, 1, 2, 2],
+                "class": ["A", "B"] * 2,
+                "score": [scale, scale, 0.3, 0.7],
+                "truth": [True, False, False, True],
+            }
+        )
+
+    got = run(table(1e300), kind, pl_metrics.weighted_log_loss).item()
+    assert got == pytest.approx((math.log(2) - math.log(0.7)) / 2, rel=1e-12)
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"column 'score': 1 id has scores summing past the largest float .*e\.g\. id=1$",
+    ):
+        run(table(1e308), kind, pl_metrics.weighted_log_loss)
+
+
+@pytest.mark.parametrize(
+    ("metric", "score"),
+    [
+        ("log_loss", 1.5),
+        ("log_loss", -0.5),
+        ("binary_log_loss", 1.5),
+        ("brier_score", -0.5),
+        ("expected_calibration_error", 1.5),
+        ("weighted_log_loss", -0.5),
+        ("padded_cmap", 1.5),
+    ],
+)
+def test_probability_checks_name_their_first_rows(kind: str, metric: str, score: float) -> None:
+    # A failed check names its first rows (the README), as the NaN, truth and duplicate
+    # checks did: a score outside [0, 1], or a negative probability, was told by count and
+    # group only, with no id to look up in a dump of millions of rows.
+    df = pl.DataFrame(
+        {
+            "model": "a",
+            "id": [1, 1, 2, 2, 3, 3],
+            "class": ["A", "B"] * 3,
+            "score": [0.2, 0.8, score, 0.5, 0.4, 0.6],
+            "truth": [True, False, False, True, True, False],
+        }
+    )
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=rf"e\.g\. model='a', id=2, class='A': score={score}$"
+    ):
+        run(df, kind, getattr(pl_metrics, metric), by="model")
+
+
+@pytest.mark.parametrize("metric", ["log_loss", "weighted_log_loss"])
+def test_ids_of_probabilities_summing_to_zero_are_named(kind: str, metric: str) -> None:
+    df = pl.DataFrame(
+        {
+            "id": [1, 1, 2, 2, 3, 3],
+            "class": ["A", "B"] * 3,
+            "score": [0.2, 0.8, 0.0, 0.0, 0.0, 0.0],
+            "truth": [True, False, False, True, True, False],
+        }
+    )
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"2 ids have probabilities summing to zero; each id needs a probability above 0: "
+        r".*; e\.g\. id=2; id=3$",
+    ):
+        run(df, kind, getattr(pl_metrics, metric))

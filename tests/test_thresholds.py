@@ -434,12 +434,16 @@ def test_ids_in_several_folds_are_refused(path: str) -> None:
 
     best = functools.partial(_tuned_over_folds, path)
     told = r"^column 'fold': 18 rows repeat an \(id, class\) of another fold{}; a fold's thresholds"
-    with pytest.raises(pl_metrics.MetricsInputError, match=told.format("")):
+    # (Each error names the first keys, with their folds, as the README says of every check.)
+    first = "{0}id=0, class=0 in fold=0, fold=1, fold=2; {0}id=1, class=0 in fold=1, fold=2"
+    with pytest.raises(pl_metrics.MetricsInputError, match=told.format("")) as error:
         best(spread)
+    assert "; e.g. " + first.format("") in str(error.value)
     with pytest.raises(
         pl_metrics.MetricsInputError, match=told.format(r" \(in 1 group: model='b'\)")
-    ):
+    ) as error:
         best(two, by="model")
+    assert "; e.g. " + first.format("model='b', ") in str(error.value)
     # Repeats in classes that class chunks score apart: counted alike on every path.
     some = (pl.col("id") == 0) & (pl.col("class") == 0) | (pl.col("id") == 1) & (
         pl.col("class") == 2
