@@ -213,21 +213,40 @@ def unknown_option(
         if name == "labels" and "class_names" in known:
             close = "did you mean 'class_names'? (as scikit-learn's labels=)"
     if function in METRICS and takers:
-        if name == "weight_col":  # not "did you mean 'id_col'?"
-            why = "it takes no sample weights"
-        elif name == "per_class" and "average" in METRICS[function].options:
-            why = "its per-class values are those of average=None"  # (f1's, say)
-        else:  # f1(thresholds=...): "did you mean 'threshold'?" first
-            why = f"{close + ' (' if close else ''}the metrics that take it: {', '.join(takers)}"
-            why += ")" if close else ""
         return UnknownOptionError(
-            f"{function}: option {name!r} is not one of its options; {why}",
+            f"{function}: option {name!r} is not one of its options; "
+            + _not_taken(function, name, close, takers),
             problem="unknown_option",
         )
+    if function in METRICS:
+        # A slip of other metrics' option (weigth_col= where the metric takes no weights):
+        # that option told as not taken, not this metric's closest (truth_col).
+        others = {option for entry in METRICS.values() for option in entry.options}
+        slip = _close_names(name, [*known, *(others - set(known))], n=1, cutoff=0.8)
+        if slip and slip[0] not in known:
+            takers = [m for m, entry in METRICS.items() if slip[0] in entry.options]
+            return UnknownOptionError(
+                f"{function}: unknown option {name!r}; did you mean {slip[0]!r}? "
+                + _not_taken(function, slip[0], "", takers),
+                problem="unknown_option",
+            )
     return UnknownOptionError(
         f"{function}: unknown option {name!r}{f'; {close}' if close else ''}",
         problem="unknown_option",
     )
+
+
+def _not_taken(function: str, name: str, close: str, takers: Sequence[str]) -> str:
+    """Why metric ``function`` refuses ``name``, an option of the metrics ``takers``."""
+    from pl_metrics._registry import METRICS
+
+    if name == "weight_col":  # not "did you mean 'id_col'?"
+        return "it takes no sample weights"
+    if name == "per_class" and "average" in METRICS[function].options:
+        return "its per-class values are those of average=None"  # (f1's, say)
+    # f1(thresholds=...): "did you mean 'threshold'?" first
+    listed = f"the metrics that take it: {', '.join(takers)}"
+    return f"{close} ({listed})" if close else listed
 
 
 def checked_options(function: Callable[_P, _R]) -> Callable[_P, _R]:

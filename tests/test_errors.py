@@ -233,7 +233,11 @@ def test_options(good: pl.DataFrame) -> None:
     folds = good.with_columns(fold=pl.col("id") % 2)
     with pytest.raises(MetricsInputError, match=r"option 'fold_col': 'id' is the id_col"):
         pl_metrics.best_threshold(folds, "f1", fold_col="id")
-    with pytest.raises(MetricsInputError, match=r"^lrap: unknown option 'thresold'$"):
+    # (A slip of another metric's option: named, with the metrics that take it.)
+    with pytest.raises(
+        MetricsInputError,
+        match=r"^lrap: unknown option 'thresold'; did you mean 'threshold'\? the metrics that ",
+    ):
         pl_metrics.lrap(good, thresold=0.5)  # type: ignore[call-arg]
 
 
@@ -1812,3 +1816,17 @@ def test_a_repeat_in_one_fold_is_told_beside_missing_rows_in_another() -> None:
     )
     with pytest.raises(MetricsInputError, match=r"^column 'class': 1 row repeats a \("):
         pl_metrics.best_threshold(bad, "f1", fold_col="fold")
+
+
+@pytest.mark.parametrize(
+    "metric",
+    ["padded_cmap", "expected_calibration_error", "calibration_curve", "weighted_log_loss"],
+)
+def test_misspelled_weight_col_of_a_metric_without_weights_is_not_called_truth_col(
+    good: pl.DataFrame, metric: str
+) -> None:
+    # weigth_col= on a metric that takes no weights suggested 'truth_col' (its closest
+    # option), sending the user to the wrong column; report() suggested 'weight_col'.
+    told = f"{metric}: unknown option 'weigth_col'; did you mean 'weight_col'? it takes no "
+    with pytest.raises(pl_metrics.UnknownOptionError, match=f"^{re.escape(told)}sample weights$"):
+        getattr(pl_metrics, metric)(good, weigth_col="w")
