@@ -725,3 +725,27 @@ def test_compare_refuses_per_class_output() -> None:
             pl_metrics.compare(df, metric, **options)
         with pytest.raises(pl_metrics.MetricsInputError, match=told):
             pl_metrics.compare(df.lazy(), metric, **options)
+
+
+def test_paired_mismatch_names_the_id_and_class_columns() -> None:
+    # The other data checks name the table's own key columns ('(sample id, label)');
+    # paired's check of differing truth said '(id, class)' whatever their names.
+    rows = [
+        {
+            "model": m,
+            "sample id": i,
+            "label": c,
+            "prob": 0.1 * (i + c),
+            "y": (i + c + (m == "b")) % 2 == 0,
+        }
+        for m in ("a", "b")
+        for i in range(6)
+        for c in range(3)
+    ]
+    df = pl.DataFrame(rows)
+    cols = {"id_col": "sample id", "class_col": "label", "score_col": "prob", "truth_col": "y"}
+    with pytest.raises(pl_metrics.MetricsInputError) as info:
+        pl_metrics.paired(df, "lrap", "a", "b", n_resamples=50, **cols)
+    message = str(info.value)
+    assert "'y'" in message, message
+    assert "(sample id, label)" in message, message
