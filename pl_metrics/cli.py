@@ -41,6 +41,7 @@ from pl_metrics._frame import (
 from pl_metrics._io import (
     columns_named,
     counted_text,
+    file_format,
     files,
     keys_from_folders,
     kind_of,
@@ -740,7 +741,7 @@ def _add_long(commands: Any) -> None:
         "--labels-col",
         metavar="COL",
         help="the column of true labels (in --truth's table, else in PATH): text split on "
-        "--separator, or one label per id",
+        "--separator, or one label per id; a CSV file's empty field: no labels",
     )
     lo.add_argument(
         "--separator", default=" ", metavar="SEP", help="of --labels-col's text (a space)"
@@ -1446,10 +1447,12 @@ def _run_long(args: argparse.Namespace) -> None:
             "the truth: give --truth FILE (a wide table of 0/1), --labels-col COL (a column "
             "of labels) or --truth-col COL (a binary table's 0/1 column)"
         )
-    scores = scan_files(files(args.paths))
+    score_files = files(args.paths)
+    scores = scan_files(score_files)
     classes = None if args.classes is None else [c.strip() for c in args.classes.split(",")]
+    truth_files = score_files if args.truth is None else files([args.truth])
     if args.truth is not None:
-        truth: pl.LazyFrame | None = scan_files(files([args.truth]))
+        truth: pl.LazyFrame | None = scan_files(truth_files)
     elif args.labels_col is not None:
         truth = None  # (the labels are a column of the scores' table)
     else:  # a binary table: its one score column's truth is --truth-col
@@ -1465,6 +1468,17 @@ def _run_long(args: argparse.Namespace) -> None:
             )
         truth = _binary_truth(scores, args.id_col, args.truth_col, named[0])
         scores, classes = kept, named
+    if args.labels_col is not None and file_format(truth_files) == "csv":
+        # A CSV file's empty field is an empty text, no labels (as pandas writes an id
+        # without any), which polars reads as a null: from_wide refuses nulls, whose
+        # fill_null a command line cannot apply.
+        labelled = scores if truth is None else truth
+        if labelled.collect_schema().get(args.labels_col) == pl.String:
+            filled = pl.col(args.labels_col).fill_null("")
+            if truth is None:
+                scores = scores.with_columns(filled)
+            else:
+                truth = truth.with_columns(filled)
     table = from_wide(
         scores,
         truth,

@@ -2669,3 +2669,23 @@ def test_an_empty_threshold_table_is_refused_not_the_default(
     # `--threshold-table "$T"` with T unset scored at 0.5, exit status 0.
     assert main([command, str(DATA), "-m", "f1", "--threshold-table", ""]) == 2
     assert "error: --threshold-table '': name a file" in capsys.readouterr().err
+
+
+def test_long_reads_an_empty_labels_field_as_no_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # pandas (and most CSV writers) write an id without labels as an empty field, which
+    # polars reads as null: refused, with a remedy for Python (`fill_null('')`) that a
+    # command line cannot apply. Read as no labels.
+    scores = tmp_path / "sub.csv"
+    scores.write_text("row id,bird,frog\n1,0.9,0.1\n2,0.2,0.8\n3,0.5,0.5\n")
+    truth = tmp_path / "truth.csv"
+    truth.write_text("row id,labels\n1,bird\n2,frog bird\n3,\n")  # as pandas' to_csv writes ""
+    out = tmp_path / "long.parquet"
+    argv = [str(scores), "--truth", str(truth), "--labels-col", "labels", "--id-col", "row id"]
+    code = main(["long", *argv, "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    got = pl.read_parquet(out).filter(pl.col("row id") == 3)
+    assert got.height == 2
+    assert not got["truth"].any()
