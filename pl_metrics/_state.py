@@ -350,6 +350,38 @@ class MetricState:
     `pl_metrics.merge_states`), and get the metric values with `finalize`. The tables are
     lazy until `collect` is called; a collected state is small (rows per group and class)
     and can be kept, pickled or sent elsewhere.
+
+    Examples
+    --------
+    Two parts of one model's predictions, ids apart, scored apart and merged:
+
+    >>> import polars as pl
+    >>> import pl_metrics
+    >>> knn = pl.read_parquet("data/digits_oof.parquet").filter(pl.col("model") == "knn")
+    >>> first = pl_metrics.state(knn.filter(pl.col("id") < 900), "lrap", by="fold")
+    >>> first
+    MetricState(metrics=['lrap'], by=['fold'], groups=lazy, classes=lazy)
+    >>> first = first.collect()
+    >>> first
+    MetricState(metrics=['lrap'], by=['fold'], groups=5 rows, classes=50 rows)
+    >>> rest = pl_metrics.state(knn.filter(pl.col("id") >= 900), "lrap", by="fold").collect()
+    >>> first.merge(rest).finalize().collect()
+    shape: (5, 2)
+    ┌──────┬──────────┐
+    │ fold ┆ lrap     │
+    │ ---  ┆ ---      │
+    │ i8   ┆ f64      │
+    ╞══════╪══════════╡
+    │ 0    ┆ 0.990278 │
+    │ 1    ┆ 0.982454 │
+    │ 2    ┆ 0.985887 │
+    │ 3    ┆ 0.991876 │
+    │ 4    ┆ 0.990065 │
+    └──────┴──────────┘
+    >>> whole = pl_metrics.lrap(knn, by="fold")  # the same, up to the sums' rounding
+    >>> merged = first.merge(rest).finalize().collect()
+    >>> bool((merged["lrap"] - whole["lrap"]).abs().max() < 1e-12)
+    True
     """
 
     groups: pl.LazyFrame | pl.DataFrame
@@ -424,6 +456,14 @@ class MetricState:
         chunk read once. The state's own plan reads the frame once per table and joins the
         tables: a frame that is not the same to the bit on every read (a float sum over a
         window, say) would mix two reads.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import pl_metrics
+        >>> lf = pl.scan_parquet("data/digits_oof.parquet")
+        >>> pl_metrics.state(lf, ["lrap", "f1"], by="model").collect()
+        MetricState(metrics=['lrap', 'f1'], by=['model'], groups=4 rows, classes=40 rows)
         """
         if self.source is not None:
             # Imported here: the driver imports this module.
@@ -436,7 +476,22 @@ class MetricState:
         return _collected(self, "in-memory" if self.counted else "streaming")
 
     def merge(self, *others: MetricState) -> MetricState:
-        """The state of the union of id-disjoint parts: sums (and maxima) of the tables."""
+        """The state of the union of id-disjoint parts: sums (and maxima) of the tables.
+
+        As `pl_metrics.merge_states` of this state and ``others``.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import pl_metrics
+        >>> df = pl.read_parquet("data/digits_oof.parquet")
+        >>> odd, even = (df.filter(pl.col("id") % 2 == k) for k in (1, 0))
+        >>> merged = pl_metrics.state(odd, "f1", by="model").merge(
+        ...     pl_metrics.state(even, "f1", by="model")
+        ... )
+        >>> merged.finalize().collect().equals(pl_metrics.f1(df, by="model"))
+        True
+        """
         return merge_states([self, *others])
 
     def finalize(self) -> pl.LazyFrame:
@@ -444,6 +499,24 @@ class MetricState:
 
         A LazyFrame, whatever the parts were (the state is lazy until collected): call
         ``.collect()`` on it for the table.
+
+        Examples
+        --------
+        >>> import polars as pl
+        >>> import pl_metrics
+        >>> df = pl.read_parquet("data/digits_oof.parquet")
+        >>> pl_metrics.state(df, "lrap", by="model").finalize().sort("model").collect()
+        shape: (4, 2)
+        ┌─────────────┬──────────┐
+        │ model       ┆ lrap     │
+        │ ---         ┆ ---      │
+        │ str         ┆ f64      │
+        ╞═════════════╪══════════╡
+        │ forest      ┆ 0.984994 │
+        │ knn         ┆ 0.98811  │
+        │ logreg      ┆ 0.981145 │
+        │ naive_bayes ┆ 0.912151 │
+        └─────────────┴──────────┘
         """
         plan = _finalize(self)
         if not self.scans:
