@@ -56,7 +56,7 @@ __all__ = [
 
 _T = "threshold"
 _T_COMPARED = f"{INTERNAL}threshold_compared"  # the threshold in the scores' type
-_FOLD_POS, _FOLD_NEG = f"{INTERNAL}fold_pos", f"{INTERNAL}fold_neg"
+_OTHER_FOLD = f"{INTERNAL}other_fold"
 #: Whether the other folds of a fold weigh something at a score: a candidate threshold.
 _IN_OTHERS = f"{INTERNAL}in_others"
 #: Whether a fold got a threshold from its other folds.
@@ -414,28 +414,20 @@ def _fold_tables_plan(
         ),
         keys,
     )
-    # The other folds of each fold: pooled weights minus the fold's, at every pooled score.
-    # Every score stays in the sums (negative weights count); a candidate is a score of some
-    # weight in the other folds, as `_candidate` has it of all folds. (Where they have none,
-    # the pooled weight less the fold's is exactly 0.)
+    # The other folds of each fold: their weights summed at each score they hold. (Pooled
+    # weights less the fold's lost the other folds' where the fold's weigh 2**53 times as
+    # much: 1 + 1e16 - 1e16 is 0.) A score of the fold alone adds nothing to their sums;
+    # a candidate is a score of some weight in them, as `_candidate` has it of all folds.
     folds = curves.select(fold_keys).unique()
     others = (
-        folds.join(pooled, on=keys, nulls_equal=True)
-        .join(
-            curves.select(
-                *fold_keys,
-                CURVE_SCORE,
-                pl.col(_POS).alias(_FOLD_POS),
-                pl.col(_NEG).alias(_FOLD_NEG),
-            ),
-            on=[*fold_keys, CURVE_SCORE],
-            how="left",
+        folds.join(
+            curves.select(*keys, pl.col(fold).alias(_OTHER_FOLD), CURVE_SCORE, _POS, _NEG),
+            on=keys,
             nulls_equal=True,
         )
-        .with_columns(
-            (pl.col(_POS) - pl.col(_FOLD_POS).fill_null(0)).alias(_POS),
-            (pl.col(_NEG) - pl.col(_FOLD_NEG).fill_null(0)).alias(_NEG),
-        )
+        .filter(pl.col(fold).ne_missing(pl.col(_OTHER_FOLD)))
+        .group_by([*fold_keys, CURVE_SCORE])
+        .agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
         .with_columns(weighs_something().alias(_IN_OTHERS))
     )
     tuned = _best(

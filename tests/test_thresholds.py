@@ -1289,3 +1289,25 @@ def test_the_best_plan_and_blocks_keep_a_class_of_nan_or_negative_values(
     assert threshold == want[0]
     assert value == want[1] or (math.isnan(value) and math.isnan(want[1]))
     assert plan.row(1)[1:] == (0.3, 0.5)
+
+
+@pytest.mark.parametrize("path", ["eager", "lazy", "chunks"])
+@pytest.mark.parametrize("big", [1e16, 1e80])
+def test_held_out_value_keeps_small_weights_beside_a_large_one(path: str, big: float) -> None:
+    # Fold 0 holds one id of weight `big`; the other folds, ids of weight 1, all positive,
+    # tune the threshold 0.1, which predicts fold 0's id (score 0.1) positive: every id is
+    # a hit, so the held-out F1 is 1. Subtracting fold 0's counts from the pooled ones
+    # (1 + big - big) loses the other folds' weights, which then offer no threshold.
+    df = pl.DataFrame(
+        {
+            "id": [0, 1, 2, 3],
+            "class": [0, 0, 0, 0],
+            "score": [0.1, 1.0, 0.5, 0.1],
+            "truth": [True, True, True, True],
+            "fold": [2, 1, 1, 0],
+            "w": [1.0, 1.0, 1.0, big],
+        }
+    )
+    got = _tuned_over_folds(path, df, metric="f1", weight_col="w")
+    assert got["threshold"].item() == 0.1
+    assert got["held_out_value"].item() == pytest.approx(1.0, rel=1e-12)
