@@ -203,18 +203,8 @@ def _duplicates(rows: pl.LazyFrame, search: _Search) -> list[str]:
     """The first ids of a repeated class, each with one such class and its row count."""
     cols = search.spec.columns
     ids = [*_groups(cols), cols.id]
-    # Ids first, then their rows' keys: a group_by of every (id, class) of a 20M-row dump
-    # (`by` forgotten) held twice the memory of the ids'.
-    repeating = (
-        rows.group_by(ids, maintain_order=True)
-        .agg(pl.len().alias(_COUNT), pl.col(cols.cls).n_unique().alias(_LOW))
-        .filter(pl.col(_COUNT) > pl.col(_LOW))
-        .select(ids)
-        .head(SHOWN + 1)
-        .collect()
-    )
     found = (
-        rows.join(repeating.lazy(), on=ids, how="semi", nulls_equal=True, maintain_order="left")
+        _of_ids_repeating_a_class(rows, ids, cols.cls)
         .group_by([*ids, cols.cls], maintain_order=True)
         .agg(pl.len().alias(_COUNT))
         .filter(pl.col(_COUNT) > 1)
@@ -287,24 +277,30 @@ def _per_id(rows: pl.LazyFrame, search: _Search) -> list[str]:
     ]
 
 
+def _of_ids_repeating_a_class(rows: pl.LazyFrame, ids: list[str], cls: str) -> pl.LazyFrame:
+    """The rows of the first ids (keys ``ids``) that hold a class more than once."""
+    # Ids first, then their rows' keys: a group_by of every (id, class) of a 20M-row dump
+    # (`by` forgotten) held twice the memory of the ids'.
+    repeating = (
+        rows.group_by(ids, maintain_order=True)
+        .agg(pl.len().alias(_COUNT), pl.col(cls).n_unique().alias(_LOW))
+        .filter(pl.col(_COUNT) > pl.col(_LOW))
+        .select(ids)
+        .head(SHOWN + 1)
+        .collect()
+    )
+    return rows.join(repeating.lazy(), on=ids, how="semi", nulls_equal=True, maintain_order="left")
+
+
 def _fold_repeats(rows: pl.LazyFrame, search: _Search) -> list[str]:
     """The first (id, class) keys held by several folds, with their folds."""
     cols, fold = search.spec.columns, search.spec.options.fold_col
     if fold is None:
         return []
     ids = [*(b for b in _groups(cols) if b != fold), cols.id]
-    # Ids first, then their rows, as `_duplicates` finds them.
-    repeating = (
-        rows.group_by(ids, maintain_order=True)
-        .agg(pl.len().alias(_COUNT), pl.col(cols.cls).n_unique().alias(_LOW))
-        .filter(pl.col(_COUNT) > pl.col(_LOW))
-        .select(ids)
-        .head(SHOWN + 1)
-        .collect()
-    )
     keys = [*ids, cols.cls]
     found = (
-        rows.join(repeating.lazy(), on=ids, how="semi", nulls_equal=True, maintain_order="left")
+        _of_ids_repeating_a_class(rows, ids, cols.cls)
         .group_by(keys, maintain_order=True)
         .agg(pl.col(fold).unique(maintain_order=True).alias(_HIGH))
         .filter(pl.col(_HIGH).list.len() > 1)
