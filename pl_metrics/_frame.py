@@ -218,12 +218,13 @@ def unknown_option(
             + _not_taken(function, name, close, takers),
             problem="unknown_option",
         )
-    if function in METRICS:
+    if function in METRICS and not _close_names(name, [*known, *near], n=1, cutoff=0.8):
         # A slip of other metrics' option (weigth_col= where the metric takes no weights):
-        # that option told as not taken, not this metric's closest (truth_col).
-        others = {option for entry in METRICS.values() for option in entry.options}
-        slip = _close_names(name, [*known, *(others - set(known))], n=1, cutoff=0.8)
-        if slip and slip[0] not in known:
+        # that option told as not taken, not this metric's closest (truth_col). A near name
+        # of its own comes first (threshold_sweep(thresold=): its thresholds).
+        others = {o for entry in METRICS.values() for o in entry.options}
+        slip = _close_names(name, others - {*known, *arguments}, n=1, cutoff=0.8)
+        if slip:
             takers = [m for m, entry in METRICS.items() if slip[0] in entry.options]
             return UnknownOptionError(
                 f"{function}: unknown option {name!r}; did you mean {slip[0]!r}? "

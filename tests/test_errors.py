@@ -1830,3 +1830,25 @@ def test_misspelled_weight_col_of_a_metric_without_weights_is_not_called_truth_c
     told = f"{metric}: unknown option 'weigth_col'; did you mean 'weight_col'? it takes no "
     with pytest.raises(pl_metrics.UnknownOptionError, match=f"^{re.escape(told)}sample weights$"):
         getattr(pl_metrics, metric)(good, weigth_col="w")
+
+
+def test_a_slip_of_the_metrics_own_option_is_not_sent_to_another_metrics(
+    good: pl.DataFrame,
+) -> None:
+    # (review) threshold_sweep takes thresholds=; 'thresold' (one letter off its own option)
+    # was "did you mean 'thresholds'?", and is now "did you mean 'threshold'? the metrics
+    # that take it: ..." - an option threshold_sweep refuses.
+    with pytest.raises(pl_metrics.UnknownOptionError, match=r"did you mean 'thresholds'\?"):
+        pl_metrics.threshold_sweep(good, thresold=[0.5])  # type: ignore[call-arg]
+
+
+def test_a_slip_of_an_argument_is_not_told_as_an_option_the_metric_lacks(
+    good: pl.DataFrame,
+) -> None:
+    # (review) best_threshold's own 'metric' argument: 'metrics=' was "did you mean
+    # 'metric'?"; now "... the metrics that take it: threshold_sweep, best_threshold",
+    # as if best_threshold took no metric.
+    with pytest.raises(pl_metrics.UnknownOptionError) as info:
+        pl_metrics.best_threshold(good, metrics="f1")  # type: ignore[call-arg]
+    assert "did you mean 'metric'?" in str(info.value)
+    assert "the metrics that take it" not in str(info.value), str(info.value)
