@@ -1473,8 +1473,10 @@ def _run_long(args: argparse.Namespace) -> None:
         # without any), which polars reads as a null: from_wide refuses nulls, whose
         # fill_null a command line cannot apply.
         labelled = scores if truth is None else truth
-        if labelled.collect_schema().get(args.labels_col) == pl.String:
-            filled = pl.col(args.labels_col).fill_null("")
+        dtype = labelled.collect_schema().get(args.labels_col)
+        if dtype is not None and (dtype == pl.String or dtype.is_integer()):
+            # (Whole-number labels, one per id, are read as integers: as their text here.)
+            filled = pl.col(args.labels_col).cast(pl.String).fill_null("")
             if truth is None:
                 scores = scores.with_columns(filled)
             else:

@@ -2689,3 +2689,22 @@ def test_long_reads_an_empty_labels_field_as_no_labels(
     got = pl.read_parquet(out).filter(pl.col("row id") == 3)
     assert got.height == 2
     assert not got["truth"].any()
+
+
+def test_long_reads_an_empty_field_of_an_integer_labels_column_as_no_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (review) --labels-col's help: "a CSV file's empty field: no labels". Labels that are
+    # whole numbers (one per labelled id) are read as Int64, whose null was not filled:
+    # refused ("each id needs its label"), while '0 1' in any row made it text, accepted.
+    scores = tmp_path / "sub.csv"
+    scores.write_text("id,0,1\n1,0.9,0.1\n2,0.2,0.8\n3,0.5,0.5\n")
+    truth = tmp_path / "truth.csv"
+    truth.write_text("id,labels\n1,0\n2,1\n3,\n")
+    out = tmp_path / "long.parquet"
+    code = main(
+        ["long", str(scores), "--truth", str(truth), "--labels-col", "labels", "-o", str(out)]
+    )
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert not pl.read_parquet(out).filter(pl.col("id") == 3)["truth"].any()
