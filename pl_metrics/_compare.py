@@ -1880,11 +1880,12 @@ def paired(
                 problem="unpaired",
             )
         both = f"{model_a!r} and {model_b!r}"
+        cell = ", ".join([*group, id_col, cls])  # (counted per group, as the ids above)
         one_model, two_truths = df["one_model"][0], df["two_truths"][0]
         if one_model:
             rows = "row is" if one_model == 1 else "rows are"
             raise MetricsInputError(
-                f"column {cls!r}: {one_model:,} ({id_col}, {cls}) {rows} scored by only one of "
+                f"column {cls!r}: {one_model:,} ({cell}) {rows} scored by only one of "
                 f"{both}; a paired comparison needs the same classes of each id",
                 problem="unpaired",
             )
@@ -1895,7 +1896,7 @@ def paired(
             if count:
                 rows = "row has" if count == 1 else "rows have"
                 raise MetricsInputError(
-                    f"column {column!r}: {count:,} ({id_col}, {cls}) {rows} a different {what} in "
+                    f"column {column!r}: {count:,} ({cell}) {rows} a different {what} in "
                     f"{both}; a paired comparison needs the same {what} of each id in both",
                     problem="unpaired",
                 )
