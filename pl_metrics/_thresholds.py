@@ -357,8 +357,9 @@ def _single_fold(cols: Columns, fold: str) -> Problem:
 def _out_of_fold(curves: pl.LazyFrame, cols: Columns, opts: Options) -> pl.LazyFrame:
     """Thresholds fitted on all folds, and the metric of thresholds tuned without each fold.
 
-    For each fold, the class's threshold is tuned on the other folds (their counts are the
-    pooled counts minus the fold's) and applied to the fold; the held-out counts of all
+    For each fold, the class's threshold is tuned on the other folds (their counts: the
+    pooled counts less the fold's, exact for counts of rows; their weights summed apart)
+    and applied to the fold; the held-out counts of all
     folds, added up, give ``held_out_value``: the value to expect on new data.
     """
     fold = opts.fold_col
