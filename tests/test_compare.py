@@ -750,3 +750,11 @@ def test_paired_mismatch_names_the_id_and_class_columns() -> None:
     # Counted per group (by=), as the unpaired ids: the cells are of (fold, id, class).
     with pytest.raises(pl_metrics.MetricsInputError, match=told.format("fold, ")):
         pl_metrics.paired(df, "lrap", "a", "b", n_resamples=50, by="fold", **cols)
+    # The check of rows one model lacks names them alike.
+    lone = (pl.col("model") == "b") & (pl.col("sample id") == 3) & (pl.col("label") == 1)
+    paired_truth = df.with_columns(y=(pl.col("sample id") + pl.col("label")) % 2 == 0)
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'label': 1 \(sample id, label\) row is scored by only one of 'a' and 'b'",
+    ):
+        pl_metrics.paired(paired_truth.filter(~lone), "lrap", "a", "b", n_resamples=50, **cols)

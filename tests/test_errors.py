@@ -1852,3 +1852,28 @@ def test_a_slip_of_an_argument_is_not_told_as_an_option_the_metric_lacks(
         pl_metrics.best_threshold(good, metrics="f1")  # type: ignore[call-arg]
     assert "did you mean 'metric'?" in str(info.value)
     assert "the metrics that take it" not in str(info.value), str(info.value)
+
+
+def test_a_slip_of_other_metrics_option_is_told_with_its_metrics(good: pl.DataFrame) -> None:
+    # (Imported here, as the other tests of the registry's options.)
+    from pl_metrics._registry import METRICS
+
+    # thresh= is 0.8 alike to threshold= (difflib's ratio: 2 * 6 / 15), the cutoff of a slip:
+    # named, with every metric whose options hold 'threshold'.
+    takers = ", ".join(m for m, entry in METRICS.items() if "threshold" in entry.options)
+    told = "lrap: unknown option 'thresh'; did you mean 'threshold'? the metrics that take it: "
+    with pytest.raises(pl_metrics.UnknownOptionError, match=f"^{re.escape(told + takers)}$"):
+        pl_metrics.lrap(good, thresh=0.5)  # type: ignore[call-arg]
+    # A name closer to the metric's own option (threshold, 0.95) than to another metric's
+    # (threshold_sweep's thresholds, 0.9) is a slip of its own.
+    with pytest.raises(
+        pl_metrics.UnknownOptionError,
+        match=r"^f1: unknown option 'thresholdz'; did you mean "
+        r"'threshold'\?$",
+    ):
+        pl_metrics.f1(good, thresholdz=0.5)  # type: ignore[call-arg]
+    # per_class= of a metric without average=: the metrics that take it, not average=None.
+    takers = ", ".join(m for m, entry in METRICS.items() if "per_class" in entry.options)
+    told = "lrap: option 'per_class' is not one of its options; the metrics that take it: "
+    with pytest.raises(pl_metrics.UnknownOptionError, match=f"^{re.escape(told + takers)}$"):
+        pl_metrics.lrap(good, per_class=True)  # type: ignore[call-arg]

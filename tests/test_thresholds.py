@@ -449,8 +449,25 @@ def test_ids_in_several_folds_are_refused(path: str) -> None:
         pl.col("class") == 2
     )
     ragged = pl.concat([df, df.filter(some).with_columns(fold=(pl.col("fold") + 1) % 4)])
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"^column 'fold': 2 rows repeat an \("):
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^column 'fold': 2 rows repeat an \("
+    ) as error:
         best(ragged, ragged="allow")
+    # The key named is the repeated (id, class), not the id's first class: id 1's class 0
+    # is in fold 1 alone, its class 2 in folds 1 and 2 (id % 4, then shifted by one).
+    assert str(error.value).endswith(
+        "; e.g. id=0, class=0 in fold=0, fold=1; id=1, class=2 in fold=1, fold=2"
+    ), str(error.value)
+    # More ids repeated than are shown: the examples end with "...".
+    five = df.filter(pl.col("id") < 5).with_columns(fold=(pl.col("fold") + 1) % 4)
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^column 'fold': 15 rows repeat"
+    ) as error:
+        best(pl.concat([df, five]))
+    assert str(error.value).endswith(
+        "; e.g. id=0, class=0 in fold=0, fold=1; id=1, class=0 in fold=1, fold=2; "
+        "id=2, class=0 in fold=2, fold=3; ..."
+    ), str(error.value)
     # Checks off (validate=False): as asked; ids of one fold each: tuned as before.
     assert best(spread, validate=False).height == 3
     assert_frame_equal(
