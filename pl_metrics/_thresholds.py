@@ -56,7 +56,8 @@ __all__ = [
 
 _T = "threshold"
 _T_COMPARED = f"{INTERNAL}threshold_compared"  # the threshold in the scores' type
-_OTHER_FOLD = f"{INTERNAL}other_fold"
+_FOLD_POS, _FOLD_NEG = f"{INTERNAL}fold_pos", f"{INTERNAL}fold_neg"
+_OTHER_FOLD, _HOLDERS = f"{INTERNAL}other_fold", f"{INTERNAL}holders"
 #: Whether the other folds of a fold weigh something at a score: a candidate threshold.
 _IN_OTHERS = f"{INTERNAL}in_others"
 #: Whether a fold got a threshold from its other folds.
@@ -408,28 +409,49 @@ def _fold_tables_plan(
     its totals ``P_ALL``, ``N_ALL``), a row per fold and class.
     """
     fold_keys = [*keys[:-1], fold, keys[-1]]
-    pooled = curves.group_by([*keys, CURVE_SCORE]).agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
+    pooled = curves.group_by([*keys, CURVE_SCORE]).agg(
+        pl.col(_POS).sum(), pl.col(_NEG).sum(), pl.len().alias(_HOLDERS)
+    )
     fitted = _best(
         cumulated(pooled, keys).select(
             *keys, pl.col(CURVE_SCORE).alias(_T), _candidate(opts).alias("value")
         ),
         keys,
     )
-    # The other folds of each fold: their weights summed at each score they hold. (Pooled
-    # weights less the fold's lost the other folds' where the fold's weigh 2**53 times as
-    # much: 1 + 1e16 - 1e16 is 0.) A score of the fold alone adds nothing to their sums;
-    # a candidate is a score of some weight in them, as `_candidate` has it of all folds.
+    # The other folds of each fold, at each pooled score. Held by one fold, the pooled
+    # weight less the fold's is exact (0, or the pooled weight). Held by several, their
+    # weights are summed apart: the pooled weight less the fold's lost the others' beside
+    # a fold of weights 2**53 times as large (1 + 1e16 - 1e16 is 0). A candidate is a
+    # score of some weight in the other folds, as `_candidate` has it of all folds.
     folds = curves.select(fold_keys).unique()
-    others = (
+    own = curves.select(
+        *fold_keys, CURVE_SCORE, pl.col(_POS).alias(_FOLD_POS), pl.col(_NEG).alias(_FOLD_NEG)
+    )
+    held_by_one = (
+        folds.join(pooled.filter(pl.col(_HOLDERS) == 1), on=keys, nulls_equal=True)
+        .join(own, on=[*fold_keys, CURVE_SCORE], how="left", nulls_equal=True)
+        .select(
+            *fold_keys,
+            CURVE_SCORE,
+            (pl.col(_POS) - pl.col(_FOLD_POS).fill_null(0)).alias(_POS),
+            (pl.col(_NEG) - pl.col(_FOLD_NEG).fill_null(0)).alias(_NEG),
+        )
+    )
+    several = pooled.filter(pl.col(_HOLDERS) > 1).select(*keys, CURVE_SCORE)
+    held_by_several = (
         folds.join(
-            curves.select(*keys, pl.col(fold).alias(_OTHER_FOLD), CURVE_SCORE, _POS, _NEG),
+            curves.join(several, on=[*keys, CURVE_SCORE], how="semi", nulls_equal=True).select(
+                *keys, pl.col(fold).alias(_OTHER_FOLD), CURVE_SCORE, _POS, _NEG
+            ),
             on=keys,
             nulls_equal=True,
         )
         .filter(pl.col(fold).ne_missing(pl.col(_OTHER_FOLD)))
         .group_by([*fold_keys, CURVE_SCORE])
         .agg(pl.col(_POS).sum(), pl.col(_NEG).sum())
-        .with_columns(weighs_something().alias(_IN_OTHERS))
+    )
+    others = pl.concat([held_by_one, held_by_several], how="vertical_relaxed").with_columns(
+        weighs_something().alias(_IN_OTHERS)
     )
     tuned = _best(
         cumulated(others, fold_keys, keep=[_IN_OTHERS])
