@@ -167,18 +167,26 @@ def _wide_truth(
         if schema[c] != pl.Boolean:
             numeric.append(c)
     # Nulls are kept (the metrics refuse them); NaN is neither 0 nor 1.
-    not_01 = [
-        ((pl.col(c) != 0) & (pl.col(c) != 1)).sum().alias(f"{_CHECK}{k}")
-        for k, c in enumerate(numeric)
-    ]
+    not_01 = []
+    for k, c in enumerate(numeric):
+        wrong = (pl.col(c) != 0) & (pl.col(c) != 1)
+        not_01 += [  # (and the first such value, with its id: "1" read as the value allowed)
+            wrong.sum().alias(f"{_CHECK}{k}"),
+            pl.col(c).filter(wrong).first().alias(f"{_CHECK}value{k}"),
+            pl.col(id_col).filter(wrong).first().alias(f"{_CHECK}id{k}"),
+        ]
     summary = truth.select(not_01 or [pl.lit(0).alias(f"{_CHECK}none")])
 
     def check(row: dict[str, Any]) -> None:
-        bad = {c: row[f"{_CHECK}{k}"] for k, c in enumerate(numeric) if row[f"{_CHECK}{k}"]}
+        bad = {k: c for k, c in enumerate(numeric) if row[f"{_CHECK}{k}"]}
         if bad:
-            total = sum(bad.values())
-            where = ", ".join(f"column {c!r}: {n:,}" for c, n in list(bad.items())[:_SHOWN])
-            more = f", and {len(bad) - _SHOWN:,} more columns" if len(bad) > _SHOWN else ""
+            total = sum(row[f"{_CHECK}{k}"] for k in bad)
+            where = "; ".join(
+                f"column {c!r}: {row[f'{_CHECK}{k}']:,}, e.g. {id_col}={row[f'{_CHECK}id{k}']!r}: "
+                f"{row[f'{_CHECK}value{k}']!r}"
+                for k, c in list(bad.items())[:_SHOWN]
+            )
+            more = f"; and {len(bad) - _SHOWN:,} more columns" if len(bad) > _SHOWN else ""
             values = "value is" if total == 1 else "values are"
             raise MetricsInputError(f"truth: {total:,} {values} neither 0 nor 1 ({where}{more})")
 

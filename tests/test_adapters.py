@@ -275,7 +275,11 @@ def test_from_wide_refuses_wide_truth_outside_0_1(
     truth_wide = wide(truth.astype(np.float64), names).with_columns(
         bird=pl.Series([0.3, 2.0] + [0.0] * 18), frog=pl.Series([np.nan] + [1.0] * 19)
     )
-    message = r"^truth: 3 values are neither 0 nor 1 \(column 'bird': 2, column 'frog': 1\)$"
+    # (each column's first value, with its id: "1" alone read as the value, which is allowed)
+    message = (
+        r"^truth: 3 values are neither 0 nor 1 \(column 'bird': 2, e\.g\. id=0: 0\.3; "
+        r"column 'frog': 1, e\.g\. id=0: nan\)$"
+    )
     if not lazy:
         with pytest.raises(pl_metrics.MetricsInputError, match=message):
             pl_metrics.from_wide(wide(score, names), truth_wide)
@@ -1208,16 +1212,17 @@ def test_from_wide_takes_integer_score_columns_named_in_classes() -> None:
 @pytest.mark.parametrize(
     ("bad", "message"),
     [
-        (["a"], r"^truth: 1 value is neither 0 nor 1 \(column 'a': 1\)$"),
+        (["a"], r"^truth: 1 value is neither 0 nor 1 \(column 'a': 1, e\.g\. id=0: 2\.0\)$"),
         (
             ["a", "b", "c"],
-            r"^truth: 3 values are neither 0 nor 1 \(column 'a': 1, column 'b': 1, "
-            r"column 'c': 1\)$",
+            r"^truth: 3 values are neither 0 nor 1 \(column 'a': 1, e\.g\. id=0: 2\.0; "
+            r"column 'b': 1, e\.g\. id=0: 2\.0; column 'c': 1, e\.g\. id=0: 2\.0\)$",
         ),
         (
             ["a", "b", "c", "d"],
-            r"^truth: 4 values are neither 0 nor 1 \(column 'a': 1, column 'b': 1, "
-            r"column 'c': 1, and 1 more columns\)$",
+            r"^truth: 4 values are neither 0 nor 1 \(column 'a': 1, e\.g\. id=0: 2\.0; "
+            r"column 'b': 1, e\.g\. id=0: 2\.0; column 'c': 1, e\.g\. id=0: 2\.0; and 1 more "
+            r"columns\)$",
         ),
     ],
 )
