@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import glob
+import gzip
 import io
 import math
 import os
@@ -1297,6 +1298,27 @@ def _typed_empty_columns(
     return kept
 
 
+def _refuse_wide_characters(path: Path) -> None:
+    """Refuse a CSV file of UTF-16 (or UTF-32) text, which polars reads as garbled UTF-8.
+
+    A spreadsheet's "Unicode text" is UTF-16: its names came out as '\ufffd\ufffdr o w'.
+    """
+    try:
+        with path.open("rb") as file:
+            start = file.read(64)
+        if start.startswith(b"\x1f\x8b"):  # a .csv.gz: its text's start
+            with gzip.open(path, "rb") as file:
+                start = file.read(64)
+    except (OSError, EOFError):  # (polars' own read tells it)
+        return
+    if start.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in start:
+        raise MetricsInputError(
+            f"file {str(path)!r}: text of two or four bytes a character (UTF-16, as a "
+            "spreadsheet's 'Unicode text' saves it), which polars does not read; save the "
+            "file as UTF-8 (a spreadsheet's 'CSV UTF-8')"
+        )
+
+
 def _csv_schema(path: Path) -> pl.Schema:
     """A CSV file's columns as inferred, once (an inference reads `CSV_INFER_ROWS` rows)."""
     return pl.Schema(_inferred_csv_schema(path))  # (a copy: the kept one stays as read)
@@ -1311,6 +1333,7 @@ def _inferred_csv_schema(path: Path) -> pl.Schema:
 @_kept_per_file
 def _has_rows(path: Path) -> bool:
     """Whether a CSV file holds a row below its header (reads its first lines only)."""
+    _refuse_wide_characters(path)
     try:
         return _scan_one_csv(path, raise_if_empty=False).head(1).collect().height > 0
     except (pl.exceptions.PolarsError, OSError) as error:  # (OSError: a cut gzip stream)
