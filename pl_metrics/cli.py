@@ -710,7 +710,8 @@ def _add_long(commands: Any) -> None:
         "and\nclass (pl_metrics.from_wide). The truth comes from a wide table of the same "
         'id and\nclass columns (--truth), from a column of labels (--labels-col: "cat dog", '
         "or one\nlabel per id), or, for a binary table of one score column, from its 0/1 "
-        "column\n(--truth-col). Columns that are neither (a model, a fold) are kept.",
+        "column\n(--truth-col). Columns that are neither (a model, a fold; of --truth's table, "
+        "a\nUsage column) are kept.",
         epilog="examples:\n"
         "  # a submission and the competition's solution, both wide\n"
         "  pl-metrics long submission.csv --truth solution.csv --id-col row_id -o long.parquet\n"
@@ -1489,6 +1490,14 @@ def _run_long(args: argparse.Namespace) -> None:
         labels_col=args.labels_col,
         separator=args.separator,
     ).collect()
+    if args.truth is not None and truth is not None:
+        # The truth file's other columns (a Kaggle solution's Usage: Public or Private) are
+        # kept too, as the scores' are: a grader scores --by them.
+        named = {args.id_col, args.labels_col, *table.columns, *table["class"].cast(pl.String)}
+        extra = [c for c in truth.collect_schema() if c not in named]
+        if extra:
+            per_id = truth.select(args.id_col, *extra).unique(maintain_order=True).collect()
+            table = table.join(per_id, on=args.id_col, how="left", maintain_order="left")
     _write(table, args.format, args.output, [args.id_col, "class"])
 
 
@@ -1666,9 +1675,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     def show(message: Warning | str, *_: object, **__: object) -> None:
         # One line, as errors are: "pl-metrics: warning: ...", not a Python file and line;
         # once (compare --against warned of few resamples for each model and metric).
-        if str(message) not in told:
-            told.add(str(message))
-            _say(f"warning: {message}")
+        text = _in_flags(str(message), args)  # (from_wide's classes=[...]: --classes)
+        if text not in told:
+            told.add(text)
+            _say(f"warning: {text}")
 
     with warnings.catch_warnings():
         warnings.showwarning = show
@@ -1885,7 +1895,11 @@ def _flags(command: str) -> dict[str, str]:
 
 
 def _user_message(error: BaseException, args: argparse.Namespace) -> str:
-    message = _first_line(error)
+    return _in_flags(_first_line(error), args)
+
+
+def _in_flags(message: str, args: argparse.Namespace) -> str:
+    """A message of the library as the command line says it: its flags, not Python."""
     for hint, replacement in _FLAG_HINTS.items():
         message = message.replace(hint, replacement)
     # The data hints show Python; on the command line the fix is in the file.

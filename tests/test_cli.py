@@ -2708,3 +2708,66 @@ def test_long_reads_an_empty_field_of_an_integer_labels_column_as_no_labels(
     err = capsys.readouterr().err
     assert code == 0, err
     assert not pl.read_parquet(out).filter(pl.col("id") == 3)["truth"].any()
+
+
+def test_long_wide_truth_not_0_or_1_names_the_value_not_a_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A solution cell of 2 was reported as "(column 'b': 1)": the count reads as the
+    # value 1, which is allowed; --truth-col's message names the value ("such as 2").
+    scores, truth = tmp_path / "sub.csv", tmp_path / "sol.csv"
+    scores.write_text("id,a,b\n1,0.1,0.9\n2,0.8,0.3\n3,0.6,0.4\n")
+    truth.write_text("id,a,b\n1,0,2\n2,1,0\n3,1,1\n")
+    assert main(["long", str(scores), "--truth", str(truth), "--format", "csv"]) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err)
+    assert "truth: 1 value is neither 0 nor 1 (column 'b': 1, e.g. id=1: 2)\n" in err, err
+
+
+def test_long_utf16_submission_is_told_to_be_saved_as_utf8(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Excel's "Unicode" CSV is UTF-16: the error suggested `--id-col '\ufffd\ufffdr o w _ i d '`.
+    scores, truth = tmp_path / "sub.csv", tmp_path / "sol.csv"
+    scores.write_bytes("row_id,a,b\nr1,0.1,0.9\nr2,0.8,0.3\n".encode("utf-16"))
+    truth.write_text("row_id,a,b\nr1,0,1\nr2,1,0\n")
+    argv = [str(scores), "--truth", str(truth), "--id-col", "row_id", "--format", "csv"]
+    assert main(["long", *argv]) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err)
+    assert "UTF-8" in err, err
+    assert "did you mean" not in err
+
+
+def test_long_warning_names_the_command_line_option(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The command line's warning told of Python's `classes=[...]`, not `--classes`.
+    scores, truth = tmp_path / "sub.csv", tmp_path / "labels.csv"
+    scores.write_text("row_id,a,b\nr1,0,0.5\nr2,0,0.25\nr3,0,0.75\n")
+    truth.write_text("row_id,labels\nr1,b\nr2,b\nr3,b\n")
+    argv = [str(scores), "--truth", str(truth), "--labels-col", "labels", "--id-col", "row_id"]
+    assert main(["long", *argv, "--format", "csv"]) == 0
+    err = capsys.readouterr().err
+    assert "classes=[" not in err, err
+    assert "--classes" in err, err
+
+
+def test_long_keeps_the_solutions_usage_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Kaggle solutions hold a Usage column (Public/Private); `long --help` said other
+    # columns are kept, but the truth table's were dropped silently: `--by Usage` failed.
+    scores, truth = tmp_path / "sub.csv", tmp_path / "sol.csv"
+    scores.write_text("row_id,a,b\nr1,0.1,0.9\nr2,0.8,0.3\nr3,0.6,0.4\nr4,0.2,0.7\n")
+    truth.write_text(
+        "row_id,a,b,Usage\nr1,0,1,Public\nr2,1,0,Private\nr3,1,1,Public\nr4,0,1,Private\n"
+    )
+    argv = [str(scores), "--truth", str(truth), "--id-col", "row_id", "--format", "csv"]
+    assert main(["long", *argv]) == 0
+    got = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    assert got.columns == ["row_id", "class", "score", "truth", "Usage"]
+    assert got.group_by("Usage").agg(pl.col("row_id").unique().sort()).sort("Usage").rows() == [
+        ("Private", ["r2", "r4"]),
+        ("Public", ["r1", "r3"]),
+    ]
