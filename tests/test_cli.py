@@ -2671,43 +2671,30 @@ def test_an_empty_threshold_table_is_refused_not_the_default(
     assert "error: --threshold-table '': name a file" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("classes", "labels"),
+    [(["bird", "frog"], ["bird", "frog bird"]), (["0", "1"], ["0", "1"])],
+)
 def test_long_reads_an_empty_labels_field_as_no_labels(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], classes: list[str], labels: list[str]
 ) -> None:
     # pandas (and most CSV writers) write an id without labels as an empty field, which
     # polars reads as null: refused, with a remedy for Python (`fill_null('')`) that a
-    # command line cannot apply. Read as no labels.
+    # command line cannot apply. Read as no labels; also where whole-number labels (one per
+    # labelled id) are read as integers (the review).
     scores = tmp_path / "sub.csv"
-    scores.write_text("row id,bird,frog\n1,0.9,0.1\n2,0.2,0.8\n3,0.5,0.5\n")
+    scores.write_text(f"row id,{','.join(classes)}\n1,0.9,0.1\n2,0.2,0.8\n3,0.5,0.5\n")
     truth = tmp_path / "truth.csv"
-    truth.write_text("row id,labels\n1,bird\n2,frog bird\n3,\n")  # as pandas' to_csv writes ""
+    truth.write_text(f"row id,labels\n1,{labels[0]}\n2,{labels[1]}\n3,\n")  # as pandas writes ""
     out = tmp_path / "long.parquet"
     argv = [str(scores), "--truth", str(truth), "--labels-col", "labels", "--id-col", "row id"]
     code = main(["long", *argv, "-o", str(out)])
     err = capsys.readouterr().err
     assert code == 0, err
-    got = pl.read_parquet(out).filter(pl.col("row id") == 3)
-    assert got.height == 2
-    assert not got["truth"].any()
-
-
-def test_long_reads_an_empty_field_of_an_integer_labels_column_as_no_labels(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    # (review) --labels-col's help: "a CSV file's empty field: no labels". Labels that are
-    # whole numbers (one per labelled id) are read as Int64, whose null was not filled:
-    # refused ("each id needs its label"), while '0 1' in any row made it text, accepted.
-    scores = tmp_path / "sub.csv"
-    scores.write_text("id,0,1\n1,0.9,0.1\n2,0.2,0.8\n3,0.5,0.5\n")
-    truth = tmp_path / "truth.csv"
-    truth.write_text("id,labels\n1,0\n2,1\n3,\n")
-    out = tmp_path / "long.parquet"
-    code = main(
-        ["long", str(scores), "--truth", str(truth), "--labels-col", "labels", "-o", str(out)]
-    )
-    err = capsys.readouterr().err
-    assert code == 0, err
-    assert not pl.read_parquet(out).filter(pl.col("id") == 3)["truth"].any()
+    got = pl.read_parquet(out).sort("row id", "class")
+    assert got.filter(pl.col("row id") == 3).height == 2
+    want = [True, False] + [label in labels[1].split() for label in classes] + [False, False]
+    assert got["truth"].to_list() == want
 
 
 def test_long_wide_truth_not_0_or_1_names_the_value_not_a_count(
