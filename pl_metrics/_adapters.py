@@ -27,6 +27,7 @@ from pl_metrics._frame import (
     caller_stacklevel,
     checked_options,
     column_name,
+    did_you_mean,
     is_categorical,
     is_pandas,
     listed,
@@ -147,12 +148,21 @@ def _wide_truth(
     ``found``: the classes are the scores' float columns (no ``classes`` given).
     """
     schema = truth.collect_schema()
-    missing = [c for c in [id_col, *class_cols] if c not in schema]
+    if id_col not in schema:  # (a solution's "id" beside a submission's "row_id", say)
+        others = [c for c in schema if c not in class_cols]
+        close = did_you_mean(id_col, others, n=1) or (
+            f"its one other column is {others[0]!r}" if len(others) == 1 else ""
+        )
+        raise MetricsInputError(
+            f"truth: column {id_col!r} (option 'id_col'), the scores' ids, is not in the "
+            f"table{f' ({close})' if close else ''}: name the id column alike in both tables"
+        )
+    missing = [c for c in class_cols if c not in schema]
     if missing:
         hint = (
             "; every float column of the scores is taken for a class: if some are not (a "
             "weight), name the classes with classes=[...]"
-            if found and id_col not in missing
+            if found
             else ""
         )
         raise MetricsInputError(

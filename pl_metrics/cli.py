@@ -1933,6 +1933,9 @@ def _in_flags(message: str, args: argparse.Namespace) -> str:
         "pl-metrics long makes the long table, a row per id and class",
     )
     message = message.replace("classes=[...]", "--classes A,B,...")  # (pl-metrics long's)
+    message = message.replace(  # (long: ids 1 in one file, 1.0 in the other)
+        "cast one table's ids to the other's type", "write the ids alike in both files"
+    )
     message = re.sub(  # (compare of one model's dump)
         r"add one of one value \(pl\.lit\('mine'\)\.alias\('[^']*'\)\), or score its folds "
         r"with report\(\.\.\., by=its fold column\)",

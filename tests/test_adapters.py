@@ -1433,10 +1433,16 @@ def test_from_numpy_takes_scores_of_numbers_held_as_objects() -> None:
 def test_from_wide_hints_at_float_columns_only_where_the_truth_has_the_ids() -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match=r"not in the table; every float col"):
         pl_metrics.from_wide(SCORES.with_columns(w=pl.lit(1.0)), TRUTH)
-    with pytest.raises(pl_metrics.MetricsInputError) as caught:
+    # The id column missing from the truth (a solution's "id" beside a submission's
+    # "row_id"): told as the id column, with the truth's other columns (the classes aside).
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^truth: column 'id' \(option 'id_col'\), the scores' ids, is not in the table "
+        r"\(its one other column is 'key'\): name the id column alike in both tables$",
+    ):
         pl_metrics.from_wide(SCORES, TRUTH.rename({"id": "key"}))
-    assert "['id'] of the scores are not in the table" in str(caught.value)
-    assert "every float column" not in str(caught.value)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"table \(did you mean 'ids'\?\): "):
+        pl_metrics.from_wide(SCORES, TRUTH.rename({"id": "ids"}).with_columns(note=pl.lit(1)))
 
 
 def test_from_wide_refuses_one_model_skipping_ids() -> None:

@@ -2758,3 +2758,26 @@ def test_long_keeps_the_solutions_usage_column(
         ("Private", ["r2", "r4"]),
         ("Public", ["r1", "r3"]),
     ]
+
+
+def test_long_tells_the_id_columns_apart_as_a_command_line_fix(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A solution's id column named otherwise ("id" beside "row_id") was "columns ['row_id']
+    # of the scores are not in the table"; ids 1 in one file and 1.0 in the other were told
+    # to be cast, which a command line cannot do.
+    scores, truth = tmp_path / "sub.csv", tmp_path / "sol.csv"
+    scores.write_text("row_id,a,b\n1,0.1,0.9\n2,0.8,0.3\n")
+    truth.write_text("id,a,b\n1,0,1\n2,1,0\n")
+    argv = ["long", str(scores), "--truth", str(truth), "--id-col", "row_id"]
+    assert main(argv) == 2
+    assert (
+        "error: truth: column 'row_id' (--id-col), the scores' ids, is not in the table (its one "
+        "other column is 'id'): name the id column alike in both tables\n"
+    ) in capsys.readouterr().err
+    truth.write_text("row_id,a,b\n1.0,0,1\n2.0,1,0\n")
+    assert main(argv) == 2
+    assert (
+        "error: column 'row_id' (--id-col): the scores' ids are Int64 and the truth table's "
+        "Float64; write the ids alike in both files\n"
+    ) in capsys.readouterr().err
