@@ -22,6 +22,7 @@ from pl_metrics._frame import (
     MetricsInputError,
     listed,
     probability_rows,
+    probability_sums,
     problem_rows,
 )
 from pl_metrics._spec import Spec, Thresholds
@@ -255,10 +256,9 @@ def _per_id(rows: pl.LazyFrame, search: _Search) -> list[str]:
     if search.problem == "weight_varies" and cols.weight is not None:
         low, high = pl.col(cols.weight).min(), pl.col(cols.weight).max()
         fails, told = pl.col(_LOW) != pl.col(_HIGH), "weights {low!r} to {high!r}"
-    elif search.problem in ("zero_row", "row_sum_overflow") and cols.score is not None:
-        low = high = pl.col(cols.score).cast(pl.Float64).sum()
-        fails = (pl.col(_LOW) == 0) if search.problem == "zero_row" else pl.col(_LOW).is_infinite()
-        told = ""
+    elif cols.score is not None and search.problem in (sums := probability_sums(cols.score)):
+        low = high = sums[search.problem]
+        fails, told = pl.col(_LOW), ""
     else:
         low = high = cols.truth_expr.sum()
         none = search.problem == "no_true_class"

@@ -76,6 +76,7 @@ __all__ = [
     "ordered_sum",
     "ordered_sum_of_one",
     "probability_rows",
+    "probability_sums",
     "problem_rows",
     "raise_on_problems",
     "refuse_internal",
@@ -972,6 +973,16 @@ def probability_rows(score: str) -> dict[str, pl.Expr]:
     """
     values = pl.col(score)
     return {"probability_range": (values < 0) | (values > 1), "negative": values < 0}
+
+
+def probability_sums(score: str) -> dict[str, pl.Expr]:
+    """Per id, whether its probabilities' sum fails a check, by problem key (an aggregation).
+
+    Counted by the log losses, found again for a failed check's examples. A finite row
+    whose sum overflows: `weighted_log_loss` would divide it by inf.
+    """
+    total = pl.col(score).cast(pl.Float64).sum()
+    return {"zero_row": total == 0, "row_sum_overflow": total.is_infinite()}
 
 
 def problem_rows(cols: Columns) -> list[tuple[Problem, pl.Expr]]:

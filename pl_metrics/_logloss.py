@@ -26,6 +26,7 @@ from pl_metrics._frame import (
     first_named,
     ordered_sum,
     probability_rows,
+    probability_sums,
     true_class_checks,
 )
 from pl_metrics._report import report
@@ -59,7 +60,8 @@ class _LogLoss(Family):
         score, truth = pl.col(cols.score).cast(pl.Float64), cols.truth_expr
         weighted = "weighted_log_loss" in metrics
         p_true = score.filter(truth).first().alias(_P_TRUE)
-        zero_row = (score.sum() == 0).cast(pl.Int64)
+        sums = probability_sums(cols.score)
+        zero_row = sums["zero_row"].cast(pl.Int64)
         # As scikit-learn, log_loss uses probabilities as given, so above 1 is an error too:
         # counted with the negative ones (and with the Brier score's, the same check), where
         # the negative ones alone were told first. weighted_log_loss rescales each id's.
@@ -106,7 +108,7 @@ class _LogLoss(Family):
                 "have scores summing past the largest float (each id's are rescaled to sum 1)",
                 "divide the scores by a common factor, which changes no weighted_log_loss",
             )
-            parts.id_checks.append((overflow, score.sum().is_infinite().cast(pl.Int64)))
+            parts.id_checks.append((overflow, sums[overflow.key].cast(pl.Int64)))
             parts.id_exprs += [
                 _exact_sum(score).alias(_ROW_SUM),
                 pl.col(cols.cls).filter(truth).first().alias(_TRUE_CLASS),
