@@ -1493,7 +1493,8 @@ def _run_long(args: argparse.Namespace) -> None:
     if args.truth is not None and truth is not None:
         # The truth file's other columns (a Kaggle solution's Usage: Public or Private) are
         # kept too, as the scores' are: a grader scores --by them.
-        taken = {args.id_col, args.labels_col, *table.columns, *table["class"].cast(pl.String)}
+        classes = table["class"].unique().cast(pl.String)
+        taken = {args.id_col, args.labels_col, *table.columns, *classes}
         extra = [c for c in truth.collect_schema() if c not in taken]
         if extra:
             per_id = truth.select(args.id_col, *extra).unique(maintain_order=True).collect()
