@@ -1933,6 +1933,25 @@ def _in_flags(message: str, args: argparse.Namespace) -> str:
         "pl_metrics.from_wide makes the long table, a row per id and class",
         "pl-metrics long makes the long table, a row per id and class",
     )
+    # (long: integer 0/1 score columns; a file cannot be cast, --classes takes them as classes)
+    message = message.replace(
+        "if they are classes, cast their scores to float; if not, drop them from the truth "
+        "table (or name the class columns with classes=[...])",
+        "if they are classes, name every class column with --classes A,B,...; if not, drop "
+        "them from the truth file",
+    )
+    message = message.replace(
+        "if they are classes (a CSV writes scores of 0 and 1 as integers), cast them to "
+        "float; if not (a fold), name the classes with classes=[...]",
+        "name every class column with --classes A,B,... (these too if they are classes: a "
+        "CSV writes scores of 0 and 1 as integers)",
+    )
+    message = re.sub(
+        r"\(a CSV writes a class scored 0 everywhere as integers\): cast (it|them) to float",
+        r"(a CSV writes a class scored 0 everywhere as integers): name every class column "
+        r"with --classes A,B,...",
+        message,
+    )
     message = message.replace("classes=[...]", "--classes A,B,...")  # (pl-metrics long's)
     message = message.replace(  # (long: ids 1 in one file, 1.0 in the other)
         "cast one table's ids to the other's type", "write the ids alike in both files"

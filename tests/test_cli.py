@@ -2781,3 +2781,41 @@ def test_long_tells_the_id_columns_apart_as_a_command_line_fix(
         "error: column 'row_id' (--id-col): the scores' ids are Int64 and the truth table's "
         "Float64; write the ids alike in both files\n"
     ) in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("truth_text", "flags", "told", "b_truth"),
+    [
+        ("row_id,a,b,c\n1,1,0,0\n2,0,1,1\n", ["--truth"], "error: truth: columns of 0/1", True),
+        (
+            "row_id,labels\n1,a\n2,b c\n",
+            ["--labels-col", "labels", "--truth"],
+            "error: column",
+            True,
+        ),
+        ("row_id,labels\n1,a\n2,c\n", ["--labels-col", "labels", "--truth"], "warning: ", False),
+    ],
+)
+def test_long_integer_class_columns_are_told_to_name_the_classes_not_cast_them(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    truth_text: str,
+    flags: list[str],
+    told: str,
+    b_truth: bool,
+) -> None:
+    # A CSV writes a class scored 0 and 1 only as integers: the library's hint, "cast their
+    # scores to float", is Python; on the command line --classes takes them as classes.
+    scores, truth = tmp_path / "sub.csv", tmp_path / "sol.csv"
+    scores.write_text("row_id,a,b,c\n1,0.5,0,0.2\n2,0.1,1,0.9\n")
+    truth.write_text(truth_text)
+    argv = ["long", str(scores), *flags, str(truth), "--id-col", "row_id", "--format", "csv"]
+    main(argv)
+    err = capsys.readouterr().err
+    assert told in err, err
+    assert "--classes A,B,..." in err, err
+    assert "cast" not in err, err
+    assert "classes=" not in err, err
+    assert main([*argv, "--classes", "a,b,c"]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    assert got.filter(pl.col("class") == "b")["truth"].to_list() == [False, b_truth]
