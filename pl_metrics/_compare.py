@@ -1808,7 +1808,8 @@ def paired(
     lf = source.filter(pl.col(model_col).is_in(pair.implode()))
     check_key_name(model_col, "model_col", made_columns(info(metric)), metric)  # (not `by`)
     # (A DataFrame's text truth or scores are told by their values, as resolve tells them.)
-    with counted_text(lf) if isinstance(given, pl.DataFrame) else nullcontext():
+    named = [*group, model_col, id_col, options.get("class_col", "class")]  # (a text cell's row)
+    with counted_text(lf, keys=named) if isinstance(given, pl.DataFrame) else nullcontext():
         spec = resolve(lf, [metric], by=[*group, model_col], **at_call(options))  # options, now
     paired_keys = replace(spec.columns, by=tuple(group))  # the models are compared, not kept
     made = ["model_a", "model_b", "difference", "lower", "upper", "p_value", "metric"]

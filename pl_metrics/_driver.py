@@ -240,7 +240,7 @@ def score(
         require_in_every_file(files, left_out)
     keys = columns_named(by, fold_col)
     # (a CSV column of numbers read as text: its values counted)
-    with counted_text(lf, files), keys_from_folders(files, keys):
+    with counted_text(lf, files, [*keys, id_col, class_col]), keys_from_folders(files, keys):
         spec = resolve(  # checks columns and options, reads nothing
             lf,
             metrics,

@@ -691,12 +691,15 @@ def keys_from_folders(found: Sequence[Path] | None, keys: Sequence[str]) -> Iter
 
 
 @contextlib.contextmanager
-def counted_text(lf: pl.LazyFrame, found: Sequence[Path] | None = None) -> Iterator[None]:
+def counted_text(
+    lf: pl.LazyFrame, found: Sequence[Path] | None = None, keys: Sequence[str | None] = ()
+) -> Iterator[None]:
     """A column of numbers (or flags) read as text: its values that are not, counted.
 
     For inputs that are read in any case (files scored, the command line's, a DataFrame):
     ``lf`` is read for that column, and the generic advice gives way to the rows and values.
     ``found``: the files ``lf`` scans; those of them whose column is text are named.
+    ``keys``: the columns that name a row (groups, id, class), the first failing row's told.
     """
     try:
         yield
@@ -704,7 +707,7 @@ def counted_text(lf: pl.LazyFrame, found: Sequence[Path] | None = None) -> Itera
         if error.problem not in (TEXT_NUMBERS, TEXT_FLAGS) or error.column is None:
             raise
         try:
-            told = text_values(lf, error.column, flags=error.problem == TEXT_FLAGS)
+            told = text_values(lf, error.column, flags=error.problem == TEXT_FLAGS, keys=keys)
         except (pl.exceptions.PolarsError, OSError):  # (unreadable: the reads say so later)
             told = None
         except MetricsInputError as empty:  # no rows at all: told alone, as the table's
@@ -752,13 +755,18 @@ def unreadable_named(found: Sequence[Path] | None, columns: Sequence[str]) -> It
         raise MetricsInputError(which) from error
 
 
-def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str:
+def text_values(
+    lf: pl.LazyFrame, column: str, *, flags: bool, keys: Sequence[str | None] = ()
+) -> str:
     """The values of a text ``column`` that are not numbers (``flags``: 0/1 nor true/false).
 
     A CSV column of numbers with one "NA" reads as text: its rows that hold no number are
-    counted, with the first few such values, as the reader gives them; a column whose
-    values all read (text in a typed file) is told so.
+    counted, with the first few such values, as the reader gives them, and the first such
+    row's ``keys`` (those in the table); a column whose values all read (text in a typed
+    file) is told so.
     """
+    schema = lf.collect_schema()
+    named = [k for k in dict.fromkeys(keys) if k is not None and k != column and k in schema]
     text = pl.col(column)
     stripped = text.str.strip_chars()
     number = stripped.cast(pl.Float64, strict=False)
@@ -773,8 +781,10 @@ def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str:
         text.filter(bad).unique(maintain_order=True).head(_SHOWN + 1).implode().alias("values"),
         text.is_not_null().sum().alias("held"),
         pl.len().alias("all"),
+        # (one struct: the keys of one row, whatever the engine's order of aggregations)
+        *([pl.struct(named).filter(bad).first().alias("first")] if named else []),
     ).collect(engine="streaming")
-    rows, values, held, every = found.row(0)
+    rows, values, held, every, *first = found.row(0)
     if not every:  # a CSV of a header only reads every column as text
         raise MetricsInputError(EMPTY_TABLE)
     if not held:  # (a column of nulls only, typed as text: nothing to parse)
@@ -791,9 +801,10 @@ def text_values(lf: pl.LazyFrame, column: str, *, flags: bool) -> str:
             f"its values are {shown}, none of them {what}: map them to booleans first, e.g. "
             f"pl.col({column!r}) == {values[0]!r} if {values[0]!r} marks a positive"
         )
+    at = ", ".join(f"{k}={v!r}" for k, v in (first[0] or {}).items()) if first else ""
     return (
         f"{rows:,} {'row holds a value that is' if rows == 1 else 'rows hold values that are'}"
-        f" not {what}: {shown} ({fix} or drop those rows)"
+        f" not {what}: {shown} ({f'first at {at}; ' if at else ''}{fix} or drop those rows)"
     )
 
 

@@ -981,7 +981,10 @@ def resolve(
             raise MetricsInputError(f"option 'fold_col': {fold_col!r} is also in 'by'")
         by = [*normalize_by(by), fold_col]
     # A DataFrame's text column is read for the values that are not numbers (or flags).
-    with counted_text(frame.lazy()) if isinstance(frame, pl.DataFrame) else nullcontext():
+    keys = [*normalize_by(by), id_col, class_col]  # (name a text cell's row)
+    with (
+        counted_text(frame.lazy(), keys=keys) if isinstance(frame, pl.DataFrame) else nullcontext()
+    ):
         cols = resolve_columns(
             frame,
             id_col=id_col,

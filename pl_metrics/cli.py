@@ -873,7 +873,7 @@ def _run_compare(args: argparse.Namespace) -> None:
     with (
         unreadable_named(found, named),
         hinted(found, args.id_col, args.class_col),
-        counted_text(lf, found),
+        counted_text(lf, found, keys),
         keys_from_folders(found, [args.model_col, *folds]),
     ):
         if args.against is None:

@@ -1376,7 +1376,10 @@ def test_text_truth_and_scores_get_hints_for_the_file(
     path.write_text("id,class,score,truth\n0,a,0.9,1\n0,b,0.1,0\n1,a,NA,0\n1,b,0.8,1\n")
     assert main(["score", str(path), "-m", "lrap"]) == 2
     err = capsys.readouterr().err
-    assert "1 row holds a value that is not a number: 'NA' (fix or drop those rows)" in err
+    assert (
+        "1 row holds a value that is not a number: 'NA' (first at id=1, class='a'; fix or drop "
+        "those rows)" in err
+    )
     assert "pl.col" not in err
     # A CSV of ';' and decimal commas: no flag reads it, as pl.scan_csv(...) would.
     path.write_text("id;class;score;truth\n1;a;0,5;true\n1;b;0,25;false\n")

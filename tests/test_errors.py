@@ -701,9 +701,21 @@ def test_text_scores_and_truth_of_a_dataframe_are_counted(good: pl.DataFrame) ->
     )
     with pytest.raises(
         MetricsInputError,
-        match=r"\d+ rows hold values that are not 0/1 nor true/false: 'yes' \(write",
+        match=r"\d+ rows hold values that are not 0/1 nor true/false: 'yes' \(first at id=0, "
+        r"class=\S+; write",
     ):
         pl_metrics.lwlrap(some)
+    # The first such row is named by its groups too, on every path that reads a DataFrame.
+    some = pl.concat([some.with_columns(model=pl.lit(m), fold=pl.col("id") % 2) for m in "ab"])
+    for call in (
+        lambda f: pl_metrics.lwlrap(f, by="model"),
+        lambda f: pl_metrics.compare(f, "lrap"),
+        lambda f: pl_metrics.paired(f, "lrap", "a", "b"),
+    ):
+        with pytest.raises(
+            MetricsInputError, match=r"\(first at model='a', (fold=0, )?id=0, class="
+        ):
+            call(some)
     numbers = good.with_columns(pl.col("score").cast(pl.String)).with_columns(
         score=pl.when(pl.col("id") == 0).then(pl.lit("NA")).otherwise("score")
     )

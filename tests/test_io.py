@@ -1124,6 +1124,9 @@ def test_a_csv_column_of_numbers_with_words_counts_them(tmp_path: Path) -> None:
     # One "NA" makes the reader type a column as text: the rows and values are named.
     digits = pl.read_parquet(DATA).filter(pl.col("model") == "knn")
     first = pl.int_range(pl.len())
+    # (the first failing row is named: row 0 for the scores and weights, row 7 for the truth;
+    # a CSV reads the digits' ids and classes as integers)
+    row0, row7 = (f"first at id={digits['id'][i]}, class={digits['class'][i]}" for i in (0, 7))
     cases = {
         "score": (
             pl.when(first < 3)
@@ -1136,8 +1139,8 @@ def test_a_csv_column_of_numbers_with_words_counts_them(tmp_path: Path) -> None:
             .then(pl.lit("Inf"))
             .otherwise(pl.col("score").cast(pl.String)),
             "column 'score': scores must be numeric (float or integer), not String; 8 rows "
-            "hold values that are not a number: 'NA', ' - ', 'nan', 'Inf' (fix or drop those "
-            "rows)",
+            "hold values that are not a number: 'NA', ' - ', 'nan', 'Inf' "
+            f"({row0}; fix or drop those rows)",
         ),
         "truth": (
             pl.when(first == 7)
@@ -1146,13 +1149,13 @@ def test_a_csv_column_of_numbers_with_words_counts_them(tmp_path: Path) -> None:
             .then(pl.lit(" TRUE "))
             .otherwise(pl.col("truth").cast(pl.Int8).cast(pl.String)),
             "column 'truth': must be boolean or numbers 0/1, not String; 1 row holds a value "
-            "that is not 0/1 nor true/false: 'yes' (write them as true/false or 1/0 or drop those "
-            "rows)",
+            f"that is not 0/1 nor true/false: 'yes' ({row7}; write them as true/false or 1/0 or "
+            "drop those rows)",
         ),
         "w": (
             pl.when(first > 10).then(pl.lit("1.5")).otherwise(pl.format("x{}", first)),
             "column 'w': weights must be numeric, not String; 11 rows hold values that are "
-            "not a number: 'x0', 'x1', 'x2', 'x3', ... (fix or drop those rows)",
+            f"not a number: 'x0', 'x1', 'x2', 'x3', ... ({row0}; fix or drop those rows)",
         ),
     }
     for column, (values, message) in cases.items():
@@ -1177,7 +1180,7 @@ def test_a_csv_column_of_numbers_with_words_counts_them(tmp_path: Path) -> None:
     with pytest.raises(pl_metrics.MetricsInputError) as caught:
         pl_metrics.score(shards, "f1")
     assert str(caught.value).endswith(
-        f"(fix or drop those rows) (text in 1 of the 3 files: {str(shards / 'part1.csv')!r})"
+        f"fix or drop those rows) (text in 1 of the 3 files: {str(shards / 'part1.csv')!r})"
     )
     # A typed file's text column whose values all read: told so, not to "fix" values.
     told = {
