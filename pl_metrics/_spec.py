@@ -764,6 +764,20 @@ def refuse_unused_by_tuned(
             )
 
 
+def check_average_of(entry: MetricInfo, average: str | None) -> None:
+    """Refuse an ``average`` (one of those known) that ``entry``'s metric does not define."""
+    if average in entry.averages:
+        return
+    accepted = ", ".join(repr(a) for a in entry.averages if a is not None)
+    if None in entry.averages:  # (last: a flag on the command line, not a value)
+        accepted += " or None" if accepted else "None"
+    takers = [n for n, e in METRICS.items() if average in e.averages]
+    raise MetricsInputError(
+        f"option 'average': {average!r} is not defined for {entry.name} "
+        f"(it takes {accepted}); {average!r} is defined for {', '.join(takers)}"
+    )
+
+
 def _check_metric_options(
     entries: Sequence[MetricInfo], opts: Options, given: Mapping[str, object]
 ) -> None:
@@ -785,15 +799,8 @@ def _check_metric_options(
         )
     if opts.average != _DEFAULTS.average:
         for entry in entries:
-            if "average" in entry.options and opts.average not in entry.averages:
-                accepted = ", ".join(repr(a) for a in entry.averages if a is not None)
-                if None in entry.averages:  # (last: a flag on the command line, not a value)
-                    accepted += " or None" if accepted else "None"
-                takers = [n for n, e in METRICS.items() if opts.average in e.averages]
-                raise MetricsInputError(
-                    f"option 'average': {opts.average!r} is not defined for {entry.name} "
-                    f"(it takes {accepted}); {opts.average!r} is defined for {', '.join(takers)}"
-                )
+            if "average" in entry.options:
+                check_average_of(entry, opts.average)
     if opts.per_id and opts.per_class:  # (first: not "lrap has no per-class values")
         raise MetricsInputError("option 'per_id': values per id and per class: choose one")
     if opts.per_class:

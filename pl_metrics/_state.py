@@ -68,7 +68,7 @@ from pl_metrics._runs import (
     count_kinds,
     per_id_and_classes,
 )
-from pl_metrics._spec import Options, Spec, Thresholds
+from pl_metrics._spec import Options, Spec, Thresholds, check_average_of
 
 __all__ = [
     "CLASS_ROWS",
@@ -265,8 +265,11 @@ def chunk_key(metric: str, *, average: str | None = None) -> ChunkKey:
     entry = info(metric)
     if average is not None and not entry.averages:
         raise MetricsInputError(f"option 'average': {metric} takes no average")
-    if average is not None:
-        check_option("average", average, [a for a in entry.averages if a is not None])
+    if average is not None:  # (told as the metric tells it)
+        check_option(
+            "average", average, dict.fromkeys(a for m in METRICS.values() for a in m.averages)
+        )
+        check_average_of(entry, average)
     return chunk_key_of(metric, average)
 
 
