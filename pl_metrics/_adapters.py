@@ -65,9 +65,14 @@ def _names(option: str, names: object) -> list[Any]:
 
 
 def _class_columns(
-    schema: pl.Schema, id_col: str, classes: Sequence[str] | None, skip: Sequence[str]
+    schema: pl.Schema,
+    id_col: str,
+    classes: str | int | Sequence[str | int] | None,
+    skip: Sequence[str],
 ) -> list[str]:
     if classes is not None:
+        if isinstance(classes, (int, np.integer)) and not isinstance(classes, bool):
+            classes = [classes]  # (one name, as one string is)
         # A pandas frame's integer column names are text in polars ("0", "1"): read so.
         names = [
             str(c)
@@ -557,7 +562,7 @@ def from_wide(
     truth: pl.DataFrame | pl.LazyFrame | None = None,
     *,
     id_col: str = "id",
-    classes: Sequence[str] | None = None,
+    classes: str | int | Sequence[str | int] | None = None,
     labels_col: str | None = None,
     separator: str = " ",
 ) -> FrameT:
@@ -1043,9 +1048,9 @@ def from_numpy(
     y_true: npt.ArrayLike,
     y_score: npt.ArrayLike,
     *,
-    class_names: Sequence[object] | np.ndarray | None = None,
-    ids: Sequence[object] | np.ndarray | None = None,
-    sample_weight: Sequence[float] | np.ndarray | None = None,
+    class_names: npt.ArrayLike | None = None,
+    ids: npt.ArrayLike | None = None,
+    sample_weight: npt.ArrayLike | None = None,
 ) -> pl.DataFrame:
     """Turn scikit-learn style arrays into the long format.
 
@@ -1265,9 +1270,7 @@ def from_numpy(
     )
 
 
-def _warn_of_pandas_misaligned(
-    y_true: object, y_score: object, class_names: Sequence[object] | np.ndarray | None
-) -> None:
+def _warn_of_pandas_misaligned(y_true: object, y_score: object, class_names: object) -> None:
     """Warn where pandas objects' labels pair other rows or columns than their places.
 
     ``from_numpy`` reads them by position, as scikit-learn does; pandas users may expect

@@ -550,7 +550,7 @@ LABELS = pl.DataFrame({"id": [1, 2, 3], "labels": ["b", "a", "b a"]})
     [
         (TRUTH, {"classes": ["a", "a"]}, r"option 'classes': 'a' named more than once"),
         (TRUTH, {"classes": ["id", "a"]}, r"'id' is the id column \(option 'id_col'\), not a"),
-        (TRUTH, {"classes": 5}, r"option 'classes': expected names, got 5"),
+        (TRUTH, {"classes": 5.0}, r"option 'classes': expected names, got 5.0"),
         (None, {"classes": ["a", "labels"], "labels_col": "labels"}, r"'labels' is the labels"),
         (LABELS, {"labels_col": "labels", "separator": None}, r"option 'separator': expected a"),
         (LABELS, {"labels_col": "labels", "separator": ""}, r"a non-empty string, got ''"),
@@ -968,6 +968,10 @@ def test_from_wide_classes_name_a_pandas_frames_integer_columns() -> None:
     expected = pl_metrics.from_wide(scores, truth, classes=["0", "1", "2"])
     assert_frame_equal(pl_metrics.from_wide(scores, truth, classes=[0, 1, 2]), expected)
     assert_frame_equal(pl_metrics.from_wide(scores, truth, classes=np.arange(3)), expected)
+    # One integer is one name, as one string is (it was "expected names, got 0").
+    one = pl_metrics.from_wide(scores, truth, classes=["1"])
+    assert_frame_equal(pl_metrics.from_wide(scores, truth, classes=1), one)
+    assert_frame_equal(pl_metrics.from_wide(scores, truth, classes=np.int64(1)), one)
 
 
 def test_from_wide_matches_text_ids_to_categorical_ones() -> None:

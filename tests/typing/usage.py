@@ -46,3 +46,13 @@ def _arrays() -> None:
     # scikit-learn's inputs: nested lists and pandas objects, as the docstring says.
     assert_type(pl_metrics.from_numpy([[1, 0], [0, 1]], [[0.1, 0.9], [0.8, 0.2]]), pl.DataFrame)
     assert_type(pl_metrics.chunk_key("lrap"), Literal["id", "class"])
+    # ids and weights as polars Series (or any array-like), as scikit-learn's sample_weight.
+    ids, weights = pl.Series([5, 6]), pl.Series([1.0, 2.0])
+    y, p = [[1, 0], [0, 1]], [[0.1, 0.9], [0.8, 0.2]]
+    assert_type(pl_metrics.from_numpy(y, p, ids=ids, sample_weight=weights), pl.DataFrame)
+
+
+def _wide(scores: pl.DataFrame, truth: pl.DataFrame) -> None:
+    # A pandas frame's integer column names: classes=[0, 1], or one, as documented.
+    assert_type(pl_metrics.from_wide(scores, truth, classes=[0, 1]), pl.DataFrame)
+    assert_type(pl_metrics.from_wide(scores, truth, classes=0), pl.DataFrame)
