@@ -207,6 +207,11 @@ def unknown_option(
         close = f"did you mean '{name}_col'?"
     if "by" in known and name in ("by_col", "by_cols", "group_by", "groupby", "group_col"):
         close = "did you mean 'by'?"  # (by_col was offered id_col)
+    if "by" in known and name == "label" and function.endswith("intervals"):
+        close = "did you mean 'by'? (the columns that label the rows)"  # (its name until 0.1)
+    if not close:  # a slip in a short name (bi=): too few letters for difflib's ratio
+        one_off = [k for k in known if len(k) == len(name) <= 3 and _one_apart(k, name)]
+        close = did_you_mean(name, one_off, n=1, cutoff=0.0)
     if name in _SCIKIT_LEARN_OPTIONS:  # (sample_weight is no class_weights)
         close = _SCIKIT_LEARN_OPTIONS[name]
         if name == "sample_weight" and function in METRICS and "weight_col" not in known:
@@ -569,6 +574,11 @@ def did_you_mean(name: str, choices: Iterable[str], *, n: int = 3, cutoff: float
     """
     close = _close_names(name, choices, n=n, cutoff=cutoff)
     return f"did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+
+
+def _one_apart(a: str, b: str) -> bool:
+    """Whether two names of one length differ in one letter."""
+    return sum(x != y for x, y in zip(a, b, strict=True)) == 1
 
 
 def _close_names(name: str, choices: Iterable[str], *, n: int, cutoff: float) -> list[str]:

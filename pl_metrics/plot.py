@@ -878,7 +878,7 @@ def heatmap(
 def intervals(
     table: pl.DataFrame | pl.LazyFrame,
     *,
-    label: str | Sequence[str] | None = None,
+    by: str | Sequence[str] | None = None,
     confidence: float | None = None,
     n_resamples: int | None = None,
 ) -> Any:
@@ -895,9 +895,10 @@ def intervals(
     ----------
     table
         A table of `pl_metrics.bootstrap` or `pl_metrics.paired`.
-    label
-        The key column(s) that label the rows; default: all of them (e.g. ``model``; of a
-        paired table, ``pair``, ``model_a`` or ``model_b`` too).
+    by
+        The key column(s) whose values label the rows, as the other plots' series; default:
+        all of them (e.g. ``model``; of a paired table, ``pair``, ``model_a`` or ``model_b``
+        too).
     confidence, n_resamples
         Those the table was made with, written in the x axis' label ("95% bootstrap
         interval, 1,000 resamples"): the table does not hold them.
@@ -939,7 +940,7 @@ def intervals(
     keys = [c for c in table.columns if c not in _INTERVAL_COLUMNS]
     if differences is not None:
         keys = differences[2]
-    names = keys if label is None else list(column_names("label", label))
+    names = keys if by is None else list(column_names("by", by))
     _need(table, names, labels=names)
     # (polars sorts NaN above every number: a NaN bound, drawn as no interval, is not refused)
     bounds_nan = pl.col("lower").is_nan() | pl.col("upper").is_nan()

@@ -384,6 +384,12 @@ def test_arguments_are_offered_for_near_names_only(good: pl.DataFrame) -> None:
             r"^f1: unknown option 'by_col'; did you mean 'by'\?$",
         ),
         (lambda: pl_metrics.score(good, "lrap", group_by="g"), r"'group_by'; did you mean 'by'\?$"),
+        # A slip of one letter in a short name: too few letters for a ratio of likeness.
+        (
+            lambda: pl_metrics.lrap(good, bi="g"),
+            r"^lrap: unknown option 'bi'; did you mean 'by'\?$",
+        ),
+        (lambda: pl_metrics.ndcg(good, j=3), r"^ndcg: unknown option 'j'; did you mean 'k'\?$"),
     ]
     for call, message in cases:
         with pytest.raises(MetricsInputError, match=message):

@@ -421,8 +421,10 @@ def test_intervals_unknown_metric_and_label() -> None:
     assert "direction unknown" in ax.get_title()
     order = ["b / fold 0", "c / fold 0", "b / fold 1", "a / fold 0", "a / fold 1", "c / fold 1"]
     assert top_to_bottom(fig, ax) == order  # highest estimate first, NaN last, keys named
-    fig = plot.intervals(table, label="model")
+    fig = plot.intervals(table, by="model")  # (by=, as the other plots name their series)
     assert top_to_bottom(fig, fig.axes[0]) == ["b", "c", "b", "a", "a", "c"]
+    with pytest.raises(pl_metrics.UnknownOptionError, match="'label'; did you mean 'by'\\? "):
+        plot.intervals(table, label="model")  # type: ignore[call-arg]
 
 
 # distributions
@@ -807,7 +809,7 @@ BAD_OPTIONS = [
     (plot.heatmap, "report", {"metric": "lrap", "fold_col": "lrap"}, "'metric' and 'fold_col'"),
     (plot.per_class_bars, "per_class", {"metric": "f1", "model_col": "class"}, "both name"),
     (plot.per_class_bars, "per_class", {"metric": "class"}, "both name column 'class'"),
-    (plot.intervals, "intervals", {"label": 1}, "option 'label': expected column names"),
+    (plot.intervals, "intervals", {"by": 1}, "option 'by': expected column names"),
 ]
 
 
@@ -1194,7 +1196,7 @@ def test_wide_small_multiples_long_fold_names_and_paired_labels() -> None:
     pairs = pl.concat(
         pl_metrics.paired(digits, "lrap", "logreg", m, n_resamples=20) for m in ("knn", "forest")
     )
-    fig = plot.intervals(pairs, label="model_b")
+    fig = plot.intervals(pairs, by="model_b")
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["knn", "forest"]
     fig = plot.intervals(pairs)  # (by default, still by the pair)
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == [
