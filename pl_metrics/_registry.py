@@ -238,7 +238,10 @@ METRICS: dict[str, MetricInfo] = {
             "beta, threshold, pred_col, by, weight_col, average, zero_division",
         ),
         _thresholded(
-            "jaccard", "`jaccard_score` on the indicator matrix", "tp / (tp + fp + fn)", True
+            "jaccard",
+            "`jaccard_score` on the indicator matrix",
+            "tp / (tp + fp + fn); options as `f1`",
+            True,
         ),
         MetricInfo(
             "specificity",
@@ -249,7 +252,7 @@ METRICS: dict[str, MetricInfo] = {
             _ALL_AVERAGES[:3],
             "option",
             "`recall_score(pos_label=0)` per class",
-            "true negative rate tn / (tn + fp); averages None, macro, micro",
+            "true negative rate tn / (tn + fp); options as `f1`; averages None, macro, micro",
             "...",
         ),
         MetricInfo(

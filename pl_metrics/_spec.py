@@ -57,6 +57,7 @@ __all__ = [
     "Undefined",
     "as_given",
     "at_call",
+    "check_average_of",
     "check_key_name",
     "check_key_names",
     "class_text",
