@@ -1427,10 +1427,18 @@ def _undefined_draws(
 def _spread(names: list[str], estimate: str) -> list[pl.Expr]:
     """The resamples' statistics: NaN where no resample has a value, null where the estimate is.
 
-    A null estimate is a class left out (``undefined="skip"``), as in the metric's table.
+    A null estimate is a class left out (``undefined="skip"``), as in the metric's table. A
+    NaN estimate (weights that cancel; two infinite losses' difference) gives NaN: the
+    resamples defined there are those that break the cancellation, or leave the id out,
+    and their interval would be of another quantity.
     """
+    value = pl.col(estimate)
     return [
-        pl.when(pl.col(estimate).is_not_null()).then(pl.col(n).fill_null(math.nan)).alias(n)
+        pl.when(value.is_nan())
+        .then(math.nan)
+        .when(value.is_not_null())
+        .then(pl.col(n).fill_null(math.nan))
+        .alias(n)
         for n in names
     ]
 
@@ -1497,8 +1505,9 @@ def bootstrap(
     metric is undefined (NaN: every class left out, only ids of weight 0 drawn, or weights
     that cancel where the metric divides by them, a class's of ragged ids for brier_score
     and binary_log_loss) is left out of the interval and the standard deviation (the
-    bounds and the deviation are NaN when no resample is defined; where some are infinite,
-    an infinite loss with ``eps=0``, the deviation is NaN and a bound may be infinite). A
+    bounds and the deviation are NaN when no resample is defined, and when the estimate
+    is NaN; where some are infinite, an infinite loss with ``eps=0``, the deviation is NaN
+    and a bound may be infinite). A
     LazyFrame gives a LazyFrame: nothing is read until it is collected.
 
     The interval is of the resamples' percentiles, not centred on the estimate: where the
@@ -1722,7 +1731,9 @@ def paired(
     interval's bounds are interpolated between resamples and the p-value counts them, so
     the two may disagree at the margin: of 100 resamples, 3 at or below 0 give a p-value
     of 0.06 beside a 95% interval above 0 (more resamples narrow the margin). Resamples
-    where the difference is undefined (NaN) are left out of the interval and the p-value.
+    where the difference is undefined (NaN) are left out of the interval and the p-value;
+    where the difference itself is NaN (both models' losses infinite with ``eps=0``), so
+    are they.
     With per-class output (``per_class=True`` or ``average=None``), one row per group and
     class. Resampled as by `bootstrap`; a LazyFrame gives a LazyFrame, computed when it is
     collected.

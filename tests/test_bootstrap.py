@@ -681,6 +681,37 @@ def test_paired_tells_an_infinite_difference() -> None:
         assert flipped["difference"].item() == -math.inf
 
 
+def test_a_nan_estimate_has_no_interval() -> None:
+    """A NaN estimate (or difference) comes with NaN bounds, deviation and p-value.
+
+    The resamples defined there are those that break what made it NaN: weights cancelling
+    (+1 and -1 ids), or, of two infinite losses on one id, those that leave the id out.
+    Their interval, beside the NaN, read as a confident result of another quantity.
+    """
+    rng = np.random.default_rng(211)
+    y = rng.random((100, 3)) < 0.35
+    df = pl_metrics.from_numpy(y, y * 0.3 + rng.random((100, 3))).with_columns(
+        w=pl.when(pl.col("id") % 2 == 0).then(1.0).otherwise(-1.0)
+    )
+    ci = pl_metrics.bootstrap(df, "lrap", weight_col="w", n_resamples=100, seed=1)
+    assert all(math.isnan(v) for v in ci.select("estimate", "lower", "upper", "std").row(0))
+    # Both models give id 0's true class a probability of 0: inf - inf in every resample
+    # that draws it; the others (about 37%) gave an interval and p = 0.
+    p = np.where(y, 0.3, 0.0) + rng.random((100, 3))
+    p[0] = np.where(y[0], 0.0, 0.5)
+    a = pl_metrics.from_numpy(y, p / p.sum(axis=1, keepdims=True), class_names=["x", "y", "z"])
+    b = a.with_columns(pl.col("score").pow(0.5))
+    two = pl.concat([a.with_columns(model=pl.lit("a")), b.with_columns(model=pl.lit("b"))])
+    for pair in (two, pl.concat([two.filter(model="a"), a.with_columns(model=pl.lit("b"))])):
+        got = pl_metrics.paired(pair, "binary_log_loss", "a", "b", eps=0.0, n_resamples=200)
+        assert all(
+            math.isnan(v) for v in got.select("difference", "lower", "upper", "p_value").row(0)
+        )
+    # Without the infinite id: an interval and a p-value, as before.
+    finite = pl_metrics.paired(two.filter(pl.col("id") != 0), "binary_log_loss", "a", "b")
+    assert not any(math.isnan(v) for v in finite.select("lower", "upper", "p_value").row(0))
+
+
 def test_bootstrap_and_paired_tell_repeated_rows_which_columns_to_group_by(kind: str) -> None:
     """They read only the columns they use; the hint names the table's other key columns."""
     rng = np.random.default_rng(8)
