@@ -930,7 +930,8 @@ def resolve_columns(
             for name, dtype in schema.items()
             if name not in {*options.values(), *by_names}
             and not name.startswith(INTERNAL)
-            and not dtype.is_float()
+            # (a float is a score or weight, but a fold of pandas' with a NaN is float too)
+            and (not dtype.is_float() or "fold" in name.lower())
             and not _OTHER_ROLE["truth_col"](name.lower())  # (a prediction is no group)
             and not _ROW_INDEX.fullmatch(name)  # a row number is no group
         ),

@@ -175,6 +175,9 @@ def test_duplicates_name_the_columns_that_could_group_them(
     ):
         pl_metrics.report(two.drop("model", "fold"), metric)
     assert pl_metrics.report(frame, metric, by=["model", "fold"]).lazy().collect().height == 2
+    # ... but a fold is a key whatever its type: pandas writes one with a NaN as floats.
+    with pytest.raises(MetricsInputError, match=hint):
+        pl_metrics.report(two.with_columns(pl.col("fold").cast(pl.Float64)), metric)
 
 
 def test_ragged(good: pl.DataFrame) -> None:
