@@ -324,15 +324,14 @@ def _check_workers(client: Any) -> None:
 def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:
     """Each chunk a task: the worker reads its rows from the files and returns its state."""
 
-    def run(chunks: Chunks, spec: Spec, keep: Callable[[MetricState], _Kept]) -> list[_Kept]:
+    def run(chunks: Chunks, spec: Spec, keep: Callable[[MetricState], _Kept]) -> Iterator[_Kept]:
         futures = [
             client.submit(_chunk_state, paths, rows, spec, keep, retries=retries, pure=False)
             for rows in chunks.filters
         ]
-        kept = []
         for number, future in enumerate(futures, start=1):
             try:
-                kept.append(future.result())
+                yield future.result()  # (merged as they come: the client holds log2(n))
             except Exception as error:  # the task's own error, after its retries
                 for other in futures:
                     other.cancel()
@@ -346,7 +345,6 @@ def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:
                     f"{', '.join(paths[:3])}{' ...' if len(paths) > 3 else ''} failed after "
                     f"{retries + 1} tries: {type(error).__name__}: {error}"
                 ) from error
-        return kept
 
     return run
 
