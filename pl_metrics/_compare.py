@@ -1507,8 +1507,8 @@ def bootstrap(
     and binary_log_loss) is left out of the interval and the standard deviation (the
     bounds and the deviation are NaN when no resample is defined, and when the estimate
     is NaN; where some are infinite, an infinite loss with ``eps=0``, the deviation is NaN
-    and a bound may be infinite). A
-    LazyFrame gives a LazyFrame: nothing is read until it is collected.
+    and a bound may be infinite). A LazyFrame gives a LazyFrame: nothing is read until it
+    is collected.
 
     The interval is of the resamples' percentiles, not centred on the estimate: where the
     resamples' values lean one way (average precision of classes of a few positives, which
