@@ -17,7 +17,7 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final, Protocol, TextIO, TypeVar
@@ -543,16 +543,18 @@ def _merging(states: Iterable[MetricState]) -> list[MetricState]:
     held: list[MetricState] = []
     empty = None
     count = 0
-    for state in states:
-        if not _has_ids(state):
-            empty = empty or state
-            continue
-        held.append(state)
-        count += 1
-        merged = count
-        while merged % _FAN_IN == 0:
-            held[-_FAN_IN:] = [_whole(held[-_FAN_IN:])]
-            merged //= _FAN_IN
+    # (a merge that fails closes the runner: its progress bar cleared, its tasks cancelled)
+    with contextlib.closing(states) if isinstance(states, Generator) else contextlib.nullcontext():
+        for state in states:
+            if not _has_ids(state):
+                empty = empty or state
+                continue
+            held.append(state)
+            count += 1
+            merged = count
+            while merged % _FAN_IN == 0:
+                held[-_FAN_IN:] = [_whole(held[-_FAN_IN:])]
+                merged //= _FAN_IN
     return held or ([] if empty is None else [empty])
 
 

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import os
 import warnings
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final, TypeVar
@@ -325,26 +326,32 @@ def _dask_runner(client: Any, paths: list[str], retries: int) -> Runner:
     """Each chunk a task: the worker reads its rows from the files and returns its state."""
 
     def run(chunks: Chunks, spec: Spec, keep: Callable[[MetricState], _Kept]) -> Iterator[_Kept]:
-        futures = [
+        pending = deque(
             client.submit(_chunk_state, paths, rows, spec, keep, retries=retries, pure=False)
             for rows in chunks.filters
-        ]
-        for number, future in enumerate(futures, start=1):
-            try:
-                yield future.result()  # (merged as they come: the client holds log2(n))
-            except Exception as error:  # the task's own error, after its retries
-                for other in futures:
-                    other.cancel()
-                if isinstance(error, MetricsInputError):  # the data's, found on the worker
-                    raise
-                which = _unreadable_file(client, paths, spec) if _reading(error) else None
-                if which:  # a file that does not read alone: the data's error, as score() says
-                    raise MetricsInputError(which) from error
-                raise ChunkError(
-                    f"chunk {number} of {len(futures)} ({chunks.strategy}) over "
-                    f"{', '.join(paths[:3])}{' ...' if len(paths) > 3 else ''} failed after "
-                    f"{retries + 1} tries: {type(error).__name__}: {error}"
-                ) from error
+        )
+        total = len(pending)
+        try:
+            for number in range(1, total + 1):
+                future = pending.popleft()  # (dropped once read: the worker frees its result)
+                try:
+                    state = future.result()
+                except Exception as error:  # the task's own error, after its retries
+                    if isinstance(error, MetricsInputError):  # the data's, found on the worker
+                        raise
+                    which = _unreadable_file(client, paths, spec) if _reading(error) else None
+                    if which:  # a file that does not read alone: the data's error, as score()
+                        raise MetricsInputError(which) from error
+                    raise ChunkError(
+                        f"chunk {number} of {total} ({chunks.strategy}) over "
+                        f"{', '.join(paths[:3])}{' ...' if len(paths) > 3 else ''} failed "
+                        f"after {retries + 1} tries: {type(error).__name__}: {error}"
+                    ) from error
+                del future
+                yield state  # (merged as they come: the client holds a few)
+        finally:  # a chunk's error, or the merge's: the tasks not yet read are cancelled
+            for other in pending:
+                other.cancel()
 
     return run
 

@@ -16,6 +16,7 @@ import pytest
 
 import pl_metrics
 import pl_metrics.dask
+from pl_metrics import _driver
 from tests.conftest import write_corrupt_page
 from tests.test_driver import close
 
@@ -420,3 +421,18 @@ def test_a_cluster_without_workers_is_warned_of(dump: Path) -> None:
     ):
         pl_metrics.dask.score(dump, "lrap", by="model", client=NoWorkers())
     assert told[0].filename == __file__
+
+
+def test_a_failed_merge_cancels_the_chunks_not_yet_read(
+    client: Any, dump: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client merges the chunks' states as they come: a merge that fails (out of
+    memory, say) cancels the tasks left, not kept running until the error is dropped."""
+
+    def fails(states: Any) -> pl_metrics.MetricState:
+        raise MemoryError("no room to merge")
+
+    monkeypatch.setattr(_driver, "_whole", fails)
+    with pytest.raises(MemoryError):
+        pl_metrics.dask.score(dump, "lrap", by="model", client=client, n_chunks=40)
+    assert not client.futures  # (each read or cancelled, none held)

@@ -515,35 +515,70 @@ def test_progress_bar_writes_to_its_stream(digits: pl.DataFrame) -> None:
 
 
 @pytest.mark.parametrize("weights", [False, True])
-def test_chunk_states_are_merged_as_they_come(digits: pl.DataFrame, weights: bool) -> None:
+def test_chunk_states_are_merged_as_they_come(
+    digits: pl.DataFrame, weights: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A micro average's state holds each chunk's distinct scores: the chunks' states, all
     held to the end, made the memory grow as the budget shrank (QA: 0.54 GB at one chunk,
-    0.81 GB at a 4 MB budget). At most `_FAN_IN` - 1 of each level of merges are held."""
+    0.81 GB at a 4 MB budget). Fewer than `_FAN_IN` of each level of merges are held."""
     frame = digits.with_columns(w=1.0 + pl.col("id") % 3) if weights else digits
     lf = frame.lazy()
     plan = plan_chunks(lf, n_chunks=70, budget=budget_bytes(None))
     options = {"weight_col": "w"} if weights else {}
     spec = resolve(lf, ["roc_auc", "f1", "lrap"], by="model", average="micro", **options)
-    alive: list[weakref.ref[pl_metrics.MetricState]] = []
-    most = 0
+    chunks: list[weakref.ref[pl_metrics.MetricState]] = []
+    merges: list[weakref.ref[pl_metrics.MetricState]] = []
+    whole_of = _driver._whole
+
+    def merged(states: Any) -> pl_metrics.MetricState:
+        out = whole_of(states)
+        merges.append(weakref.ref(out))
+        return out
+
+    monkeypatch.setattr(_driver, "_whole", merged)
+    held: list[tuple[int, int]] = []  # (chunks', merges') states alive as each chunk comes
 
     def states() -> Any:
-        nonlocal most
         for state in local_runner(lf, None)(plan, spec, whole):
-            alive.append(weakref.ref(state))
+            chunks.append(weakref.ref(state))
             gc.collect()
-            most = max(most, sum(ref() is not None for ref in alive))
+            held.append(tuple(sum(r() is not None for r in refs) for refs in (chunks, merges)))
             yield state
 
-    merged = _driver._merging(states())
-    assert len(alive) == len(plan) == 70
-    assert len(merged) == 1 + 6  # 70 = 64 (one merge of 8 merges) + 6
-    assert most <= 1 + 7 + 1  # a merge of 64, 7 of 8 of the next level, the chunk just read
-    got = _driver._whole(merged).finalize().collect()
+    out = _driver._merging(states())
+    assert len(chunks) == len(plan) == 70
+    assert len(out) == 1 + 6  # 70 = 64 (one merge of 8 merges of 8) + 6
+    assert max(c for c, _ in held) == _driver._FAN_IN  # (7 waiting, and the one just read)
+    assert max(m for _, m in held) == _driver._FAN_IN - 1  # (the level above's)
+    got = whole_of(out).finalize().collect()
     want = pl_metrics.report(
         frame, ["roc_auc", "f1", "lrap"], by="model", average="micro", **options
     )
     assert_frame_equal(got, want, rel_tol=1e-12)
+
+
+def test_a_failed_merge_closes_the_runner(
+    digits: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A merge runs while the runner waits at its chunk: one that fails closes it, so its
+    progress bar is cleared before the error is told (and a cluster's tasks cancelled)."""
+    lf = digits.lazy()
+    plan = plan_chunks(lf, n_chunks=20, budget=budget_bytes(None))
+    spec = resolve(lf, "lrap", by="model")
+
+    def fails(states: Any) -> pl_metrics.MetricState:
+        raise MemoryError("no room to merge")
+
+    monkeypatch.setattr(_driver, "_whole", fails)
+    stream = io.StringIO()
+    chunks = local_runner(lf, stream)(plan, spec, whole)
+    with pytest.raises(MemoryError):
+        _driver._merging(chunks)
+    assert chunks.gi_frame is None  # type: ignore[attr-defined]  # (closed)
+    text = stream.getvalue()  # (tqdm clears a bar not left: blanks over it, then a return)
+    assert "20 chunks" in text
+    assert text.endswith("\r")
+    assert not text.rsplit("\r", 2)[1].strip()
 
 
 @pytest.mark.parametrize("average", ["macro", "weighted", None])
