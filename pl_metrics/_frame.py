@@ -207,8 +207,6 @@ def unknown_option(
         close = f"did you mean '{name}_col'?"
     if "by" in known and name in ("by_col", "by_cols", "group_by", "groupby", "group_col"):
         close = "did you mean 'by'?"  # (by_col was offered id_col)
-    if "by" in known and name == "label" and function.endswith("intervals"):
-        close = "did you mean 'by'? (the columns that label the rows)"  # (its name until 0.1)
     if not close:  # a slip in a short name (bi=): too few letters for difflib's ratio
         one_off = [k for k in known if len(k) == len(name) <= 3 and _one_apart(k, name)]
         close = did_you_mean(name, one_off, n=1, cutoff=0.0)
@@ -218,6 +216,8 @@ def unknown_option(
             close = "it takes no sample weights"
         if name == "labels" and "class_names" in known:
             close = "did you mean 'class_names'? (as scikit-learn's labels=)"
+    if "by" in known and name in ("label", "labels") and function.endswith("intervals"):
+        close = "did you mean 'by'? (the columns that label the rows)"  # (label= was its name)
     if function in METRICS and takers:
         return UnknownOptionError(
             f"{function}: option {name!r} is not one of its options; "
@@ -931,12 +931,15 @@ def resolve_columns(
             if name not in {*options.values(), *by_names}
             and not name.startswith(INTERNAL)
             # (a float is a score or weight, but a fold of pandas' with a NaN is float too)
-            and (not dtype.is_float() or "fold" in name.lower())
+            and (not dtype.is_float() or _FOLD.fullmatch(name) is not None)
             and not _OTHER_ROLE["truth_col"](name.lower())  # (a prediction is no group)
             and not _ROW_INDEX.fullmatch(name)  # a row number is no group
         ),
     )
 
+
+#: A fold column's names (not a fold_score's, nor a scaffold's).
+_FOLD = re.compile(r"(k_?)?folds?(_?(id|idx|index|no|num|number))?", re.IGNORECASE)
 
 #: A pandas frame's row index as a column: unnamed in its CSV, then read back by pandas, or
 #: kept by Arrow's conversion.

@@ -266,9 +266,8 @@ def chunk_key(metric: str, *, average: str | None = None) -> ChunkKey:
     if average is not None and not entry.averages:
         raise MetricsInputError(f"option 'average': {metric} takes no average")
     if average is not None:  # (told as the metric tells it)
-        check_option(
-            "average", average, dict.fromkeys(a for m in METRICS.values() for a in m.averages)
-        )
+        known = dict.fromkeys(a for m in METRICS.values() for a in m.averages if a is not None)
+        check_option("average", average, [*known, None])  # (None last, as the metrics tell it)
         check_average_of(entry, average)
     return chunk_key_of(metric, average)
 

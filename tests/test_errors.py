@@ -178,6 +178,12 @@ def test_duplicates_name_the_columns_that_could_group_them(
     # ... but a fold is a key whatever its type: pandas writes one with a NaN as floats.
     with pytest.raises(MetricsInputError, match=hint):
         pl_metrics.report(two.with_columns(pl.col("fold").cast(pl.Float64)), metric)
+    # (A float named for its fold is no fold: nor a scaffold.)
+    floats = two.with_columns(fold_score=pl.col("score") / 2, scaffold=pl.col("score"))
+    with pytest.raises(
+        MetricsInputError, match=r"has columns model, fold: pass by=\['model', 'fold'\]"
+    ):
+        pl_metrics.report(floats, metric)
 
 
 def test_ragged(good: pl.DataFrame) -> None:

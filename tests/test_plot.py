@@ -423,8 +423,9 @@ def test_intervals_unknown_metric_and_label() -> None:
     assert top_to_bottom(fig, ax) == order  # highest estimate first, NaN last, keys named
     fig = plot.intervals(table, by="model")  # (by=, as the other plots name their series)
     assert top_to_bottom(fig, fig.axes[0]) == ["b", "c", "b", "a", "a", "c"]
-    with pytest.raises(pl_metrics.UnknownOptionError, match="'label'; did you mean 'by'\\? "):
-        plot.intervals(table, label="model")  # type: ignore[call-arg]
+    for name in ("label", "labels"):
+        with pytest.raises(pl_metrics.UnknownOptionError, match=f"'{name}'; did you mean 'by'\\? "):
+            plot.intervals(table, **{name: "model"})
 
 
 # distributions
