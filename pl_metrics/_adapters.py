@@ -976,6 +976,11 @@ def _zeros_and_ones(column: Any) -> bool:
 
 def _object_hint(name: str, given: Any) -> str:
     """Why ``given`` (y_true or y_score) made an array of objects, and what to pass instead."""
+    if isinstance(given, pl.Series) and isinstance(given.dtype, pl.List):
+        return (  # (numpy reads a Series of lists, which may differ in length, as objects)
+            f" (a polars Series of lists: cast it to arrays of one width, "
+            f"{name}.cast(pl.Array(pl.Float64, n_classes)))"
+        )
     texts = [c for c, kind in _column_kinds(given) or () if kind not in "iufb"]
     if not texts:
         return _OBJECT_HINT
@@ -1112,7 +1117,7 @@ def from_numpy(
     ...
     pl_metrics._frame.MetricsInputError: y_true: 2 values are neither 0 nor 1
     """
-    _warn_of_pandas_misaligned(y_true, y_score, class_names)
+    _warn_of_misaligned(y_true, y_score, class_names)
     _refuse_columns_of_no_class(y_score)
     # scipy's sparse matrices (scikit-learn's multilabel indicators often are) as dense.
     y_true, y_score = (a.toarray() if hasattr(a, "toarray") else a for a in (y_true, y_score))
@@ -1148,6 +1153,12 @@ def from_numpy(
         raise MetricsInputError(
             f"option 'class_names': expected a name per column, got {shown(class_names)}"
         )
+    if isinstance(class_names, (set, frozenset)):  # (set(y): its order is the hash's)
+        raise MetricsInputError(
+            "option 'class_names': a set has no order, and each name is of a column in its "
+            "place: pass a list (sorted(set(y)) where the columns are in sorted order, as "
+            "scikit-learn's classifiers order classes_)"
+        )
     names = list(range(n_classes)) if class_names is None else _names("class_names", class_names)
     if len(names) != n_classes:
         raise MetricsInputError(f"{len(names)} class names for {n_classes} columns")
@@ -1163,10 +1174,12 @@ def from_numpy(
     if binary and n_classes == 2 and class_names is None:
         warnings.warn(
             "from_numpy: y_score has 2 columns, each a class, so the thresholded metrics (f1, "
-            "accuracy, ...) and average precision average the two; scikit-learn's binary "
-            "values (f1_score(y_true, y_score[:, 1] >= 0.5)) are the positive class's alone: "
-            "from_numpy(y_true, y_score[:, 1]) gives them (log_loss and roc_auc are the same "
-            "either way; class_names=[0, 1] says the two classes are meant)",
+            "accuracy, ...), average precision and roc_auc average the two; scikit-learn's "
+            "binary values (f1_score(y_true, y_score[:, 1] >= 0.5)) are the positive class's "
+            "alone: from_numpy(y_true, y_score[:, 1]) gives them, binary_log_loss its log loss "
+            "(log_loss of the two columns is scikit-learn's too, and their roc_auc differs only "
+            "where 1 - p rounds, a p below about 1e-16 tying in the other column; "
+            "class_names=[0, 1] says the two classes are meant)",
             UserWarning,
             stacklevel=caller_stacklevel(),
         )
@@ -1270,17 +1283,18 @@ def from_numpy(
     )
 
 
-def _warn_of_pandas_misaligned(y_true: object, y_score: object, class_names: object) -> None:
-    """Warn where pandas objects' labels pair other rows or columns than their places.
+def _warn_of_misaligned(y_true: object, y_score: object, class_names: object) -> None:
+    """Warn where a frame's labels pair other rows or columns than their places.
 
-    ``from_numpy`` reads them by position, as scikit-learn does; pandas users may expect
+    ``from_numpy`` reads frames by position, as scikit-learn does; pandas users may expect
     them aligned by index and column names (a frame of ``[b, a]`` beside ``[a, b]``, or
-    beside ``class_names=[a, b]``). A default index (0 to n - 1, as ``predict_proba``
-    frames have) names no rows: a shuffled frame's labels beside it pair by position, as
-    meant.
+    beside ``class_names=[a, b]``), and a polars frame's columns are named too. A default
+    index (0 to n - 1, as ``predict_proba`` frames have) names no rows: a shuffled frame's
+    labels beside it pair by position, as meant.
     """
     for name, frame in (("y_true", y_true), ("y_score", y_score)):
-        columns = getattr(frame, "columns", None) if is_pandas(frame) else None
+        framed = is_pandas(frame) or isinstance(frame, pl.DataFrame)
+        columns = getattr(frame, "columns", None) if framed else None
         if (
             columns is None
             or isinstance(class_names, str)

@@ -129,6 +129,18 @@ def test_from_numpy_takes_binary_scores_as_scikit_learn() -> None:
     with pytest.warns(UserWarning, match=r"y_score has 2 columns, each a class.*y_score\[:, 1\]"):
         two = pl_metrics.from_numpy(y, np.c_[1 - p, p])
     assert pl_metrics.f1(two).item() != pytest.approx(f1_score(y, p >= 0.5))
+    # The warning's advice holds: the positive column's log loss is binary_log_loss's (it
+    # said log_loss), and ROC AUC of the two columns is the positive's, unless 1 - p rounds.
+    # (Scores of 0 and 1 clip apart: 1 - (1 - eps) is not eps.)
+    q = np.clip(p, 0.05, 0.95)
+    with pytest.warns(UserWarning, match=r"binary_log_loss its log loss"):
+        want = pl_metrics.log_loss(pl_metrics.from_numpy(y, np.c_[1 - q, q])).item()
+    assert pl_metrics.binary_log_loss(pl_metrics.from_numpy(y, q)).item() == pytest.approx(want)
+    assert pl_metrics.roc_auc(two).item() == pytest.approx(roc_auc_score(y, p), rel=1e-12)
+    tiny = np.array([1e-20, 1e-18, 0.6, 0.7])  # (1 - 1e-20 is 1: the other column ties)
+    with pytest.warns(UserWarning, match=r"binary_log_loss its log loss.*where 1 - p rounds"):
+        rounded = pl_metrics.from_numpy([0, 1, 0, 1], np.c_[1 - tiny, tiny])
+    assert pl_metrics.roc_auc(rounded).item() != roc_auc_score([0, 1, 0, 1], tiny)
     with warnings.catch_warnings():  # (two classes meant: named)
         warnings.simplefilter("error")
         pl_metrics.from_numpy(y, np.c_[1 - p, p], class_names=[0, 1])
@@ -1500,3 +1512,33 @@ def test_from_wide_names_the_smallest_repeated_ids() -> None:
         pl_metrics.MetricsInputError, match=r"3 ids repeat in the scores, .*: 5, 7, 9$"
     ):
         pl_metrics.from_wide(scores, truth)
+
+
+def test_from_numpy_refuses_a_set_of_class_names() -> None:
+    """set(y) names the columns in its hash's order, which moves between runs: refused."""
+    y, proba = np.array(["a", "c"]), np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]])
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"'class_names': a set has no order"):
+        pl_metrics.from_numpy(y, proba, class_names={"a", "b", "c"})
+    named = pl_metrics.from_numpy(y, proba, class_names=sorted({"a", "b", "c"}))
+    assert named["class"].unique(maintain_order=True).to_list() == ["a", "b", "c"]
+
+
+def test_from_numpy_warns_of_a_polars_frame_in_another_order() -> None:
+    """A polars frame's columns are named as a pandas frame's are: read by position, warned of
+    when they are the class_names in another order (silent, log_loss 1.18 for 1.33)."""
+    names = ["a", "b", "c"]
+    proba = pl.DataFrame(np.array([[0.7, 0.2, 0.1], [0.1, 0.3, 0.6]]), schema=names)
+    with pytest.warns(UserWarning, match=r"y_score's columns are the class_names in another"):
+        pl_metrics.from_numpy(["a", "c"], proba.select("b", "a", "c"), class_names=names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pl_metrics.from_numpy(["a", "c"], proba, class_names=names)
+
+
+def test_from_numpy_tells_a_polars_series_of_lists_to_be_arrays() -> None:
+    """Not the pandas hint: numpy reads a Series of lists (of any lengths) as objects."""
+    lists = pl.Series([[0.9, 0.1], [0.2, 0.8]])
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"a polars Series of lists: cast it"):
+        pl_metrics.from_numpy([0, 1], lists)
+    arrays = pl_metrics.from_numpy([0, 1], lists.cast(pl.Array(pl.Float64, 2)))
+    assert arrays.height == 4
