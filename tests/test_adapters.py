@@ -1540,5 +1540,5 @@ def test_from_numpy_tells_a_polars_series_of_lists_to_be_arrays() -> None:
     lists = pl.Series([[0.9, 0.1], [0.2, 0.8]])
     with pytest.raises(pl_metrics.MetricsInputError, match=r"a polars Series of lists: cast it"):
         pl_metrics.from_numpy([0, 1], lists)
-    arrays = pl_metrics.from_numpy([0, 1], lists.cast(pl.Array(pl.Float64, 2)))
+    arrays = pl_metrics.from_numpy([0, 1], lists.cast(pl.Array(pl.Float64, 2)), class_names=[0, 1])
     assert arrays.height == 4
