@@ -10,7 +10,7 @@ import math
 
 import polars as pl
 
-from pl_metrics._frame import MetricsInputError, is_number, ordered_mean, ordered_sum
+from pl_metrics._frame import MetricsInputError, is_number, ordered_mean, ordered_sum, shown
 
 __all__ = [
     "check_zero_division",
@@ -27,7 +27,7 @@ def check_zero_division(zero_division: float) -> float:
         " (scikit-learn's 'warn' gives 0, with a warning)" if str(zero_division) == "warn" else ""
     )
     raise MetricsInputError(
-        f"option 'zero_division': unknown value {zero_division!r}; expected 0, 1 or NaN{warn}"
+        f"option 'zero_division': unknown value {shown(zero_division)}; expected 0, 1 or NaN{warn}"
     )
 
 

@@ -170,7 +170,8 @@ def _pred(score: IntoExpr | None, threshold: float | pl.Expr, pred: IntoExpr | N
     if score is not None and pred is not None:
         raise MetricsInputError("give either a score (with a threshold) or pred, not both")
     if pred is not None:
-        if isinstance(threshold, pl.Expr) or threshold != 0.5:  # (0.5: the default)
+        # (0.5: the default; a table or an array is no threshold here either)
+        if isinstance(threshold, pl.Expr) or not (is_number(threshold) and threshold == 0.5):
             raise MetricsInputError(
                 "option 'threshold': the predictions are pred, so no threshold applies; give "
                 "one of them"

@@ -620,6 +620,21 @@ def test_a_threshold_expression_takes_scores_equal_to_it_as_positive() -> None:
 def test_pred_with_a_threshold_expression_is_refused_by_name() -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match=r"option 'threshold': the predictions"):
         expr.f1(None, "truth", pred="pred", threshold=pl.col("t"))
+    # A table (best_threshold's, as the tables take), an array or a Series: the same, not
+    # "the truth value of a DataFrame is ambiguous" from comparing it with the default.
+    best = pl.DataFrame({"class": [1], "threshold": [0.3]})
+    for threshold in (best, best.lazy(), np.array([0.3, 0.4]), pl.Series([0.3])):
+        with pytest.raises(pl_metrics.MetricsInputError, match=r"'threshold': the predictions"):
+            expr.confusion(None, "truth", pred="pred", threshold=threshold)
+    assert isinstance(expr.f1(None, "truth", pred="pred", threshold=np.float64(0.5)), pl.Expr)
+
+
+def test_zero_division_of_a_series_is_told_on_one_line() -> None:
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        expr.f1("score", "truth", zero_division=pl.Series([1.0]))
+    assert str(error.value) == (
+        "option 'zero_division': unknown value a Series of shape (1,); expected 0, 1 or NaN"
+    )
 
 
 def test_float32_weights_are_summed_as_float64() -> None:
