@@ -915,14 +915,27 @@ def _check_y_true(truth: np.ndarray, given: Any) -> None:
     if truth.dtype == np.bool_:
         return
     if truth.dtype.kind not in "iuf":
-        hint = _object_hint("y_true", given) if truth.dtype == object else ""
+        hint = _object_hint("y_true", given) if truth.dtype == object else _two_labels(truth)
         raise MetricsInputError(f"y_true: must be boolean or numeric 0/1, not {truth.dtype}{hint}")
     bad = int(np.count_nonzero((truth != 0) & (truth != 1)))  # NaN counts: neither 0 nor 1
     if bad:
         nan = int(np.count_nonzero(np.isnan(truth))) if truth.dtype.kind == "f" else 0
-        of_them = f" ({nan:,} of them NaN)" if nan else ""
+        of_them = f" ({nan:,} of them NaN)" if nan else _two_labels(truth)
         values = "value is" if bad == 1 else "values are"
         raise MetricsInputError(f"y_true: {bad:,} {values} neither 0 nor 1{of_them}")
+
+
+def _two_labels(truth: np.ndarray) -> str:
+    """Binary truth of two labels other than 0 and 1 (-1 and 1, "neg" and "pos"): a hint."""
+    one_column = truth.ndim == 1 or (truth.ndim == 2 and truth.shape[1] == 1)
+    labels = np.unique(truth).tolist() if one_column else []
+    if len(labels) != 2:
+        return ""
+    positive = labels[1]
+    return (
+        f" (two labels, {labels[0]!r} and {positive!r}: pass y_true == {positive!r}, naming "
+        "the positive one, as scikit-learn's pos_label does)"
+    )
 
 
 #: numpy's kind letters of polars' float and boolean types (integers: "i").

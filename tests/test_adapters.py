@@ -1542,3 +1542,16 @@ def test_from_numpy_tells_a_polars_series_of_lists_to_be_arrays() -> None:
         pl_metrics.from_numpy([0, 1], lists)
     arrays = pl_metrics.from_numpy([0, 1], lists.cast(pl.Array(pl.Float64, 2)), class_names=[0, 1])
     assert arrays.height == 4
+
+
+@pytest.mark.parametrize("labels", [[-1, 1], [1, 2], ["neg", "pos"]])
+def test_from_numpy_tells_binary_labels_other_than_0_and_1_how(labels: list[Any]) -> None:
+    """scikit-learn's binary metrics take -1/1 or "neg"/"pos" with pos_label: one line to 0/1."""
+    y = np.array(labels * 3)
+    p = np.linspace(0.1, 0.9, 6)
+    negative, positive = labels
+    told = f"two labels, {negative!r} and {positive!r}: pass y_true == {positive!r}, naming"
+    with pytest.raises(pl_metrics.MetricsInputError, match=re.escape(told)):
+        pl_metrics.from_numpy(y, p)
+    got = pl_metrics.roc_auc(pl_metrics.from_numpy(y == positive, p)).item()
+    assert got == pytest.approx(roc_auc_score(y, p), rel=1e-12)  # (its positive: the greater)
