@@ -1555,3 +1555,11 @@ def test_from_numpy_tells_binary_labels_other_than_0_and_1_how(labels: list[Any]
         pl_metrics.from_numpy(y, p)
     got = pl_metrics.roc_auc(pl_metrics.from_numpy(y == positive, p)).item()
     assert got == pytest.approx(roc_auc_score(y, p), rel=1e-12)  # (its positive: the greater)
+
+
+def test_from_numpy_refuses_a_frozenset_of_class_names() -> None:
+    # (kills: the set refusal narrowed to set)
+    with pytest.raises(pl_metrics.MetricsInputError, match="a set has no order"):
+        pl_metrics.from_numpy(
+            [0, 1, 1], [[0.2, 0.8], [0.3, 0.7], [0.1, 0.9]], class_names=frozenset({"a", "b"})
+        )

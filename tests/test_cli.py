@@ -2822,3 +2822,32 @@ def test_long_integer_class_columns_are_told_to_name_the_classes_not_cast_them(
     assert main([*argv, "--classes", "a,b,c"]) == 0
     got = pl.read_csv(capsys.readouterr().out.encode())
     assert got.filter(pl.col("class") == "b")["truth"].to_list() == [False, b_truth]
+
+
+def test_long_two_integer_class_columns_are_told_to_be_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (kills: _in_flags' regex taking 'cast it' only, not 'cast them')
+    scores, truth = tmp_path / "sub.csv", tmp_path / "sol.csv"
+    scores.write_text("row_id,a,b,c\n1,0.5,0,0\n2,0.1,1,0\n")
+    truth.write_text("row_id,labels\n1,a\n2,b c\n")
+    argv = ["long", str(scores), "--labels-col", "labels", "--truth", str(truth)]
+    assert main([*argv, "--id-col", "row_id", "--format", "csv"]) == 2
+    err = capsys.readouterr().err
+    assert "are integer columns of the scores" in err, err
+    assert "name every class column with --classes A,B,..." in err, err
+    assert "cast" not in err, err
+
+
+def test_compare_names_the_first_row_of_a_text_cell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (kills: the CLI's compare counting text without the keys)
+    path = tmp_path / "s.csv"
+    path.write_text(
+        "model,fold,id,class,score,truth\nm,0,0,a,0.9,1\nm,0,0,b,0.1,0\nm,0,1,a,NA,0\n"
+        "m,0,1,b,0.8,1\nn,0,0,a,0.9,1\nn,0,0,b,0.1,0\nn,0,1,a,0.2,0\nn,0,1,b,0.8,1\n"
+    )
+    assert main(["compare", str(path), "-m", "lrap"]) == 2
+    err = capsys.readouterr().err
+    assert "'NA' (first at model='m', fold=0, id=1, class='a'; fix or drop those rows)" in err, err

@@ -1213,3 +1213,14 @@ def test_class_chunks_count_fold_repeats_by_group_not_by_fold() -> None:
         with pytest.raises(pl_metrics.MetricsInputError) as chunked:
             pl_metrics.score(two.lazy(), "best_threshold", n_chunks=n_chunks, **options)
         assert str(chunked.value) == str(whole.value)
+
+
+def test_the_state_of_an_empty_scan_collects_to_the_empty_tables_error(tmp_path: Path) -> None:
+    # (kills: _merging returning [] where no chunk holds an id, not the empty chunk's state)
+    path = tmp_path / "empty.parquet"
+    pl.DataFrame({"id": [0], "class": ["a"], "score": [0.5], "truth": [True]}).head(
+        0
+    ).write_parquet(path)
+    state = pl_metrics.state(pl.scan_parquet(path), ["lrap"]).collect()
+    with pytest.raises(pl_metrics.MetricsInputError, match="the table is empty"):
+        state.finalize().collect()

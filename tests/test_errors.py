@@ -1904,3 +1904,19 @@ def test_a_slip_of_other_metrics_option_is_told_with_its_metrics(good: pl.DataFr
     told = "lrap: option 'per_class' is not one of its options; the metrics that take it: "
     with pytest.raises(pl_metrics.UnknownOptionError, match=f"^{re.escape(told + takers)}$"):
         pl_metrics.lrap(good, per_class=True)  # type: ignore[call-arg]
+
+
+def _two_folds() -> pl.DataFrame:
+    rng = np.random.default_rng(0)
+    good = pl_metrics.from_numpy(rng.random((6, 4)) < 0.5, rng.random((6, 4)))
+    good = good.with_columns(model=pl.lit("m"), w=pl.lit(1.0))
+    return pl.concat([good.with_columns(fold=pl.lit(k)) for k in range(2)])
+
+
+@pytest.mark.parametrize("name", ["k_fold", "kfolds", "fold_id", "fold_no", "foldnumber", "Fold"])
+def test_a_float_fold_is_a_key_by_any_of_its_names(name: str) -> None:
+    # (kills: _FOLD without (k_?)?, without its suffixes, or without re.IGNORECASE)
+    two = _two_folds().with_columns(pl.col("fold").cast(pl.Float64)).rename({"fold": name})
+    told = re.escape(f"has columns model, {name}: pass by=['model', '{name}']")
+    with pytest.raises(MetricsInputError, match=told):
+        pl_metrics.report(two, "lrap")

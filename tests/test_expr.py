@@ -801,3 +801,12 @@ def test_a_threshold_column_of_integers_compares_integer_scores_exactly() -> Non
         "tn": int((~p & (truth == 0)).sum()),
     }
     assert got == want
+
+
+def test_pred_with_a_number_other_than_the_default_threshold_is_refused() -> None:
+    # (kills: _pred's check reduced to 'not a number')
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"'threshold': the predictions are pred"
+    ):
+        expr.f1(None, "truth", pred="pred", threshold=0.3)
+    assert isinstance(expr.f1(None, "truth", pred="pred", threshold=0.5), pl.Expr)

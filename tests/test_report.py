@@ -895,3 +895,9 @@ def test_a_confusion_table_joins_per_class_metrics_in_a_report() -> None:
     assert_frame_equal(got, want, check_row_order=False, check_column_order=False)
     with pytest.raises(pl_metrics.MetricsInputError, match="roc_curve is a table of points"):
         pl_metrics.report(df, ["roc_curve", "f1"], average=None)
+
+
+def test_chunk_key_lists_none_among_the_averages() -> None:
+    # (kills: check_option's choices without None in chunk_key)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"expected one of 'macro', .*, None$"):
+        pl_metrics.chunk_key("roc_auc", average="bogus")
