@@ -919,7 +919,9 @@ def _run_compare(args: argparse.Namespace) -> None:
         from pl_metrics import plot
 
         if intervals is not None:
-            figure = plot.intervals(intervals, confidence=_CONFIDENCE, n_resamples=resamples)
+            # (against one model, which the title names: each row is its other model's)
+            by = "model_b" if args.against is not None else None
+            figure = plot.intervals(intervals, by=by, confidence=_CONFIDENCE, n_resamples=resamples)
         else:
             per_fold = _per_fold(lf, metrics[0], args, options)
             figure = plot.heatmap(

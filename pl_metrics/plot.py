@@ -95,6 +95,25 @@ def _fitted(plot: Callable[_P, Any]) -> Callable[_P, Figure]:
     return fitted
 
 
+class _TitleWrapper(textwrap.TextWrapper):
+    """Lines of whole words, as `textwrap`'s, a word longer than a line broken after a ``_``.
+
+    After its last ``_`` that fits: ``Eurasian_collared_dove_`` / ``call_type``, not
+    ``..._ca`` / ``ll_type``.
+    """
+
+    def _handle_long_word(
+        self, reversed_chunks: list[str], cur_line: list[str], cur_len: int, width: int
+    ) -> None:
+        chunk = reversed_chunks[-1]
+        cut = chunk.rfind("_", 0, max(width - cur_len, 1)) + 1
+        if cut:
+            cur_line.append(chunk[:cut])
+            reversed_chunks[-1] = chunk[cut:]
+        else:
+            super()._handle_long_word(reversed_chunks, cur_line, cur_len, width)
+
+
 def _fit_titles(fig: Any) -> None:
     """Wrap (then shrink) each title that runs past the figure's edges: long key names.
 
@@ -124,8 +143,8 @@ def _fit_titles(fig: Any) -> None:
             longest = max(len(line) for line in title.get_text().split("\n"))
             chars = max(8, int(longest * room / box.width))
             # (a word longer than a line, a class of 80 letters, broken: at a font small
-            # enough for it, it was unreadable)
-            lines = textwrap.fill(" ".join(text.split()), chars, break_on_hyphens=False)
+            # enough for it, it was unreadable; after a _ where it has one)
+            lines = _TitleWrapper(chars, break_on_hyphens=False).fill(" ".join(text.split()))
             title.set_text(lines)
             wide = title.get_window_extent().width  # (its width needs no new layout)
             if wide > room:  # still wider than its room: a smaller font
@@ -1001,7 +1020,7 @@ def intervals(
         transform = ax.get_yaxis_transform()
         digits = _decimals(lower, upper)
         for y, (e, lo, hi) in enumerate(zip(estimate, lower, upper, strict=True)):
-            text = f"{e:.{digits}f} [{lo:.{digits}f}, {hi:.{digits}f}]"
+            text = f"{_fixed(e, digits)} [{_fixed(lo, digits)}, {_fixed(hi, digits)}]"
             ax.text(1.02, y, text, transform=transform, va="center", fontsize=8)
     return fig
 
@@ -1030,6 +1049,20 @@ def _paired_differences(
     out = df.rename({"difference": "estimate"}).with_columns(pair.alias("pair"))
     others = [c for c in ("pair", "model_a", "model_b") if c not in labelled]
     return out.select(*labelled, *others, "metric", "estimate", "lower", "upper"), pairs, labelled
+
+
+def _fixed(value: float, digits: int) -> str:
+    """``value`` with ``digits`` decimals, or more where it would read as 0.
+
+    A bound of -0.0014 written "-0.00" read as one that touches 0, not one that crosses it.
+    """
+    if math.isnan(value):
+        return "n/a"  # (as the heatmap and the bars write it)
+    text = f"{value + 0.0:.{digits}f}"  # (+ 0.0: -0.0 is 0)
+    while math.isfinite(value) and value != 0 and float(text) == 0 and digits < 12:
+        digits += 1
+        text = f"{value:.{digits}f}"
+    return text
 
 
 def _decimals(lower: np.ndarray, upper: np.ndarray) -> int:
@@ -1676,7 +1709,12 @@ def _counts_span_a_decade(panels: Sequence[_Panel]) -> bool:
         or [np.zeros(0)]
     )
     counts = counts[counts > 0]
-    return bool(counts.size) and counts.max() >= 10 * counts.min()
+    # Two powers of 10 within the counts, each a labelled major tick (2 to 31 held only
+    # 10, the axis' one label).
+    return bool(counts.size) and (
+        math.floor(math.log10(counts.max())) > math.ceil(math.log10(counts.min()))
+        or counts.max() >= 100 * counts.min()
+    )
 
 
 def _draw_counts(ax: Any, panel: _Panel, *, log: bool) -> None:

@@ -242,7 +242,11 @@ def test_compare_intervals_plot_names_its_level(
         str(tmp_path / "i.png"),
     ]
     assert main(argv) == 0
-    assert drawn == {"confidence": 0.95, "n_resamples": 20}
+    assert drawn == {"by": None, "confidence": 0.95, "n_resamples": 20}
+    # Against one model: its name on each row squeezed the panel; the title names it.
+    drawn.clear()
+    assert main([*argv, "--against", "logreg"]) == 0
+    assert drawn["by"] == "model_b"
 
 
 def test_compare_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -433,6 +433,7 @@ def test_a_failed_merge_cancels_the_chunks_not_yet_read(
         raise MemoryError("no room to merge")
 
     monkeypatch.setattr(_driver, "_whole", fails)
+    before = set(client.futures)  # (earlier tests' errors may hold theirs)
     with pytest.raises(MemoryError):
         pl_metrics.dask.score(dump, "lrap", by="model", client=client, n_chunks=40)
-    assert not client.futures  # (each read or cancelled, none held)
+    assert set(client.futures) <= before  # (each read or cancelled, none held)

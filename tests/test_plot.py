@@ -1808,3 +1808,61 @@ def test_repeated_rows_of_the_named_keys_alone_offer_no_empty_filter() -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match=r"several rows") as told:
         plot.per_class_bars(table, "f1", by="fold")
     assert "[]" not in str(told.value)
+
+
+def test_interval_text_shows_a_bound_near_zero_and_nan_as_na() -> None:
+    """A lower bound of -0.0014 at two decimals was "-0.00": an interval that crosses 0 read
+    as one that touches it; more decimals show its sign. NaN was "nan [nan, nan]", where
+    the heatmap and the bars write "n/a"."""
+    nan = float("nan")
+    table = pl.DataFrame(
+        {
+            "metric": ["lrap"] * 3,
+            "model_a": ["base"] * 3,
+            "model_b": ["m1", "m2", "m3"],
+            "difference": [0.3, 0.085275, nan],
+            "lower": [0.23, -0.001376, nan],
+            "upper": [0.36, 0.135868, nan],
+            "p_value": [0.0, 0.08, nan],
+        }
+    )
+    texts = [t.get_text() for t in plot.intervals(table).axes[0].texts]
+    assert texts == ["0.30 [0.23, 0.36]", "0.09 [-0.001, 0.14]", "n/a [n/a, n/a]"]
+
+
+def test_a_long_class_name_in_a_title_breaks_after_an_underscore() -> None:
+    """Wrapped titles broke a name longer than a line inside a word ("..._ca" / "ll_type");
+    after its last "_" that fits now, as the legends' labels break."""
+    fig = plot._figure(4, 3)
+    fig.add_subplot(1, 1, 1).set_title("class " + "_".join(["Eurasian_collared_dove"] * 3))
+    plot._fit_titles(fig)
+    lines = fig.axes[0].get_title().split("\n")
+    assert len(lines) > 1
+    assert all(line.endswith("_") for line in lines[:-1]), lines
+    assert "".join(lines) == "class " + "_".join(["Eurasian_collared_dove"] * 3)
+
+
+def test_a_count_axis_on_a_log_scale_labels_two_ticks() -> None:
+    """Counts of 2 to 31 span a decade but hold one power of 10: on a log scale the count
+    axis read "10^1" alone. Linear there; log where two powers of 10 are labelled."""
+    for counts, log in (([22, 19, 25, 13, 8, 29, 31, 17, 3, 2], False), ([900, 5, 40], True)):
+        table = pl.DataFrame(
+            {
+                "class": ["c0"] * len(counts),
+                "bin": list(range(len(counts))),
+                "prob_pred": np.linspace(0.05, 0.95, len(counts)),
+                "prob_true": np.linspace(0.0, 1.0, len(counts)),
+                "count": counts,
+            }
+        )
+        fig = plot.reliability(table)
+        fig.draw_without_rendering()
+        below = fig.axes[1]
+        assert (below.get_yscale() == "log") is log
+        low, high = below.get_ylim()
+        shown = [
+            t.get_text()
+            for t in below.get_yticklabels()
+            if t.get_text() and low <= t.get_position()[1] <= high
+        ]
+        assert len(shown) >= 2, shown
