@@ -1536,6 +1536,20 @@ def _draw_curves(
             below = fig.add_subplot(grid[row * step + 1, col], sharex=ax, sharey=first_count)
             first_count = first_count or below
             _draw_counts(below, panel, log=log_counts)
+            drawn = ax.get_legend()
+            if legend.where == "below" and drawn is not None:
+                # Under the counts, not between them and the diagram whose x they share.
+                below.legend(
+                    drawn.legend_handles,
+                    [t.get_text() for t in drawn.get_texts()],
+                    title=drawn.get_title().get_text() or None,
+                    fontsize=font,
+                    title_fontsize=font,
+                    loc="upper center",
+                    bbox_to_anchor=(0.5, -0.45),
+                    frameon=False,
+                )
+                drawn.remove()
             ax.tick_params(axis="x", labelbottom=False)
             if col == 0:
                 below.set_ylabel("count", fontsize=None if single else 8)

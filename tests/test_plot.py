@@ -1866,3 +1866,24 @@ def test_a_count_axis_on_a_log_scale_labels_two_ticks() -> None:
             if t.get_text() and low <= t.get_position()[1] <= high
         ]
         assert len(shown) >= 2, shown
+
+
+def test_a_reliability_legend_below_goes_under_the_counts() -> None:
+    """Ten long-named models' legend, too tall beside the diagram, went below it: between
+    the diagram and the count panel whose x it shares. Under the counts now."""
+    rng = np.random.default_rng(0)
+    truth = rng.random(150) < 0.5
+    long = "gradient_boosting_with_very_long_hyperparameter_suffix"
+    df = pl.concat(
+        pl_metrics.from_numpy(
+            truth, np.clip(rng.random(150) * 0.7 + truth * 0.03 * i, 0, 1)
+        ).with_columns(model=pl.lit(f"{long}_lr{i}_depth{3 * i}"))
+        for i in range(10)
+    )
+    fig = plot.reliability(pl_metrics.calibration_curve(df, by="model"))
+    fig.draw_without_rendering()
+    diagram, counts = fig.axes
+    assert diagram.get_legend() is None
+    legend = counts.get_legend()
+    assert legend.get_window_extent().y1 < counts.get_window_extent().y0
+    assert len(legend.get_texts()) == 10
