@@ -1710,8 +1710,8 @@ def _draw_panel(
 def _counts_span_a_decade(panels: Sequence[_Panel]) -> bool:
     """Whether the count panels (which share their y axis) take a log scale.
 
-    Counts within one decade would have no major tick to label on a log axis (and its
-    minor labels overlap): their scale stays linear.
+    Where two powers of 10 lie within the counts; else a log axis would label one major
+    tick or none (and its minor labels overlap): their scale stays linear.
     """
     counts = np.concatenate(
         [
@@ -1723,11 +1723,10 @@ def _counts_span_a_decade(panels: Sequence[_Panel]) -> bool:
         or [np.zeros(0)]
     )
     counts = counts[counts > 0]
-    # Two powers of 10 within the counts, each a labelled major tick (2 to 31 held only
-    # 10, the axis' one label).
+    # Two powers of 10 within the counts, each a labelled major tick (2 to 31 span a
+    # decade but hold 10 alone, the axis' one label).
     return bool(counts.size) and (
         math.floor(math.log10(counts.max())) > math.ceil(math.log10(counts.min()))
-        or counts.max() >= 100 * counts.min()
     )
 
 
