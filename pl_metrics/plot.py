@@ -1601,6 +1601,7 @@ class _LegendPlace:
     where: str
     chars: int
     below_height: float = 0.0  # inches the figure gains for a legend below its panel
+    cut: bool = False  # the series' names cut in their middle: wrapped, too tall inside
 
 
 def _legend_place(
@@ -1615,7 +1616,12 @@ def _legend_place(
     handle = _HANDLE_EMS * font / 72  # a line's sample and the space around it
     inside = int((side * _INSIDE_SHARE - handle) / per_char)
     if not single:
-        return _LegendPlace("inside", inside)
+        rows = max(
+            sum(len(_wrapped(line.label(kind.stat), inside).split("\n")) for line in p.lines)
+            for p in panels
+        )
+        tall = (rows + 1) * _LINE_EMS * font / 72 > _TALLEST_INSIDE * side  # (+ its title)
+        return _LegendPlace("inside", inside, cut=tall)
     labels = [line.label(kind.stat) for line in panels[0].lines]
 
     def height(chars: int) -> float:  # inches, a title line included
@@ -1672,7 +1678,19 @@ def _draw_panel(
 ) -> None:
     if kind is not _PR:
         ax.plot([0, 1], [0, 1], linestyle="--", color="0.55", linewidth=1.0, label="_diagonal")
-    for line in panel.lines:
+    labels = [_wrapped(line.label(kind.stat), legend.chars) for line in panel.lines]
+    if legend.cut:
+        # Long series names, wrapped, made a legend taller than its panel (over the curves,
+        # the next panel's title): names cut in their middle, a line each, where they stay
+        # apart (as the heatmap's ticks).
+        room = max(8, legend.chars - len(f" ({kind.stat} 0.000)"))
+        names = [_cut_middle(line.name, room) for line in panel.lines]
+        if len(set(names)) == len({line.name for line in panel.lines}):
+            labels = [
+                f"{name} {line.label(kind.stat).removeprefix(line.name).strip()}"
+                for name, line in zip(names, panel.lines, strict=True)
+            ]
+    for line, label in zip(panel.lines, labels, strict=True):
         ax.plot(
             line.xs,
             line.ys,
@@ -1681,7 +1699,7 @@ def _draw_panel(
             drawstyle=kind.drawstyle,
             marker=kind.marker,
             markersize=4,
-            label=_wrapped(line.label(kind.stat), legend.chars),
+            label=label,
             clip_on=False,  # a curve along an edge stays visible
         )
     ax.grid(True, alpha=0.3)
@@ -1705,6 +1723,18 @@ def _draw_panel(
             frameon=legend.where == "inside",
             framealpha=0.85,
         )
+
+
+#: The most of a panel's height a legend inside it takes before its names are cut.
+_TALLEST_INSIDE = 0.5
+
+
+def _cut_middle(text: str, chars: int) -> str:
+    """``text`` in at most ``chars`` characters, its middle cut (its ends tell names apart)."""
+    if len(text) <= chars:
+        return text
+    head = (chars - 1) // 2
+    return f"{text[:head]}…{text[len(text) - (chars - 1 - head) :]}"
 
 
 def _counts_span_a_decade(panels: Sequence[_Panel]) -> bool:

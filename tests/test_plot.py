@@ -1887,3 +1887,30 @@ def test_a_reliability_legend_below_goes_under_the_counts() -> None:
     legend = counts.get_legend()
     assert legend.get_window_extent().y1 < counts.get_window_extent().y0
     assert len(legend.get_texts()) == 10
+
+
+def test_small_multiple_legends_of_long_names_stay_inside_their_panels() -> None:
+    """Six models of 60-letter names, a panel per class: each legend, its labels wrapped to
+    three lines, was taller than its panel (over the curves, the next panel's title, past
+    the figure's edge). Their names are cut in the middle now, a line each, still apart."""
+    rng = np.random.default_rng(0)
+    classes = [f"Eurasian_collared_dove_species_{i}_call_type" for i in range(4)]
+    truth = rng.random((60, 4)) < 0.3
+    long = "gradient_boosting_with_very_long_hyperparameter_suffix"
+    models = [f"{long}_lr{i}_depth{3 * i}" for i in range(1, 7)]
+    df = pl.concat(
+        pl_metrics.from_numpy(
+            truth, rng.random((60, 4)) + truth * 0.2 * i, class_names=classes
+        ).with_columns(model=pl.lit(model))
+        for i, model in enumerate(models)
+    )
+    fig = plot.roc_curves(pl_metrics.roc_curve(df, by="model"))
+    fig.draw_without_rendering()
+    for ax in fig.axes:
+        legend = ax.get_legend()
+        box, panel = legend.get_window_extent(), ax.get_window_extent()
+        assert panel.y0 - 2 <= box.y0
+        assert box.y1 <= panel.y1 + 2
+        texts = [t.get_text() for t in legend.get_texts()]
+        assert len(set(texts)) == 6
+        assert all("\n" not in t and "…" in t and "(AUC " in t for t in texts), texts
