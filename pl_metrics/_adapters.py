@@ -915,7 +915,12 @@ def _check_y_true(truth: np.ndarray, given: Any) -> None:
     if truth.dtype == np.bool_:
         return
     if truth.dtype.kind not in "iuf":
-        hint = _object_hint("y_true", given) if truth.dtype == object else _two_labels(truth)
+        text = truth.dtype == object and all(isinstance(v, str) for v in truth.ravel().tolist())
+        hint = (  # (a pandas Series of text is of objects)
+            _object_hint("y_true", given)
+            if truth.dtype == object and not text
+            else _two_labels(truth.astype(str) if text else truth)
+        )
         raise MetricsInputError(f"y_true: must be boolean or numeric 0/1, not {truth.dtype}{hint}")
     bad = int(np.count_nonzero((truth != 0) & (truth != 1)))  # NaN counts: neither 0 nor 1
     if bad:
@@ -928,13 +933,12 @@ def _check_y_true(truth: np.ndarray, given: Any) -> None:
 def _two_labels(truth: np.ndarray) -> str:
     """Binary truth of two labels other than 0 and 1 (-1 and 1, "neg" and "pos"): a hint."""
     one_column = truth.ndim == 1 or (truth.ndim == 2 and truth.shape[1] == 1)
-    labels = np.unique(truth).tolist() if one_column else []
-    if len(labels) != 2:
+    labels = np.unique(truth).tolist() if one_column and truth.dtype.kind in "iufUS" else []
+    if len(labels) != 2 or not all(np.isfinite(v) for v in labels if isinstance(v, float)):
         return ""
-    positive = labels[1]
     return (
-        f" (two labels, {labels[0]!r} and {positive!r}: pass y_true == {positive!r}, naming "
-        "the positive one, as scikit-learn's pos_label does)"
+        f" (two labels, {labels[0]!r} and {labels[1]!r}: pass y_true == its positive label, "
+        f"e.g. y_true == {labels[1]!r}, as scikit-learn's pos_label names it)"
     )
 
 

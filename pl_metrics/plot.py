@@ -106,8 +106,9 @@ class _TitleWrapper(textwrap.TextWrapper):
         self, reversed_chunks: list[str], cur_line: list[str], cur_len: int, width: int
     ) -> None:
         chunk = reversed_chunks[-1]
-        cut = chunk.rfind("_", 0, max(width - cur_len, 1)) + 1
-        if cut:
+        room = max(width - cur_len, 1)
+        cut = chunk.rfind("_", 0, room) + 1
+        if cut >= room // 2:  # (a _ near its start: a short piece and a line more)
             cur_line.append(chunk[:cut])
             reversed_chunks[-1] = chunk[cut:]
         else:
@@ -1059,10 +1060,12 @@ def _fixed(value: float, digits: int) -> str:
     if math.isnan(value):
         return "n/a"  # (as the heatmap and the bars write it)
     text = f"{value + 0.0:.{digits}f}"  # (+ 0.0: -0.0 is 0)
-    while math.isfinite(value) and value != 0 and float(text) == 0 and digits < 12:
-        digits += 1
-        text = f"{value:.{digits}f}"
-    return text
+    for more in range(digits + 1, digits + 4):
+        if not math.isfinite(value) or value == 0 or float(text) != 0:
+            return text
+        text = f"{value:.{more}f}"
+    # Smaller still (rounding's -3e-16 beside 0.3): its sign and size, not 15 zeros.
+    return text if float(text) != 0 else f"{value:.0e}"
 
 
 def _decimals(lower: np.ndarray, upper: np.ndarray) -> int:
@@ -1286,7 +1289,8 @@ def reliability(
     a marker per bin, over the diagonal of perfect calibration; laid out as `roc_curves`
     lays out its lines, except that one series draws at most `MAX_RELIABILITY_CLASS_LINES`
     classes in one panel (more get a panel each). With ``counts`` (the default) a small
-    panel underneath shows each bin's ``count`` (on a log scale when they span a decade).
+    panel underneath shows each bin's ``count`` (on a log scale where two powers of 10 lie
+    within them).
     Each legend entry gives the line's expected calibration error from the table: the
     count-weighted mean of ``|prob_true - prob_pred|``,
     `pl_metrics.expected_calibration_error` (``average=None``) with the same bins.
@@ -1512,7 +1516,7 @@ def _draw_curves(
     ratios = [3, 1] * nrows if counts else [1] * nrows
     grid = fig.add_gridspec(len(ratios), ncols, height_ratios=ratios)
     step = 2 if counts else 1
-    log_counts = counts and _counts_span_a_decade(panels)
+    log_counts = counts and _log_counts(panels)
     first: Any = None
     first_count: Any = None
     limits = [_limits(panels, axis) for axis in ("xs", "ys")]
@@ -1684,8 +1688,15 @@ def _draw_panel(
         # the next panel's title): names cut in their middle, a line each, where they stay
         # apart (as the heatmap's ticks).
         room = max(8, legend.chars - len(f" ({kind.stat} 0.000)"))
-        names = [_cut_middle(line.name, room) for line in panel.lines]
-        if len(set(names)) == len({line.name for line in panel.lines}):
+        whole = [line.name for line in panel.lines]
+        names = [_cut_middle(name, room) for name in whole]
+        if len(set(names)) < len(set(whole)):  # apart in their middle (lr_2e-5, lr_3e-5)
+            common = next(
+                (i for i, chars in enumerate(zip(*whole, strict=False)) if len(set(chars)) > 1),
+                min(map(len, whole)),
+            )
+            names = [_cut_middle("…" + name[max(0, common - 4) :], room) for name in whole]
+        if len(set(names)) == len(set(whole)):
             labels = [
                 f"{name} {line.label(kind.stat).removeprefix(line.name).strip()}"
                 for name, line in zip(names, panel.lines, strict=True)
@@ -1730,14 +1741,18 @@ _TALLEST_INSIDE = 0.5
 
 
 def _cut_middle(text: str, chars: int) -> str:
-    """``text`` in at most ``chars`` characters, its middle cut (its ends tell names apart)."""
-    if len(text) <= chars:
-        return text
-    head = (chars - 1) // 2
-    return f"{text[:head]}…{text[len(text) - (chars - 1 - head) :]}"
+    """``text`` on one line of at most ``chars`` characters shown, its middle cut.
+
+    Its ends tell names apart. Its ``$``, escaped (`_escaped`), are cut as one character.
+    """
+    shown = " ".join(text.replace(r"\$", "$").split())
+    if len(shown) > max(chars, 3):
+        head = (max(chars, 3) - 1) // 2
+        shown = f"{shown[:head]}…{shown[len(shown) - (max(chars, 3) - 1 - head) :]}"
+    return _escaped(shown)
 
 
-def _counts_span_a_decade(panels: Sequence[_Panel]) -> bool:
+def _log_counts(panels: Sequence[_Panel]) -> bool:
     """Whether the count panels (which share their y axis) take a log scale.
 
     Where two powers of 10 lie within the counts; else a log axis would label one major
@@ -1771,7 +1786,7 @@ def _draw_counts(ax: Any, panel: _Panel, *, log: bool) -> None:
         from matplotlib.ticker import NullFormatter
 
         ax.set_yscale("log")
-        # Counts spanning a decade or so: matplotlib labels the minor ticks too, crowded.
+        # (Counts of two decades or so: matplotlib labels the minor ticks too, crowded.)
         ax.yaxis.set_minor_formatter(NullFormatter())
     else:
         from matplotlib.ticker import MaxNLocator

@@ -1550,9 +1550,11 @@ def test_from_numpy_tells_binary_labels_other_than_0_and_1_how(labels: list[Any]
     y = np.array(labels * 3)
     p = np.linspace(0.1, 0.9, 6)
     negative, positive = labels
-    told = f"two labels, {negative!r} and {positive!r}: pass y_true == {positive!r}, naming"
+    told = f"two labels, {negative!r} and {positive!r}: pass y_true == its positive label, e.g."
     with pytest.raises(pl_metrics.MetricsInputError, match=re.escape(told)):
         pl_metrics.from_numpy(y, p)
+    with pytest.raises(pl_metrics.MetricsInputError, match=re.escape(told)):  # (objects)
+        pl_metrics.from_numpy(pd.Series(labels * 3), p)
     got = pl_metrics.roc_auc(pl_metrics.from_numpy(y == positive, p)).item()
     assert got == pytest.approx(roc_auc_score(y, p), rel=1e-12)  # (its positive: the greater)
 

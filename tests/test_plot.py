@@ -1828,6 +1828,12 @@ def test_interval_text_shows_a_bound_near_zero_and_nan_as_na() -> None:
     )
     texts = [t.get_text() for t in plot.intervals(table).axes[0].texts]
     assert texts == ["0.30 [0.23, 0.36]", "0.09 [-0.001, 0.14]", "n/a [n/a, n/a]"]
+    # Rounding's bounds (two models alike but for the order of a sum): their size and sign,
+    # not a dozen zeros (the review).
+    tiny = table.head(1).with_columns(difference=0.0, lower=-3e-16, upper=2e-16)
+    assert [t.get_text() for t in plot.intervals(tiny).axes[0].texts] == [
+        "0.00000000 [-3e-16, 2e-16]"
+    ]
 
 
 def test_a_long_class_name_in_a_title_breaks_after_an_underscore() -> None:
@@ -1840,6 +1846,9 @@ def test_a_long_class_name_in_a_title_breaks_after_an_underscore() -> None:
     assert len(lines) > 1
     assert all(line.endswith("_") for line in lines[:-1]), lines
     assert "".join(lines) == "class " + "_".join(["Eurasian_collared_dove"] * 3)
+    # A _ near a long word's start is no place to break: a short piece, a line more.
+    wrapped = plot._TitleWrapper(30, break_on_hyphens=False).fill("AUC by a_" + "x" * 40)
+    assert wrapped.count("\n") == 1
 
 
 def test_a_count_axis_on_a_log_scale_labels_two_ticks() -> None:
@@ -1897,20 +1906,24 @@ def test_small_multiple_legends_of_long_names_stay_inside_their_panels() -> None
     classes = [f"Eurasian_collared_dove_species_{i}_call_type" for i in range(4)]
     truth = rng.random((60, 4)) < 0.3
     long = "gradient_boosting_with_very_long_hyperparameter_suffix"
-    models = [f"{long}_lr{i}_depth{3 * i}" for i in range(1, 7)]
-    df = pl.concat(
-        pl_metrics.from_numpy(
-            truth, rng.random((60, 4)) + truth * 0.2 * i, class_names=classes
-        ).with_columns(model=pl.lit(model))
-        for i, model in enumerate(models)
-    )
-    fig = plot.roc_curves(pl_metrics.roc_curve(df, by="model"))
-    fig.draw_without_rendering()
-    for ax in fig.axes:
-        legend = ax.get_legend()
-        box, panel = legend.get_window_extent(), ax.get_window_extent()
-        assert panel.y0 - 2 <= box.y0
-        assert box.y1 <= panel.y1 + 2
-        texts = [t.get_text() for t in legend.get_texts()]
-        assert len(set(texts)) == 6
-        assert all("\n" not in t and "…" in t and "(AUC " in t for t in texts), texts
+    # (and names apart in their middle only, a sweep's: cut past their common start)
+    for models in (
+        [f"{long}_lr{i}_depth{3 * i}" for i in range(1, 7)],
+        [f"{long}_lr{i}e-5_{long}" for i in range(1, 7)],
+    ):
+        df = pl.concat(
+            pl_metrics.from_numpy(
+                truth, rng.random((60, 4)) + truth * 0.2 * i, class_names=classes
+            ).with_columns(model=pl.lit(model))
+            for i, model in enumerate(models)
+        )
+        fig = plot.roc_curves(pl_metrics.roc_curve(df, by="model"))
+        fig.draw_without_rendering()
+        for ax in fig.axes:
+            legend = ax.get_legend()
+            box, panel = legend.get_window_extent(), ax.get_window_extent()
+            assert panel.y0 - 2 <= box.y0
+            assert box.y1 <= panel.y1 + 2
+            texts = [t.get_text() for t in legend.get_texts()]
+            assert len(set(texts)) == 6
+            assert all("\n" not in t and "…" in t and "(AUC " in t for t in texts), texts
