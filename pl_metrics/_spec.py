@@ -57,6 +57,7 @@ __all__ = [
     "Undefined",
     "as_given",
     "at_call",
+    "check_average",
     "check_average_of",
     "check_key_name",
     "check_key_names",
@@ -423,6 +424,27 @@ _AVERAGES: Final[tuple[Average, ...]] = (None, "macro", "micro", "weighted", "sa
 _LARGEST_COUNT: Final = 2**31 - 1
 
 
+def check_average(average: object, averages: Sequence[object] = ()) -> None:
+    """Refuse an ``average`` that no metric defines, telling the ``averages`` taken (all).
+
+    (One a metric asked for does not define: `check_average_of`.)
+    """
+    if isinstance(average, str) and average.lower() == "none":
+        raise MetricsInputError(
+            f"option 'average': unknown value {average!r}; for a value per class, pass "
+            "Python's None (average=None), not text"
+        )
+    if isinstance(average, str) and average == "binary":
+        raise MetricsInputError(
+            "option 'average': unknown value 'binary'; a binary problem is one class here "
+            "(pl_metrics.from_numpy(y_true, y_score) of the positive class's 1-D scores "
+            "makes it), whose value the macro, micro and weighted averages give (not samples): "
+            "leave average out"
+        )
+    if not (isinstance(average, str) or average is None) or average not in _AVERAGES:
+        check_option("average", average, averages or _AVERAGES)  # (told the values taken)
+
+
 def make_options(
     *,
     threshold: float | pl.DataFrame | pl.LazyFrame = 0.5,
@@ -489,20 +511,7 @@ def make_options(
                 "option 'thresholds': expected at least one threshold, got none"
             )
         thresholds = tuple(sorted({float(v) for v in values}))  # as swept: one option
-    if isinstance(average, str) and average.lower() == "none":
-        raise MetricsInputError(
-            f"option 'average': unknown value {average!r}; for a value per class, pass "
-            "Python's None (average=None), not text"
-        )
-    if isinstance(average, str) and average == "binary":  # type: ignore[comparison-overlap]
-        raise MetricsInputError(
-            "option 'average': unknown value 'binary'; a binary problem is one class here "
-            "(pl_metrics.from_numpy(y_true, y_score) of the positive class's 1-D scores "
-            "makes it), whose value the macro, micro and weighted averages give (not samples): "
-            "leave average out"
-        )
-    if not (isinstance(average, str) or average is None) or average not in _AVERAGES:
-        check_option("average", average, averages or _AVERAGES)  # (told the values taken)
+    check_average(average, averages)
     beta = check_beta(beta)
     check_option("per_class", per_class, (True, False))
     check_option("per_id", per_id, (True, False))

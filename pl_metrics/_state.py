@@ -33,7 +33,6 @@ from pl_metrics._frame import (
     MetricsInputError,
     Problem,
     aggregate,
-    check_option,
     checked_options,
     duplicate_problem,
     id_problems,
@@ -68,7 +67,7 @@ from pl_metrics._runs import (
     count_kinds,
     per_id_and_classes,
 )
-from pl_metrics._spec import Options, Spec, Thresholds, check_average_of
+from pl_metrics._spec import Options, Spec, Thresholds, check_average, check_average_of
 
 __all__ = [
     "CLASS_ROWS",
@@ -266,8 +265,7 @@ def chunk_key(metric: str, *, average: str | None = None) -> ChunkKey:
     if average is not None and not entry.averages:
         raise MetricsInputError(f"option 'average': {metric} takes no average")
     if average is not None:  # (told as the metric tells it)
-        known = dict.fromkeys(a for m in METRICS.values() for a in m.averages if a is not None)
-        check_option("average", average, [*known, None])  # (None last, as the metrics tell it)
+        check_average(average, entry.averages)
         check_average_of(entry, average)
     return chunk_key_of(metric, average)
 

@@ -898,6 +898,11 @@ def test_a_confusion_table_joins_per_class_metrics_in_a_report() -> None:
 
 
 def test_chunk_key_lists_none_among_the_averages() -> None:
-    # (kills: check_option's choices without None in chunk_key)
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"expected one of 'macro', .*, None$"):
+    # (kills: check_option's choices without None in chunk_key; told as roc_auc tells it)
+    told = r"unknown value 'bogus'; expected one of None, 'macro', 'micro', 'weighted', 'samples'$"
+    with pytest.raises(pl_metrics.MetricsInputError, match=told):
         pl_metrics.chunk_key("roc_auc", average="bogus")
+    with pytest.raises(pl_metrics.MetricsInputError, match=told):
+        pl_metrics.roc_auc(
+            pl.DataFrame({"id": [0], "class": [0], "score": [0.5], "truth": [1]}), average="bogus"
+        )
