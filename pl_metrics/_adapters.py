@@ -915,12 +915,10 @@ def _check_y_true(truth: np.ndarray, given: Any) -> None:
     if truth.dtype == np.bool_:
         return
     if truth.dtype.kind not in "iuf":
-        text = truth.dtype == object and all(isinstance(v, str) for v in truth.ravel().tolist())
-        hint = (  # (a pandas Series of text is of objects)
-            _object_hint("y_true", given)
-            if truth.dtype == object and not text
-            else _two_labels(truth.astype(str) if text else truth)
-        )
+        hint = _two_labels(truth)
+        if truth.dtype == object:  # (a pandas Series of text is of objects)
+            text = all(isinstance(v, str) for v in truth.ravel().tolist())
+            hint = _two_labels(truth.astype(str)) if text else _object_hint("y_true", given)
         raise MetricsInputError(f"y_true: must be boolean or numeric 0/1, not {truth.dtype}{hint}")
     bad = int(np.count_nonzero((truth != 0) & (truth != 1)))  # NaN counts: neither 0 nor 1
     if bad:
