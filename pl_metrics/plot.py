@@ -1155,9 +1155,10 @@ class _Line:
     #: The points after which bins are missing (empty): the count line breaks there.
     gaps: np.ndarray[Any, Any] | None = None
 
-    def label(self, stat: str) -> str:
+    def label(self, stat: str, name: str | None = None) -> str:
+        """``name (AUC 0.912)``; ``name``: the line's own, or a shorter one (a cut name)."""
         shown = "n/a" if math.isnan(self.value) else f"{self.value:.3f}"
-        return f"{self.name} ({stat} {shown})"
+        return f"{self.name if name is None else name} ({stat} {shown})"
 
 
 @dataclass
@@ -1525,7 +1526,11 @@ def _draw_curves(
         ax = fig.add_subplot(grid[row * step, col], sharex=first, sharey=first)
         first = first or ax
         bottom = i + ncols >= n  # no panel below this one
-        _draw_panel(ax, panel, kind, font, legend)
+        below: Any = None
+        if counts:
+            below = fig.add_subplot(grid[row * step + 1, col], sharex=ax, sharey=first_count)
+            first_count = first_count or below
+        _draw_panel(ax, panel, kind, font, legend, under=below)
         ax.set_xlim(*limits[0])  # (the panels share their axes: limits of them all)
         ax.set_ylim(*limits[1])
         if not single:
@@ -1536,24 +1541,8 @@ def _draw_curves(
             ax.tick_params(axis="y", labelleft=False)
         if not single:
             ax.tick_params(labelsize=7)
-        if counts:
-            below = fig.add_subplot(grid[row * step + 1, col], sharex=ax, sharey=first_count)
-            first_count = first_count or below
+        if below is not None:
             _draw_counts(below, panel, log=log_counts)
-            drawn = ax.get_legend()
-            if legend.where == "below" and drawn is not None:
-                # Under the counts, not between them and the diagram whose x they share.
-                below.legend(
-                    drawn.legend_handles,
-                    [t.get_text() for t in drawn.get_texts()],
-                    title=drawn.get_title().get_text() or None,
-                    fontsize=font,
-                    title_fontsize=font,
-                    loc="upper center",
-                    bbox_to_anchor=(0.5, -0.45),
-                    frameon=False,
-                )
-                drawn.remove()
             ax.tick_params(axis="x", labelbottom=False)
             if col == 0:
                 below.set_ylabel("count", fontsize=None if single else 8)
@@ -1678,8 +1667,9 @@ def _limits(panels: list[_Panel], axis: str) -> tuple[float, float]:
 
 
 def _draw_panel(
-    ax: Any, panel: _Panel, kind: _CurveKind, font: float, legend: _LegendPlace
+    ax: Any, panel: _Panel, kind: _CurveKind, font: float, legend: _LegendPlace, under: Any = None
 ) -> None:
+    """``panel``'s lines on ``ax``, and their legend; ``under``: its count panel, if any."""
     if kind is not _PR:
         ax.plot([0, 1], [0, 1], linestyle="--", color="0.55", linewidth=1.0, label="_diagonal")
     labels = [_wrapped(line.label(kind.stat), legend.chars) for line in panel.lines]
@@ -1698,8 +1688,7 @@ def _draw_panel(
             names = [_cut_middle("…" + name[max(0, common - 4) :], room) for name in whole]
         if len(set(names)) == len(set(whole)):
             labels = [
-                f"{name} {line.label(kind.stat).removeprefix(line.name).strip()}"
-                for name, line in zip(names, panel.lines, strict=True)
+                line.label(kind.stat, name) for name, line in zip(names, panel.lines, strict=True)
             ]
     for line, label in zip(panel.lines, labels, strict=True):
         ax.plot(
@@ -1724,8 +1713,13 @@ def _draw_panel(
             "below": ("upper center", (0.5, -0.1)),
         }
         loc, anchor = places[legend.where]
+        holder = ax
+        if legend.where == "below" and under is not None:
+            # Under the counts, not between them and the diagram whose x they share.
+            holder, anchor = under, (0.5, -0.45)
         title = panel.legend_title
-        ax.legend(
+        holder.legend(
+            *ax.get_legend_handles_labels(),
             title=None if title is None else _wrapped(title, legend.chars),
             fontsize=font,
             title_fontsize=font,
