@@ -2704,15 +2704,22 @@ def test_long_reads_an_empty_labels_field_as_no_labels(
     assert got["truth"].to_list() == want
 
 
+def _long_argv(tmp_path: Path, scores: str, truth: str, *flags: str) -> list[str]:
+    """`pl-metrics long` of a submission and a solution (or labels) written as CSV files."""
+    submission, solution = tmp_path / "sub.csv", tmp_path / "sol.csv"
+    submission.write_text(scores)
+    solution.write_text(truth)
+    return ["long", str(submission), "--truth", str(solution), *flags]
+
+
 def test_long_wide_truth_not_0_or_1_names_the_value_not_a_count(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A solution cell of 2 was reported as "(column 'b': 1)": the count reads as the
     # value 1, which is allowed; --truth-col's message names the value ("such as 2").
-    scores, truth = tmp_path / "sub.csv", tmp_path / "sol.csv"
-    scores.write_text("id,a,b\n1,0.1,0.9\n2,0.8,0.3\n3,0.6,0.4\n")
-    truth.write_text("id,a,b\n1,0,2\n2,1,0\n3,1,1\n")
-    assert main(["long", str(scores), "--truth", str(truth), "--format", "csv"]) == 2
+    scores = "id,a,b\n1,0.1,0.9\n2,0.8,0.3\n3,0.6,0.4\n"
+    truth = "id,a,b\n1,0,2\n2,1,0\n3,1,1\n"
+    assert main(_long_argv(tmp_path, scores, truth, "--format", "csv")) == 2
     err = capsys.readouterr().err
     _one_line_error(err)
     assert "truth: 1 value is neither 0 nor 1 (column 'b': 1, e.g. id=1: 2)\n" in err, err
@@ -2737,11 +2744,10 @@ def test_long_warning_names_the_command_line_option(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The command line's warning told of Python's `classes=[...]`, not `--classes`.
-    scores, truth = tmp_path / "sub.csv", tmp_path / "labels.csv"
-    scores.write_text("row_id,a,b\nr1,0,0.5\nr2,0,0.25\nr3,0,0.75\n")
-    truth.write_text("row_id,labels\nr1,b\nr2,b\nr3,b\n")
-    argv = [str(scores), "--truth", str(truth), "--labels-col", "labels", "--id-col", "row_id"]
-    assert main(["long", *argv, "--format", "csv"]) == 0
+    scores = "row_id,a,b\nr1,0,0.5\nr2,0,0.25\nr3,0,0.75\n"
+    labels = "row_id,labels\nr1,b\nr2,b\nr3,b\n"
+    flags = ["--labels-col", "labels", "--id-col", "row_id", "--format", "csv"]
+    assert main(_long_argv(tmp_path, scores, labels, *flags)) == 0
     err = capsys.readouterr().err
     assert "classes=[" not in err, err
     assert "--classes" in err, err
@@ -2752,13 +2758,9 @@ def test_long_keeps_the_solutions_usage_column(
 ) -> None:
     # Kaggle solutions hold a Usage column (Public/Private); `long --help` said other
     # columns are kept, but the truth table's were dropped silently: `--by Usage` failed.
-    scores, truth = tmp_path / "sub.csv", tmp_path / "sol.csv"
-    scores.write_text("row_id,a,b\nr1,0.1,0.9\nr2,0.8,0.3\nr3,0.6,0.4\nr4,0.2,0.7\n")
-    truth.write_text(
-        "row_id,a,b,Usage\nr1,0,1,Public\nr2,1,0,Private\nr3,1,1,Public\nr4,0,1,Private\n"
-    )
-    argv = [str(scores), "--truth", str(truth), "--id-col", "row_id", "--format", "csv"]
-    assert main(["long", *argv]) == 0
+    scores = "row_id,a,b\nr1,0.1,0.9\nr2,0.8,0.3\nr3,0.6,0.4\nr4,0.2,0.7\n"
+    truth = "row_id,a,b,Usage\nr1,0,1,Public\nr2,1,0,Private\nr3,1,1,Public\nr4,0,1,Private\n"
+    assert main(_long_argv(tmp_path, scores, truth, "--id-col", "row_id", "--format", "csv")) == 0
     got = pl.read_csv(io.StringIO(capsys.readouterr().out))
     assert got.columns == ["row_id", "class", "score", "truth", "Usage"]
     assert got.group_by("Usage").agg(pl.col("row_id").unique().sort()).sort("Usage").rows() == [
@@ -2773,16 +2775,14 @@ def test_long_tells_the_id_columns_apart_as_a_command_line_fix(
     # A solution's id column named otherwise ("id" beside "row_id") was "columns ['row_id']
     # of the scores are not in the table"; ids 1 in one file and 1.0 in the other were told
     # to be cast, which a command line cannot do.
-    scores, truth = tmp_path / "sub.csv", tmp_path / "sol.csv"
-    scores.write_text("row_id,a,b\n1,0.1,0.9\n2,0.8,0.3\n")
-    truth.write_text("id,a,b\n1,0,1\n2,1,0\n")
-    argv = ["long", str(scores), "--truth", str(truth), "--id-col", "row_id"]
+    scores, truth = "row_id,a,b\n1,0.1,0.9\n2,0.8,0.3\n", "id,a,b\n1,0,1\n2,1,0\n"
+    argv = _long_argv(tmp_path, scores, truth, "--id-col", "row_id")
     assert main(argv) == 2
     assert (
         "error: truth: column 'row_id' (--id-col), the scores' ids, is not in the table (its one "
         "other column is 'id'): name the id column alike in both tables\n"
     ) in capsys.readouterr().err
-    truth.write_text("row_id,a,b\n1.0,0,1\n2.0,1,0\n")
+    (tmp_path / "sol.csv").write_text("row_id,a,b\n1.0,0,1\n2.0,1,0\n")
     assert main(argv) == 2
     assert (
         "error: column 'row_id' (--id-col): the scores' ids are Int64 and the truth table's "
@@ -2793,16 +2793,11 @@ def test_long_tells_the_id_columns_apart_as_a_command_line_fix(
 @pytest.mark.parametrize(
     ("truth_text", "flags", "told", "b_truth"),
     [
-        ("row_id,a,b,c\n1,1,0,0\n2,0,1,1\n", ["--truth"], "error: truth: columns of 0/1", True),
-        (
-            "row_id,labels\n1,a\n2,b c\n",
-            ["--labels-col", "labels", "--truth"],
-            "error: column",
-            True,
-        ),
-        ("row_id,labels\n1,a\n2,c\n", ["--labels-col", "labels", "--truth"], "warning: ", False),
+        ("row_id,a,b,c\n1,1,0,0\n2,0,1,1\n", [], "error: truth: columns of 0/1", True),
+        ("row_id,labels\n1,a\n2,b c\n", ["--labels-col", "labels"], "error: column", True),
+        ("row_id,labels\n1,a\n2,c\n", ["--labels-col", "labels"], "warning: ", False),
         # (two such columns: the library says "cast them", told alike; c scored 0 only)
-        ("row_id,labels\n1,a\n2,b c\n", ["--labels-col", "labels", "--truth"], "columns", True),
+        ("row_id,labels\n1,a\n2,b c\n", ["--labels-col", "labels"], "columns", True),
     ],
 )
 def test_long_integer_class_columns_are_told_to_name_the_classes_not_cast_them(
@@ -2815,11 +2810,9 @@ def test_long_integer_class_columns_are_told_to_name_the_classes_not_cast_them(
 ) -> None:
     # A CSV writes a class scored 0 and 1 only as integers: the library's hint, "cast their
     # scores to float", is Python; on the command line --classes takes them as classes.
-    scores, truth = tmp_path / "sub.csv", tmp_path / "sol.csv"
     two = told == "columns"
-    scores.write_text(f"row_id,a,b,c\n1,0.5,0,{0 if two else 0.2}\n2,0.1,1,{0 if two else 0.9}\n")
-    truth.write_text(truth_text)
-    argv = ["long", str(scores), *flags, str(truth), "--id-col", "row_id", "--format", "csv"]
+    scores = f"row_id,a,b,c\n1,0.5,0,{0 if two else 0.2}\n2,0.1,1,{0 if two else 0.9}\n"
+    argv = _long_argv(tmp_path, scores, truth_text, *flags, "--id-col", "row_id", "--format", "csv")
     main(argv)
     err = capsys.readouterr().err
     assert told in err, err
