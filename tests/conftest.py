@@ -18,9 +18,12 @@ import pl_metrics  # registers .metrics
 from pl_metrics import _kernel
 from pl_metrics._registry import METRICS
 
-# CI runs the same examples every time; local runs explore new ones.
+# Every run, the README's test command as CI's, draws the same examples, so that a result
+# does not turn on the draw (test_curve_tables' pooled average precision differed in its last
+# bit in two drawn runs, which its examples rerun alone did not repeat: see the note on issue
+# 13); PL_METRICS_EXPLORE=1 draws new ones.
 settings.register_profile("ci", derandomize=True, print_blob=True)
-if os.environ.get("CI"):
+if os.environ.get("CI") or not os.environ.get("PL_METRICS_EXPLORE"):
     settings.load_profile("ci")
 
 T = TypeVar("T")
