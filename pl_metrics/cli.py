@@ -239,7 +239,9 @@ class _Parser(argparse.ArgumentParser):
         if command is not None:  # (a file or an option's value before the command)
             message += self._command_hint(command[1])
         if re.match(r"argument --average: invalid choice: '(none|null)'", message, re.I):
-            message += "; for a value per class (Python's average=None), pass --per-class"
+            options = {o for action in self._actions for o in action.option_strings}
+            where = "" if "--per-class" in options else " to pl-metrics score"
+            message += f"; for a value per class (Python's average=None), pass --per-class{where}"
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
     def _unknown_option(self) -> str:

@@ -1411,6 +1411,8 @@ def test_a_failed_dask_chunk_is_bad_input(
         (["score", str(DATA), "--average", "macor"], "argument --average: invalid choice"),
         (["score", str(DATA), "--averge", "macro"], "did you mean '--average'?"),
         (["score", str(DATA), "--average", "None"], "a value per class (Python's average=None),"),
+        # (compare has no --per-class: score's is named)
+        (["compare", str(DATA), "--average", "none"], "pass --per-class to pl-metrics score"),
         (["score", str(DATA), "--chunks", "0"], "argument --chunks: expected a positive"),
         (["score"], "the following arguments are required: PATH"),
         # A typo in an option is told before the file it left out (argparse's order).
