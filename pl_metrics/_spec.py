@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, fields, replace
@@ -682,17 +683,9 @@ def _threshold_table(table: object) -> Thresholds:
             f"{'threshold of the table is' if bad == 1 else 'thresholds of the table are'} "
             "null, NaN or infinite"
         )
-    texts = df.select(Thresholds.text(k, df.schema[k]) for k in keys)
-    rows = texts.rows()
-    repeated = len(rows) - len(set(rows))
-    if repeated:
-        first = texts.filter(pl.struct(keys).is_duplicated()).row(0)
-        raise MetricsInputError(
-            f"option 'threshold': {repeated} "
-            f"{'row of the table repeats' if repeated == 1 else 'rows of the table repeat'} a "
-            f"({', '.join(keys)}) "
-            f"key, e.g. ({', '.join(map(str, first))}); give one threshold each"
-        )
+    rows = df.select(Thresholds.text(k, df.schema[k]) for k in keys).rows()
+    # (Repeated keys are told with the data's columns: a table that lacks the class column
+    # repeats its groups' keys, and is told as lacking it.)
     # In one order (keys by name, rows by key): states of the same table merge.
     order = sorted(range(len(keys)), key=keys.__getitem__)
     pairs = sorted(
@@ -1102,6 +1095,16 @@ def _check_threshold_keys(thresholds: Thresholds, cols: Columns, names: Sequence
         raise MetricsInputError(
             f"option 'threshold': {nulls:,} {rows} a null class {cols.cls!r} in the threshold "
             "table; give each threshold its class"
+        )
+    times = Counter(thresholds.rows)
+    repeated = sum(times.values()) - len(times)
+    if repeated:
+        twice = next(row for row in thresholds.rows if times[row] > 1)
+        raise MetricsInputError(
+            f"option 'threshold': {repeated} "
+            f"{'row of the table repeats' if repeated == 1 else 'rows of the table repeat'} a "
+            f"({', '.join(thresholds.keys)}) "
+            f"key, e.g. ({', '.join(map(str, twice))}); give one threshold each"
         )
     # Other columns of the data key a row's threshold too (each fold's own thresholds,
     # the folds pooled): a key the data lacks is refused, and so are the columns of the

@@ -835,6 +835,10 @@ def test_threshold_tables_that_are_empty_or_repeat_a_class(good: pl.DataFrame) -
     twice = pl.DataFrame({"class": [0, 0, 1, 1, 2, 3], "threshold": [0.5] * 6})
     with pytest.raises(MetricsInputError, match=r"2 rows of the table repeat a \(class\) key"):
         pl_metrics.f1(good, threshold=twice)
+    # A grouped table without its class column repeats its groups' keys: told as lacking it.
+    by_group = pl.DataFrame({"g": [0, 0, 1], "threshold": [0.5, 0.3, 0.2]})
+    with pytest.raises(MetricsInputError, match=r"table needs the class column 'class'"):
+        pl_metrics.f1(good.with_columns(g=pl.col("id") % 2), by="g", threshold=by_group)
 
 
 def test_ragged_groups_hint_at_a_key_that_varies_within_an_id(good: pl.DataFrame) -> None:
