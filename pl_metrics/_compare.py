@@ -41,6 +41,7 @@ import math
 import re
 import sys
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
@@ -371,6 +372,31 @@ def _warn_of_missing_folds(
         .sort(model_col, fold_col, nulls_last=True)
     )
     models = missing[model_col].unique(maintain_order=True)
+    if models.len() and same_rows:
+        # The same rows, folded otherwise: the models that number them otherwise than most.
+        folds = per_fold.group_by(model_col).agg(pl.col(fold_col).unique().sort())
+        folds_of = dict(folds.sort(model_col, nulls_last=True).iter_rows())
+        sets = Counter(map(tuple, folds_of.values()))
+        (usual, times), *rest = sets.most_common()
+        if times > 1 and times > rest[0][1]:  # (most models number them alike)
+            odd = [m for m, f in folds_of.items() if tuple(f) != usual]
+            one = len(odd) == 1
+            spread = (
+                "its mean and standard deviation are"
+                if one
+                else "their means and standard deviations are"
+            )
+            warnings.warn(
+                f"compare: {len(odd):,} "
+                f"{'model numbers its' if one else 'models number their'} folds otherwise than "
+                f"the {times:,} others ({model_col} {shown(odd[0])}: {fold_col} "
+                f"{listed([shown(f) for f in folds_of[odd[0]]], 5)}; theirs "
+                f"{listed([shown(f) for f in usual], 5)}): {spread} over other folds (the "
+                "pooled values are of the same rows)",
+                UserWarning,
+                stacklevel=caller_stacklevel(),
+            )
+            return pl.Series(model_col, odd, dtype=per_fold.schema[model_col])
     if models.len():
         first = missing.filter(pl.col(model_col).eq_missing(models[0]))[fold_col].to_list()
         one = models.len() == 1
@@ -1835,6 +1861,11 @@ def paired(
 
     def mismatches(rows: pl.LazyFrame) -> pl.LazyFrame:
         """Ids of one model only; and (id, class) cells of one model, two truths or weights."""
+        weights = pl.lit(1)
+        if weight is not None:  # (NaN or infinite weights are the metric's to tell, by name)
+            weights = pl.col(weight).drop_nulls()
+            if rows.collect_schema()[weight].is_float():
+                weights = weights.filter(weights.is_finite())
         ids = rows.select(*group, model_col, id_col).unique()
         a_ids = ids.filter(pl.col(model_col) == model_a).drop(model_col)
         b_ids = ids.filter(pl.col(model_col) == model_b).drop(model_col)
@@ -1852,9 +1883,7 @@ def paired(
             .agg(
                 pl.col(model_col).n_unique().alias("models"),
                 pl.col(truth).drop_nulls().n_unique().alias("truths"),
-                (pl.lit(1) if weight is None else pl.col(weight).drop_nulls().n_unique()).alias(
-                    "w"
-                ),
+                weights.n_unique().alias("w"),
             )
             .select(
                 (pl.col("models") < 2).sum().alias("one_model"),

@@ -252,6 +252,11 @@ def test_paired_needs_the_same_classes_truth_and_weights(lazy: bool) -> None:
     for message, frame in spoiled.items():
         with pytest.raises(pl_metrics.MetricsInputError, match=message):
             paired(frame)
+    # A NaN or infinite weight in one model is told as such, not as a different weight.
+    for bad in (float("nan"), float("inf")):
+        odd = df.with_columns(w=pl.when(first_ids).then(bad).otherwise(1.0))
+        with pytest.raises(pl_metrics.MetricsInputError, match=rf"^column 'w': {n_first} rows are"):
+            paired(odd)
 
 
 def test_model_and_fold_columns_named_like_a_result_are_named_by_their_options() -> None:
@@ -651,13 +656,18 @@ def test_compare_tells_folds_numbered_otherwise_from_folds_lacking(kind: str) ->
     renumbered = df.with_columns(pl.when(knn).then(pl.col("fold") + 1).otherwise("fold"))
     with pytest.warns(
         UserWarning,
-        match=r"4 models lack folds .*: their means and standard deviations are over other "
+        match=r"1 model numbers its folds otherwise than the 3 others \(model 'knn': fold 1, 2, "
+        r"3, 4, 5; theirs 0, 1, 2, 3, 4\): its mean and standard deviation are over other "
         r"folds \(the pooled values are of the same rows\)$",
     ):
         got = run(renumbered, kind, pl_metrics.compare, metrics="lrap")
     assert_frame_equal(
         got.select("model", "lrap"), pl_metrics.compare(df, "lrap")[["model", "lrap"]]
     )
+    # Two models, neither the usual numbering: both lack a fold the other has.
+    two = renumbered.filter(pl.col("model").is_in(["knn", "logreg"]))
+    with pytest.warns(UserWarning, match=r"2 models lack folds .* \(model 'knn': fold 0\)"):
+        run(two, kind, pl_metrics.compare, metrics="lrap")
     # Renumbered, and another truth of as many rows: not "the same rows".
     relabelled = renumbered.with_columns(
         pl.when((pl.col("model") == "logreg") & (pl.col("id") < 100))
