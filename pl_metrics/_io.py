@@ -1128,7 +1128,10 @@ def columns_named(*options: object) -> list[str]:
 
 
 def require_in_every_file(
-    found: Sequence[Path], columns: Sequence[str], keys: Collection[str] = ()
+    found: Sequence[Path],
+    columns: Sequence[str],
+    keys: Collection[str] = (),
+    needs: str = "the columns the metrics read",
 ) -> None:
     """Refuse a column the metrics read that some files lack, or hold in another type.
 
@@ -1154,7 +1157,7 @@ def require_in_every_file(
             lacking = found[holders.index(False)]
             raise MetricsInputError(
                 f"column {name!r} is in some files of the table but not in "
-                f"{str(lacking)!r}; every file needs the columns the metrics read"
+                f"{str(lacking)!r}; every file needs {needs}"
             )
         if kind != "csv":
             wider = _common_type(found, schemas, name)

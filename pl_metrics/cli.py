@@ -1494,6 +1494,10 @@ def _run_long(args: argparse.Namespace) -> None:
         labels_col=args.labels_col,
         separator=args.separator,
     ).collect()
+    # A class some files lack would be null scores (or truth) in their rows: refused, named.
+    named = [args.id_col, *table["class"].unique().cast(pl.String).sort()]
+    for found in {tuple(score_files), tuple(truth_files)}:
+        require_in_every_file(found, named, needs="the id column and every class's column")
     if args.truth is not None and truth is not None:
         # The truth file's other columns (a Kaggle solution's Usage: Public or Private) are
         # kept too, as the scores' are: a grader scores --by them.

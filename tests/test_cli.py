@@ -2838,3 +2838,25 @@ def test_compare_names_the_first_row_of_a_text_cell(
     assert main(["compare", str(path), "-m", "lrap"]) == 2
     err = capsys.readouterr().err
     assert "'NA' (first at model='m', fold=0, id=1, class='a'; fix or drop those rows)" in err, err
+
+
+def test_long_refuses_a_file_that_lacks_a_class_column(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One model's file lacks a species: its rows were written with null scores, which the
+    # metrics then told as null rows to drop or fill, not as the class the file lacks.
+    for model, text in {
+        "a": "row_id,grecor,tumer\nr1,0.9,0.1\n",
+        "b": "row_id,tumer\nr1,0.3\n",
+    }.items():
+        (tmp_path / f"model={model}").mkdir()
+        (tmp_path / f"model={model}" / "oof.csv").write_text(text)
+    truth = tmp_path / "sol.csv"
+    truth.write_text("row_id,grecor,tumer\nr1,1,0\n")
+    argv = ["long", str(tmp_path / "model=*" / "oof.csv"), "--truth", str(truth)]
+    assert main([*argv, "--id-col", "row_id", "-o", str(tmp_path / "long.parquet")]) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err)
+    assert "column 'grecor' is in some files of the table but not in" in err
+    assert "model=b" in err
+    assert "needs the id column and every class's column" in err
