@@ -2043,6 +2043,9 @@ def _in_flags(message: str, args: argparse.Namespace) -> str:
         "rows repeated whole (a file read twice) go with .unique()",
         "rows repeated whole (a file read twice, or copied into two files) must be removed",
     )
+    message = re.sub(  # (compare --bootstrap of a metric that takes no weights)
+        r"\(and score (it|them) with report\)", r"(and score \1 with pl-metrics score)", message
+    )
     message = re.sub(
         r"score them by=(\[.*?\]) with report",
         lambda m: f"score them with pl-metrics score --by {','.join(ast.literal_eval(m.group(1)))}",

@@ -2860,3 +2860,13 @@ def test_long_refuses_a_file_that_lacks_a_class_column(
     assert "column 'grecor' is in some files of the table but not in" in err
     assert "model=b" in err
     assert "needs the id column and every class's column" in err
+
+
+def test_compare_bootstrap_of_an_unweighted_metric_names_the_command(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The advice named report, Python's function, where the command line's is score.
+    assert main(["compare", str(DATA), "-m", "lwlrap,padded_cmap", "--bootstrap", "5"]) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err)
+    assert "leave it out (and score it with pl-metrics score)" in err
