@@ -1346,10 +1346,14 @@ def _inferred_csv_schema(path: Path) -> pl.Schema:
 
 @_kept_per_file
 def _has_rows(path: Path) -> bool:
-    """Whether a CSV file holds a row below its header (reads its first lines only)."""
+    """Whether a CSV file holds a row below its header (reads its first lines only).
+
+    A header that names a column twice is refused (polars reads the second as
+    ``name_duplicated_0``, which a message would then name).
+    """
     _refuse_wide_characters(path)
     try:
-        return _scan_one_csv(path, raise_if_empty=False).head(1).collect().height > 0
+        first = _scan_one_csv(path, raise_if_empty=False).head(1).collect()
     except (pl.exceptions.PolarsError, OSError) as error:  # (OSError: a cut gzip stream)
         hint = ""
         if "more fields than defined" in str(error) and path.suffix.lower() == ".csv":
@@ -1368,6 +1372,14 @@ def _has_rows(path: Path) -> bool:
         # (That hint is the file's own: not also the general one of decimal commas.)
         told = reader_error(error, scanned=True, hints=not hint)
         raise MetricsInputError(f"cannot read file {str(path)!r}: {told}{hint}") from error
+    twice = [m[1] for m in map(re.compile(r"(.*)_duplicated_\d+").fullmatch, first.columns) if m]
+    twice = [name for name in dict.fromkeys(twice) if name in first.columns]
+    if twice:
+        raise MetricsInputError(
+            f"file {str(path)!r}: its header names {listed([repr(n) for n in twice], 3)} twice; "
+            "give each column its own name"
+        )
+    return first.height > 0
 
 
 def _check_folder_keys(found: Sequence[Path]) -> None:

@@ -72,6 +72,16 @@ def test_row_less_csv_is_an_empty_table(tmp_path: Path, dump: pl.DataFrame) -> N
         scan([empty, header])
 
 
+def test_a_csv_header_naming_a_column_twice_is_refused(tmp_path: Path) -> None:
+    # polars reads the second as 'a_duplicated_0', which the errors then named.
+    path = tmp_path / "twice.csv"
+    path.write_text("id,class,score,truth,score\n1,a,0.5,1,0.25\n")
+    message = r"file '.*twice\.csv': its header names 'score' twice; give each column its own"
+    for read in (scan, lambda p: pl_metrics.score(p, "lrap")):
+        with pytest.raises(MetricsInputError, match=message):
+            read(path)
+
+
 def test_row_less_csv_shards_are_left_out(tmp_path: Path, dump: pl.DataFrame) -> None:
     dump.head(1800).write_csv(tmp_path / "a.csv")
     dump.head(0).write_csv(tmp_path / "b.csv")
