@@ -32,6 +32,8 @@ from pl_metrics._frame import (
     is_pandas,
     listed,
     missing_column,
+    refuse_internal,
+    refuse_pattern,
     shown,
     table_option,
 )
@@ -681,11 +683,9 @@ def from_wide(
     keep: list[str] = [c for c in schema if c not in (id_col, *class_cols, *skip)]
     truth_schema: pl.Schema = pl.Schema() if truth is None else truth.lazy().collect_schema()
     for name in (id_col, *keep, *skip, *(c for c in truth_schema if c not in class_cols)):
-        if name.startswith(INTERNAL):  # pl_metrics' working columns are named so
-            raise MetricsInputError(
-                f"column {name!r}: names starting with {INTERNAL!r} are pl_metrics' own; "
-                "rename the column"
-            )
+        refuse_internal(name, None)
+    for name in (id_col, *keep, *skip, *class_cols, *truth_schema):
+        refuse_pattern(name, None)
     made = ("class", "score", "truth")
     for name in (id_col, *keep, *class_cols):
         if name in made:

@@ -80,6 +80,7 @@ __all__ = [
     "problem_rows",
     "raise_on_problems",
     "refuse_internal",
+    "refuse_pattern",
     "require_column",
     "resolve_columns",
     "row_check_keys",
@@ -781,13 +782,26 @@ def _missing_columns(
     )
 
 
-def refuse_internal(name: str, option: str) -> None:
+def refuse_internal(name: str, option: str | None) -> None:
     """Refuse a column named as pl_metrics' working columns are."""
     if name.startswith(INTERNAL):
         raise MetricsInputError(
-            f"column {name!r} (option {option!r}): names starting with {INTERNAL!r} are "
-            "pl_metrics' own; rename the column"
+            f"{_column_of(name, option)}: names starting with {INTERNAL!r} are pl_metrics' "
+            "own; rename the column"
         )
+
+
+def refuse_pattern(name: str, option: str | None) -> None:
+    """Refuse a column named as polars' patterns: ``pl.col`` cannot name it alone."""
+    if name == "*" or (name.startswith("^") and name.endswith("$")):
+        raise MetricsInputError(
+            f"{_column_of(name, option)}: polars reads a name of '^...$' as a pattern of "
+            "names and '*' as every column, so no expression can name it; rename the column"
+        )
+
+
+def _column_of(name: str, option: str | None) -> str:
+    return f"column {name!r}" + ("" if option is None else f" (option {option!r})")
 
 
 def resolve_columns(
@@ -826,6 +840,7 @@ def resolve_columns(
     for option, name in named:
         require_column(schema, option, name, taken)
         refuse_internal(name, option)
+        refuse_pattern(name, option)
     for option, name in options.items():
         if name in by_names:
             given, advice = (

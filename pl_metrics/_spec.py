@@ -38,6 +38,7 @@ from pl_metrics._frame import (
     listed,
     normalize_by,
     refuse_internal,
+    refuse_pattern,
     require_column,
     resolve_columns,
     shown,
@@ -1055,6 +1056,7 @@ def check_key_name(name: str, option: str, made: Sequence[str], maker: str) -> N
     `resolve` would tell it as one of ``by``.
     """
     refuse_internal(name, option)
+    refuse_pattern(name, option)
     if name in made:
         raise MetricsInputError(
             f"column {name!r} (option {option!r}): {maker} makes a column of this name; "

@@ -1925,3 +1925,25 @@ def test_a_float_fold_is_a_key_by_any_of_its_names(name: str) -> None:
     told = re.escape(f"has columns model, {name}: pass by=['model', '{name}']")
     with pytest.raises(MetricsInputError, match=told):
         pl_metrics.report(two, "lrap")
+
+
+@pytest.mark.parametrize("name", ["^g$", "*"])
+def test_column_names_polars_reads_as_patterns_are_refused(
+    good: pl.DataFrame, tmp_path: Path, name: str
+) -> None:
+    # pl.col reads '^...$' as a regular expression and '*' as every column: such a column
+    # crashed every metric with polars' internal errors (out-of-bounds gathers, KeyError).
+    message = rf"^column '{re.escape(name)}' \(option '(by|score_col)'\): polars reads a name"
+    grouped = good.with_columns(pl.lit("a").alias(name))
+    for metric in (pl_metrics.lrap, pl_metrics.f1, pl_metrics.roc_auc):
+        with pytest.raises(MetricsInputError, match=message):
+            metric(grouped, by=name)
+    with pytest.raises(MetricsInputError, match=message):
+        pl_metrics.lrap(good.rename({"score": name}), score_col=name)
+    path = tmp_path / "grouped.parquet"
+    grouped.write_parquet(path)
+    with pytest.raises(MetricsInputError, match=message):
+        pl_metrics.score(path, "lrap", by=name)
+    wide = pl.DataFrame({"id": [1, 2], name: [0.1, 0.8], "b": [0.9, 0.2]})
+    with pytest.raises(MetricsInputError, match=rf"^column '{re.escape(name)}': polars reads"):
+        pl_metrics.from_wide(wide, wide.with_columns(pl.col("b").round()))
