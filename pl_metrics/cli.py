@@ -31,6 +31,7 @@ from pl_metrics._driver import hinted, score, warn_of_mixed_tasks
 from pl_metrics._examples import with_hint
 from pl_metrics._frame import (
     EMPTY_TABLE,
+    INTERNAL,
     MetricsInputError,
     UnknownOptionError,
     did_you_mean,
@@ -1502,12 +1503,42 @@ def _run_long(args: argparse.Namespace) -> None:
         # The truth file's other columns (a Kaggle solution's Usage: Public or Private) are
         # kept too, as the scores' are: a grader scores --by them.
         classes = table["class"].unique().cast(pl.String)
-        taken = {args.id_col, args.labels_col, *table.columns, *classes}
+        taken = {args.id_col, args.labels_col, *classes}
         extra = [c for c in truth.collect_schema() if c not in taken]
+        made = [c for c in extra if c in ("class", "score", "truth")]
+        if made:
+            raise MetricsInputError(
+                f"--truth {args.truth}: its column {made[0]!r} is named as a column the long "
+                "table makes; rename it in the file"
+            )
         if extra:
             per_id = truth.select(args.id_col, *extra).unique(maintain_order=True).collect()
-            table = table.join(per_id, on=args.id_col, how="left", maintain_order="left")
+            shared = [c for c in extra if c in table.columns]  # (a fold in both files)
+            for column in shared:
+                _check_same_in_both(table, per_id, args.id_col, column)
+            kept = per_id.drop(shared)
+            table = table.join(kept, on=args.id_col, how="left", maintain_order="left")
     _write(table, args.format, args.output, [args.id_col, "class"])
+
+
+def _check_same_in_both(table: pl.DataFrame, truth: pl.DataFrame, id_col: str, column: str) -> None:
+    """Refuse a column of the scores and the truth file that differs for some ids."""
+    theirs = f"{INTERNAL}truth_file"
+    pairs = (
+        table.select(id_col, pl.col(column).cast(pl.String))
+        .unique()
+        .join(truth.select(id_col, pl.col(column).cast(pl.String).alias(theirs)), on=id_col)
+        .filter(pl.col(column).ne_missing(pl.col(theirs)))
+        .sort(id_col)
+    )
+    if pairs.height:
+        ids = pairs[id_col].n_unique()
+        key, mine, other = pairs.row(0)
+        raise MetricsInputError(
+            f"column {column!r} is in the scores and in the truth file, other for "
+            f"{ids:,} {'id' if ids == 1 else 'ids'} ({id_col}={key!r}: {mine!r} and "
+            f"{other!r}); rename one of them"
+        )
 
 
 def _binary_truth(scores: pl.LazyFrame, id_col: str, truth_col: str, name: str) -> pl.LazyFrame:

@@ -2769,6 +2769,26 @@ def test_long_keeps_the_solutions_usage_column(
         ("Private", ["r2", "r4"]),
         ("Public", ["r1", "r3"]),
     ]
+    # A column of both files is kept once where it agrees; one that disagrees, or is named
+    # as a column the long table makes, was dropped in silence: refused.
+    scores = "row_id,a,b,fold\nr1,0.1,0.9,1\nr2,0.8,0.3,2\n"
+    for truth, status, said in (
+        ("row_id,a,b,fold\nr1,0,1,1\nr2,1,0,2\n", 0, ""),
+        ("row_id,a,b,fold\nr1,0,1,1\nr2,1,0,3\n", 2, "column 'fold' is in the scores and in"),
+        ("row_id,a,b,score\nr1,0,1,x\nr2,1,0,y\n", 2, "its column 'score' is named as a colu"),
+    ):
+        argv = _long_argv(tmp_path, scores, truth, "--id-col", "row_id", "--format", "csv")
+        assert main(argv) == status
+        out, err = capsys.readouterr()
+        assert said in err
+        if not status:
+            assert pl.read_csv(io.StringIO(out)).columns == [
+                "row_id",
+                "fold",
+                "class",
+                "score",
+                "truth",
+            ]
 
 
 def test_long_tells_the_id_columns_apart_as_a_command_line_fix(
