@@ -2079,14 +2079,19 @@ def _in_flags(message: str, args: argparse.Namespace) -> str:
     )
     message = re.sub(
         r"score them by=(\[.*?\]) with report",
-        lambda m: f"score them with pl-metrics score --by {','.join(ast.literal_eval(m.group(1)))}",
+        lambda m: f"score them with pl-metrics score --by {_by_argument(m.group(1))}",
         message,
     )
     return re.sub(
         r"(pass|or) by=(\[.*?\]) (if each|to apply)",
-        lambda m: f"{m.group(1)} --by {','.join(ast.literal_eval(m.group(2)))} {m.group(3)}",
+        lambda m: f"{m.group(1)} --by {_by_argument(m.group(2))} {m.group(3)}",
         message,
     )
+
+
+def _by_argument(names: str) -> str:
+    """Python's ``by=[...]`` (its repr) as the --by argument a shell passes whole."""
+    return shlex.quote(",".join(ast.literal_eval(names)))
 
 
 def _stdout_closed() -> int:

@@ -380,6 +380,11 @@ def test_repeated_rows_suggest_by_columns(
     assert main(["compare", str(repeats), "-m", "lrap"]) == 2  # compare has no --by
     err = capsys.readouterr().err
     assert "or score them with pl-metrics score --by model,fold,rep;" in err
+    # Quoted for the shell where a name holds a space (typed as shown, a second PATH).
+    spaced = tmp_path / "spaced.parquet"
+    digits.rename({"model": "mod el"}).write_parquet(spaced)
+    assert main(["score", str(spaced), "-m", "lrap"]) == 2
+    assert "pass --by 'mod el,fold' if each (mod el, fold)" in capsys.readouterr().err
     seeds = tmp_path / "seeds.parquet"
     pl.concat([pl.read_parquet(DATA).with_columns(seed=pl.lit(s)) for s in (1, 2)]).write_parquet(
         seeds
