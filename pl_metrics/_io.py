@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 import polars as pl
 
@@ -1397,6 +1397,14 @@ def _check_folder_keys(found: Sequence[Path]) -> None:
         names = tuple(_hive_parts(path))
         return "/".join(f"{k}=" for k in names) if names else "no key= folder"
 
+    # (A value holding '=' makes no key=value folder, for polars either.)
+    for part in (part for path in found for part in path.parent.parts):
+        if re.fullmatch(r"[^=]+=.*=.*", part):
+            key, value = part.split("=", 1)
+            raise MetricsInputError(
+                f"folder {part!r}: its value holds '=', which makes no key= folder; write "
+                f"it as %3D ({key}={quote(value, safe='')})"
+            )
     raise MetricsInputError(
         f"files {str(first)!r} and {str(other)!r} lie in different key= folders "
         f"({keys(first)}; {keys(other)}); hive partitions need the same keys above every "

@@ -1021,6 +1021,12 @@ def test_files_under_different_folder_keys_are_refused(tmp_path: Path, kind: str
         pl_metrics.score(tmp_path, "lrap", by="model")
     with pytest.raises(MetricsInputError, match=r"model=b/part\.\w+' lie in different key="):
         pl_metrics.scan(tmp_path)
+    # A value holding '=' is no key= folder (it was told as "no key= folder" beside model=).
+    (tmp_path / "model=a=0").mkdir()
+    (tmp_path / "model=a" / "fold=0" / f"part.{kind}").rename(tmp_path / "model=a=0" / f"p.{kind}")
+    (tmp_path / "model=a" / "fold=0").rmdir()
+    with pytest.raises(MetricsInputError, match=r"folder 'model=a=0': its value holds '='.*a%3D0"):
+        pl_metrics.score(tmp_path, "lrap", by="model")
 
 
 def test_folder_keys_in_another_order_are_the_same_keys(tmp_path: Path, dump: pl.DataFrame) -> None:
