@@ -1516,8 +1516,8 @@ def _run_long(args: argparse.Namespace) -> None:
             shared = [c for c in extra if c in table.columns]  # (a fold in both files)
             for column in shared:
                 _check_same_in_both(table, per_id, args.id_col, column)
-            kept = per_id.drop(shared)
-            table = table.join(kept, on=args.id_col, how="left", maintain_order="left")
+            own = per_id.drop(shared)
+            table = table.join(own, on=args.id_col, how="left", maintain_order="left")
     _write(table, args.format, args.output, [args.id_col, "class"])
 
 
