@@ -379,6 +379,7 @@ def local_runner(lf: pl.LazyFrame, stream: TextIO | None) -> Runner:
         ) as bar:
             for done, rows in enumerate(chunks.filters, start=1):
                 yield keep(chunk_state(lf if len(chunks) == 1 else lf.filter(rows), spec))
+                bar.set_postfix_str(f"chunk {done}/{len(chunks)}", refresh=False)
                 bar.update(chunks.rows * done // len(chunks) - bar.n)  # rows: about a share
 
     return run

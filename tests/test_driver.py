@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import gzip
 import io
@@ -499,7 +500,15 @@ def test_never_more_chunks_than_rows() -> None:
     assert got.item() == pytest.approx(pl_metrics.lrap(df).item(), rel=1e-12)
 
 
-def test_progress_bar_writes_to_its_stream(digits: pl.DataFrame) -> None:
+def test_progress_bar_writes_to_its_stream(
+    digits: pl.DataFrame, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tqdm import tqdm
+
+    from pl_metrics import _driver
+
+    # Each chunk drawn (tqdm draws at most every 0.1 s: the chunks take less).
+    monkeypatch.setattr(_driver, "tqdm", functools.partial(tqdm, mininterval=0))
     lf = digits.lazy()
     plan = plan_chunks(lf, n_chunks=4, budget=budget_bytes(None))
     spec = resolve(lf, "lrap", by="model")
@@ -510,6 +519,7 @@ def test_progress_bar_writes_to_its_stream(digits: pl.DataFrame) -> None:
     assert f"4 chunks: {plan.strategy}" in text
     assert f"/{digits.height / 1000:.1f}k [" in text  # rows to read
     assert "row/s" in text
+    assert "chunk 4/4]" in text  # chunks done
     quiet = list(local_runner(lf, None)(plan, spec, whole))  # nothing to write to: no error
     assert len(quiet) == 4
 
