@@ -405,6 +405,17 @@ def _unknown_labels(
                     "kept as such, not taken as a class (a CSV writes a class scored 0 "
                     f"everywhere as integers): cast {'it' if one else 'them'} to float"
                 )
+            joined = [  # (labels of another separator: "cat,dog" of classes cat and dog)
+                (e, mark)
+                for e in map(str, row[f"{_CHECK}examples"])
+                for mark in (", ", "; ", ",", ";", "|")
+                if mark in e and all(part in known for part in e.split(mark))
+            ]
+            if joined and not hint:
+                label, mark = joined[0]
+                hint = (
+                    f"; {label!r} holds class names separated by {mark!r}: pass separator={mark!r}"
+                )
             no_label = [e for e in row[f"{_CHECK}examples"] if _NO_LABEL.fullmatch(str(e))]
             if no_label and not hint:  # BirdCLEF 2021's "nocall"
                 label, column = no_label[0], f"pl.col({labels_col!r})"

@@ -1992,6 +1992,7 @@ def _in_flags(message: str, args: argparse.Namespace) -> str:
         message,
     )
     message = message.replace("classes=[...]", "--classes A,B,...")  # (pl-metrics long's)
+    message = re.sub(r"pass separator=('[^']+')", r"pass --separator \1", message)
     message = message.replace(  # (long: ids 1 in one file, 1.0 in the other)
         "cast one table's ids to the other's type", "write the ids alike in both files"
     )

@@ -463,6 +463,19 @@ def test_a_label_naming_an_integer_score_column_says_to_cast_it(lazy: bool) -> N
         long_of(scores, labels, labels_col="labels", lazy=lazy)
     with pytest.raises(pl_metrics.MetricsInputError, match=r"class columns: 'cat'$"):
         long_of(scores, labels.with_columns(labels=pl.lit("cat")), labels_col="labels", lazy=lazy)
+    # Class names joined by another separator than the one given: that one is offered.
+    commas = labels.with_columns(labels=pl.Series(["bird", "owl,bird", "bird;owl"]))
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"class columns: 'bird;owl', 'owl,bird'; 'bird;owl' holds class names separated "
+        r"by ';': pass separator=';'$",
+    ):
+        long_of(
+            scores.with_columns(pl.col("owl").cast(pl.Float64)),
+            commas,
+            labels_col="labels",
+            lazy=lazy,
+        )
 
 
 def test_from_wide_names_one_unknown_label_and_ignores_empty_ones() -> None:

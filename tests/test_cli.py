@@ -2895,3 +2895,17 @@ def test_compare_bootstrap_of_an_unweighted_metric_names_the_command(
     err = capsys.readouterr().err
     _one_line_error(err)
     assert "leave it out (and score it with pl-metrics score)" in err
+
+
+def test_long_offers_the_separator_of_joined_labels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scores = "row_id,a_b,c-d,e\nr1,0.1,0.2,0.3\nr2,0.5,0.1,0.2\n"
+    truth = 'row_id,labels\nr1,"c-d,a_b"\nr2,e\n'
+    argv = _long_argv(tmp_path, scores, truth, "--labels-col", "labels", "--id-col", "row_id")
+    assert main(argv) == 2
+    assert "'c-d,a_b' holds class names separated by ',': pass --separator ','\n" in (
+        capsys.readouterr().err
+    )
+    assert main([*argv, "--separator", ",", "--format", "csv"]) == 0
+    assert "r1,c-d,0.2,true" in capsys.readouterr().out
