@@ -1487,14 +1487,22 @@ def _run_long(args: argparse.Namespace) -> None:
                 scores = scores.with_columns(filled)
             else:
                 truth = truth.with_columns(filled)
-    table = from_wide(
-        scores,
-        truth,
-        id_col=args.id_col,
-        classes=classes,
-        labels_col=args.labels_col,
-        separator=args.separator,
-    ).collect()
+    try:
+        table = from_wide(
+            scores,
+            truth,
+            id_col=args.id_col,
+            classes=classes,
+            labels_col=args.labels_col,
+            separator=args.separator,
+        ).collect()
+    except MetricsInputError as error:
+        if len(score_files) < 2 or not re.search(r"repeats? in the scores,", str(error)):
+            raise
+        raise MetricsInputError(  # (two models' files of the same ids, say)
+            f"{error}; if each of the {len(score_files):,} files is a model's, put each in a "
+            "folder model=NAME/ (a column then)"
+        ) from None
     # A class some files lack would be null scores (or truth) in their rows: refused, named.
     named = [args.id_col, *table["class"].unique().cast(pl.String).sort()]
     for found in {tuple(score_files), tuple(truth_files)}:

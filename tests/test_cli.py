@@ -2909,3 +2909,14 @@ def test_long_offers_the_separator_of_joined_labels(
     )
     assert main([*argv, "--separator", ",", "--format", "csv"]) == 0
     assert "r1,c-d,0.2,true" in capsys.readouterr().out
+
+
+def test_long_of_several_files_of_the_same_ids_offers_model_folders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = _long_argv(tmp_path, "id,a,b\n1,0.1,0.9\n", "id,a,b\n1,0,1\n")
+    (tmp_path / "sub2.csv").write_text("id,a,b\n1,0.3,0.6\n")
+    assert main([*argv[:2], str(tmp_path / "sub2.csv"), *argv[2:]]) == 2
+    assert "if each of the 2 files is a model's, put each in a folder model=NAME/" in (
+        capsys.readouterr().err
+    )
