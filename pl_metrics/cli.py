@@ -1950,6 +1950,7 @@ def _in_flags(message: str, args: argparse.Namespace) -> str:
     """A message of the library as the command line says it: its flags, not Python."""
     for hint, replacement in _FLAG_HINTS.items():
         message = message.replace(hint, replacement)
+    message = re.sub(r"^from_wide: ", "long: ", message)  # (the command that called it)
     # The data hints show Python; on the command line the fix is in the file.
     message = re.sub(
         r"map its values to booleans first, e\.g\. pl\.col\('[^']*'\) == 'true' "

@@ -2758,6 +2758,7 @@ def test_long_warning_names_the_command_line_option(
     err = capsys.readouterr().err
     assert "classes=[" not in err, err
     assert "--classes" in err, err
+    assert err.startswith("pl-metrics: warning: long: integer columns"), err  # not from_wide
 
 
 def test_long_keeps_the_solutions_usage_column(
