@@ -166,14 +166,24 @@ def _wide_truth(
         )
     missing = [c for c in class_cols if c not in schema]
     if missing:
+        # A name spelled otherwise ('a_b ' for 'a_b', 'Cat' for 'cat'): the truth's close one.
+        spare = [c for c in schema if c not in class_cols and c != id_col]
+        close = next(
+            (
+                f" ({m!r}: {said}); name the class columns alike in both tables"
+                for m in missing
+                if (said := did_you_mean(m, spare, n=1))
+            ),
+            "",
+        )
         hint = (
             "; every float column of the scores is taken for a class: if some are not (a "
             "weight), name the classes with classes=[...]"
-            if found
+            if found and not close
             else ""
         )
         raise MetricsInputError(
-            f"truth: columns {missing} of the scores are not in the table{hint}"
+            f"truth: columns {missing} of the scores are not in the table{close}{hint}"
         )
     numeric = []
     for c in class_cols:

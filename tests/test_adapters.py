@@ -890,6 +890,13 @@ def test_from_wide_says_a_float_column_was_taken_for_a_class() -> None:
         r"of the scores is taken for a class: .* classes=\[\.\.\.\]$",
     ):
         pl_metrics.from_wide(scores, truth, id_col="clip")
+    # A class spelled otherwise in the truth (a space after it): its close name is offered.
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^truth: columns \['frog '\] of the scores are not in the table \('frog ': did "
+        r"you mean 'frog'\?\); name the class columns alike in both tables$",
+    ):
+        pl_metrics.from_wide(scores.drop("w").rename({"frog": "frog "}), truth, id_col="clip")
     long = pl_metrics.from_wide(scores, truth, id_col="clip", classes=["bird", "frog"])
     assert long.columns == ["clip", "w", "class", "score", "truth"]
     with pytest.raises(pl_metrics.MetricsInputError, match=r"not in the table$"):
