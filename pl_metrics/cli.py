@@ -1521,7 +1521,12 @@ def _run_long(args: argparse.Namespace) -> None:
             )
         if extra:
             per_id = truth.select(args.id_col, *extra).unique(maintain_order=True).collect()
-            shared = [c for c in extra if c in table.columns]  # (a fold in both files)
+            # A column of both files (a fold) is kept once; the scores' other float columns
+            # are classes left out by --classes, whose truth goes with them.
+            shared = [c for c in extra if c in table.columns]
+            floats = [c for c in shared if table.schema[c].is_float()]
+            per_id = per_id.drop(floats)
+            shared = [c for c in shared if c not in floats]
             for column in shared:
                 _check_same_in_both(table, per_id, args.id_col, column)
             own = per_id.drop(shared)
@@ -1530,13 +1535,19 @@ def _run_long(args: argparse.Namespace) -> None:
 
 
 def _check_same_in_both(table: pl.DataFrame, truth: pl.DataFrame, id_col: str, column: str) -> None:
-    """Refuse a column of the scores and the truth file that differs for some ids."""
+    """Refuse a column of the scores and the truth file that differs for some ids.
+
+    Numbers are compared as numbers (a fold 1 and 1.0), other values as text; a null on
+    either side differs from nothing.
+    """
     theirs = f"{INTERNAL}truth_file"
+    both = [table.schema[column], truth.schema[column]]
+    as_type = pl.Float64 if all(t.is_numeric() for t in both) else pl.String
     pairs = (
-        table.select(id_col, pl.col(column).cast(pl.String))
+        table.select(id_col, pl.col(column).cast(as_type))
         .unique()
-        .join(truth.select(id_col, pl.col(column).cast(pl.String).alias(theirs)), on=id_col)
-        .filter(pl.col(column).ne_missing(pl.col(theirs)))
+        .join(truth.select(id_col, pl.col(column).cast(as_type).alias(theirs)), on=id_col)
+        .filter(pl.col(column) != pl.col(theirs))
         .sort(id_col)
     )
     if pairs.height:
@@ -2034,7 +2045,11 @@ def _in_flags(message: str, args: argparse.Namespace) -> str:
         message,
     )
     # The library's functions by the commands: compare's advice to pool the folds.
-    message = re.sub(r"\breport\(\.\.\., by='([^']*)'\)", r"pl-metrics score --by \1", message)
+    message = re.sub(
+        r"\breport\(\.\.\., by='([^']*)'\)",
+        lambda m: f"pl-metrics score --by {shlex.quote(m[1])}",
+        message,
+    )
     # The library's options by the command's flags: "option 'per_class'" is --per-class.
     flags = _flags(args.command)
     if getattr(args, "threshold_table", None):  # the library's option was given as a file

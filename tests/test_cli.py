@@ -2777,11 +2777,12 @@ def test_long_keeps_the_solutions_usage_column(
     ]
     # A column of both files is kept once where it agrees; one that disagrees, or is named
     # as a column the long table makes, was dropped in silence: refused.
-    scores = "row_id,a,b,fold\nr1,0.1,0.9,1\nr2,0.8,0.3,2\n"
+    scores = "row_id,a,b,fold\nr1,0.1,0.9,1\nr2,0.8,0.3,2\nr3,0.5,0.5,2\n"
     for truth, status, said in (
-        ("row_id,a,b,fold\nr1,0,1,1\nr2,1,0,2\n", 0, ""),
-        ("row_id,a,b,fold\nr1,0,1,1\nr2,1,0,3\n", 2, "column 'fold' is in the scores and in"),
-        ("row_id,a,b,score\nr1,0,1,x\nr2,1,0,y\n", 2, "its column 'score' is named as a colu"),
+        ("row_id,a,b,fold\nr1,0,1,1\nr2,1,0,2\nr3,1,1,2\n", 0, ""),
+        ("row_id,a,b,fold\nr1,0,1,1.0\nr2,1,0,2.0\nr3,1,1,\n", 0, ""),  # (pandas' floats)
+        ("row_id,a,b,fold\nr1,0,1,1\nr2,1,0,3\nr3,1,1,2\n", 2, "column 'fold' is in the sco"),
+        ("row_id,a,b,score\nr1,0,1,x\nr2,1,0,y\nr3,1,1,z\n", 2, "its column 'score' is nam"),
     ):
         argv = _long_argv(tmp_path, scores, truth, "--id-col", "row_id", "--format", "csv")
         assert main(argv) == status
