@@ -12,6 +12,7 @@ import os
 import re
 import shlex
 import warnings
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -1372,8 +1373,13 @@ def _has_rows(path: Path) -> bool:
         # (That hint is the file's own: not also the general one of decimal commas.)
         told = reader_error(error, scanned=True, hints=not hint)
         raise MetricsInputError(f"cannot read file {str(path)!r}: {told}{hint}") from error
-    twice = [m[1] for m in map(re.compile(r"(.*)_duplicated_\d+").fullmatch, first.columns) if m]
-    twice = [name for name in dict.fromkeys(twice) if name in first.columns]
+    twice: list[str] = []
+    if any(re.fullmatch(r".*_duplicated_\d+", name) for name in first.columns):
+        # (Read as names again, to tell a header's own 'x_duplicated_0' from polars'; empty
+        # names, a spreadsheet's trailing columns, are not named twice.)
+        names_row = _scan_one_csv(path, has_header=False, infer_schema=False).head(1).collect()
+        names = [name for name in names_row.row(0) if name]
+        twice = [name for name, times in Counter(names).items() if times > 1]
     if twice:
         raise MetricsInputError(
             f"file {str(path)!r}: its header names {listed([repr(n) for n in twice], 3)} twice; "

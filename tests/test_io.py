@@ -80,6 +80,11 @@ def test_a_csv_header_naming_a_column_twice_is_refused(tmp_path: Path) -> None:
     for read in (scan, lambda p: pl_metrics.score(p, "lrap")):
         with pytest.raises(MetricsInputError, match=message):
             read(path)
+    # A header's own 'x_duplicated_0', and a spreadsheet's empty trailing columns, are read.
+    rows = "1,a,0.5,1,,\n1,b,0.25,0,,\n"
+    for header in ("id,class,score,truth,score_duplicated_0,", "id,class,score,truth,,"):
+        path.write_text(f"{header}\n{rows}")
+        assert pl_metrics.score(path, "lrap").item() == 1.0
 
 
 def test_row_less_csv_shards_are_left_out(tmp_path: Path, dump: pl.DataFrame) -> None:
