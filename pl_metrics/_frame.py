@@ -745,17 +745,22 @@ def _missing_columns(
 
     # No class nor score column, nor any named like them, and many of floats: wide. (Its
     # other columns are then no class, score or truth column to offer: its labels, say.
-    # Columns of scores named like a class or a score, Otto's Class_1 to Class_9 or the
-    # bird 'grecor', are no class or score.)
-    def only_wide(option: str) -> bool:
-        close_names = _close_names(given[option], schema, n=3, cutoff=0.5)
-        return not close[option].startswith("did you") or set(close_names) <= set(wide)
-
+    # Columns of scores named like a class, Otto's Class_1 to Class_9, are no class; nor
+    # like a score, the bird 'grecor', unless named much like it: 'scores' is one.)
     if (
         {"class_col", "score_col"} <= set(close)
         and len(wide) > 2
-        and only_wide("class_col")
-        and only_wide("score_col")
+        and (
+            not close["class_col"].startswith("did you")
+            or set(_close_names(given["class_col"], schema, n=3, cutoff=0.5)) <= set(wide)
+        )
+        and (
+            not close["score_col"]
+            or (
+                set(_close_names(given["score_col"], schema, n=3, cutoff=0.5)) <= set(wide)
+                and not _close_names(given["score_col"], schema, n=1, cutoff=0.75)
+            )
+        )
     ):
         moot = ("class_col", "score_col", "truth_col")
         close = {o: text for o, text in close.items() if o not in moot}

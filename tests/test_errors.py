@@ -1177,6 +1177,13 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
             pl_metrics.lrap(otto)
         assert "; the table looks wide" in str(caught.value)
         assert "did you mean" not in str(caught.value)
+    # Nor is one whose score column is named much like 'score' (a class column named apart).
+    scored = good.rename({"class": "label", "score": "scores"}).with_columns(
+        v=pl.lit(1.0), u=pl.lit(2.0)
+    )
+    with pytest.raises(MetricsInputError, match=r"'score': did you mean 'scores'\?") as caught:
+        pl_metrics.lrap(scored)
+    assert "looks wide" not in str(caught.value)
     # A long table of other names, with float weight columns, is not taken for a wide one.
     weighted = renamed.with_columns(w=pl.lit(1.0), v=pl.lit(2.0))
     with pytest.raises(MetricsInputError) as caught:
