@@ -169,17 +169,12 @@ def _wide_truth(
         # A name spelled otherwise ('a_b ' for 'a_b', 'Cat' for 'cat'): the truth's close one.
         spare = [c for c in schema if c not in class_cols and c != id_col]
         close = next(
-            (
-                f" ({m!r}: {said}); name the class columns alike in both tables"
-                for m in missing
-                if (said := did_you_mean(m, spare, n=1))
-            ),
-            "",
+            (f" ({m!r}: {said})" for m in missing if (said := did_you_mean(m, spare, n=1))), ""
         )
         hint = (
             "; every float column of the scores is taken for a class: if some are not (a "
             "weight), name the classes with classes=[...]"
-            if found and not close
+            if found
             else ""
         )
         raise MetricsInputError(

@@ -894,7 +894,7 @@ def test_from_wide_says_a_float_column_was_taken_for_a_class() -> None:
     with pytest.raises(
         pl_metrics.MetricsInputError,
         match=r"^truth: columns \['frog '\] of the scores are not in the table \('frog ': did "
-        r"you mean 'frog'\?\); name the class columns alike in both tables$",
+        r"you mean 'frog'\?\); every float column of the scores is taken for a class",
     ):
         pl_metrics.from_wide(scores.drop("w").rename({"frog": "frog "}), truth, id_col="clip")
     long = pl_metrics.from_wide(scores, truth, id_col="clip", classes=["bird", "frog"])
