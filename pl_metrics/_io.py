@@ -1403,9 +1403,11 @@ def _check_folder_keys(found: Sequence[Path]) -> None:
         names = tuple(_hive_parts(path))
         return "/".join(f"{k}=" for k in names) if names else "no key= folder"
 
-    # (A value holding '=' makes no key=value folder, for polars either.)
-    for part in (part for path in found for part in path.parent.parts):
-        if re.fullmatch(r"[^=]+=.*=.*", part):
+    # (A value holding '=' makes no key=value folder, for polars either: of the two files'
+    # folders, those they do not share.)
+    apart = set(first.parent.parts) ^ set(other.parent.parts)
+    for part in (part for path in (first, other) for part in path.parent.parts):
+        if part in apart and re.fullmatch(r"[^=]+=.*=.*", part):
             key, value = part.split("=", 1)
             raise MetricsInputError(
                 f"folder {part!r}: its value holds '=', which makes no key= folder; write "

@@ -1497,7 +1497,9 @@ def _run_long(args: argparse.Namespace) -> None:
             separator=args.separator,
         ).collect()
     except MetricsInputError as error:
-        if len(score_files) < 2 or not re.search(r"repeats? in the scores,", str(error)):
+        # (Ids repeated within a kept column's values, a model's, are that file's own.)
+        alone = rf"repeats? in the scores, which needs one row per {re.escape(args.id_col)}:"
+        if len(score_files) < 2 or not re.search(alone, str(error)):
             raise
         raise MetricsInputError(  # (two models' files of the same ids, say)
             f"{error}; if each of the {len(score_files):,} files is a model's, put each in a "

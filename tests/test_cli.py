@@ -2922,3 +2922,12 @@ def test_long_of_several_files_of_the_same_ids_offers_model_folders(
     assert "if each of the 2 files is a model's, put each in a folder model=NAME/" in (
         capsys.readouterr().err
     )
+    # Files in model= folders already, one repeating an id: not offered.
+    for model, rows in {"x": "1,0.1,0.9\n1,0.2,0.8\n", "y": "1,0.3,0.6\n"}.items():
+        (tmp_path / f"model={model}").mkdir()
+        (tmp_path / f"model={model}" / "oof.csv").write_text(f"id,a,b\n{rows}")
+    argv[1] = str(tmp_path / "model=*" / "oof.csv")
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "needs one row per (model, id)" in err
+    assert "model=NAME/" not in err

@@ -1032,6 +1032,13 @@ def test_files_under_different_folder_keys_are_refused(tmp_path: Path, kind: str
     (tmp_path / "model=a" / "fold=0").rmdir()
     with pytest.raises(MetricsInputError, match=r"folder 'model=a=0': its value holds '='.*a%3D0"):
         pl_metrics.score(tmp_path, "lrap", by="model")
+    # Above every file, such a folder is not why the keys differ.
+    shared = tmp_path / "run=a=b"
+    (shared / "model=a" / "fold=0").mkdir(parents=True)
+    (tmp_path / "model=b").rename(shared / "model=b")
+    (tmp_path / "model=a=0" / f"p.{kind}").rename(shared / "model=a" / "fold=0" / f"p.{kind}")
+    with pytest.raises(MetricsInputError, match=r"lie in different key= folders \(model=/fold="):
+        pl_metrics.score(shared, "lrap", by="model")
 
 
 def test_folder_keys_in_another_order_are_the_same_keys(tmp_path: Path, dump: pl.DataFrame) -> None:
