@@ -1626,7 +1626,36 @@ def _pandas_ordered(frame: Any) -> tuple[Any, dict[str, list[str]]]:
         for name, dtype in frame.dtypes.items()
         if getattr(dtype, "ordered", False) and all(isinstance(c, str) for c in dtype.categories)
     }
+    # pandas' Arrow-backed columns (dtype_backend="pyarrow"): their ordered dictionaries.
+    for index, dtype in enumerate(frame.dtypes):
+        arrow = getattr(dtype, "pyarrow_dtype", None)
+        if arrow is not None and _ordered_text(arrow):
+            column = frame.iloc[:, index].array.__arrow_array__()
+            ordered[str(frame.columns[index])] = _dictionary_labels(column)
     return frame, ordered
+
+
+def _ordered_text(dtype: Any) -> bool:
+    """Whether an Arrow type is an ordered dictionary of text."""
+    import pyarrow as pa
+
+    text = [pa.types.is_string, pa.types.is_large_string]
+    if hasattr(pa.types, "is_string_view"):  # (pyarrow 16 and later)
+        text.append(pa.types.is_string_view)
+    return bool(
+        pa.types.is_dictionary(dtype)
+        and dtype.ordered
+        and any(is_text(dtype.value_type) for is_text in text)
+    )
+
+
+def _dictionary_labels(column: Any) -> list[str]:
+    """An Arrow dictionary column's labels, in the order its chunks first give them."""
+    import pyarrow as pa
+
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    labels = (label for chunk in chunks for label in chunk.dictionary.to_pylist())
+    return [label for label in dict.fromkeys(labels) if label is not None]
 
 
 def _arrow_ordered(frame: Any) -> tuple[Any, dict[str, list[str]]]:
@@ -1643,28 +1672,16 @@ def _arrow_ordered(frame: Any) -> tuple[Any, dict[str, list[str]]]:
     schema = getattr(frame, "schema", None)
     if not isinstance(schema, pa.Schema):
         return frame, {}
-    text = [pa.types.is_string, pa.types.is_large_string]
-    if hasattr(pa.types, "is_string_view"):  # (pyarrow 16 and later)
-        text.append(pa.types.is_string_view)
     names = [
         field.name
         for field in schema
-        if pa.types.is_dictionary(field.type)
-        and field.type.ordered
-        and any(is_text(field.type.value_type) for is_text in text)
-        and len(schema.get_all_field_indices(field.name)) == 1
+        if _ordered_text(field.type) and len(schema.get_all_field_indices(field.name)) == 1
     ]
     if not names:
         return frame, {}
     if isinstance(frame, pa.RecordBatchReader):
         frame = frame.read_all()
-    ordered = {}
-    for name in names:
-        column = frame.column(name)
-        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
-        labels = (label for chunk in chunks for label in chunk.dictionary.to_pylist())
-        ordered[name] = [label for label in dict.fromkeys(labels) if label is not None]
-    return frame, ordered
+    return frame, {name: _dictionary_labels(frame.column(name)) for name in names}
 
 
 def _unreadable_arrow_columns(frame: Any) -> list[str]:

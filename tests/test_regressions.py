@@ -259,6 +259,9 @@ def test_pandas_index_and_mixed_columns() -> None:
     table = pa.Table.from_pandas(enum.to_pandas())
     for arrow in (table, table.to_batches()[0], table.to_reader()):
         assert_frame_equal(pl_metrics.top_k_accuracy(arrow, k=1), want_k)
+    # And pandas' Arrow-backed columns (dtype_backend="pyarrow"): read as text order before.
+    backed = table.to_pandas(types_mapper=pd.ArrowDtype)
+    assert_frame_equal(pl_metrics.top_k_accuracy(backed, k=1), want_k)
     # Unordered categories declare no order: their labels sort as text, as polars' do.
     plain = ties.to_pandas().astype({"class": pd.CategoricalDtype(["b", "a", "c"])})
     want_text = pl_metrics.top_k_accuracy(ties, k=1)
