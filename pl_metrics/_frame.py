@@ -66,6 +66,7 @@ __all__ = [
     "is_pandas",
     "is_pandas_series",
     "is_past_2_53",
+    "is_series",
     "join_asof_by",
     "join_on",
     "listed",
@@ -448,8 +449,19 @@ def column_names(option: str, names: object) -> tuple[str, ...]:
     twice = sorted(name for name, count in Counter(given).items() if count > 1)
     if twice:
         shown_twice = ", ".join(repr(name) for name in twice)
-        raise MetricsInputError(f"option {option!r}: {shown_twice} named more than once")
+        series = getattr(names, "name", None) if is_series(names) else None
+        hint = (  # (pandas' groupby habit: by=df["model"])
+            f"; a column's values, not names? pass {option}={series!r}"
+            if isinstance(series, str)
+            else ""
+        )
+        raise MetricsInputError(f"option {option!r}: {shown_twice} named more than once{hint}")
     return given
+
+
+def is_series(value: object) -> bool:
+    """Whether ``value`` is a polars or pandas Series."""
+    return isinstance(value, pl.Series) or is_pandas_series(value)
 
 
 def is_number(value: object) -> bool:

@@ -485,6 +485,12 @@ def test_class_hash_check_across_dtypes(good: pl.DataFrame, dtype: pl.DataType) 
 def test_by_naming_a_column_twice_is_refused(good: pl.DataFrame) -> None:
     with pytest.raises(MetricsInputError, match=r"option 'by': 'model' named more than once"):
         pl_metrics.lrap(good, by=["model", "model"])
+    # A column's values (pandas' groupby habit, by=df["model"]): told to name the column.
+    grouped = good.with_columns(model=pl.col("id") % 2)
+    for values in (grouped["model"].cast(pl.String), grouped["model"].cast(pl.String).to_pandas()):
+        for frame in (grouped, grouped.lazy()):
+            with pytest.raises(MetricsInputError, match=r"values, not names\? pass by='model'$"):
+                pl_metrics.lrap(frame, by=values)
 
 
 def test_weights_for_a_report_with_metrics_that_take_none_are_refused(good: pl.DataFrame) -> None:
