@@ -42,7 +42,7 @@ import re
 import sys
 import warnings
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from decimal import Decimal, localcontext
@@ -137,7 +137,7 @@ _ABS_WEIGHT = f"{INTERNAL}boot_abs_weight"
 _BLOCK = 1 << 21
 
 
-def _metric_list(metrics: str | Sequence[str], function: str, option: str = "metrics") -> list[str]:
+def _metric_list(metrics: str | Iterable[str], function: str, option: str = "metrics") -> list[str]:
     """Metrics that have a direction: scores and losses, not tables of counts."""
     names = list(metric_list(metrics))
     tables = [m for m in names if info(m).higher_is_better is None]
@@ -204,7 +204,7 @@ def _mean_and_std(values: pl.Expr, mean: str, std: str) -> tuple[pl.Expr, pl.Exp
 
 def compare(
     frame: FrameT,
-    metrics: str | Sequence[str],
+    metrics: str | Iterable[str],
     *,
     model_col: str = "model",
     fold_col: str = "fold",
@@ -1508,7 +1508,7 @@ def _group(by: str | Sequence[str] | None) -> list[str]:
 
 def bootstrap(
     frame: FrameT,
-    metrics: str | Sequence[str],
+    metrics: str | Iterable[str],
     *,
     by: str | Sequence[str] | None = None,
     n_resamples: int = 1000,

@@ -139,7 +139,7 @@ def _is_dataset(source: Source) -> bool:
 @checked_options
 def score(
     source: Source,
-    metrics: str | Sequence[str],
+    metrics: str | Iterable[str],
     *,
     id_col: str = "id",
     class_col: str = "class",

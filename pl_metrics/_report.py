@@ -55,7 +55,7 @@ class MetricOptions(TypedDict, total=False):
 @checked_options
 def state(
     frame: pl.DataFrame | pl.LazyFrame,
-    metrics: str | Sequence[str],
+    metrics: str | Iterable[str],
     *,
     id_col: str = "id",
     class_col: str = "class",
@@ -166,7 +166,7 @@ def state(
 @checked_options
 def report(
     frame: FrameT,
-    metrics: str | Sequence[str],
+    metrics: str | Iterable[str],
     *,
     id_col: str = "id",
     class_col: str = "class",

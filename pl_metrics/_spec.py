@@ -707,13 +707,22 @@ _DEFAULTS = Options()
 MAX_BINS: Final = 1_000_000
 
 
-def metric_list(metrics: str | Sequence[str]) -> tuple[str, ...]:
-    """The metric names asked for, known and unique, in order."""
-    if not isinstance(metrics, (str, Sequence)) or not all(isinstance(m, str) for m in metrics):
+def metric_list(metrics: str | Iterable[str]) -> tuple[str, ...]:
+    """The metric names asked for, known and unique, in order (a set's sorted).
+
+    Any iterable of names: a list, a tuple, a numpy array, a pandas Index.
+    """
+    names: list[Any] = []
+    if isinstance(metrics, str):
+        names = [metrics]
+    elif isinstance(metrics, Iterable) and not isinstance(metrics, bytes | Mapping | pl.Expr):
+        names = sorted(metrics, key=str) if isinstance(metrics, set | frozenset) else [*metrics]
+    else:
+        names = [None]  # (refused below)
+    if not all(isinstance(m, str) for m in names):
         raise MetricsInputError(
             f"option 'metrics': expected a metric name or a list of names, got {shown(metrics)}"
         )
-    names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         raise MetricsInputError("option 'metrics': give at least one metric")
     for name in names:
@@ -868,7 +877,7 @@ def _takers(option: str) -> list[str]:
 
 def resolve(
     frame: pl.DataFrame | pl.LazyFrame,
-    metrics: str | Sequence[str],
+    metrics: str | Iterable[str],
     *,
     id_col: str = "id",
     class_col: str = "class",

@@ -124,7 +124,7 @@ def _client(client: Any) -> Iterator[Any]:
 @checked_options
 def score(
     source: Paths,
-    metrics: str | Sequence[str],
+    metrics: str | Iterable[str],
     *,
     client: Any = None,
     id_col: str = "id",

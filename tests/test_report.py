@@ -114,6 +114,13 @@ def test_report_options_are_checked() -> None:
         pl_metrics.report(df, ["mfif"], average="samples")
     with pytest.raises(pl_metrics.MetricsInputError, match="at least one metric"):
         pl_metrics.report(df, [])
+    # Names as by= takes them (an array, a pandas Index, a set: sorted); not a mapping.
+    pd = pytest.importorskip("pandas")
+    want = pl_metrics.report(df, ["f1", "lrap"], by=["model", "fold"])
+    for names in (np.array(["f1", "lrap"]), pd.Index(["f1", "lrap"]), {"lrap", "f1"}):
+        assert_frame_equal(pl_metrics.report(df, names, by=["model", "fold"]), want)
+    with pytest.raises(pl_metrics.MetricsInputError, match="expected a metric name or a list"):
+        pl_metrics.report(df, {"f1": 1})
     with pytest.raises(
         pl_metrics.MetricsInputError, match=r"option .weight_col. is not used by weighted_log_loss"
     ):
