@@ -1148,7 +1148,7 @@ def from_numpy(
     ...
     pl_metrics._frame.MetricsInputError: y_true: 2 values are neither 0 nor 1
     """
-    _warn_of_misaligned(y_true, y_score, class_names)
+    _warn_of_misaligned(y_true, y_score, class_names, sample_weight)
     _refuse_columns_of_no_class(y_score)
     # scipy's sparse matrices (scikit-learn's multilabel indicators often are) as dense.
     y_true, y_score = (a.toarray() if hasattr(a, "toarray") else a for a in (y_true, y_score))
@@ -1314,7 +1314,9 @@ def from_numpy(
     )
 
 
-def _warn_of_misaligned(y_true: object, y_score: object, class_names: object) -> None:
+def _warn_of_misaligned(
+    y_true: object, y_score: object, class_names: object, sample_weight: object = None
+) -> None:
     """Warn where a frame's labels pair other rows or columns than their places.
 
     ``from_numpy`` reads frames by position, as scikit-learn does; pandas users may expect
@@ -1343,19 +1345,24 @@ def _warn_of_misaligned(y_true: object, y_score: object, class_names: object) ->
                 UserWarning,
                 stacklevel=caller_stacklevel(),
             )
+    if is_pandas(sample_weight):  # (the weights of a merge, say: another row order)
+        rows = next((getattr(f, "index", None) for f in (y_score, y_true) if is_pandas(f)), None)
+        weights = getattr(sample_weight, "index", None)
+        if _reordered(rows, weights):
+            warnings.warn(
+                "sample_weight holds y_score's row (index) labels in another order: from_numpy "
+                "pairs them by position, as scikit-learn does; to pair them by label, reorder "
+                "it first (sample_weight.loc[y_score.index])",
+                UserWarning,
+                stacklevel=caller_stacklevel(),
+            )
     if not (is_pandas(y_true) and is_pandas(y_score)):
         return
-    import pandas as pd
 
     fixes = []
     for what in ("index", "columns"):
         mine, theirs = getattr(y_true, what, None), getattr(y_score, what, None)
-        if mine is None or theirs is None or len(mine) != len(theirs) or mine.equals(theirs):
-            continue
-        default = pd.RangeIndex(len(mine))
-        if what == "index" and (mine.equals(default) or theirs.equals(default)):
-            continue
-        if set(mine) == set(theirs):  # the same labels in another order
+        if _reordered(mine, theirs, default_names_nothing=what == "index"):
             fixes.append(
                 ("row (index)", "y_true.loc[y_score.index]")
                 if what == "index"
@@ -1370,6 +1377,22 @@ def _warn_of_misaligned(y_true: object, y_score: object, class_names: object) ->
             UserWarning,
             stacklevel=caller_stacklevel(),
         )
+
+
+def _reordered(mine: Any, theirs: Any, *, default_names_nothing: bool = True) -> bool:
+    """Whether two pandas indexes hold the same labels in another order.
+
+    A default index (0 to n - 1) names no rows (``default_names_nothing``): beside it,
+    another pairs by position, as meant.
+    """
+    if mine is None or theirs is None or len(mine) != len(theirs) or mine.equals(theirs):
+        return False
+    import pandas as pd
+
+    default = pd.RangeIndex(len(mine))
+    if default_names_nothing and (mine.equals(default) or theirs.equals(default)):
+        return False
+    return set(mine) == set(theirs)
 
 
 def _sample_weight(sample_weight: object, n_ids: int) -> np.ndarray:

@@ -1097,6 +1097,14 @@ def test_from_numpy_warns_of_pandas_labels_in_another_order() -> None:
         pl_metrics.from_numpy(y_true.to_numpy(), y_score)
     with pytest.warns(UserWarning, match=r"same row \(index\) labels .*\(y_true.loc\[y_score.ind"):
         pl_metrics.from_numpy(y_true.set_axis([7, 3]), y_score[["a", "b"]].set_axis([3, 7]))
+    # Weights of another row order (after a merge): warned of too.
+    scores = y_score[["a", "b"]].set_axis([3, 7])
+    weights = pd.Series([1.0, 2.0], index=[7, 3])
+    with pytest.warns(UserWarning, match=r"^sample_weight holds y_score's row \(index\) labels"):
+        pl_metrics.from_numpy(y_true.to_numpy(), scores, sample_weight=weights)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pl_metrics.from_numpy(y_true.to_numpy(), scores, sample_weight=weights.loc[scores.index])
     # A shuffled frame's labels beside predict_proba's frame (a default index): no rows named.
     frame = pd.DataFrame({"y": [0, 1, 2, 0, 1, 2]}).sample(frac=1, random_state=0)
     proba = pd.DataFrame(np.eye(3)[frame["y"].to_numpy()] * 0.8 + 0.05)
