@@ -692,6 +692,12 @@ def from_wide(
         message = str(missing_column(schema, "id_col", id_col, taken=scored))
         message = message.replace("is not in the table", "is not in the scores")
         suggested = "pass id_col=" in message or "did you mean" in message
+        if not suggested and not index_hint and len(scored) == len(schema):
+            # (predict_proba's frame: scores alone, a row per id in order)
+            index_hint = (
+                "; scores without ids (predict_proba's) are read by from_numpy(y_true, "
+                "y_score), which numbers the rows"
+            )
         raise MetricsInputError(message + ("" if suggested else index_hint))
     # The labels column is in the scores table only when no truth table is given.
     skip: list[str] = [labels_col] if labels_col is not None and truth is None else []

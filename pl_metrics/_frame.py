@@ -780,6 +780,12 @@ def _missing_columns(
             f"the table looks wide (a column of scores per class: "
             f"{listed([repr(c) for c in wide], 4)}): "
             "pl_metrics.from_wide makes the long table, a row per id and class"
+            + (
+                # (predict_proba's frame: no id column)
+                " (from_numpy(y_true, y_score) of scores without ids)"
+                if len(wide) == len(schema)
+                else ""
+            )
         )
     if "class_col" in close:  # (a binary table's truth column offered as its classes too)
         others = [text for option, text in close.items() if option != "class_col"]

@@ -1993,7 +1993,7 @@ def _in_flags(message: str, args: argparse.Namespace) -> str:
     message = message.replace(
         "pl_metrics.from_wide makes the long table, a row per id and class",
         "pl-metrics long makes the long table, a row per id and class",
-    )
+    ).replace(" (from_numpy(y_true, y_score) of scores without ids)", " (of a file with ids)")
     # (long: integer 0/1 score columns; a file cannot be cast, --classes takes them as classes)
     message = message.replace(
         "if they are classes, cast their scores to float; if not, drop them from the truth "

@@ -1168,6 +1168,12 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
     wide = good.pivot(on="class", index="id", values="score")
     with pytest.raises(MetricsInputError, match=r"; the table looks wide \(a column of scores per"):
         pl_metrics.lrap(wide)
+    # predict_proba's frame, no id column: from_numpy numbers its rows.
+    proba = wide.drop("id")
+    with pytest.raises(MetricsInputError, match=r"\(from_numpy\(y_true, y_score\) of scores wi"):
+        pl_metrics.lrap(proba)
+    with pytest.raises(MetricsInputError, match=r"; scores without ids \(predict_proba's\) are "):
+        pl_metrics.from_wide(proba)
     # Beside its labels (a column a class could be named as): told as wide, no column offered.
     labelled = wide.with_columns(target=pl.lit(1))
     with pytest.raises(MetricsInputError) as caught:
