@@ -1209,11 +1209,19 @@ def from_numpy(
         )
     binary = truth.ndim == 1 and truth.dtype.kind in "iu" and _zeros_and_ones(truth)
     if binary and n_classes == 2 and class_names is None:
+        # (A frame's second column: pandas' iloc, polars' to_series; an array's, [:, 1].)
+        second = (
+            "y_score.iloc[:, 1]"
+            if is_pandas(y_score)
+            else "y_score.to_series(1)"
+            if isinstance(y_score, pl.DataFrame)
+            else "y_score[:, 1]"
+        )
         warnings.warn(
             "from_numpy: y_score has 2 columns, each a class, so the thresholded metrics (f1, "
             "accuracy, ...), average precision and roc_auc average the two; scikit-learn's "
-            "binary values (f1_score(y_true, y_score[:, 1] >= 0.5)) are the positive class's "
-            "alone: from_numpy(y_true, y_score[:, 1]) gives them, binary_log_loss its log loss "
+            f"binary values (f1_score(y_true, {second} >= 0.5)) are the positive class's "
+            f"alone: from_numpy(y_true, {second}) gives them, binary_log_loss its log loss "
             "(log_loss of the two columns is scikit-learn's too, and their roc_auc differs only "
             "where 1 - p rounds, a p below about 1e-16 tying in the other column; "
             "class_names=[0, 1] says the two classes are meant)",

@@ -129,6 +129,13 @@ def test_from_numpy_takes_binary_scores_as_scikit_learn() -> None:
     with pytest.warns(UserWarning, match=r"y_score has 2 columns, each a class.*y_score\[:, 1\]"):
         two = pl_metrics.from_numpy(y, np.c_[1 - p, p])
     assert pl_metrics.f1(two).item() != pytest.approx(f1_score(y, p >= 0.5))
+    # A frame's second column as each library takes it ([:, 1] fails on a DataFrame).
+    for frame, second in (
+        (pd.DataFrame(np.c_[1 - p, p]), "iloc"),
+        (pl.DataFrame(np.c_[1 - p, p]), "to_series"),
+    ):
+        with pytest.warns(UserWarning, match=rf"from_numpy\(y_true, y_score\.{second}\(?\[?"):
+            pl_metrics.from_numpy(y, frame)
     # The warning's advice holds: the positive column's log loss is binary_log_loss's (it
     # said log_loss), and ROC AUC of the two columns is the positive's, unless 1 - p rounds.
     # (Scores of 0 and 1 clip apart: 1 - (1 - eps) is not eps.)
@@ -1025,8 +1032,9 @@ def test_from_wide_tells_of_ids_in_an_unnamed_pandas_index() -> None:
     told = r"\['cat', 'dog', 'bird'\]; the frame's index is unnamed, so no column: pass frame"
     with pytest.raises(pl_metrics.MetricsInputError, match=told):
         pl_metrics.from_wide(scores.set_axis(["u", "v"]), truth)
-    with pytest.raises(pl_metrics.MetricsInputError, match=r"\['cat', 'dog', 'bird'\]$"):
-        pl_metrics.from_wide(scores, truth)  # (the rows' numbers: no ids to point at)
+    # (The rows' numbers: no ids to point at; from_numpy numbers the rows.)
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"'bird'\]; scores without ids"):
+        pl_metrics.from_wide(scores, truth)
     # An id column to name instead (the index of a shuffled frame is no hint then).
     named = scores.assign(sample_id=["u", "v"]).set_axis([5, 3])  # (as sorted or sampled)
     with pytest.raises(pl_metrics.MetricsInputError, match=r"pass id_col='sample_id' if [^;]*$"):
