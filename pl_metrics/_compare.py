@@ -135,6 +135,9 @@ _WEIGHT = f"{INTERNAL}boot_weight"
 _ABS_WEIGHT = f"{INTERNAL}boot_abs_weight"
 #: The most numbers in one array of a block of resamples (float64: 16 MiB).
 _BLOCK = 1 << 21
+#: Chunks of fewer ids than this (ids of many groups) add their entries sparsely: tiny dense
+#: chunks, a numpy call each, cost more than the products save (bootstrap by 10,000 groups).
+_FEW_IDS = 16
 
 
 def _metric_list(metrics: str | Iterable[str], function: str, option: str = "metrics") -> list[str]:
@@ -736,8 +739,15 @@ class _Resampler:
                 found.append(_entries(cells, cells_at, per_class, width, len(own), len(per_class)))
             index, column, value = (np.concatenate(arrays) for arrays in zip(*found, strict=True))
             self.entries[kind] = _Entries(index, column, value, width)
-        sums = max(e.width for e in self.entries.values()) * layout.n_groups
+        # Chunks of ids whose dense (ids, sums) blocks fit, and blocks of resamples whose
+        # sums fit. Where that leaves few ids a chunk (many groups), a chunk is as many ids
+        # as one group's block would fit: it adds only to its own groups' sums (ids are
+        # numbered group by group), sparsely where its dense block would not fit.
+        width = max(e.width for e in self.entries.values())
+        sums = width * layout.n_groups
         self.chunk = max(1, min(layout.n_ids, _BLOCK // max(1, sums)))
+        if self.chunk < _FEW_IDS:
+            self.chunk = max(1, min(layout.n_ids, _BLOCK // max(1, width)))
         self.block = max(1, _BLOCK // max(self.chunk, sums))
         if self.chunk < layout.n_ids:  # chunks of ids: each chunk's entries contiguous
             for kind, e in self.entries.items():
@@ -745,6 +755,8 @@ class _Resampler:
                 self.entries[kind] = replace(
                     e, index=e.index[order], column=e.column[order], value=e.value[order]
                 )
+        #: Per chunk and kind, how its entries add to the sums (the same in every block).
+        self._plans: dict[tuple[int, str], _DensePlan | _SparsePlan | None] = {}
 
     def states(self, n_resamples: int) -> Iterator[tuple[pl.DataFrame, pl.DataFrame | None]]:
         """Per block of resamples: the groups' and the classes' tables of their states."""
@@ -762,26 +774,50 @@ class _Resampler:
             hi = min(layout.n_ids, lo + self.chunk)
             weights = layout.weights(lo, hi, first, count)
             for kind, e in self.entries.items():
-                start, stop = (
-                    (0, len(e.index))
-                    if hi - lo == layout.n_ids
-                    else np.searchsorted(e.index, (lo, hi))
-                )
-                if start == stop:
+                plan = self._plan(lo, hi, kind)
+                if plan is None:
                     continue
-                # Only the sums this chunk's ids add to (those of its groups): ids of
-                # groups that share none are not multiplied by each other's zeros.
-                column = e.column[start:stop]
-                used = np.flatnonzero(np.bincount(column, minlength=len(sums[kind])))
-                local = np.searchsorted(used, column)
-                dense = np.bincount(
-                    (e.index[start:stop] - lo) * len(used) + local,
-                    weights=e.value[start:stop],
-                    minlength=(hi - lo) * len(used),
-                ).reshape(hi - lo, len(used))
                 by = weights if kind == "weighted" else (weights > 0).astype(np.float64)
-                sums[kind][used] += dense.T @ by
+                if isinstance(plan, _DensePlan):
+                    dense = np.bincount(
+                        plan.cells, weights=e.value[plan.rows], minlength=(hi - lo) * len(plan.used)
+                    ).reshape(hi - lo, len(plan.used))
+                    sums[kind][plan.used] += dense.T @ by
+                    continue
+                # Ids of many groups: each entry's value times its id's weights, summed per
+                # sum in slices of entries (a dense block would be mostly zeros).
+                step = max(1, _BLOCK // count)
+                for a in range(0, len(plan.into), step):
+                    rows, into = plan.rows[a : a + step], plan.into[a : a + step]
+                    starts = np.flatnonzero(np.r_[True, into[1:] != into[:-1]])
+                    added = e.value[rows, None] * by[e.index[rows] - lo]
+                    sums[kind][into[starts]] += np.add.reduceat(added, starts, axis=0)
         return sums
+
+    def _plan(self, lo: int, hi: int, kind: str) -> _DensePlan | _SparsePlan | None:
+        """How the entries of ids ``lo`` to ``hi - 1`` add to the sums (None: they have none)."""
+        if (lo, kind) in self._plans:
+            return self._plans[lo, kind]
+        e = self.entries[kind]
+        start, stop = (
+            (0, len(e.index))
+            if hi - lo == self.layout.n_ids
+            else np.searchsorted(e.index, (lo, hi))
+        )
+        plan: _DensePlan | _SparsePlan | None = None
+        if start < stop:
+            # Only the sums this chunk's ids add to (those of its groups): ids of groups that
+            # share none are not multiplied by each other's zeros.
+            column = e.column[start:stop]
+            used = np.unique(column)
+            if (hi - lo) * len(used) <= _BLOCK:
+                cells = (e.index[start:stop] - lo) * len(used) + np.searchsorted(used, column)
+                plan = _DensePlan(used, slice(start, stop), cells)
+            else:  # (entries in the order of their sums, each sum's in the ids' order)
+                order = start + np.argsort(column, kind="stable")
+                plan = _SparsePlan(order, e.column[order])
+        self._plans[lo, kind] = plan
+        return plan
 
     def _columns(
         self, table: _Table, sums: dict[str, np.ndarray], n_classes: int
@@ -828,6 +864,29 @@ class _Resampler:
             ]
         )
         return frame.filter(pl.col(CLASS_ROWS) > 0)
+
+
+@dataclass(frozen=True)
+class _DensePlan:
+    """How a chunk's entries (``rows``) add to the sums it ``used``.
+
+    Through a dense (ids, used sums) block, each entry at its ``cells`` place.
+    """
+
+    used: np.ndarray
+    rows: slice
+    cells: np.ndarray
+
+
+@dataclass(frozen=True)
+class _SparsePlan:
+    """How a chunk's entries (``rows``) add to the sums, in the order of those (``into``).
+
+    Where a dense block would be mostly zeros: ids of many groups.
+    """
+
+    rows: np.ndarray
+    into: np.ndarray
 
 
 def _entries(

@@ -235,12 +235,17 @@ def test_probability_losses(average: str | None, by: list[str]) -> None:
     assert_same(df, metrics, by, average=average, eps=0.0)
 
 
-def test_paths_together_and_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Several paths in one call; small blocks split ids into chunks and resamples into blocks."""
+@pytest.mark.parametrize("block", [64, 1024])
+def test_paths_together_and_blocks(monkeypatch: pytest.MonkeyPatch, block: int) -> None:
+    """Several paths in one call; small blocks split ids into chunks and resamples into blocks.
+
+    (1024: chunks of a few groups' ids, added densely; 64: too few ids a chunk for the
+    groups' dense blocks, chunks of more ids added sparsely, as many groups make them.)
+    """
     df = multilabel(seed=6)
     metrics = ["lrap", "f1", "roc_auc", "accuracy"]
     whole = resampled(df, metrics, ["g"], weight_col="w")
-    monkeypatch.setattr(_compare, "_BLOCK", 64)
+    monkeypatch.setattr(_compare, "_BLOCK", block)
     blocks = resampled(df, metrics, ["g"], weight_col="w")
     keys = ["g", "r", "metric"]
     assert_frame_equal(blocks.sort(keys), whole.sort(keys), rel_tol=1e-12)
