@@ -842,7 +842,8 @@ def _thresholds_difference(a: object, b: object) -> str:
     for key in dict.fromkeys([*a.rows, *b.rows]):
         mine, theirs = (t.get(key) for t in tables)
         if mine != theirs:
-            where = ", ".join(f"{k}={v!r}" for k, v in zip(a.keys, key, strict=True))
+            # (Keys are held as text, whatever the column's type: class=1 for 1 or '1'.)
+            where = ", ".join(f"{k}={v}" for k, v in zip(a.keys, key, strict=True))
             missing = " (None: no row)" if None in (mine, theirs) else ""
             return f"threshold: at {where}, {mine} vs {theirs}{missing}"
     return "threshold: the same rows in another order"

@@ -322,7 +322,7 @@ def test_merge_refuses_different_states() -> None:
         ]
         with pytest.raises(
             pl_metrics.MetricsInputError,
-            match=rf"differ in options: threshold: at class='3', {difference}",
+            match=rf"differ in options: threshold: at class=3, {difference}",
         ):
             pl_metrics.merge_states(states)
     # A table beside a number, columns named apart: told as a user gave them (the table's
