@@ -1487,15 +1487,19 @@ def _run_long(args: argparse.Namespace) -> None:
                 scores = scores.with_columns(filled)
             else:
                 truth = truth.with_columns(filled)
+    # (A field past the rows that typed its column fails to parse: the file is named.)
+    every = list(dict.fromkeys([*score_files, *truth_files]))
+    columns = [*scores.collect_schema(), *(() if truth is None else truth.collect_schema())]
     try:
-        table = from_wide(
-            scores,
-            truth,
-            id_col=args.id_col,
-            classes=classes,
-            labels_col=args.labels_col,
-            separator=args.separator,
-        ).collect()
+        with unreadable_named(every, list(dict.fromkeys(columns))):
+            table = from_wide(
+                scores,
+                truth,
+                id_col=args.id_col,
+                classes=classes,
+                labels_col=args.labels_col,
+                separator=args.separator,
+            ).collect()
     except MetricsInputError as error:
         # (Ids repeated within a kept column's values, a model's, are that file's own.)
         alone = rf"repeats? in the scores, which needs one row per {re.escape(args.id_col)}:"

@@ -2931,3 +2931,22 @@ def test_long_of_several_files_of_the_same_ids_offers_model_folders(
     err = capsys.readouterr().err
     assert "needs one row per (model, id)" in err
     assert "model=NAME/" not in err
+
+
+def test_long_names_the_file_whose_field_does_not_parse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A column of 0 and 1 for the rows that typed it, then 0.25: polars' message named no
+    # file (the submission or the solution?) and gave no fix; score's does both.
+    n = 10_100
+    truth = "row_id,a,b\n" + "".join(f"{i},{i % 2},{(i // 2) % 2}\n" for i in range(n))
+    scores = "row_id,a,b\n" + "".join(
+        f"{i},{i % 2 if i < n - 1 else 0.25},0.{(i * 7) % 10}5\n" for i in range(n)
+    )
+    assert main(_long_argv(tmp_path, scores, truth, "--id-col", "row_id")) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err)
+    assert "cannot read file '" in err
+    assert "sub.csv': could not parse" in err
+    assert "0.25" in err
+    assert "its type was guessed from the first 10,000 rows" in err
