@@ -1527,42 +1527,67 @@ def _run_long(args: argparse.Namespace) -> None:
             )
         if extra:
             per_id = truth.select(args.id_col, *extra).unique(maintain_order=True).collect()
-            # A column of both files (a fold) is kept once; the scores' other float columns
-            # are classes left out by --classes, whose truth goes with them.
-            shared = [c for c in extra if c in table.columns]
-            floats = [c for c in shared if table.schema[c].is_float()]
-            per_id = per_id.drop(floats)
-            shared = [c for c in shared if c not in floats]
-            for column in shared:
-                _check_same_in_both(table, per_id, args.id_col, column)
-            own = per_id.drop(shared)
-            table = table.join(own, on=args.id_col, how="left", maintain_order="left")
+            table = _with_truth_columns(table, per_id, args.id_col)
     _write(table, args.format, args.output, [args.id_col, "class"])
+
+
+def _with_truth_columns(table: pl.DataFrame, truth: pl.DataFrame, id_col: str) -> pl.DataFrame:
+    """The long table with the truth file's other columns (``truth``: one row per id).
+
+    A column of both files (a fold) is kept once, the scores' value or, where that is null,
+    the truth file's; one that differs is refused. The scores' float columns whose truth
+    is 0/1 are classes that --classes left out: their truth goes with them.
+    """
+    shared = [c for c in truth.columns if c != id_col and c in table.columns]
+    left_out = [
+        c
+        for c in shared
+        if table.schema[c].is_float()
+        and (truth.schema[c] == pl.Boolean or truth.schema[c].is_numeric())
+        and truth[c].drop_nulls().cast(pl.Float64).is_in([0.0, 1.0]).all()
+    ]
+    shared = [c for c in shared if c not in left_out]
+    for column in shared:
+        _check_same_in_both(table, truth, id_col, column)
+    theirs = f"{INTERNAL}truth_file"
+    joined = table.join(
+        truth.drop(left_out), on=id_col, how="left", maintain_order="left", suffix=theirs
+    )
+    return joined.with_columns(
+        pl.coalesce(c, pl.col(f"{c}{theirs}").cast(table.schema[c], strict=False)) for c in shared
+    ).drop(f"{c}{theirs}" for c in shared)
 
 
 def _check_same_in_both(table: pl.DataFrame, truth: pl.DataFrame, id_col: str, column: str) -> None:
     """Refuse a column of the scores and the truth file that differs for some ids.
 
     Numbers are compared as numbers (a fold 1 and 1.0), other values as text; a null on
-    either side differs from nothing.
+    either side differs from nothing (the other side's value is kept).
     """
-    theirs = f"{INTERNAL}truth_file"
+    mine, theirs = (f"{INTERNAL}{side}" for side in ("scores", "truth_file"))
     both = [table.schema[column], truth.schema[column]]
     as_type = pl.Float64 if all(t.is_numeric() for t in both) else pl.String
     pairs = (
-        table.select(id_col, pl.col(column).cast(as_type))
+        table.select(id_col, column, pl.col(column).cast(as_type).alias(mine))
         .unique()
-        .join(truth.select(id_col, pl.col(column).cast(as_type).alias(theirs)), on=id_col)
-        .filter(pl.col(column) != pl.col(theirs))
+        .join(
+            truth.select(
+                id_col,
+                pl.col(column).alias(f"{theirs}_value"),
+                pl.col(column).cast(as_type).alias(theirs),
+            ),
+            on=id_col,
+        )
+        .filter(pl.col(mine) != pl.col(theirs))
         .sort(id_col)
     )
     if pairs.height:
         ids = pairs[id_col].n_unique()
-        key, mine, other = pairs.row(0)
+        key, in_scores, _, in_truth, _ = pairs.row(0)
         raise MetricsInputError(
             f"column {column!r} is in the scores and in the truth file, other for "
-            f"{ids:,} {'id' if ids == 1 else 'ids'} ({id_col}={key!r}: {mine!r} and "
-            f"{other!r}); rename one of them"
+            f"{ids:,} {'id' if ids == 1 else 'ids'} ({id_col}={key!r}: {in_scores!r} and "
+            f"{in_truth!r}); rename one of them"
         )
 
 

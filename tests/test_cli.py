@@ -2789,13 +2789,20 @@ def test_long_keeps_the_solutions_usage_column(
         out, err = capsys.readouterr()
         assert said in err
         if not status:
-            assert pl.read_csv(io.StringIO(out)).columns == [
-                "row_id",
-                "fold",
-                "class",
-                "score",
-                "truth",
-            ]
+            columns = ["row_id", "fold", "class", "score", "truth"]
+            assert pl.read_csv(io.StringIO(out)).columns == columns
+    # A float column of both files beside --classes is still compared (only 0/1 truth is a
+    # class left out); a null in the scores takes the truth file's value.
+    scores = "row_id,a,b,c,fold\nr1,0.1,0.9,0.3,1.5\nr2,0.8,0.3,0.6,\n"
+    truth = "row_id,a,b,c,fold\nr1,0,1,1,1.5\nr2,1,0,0,3.5\n"
+    argv = _long_argv(tmp_path, scores, truth, "--id-col", "row_id", "--format", "csv")
+    assert main([*argv, "--classes", "a,b"]) == 0
+    got = pl.read_csv(io.StringIO(capsys.readouterr().out))
+    assert got.columns == ["row_id", "c", "fold", "class", "score", "truth"]
+    assert got["fold"].to_list() == [1.5, 1.5, 3.5, 3.5]
+    other = truth.replace("1.5\n", "2.5\n")
+    assert main([*_long_argv(tmp_path, scores, other, *argv[4:]), "--classes", "a,b"]) == 2
+    assert "(row_id='r1': 1.5 and 2.5)" in capsys.readouterr().err
 
 
 def test_long_tells_the_id_columns_apart_as_a_command_line_fix(
