@@ -756,21 +756,26 @@ def _missing_columns(
     given = dict(missing)
 
     # No class nor score column, nor any named like them, and many of floats: wide. (Its
-    # other columns are then no class, score or truth column to offer: its labels, say.
+    # other columns are then no class, score or truth column to offer: its labels, say.)
     # Columns of scores named like a class, Otto's Class_1 to Class_9, are no class; nor
-    # like a score, the bird 'grecor', unless named much like it: 'scores' is one.)
+    # like a score, the bird 'grecor' or the product 'store', unless named much like it
+    # ('scores') beside a column that could be a long table's classes or truth.
+    def floats_alone(option: str) -> bool:
+        return set(_close_names(given[option], schema, n=3, cutoff=0.5)) <= set(wide)
+
+    not_floats = len(schema) - len(wide)  # (besides the id's, a long table's class, truth)
     if (
         {"class_col", "score_col"} <= set(close)
         and len(wide) > 2
-        and (
-            not close["class_col"].startswith("did you")
-            or set(_close_names(given["class_col"], schema, n=3, cutoff=0.5)) <= set(wide)
-        )
+        and (not close["class_col"].startswith("did you") or floats_alone("class_col"))
         and (
             not close["score_col"]
             or (
-                set(_close_names(given["score_col"], schema, n=3, cutoff=0.5)) <= set(wide)
-                and not _close_names(given["score_col"], schema, n=1, cutoff=0.75)
+                floats_alone("score_col")
+                and (
+                    not_floats <= 1
+                    or not _close_names(given["score_col"], schema, n=1, cutoff=0.75)
+                )
             )
         )
     ):

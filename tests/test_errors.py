@@ -1183,7 +1183,12 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
     # Classes named like the class column (Otto's Class_1..Class_9, a "cat"): wide, where
     # the table's score columns were offered as the class column.
     # So are classes named like the score column (the bird 'grecor').
-    for names in (["Class_1", "Class_2", "Class_3"], ["bird", "frog", "cat"], ["grecor", "a", "b"]):
+    for names in (
+        ["Class_1", "Class_2", "Class_3"],
+        ["bird", "frog", "cat"],
+        ["grecor", "a", "b"],
+        ["store", "online", "phone"],  # (close to 'score', beside nothing but the ids)
+    ):
         otto = pl.DataFrame({"id": [1, 2], **{n: [0.5, 0.25] for n in names}})
         with pytest.raises(MetricsInputError) as caught:
             pl_metrics.lrap(otto)
