@@ -1359,14 +1359,14 @@ def _warn_of_misaligned(
                 UserWarning,
                 stacklevel=caller_stacklevel(),
             )
-    if is_pandas(sample_weight):  # (the weights of a merge, say: another row order)
-        rows = next((getattr(f, "index", None) for f in (y_score, y_true) if is_pandas(f)), None)
-        weights = getattr(sample_weight, "index", None)
-        if _reordered(rows, weights):
+    frames = [(n, f) for n, f in (("y_score", y_score), ("y_true", y_true)) if is_pandas(f)]
+    if is_pandas(sample_weight) and frames:  # (the weights of a merge: another row order)
+        name, frame = frames[0]
+        if _reordered(getattr(frame, "index", None), getattr(sample_weight, "index", None)):
             warnings.warn(
-                "sample_weight holds y_score's row (index) labels in another order: from_numpy "
-                "pairs them by position, as scikit-learn does; to pair them by label, reorder "
-                "it first (sample_weight.loc[y_score.index])",
+                f"sample_weight holds {name}'s row (index) labels in another order: "
+                "from_numpy pairs them by position, as scikit-learn does; to pair them by "
+                f"label, reorder it first (sample_weight.loc[{name}.index])",
                 UserWarning,
                 stacklevel=caller_stacklevel(),
             )

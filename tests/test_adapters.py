@@ -1113,6 +1113,9 @@ def test_from_numpy_warns_of_pandas_labels_in_another_order() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         pl_metrics.from_numpy(y_true.to_numpy(), scores, sample_weight=weights.loc[scores.index])
+    # Beside y_true's frame alone, y_true's rows are named.
+    with pytest.warns(UserWarning, match=r"\(sample_weight\.loc\[y_true\.index\]\)$"):
+        pl_metrics.from_numpy(y_true.set_axis([3, 7]), scores.to_numpy(), sample_weight=weights)
     # A shuffled frame's labels beside predict_proba's frame (a default index): no rows named.
     frame = pd.DataFrame({"y": [0, 1, 2, 0, 1, 2]}).sample(frac=1, random_state=0)
     proba = pd.DataFrame(np.eye(3)[frame["y"].to_numpy()] * 0.8 + 0.05)
