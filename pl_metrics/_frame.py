@@ -443,18 +443,20 @@ def column_names(option: str, names: object) -> tuple[str, ...]:
         return (names,)
     if isinstance(names, pl.Expr) or not isinstance(names, Iterable):
         raise MetricsInputError(f"option {option!r}: expected column names, got {shown(names)}")
+    series = getattr(names, "name", None) if is_series(names) else None
+    hint = (  # (pandas' groupby habit: by=df["model"])
+        f"; a column's values, not names? pass {option}={series!r}"
+        if isinstance(series, str)
+        else ""
+    )
     given = tuple(sorted(names, key=str) if isinstance(names, (set, frozenset)) else names)
     if not all(isinstance(name, str) for name in given):
-        raise MetricsInputError(f"option {option!r}: expected column names, got {list(given)!r}")
+        raise MetricsInputError(
+            f"option {option!r}: expected column names, got {shown(list(given[:50]))}{hint}"
+        )
     twice = sorted(name for name, count in Counter(given).items() if count > 1)
     if twice:
-        shown_twice = ", ".join(repr(name) for name in twice)
-        series = getattr(names, "name", None) if is_series(names) else None
-        hint = (  # (pandas' groupby habit: by=df["model"])
-            f"; a column's values, not names? pass {option}={series!r}"
-            if isinstance(series, str)
-            else ""
-        )
+        shown_twice = listed([repr(name) for name in twice], 5)
         raise MetricsInputError(f"option {option!r}: {shown_twice} named more than once{hint}")
     return given
 

@@ -31,12 +31,10 @@ from pl_metrics._frame import (
     check_eps,
     check_integer,
     check_option,
-    column_names,
     compared_number,
     did_you_mean,
     is_number,
     is_pandas_series,
-    is_series,
     listed,
     normalize_by,
     refuse_internal,
@@ -579,9 +577,11 @@ def as_given(options: Mapping[str, Any]) -> dict[str, Any]:
     given = dict(options)
     for name in ("by", "thresholds"):  # (a numpy array or a Series is changed in place too)
         value = given.get(name)
-        if name == "by" and is_series(value):  # (a Series of a column's values: told so)
-            column_names(name, value)
-        if isinstance(value, Iterable) and not isinstance(value, str | bytes | Mapping):
+        if name == "by" and isinstance(value, pl.Series):  # (kept a Series: by's check
+            given[name] = value.clone()  # tells a column's values from names)
+        elif name == "by" and is_pandas_series(value):
+            given[name] = cast(Any, value).copy()
+        elif isinstance(value, Iterable) and not isinstance(value, str | bytes | Mapping):
             given[name] = list(value)
     if isinstance(given.get("class_weights"), Mapping):
         given["class_weights"] = dict(given["class_weights"])

@@ -487,7 +487,8 @@ def test_by_naming_a_column_twice_is_refused(good: pl.DataFrame) -> None:
         pl_metrics.lrap(good, by=["model", "model"])
     # A column's values (pandas' groupby habit, by=df["model"]): told to name the column.
     grouped = good.with_columns(model=pl.col("id") % 2)
-    for values in (grouped["model"].cast(pl.String), grouped["model"].cast(pl.String).to_pandas()):
+    numbers = grouped["model"]  # (integers: refused as no names, with the same hint)
+    for values in (numbers, numbers.cast(pl.String), numbers.cast(pl.String).to_pandas()):
         for frame in (grouped, grouped.lazy()):
             with pytest.raises(MetricsInputError, match=r"values, not names\? pass by='model'$"):
                 pl_metrics.lrap(frame, by=values)
