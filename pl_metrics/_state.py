@@ -16,11 +16,12 @@ into the metric values, raising on the data problems counted inside it.
 from __future__ import annotations
 
 import importlib
+import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Literal
+from typing import Final, Literal
 
 import numpy as np
 import polars as pl
@@ -825,6 +826,10 @@ def _difference(a: Spec, b: Spec) -> str:
     )
 
 
+#: A threshold table's key as text that reads as a number (an integer class's).
+_NUMBER: Final = re.compile(r"-?\d+(\.\d+)?")
+
+
 def _thresholds_difference(a: object, b: object) -> str:
     """Two threshold tables' first difference, or a table beside a number; "" for numbers.
 
@@ -842,8 +847,11 @@ def _thresholds_difference(a: object, b: object) -> str:
     for key in dict.fromkeys([*a.rows, *b.rows]):
         mine, theirs = (t.get(key) for t in tables)
         if mine != theirs:
-            # (Keys are held as text, whatever the column's type: class=1 for 1 or '1'.)
-            where = ", ".join(f"{k}={v}" for k, v in zip(a.keys, key, strict=True))
+            # (Keys are held as text, whatever the column's type: a number is shown bare.)
+            where = ", ".join(
+                f"{k}={v if v is not None and _NUMBER.fullmatch(v) else repr(v)}"
+                for k, v in zip(a.keys, key, strict=True)
+            )
             missing = " (None: no row)" if None in (mine, theirs) else ""
             return f"threshold: at {where}, {mine} vs {theirs}{missing}"
     return "threshold: the same rows in another order"
