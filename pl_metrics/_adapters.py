@@ -103,9 +103,19 @@ def _class_columns(
         return names
     found = [n for n, t in schema.items() if t.is_float() and n != id_col and n not in skip]
     if not found:
-        raise MetricsInputError(
-            "no float score columns found; name the class columns with classes=[...]"
+        texts = [repr(n) for n, t in schema.items() if t == pl.String and n not in (id_col, *skip)]
+        spaced = [repr(n) for n in schema if n != n.strip()]
+        hint = (
+            f"; columns {listed(spaced, _SHOWN)} have spaces around their names: a CSV written "
+            "with ', ' between values reads so, its values too (' 0.9' is text); write it "
+            "with commas alone"
+            if spaced
+            else f"; columns {listed(texts, _SHOWN)} hold text: a value that is no number (a "
+            "header line repeated inside the file, 'NA') makes a CSV column text"
+            if texts
+            else "; name the class columns with classes=[...]"
         )
+        raise MetricsInputError(f"no float score columns found{hint}")
     return found
 
 
@@ -219,7 +229,7 @@ def _wide_truth(
 
 
 def _unscored_truth(
-    truth: pl.LazyFrame, scores: pl.Schema, id_col: str, class_cols: list[str]
+    truth: pl.LazyFrame, scores_table: pl.LazyFrame, id_col: str, class_cols: list[str]
 ) -> tuple[pl.LazyFrame, Callable[[dict[str, Any]], None]]:
     """Refuse the truth table's columns of 0/1 values that are no class of the scores.
 
@@ -228,18 +238,46 @@ def _unscored_truth(
     taken for a class's truth when it holds only 0 and 1 (a weight, a duration or a fold
     number does not).
     """
-    schema = truth.collect_schema()
+    schema, scores = truth.collect_schema(), scores_table.collect_schema()
     suspects = [
         c
         for c, t in schema.items()
         if c != id_col and c not in class_cols and (t == pl.Boolean or t.is_numeric())
     ]
     summary, zero_one = _zero_one_columns(truth, suspects, "truth")
+    # A score column read as text (a CSV's "abc", "true" or repeated header line): its
+    # first value that is no number, and that row's id, to name.
+    texts = [c for c in suspects if scores.get(c) == pl.String]
+    if texts:
+        first = [f"{_CHECK}text_{k}" for k in range(len(texts))]
+        bad = [pl.col(c).str.strip_chars().cast(pl.Float64, strict=False).is_null() for c in texts]
+        summary = pl.concat(
+            [
+                summary,
+                scores_table.select(
+                    pl.struct(
+                        pl.col(id_col).filter(b & pl.col(c).is_not_null()).first().alias("id"),
+                        pl.col(c).filter(b & pl.col(c).is_not_null()).first().alias("value"),
+                        (b & pl.col(c).is_not_null()).sum().alias("rows"),
+                    ).alias(name)
+                    for c, b, name in zip(texts, bad, first, strict=True)
+                ),
+            ],
+            how="horizontal",
+        )
 
     def check(row: dict[str, Any]) -> None:
         found = zero_one(row)
         if not found:
             return
+        for c, name in zip(texts, first if texts else [], strict=True):
+            text = row[name]
+            if c in found and text["rows"]:
+                raise MetricsInputError(
+                    f"column {c!r} of the scores holds text: {text['rows']:,} "
+                    f"{'value is' if text['rows'] == 1 else 'values are'} no number, such as "
+                    f"{text['value']!r} ({id_col}={text['id']!r}); write every score as a number"
+                )
         in_scores = [f"{c!r} ({scores[c]})" for c in found if c in scores]
         if in_scores:
             raise MetricsInputError(
@@ -248,10 +286,17 @@ def _unscored_truth(
                 "to float; if not, drop them from the truth table (or name the class columns "
                 "with classes=[...])"
             )
+        others = [c for c in scores if c != id_col]
+
+        def like(name: str) -> str:  # (a name but for spaces around it first: 'b  ' for 'b')
+            spaced = [o for o in others if o.strip() == name.strip()]
+            return f"did you mean {spaced[0]!r}?" if spaced else did_you_mean(name, others, n=1)
+
+        close = next((f" ({c!r}: {said})" for c in found if (said := like(c))), "")
         raise MetricsInputError(
             "truth: columns of 0/1 values with no score column, classes the submission lacks: "
-            f"{_shown(found, len(found))}; drop them from the truth table if they are not "
-            "classes (or name the class columns with classes=[...])"
+            f"{_shown(found, len(found))}{close}; drop them from the truth table if they are "
+            "not classes (or name the class columns with classes=[...])"
         )
 
     return summary, check
@@ -523,7 +568,10 @@ def _null_ids(
     """
     summary = pl.concat(
         [
-            table.select(pl.col(id_col).null_count().alias(f"{_CHECK}null_id_{k}"))
+            table.select(
+                pl.col(id_col).null_count().alias(f"{_CHECK}null_id_{k}"),
+                pl.all_horizontal(pl.all().is_null()).sum().alias(f"{_CHECK}blank_{k}"),
+            )
             for k, table in enumerate(tables.values())
         ],
         how="horizontal",
@@ -533,9 +581,16 @@ def _null_ids(
         for k, name in enumerate(tables):
             count = row[f"{_CHECK}null_id_{k}"]
             if count:
+                blank = row[f"{_CHECK}blank_{k}"]
+                lines = (  # (all of them null: polars reads a CSV's blank line so)
+                    f" ({'it is' if count == 1 else 'they are'} null in every column: a CSV "
+                    "file's blank line, as polars reads one: delete it)"
+                    if blank == count
+                    else ""
+                )
                 raise MetricsInputError(
                     f"column {id_col!r}: {count:,} {'row' if count == 1 else 'rows'} of {name} "
-                    f"{'is' if count == 1 else 'are'} null; each row needs an id"
+                    f"{'is' if count == 1 else 'are'} null; each row needs an id{lines}"
                 )
 
     return summary, check
@@ -775,7 +830,7 @@ def from_wide(
         summary = pl.concat([summary, integers], how="horizontal")
         checks.append(integers_check)
     if truth is not None and labels_col is None and classes is None:
-        unscored, unscored_check = _unscored_truth(truth.lazy(), schema, id_col, class_cols)
+        unscored, unscored_check = _unscored_truth(truth.lazy(), lazy, id_col, class_cols)
         summary = pl.concat([summary, unscored], how="horizontal")
         checks.append(unscored_check)
     if truth is not None:  # each id needs scores and a truth: none silently dropped

@@ -2957,3 +2957,34 @@ def test_long_names_the_file_whose_field_does_not_parse(
     assert "sub.csv': could not parse" in err
     assert "0.25" in err
     assert "its type was guessed from the first 10,000 rows" in err
+
+
+@pytest.mark.parametrize(
+    ("scores", "told"),
+    [
+        # A text cell: the cell, not the truth file's column, is named.
+        (
+            "row_id,a,b\nr1,0.1,abc\nr2,0.4,0.5\n",
+            "column 'b' of the scores holds text: 1 value is no number, such as 'abc' "
+            "(row_id='r1'); write every score as a number",
+        ),
+        # Spaces after the last field: its name holds them.
+        ("row_id,a,b  \nr1,0.1,0.2  \nr2,0.4,0.5  \n", "lacks: 'b' ('b': did you mean 'b  '?)"),
+        # ', ' between values: every name and value holds a space.
+        ("row_id, a, b\nr1, 0.1, 0.2\nr2, 0.4, 0.5\n", "columns ' a', ' b' have spaces around"),
+        # Two files joined: the second header is a row, every column text.
+        ("row_id,a,b\nr1,0.1,0.2\nrow_id,a,b\nr2,0.4,0.5\n", "columns 'a', 'b' hold text: a"),
+        # A blank line at the end.
+        ("row_id,a,b\nr1,0.1,0.2\nr2,0.4,0.5\n\n", "null in every column: a CSV file's blank"),
+    ],
+)
+def test_long_tells_what_is_wrong_with_a_submission(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], scores: str, told: str
+) -> None:
+    # Each was told as a class the submission lacks, a truth column to drop, or a null id,
+    # with advice (--classes) that then failed.
+    truth = "row_id,a,b\nr1,1,0\nr2,0,1\n"
+    assert main(_long_argv(tmp_path, scores, truth, "--id-col", "row_id")) == 2
+    err = capsys.readouterr().err
+    _one_line_error(err)
+    assert told in err
