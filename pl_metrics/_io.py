@@ -1313,24 +1313,31 @@ def _typed_empty_columns(
     return kept
 
 
-def _refuse_wide_characters(path: Path) -> None:
-    """Refuse a CSV file of UTF-16 (or UTF-32) text, which polars reads as garbled UTF-8.
+def _refuse_unread_text(path: Path) -> None:
+    """Refuse a CSV file of text polars reads garbled: UTF-16 (or UTF-32), or CR lines.
 
     A spreadsheet's "Unicode text" is UTF-16: its names came out as '\ufffd\ufffdr o w'.
+    Lines that end in a CR alone (old Mac files) are one line to polars: a header of every
+    value.
     """
     try:
         with path.open("rb") as file:
-            start = file.read(64)
+            start = file.read(1 << 16)
         if start.startswith(b"\x1f\x8b"):  # a .csv.gz: its text's start
             with gzip.open(path, "rb") as file:
-                start = file.read(64)
+                start = file.read(1 << 16)
     except (OSError, EOFError):  # (polars' own read tells it)
         return
-    if start.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in start:
+    if start.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in start[:64]:
         raise MetricsInputError(
             f"file {str(path)!r}: text of two or four bytes a character (UTF-16, as a "
             "spreadsheet's 'Unicode text' saves it), which polars does not read; save the "
             "file as UTF-8 (a spreadsheet's 'CSV UTF-8')"
+        )
+    if b"\r" in start and b"\n" not in start:
+        raise MetricsInputError(
+            f"file {str(path)!r}: its lines end in a carriage return alone (an old Mac "
+            "file), which polars reads as one line; save it with LF (or CRLF) line endings"
         )
 
 
@@ -1352,7 +1359,7 @@ def _has_rows(path: Path) -> bool:
     A header that names a column twice is refused (polars reads the second as
     ``name_duplicated_0``, which a message would then name).
     """
-    _refuse_wide_characters(path)
+    _refuse_unread_text(path)
     try:
         first = _scan_one_csv(path, raise_if_empty=False).head(1).collect()
     except (pl.exceptions.PolarsError, OSError) as error:  # (OSError: a cut gzip stream)

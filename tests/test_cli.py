@@ -2745,6 +2745,10 @@ def test_long_utf16_submission_is_told_to_be_saved_as_utf8(
     _one_line_error(err)
     assert "UTF-8" in err, err
     assert "did you mean" not in err
+    # Lines ending in a CR alone (an old Mac file) were one line: told as names given twice.
+    scores.write_bytes(b"row_id,a,b\rr1,0.1,0.9\rr2,0.8,0.3\r")
+    assert main(["long", *argv]) == 2
+    assert "its lines end in a carriage return alone" in capsys.readouterr().err
 
 
 def test_long_warning_names_the_command_line_option(
