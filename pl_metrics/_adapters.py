@@ -133,6 +133,23 @@ def _unnamed_index_hint(table: object, id_col: str) -> str:
     return f"; the frame's index is unnamed, so no column: pass frame.reset_index(names={id_col!r})"
 
 
+def _stray_text_id(scores: pl.LazyFrame, truth: pl.LazyFrame, id_col: str) -> str:
+    """Where one table's ids are text and the other's numbers: its first id of no number.
+
+    A CSV's one stray id ('abc' among integers) types its whole column as text. (Read on
+    the way to an error: the call fails either way.)
+    """
+    for name, table in (("the scores hold", scores), ("the truth table holds", truth)):
+        if table.collect_schema()[id_col] == pl.String:
+            text = pl.col(id_col)
+            stray = (
+                text.is_not_null() & text.str.strip_chars().cast(pl.Float64, strict=False).is_null()
+            )
+            first = table.select(text.filter(stray).first()).collect().item()
+            return "" if first is None else f" ({name} {first!r}, no number)"
+    return ""
+
+
 def _shown(names: Sequence[object], total: int) -> str:
     """Up to `_SHOWN` names, quoted, with ``, ...`` when there are more."""
     return listed([repr(n) for n in names], _SHOWN, total)
@@ -789,7 +806,8 @@ def from_wide(
         ):
             raise MetricsInputError(
                 f"column {id_col!r} (option 'id_col'): the scores' ids are {ids} and the truth "
-                f"table's {truth_ids}; cast one table's ids to the other's type"
+                f"table's {truth_ids}{_stray_text_id(lazy, truth.lazy(), id_col)}; cast one "
+                "table's ids to the other's type"
             )
     if labels_col is not None:
         # Split the labels once per row of their table, before the rows are per class.

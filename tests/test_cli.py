@@ -2828,6 +2828,12 @@ def test_long_tells_the_id_columns_apart_as_a_command_line_fix(
         "error: column 'row_id' (--id-col): the scores' ids are Int64 and the truth table's "
         "Float64; write the ids alike in both files\n"
     ) in capsys.readouterr().err
+    # One id of no number types the column as text: that id is named.
+    (tmp_path / "sol.csv").write_text("row_id,a,b\n1,0,1\nb2,1,0\n")
+    assert main(argv) == 2
+    assert "ids are Int64 and the truth table's String (the truth table holds 'b2', no" in (
+        capsys.readouterr().err
+    )
 
 
 @pytest.mark.parametrize(
