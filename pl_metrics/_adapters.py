@@ -636,11 +636,22 @@ def _unmatched_ids(
     def check(row: dict[str, Any]) -> None:
         for key, (table, other, _, _) in sides.items():
             if row[f"{_CHECK}{key}"]:
-                count = row[f"{_CHECK}{key}"]
+                count, examples = row[f"{_CHECK}{key}"], row[f"{_CHECK}{key}_examples"]
                 ids = "id of" if count == 1 else "ids of"
+                spaced = [  # (either table's: the other then lacks them)
+                    (name, e)
+                    for k, (name, *_) in sides.items()
+                    for e in row[f"{_CHECK}{k}_examples"]
+                    if isinstance(e, str) and e != e.strip()
+                ]
+                hint = (
+                    f" ({spaced[0][0]}' ids hold spaces around them: {spaced[0][1]!r})"
+                    if spaced
+                    else ""
+                )
                 raise MetricsInputError(
                     f"column {id_col!r}: {count:,} {ids} {table} {'is' if count == 1 else 'are'}"
-                    f" not in {other}: {_shown(row[f'{_CHECK}{key}_examples'], count)}"
+                    f" not in {other}: {_shown(examples, count)}{hint}"
                 )
 
     return summary, check

@@ -2984,6 +2984,11 @@ def test_long_names_the_file_whose_field_does_not_parse(
         ("row_id, a, b\nr1, 0.1, 0.2\nr2, 0.4, 0.5\n", "columns ' a', ' b' have spaces around"),
         # Two files joined: the second header is a row, every column text.
         ("row_id,a,b\nr1,0.1,0.2\nrow_id,a,b\nr2,0.4,0.5\n", "columns 'a', 'b' hold text: a"),
+        # Ids written with spaces around them.
+        (
+            "row_id,a,b\n r1 ,0.1,0.2\n r2 ,0.4,0.5\n",
+            "(the scores' ids hold spaces around them: ' r1 ')",
+        ),
         # A blank line at the end.
         ("row_id,a,b\nr1,0.1,0.2\nr2,0.4,0.5\n\n", "null in every column: a CSV file's blank"),
     ],
