@@ -37,6 +37,7 @@ from pl_metrics._frame import (
     shown,
     table_option,
 )
+from pl_metrics._io import no_number
 
 __all__ = ["from_numpy", "from_wide"]
 
@@ -104,7 +105,9 @@ def _class_columns(
     found = [n for n, t in schema.items() if t.is_float() and n != id_col and n not in skip]
     if not found:
         texts = [repr(n) for n, t in schema.items() if t == pl.String and n not in (id_col, *skip)]
-        spaced = [repr(n) for n in schema if n != n.strip()]
+        # (', ' between values: every name after the first has a space before it)
+        rest = list(schema)[1:]
+        spaced = [repr(n) for n in rest] if rest and all(n.startswith(" ") for n in rest) else []
         hint = (
             f"; columns {listed(spaced, _SHOWN)} have spaces around their names: a CSV written "
             "with ', ' between values reads so, its values too (' 0.9' is text); write it "
@@ -136,17 +139,24 @@ def _unnamed_index_hint(table: object, id_col: str) -> str:
 def _stray_text_id(scores: pl.LazyFrame, truth: pl.LazyFrame, id_col: str) -> str:
     """Where one table's ids are text and the other's numbers: its first id of no number.
 
-    A CSV's one stray id ('abc' among integers) types its whole column as text. (Read on
-    the way to an error: the call fails either way.)
+    A CSV's one stray id ('abc' among integers, or ' 2' with a space) types its whole
+    column as text. (Read on the way to an error: the call fails either way.)
     """
-    for name, table in (("the scores hold", scores), ("the truth table holds", truth)):
+    for whose, table in (("the scores'", scores), ("the truth table's", truth)):
         if table.collect_schema()[id_col] == pl.String:
             text = pl.col(id_col)
-            stray = (
-                text.is_not_null() & text.str.strip_chars().cast(pl.Float64, strict=False).is_null()
+            stray, spaced = (
+                table.select(
+                    text.filter(no_number(text)).first(),
+                    text.filter(text != text.str.strip_chars()).first().alias("spaced"),
+                )
+                .collect()
+                .row(0)
             )
-            first = table.select(text.filter(stray).first()).collect().item()
-            return "" if first is None else f" ({name} {first!r}, no number)"
+            if stray is not None:
+                return f" ({whose} ids hold {stray!r}, no number)"
+            if spaced is not None:
+                return f" ({whose} ids hold spaces around them: {spaced!r})"
     return ""
 
 
@@ -267,15 +277,15 @@ def _unscored_truth(
     texts = [c for c in suspects if scores.get(c) == pl.String]
     if texts:
         first = [f"{_CHECK}text_{k}" for k in range(len(texts))]
-        bad = [pl.col(c).str.strip_chars().cast(pl.Float64, strict=False).is_null() for c in texts]
+        bad = [no_number(pl.col(c)) for c in texts]
         summary = pl.concat(
             [
                 summary,
                 scores_table.select(
                     pl.struct(
-                        pl.col(id_col).filter(b & pl.col(c).is_not_null()).first().alias("id"),
-                        pl.col(c).filter(b & pl.col(c).is_not_null()).first().alias("value"),
-                        (b & pl.col(c).is_not_null()).sum().alias("rows"),
+                        pl.col(id_col).filter(b).first().alias("id"),
+                        pl.col(c).filter(b).first().alias("value"),
+                        b.sum().alias("rows"),
                     ).alias(name)
                     for c, b, name in zip(texts, bad, first, strict=True)
                 ),
@@ -600,8 +610,8 @@ def _null_ids(
             if count:
                 blank = row[f"{_CHECK}blank_{k}"]
                 lines = (  # (all of them null: polars reads a CSV's blank line so)
-                    f" ({'it is' if count == 1 else 'they are'} null in every column: a CSV "
-                    "file's blank line, as polars reads one: delete it)"
+                    f" ({'it is' if count == 1 else 'they are'} null in every column: read "
+                    "from a CSV file, a blank line; delete it)"
                     if blank == count
                     else ""
                 )
@@ -644,8 +654,9 @@ def _unmatched_ids(
                     for e in row[f"{_CHECK}{k}_examples"]
                     if isinstance(e, str) and e != e.strip()
                 ]
+                whose = {"the scores": "the scores'", "the truth table": "the truth table's"}
                 hint = (
-                    f" ({spaced[0][0]}' ids hold spaces around them: {spaced[0][1]!r})"
+                    f" ({whose[spaced[0][0]]} ids hold spaces around them: {spaced[0][1]!r})"
                     if spaced
                     else ""
                 )

@@ -446,7 +446,7 @@ def column_names(option: str, names: object) -> tuple[str, ...]:
     series = getattr(names, "name", None) if is_series(names) else None
     hint = (  # (pandas' groupby habit: by=df["model"])
         f"; a column's values, not names? pass {option}={series!r}"
-        if isinstance(series, str)
+        if isinstance(series, str) and series  # (a polars Series is named "" by default)
         else ""
     )
     given = tuple(sorted(names, key=str) if isinstance(names, (set, frozenset)) else names)

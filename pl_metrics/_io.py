@@ -50,6 +50,7 @@ __all__ = [
     "kind_of",
     "mixed_dumps",
     "mixed_tasks",
+    "no_number",
     "path_items",
     "printable",
     "reader_error",
@@ -756,6 +757,15 @@ def unreadable_named(found: Sequence[Path] | None, columns: Sequence[str]) -> It
         raise MetricsInputError(which) from error
 
 
+def no_number(text: pl.Expr) -> pl.Expr:
+    """Where a text column holds a value that reads as no finite number.
+
+    ("nan" and "inf" cast to floats, but a CSV's reader reads them as text: told too.)
+    """
+    number = text.str.strip_chars().cast(pl.Float64, strict=False)
+    return text.is_not_null() & ~number.is_finite().fill_null(False)
+
+
 def text_values(
     lf: pl.LazyFrame, column: str, *, flags: bool, keys: Sequence[str | None] = ()
 ) -> str:
@@ -769,14 +779,12 @@ def text_values(
     schema = lf.collect_schema()
     named = [k for k in dict.fromkeys(keys) if k is not None and k != column and k in schema]
     text = pl.col(column)
-    stripped = text.str.strip_chars()
-    number = stripped.cast(pl.Float64, strict=False)
-    # ("nan" and "inf" cast to floats, but a CSV's reader reads them as text: named too)
-    good = number.is_finite().fill_null(False)
+    bad = no_number(text)
     if flags:
-        word = stripped.str.to_lowercase()
+        stripped = text.str.strip_chars()
+        word, number = stripped.str.to_lowercase(), stripped.cast(pl.Float64, strict=False)
         good = number.is_in([0.0, 1.0]).fill_null(False) | word.is_in(["true", "false"])
-    bad = text.is_not_null() & ~good
+        bad = text.is_not_null() & ~good
     found = lf.select(
         bad.sum().alias("rows"),
         text.filter(bad).unique(maintain_order=True).head(_SHOWN + 1).implode().alias("values"),

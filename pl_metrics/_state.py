@@ -16,12 +16,11 @@ into the metric values, raising on the data problems counted inside it.
 from __future__ import annotations
 
 import importlib
-import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Final, Literal
+from typing import Literal
 
 import numpy as np
 import polars as pl
@@ -826,8 +825,13 @@ def _difference(a: Spec, b: Spec) -> str:
     )
 
 
-#: A threshold table's key as text that reads as a number (an integer class's).
-_NUMBER: Final = re.compile(r"-?\d+(\.\d+)?")
+def _reads_as_number(text: str | None) -> bool:
+    """Whether a threshold table's key, held as text, reads as a number (1, 1e-05, inf)."""
+    try:
+        float(text or "")
+    except ValueError:
+        return False
+    return True
 
 
 def _thresholds_difference(a: object, b: object) -> str:
@@ -849,7 +853,7 @@ def _thresholds_difference(a: object, b: object) -> str:
         if mine != theirs:
             # (Keys are held as text, whatever the column's type: a number is shown bare.)
             where = ", ".join(
-                f"{k}={v if v is not None and _NUMBER.fullmatch(v) else repr(v)}"
+                f"{k}={v if _reads_as_number(v) else repr(v)}"
                 for k, v in zip(a.keys, key, strict=True)
             )
             missing = " (None: no row)" if None in (mine, theirs) else ""

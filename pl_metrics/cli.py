@@ -1553,9 +1553,10 @@ def _with_truth_columns(table: pl.DataFrame, truth: pl.DataFrame, id_col: str) -
     joined = table.join(
         truth.drop(left_out), on=id_col, how="left", maintain_order="left", suffix=theirs
     )
-    return joined.with_columns(
-        pl.coalesce(c, pl.col(f"{c}{theirs}").cast(table.schema[c], strict=False)) for c in shared
-    ).drop(f"{c}{theirs}" for c in shared)
+    # (In the two columns' common type: a truth of 2.5 beside integers is not cut to 2.)
+    return joined.with_columns(pl.coalesce(c, f"{c}{theirs}").alias(c) for c in shared).drop(
+        f"{c}{theirs}" for c in shared
+    )
 
 
 def _check_same_in_both(table: pl.DataFrame, truth: pl.DataFrame, id_col: str, column: str) -> None:

@@ -2804,6 +2804,18 @@ def test_long_keeps_the_solutions_usage_column(
     got = pl.read_csv(io.StringIO(capsys.readouterr().out))
     assert got.columns == ["row_id", "c", "fold", "class", "score", "truth"]
     assert got["fold"].to_list() == [1.5, 1.5, 3.5, 3.5]
+    # (An integer column's null takes the truth's 2.5 whole, in their common type.)
+    ints, floats = scores.replace("1.5", "1"), truth.replace("1.5", "1").replace("3.5", "2.5")
+    whole = _long_argv(tmp_path, ints, floats, *argv[4:])
+    assert main(whole) == 0
+    assert pl.read_csv(io.StringIO(capsys.readouterr().out))["fold"].to_list() == [
+        1,
+        1,
+        1,
+        2.5,
+        2.5,
+        2.5,
+    ]
     other = truth.replace("1.5\n", "2.5\n")
     assert main([*_long_argv(tmp_path, scores, other, *argv[4:]), "--classes", "a,b"]) == 2
     assert "(row_id='r1': 1.5 and 2.5)" in capsys.readouterr().err
@@ -2831,9 +2843,13 @@ def test_long_tells_the_id_columns_apart_as_a_command_line_fix(
     # One id of no number types the column as text: that id is named.
     (tmp_path / "sol.csv").write_text("row_id,a,b\n1,0,1\nb2,1,0\n")
     assert main(argv) == 2
-    assert "ids are Int64 and the truth table's String (the truth table holds 'b2', no" in (
+    assert "ids are Int64 and the truth table's String (the truth table's ids hold 'b2', no" in (
         capsys.readouterr().err
     )
+    # Or a space around a number.
+    (tmp_path / "sol.csv").write_text("row_id,a,b\n1,0,1\n 2,1,0\n")
+    assert main(argv) == 2
+    assert "(the truth table's ids hold spaces around them: ' 2')" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
@@ -2990,7 +3006,10 @@ def test_long_names_the_file_whose_field_does_not_parse(
             "(the scores' ids hold spaces around them: ' r1 ')",
         ),
         # A blank line at the end.
-        ("row_id,a,b\nr1,0.1,0.2\nr2,0.4,0.5\n\n", "null in every column: a CSV file's blank"),
+        (
+            "row_id,a,b\nr1,0.1,0.2\nr2,0.4,0.5\n\n",
+            "null in every column: read from a CSV file, a blank line",
+        ),
     ],
 )
 def test_long_tells_what_is_wrong_with_a_submission(
