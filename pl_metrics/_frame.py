@@ -767,7 +767,7 @@ def _missing_columns(
 
     not_floats = len(schema) - len(wide)  # (besides the id's, a long table's class, truth)
     if (
-        {"class_col", "score_col"} <= set(close)
+        {"class_col", "score_col", "truth_col"} <= set(close)  # (a truth column: long)
         and len(wide) > 2
         and (not close["class_col"].startswith("did you") or floats_alone("class_col"))
         and (

@@ -1202,6 +1202,11 @@ def test_several_missing_columns_are_told_at_once(good: pl.DataFrame) -> None:
     with pytest.raises(MetricsInputError, match=r"'score': did you mean 'scores'\?") as caught:
         pl_metrics.lrap(scored)
     assert "looks wide" not in str(caught.value)
+    # Nor one that has its truth column (a wide table has none), whatever its floats' names.
+    named_apart = good.rename({"class": "species", "score": "pred"}).with_columns(v=pl.lit(1.0))
+    with pytest.raises(MetricsInputError, match=r"'class': pass class_col='species'") as caught:
+        pl_metrics.lrap(named_apart)
+    assert "looks wide" not in str(caught.value)
     # A long table of other names, with float weight columns, is not taken for a wide one.
     weighted = renamed.with_columns(w=pl.lit(1.0), v=pl.lit(2.0))
     with pytest.raises(MetricsInputError) as caught:
