@@ -54,6 +54,7 @@ __all__ = [
     "path_items",
     "printable",
     "reader_error",
+    "refuse_named_twice",
     "require_in_every_file",
     "row_group_ranges",
     "scan",
@@ -1151,6 +1152,7 @@ def require_in_every_file(
     id, class and ``by`` columns), integers past 2**53 in one file beside floats in another
     are refused too: widened to floats, two of them could be one id.
     """
+    refuse_named_twice(found, columns)
     if len(found) < 2 or not columns:
         return
     kind = file_format(found)
@@ -1286,6 +1288,11 @@ def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False)
         frames = _typed_empty_columns(frames, schemas)
     if warn:
         _warn_of_columns_some_lack(kept, schemas, dict.fromkeys(n for s in schemas for n in s))
+        for path in kept:  # (refused by score() where a metric reads the name)
+            if twice := _named_twice(path):
+                warnings.warn(
+                    _named_twice_error(path, twice), UserWarning, stacklevel=caller_stacklevel()
+                )
     return pl.concat(frames, how="diagonal_relaxed")
 
 
@@ -1362,11 +1369,7 @@ def _inferred_csv_schema(path: Path) -> pl.Schema:
 
 @_kept_per_file
 def _has_rows(path: Path) -> bool:
-    """Whether a CSV file holds a row below its header (reads its first lines only).
-
-    A header that names a column twice is refused (polars reads the second as
-    ``name_duplicated_0``, which a message would then name).
-    """
+    """Whether a CSV file holds a row below its header (reads its first lines only)."""
     _refuse_unread_text(path)
     try:
         first = _scan_one_csv(path, raise_if_empty=False).head(1).collect()
@@ -1388,19 +1391,39 @@ def _has_rows(path: Path) -> bool:
         # (That hint is the file's own: not also the general one of decimal commas.)
         told = reader_error(error, scanned=True, hints=not hint)
         raise MetricsInputError(f"cannot read file {str(path)!r}: {told}{hint}") from error
-    twice: list[str] = []
-    if any(re.fullmatch(r".*_duplicated_\d+", name) for name in first.columns):
-        # (Read as names again, to tell a header's own 'x_duplicated_0' from polars'; empty
-        # names, a spreadsheet's trailing columns, are not named twice.)
-        names_row = _scan_one_csv(path, has_header=False, infer_schema=False).head(1).collect()
-        names = [name for name in names_row.row(0) if name]
-        twice = [name for name, times in Counter(names).items() if times > 1]
-    if twice:
-        raise MetricsInputError(
-            f"file {str(path)!r}: its header names {listed([repr(n) for n in twice], 3)} twice; "
-            "give each column its own name"
-        )
     return first.height > 0
+
+
+@_kept_per_file
+def _named_twice(path: Path) -> list[str]:
+    """The names a CSV file's header gives two columns.
+
+    polars reads the second as ``name_duplicated_0``, beside the first: a metric would read
+    the first alone. Read as names again, to tell a header's own 'x_duplicated_0' from
+    polars'; empty names, a spreadsheet's trailing columns, are not named twice.
+    """
+    first = _scan_one_csv(path, raise_if_empty=False).head(0).collect()
+    if not any(re.fullmatch(r".*_duplicated_\d+", name) for name in first.columns):
+        return []
+    names_row = _scan_one_csv(path, has_header=False, infer_schema=False).head(1).collect()
+    names = [name for name in names_row.row(0) if name]
+    return [name for name, times in Counter(names).items() if times > 1]
+
+
+def refuse_named_twice(found: Sequence[Path], columns: Collection[str]) -> None:
+    """Refuse CSV files whose header names one of ``columns`` twice (`_named_twice`)."""
+    for path in found if found and file_format(found) == "csv" else ():
+        twice = [name for name in _named_twice(path) if name in columns]
+        if twice:
+            raise MetricsInputError(_named_twice_error(path, twice))
+
+
+def _named_twice_error(path: Path, names: Sequence[str]) -> str:
+    return (
+        f"file {str(path)!r}: its header names {listed([repr(n) for n in names], 3)} twice "
+        f"(polars reads the second as {names[0] + '_duplicated_0'!r}); give each column its "
+        "own name"
+    )
 
 
 def _check_folder_keys(found: Sequence[Path]) -> None:

@@ -48,6 +48,7 @@ from pl_metrics._io import (
     kind_of,
     printable,
     reader_error,
+    refuse_named_twice,
     require_in_every_file,
     scan_files,
     unreadable_named,
@@ -1455,10 +1456,13 @@ def _run_long(args: argparse.Namespace) -> None:
         )
     score_files = files(args.paths)
     scores = scan_files(score_files)
+    refuse_named_twice(score_files, scores.collect_schema().names())  # (each is a class, kept)
     classes = None if args.classes is None else [c.strip() for c in args.classes.split(",")]
     truth_files = score_files if args.truth is None else files([args.truth])
     if args.truth is not None:
-        truth: pl.LazyFrame | None = scan_files(truth_files)
+        truth_file = scan_files(truth_files)
+        refuse_named_twice(truth_files, truth_file.collect_schema().names())
+        truth: pl.LazyFrame | None = truth_file
     elif args.labels_col is not None:
         truth = None  # (the labels are a column of the scores' table)
     else:  # a binary table: its one score column's truth is --truth-col
