@@ -406,7 +406,8 @@ def _add_metric_options(parser: argparse.ArgumentParser, *, tables: bool) -> Non
         "--class-weights",
         type=_class_weights,
         metavar="C=W,...",
-        help="weighted_log_loss: each class's weight, e.g. 0=1,1=2.5 (default: equal)",
+        help="weighted_log_loss: every class's weight, e.g. 0=1,1=2.5 for two classes "
+        "(default: equal)",
     )
     parser.add_argument(
         "--k",
@@ -600,7 +601,10 @@ def _add_compare(commands: Any) -> None:
     _add_input(cp, "the list is in pl-metrics score --help")
     cp.add_argument("--model-col", default="model", metavar="COL", help="default model")
     cp.add_argument(
-        "--fold-col", metavar="COL", help="default fold; not with --against (it pools the folds)"
+        "--fold-col",
+        metavar="COL",
+        help="default fold, a column the table needs (for one fold, pl-metrics score --by "
+        "model); not with --against (it pools the folds)",
     )
     _add_columns(cp)
     _add_metric_options(cp, tables=False)
@@ -646,7 +650,7 @@ def _add_curves(commands: Any) -> None:
         "--kind",
         required=True,
         choices=list(_CURVE_METRICS),
-        help="roc (pl_metrics.roc_curve), pr (precision_recall_curve) or calibration "
+        help="roc (the metric roc_curve), pr (precision_recall_curve) or calibration "
         "(calibration_curve)",
     )
     _add_by(cu)
@@ -826,7 +830,8 @@ def _add_output(parser: argparse.ArgumentParser) -> None:
         "-o",
         type=os.path.expanduser,
         metavar="FILE",
-        help="write here instead of stdout (- is stdout; FILE.csv.gz: gzipped CSV)",
+        help="write here instead of stdout (- is stdout, but for parquet; FILE.csv.gz: "
+        "gzipped CSV)",
     )
 
 
@@ -1998,6 +2003,7 @@ def _in_flags(message: str, args: argparse.Namespace) -> str:
     for hint, replacement in _FLAG_HINTS.items():
         message = message.replace(hint, replacement)
     message = re.sub(r"^from_wide: ", "long: ", message)  # (the command that called it)
+    message = message.replace("; chunk_key says which)", ")")  # (a Python function's)
     # The data hints show Python; on the command line the fix is in the file.
     message = re.sub(
         r"map its values to booleans first, e\.g\. pl\.col\('[^']*'\) == 'true' "

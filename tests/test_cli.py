@@ -3022,3 +3022,14 @@ def test_long_tells_what_is_wrong_with_a_submission(
     err = capsys.readouterr().err
     _one_line_error(err)
     assert told in err
+
+
+def test_memory_budget_warning_names_no_python_function(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # It said "chunk_key says which", a function of the library's Python API.
+    args = ["score", str(DATA), "-m", "roc_auc", "--by", "model", "--memory-budget", "1MB"]
+    assert main([*args, "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: memory budget of 1 MiB: the metrics computed per class" in err
+    assert "chunk_key" not in err
