@@ -136,6 +136,21 @@ def _unnamed_index_hint(table: object, id_col: str) -> str:
     return f"; the frame's index is unnamed, so no column: pass frame.reset_index(names={id_col!r})"
 
 
+def _close_column(missing: Sequence[str], others: Sequence[str]) -> str:
+    """For columns one table lacks: the other's name closest to the first that has one.
+
+    A name but for spaces around it first ('b  ' for 'b', too short to be close by its
+    letters), then one spelled otherwise ('Cat' for 'cat'). As ``" ('b': did you mean
+    'b  '?)"``, or "".
+    """
+    for name in missing:
+        spaced = [other for other in others if other.strip() == name.strip()]
+        said = f"did you mean {spaced[0]!r}?" if spaced else did_you_mean(name, others, n=1)
+        if said:
+            return f" ({name!r}: {said})"
+    return ""
+
+
 def _stray_text_id(scores: pl.LazyFrame, truth: pl.LazyFrame, id_col: str) -> str:
     """Where one table's ids are text and the other's numbers: its first id of no number.
 
@@ -204,10 +219,7 @@ def _wide_truth(
     missing = [c for c in class_cols if c not in schema]
     if missing:
         # A name spelled otherwise ('a_b ' for 'a_b', 'Cat' for 'cat'): the truth's close one.
-        spare = [c for c in schema if c not in class_cols and c != id_col]
-        close = next(
-            (f" ({m!r}: {said})" for m in missing if (said := did_you_mean(m, spare, n=1))), ""
-        )
+        close = _close_column(missing, [c for c in schema if c not in class_cols and c != id_col])
         hint = (
             "; every float column of the scores is taken for a class: if some are not (a "
             "weight), name the classes with classes=[...]"
@@ -275,8 +287,8 @@ def _unscored_truth(
     # A score column read as text (a CSV's "abc", "true" or repeated header line): its
     # first value that is no number, and that row's id, to name.
     texts = [c for c in suspects if scores.get(c) == pl.String]
+    first = [f"{_CHECK}text_{k}" for k in range(len(texts))]
     if texts:
-        first = [f"{_CHECK}text_{k}" for k in range(len(texts))]
         bad = [no_number(pl.col(c)) for c in texts]
         summary = pl.concat(
             [
@@ -297,7 +309,7 @@ def _unscored_truth(
         found = zero_one(row)
         if not found:
             return
-        for c, name in zip(texts, first if texts else [], strict=True):
+        for c, name in zip(texts, first, strict=True):
             text = row[name]
             if c in found and text["rows"]:
                 raise MetricsInputError(
@@ -313,13 +325,7 @@ def _unscored_truth(
                 "to float; if not, drop them from the truth table (or name the class columns "
                 "with classes=[...])"
             )
-        others = [c for c in scores if c != id_col]
-
-        def like(name: str) -> str:  # (a name but for spaces around it first: 'b  ' for 'b')
-            spaced = [o for o in others if o.strip() == name.strip()]
-            return f"did you mean {spaced[0]!r}?" if spaced else did_you_mean(name, others, n=1)
-
-        close = next((f" ({c!r}: {said})" for c in found if (said := like(c))), "")
+        close = _close_column(found, [c for c in scores if c != id_col])
         raise MetricsInputError(
             "truth: columns of 0/1 values with no score column, classes the submission lacks: "
             f"{_shown(found, len(found))}{close}; drop them from the truth table if they are "
