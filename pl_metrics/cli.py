@@ -1461,17 +1461,21 @@ def _run_long(args: argparse.Namespace) -> None:
         )
     score_files = files(args.paths)
     scores = scan_files(score_files)
-    refuse_named_twice(score_files, scores.collect_schema().names())  # (each is a class, kept)
+    score_schema = scores.collect_schema()  # (the files' own columns, read once)
+    refuse_named_twice(score_files, score_schema.names())  # (each is a class, or kept)
+    file_columns = score_schema.names()
     classes = None if args.classes is None else [c.strip() for c in args.classes.split(",")]
     truth_files = score_files if args.truth is None else files([args.truth])
     if args.truth is not None:
         truth_file = scan_files(truth_files)
-        refuse_named_twice(truth_files, truth_file.collect_schema().names())
+        truth_names = truth_file.collect_schema().names()
+        refuse_named_twice(truth_files, truth_names)
+        file_columns += truth_names
         truth: pl.LazyFrame | None = truth_file
     elif args.labels_col is not None:
         truth = None  # (the labels are a column of the scores' table)
     else:  # a binary table: its one score column's truth is --truth-col
-        require_column(scores.collect_schema(), "truth_col", args.truth_col)
+        require_column(score_schema, "truth_col", args.truth_col)
         kept = scores.drop(args.truth_col)
         floats = [c for c, t in kept.collect_schema().items() if t.is_float()]
         named = classes or floats
@@ -1498,9 +1502,8 @@ def _run_long(args: argparse.Namespace) -> None:
                 truth = truth.with_columns(filled)
     # (A field past the rows that typed its column fails to parse: the file is named.)
     every = list(dict.fromkeys([*score_files, *truth_files]))
-    columns = [*scores.collect_schema(), *(() if truth is None else truth.collect_schema())]
     try:
-        with unreadable_named(every, list(dict.fromkeys(columns))):
+        with unreadable_named(every, list(dict.fromkeys(file_columns))):
             table = from_wide(
                 scores,
                 truth,
