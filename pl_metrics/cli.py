@@ -569,7 +569,8 @@ def _add_quiet(parser: argparse.ArgumentParser) -> None:
         "--quiet",
         "-q",
         action="store_true",
-        help="no progress bar, nor notes on stderr (warnings of numbers to doubt still show)",
+        help="no progress bar, nor notes on stderr (warnings still show: of numbers to doubt, "
+        "or of a memory budget that cannot be kept)",
     )
 
 
