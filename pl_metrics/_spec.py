@@ -11,10 +11,10 @@ import io
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, fields, replace
-from typing import Any, Final, Literal, cast
+from typing import Any, ClassVar, Final, Literal, cast
 
 import numpy as np
 import polars as pl
@@ -95,6 +95,39 @@ class Thresholds:
     keys: tuple[str, ...]
     rows: tuple[tuple[str | None, ...], ...]
     values: tuple[float, ...]
+
+    #: best_threshold's result columns beside the threshold: no keys, unless grouped by.
+    VALUES: ClassVar[tuple[str, ...]] = ("value", "held_out_value")
+
+    @classmethod
+    def ordered(
+        cls, keys: Sequence[str], rows: Iterable[Sequence[str | None]], values: Iterable[float]
+    ) -> Thresholds:
+        """In one order (keys by name, rows by key): states of the same table merge."""
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        pairs = sorted(
+            ((tuple(row[i] for i in order), v) for row, v in zip(rows, values, strict=True)),
+            key=lambda pair: [(cell is None, cell or "") for cell in pair[0]],
+        )
+        return cls(
+            tuple(keys[i] for i in order), tuple(r for r, _ in pairs), tuple(v for _, v in pairs)
+        )
+
+    def keyed_by(self, by: Collection[str]) -> Thresholds:
+        """The table without best_threshold's value columns, but those that ``by`` names.
+
+        A table of `best_threshold` holds its metric's values beside the thresholds; a
+        column of the data named so and grouped by keys the thresholds as any group does.
+        """
+        dropped = [k for k in self.VALUES if k in self.keys and k not in by]
+        if not dropped:
+            return self
+        kept = [i for i, k in enumerate(self.keys) if k not in dropped]
+        return self.ordered(
+            [self.keys[i] for i in kept],
+            [[row[i] for i in kept] for row in self.rows],
+            self.values,
+        )
 
     @staticmethod
     def column(key: str) -> str:
@@ -225,9 +258,21 @@ def _parsed(text: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
         return parsed.dt.convert_time_zone(dtype.time_zone) if zoned else parsed  # type: ignore[arg-type]
     if dtype == pl.Time:
         return text.str.to_time(strict=False)
-    if isinstance(dtype, pl.Duration):  # JSON writes no time as "P0D", `text` as "PT0S"
-        zero = pl.duration(seconds=0, time_unit=dtype.time_unit)
-        return pl.when(text == "P0D").then(zero)
+    if isinstance(dtype, pl.Duration):  # JSON writes seconds alone ("PT86400.005S", not
+        # `text`'s "P1DT0.005S"), and no time as "P0D"; a key past the rows' unit stays text.
+        unit = dtype.time_unit
+        per_second = {"ns": 10**9, "us": 10**6, "ms": 10**3}[unit]
+        places = len(str(per_second)) - 1  # (seconds of more digits overflow an Int64)
+        seconds = rf"(\d{{1,{18 - places}}})"
+        parts = text.str.extract_groups(rf"^(-?)PT{seconds}(?:\.(\d{{1,9}}))?S$")
+        digits = parts.struct.field("3").fill_null("").str.pad_end(9, "0")
+        below = digits.str.slice(0, places).cast(pl.Int64, strict=False)
+        count = parts.struct.field("2").cast(pl.Int64) * per_second + below.fill_null(0)
+        whole = digits.str.slice(places).str.strip_chars_end("0") == ""
+        signed = pl.when(parts.struct.field("1") == "-").then(-count).otherwise(count)
+        return (
+            pl.when(text == "P0D").then(pl.lit(0).cast(dtype)).when(whole).then(signed.cast(dtype))
+        )
     if isinstance(dtype, pl.Decimal):  # "0.0" for 0.00: a CSV's inferred float
         parsed = text.cast(dtype, strict=False)
         exact = parsed.cast(pl.Float64) == text.cast(pl.Float64, strict=False)
@@ -626,7 +671,7 @@ def _check_table_columns(schema: pl.Schema) -> list[str]:
             f"option 'threshold': a threshold table needs a numeric {THRESHOLD!r} column; its "
             f"columns are {schema.names()}"
         )
-    keys = [c for c in schema if c not in (THRESHOLD, "value", "held_out_value")]
+    keys = [c for c in schema if c not in (THRESHOLD, *Thresholds.VALUES)]
     if not keys:
         raise MetricsInputError(
             f"option 'threshold': the threshold table's columns {schema.names()} hold no key; "
@@ -681,25 +726,25 @@ def _threshold_table(table: object) -> Thresholds:
             )
         raise _not_numbers(df[THRESHOLD].dtype, some)
     values = df[THRESHOLD].cast(pl.Float64)
-    bad = int(values.is_null().sum()) + int((~values.is_finite()).sum())
+    unusable = values.is_null() | ~values.is_finite().fill_null(False)
+    bad = int(unusable.sum())
     if bad:
+        keys = [c for c in df.columns if c not in (THRESHOLD, *Thresholds.VALUES)]
+        first = df.filter(unusable).row(0, named=True)
+        example = ", ".join(f"{k}={first[k]!r}" for k in keys)
         raise MetricsInputError(
             f"option 'threshold': {bad:,} "
             f"{'threshold of the table is' if bad == 1 else 'thresholds of the table are'} "
-            "null, NaN or infinite"
+            f"null, NaN or infinite, e.g. {example}: "
+            f"{'null' if first[THRESHOLD] is None else first[THRESHOLD]}"
         )
+    # best_threshold's value columns are keys too, where the call groups by such a column
+    # (`Thresholds.keyed_by`); the threshold is not.
+    keys = [c for c in df.columns if c != THRESHOLD]
     rows = df.select(Thresholds.text(k, df.schema[k]) for k in keys).rows()
     # (Repeated keys are told with the data's columns: a table that lacks the class column
     # repeats its groups' keys, and is told as lacking it.)
-    # In one order (keys by name, rows by key): states of the same table merge.
-    order = sorted(range(len(keys)), key=keys.__getitem__)
-    pairs = sorted(
-        ((tuple(row[i] for i in order), value) for row, value in zip(rows, values, strict=True)),
-        key=lambda pair: [(cell is None, cell or "") for cell in pair[0]],
-    )
-    return Thresholds(
-        tuple(keys[i] for i in order), tuple(r for r, _ in pairs), tuple(v for _, v in pairs)
-    )
+    return Thresholds.ordered(keys, rows, values)
 
 
 _DEFAULTS = Options()
@@ -1021,8 +1066,9 @@ def resolve(
             fold_col=fold_col,
         )
     if isinstance(opts.threshold, Thresholds):
-        _check_threshold_keys(opts.threshold, cols, frame.collect_schema().names())
-        opts = replace(opts, threshold=_integer_keys(opts.threshold, frame.collect_schema()))
+        table = opts.threshold.keyed_by(cols.by)
+        _check_threshold_keys(table, cols, frame.collect_schema().names())
+        opts = replace(opts, threshold=_integer_keys(table, frame.collect_schema()))
     if opts.class_weights is not None:
         class_type = frame.collect_schema()[cols.cls]
         opts = replace(opts, class_weights=_class_weight_keys(opts.class_weights, class_type))
@@ -1093,6 +1139,15 @@ def _integer_keys(thresholds: Thresholds, schema: pl.Schema) -> Thresholds:
         )
         for row in thresholds.rows
     )
+    first: dict[tuple[str | None, ...], tuple[str | None, ...]] = {}
+    for written, read in zip(thresholds.rows, rows, strict=True):
+        if first.setdefault(read, written) != written:  # ("1" and "1.0": told as written)
+            raise MetricsInputError(
+                f"option 'threshold': the threshold table's keys {first[read]} and {written} "
+                f"of ({', '.join(thresholds.keys)}) are one key once read as the rows' types "
+                f"({', '.join(f'{k}: {schema[k]}' for k in thresholds.keys if k in schema)}); "
+                "give one threshold each"
+            )
     return replace(thresholds, rows=rows)
 
 

@@ -288,9 +288,10 @@ def _as_typed(best: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
     and its shortest decimal (0.86, where the widened 0.8600000143051147 is above it): both
     are that Float32 (the same predictions of those scores), and each scores the same
     values as Float64, widened from Float32 or the decimals they were rounded from (a test
-    dump, a copy of the printed table).
+    dump, a copy of the printed table). Float16 scores alike, with the decimal polars
+    writes them as (a Float32's: 0.09307861 for 0.09307861328125).
     """
-    if cols.narrow_score != pl.Float32:  # (Float16 prints as Float32: no shorter)
+    if cols.narrow_score not in (pl.Float32, pl.Float16):
         return best
     decimal = pl.col(_T).cast(pl.Float32).cast(pl.String).cast(pl.Float64)
     return best.with_columns(pl.min_horizontal(pl.col(_T), decimal).alias(_T))

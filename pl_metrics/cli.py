@@ -813,9 +813,9 @@ def _add_threshold(parser: argparse.ArgumentParser) -> None:
         "--threshold-table",
         type=os.path.expanduser,
         metavar="FILE",
-        help="thresholded metrics: a threshold per class (and group) from a CSV, parquet or "
-        "JSON table (gzipped too) with a threshold column, such as pl-metrics thresholds "
-        "writes (- reads it from standard input)",
+        help="thresholded metrics: a threshold per class (and group) from a CSV, parquet, "
+        "Arrow IPC or JSON table (gzipped too) with a threshold column, such as pl-metrics "
+        "thresholds writes (- reads it from standard input)",
     )
 
 
@@ -1354,7 +1354,7 @@ def _refuse_typed_unused(
 
 
 def _threshold(args: argparse.Namespace) -> float | pl.DataFrame:
-    """--threshold, or the table of --threshold-table (parquet or JSON by its suffix, else CSV)."""
+    """--threshold, or the table of --threshold-table (parquet, IPC, JSON, else CSV)."""
     given = [
         o
         for o, v in (("--threshold", args.threshold), ("--threshold-table", args.threshold_table))
@@ -1410,6 +1410,8 @@ def _read_threshold_table(path: Path) -> pl.DataFrame:
     # By their first bytes too: standard input (`cat t.parquet |`) has no suffix.
     if suffix in (".parquet", ".pq") or data.startswith(b"PAR1"):
         return pl.read_parquet(io.BytesIO(data))
+    if data.startswith(b"ARROW1"):  # an Arrow IPC (Feather) file, as the PATHs read
+        return pl.read_ipc(io.BytesIO(data))
     if suffix == ".json" or re.match(rb"\s*\[\s*\{", data):  # as `thresholds -o t.json`
         return pl.read_json(io.BytesIO(data))
     # Anything else is CSV (.csv, .txt, .csv.gz, no suffix). The keys are kept as written

@@ -3033,3 +3033,47 @@ def test_memory_budget_warning_names_no_python_function(
     err = capsys.readouterr().err
     assert "warning: memory budget of 1 MiB: the metrics computed per class" in err
     assert "chunk_key" not in err
+
+
+@pytest.mark.parametrize("suffix", [".arrow", ".feather", ""])
+def test_an_arrow_ipc_threshold_table_is_read(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, suffix: str
+) -> None:
+    # It was read as CSV, and refused with advice to save it as UTF-8.
+    table = tmp_path / f"t{suffix}"
+    pl.DataFrame({"class": range(10), "threshold": 0.3}).write_ipc(table)
+    argv = ["score", str(DATA), "-m", "f1", "--by", "model", "--format", "csv", "-q"]
+    assert main([*argv, "--threshold-table", str(table)]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    assert main([*argv, "--threshold", "0.3"]) == 0
+    assert_frame_equal(got, pl.read_csv(capsys.readouterr().out.encode()))
+
+
+@pytest.mark.parametrize("unit", ["ms", "us", "ns"])
+def test_a_json_threshold_table_of_duration_classes_applies(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, unit: str
+) -> None:
+    # JSON writes a duration as seconds alone ("PT86400.005S"), where its keys were compared
+    # with "P1DT0.005S": every class of a day or more lacked its threshold.
+    from datetime import timedelta
+
+    classes = [timedelta(days=1, milliseconds=5), timedelta(seconds=-1.5), timedelta(0)]
+    rows = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(20), 3),
+            "class": pl.Series(classes * 20, dtype=pl.Duration(unit)),
+            "score": np.random.default_rng(0).random(60),
+            "truth": np.random.default_rng(1).random(60) < 0.4,
+        }
+    )
+    rows.write_parquet(tmp_path / "d.parquet")
+    assert (
+        main(["thresholds", str(tmp_path / "d.parquet"), "-q", "-o", str(tmp_path / "t.json")]) == 0
+    )
+    tuned = pl.read_json(tmp_path / "t.json")
+    assert tuned["class"].dtype == pl.String  # (as JSON gives them back)
+    argv = ["score", str(tmp_path / "d.parquet"), "-m", "f1", "-q", "--format", "csv"]
+    assert main([*argv, "--per-class", "--threshold-table", str(tmp_path / "t.json")]) == 0
+    got = pl.read_csv(capsys.readouterr().out.encode())
+    best = pl_metrics.best_threshold(rows, "f1")
+    assert sorted(got["f1"].to_list()) == sorted(best["value"].to_list())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import warnings
 from datetime import datetime
 from pathlib import Path
@@ -1328,3 +1329,78 @@ def test_held_out_value_keeps_small_weights_beside_a_large_one(path: str, big: f
     got = _tuned_over_folds(path, df, metric="f1", weight_col="w")
     assert got["threshold"].item() == 0.1
     assert got["held_out_value"].item() == pytest.approx(1.0, rel=1e-12)
+
+
+def test_a_group_column_named_value_keys_the_thresholds() -> None:
+    # best_threshold's 'value' column is no key; a group column of the data named so is one
+    # where the call groups by it: it was dropped, and group m2 took m1's threshold.
+    rows = pl.DataFrame(
+        {
+            "id": [0, 1, 2, 3] * 2,
+            "value": ["m1"] * 4 + ["m2"] * 4,
+            "class": "x",
+            "score": [0.1, 0.4, 0.6, 0.9] * 2,
+            "truth": [0, 1, 1, 1, 0, 0, 1, 1],
+        }
+    )
+    one = pl.DataFrame({"value": ["m1"], "class": ["x"], "threshold": [0.3]})
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"value='m2'"):
+        pl_metrics.f1(rows, threshold=one, by="value")
+    both = pl.DataFrame({"value": ["m1", "m2"], "class": "x", "threshold": [0.3, 0.5]})
+    got = pl_metrics.f1(rows, threshold=both, by="value")
+    assert got["f1"].to_list() == [
+        f1_score([0, 1, 1, 1], [0, 1, 1, 1]),
+        f1_score([0, 0, 1, 1], [0, 0, 1, 1]),
+    ]
+    # best_threshold's own table keeps applying, its value column no key, with or without
+    # the data holding one.
+    tuned = pl_metrics.best_threshold(rows.rename({"value": "model"}), "f1", by="model")
+    assert set(tuned.columns) >= {"value", "threshold"}
+    applied = pl_metrics.f1(rows.rename({"value": "model"}), threshold=tuned, by="model")
+    assert applied["f1"].to_list() == tuned["value"].to_list()
+    per_model = rows.rename({"value": "model"}).filter(pl.col("model") == "m1")
+    single = tuned.filter(pl.col("model") == "m1").drop("model")
+    assert pl_metrics.f1(per_model.drop("model"), threshold=single).item() == 1.0
+
+
+def test_float16_thresholds_hold_for_the_scores_written_as_text() -> None:
+    # polars writes a Float16 as its Float32's shortest decimal (0.09307861 for
+    # 0.09307861328125), below it: the tuned threshold missed that score in a CSV copy.
+    import io
+
+    rows = pl.DataFrame(
+        {
+            "id": [0, 1, 2, 3],
+            "class": "x",
+            "score": pl.Series([0.05, 0.09307861328125, 0.5, 0.9], dtype=pl.Float16),
+            "truth": [0, 1, 1, 1],
+        }
+    )
+    tuned = pl_metrics.best_threshold(rows, "f1")
+    assert tuned["value"].item() == 1.0
+    copy = pl.read_csv(io.StringIO(rows.write_csv()))
+    assert copy["score"].dtype == pl.Float64
+    for scored in (rows, copy, rows.with_columns(pl.col("score").cast(pl.Float64))):
+        assert pl_metrics.f1(scored, threshold=tuned).item() == 1.0
+
+
+@pytest.mark.parametrize(
+    ("table", "told"),
+    [
+        ({"class": ["1", "1.0", "2"], "threshold": [0.9, 0.1, 0.5]}, "keys ('1',) and ('1.0',)"),
+        ({"class": [1, 2], "threshold": [0.5, float("nan")]}, "infinite, e.g. class=2: nan"),
+        ({"class": [1, 2], "threshold": [None, 0.5]}, "infinite, e.g. class=1: null"),
+    ],
+)
+def test_a_bad_threshold_table_row_is_shown_as_written(table: dict[str, Any], told: str) -> None:
+    # '1' and '1.0' were shown as ('1',) and ('1',); a NaN threshold was not shown at all.
+    rows = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1],
+            "class": [1, 2, 1, 2],
+            "score": [0.1, 0.9, 0.8, 0.2],
+            "truth": [0, 1, 1, 0],
+        }
+    )
+    with pytest.raises(pl_metrics.MetricsInputError, match=re.escape(told)):
+        pl_metrics.f1(rows, threshold=pl.DataFrame(table))
