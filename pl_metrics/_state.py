@@ -1238,7 +1238,14 @@ def _class_set_checks(
         duplicate, mixed = (
             replace(p, hint=f"{p.hint}; or {_MERGED_HINT}") for p in (duplicate, mixed)
         )
-        ragged = replace(ragged, hint=f"{_MERGED_HINT}; if ids do lack classes, {ragged.hint}")
+        # (An id in several parts counts in each: the count may pass the table's rows.)
+        ragged = replace(
+            ragged,
+            text=ragged.text.replace(
+                "are missing:", "are missing, each part's ids counted in that part:", 1
+            ),
+            hint=f"{_MERGED_HINT}; if ids do lack classes, {ragged.hint}",
+        )
     elif fold_col is not None:
         # Out-of-fold tuning groups by the fold too: an id with rows in two folds is split.
         ragged = replace(

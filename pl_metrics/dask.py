@@ -3,8 +3,9 @@
 Install with ``pip install "pl_metrics[dask]"``. The client plans the chunks as
 `pl_metrics.score` does (id-disjoint, and class-disjoint for metrics that rank ids within a
 class; from file metadata, and for the latter the rows per class, one read of the class
-column), each worker reads its chunk from the files itself and computes the chunk's small
-state, and the client merges the states: no rows travel through the client, and the result
+column; CSV files, which have no metadata, are read once to count their rows), each worker
+reads its chunk from the files itself and computes the chunk's small state, and the client
+merges the states: no rows travel between the client and the workers, and the result
 equals single-machine scoring (to 1e-12).
 """
 
@@ -104,10 +105,12 @@ def _client(client: Any) -> Iterator[Any]:
         yield client
         return
     # Each worker's polars pool (and so the kernels' threads) takes its share of the cores:
-    # two pools of every core oversubscribed them. A POLARS_MAX_THREADS given is kept.
+    # two pools of every core oversubscribed them. A POLARS_MAX_THREADS given is kept. The
+    # workers inherit it from this process's environment as they start: LocalCluster's
+    # env= is set after a worker imports the script, whose `import polars` sized the pool.
     threads = os.environ.get("POLARS_MAX_THREADS") or str(max(1, (os.cpu_count() or 2) // 2))
-    with (
-        LocalCluster(
+    with _environment("POLARS_MAX_THREADS", threads):
+        cluster = LocalCluster(  # type: ignore[no-untyped-call]
             n_workers=2,
             threads_per_worker=1,
             processes=True,
@@ -115,10 +118,23 @@ def _client(client: Any) -> Iterator[Any]:
             dashboard_address=":0",
             # A failed chunk is reported once, as ChunkError: not also as worker log lines.
             silence_logs=logging.CRITICAL,
-        ) as cluster,  # type: ignore[no-untyped-call]
-        Client(cluster) as local,  # type: ignore[no-untyped-call]
-    ):
+        )
+    with cluster, Client(cluster) as local:  # type: ignore[no-untyped-call]
         yield local
+
+
+@contextlib.contextmanager
+def _environment(name: str, value: str) -> Iterator[None]:
+    """An environment variable set for the processes started within, then as it was."""
+    before = os.environ.get(name)
+    os.environ[name] = value
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[name]
+        else:
+            os.environ[name] = before
 
 
 @checked_options

@@ -246,6 +246,45 @@ def test_default_local_cluster(dump: Path, monkeypatch: pytest.MonkeyPatch) -> N
         assert set(pools.values()) == {want}
 
 
+def test_default_local_cluster_shares_the_cores_of_a_script_importing_polars(
+    tmp_path: Path,
+) -> None:
+    # LocalCluster's env= is set in a worker after it imports the script: one that imports
+    # pl_metrics (so polars) at its top, as the docs' examples do, sized each worker's pool
+    # at every core. This process's environment is as it was after.
+    import json
+    import subprocess
+    import sys
+
+    script = tmp_path / "job.py"
+    script.write_text(
+        "import json, os\n"
+        "import polars as pl\n"
+        "import pl_metrics.dask\n"
+        "if __name__ == '__main__':\n"
+        "    with pl_metrics.dask._client(None) as client:\n"
+        "        pools = client.run(lambda: pl.thread_pool_size())\n"
+        "    print(json.dumps([sorted(pools.values()), os.environ.get('POLARS_MAX_THREADS')]))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "POLARS_MAX_THREADS"}
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(Path(pl_metrics.__file__).parent.parent), env.get("PYTHONPATH", "")]
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    pools, left = json.loads(done.stdout.strip().splitlines()[-1])
+    share = max(1, (os.cpu_count() or 2) // 2)
+    assert pools == [share, share]
+    assert left is None
+
+
 def test_command_line_dask_local(dump: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from pl_metrics.cli import main
 

@@ -606,6 +606,13 @@ def test_merged_parts_cut_by_class_are_not_told_to_pass_ragged_allow() -> None:
     with pytest.raises(pl_metrics.MetricsInputError, match="merged from parts") as error:
         merged.finalize().collect()
     assert "must be id-disjoint" in str(error.value)
+    # Rows dealt into parts (every id in several): the count of missing rows passed the
+    # table's rows (960 of 80), counting each part's ids in it; it says so.
+    dealt = [df[i::4] for i in range(4)]
+    merged = pl_metrics.merge_states([pl_metrics.state(p, "lrap") for p in dealt])
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        merged.finalize().collect()
+    assert "(id, class) rows are missing, each part's ids counted in that part" in str(error.value)
     # score() merges its own id chunks: its errors give the usual advice.
     with pytest.raises(pl_metrics.MetricsInputError, match="ragged") as error:
         pl_metrics.score(
