@@ -323,7 +323,13 @@ def _value_text(value: Any) -> str:
 
 
 def _key_text(value: Any) -> str:
-    """A key value's text, unescaped: 15 digits of a float (see `_value_text`)."""
+    """A key value's text, unescaped: 15 digits of a float (see `_value_text`).
+
+    Text of spaces alone, or none, is quoted (``''``): a legend entry, tick or title of
+    nothing read as a missing name.
+    """
+    if isinstance(value, str) and not value.strip():
+        return repr(value)
     return f"{value:.15g}" if isinstance(value, float) else str(value)
 
 
@@ -542,9 +548,11 @@ def _grouped_bars(
     fig = _figure(min(16.0, max(8.0, 2.5 + m * (0.12 * n + 0.25))), 4.5 + 0.07 * min(longest, 30))
     ax = fig.add_subplot()
     width = 0.8 / n
-    for k, (label, values, colour) in enumerate(zip(labels, heights, _colours(n), strict=True)):
+    shown = [_wrapped(label, _BAR_LEGEND_CHARS) for label in labels]
+    bars = []
+    for k, (values, colour) in enumerate(zip(heights, _colours(n), strict=True)):
         xs = [i - 0.4 + (k + 0.5) * width for i in range(m)]
-        _bars(ax, xs, values, width, label=_wrapped(label, _BAR_LEGEND_CHARS), color=colour)
+        bars.append(_bars(ax, xs, values, width, color=colour))
     per_class_inches = (fig.get_figwidth() - 2.5) / m
     # Every k-th class named where their names, turned upright, would overlap (as panels do).
     every = max(1, math.ceil(1.3 * tick_size / 72 / per_class_inches))
@@ -559,7 +567,9 @@ def _grouped_bars(
     ax.yaxis.grid(True, alpha=0.3)
     ax.set_axisbelow(True)
     if keys:
-        ax.legend(
+        ax.legend(  # (the labels as they are: see `_draw_panel`)
+            bars,
+            shown,
             title=_wrapped(" / ".join(keys), _BAR_LEGEND_CHARS),
             loc="upper left",
             bbox_to_anchor=(1.01, 1.0),
@@ -568,14 +578,14 @@ def _grouped_bars(
     return fig
 
 
-def _bars(ax: Any, xs: Sequence[float], values: Sequence[float], width: float, **kw: Any) -> None:
+def _bars(ax: Any, xs: Sequence[float], values: Sequence[float], width: float, **kw: Any) -> Any:
     """Bars of ``values``, marked where no bar can be drawn: no bar would read as 0.
 
     "n/a" where a value is missing (null or NaN), "inf" where it is infinite (a log loss of
-    eps=0).
+    eps=0). Returns matplotlib's bars.
     """
     heights = [v if math.isfinite(v) else math.nan for v in values]
-    ax.bar(xs, heights, width, **kw)
+    bars = ax.bar(xs, heights, width, **kw)
     for x, value in zip(xs, values, strict=True):
         if not math.isfinite(value):
             ax.text(
@@ -583,6 +593,7 @@ def _bars(ax: Any, xs: Sequence[float], values: Sequence[float], width: float, *
                 ha="center", va="bottom", fontsize=7, color=kw["color"],
                 transform=ax.get_xaxis_transform(),
             )  # fmt: skip
+    return bars
 
 
 #: The narrowest a class's place in a panel of bars gets, in inches, where columns of
@@ -1155,8 +1166,16 @@ class _Line:
     #: The points after which bins are missing (empty): the count line breaks there.
     gaps: np.ndarray[Any, Any] | None = None
 
+    @classmethod
+    def absent(cls, name: str, colour: Any, kind: _CurveKind) -> _Line:
+        """A series without rows of a panel's class: its legend entry says so, no curve."""
+        empty = np.empty(0)
+        return cls(name, colour, empty, empty, math.nan, empty if kind is _RELIABILITY else None)
+
     def label(self, stat: str, name: str | None = None) -> str:
         """``name (AUC 0.912)``; ``name``: the line's own, or a shorter one (a cut name)."""
+        if self.xs.size == 0 and math.isnan(self.value):
+            return f"{self.name if name is None else name} (no rows)"
         shown = "n/a" if math.isnan(self.value) else f"{self.value:.3f}"
         return f"{self.name if name is None else name} ({stat} {shown})"
 
@@ -1391,9 +1410,14 @@ def _curve_plot(
     }
     by = f" by {' and '.join(keys)}" if keys else ""
 
-    def line(values: tuple[Any, ...], cls: Any, name: str, colour: Any) -> _Line | None:
+    def line(values: tuple[Any, ...], cls: Any, name: str, colour: Any) -> _Line:
+        # (A series without the class's rows, of tables concatenated, is told in its legend.)
         rows = parts.get(tuple(map(_keyed, (*values, cls))))
-        return None if rows is None else _curve_line(rows, kind, name, colour)
+        return (
+            _Line.absent(name, colour, kind)
+            if rows is None
+            else _curve_line(rows, kind, name, colour)
+        )
 
     if _one_panel(kind, len(classes), len(series)):
         if len(classes) == 1:
@@ -1415,7 +1439,7 @@ def _curve_plot(
             ]
             legend = class_col
         _check_lines(len(found), keys, MAX_LINES, "one panel")
-        panels = [_Panel(title, [f for f in found if f is not None], legend)]
+        panels = [_Panel(title, found, legend)]
         return _draw_curves(panels, kind, title, counts=counts, single=True)
     _check_lines(len(series), keys, MAX_PANEL_LINES, "each class's panel")
     shown_classes = classes[:max_classes]
@@ -1423,11 +1447,10 @@ def _curve_plot(
     names = [_series_label(keys, values) for values in series]
     panels = []
     for cls in shown_classes:
-        found = [
+        lines = [
             line(v, cls, n if keys else _value_text(cls), c)
             for v, n, c in zip(series, names, colours, strict=True)
         ]
-        lines = [f for f in found if f is not None]
         # Titled as one panel's legend: "0 (AUC 0.998)" alone could be a class or a fold.
         panels.append(_Panel(f"{class_col} {_value_text(cls)}", lines, " / ".join(keys) or None))
     title = f"{kind.name}{by}, one panel per {class_col}"
@@ -1643,13 +1666,27 @@ def _wrapped(text: str, chars: int) -> str:
     lines = [""]
     for whole in re.findall(r"\([^)]*\)[ _/-]*|[^ _/-]+[ _/-]*|[ _/-]+", text):
         fits = whole.startswith("(") or len(whole.rstrip()) <= chars
-        for piece in (
-            [whole] if fits else [whole[i : i + chars] for i in range(0, len(whole), chars)]
-        ):
+        for piece in [whole] if fits else _cut(whole, chars):
             if lines[-1] and len((lines[-1] + piece).rstrip()) > chars:
                 lines.append("")
             lines[-1] += piece
     return "\n".join(line.rstrip() for line in lines)
+
+
+def _cut(text: str, chars: int) -> list[str]:
+    r"""``text`` in pieces of ``chars`` characters, an escaped ``\$`` kept whole.
+
+    (Cut between its two characters, a line ended in a stray ``\`` and the next began with
+    a ``$`` that matplotlib reads as mathtext.)
+    """
+    pieces, start = [], 0
+    while start < len(text):
+        end = start + max(chars, 2)
+        if text[end - 1 : end + 1] == r"\$":
+            end -= 1
+        pieces.append(text[start:end])
+        start = end
+    return pieces
 
 
 def _limits(panels: list[_Panel], axis: str) -> tuple[float, float]:
@@ -1678,30 +1715,30 @@ def _draw_panel(
         # the next panel's title): names cut in their middle, a line each, where they stay
         # apart (as the heatmap's ticks).
         room = max(8, legend.chars - len(f" ({kind.stat} 0.000)"))
-        whole = [line.name for line in panel.lines]
-        names = [_cut_middle(name, room) for name in whole]
-        if len(set(names)) < len(set(whole)):  # apart in their middle (lr_2e-5, lr_3e-5)
-            common = next(
-                (i for i, chars in enumerate(zip(*whole, strict=False)) if len(set(chars)) > 1),
-                min(map(len, whole)),
-            )
-            names = [_cut_middle("…" + name[max(0, common - 4) :], room) for name in whole]
-        if len(set(names)) == len(set(whole)):
+        names = _told_apart([line.name for line in panel.lines], room)
+        if names is not None:
             labels = [
                 line.label(kind.stat, name) for name, line in zip(names, panel.lines, strict=True)
             ]
+    # (Given to the legend as they are: matplotlib leaves out labels that start with "_",
+    # so a model named "_baseline" was drawn without its entry.)
+    handles = []
     for line, label in zip(panel.lines, labels, strict=True):
-        ax.plot(
-            line.xs,
-            line.ys,
-            color=line.colour,
-            linewidth=1.6,
-            drawstyle=kind.drawstyle,
-            marker=kind.marker,
-            markersize=4,
-            label=label,
-            clip_on=False,  # a curve along an edge stays visible
-        )
+        style: dict[str, Any] = {
+            "color": line.colour,
+            "linewidth": 1.6,
+            "drawstyle": kind.drawstyle,
+            "marker": kind.marker,
+            "markersize": 4,
+            "label": label,
+        }
+        if line.xs.size:  # (unclipped: a curve along an edge stays visible)
+            handles += ax.plot(line.xs, line.ys, clip_on=False, **style)
+        else:  # a series without rows here, in the legend alone (an empty line drawn
+            # unclipped has no extent: the layout collapsed the panels)
+            from matplotlib.lines import Line2D
+
+            handles.append(Line2D([], [], **style))
     ax.grid(True, alpha=0.3)
     ax.set_axisbelow(True)
     if panel.lines:
@@ -1719,7 +1756,8 @@ def _draw_panel(
             holder, anchor = under, (0.5, -0.45)
         title = panel.legend_title
         holder.legend(
-            *ax.get_legend_handles_labels(),
+            handles,
+            labels,
             title=None if title is None else _wrapped(title, legend.chars),
             fontsize=font,
             title_fontsize=font,
@@ -1732,6 +1770,35 @@ def _draw_panel(
 
 #: The most of a panel's height a legend inside it takes before its names are cut.
 _TALLEST_INSIDE = 0.5
+
+
+def _told_apart(whole: list[str], room: int) -> list[str] | None:
+    """``whole`` names on a line each of ``room`` characters, told apart; None if none do.
+
+    Cut in their middle; else (apart in their middle: lr_2e-5, lr_3e-5) from where they
+    differ on; else (apart in two places: lr_1e-3_seed_0_augmented) from there to where
+    their common end begins.
+    """
+
+    def differ_at(names: list[str]) -> int:
+        return next(
+            (i for i, chars in enumerate(zip(*names, strict=False)) if len(set(chars)) > 1),
+            min(map(len, names)),
+        )
+
+    start = max(0, differ_at(whole) - 4)
+    end = max(0, differ_at([name[::-1] for name in whole]) - 4)
+    tries = (
+        [_cut_middle(name, room) for name in whole],
+        [_cut_middle("…" + name[start:], room) for name in whole],
+        [
+            _cut_middle(
+                f"{'…' if start else ''}{name[start : len(name) - end]}{'…' if end else ''}", room
+            )
+            for name in whole
+        ],
+    )
+    return next((names for names in tries if len(set(names)) == len(set(whole))), None)
 
 
 def _cut_middle(text: str, chars: int) -> str:
@@ -1772,6 +1839,8 @@ def _log_counts(panels: Sequence[_Panel]) -> bool:
 def _draw_counts(ax: Any, panel: _Panel, *, log: bool) -> None:
     for line in panel.lines:
         assert line.counts is not None
+        if not line.counts.size:  # (a series without rows in this panel: see `_Line.absent`)
+            continue
         # Empty bins between two points hold no rows: the line breaks there, not across.
         at = np.array([], np.int64) if line.gaps is None else line.gaps + 1
         xs, counts = (np.insert(np.asarray(v, float), at, np.nan) for v in (line.xs, line.counts))

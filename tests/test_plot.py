@@ -1927,3 +1927,110 @@ def test_small_multiple_legends_of_long_names_stay_inside_their_panels() -> None
             texts = [t.get_text() for t in legend.get_texts()]
             assert len(set(texts)) == 6
             assert all("\n" not in t and "…" in t and "(AUC " in t for t in texts), texts
+
+
+def _scored(
+    models: list[str], classes: tuple[str, ...] = ("a", "b"), seed: int = 0
+) -> pl.DataFrame:
+    rng = np.random.default_rng(seed)
+    n_ids = 40
+    return pl.DataFrame(
+        {
+            "model": np.repeat(models, n_ids * len(classes)),
+            "id": np.tile(np.repeat(np.arange(n_ids), len(classes)), len(models)),
+            "class": list(classes) * (n_ids * len(models)),
+            "score": rng.random(n_ids * len(classes) * len(models)),
+            "truth": np.tile(
+                [k == i % len(classes) for i in range(n_ids) for k in range(len(classes))],
+                len(models),
+            ),
+        }
+    )
+
+
+def _entries(ax: Any) -> list[str]:
+    legend = ax.get_legend()
+    return [] if legend is None else [t.get_text() for t in legend.get_texts()]
+
+
+def _drawn_without_collapse(fig: Any) -> None:
+    FigureCanvasAgg(fig)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # "constrained_layout not applied ... collapsed"
+        fig.canvas.draw()
+
+
+@pytest.mark.parametrize(
+    ("table_of", "draw"),
+    [
+        (pl_metrics.roc_curve, plot.roc_curves),
+        (pl_metrics.precision_recall_curve, plot.pr_curves),
+        (pl_metrics.calibration_curve, plot.reliability),
+    ],
+)
+def test_series_named_with_an_underscore_or_nothing_keep_their_legend_entries(
+    table_of: Any, draw: Any
+) -> None:
+    # matplotlib leaves labels starting with "_" (and empty ones) out of a legend: a model
+    # "_baseline" was drawn without its entry (nor its AUC), as was a class "_background".
+    fig = draw(table_of(_scored(["_baseline", "model", ""]), by="model"))
+    for ax in fig.axes:
+        if ax.get_legend() is not None:
+            entries = _entries(ax)
+            assert [e.split(" (")[0] for e in entries] == ["''", "_baseline", "model"]
+    one = draw(table_of(_scored(["m"], ("_background", "bird", "_other")).drop("model")))
+    assert [e.split(" (")[0] for e in _entries(one.axes[0])] == ["_background", "_other", "bird"]
+    bars = plot.per_class_bars(
+        pl_metrics.f1(_scored(["_baseline", "model", ""]), average=None, by="model")
+    )
+    assert _entries(bars.axes[0]) == ["''", "_baseline", "model"]
+
+
+def test_long_names_apart_in_two_places_keep_the_panels_readable() -> None:
+    # Cut in their middle, or from where they first differ, these names collided: the
+    # legend fell back to three lines a name, taller than its panel (axes collapsed).
+    models = [
+        f"resnet50_pretrained_lr_{['1e-3', '3e-4'][j % 2]}_seed_{j}_augmentation_heavy"
+        for j in range(8)
+    ]
+    fig = plot.roc_curves(pl_metrics.roc_curve(_scored(models), by="model"))
+    _drawn_without_collapse(fig)
+    ax = fig.axes[0]
+    renderer = fig.canvas.get_renderer()
+    legend, panel = (a.get_window_extent(renderer).height for a in (ax.get_legend(), ax))
+    assert legend <= 0.6 * panel
+    entries = _entries(ax)
+    assert len(set(entries)) == 8
+    assert all("\n" not in e for e in entries)
+    assert "_0_" in entries[0] or "d_0" in entries[0]  # the seed tells them apart
+
+
+def test_a_wrapped_name_keeps_an_escaped_dollar_whole() -> None:
+    # Wrapped between the backslash and the "$", a line ended in a stray "\".
+    name = "A" * 28 + "$" + "B" * 27 + "$" + "C" * 10
+    fig = plot.roc_curves(pl_metrics.roc_curve(_scored([name, "other"]), by="model"))
+    lines = _entries(fig.axes[0])[0].split("\n")
+    assert len(lines) > 1
+    assert not [line for line in lines if line.endswith("\\")]
+    assert "".join(lines).replace("\\$", "$").startswith(name)
+
+
+@pytest.mark.parametrize(
+    ("table_of", "draw"),
+    [(pl_metrics.roc_curve, plot.roc_curves), (pl_metrics.calibration_curve, plot.reliability)],
+)
+def test_a_series_without_a_class_is_told_in_that_panel(table_of: Any, draw: Any) -> None:
+    # Tables concatenated, model b scored on class x alone: class y's panel drew model a
+    # alone, with no word of b.
+    table = pl.concat(
+        [
+            table_of(_scored(["a"], ("x", "y")), by="model"),
+            table_of(_scored(["b"], ("x",), seed=1), by="model"),
+        ]
+    )
+    fig = draw(table)
+    _drawn_without_collapse(fig)
+    panel = next(ax for ax in fig.axes if ax.get_title() == "class y")
+    assert _entries(panel)[1] == "b (no rows)"
+    x = next(ax for ax in fig.axes if ax.get_title() == "class x")
+    assert not any(e.endswith("(no rows)") for e in _entries(x))
