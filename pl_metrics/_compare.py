@@ -1937,17 +1937,21 @@ def paired(
         # The same ids are not enough: a paired difference also needs the same classes of
         # each id, and the same truth (a dump that lacks a class, or was relabelled, gave a
         # confident wrong difference).
+        # (Counts under working names: beside the keys, which may be named "models".)
+        models, n, truths, w = (f"{INTERNAL}{c}" for c in ("models", "rows", "truths", "w"))
         cells = (
             rows.group_by(*group, id_col, cls)
             .agg(
-                pl.col(model_col).n_unique().alias("models"),
-                pl.col(truth).drop_nulls().n_unique().alias("truths"),
-                weights.n_unique().alias("w"),
+                pl.col(model_col).n_unique().alias(models),
+                pl.len().alias(n),
+                pl.col(truth).drop_nulls().n_unique().alias(truths),
+                weights.n_unique().alias(w),
             )
             .select(
-                (pl.col("models") < 2).sum().alias("one_model"),
-                (pl.col("truths") > 1).sum().alias("two_truths"),
-                (pl.col("w") > 1).sum().alias("two_weights"),
+                (pl.col(models) < 2).sum().alias("one_model"),
+                (pl.col(n) > pl.col(models)).sum().alias("repeats"),
+                (pl.col(truths) > 1).sum().alias("two_truths"),
+                (pl.col(w) > 1).sum().alias("two_weights"),
             )
         )
         return pl.concat([unmatched, cells], how="horizontal")
@@ -1989,6 +1993,8 @@ def paired(
                 f"{both}; a paired comparison needs the same classes of each id",
                 problem="unpaired",
             )
+        if df["repeats"][0]:  # a model's rows repeat a cell (two tasks' dumps of the same
+            return  # ids, say): two truths of it are the metric's duplicates to tell, as such
         for column, count, what in (
             (truth, two_truths, "truth"),
             (weight, df["two_weights"][0], "weight"),

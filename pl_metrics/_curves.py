@@ -29,6 +29,7 @@ from pl_metrics._frame import (
     checked_options,
     first_named,
     is_categorical,
+    is_past_2_53,
     ordered_mean,
     ordered_sum,
     probability_rows,
@@ -106,12 +107,14 @@ def _per_class_values(
     *,
     pooled: bool = False,
     padding: int = 0,
+    name: str | None = None,
 ) -> pl.LazyFrame:
     """Per ``keys`` (a class, or everything pooled): the metric and its positive weight.
 
     ``pooled``: rows of ``keys`` may share a score (classes pooled), and are summed first;
     otherwise each score is on one row, as in every state's curves table. ``padding``:
-    that many positives scoring 1 added to each key's (`_padded`).
+    that many positives scoring 1 added to each key's (`_padded`). ``name``: the value's
+    column, if not ``metric``.
     """
 
     def plan(table: pl.LazyFrame) -> pl.LazyFrame:
@@ -160,7 +163,8 @@ def _per_class_values(
         # scikit-learn: positives of no weight (none, or weights summing to 0) give 0, and
         # it clips at 0 (only negative weights take the sum below).
         value = pl.when(p != 0).then((pl.col(_AREA) / p).clip(lower_bound=0.0)).otherwise(0.0)
-    return out.with_columns(value.cast(pl.Float64).alias(metric)).drop(_POS_SCALE, _NEG_SCALE)
+    value = value.cast(pl.Float64).alias(name or metric)
+    return out.with_columns(value).drop(_POS_SCALE, _NEG_SCALE)
 
 
 def _area_sums(
@@ -500,12 +504,11 @@ def _values(
 
     ``pooled``: the classes are pooled (micro average), several rows to a score.
     """
-    if metric == "padded_cmap":
+    if metric == "padded_cmap":  # (named so at once: a key may be named average_precision)
         padding = opts.padding or 0
-        values = _per_class_values(
-            curves, keys, "average_precision", pooled=pooled, padding=padding
+        return _per_class_values(
+            curves, keys, "average_precision", pooled=pooled, padding=padding, name=metric
         )
-        return values.rename({"average_precision": metric})
     max_fpr = opts.max_fpr if metric == "roc_auc" else None
     return _per_class_values(curves, keys, metric, max_fpr, pooled=pooled)
 
@@ -640,6 +643,8 @@ def _pooled_in_blocks(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame | None:
         return None
     if any(df[c].dtype != pl.Float64 for c in (_POS, _NEG)):
         return None
+    if df[CURVE_SCORE].dtype.is_integer() and df.select(is_past_2_53(CURVE_SCORE)).item():
+        return None  # (merged as floats, distinct integers past 2**53 would tie: the plan's)
     # Each class's block's key, numbered in key order.
     starts, firsts = blocks
     groups, block_group = pl.DataFrame(), np.zeros(len(starts) - 1, np.int64)

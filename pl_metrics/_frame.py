@@ -90,6 +90,7 @@ __all__ = [
     "skip_passing",
     "sorted_within",
     "table_option",
+    "tasks_hint",
     "to_polars",
     "true_class_checks",
     "unit_scale",
@@ -949,7 +950,8 @@ def resolve_columns(
                 else ""
             )
             raise MetricsInputError(
-                f"column {weight_col!r}: weights must be numeric, not {weight_dtype}{cast}",
+                f"column {weight_col!r}: weights must be numeric (float or integer), not "
+                f"{weight_dtype}{cast}",
                 problem=TEXT_NUMBERS if weight_dtype == pl.String else None,
                 column=weight_col,
             )
@@ -1178,7 +1180,7 @@ def by_hint(cols: Columns) -> str:
             f"; compare pools each model's {cols.pooled_folds!r} values, so an id may be in "
             "one of them only (repeated cross-validation: compare each repeat alone)"
         )
-    others = cols.other_keys
+    others = _group_like(cols)
     if not others:
         return ""
     given = cols.callers_by
@@ -1206,6 +1208,40 @@ def by_hint(cols: Columns) -> str:
     return (
         f"; the table {'also ' if given else ''}has {these}: pass by={keys!r} if each "
         f"{group(keys)} holds one prediction per ({cols.id}, {cols.cls}){pooled}"
+    )
+
+
+def _group_like(cols: Columns) -> list[str]:
+    """The input's other key-like columns, but those named for the class.
+
+    A class_name or label column differs between an id's classes: grouped by, it would
+    split each id.
+    """
+    cls = cols.cls.lower()
+    return [
+        c for c in cols.other_keys if not any(part in c.lower() for part in ("class", "label", cls))
+    ]
+
+
+def tasks_hint(cols: Columns) -> str:
+    """For ids whose class sets differ: the other key-like columns that may hold tasks.
+
+    Two tasks' dumps of the same ids in one table (their own classes each), scored without
+    their column in ``by``, are ragged; ``ragged='allow'`` would pool them. (Fold columns
+    are left out: a fold holds every class.)
+    """
+    if cols.compared or cols.pooled_folds is not None:
+        return ""
+    others = [c for c in _group_like(cols) if "fold" not in c.lower()]
+    if not others:
+        return ""
+    given = cols.callers_by
+    these = f"column{'s' if len(others) > 1 else ''} {', '.join(others)}"
+    group = others[0] if len(others) == 1 else f"({', '.join(others)})"
+    return (
+        f"if the table's {these} {'tell' if len(others) > 1 else 'tells'} tasks (or datasets) "
+        "of their own classes apart, pass "
+        f"by={[*given, *others]!r} (each {group} scored on its own)"
     )
 
 

@@ -7,6 +7,7 @@ import functools
 import glob
 import gzip
 import io
+import itertools
 import math
 import os
 import re
@@ -624,14 +625,20 @@ def mixed_dumps(
         merged = _merged_by_inference(found, [class_col, id_col])
         if merged is not None or len(found) < 2:
             return merged
-        return _same_ids(_distinct(found, id_col))
-    if len(found) < 2 or problem not in ("ragged", "class_sets"):
+    elif len(found) < 2 or problem not in ("ragged", "class_sets"):
         return None
+    # Files of other classes are other tasks' dumps (their ids repeat where the tasks
+    # share a class name): not models' dumps to put in model= folders. (Of repeated rows,
+    # where each of two files holds classes the other lacks: a file of some of another's
+    # classes is a part of it written twice.)
     sets = {path: set(values) for path, values in _distinct(found, class_col).items()}
     classes = _different_classes(sets)
-    if not classes:
-        return None
-    return f"but the {len(found)} files hold {classes}: score each dump on its own"
+    tasks = problem != "duplicate" or any(
+        not (a <= b or b <= a) for a, b in itertools.combinations(sets.values(), 2)
+    )
+    if classes and tasks:
+        return f"but the {len(found)} files hold {classes}: score each dump on its own"
+    return _same_ids(_distinct(found, id_col)) if problem == "duplicate" else None
 
 
 def check_dataset(dataset: Any, columns: Collection[str]) -> None:

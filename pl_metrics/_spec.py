@@ -1090,13 +1090,14 @@ def _check_result_names(entries: Sequence[MetricInfo], cols: Columns) -> None:
     Its values, per class or per id too, sit beside the keys in its result and in its
     working tables.
     """
-    for entry in entries:
-        check_key_names(cols, made_columns(entry), entry.name)
+    for entry in entries:  # (a column made per class is told so: lwlrap's weight)
+        check_key_names(cols, made_columns(entry, per_class=False), entry.name)
+        check_key_names(cols, entry.class_columns, f"{entry.name} (per class)")
 
 
-def made_columns(entry: MetricInfo) -> tuple[str, ...]:
-    """The columns a metric makes: its values, per class or per id too."""
-    return (*(entry.columns or (entry.name,)), *entry.class_columns)
+def made_columns(entry: MetricInfo, *, per_class: bool = True) -> tuple[str, ...]:
+    """The columns a metric makes: its values, per class (``per_class``) or per id too."""
+    return (*(entry.columns or (entry.name,)), *(entry.class_columns if per_class else ()))
 
 
 def check_key_names(cols: Columns, made: Sequence[str], maker: str) -> None:

@@ -47,6 +47,7 @@ from pl_metrics._frame import (
     shown,
     skip_passing,
     sorted_within,
+    tasks_hint,
     true_class_checks,
     weight_varies,
 )
@@ -1261,6 +1262,9 @@ def _class_set_checks(
             hint=f"{ragged.hint}; or, if {split} differs between the classes of one id's "
             "prediction (its rows then split over groups), fix that column",
         )
+    if not merged and (tasks := tasks_hint(cols)):  # (before ragged='allow', which pools them)
+        ragged = replace(ragged, hint=f"{tasks}; if ids do lack classes, {ragged.hint}")
+        mixed = replace(mixed, hint=f"{mixed.hint}; {tasks}")
     # Rows missing beside rows repeated: the totals' difference is neither (2 missing and 1
     # repeated net to "1 missing"), so such a group is told as one of both. An id of too
     # few rows lacks a class, and so does some id where a class has fewer rows than the

@@ -715,3 +715,39 @@ def test_roc_curve_of_integer_scores_beyond_2_53_matches_sklearn() -> None:
     for got in (pl_metrics.roc_curve(df), pl_metrics.roc_curve(df.lazy()).collect()):
         np.testing.assert_allclose(got["fpr"].to_numpy(), fpr, rtol=1e-12)
         np.testing.assert_allclose(got["tpr"].to_numpy(), tpr, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [pl.Int64, pl.UInt64])
+def test_micro_averages_keep_integer_scores_past_2_53_apart(dtype: pl.DataType) -> None:
+    # The kernel pooled the classes' scores as floats: distinct integers past 2**53 tied
+    # (UInt64 near 2**64 all tied, micro ROC AUC 0.5), where the plan, merged states and
+    # scikit-learn keep them apart.
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    rng = np.random.default_rng(5)
+    low = 2**53 if dtype == pl.Int64 else 2**64 - 8
+    scores = (np.uint64(low) + rng.integers(0, 4, (60, 4)).astype(np.uint64)).astype(
+        np.int64 if dtype == pl.Int64 else np.uint64
+    )
+    truth = rng.random((60, 4)) < 0.4
+    df = pl.DataFrame(
+        {
+            "id": np.repeat(np.arange(60), 4),
+            "class": np.tile(np.arange(4), 60),
+            "score": pl.Series(scores.ravel(), dtype=dtype),
+            "truth": truth.ravel(),
+        }
+    )
+    metrics = ["roc_auc", "average_precision"]
+    want = [roc_auc_score(truth, scores, average="micro")]
+    want.append(average_precision_score(truth, scores, average="micro"))
+    halves = [df.filter(pl.col("id") < 30), df.filter(pl.col("id") >= 30)]
+    merged = pl_metrics.merge_states(
+        [pl_metrics.state(h, metrics, average="micro") for h in halves]
+    )
+    for got in (
+        pl_metrics.report(df, metrics, average="micro"),
+        pl_metrics.report(df.lazy(), metrics, average="micro").collect(),
+        merged.finalize().collect(),
+    ):
+        assert got.row(0) == pytest.approx(want, rel=1e-12)

@@ -1977,3 +1977,173 @@ def test_column_names_polars_reads_as_patterns_are_refused(
     wide = pl.DataFrame({"id": [1, 2], name: [0.1, 0.8], "b": [0.9, 0.2]})
     with pytest.raises(MetricsInputError, match=rf"^column '{re.escape(name)}': polars reads"):
         pl_metrics.from_wide(wide, wide.with_columns(pl.col("b").round()))
+
+
+def _two_tasks(*, shared_class: bool = True, disjoint_ids: bool = False) -> pl.DataFrame:
+    """Two tasks' predictions of two models in one table, 'other' a class of both tasks."""
+    rows = []
+    last = "other" if shared_class else "other_b"
+    for t, (task, classes) in enumerate([("a", ["x", "other"]), ("b", ["y", "z", last])]):
+        for model in ["m1", "m2"]:
+            for i in range(6):
+                for k, c in enumerate(classes):
+                    rows.append(
+                        {
+                            "task": task,
+                            "model": model,
+                            "id": i + (100 * t if disjoint_ids else 0),
+                            "class": c,
+                            "score": round(0.1 * ((i + k) % 7) + (0.03 if model == "m2" else 0), 3),
+                            "truth": (i * (t + 1) + k) % 2 == 0,
+                            "w": 1.0 if task == "a" else 2.0,
+                        }
+                    )
+    return pl.DataFrame(rows)
+
+
+def test_paired_tells_a_models_repeated_cells_as_duplicates() -> None:
+    # Two tasks sharing a class name, scored without their column: each model repeats
+    # (id, 'other'), which paired told as a truth (or weight) differing between models.
+    df = _two_tasks()
+    for weight_col in (None, "w"):
+        with pytest.raises(pl_metrics.MetricsInputError) as error:
+            pl_metrics.paired(df, "lrap", "m1", "m2", n_resamples=20, weight_col=weight_col)
+        message = str(error.value)
+        assert "a different" not in message
+        assert "rows repeat a (model, id, class) already present" in message
+        assert "pass by=['task']" in message
+    # Scored by task, the two models pair.
+    got = pl_metrics.paired(df, "lrap", "m1", "m2", by="task", n_resamples=20)
+    want = pl_metrics.lrap(df, by=["task", "model"])
+    assert got["difference"].to_list() == pytest.approx(
+        [
+            want.filter(task=t, model="m2")["lrap"].item()
+            - want.filter(task=t, model="m1")["lrap"].item()
+            for t in ("a", "b")
+        ]
+    )
+
+
+@pytest.mark.parametrize("shared_ids", [False, True])
+def test_ids_of_two_tasks_are_told_to_be_scored_by_task(shared_ids: bool) -> None:
+    # Tasks of their own classes in one table look ragged (or like ids that both repeat a
+    # class and lack one); the advice was ragged='allow', which pools the tasks.
+    df = _two_tasks(shared_class=shared_ids, disjoint_ids=not shared_ids)
+    if shared_ids:  # some ids in both tasks, 'other' repeated there
+        df = pl.concat([df.filter(task="a"), df.filter(task="b").with_columns(pl.col("id") + 3)])
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        pl_metrics.lrap(df.drop("w"), by="model")
+    message = str(error.value)
+    assert (
+        "if the table's column task tells tasks (or datasets) of their own classes apart, "
+        "pass by=['model', 'task'] (each task scored on its own)"
+    ) in message
+    if not shared_ids:  # ... before ragged='allow'
+        assert message.index("by=['model', 'task']") < message.index("ragged='allow'")
+    # A fold column holds every class: not offered as tasks.
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        pl_metrics.lrap(df.drop("w").rename({"task": "fold"}), by="model")
+    assert "tasks (or datasets)" not in str(error.value)
+
+
+def test_a_key_named_like_a_per_class_column_is_told_so() -> None:
+    # lwlrap(by="weight") was told "lwlrap makes a column of this name", which a call
+    # without per_class does not: it makes it per class (README: with any of its options).
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 0, 1, 1, 1],
+            "class": [0, 1, 2] * 2,
+            "score": [0.1, 0.5, 0.5, 0.9, 0.2, 0.2],
+            "truth": [True, False, True, False, False, True],
+            "weight": "w1",
+        }
+    )
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'weight' \(option 'by'\): lwlrap \(per class\) makes a column of this "
+        "name; rename the input's column$",
+    ):
+        pl_metrics.lwlrap(df, by="weight")
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"^column 'lwlrap' \(option 'by'\): lwlrap makes"
+    ):
+        pl_metrics.lwlrap(df.rename({"weight": "lwlrap"}), by="lwlrap")
+
+
+def test_decimal_weights_are_told_which_numbers_are_read() -> None:
+    # "weights must be numeric, not Decimal(...)": a Decimal is a number.
+    from decimal import Decimal
+
+    df = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1],
+            "class": [0, 1] * 2,
+            "score": [0.1, 0.5, 0.9, 0.2],
+            "truth": [True, False, False, True],
+            "w": pl.Series([Decimal("1.5")] * 4, dtype=pl.Decimal(10, 2)),
+        }
+    )
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"weights must be numeric \(float or integer\), not Decimal.*; cast them first",
+    ):
+        pl_metrics.lrap(df, weight_col="w")
+
+
+@pytest.mark.parametrize("name", ["w", "models", "truths", "rows"])
+@pytest.mark.parametrize("role", ["by", "id_col", "class_col"])
+def test_paired_takes_keys_named_like_its_checks_counts(name: str, role: str) -> None:
+    # Its check of the models' cells counted into columns "models", "truths" and "w"
+    # beside the keys: a key so named raised polars' DuplicateError.
+    rows = [
+        (model, i % 2, i, c, (0.3 + 0.1 * ((i + c) % 3) + offset) % 1, c == i % 2)
+        for model, offset in (("a", 0.0), ("b", 0.1))
+        for i in range(6)
+        for c in range(2)
+    ]
+    df = pl.DataFrame(rows, schema=["model", "fold", "id", "class", "score", "truth"], orient="row")
+    want = pl_metrics.paired(df, "lrap", "a", "b", by="fold", n_resamples=10)
+    renamed = {"by": "fold", "id_col": "id", "class_col": "class"}[role]
+    options = {"by": name} if role == "by" else {"by": "fold", role: name}
+    got = pl_metrics.paired(
+        df.rename({renamed: name}).lazy(), "lrap", "a", "b", n_resamples=10, **options
+    )
+    assert got.collect()["difference"].to_list() == want["difference"].to_list()
+
+
+def test_padded_cmap_takes_a_key_named_average_precision() -> None:
+    # Its values were made as average_precision, then renamed: a key so named was not found.
+    df = pl.DataFrame(
+        {
+            "average_precision": ["x"] * 4 + ["y"] * 4,
+            "id": [1, 1, 2, 2] * 2,
+            "class": [0, 1] * 4,
+            "score": [0.9, 0.1, 0.2, 0.8] * 2,
+            "truth": [True, False, False, True, False, True, False, True],
+        }
+    )
+    want = pl_metrics.padded_cmap(df.rename({"average_precision": "g"}), by="g")
+    for got in (
+        pl_metrics.padded_cmap(df, by="average_precision"),
+        pl_metrics.report(df.lazy(), ["padded_cmap"], by="average_precision").collect(),
+    ):
+        assert got["padded_cmap"].to_list() == want["padded_cmap"].to_list()
+
+
+def test_the_duplicate_rows_hint_offers_no_column_named_for_the_class() -> None:
+    # by=['model', 'class_name'] was offered: grouped by a class's name, every id is split
+    # into groups of one class each (lrap 1.0 in each, silently).
+    df = pl.DataFrame(
+        {
+            "model": ["a"] * 4 + ["b"] * 4,
+            "id": [1, 1, 2, 2] * 2,
+            "class": [0, 1, 0, 1] * 2,
+            "class_name": ["cat", "dog"] * 4,
+            "label": ["cat", "dog"] * 4,
+            "score": [0.9, 0.1, 0.2, 0.8, 0.6, 0.4, 0.3, 0.7],
+            "truth": [True, False, False, True] * 2,
+        }
+    )
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        pl_metrics.lrap(df.lazy()).collect()
+    assert "the table has column model: pass by=['model'] if each model holds" in str(error.value)

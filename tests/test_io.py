@@ -1186,7 +1186,8 @@ def test_a_csv_column_of_numbers_with_words_counts_them(tmp_path: Path) -> None:
         ),
         "w": (
             pl.when(first > 10).then(pl.lit("1.5")).otherwise(pl.format("x{}", first)),
-            "column 'w': weights must be numeric, not String; 11 rows hold values that are "
+            "column 'w': weights must be numeric (float or integer), not String; 11 rows hold "
+            "values that are "
             f"not a number: 'x0', 'x1', 'x2', 'x3', ... ({row0}; fix or drop those rows)",
         ),
     }
@@ -1221,7 +1222,9 @@ def test_a_csv_column_of_numbers_with_words_counts_them(tmp_path: Path) -> None:
         "score": "scores must be numeric (float or integer), not String; its values are "
         "numbers held as text: store the column as numbers (Float64)",
     }
-    told["w"] = "weights must be numeric, not String; it holds no value (nulls only)"
+    told["w"] = (
+        "weights must be numeric (float or integer), not String; it holds no value (nulls only)"
+    )
     digits = digits.with_columns(w=pl.lit(None, pl.String))
     for column, message in told.items():
         path = tmp_path / f"{column}.parquet"
@@ -1767,3 +1770,24 @@ def test_a_file_holding_nan_beside_its_folders_float_key_is_refused(
         match=r"^column 'fold': 1 file holds other values than their folder's fold=",
     ):
         pl_metrics.score(tmp_path, "lrap", by="fold")
+
+
+def test_tasks_dumps_sharing_a_class_name_are_told_as_tasks(tmp_path: Path) -> None:
+    # Three tasks' dumps of the same ids, two sharing the class 'other': their repeated
+    # rows were told as two files of the same ids (the wrong pair), to put in model= folders.
+    specs = {"species": ["s0", "s1", "other"], "habitat": ["h0", "other"], "is_night": ["n"]}
+    for task, classes in specs.items():
+        pl.DataFrame(
+            {
+                "model": "m1",
+                "id": [i for i in range(5) for _ in classes],
+                "class": [c for _ in range(5) for c in classes],
+                "score": [0.1 * ((i + k) % 5) for i in range(5) for k in range(len(classes))],
+                "truth": [(i + k) % 2 == 0 for i in range(5) for k in range(len(classes))],
+            }
+        ).write_parquet(tmp_path / f"{task}.parquet")
+    with pytest.raises(pl_metrics.MetricsInputError, match="rows repeat a") as error:
+        pl_metrics.score(tmp_path, "lrap", by="model")
+    assert "but the 3 files hold different classes" in str(error.value)
+    assert "score each dump on its own" in str(error.value)
+    assert "model=<name>" not in str(error.value)
