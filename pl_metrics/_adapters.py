@@ -87,7 +87,11 @@ def _class_columns(
             raise MetricsInputError("option 'classes': give at least one class column")
         missing = [c for c in names if not isinstance(c, str) or c not in schema]
         if missing:
-            raise MetricsInputError(f"option 'classes': columns {missing} are not in the table")
+            texts = [c for c in missing if isinstance(c, str)]
+            raise MetricsInputError(
+                f"option 'classes': columns {missing} are not in the table"
+                + _close_column(texts, [c for c in schema.names() if c not in names])
+            )
         # Each column has one part: the unpivot would repeat it, or score the labels' lists.
         for name, part in (
             (id_col, "the id column (option 'id_col')"),
@@ -399,7 +403,14 @@ def _label_lists(table: pl.LazyFrame, labels_col: str, separator: str, where: st
     """``labels_col`` as a list of strings."""
     schema = table.collect_schema()
     if labels_col not in schema:
-        raise MetricsInputError(f"column {labels_col!r} (option 'labels_col') is not in {where}")
+        text = [c for c, dtype in schema.items() if dtype == pl.String]  # (labels are text)
+        raise MetricsInputError(
+            f"column {labels_col!r} (option 'labels_col') is not in {where}"
+            + (
+                _close_column([labels_col], text or schema.names())
+                or f"; its columns are {listed([repr(c) for c in schema.names()], 8)}"
+            )
+        )
     dtype = schema[labels_col]
     labels = pl.col(labels_col)
     if dtype == pl.String:
@@ -660,10 +671,19 @@ def _unmatched_ids(
                     for e in row[f"{_CHECK}{k}_examples"]
                     if isinstance(e, str) and e != e.strip()
                 ]
+                padded = [  # ('007' beside '7': other ids, as a grader comparing text has)
+                    (name, e)
+                    for k, (name, *_) in sides.items()
+                    for e in row[f"{_CHECK}{k}_examples"]
+                    if isinstance(e, str) and re.fullmatch(r"[-+]?0+\d+", e.strip())
+                ]
                 whose = {"the scores": "the scores'", "the truth table": "the truth table's"}
                 hint = (
                     f" ({whose[spaced[0][0]]} ids hold spaces around them: {spaced[0][1]!r})"
                     if spaced
+                    else f" ({whose[padded[0][0]]} ids are written with leading zeros, such as "
+                    f"{padded[0][1]!r}: ids are compared as written)"
+                    if padded
                     else ""
                 )
                 raise MetricsInputError(
@@ -1471,18 +1491,25 @@ def _warn_of_misaligned(
                 UserWarning,
                 stacklevel=caller_stacklevel(),
             )
-    if not (is_pandas(y_true) and is_pandas(y_score)):
-        return
-
     fixes = []
-    for what in ("index", "columns"):
-        mine, theirs = getattr(y_true, what, None), getattr(y_score, what, None)
-        if _reordered(mine, theirs, default_names_nothing=what == "index"):
-            fixes.append(
-                ("row (index)", "y_true.loc[y_score.index]")
-                if what == "index"
-                else ("column", "y_true[y_score.columns]")
+    both_pandas = is_pandas(y_true) and is_pandas(y_score)
+    if both_pandas and _reordered(getattr(y_true, "index", None), getattr(y_score, "index", None)):
+        fixes.append(("row (index)", "y_true.loc[y_score.index]"))
+    # Columns of polars frames are named too, and a pandas frame's beside a polars one.
+    mine, theirs = _column_labels(y_true), _column_labels(y_score)
+    if (
+        mine is not None
+        and theirs is not None
+        and mine != theirs
+        and len(set(mine)) == len(mine)
+        and sorted(mine) == sorted(theirs)
+    ):
+        fixes.append(
+            (
+                "column",
+                "y_true[y_score.columns]" if both_pandas else "y_true[list(y_score.columns)]",
             )
+        )
     if fixes:
         told, reordered = (" and ".join(parts) for parts in zip(*fixes, strict=True))
         warnings.warn(
@@ -1492,6 +1519,14 @@ def _warn_of_misaligned(
             UserWarning,
             stacklevel=caller_stacklevel(),
         )
+
+
+def _column_labels(frame: object) -> list[str] | None:
+    """A polars or pandas frame's column labels as text; None for no frame."""
+    if isinstance(frame, pl.DataFrame):
+        return frame.columns
+    columns = getattr(frame, "columns", None) if is_pandas(frame) else None
+    return None if columns is None else [str(c) for c in columns]
 
 
 def _reordered(mine: Any, theirs: Any, *, default_names_nothing: bool = True) -> bool:

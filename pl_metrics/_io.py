@@ -451,17 +451,22 @@ def scan(source: Paths) -> pl.LazyFrame:
 
 
 def scan_files(
-    found: Sequence[Path], *, check_folders: bool = True, warn_left_out: bool = False
+    found: Sequence[Path],
+    *,
+    check_folders: bool = True,
+    warn_left_out: bool = False,
+    text: Collection[str] = (),
 ) -> pl.LazyFrame:
     """`scan` of files found by `files`.
 
     ``check_folders=False`` where the folders were checked already: a Dask worker's chunk,
     a file read alone to name the one that fails. ``warn_left_out``: warn of each column
     left out for types that do not widen (`scan`'s warning, shown at its caller's line).
+    ``text``: columns of CSV files read as written, not typed ("007" stays "007").
     """
     kind = file_format(found)
     if kind == "csv":
-        return _scan_csv(found, check_folders, warn=warn_left_out)
+        return _scan_csv(found, check_folders, warn=warn_left_out, text=text)
     schemas = [_file_schema(path, kind) for path in found]
     if check_folders:
         _check_folders(found, kind, schemas)
@@ -1265,10 +1270,13 @@ def _scan_one_csv(path: Path, **options: Any) -> pl.LazyFrame:
     return pl.scan_csv(path, infer_schema_length=CSV_INFER_ROWS, glob=False, **options)
 
 
-def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False) -> pl.LazyFrame:
+def _scan_csv(
+    found: Sequence[Path], check_folders: bool, *, warn: bool = False, text: Collection[str] = ()
+) -> pl.LazyFrame:
     """CSV files stacked (types relaxed to common ones), with their hive columns.
 
-    ``warn``: of columns that some files lack (`scan`'s warning).
+    ``warn``: of columns that some files lack (`scan`'s warning). ``text``: columns read as
+    text (`scan_files`).
     """
     with_rows = [index for index, path in enumerate(found) if _has_rows(path)]
     if not with_rows:
@@ -1285,13 +1293,18 @@ def _scan_csv(found: Sequence[Path], check_folders: bool, *, warn: bool = False)
     schemas = [_csv_schema(path) for path in kept] if checked or warn or len(kept) > 1 else []
     if checked:
         _check_folders(kept, "csv", schemas)
+
+    def as_text(path: Path) -> dict[str, pl.DataType]:
+        return {c: pl.String() for c in text if c in _csv_schema(path)} if text else {}
+
     frames = [
-        _scan_one_csv(found[index]).with_columns(
+        _scan_one_csv(found[index], schema_overrides=as_text(found[index])).with_columns(
             pl.lit(values[index], dtype=values.dtype).alias(key) for key, values in hive.items()
         )
         for index in with_rows
     ]
     if len(kept) > 1:
+        schemas = [s | as_text(path) for s, path in zip(schemas, kept, strict=True)]
         frames = _typed_empty_columns(frames, schemas)
     if warn:
         _warn_of_columns_some_lack(kept, schemas, dict.fromkeys(n for s in schemas for n in s))

@@ -1,8 +1,9 @@
 """Normalized discounted cumulative gain of each id's ranking of its classes.
 
-`sklearn.metrics.ndcg_score` with truth as relevance (ties averaged, as its default). Per
-id, the rows are counted per distinct score and summed down the scores: a tie group of ``n``
-rows holding positions ``[a, a + n)`` shares out its positives' gain evenly over those
+`sklearn.metrics.ndcg_score` with the 0/1 truth as relevance (binary gains: graded
+relevance is refused, as any truth but 0/1; ties averaged, as its default). Per id, the
+rows are counted per distinct score and summed down the scores: a tie group of ``n`` rows
+holding positions ``[a, a + n)`` shares out its positives' gain evenly over those
 positions' discounts ``1 / log2(position + 2)`` (zero from position ``k`` on). With
 ``D(m)`` the sum of the first ``m`` discounts, a positive in the group adds
 ``(D(min(a + n, k)) - D(min(a, k))) / n``, and the ideal ranking gives ``D(min(npos, k))``.
@@ -215,7 +216,7 @@ def ndcg(
     ragged: Ragged = "error",
     validate: bool = True,
 ) -> FrameT:
-    """Normalized discounted cumulative gain: `sklearn.metrics.ndcg_score`, truth as relevance.
+    """Normalized discounted cumulative gain: `sklearn.metrics.ndcg_score`, 0/1 truth as relevance.
 
     Per id, the discounted gain of its classes ranked by score over that of the ideal
     ranking, counting the first ``k`` positions (all by default); tied scores share their

@@ -180,7 +180,7 @@ METRICS: dict[str, MetricInfo] = {
             frozenset({"weight_col", "k"}),
             (),
             "never",
-            "`ndcg_score` with truth as relevance",
+            "`ndcg_score` with the 0/1 truth as relevance",
             "ties share their positions' discounts, as sklearn; no positive: 0",
             "k, by, weight_col",
             zero_weights="sum",

@@ -1463,21 +1463,24 @@ def _run_long(args: argparse.Namespace) -> None:
             "of labels) or --truth-col COL (a binary table's 0/1 column)"
         )
     score_files = files(args.paths)
-    scores = scan_files(score_files)
+    # A CSV's ids and labels are read as written: "007" and "7" are other ids (as a
+    # grader's text comparison has them), "001" a class column's name, not 1.
+    text = [args.id_col, *([args.labels_col] if args.labels_col else [])]
+    scores = scan_files(score_files, text=text)
     score_schema = scores.collect_schema()  # (the files' own columns, read once)
     refuse_named_twice(score_files, score_schema.names())  # (each is a class, or kept)
     file_columns = score_schema.names()
     classes = None if args.classes is None else [c.strip() for c in args.classes.split(",")]
     truth_files = score_files if args.truth is None else files([args.truth])
+    truth: pl.LazyFrame | None = None  # (with --labels-col alone, a column of the scores)
     if args.truth is not None:
-        truth_file = scan_files(truth_files)
-        truth_names = truth_file.collect_schema().names()
+        truth = scan_files(truth_files, text=text)
+        truth_names = truth.collect_schema().names()
         refuse_named_twice(truth_files, truth_names)
         file_columns += truth_names
-        truth: pl.LazyFrame | None = truth_file
-    elif args.labels_col is not None:
-        truth = None  # (the labels are a column of the scores' table)
-    else:  # a binary table: its one score column's truth is --truth-col
+    scores, truth = _integer_ids(scores, truth, args.id_col)
+    if args.truth is None and args.labels_col is None:
+        # a binary table: its one score column's truth is --truth-col
         require_column(score_schema, "truth_col", args.truth_col)
         kept = scores.drop(args.truth_col)
         floats = [c for c, t in kept.collect_schema().items() if t.is_float()]
@@ -1544,6 +1547,40 @@ def _run_long(args: argparse.Namespace) -> None:
             per_id = truth.select(args.id_col, *extra).unique(maintain_order=True).collect()
             table = _with_truth_columns(table, per_id, args.id_col)
     _write(table, args.format, args.output, [args.id_col, "class"])
+
+
+#: Ids written with a leading zero ("007", "-01"): numbers would merge them with others.
+_PADDED = r"^\s*[-+]?0[0-9]"
+
+
+def _integer_ids(
+    scores: pl.LazyFrame, truth: pl.LazyFrame | None, id_col: str
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    """CSV ids read as text (`_run_long`) typed as CSV reading types them, unless padded.
+
+    Ids written with leading zeros on either side stay text on both, compared as written
+    ("007" is no "7"); otherwise each side's are integers, or floats, where all of its are.
+    """
+    frames = [f for f in (scores, truth) if f is not None]
+    if any(f.collect_schema().get(id_col) != pl.String for f in frames):
+        return scores, truth  # (parquet's own types, or no id column: told later)
+    ids = pl.col(id_col)
+    kinds = [
+        f.select(
+            ids.str.contains(_PADDED).any().alias("padded"),
+            (ids.cast(pl.Int64, strict=False).null_count() == ids.null_count()).alias("ints"),
+            (ids.cast(pl.Float64, strict=False).null_count() == ids.null_count()).alias("floats"),
+        )
+        for f in frames
+    ]
+    found = [row for kind in pl.collect_all(kinds) for row in kind.rows()]
+    if any(padded for padded, _, _ in found):
+        return scores, truth
+    typed = [
+        f.with_columns(ids.cast(pl.Int64 if ints else pl.Float64)) if floats else f
+        for f, (_, ints, floats) in zip(frames, found, strict=True)
+    ]
+    return typed[0], typed[1] if truth is not None else None
 
 
 def _with_truth_columns(table: pl.DataFrame, truth: pl.DataFrame, id_col: str) -> pl.DataFrame:

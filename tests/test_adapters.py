@@ -1116,6 +1116,21 @@ def test_from_numpy_warns_of_pandas_labels_in_another_order() -> None:
     # Beside y_true's frame alone, y_true's rows are named.
     with pytest.warns(UserWarning, match=r"\(sample_weight\.loc\[y_true\.index\]\)$"):
         pl_metrics.from_numpy(y_true.set_axis([3, 7]), scores.to_numpy(), sample_weight=weights)
+    # Polars frames' columns are named too (they were not compared), and a pandas frame's
+    # beside a polars one.
+    for true, score in (
+        (pl.from_pandas(y_true), pl.from_pandas(y_score)),
+        (y_true, pl.from_pandas(y_score)),
+        (pl.from_pandas(y_true), y_score),
+    ):
+        with pytest.warns(
+            UserWarning, match=r"column labels .*\(y_true\[list\(y_score.columns\)\]\)"
+        ):
+            assert pl_metrics.from_numpy(true, score).metrics.lrap().item() == 0.5
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            in_order = pl_metrics.from_numpy(true[list(score.columns)], score)
+            assert in_order.metrics.lrap().item() == 1.0
     # A shuffled frame's labels beside predict_proba's frame (a default index): no rows named.
     frame = pd.DataFrame({"y": [0, 1, 2, 0, 1, 2]}).sample(frac=1, random_state=0)
     proba = pd.DataFrame(np.eye(3)[frame["y"].to_numpy()] * 0.8 + 0.05)
@@ -1604,3 +1619,17 @@ def test_from_numpy_refuses_a_frozenset_of_class_names() -> None:
         pl_metrics.from_numpy(
             [0, 1, 1], [[0.2, 0.8], [0.3, 0.7], [0.1, 0.9]], class_names=frozenset({"a", "b"})
         )
+
+
+def test_from_wide_suggests_close_names_of_labels_col_and_classes() -> None:
+    # Misspelled, they were told with no name to use (id_col's suggests one).
+    scores = pl.DataFrame({"id": ["a1", "a2"], "cat": [0.7, 0.1], "dog": [0.3, 0.9]})
+    labels = pl.DataFrame({"id": ["a1", "a2"], "label": ["cat", "dog"], "n": [1, 2]})
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"\('lable': did you mean 'label'\?\)$"):
+        pl_metrics.from_wide(scores, labels, labels_col="lable")
+    with pytest.raises(
+        pl_metrics.MetricsInputError, match=r"; its columns are 'id', 'label', 'n'$"
+    ):
+        pl_metrics.from_wide(scores, labels, labels_col="zzzzzz")
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"\('dgo': did you mean 'dog'\?\)$"):
+        pl_metrics.from_wide(scores, labels, labels_col="label", classes=["cat", "dgo"])

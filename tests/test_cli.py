@@ -3077,3 +3077,47 @@ def test_a_json_threshold_table_of_duration_classes_applies(
     got = pl.read_csv(capsys.readouterr().out.encode())
     best = pl_metrics.best_threshold(rows, "f1")
     assert sorted(got["f1"].to_list()) == sorted(best["value"].to_list())
+
+
+def test_long_reads_labels_as_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Class columns '001', '002', '010', one label an id: the labels were read as integers
+    # (1, 10, 2), "not class columns"; a row of two labels (read as text) passed.
+    scores = "id,001,002,010\na1,0.7,0.2,0.1\na2,0.1,0.5,0.4\na3,0.3,0.3,0.4\n"
+    argv = _long_argv(tmp_path, scores, "id,species\na1,001\na2,010\na3,002\n")
+    assert main([*argv, "--labels-col", "species", "--format", "csv"]) == 0
+    long = pl.read_csv(capsys.readouterr().out.encode(), schema_overrides={"class": pl.String})
+    assert long.filter("truth").sort("id")["class"].to_list() == ["001", "010", "002"]
+    # The labels in the scores' file alike.
+    both = tmp_path / "oof.csv"
+    both.write_text("id,species,001,002,010\na1,001,0.7,0.2,0.1\na2,010,0.1,0.5,0.4\n")
+    assert main(["long", str(both), "--labels-col", "species", "--format", "csv"]) == 0
+    long = pl.read_csv(capsys.readouterr().out.encode(), schema_overrides={"class": pl.String})
+    assert long.filter("truth").sort("id")["class"].to_list() == ["001", "010"]
+
+
+def test_long_compares_ids_as_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # '007' was read as 7 and paired with the solution's 7 (a grader comparing text refuses
+    # such a submission), written back as 7; '1' and '01' were told as one id repeated.
+    argv = _long_argv(
+        tmp_path, "id,cat,dog\n007,0.7,0.3\n008,0.2,0.8\n", "id,cat,dog\n7,1,0\n8,0,1\n"
+    )
+    assert main(argv) == 2
+    assert (
+        "(the scores' ids are written with leading zeros, such as '007': ids are compared "
+        "as written)" in capsys.readouterr().err
+    )
+    argv = _long_argv(
+        tmp_path, "id,cat,dog\n1,0.7,0.3\n01,0.2,0.8\n", "id,cat,dog\n01,0,1\n1,1,0\n"
+    )
+    assert main([*argv, "--format", "csv"]) == 0
+    long = pl.read_csv(capsys.readouterr().out.encode(), schema_overrides={"id": pl.String})
+    assert sorted(long.filter("truth").select("id", "class").rows()) == [
+        ("01", "dog"),
+        ("1", "cat"),
+    ]
+    # Integers as a program writes them stay integers (the long table's ids as before).
+    argv = _long_argv(
+        tmp_path, "id,cat,dog\n7,0.7,0.3\n-8,0.2,0.8\n", "id,cat,dog\n-8,0,1\n7,1,0\n"
+    )
+    assert main([*argv, "--format", "json"]) == 0
+    assert {row["id"] for row in json.loads(capsys.readouterr().out)} == {7, -8}
