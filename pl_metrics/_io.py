@@ -1358,11 +1358,23 @@ def _refuse_unread_text(path: Path) -> None:
     try:
         with path.open("rb") as file:
             start = file.read(1 << 16)
-        if start.startswith(b"\x1f\x8b"):  # a .csv.gz: its text's start
+        zipped = start.startswith(b"\x1f\x8b")
+        if zipped:  # a .csv.gz: its text's start
             with gzip.open(path, "rb") as file:
                 start = file.read(1 << 16)
     except (OSError, EOFError):  # (polars' own read tells it)
         return
+    # A dump of another format named .csv (oof.csv holding parquet): no text at all.
+    for magic, kind, suffix in (
+        (b"PAR1", "parquet", ".parquet"),
+        (b"ARROW1", "Arrow IPC", ".arrow"),
+    ):
+        if start.startswith(magic):
+            fix = "decompress it as" if zipped else "rename it"
+            raise MetricsInputError(
+                f"file {str(path)!r} is {kind}, not CSV, whatever its name says: {fix} "
+                f"{path.name.split('.')[0]}{suffix}"
+            )
     if start.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in start[:64]:
         raise MetricsInputError(
             f"file {str(path)!r}: text of two or four bytes a character (UTF-16, as a "

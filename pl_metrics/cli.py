@@ -20,7 +20,7 @@ import traceback
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 import numpy as np
 import polars as pl
@@ -1276,14 +1276,31 @@ def _print(text: str, *, table: bool) -> None:
     that have none replaced.
     """
     encoding = _stdout_encoding()
-    if encoding == "utf-8":
-        sys.stdout.write(text)
-    elif not table and hasattr(sys.stdout, "buffer"):
+    if encoding != "utf-8" and not table and hasattr(sys.stdout, "buffer"):
         sys.stdout.flush()
-        sys.stdout.buffer.write(text.encode("utf-8"))
-        sys.stdout.buffer.flush()
-    else:
-        sys.stdout.write(text.encode(encoding, "replace").decode(encoding))
+        for raw in _pieces(text.encode("utf-8")):
+            sys.stdout.buffer.write(raw)
+            sys.stdout.buffer.flush()
+        return
+    if encoding != "utf-8":
+        text = text.encode(encoding, "replace").decode(encoding)
+    for piece in _pieces(text):
+        sys.stdout.write(piece)
+        sys.stdout.flush()
+
+
+_T = TypeVar("_T", str, bytes)
+
+
+def _pieces(text: _T) -> Iterator[_T]:
+    """``text`` in pieces of a pipe's buffer: a reader that quits (``| head -1``) is seen.
+
+    One write of it all, past the buffer, came back short where the reader had quit, not
+    failing: the status was 0 where SIGPIPE's is due (`_stdout_closed`).
+    """
+    size = 1 << 16
+    for start in range(0, len(text), size):
+        yield text[start : start + size]
 
 
 def _gzipped(output: str | None) -> bool:
@@ -1546,7 +1563,38 @@ def _run_long(args: argparse.Namespace) -> None:
         if extra:
             per_id = truth.select(args.id_col, *extra).unique(maintain_order=True).collect()
             table = _with_truth_columns(table, per_id, args.id_col)
+    if args.format == "csv":
+        _warn_of_numbers_as_text(table, [args.id_col, "class"])
     _write(table, args.format, args.output, [args.id_col, "class"])
+
+
+def _warn_of_numbers_as_text(table: pl.DataFrame, keys: Sequence[str]) -> None:
+    """Warn of text keys that a CSV reader would read back as other numbers ("01" as 1).
+
+    The long table's class names are the wide file's column names, its ids maybe padded:
+    written to CSV and scored from it, they would be typed, and named otherwise.
+    """
+    for key in keys:
+        if table.schema.get(key) != pl.String:
+            continue
+        text = table[key].drop_nulls().unique()
+        number = text.str.strip_chars().cast(pl.Float64, strict=False)
+        if not text.len() or number.null_count():  # (a name that is no number: all text)
+            continue
+        integer = text.str.strip_chars().cast(pl.Int64, strict=False)
+        typed = integer.cast(pl.String) if not integer.null_count() else number.cast(pl.String)
+        changed = pl.DataFrame({"text": text, "typed": typed}).filter(
+            pl.col("text") != pl.col("typed")
+        )
+        if changed.height:
+            written, read = changed.sort("text").row(0)
+            warnings.warn(
+                f"column {key!r}: values such as {written!r} are text that a CSV reader "
+                f"types as numbers ({read}), as score reads this file: write parquet "
+                "(-o FILE.parquet) to keep them as written",
+                UserWarning,
+                stacklevel=2,
+            )
 
 
 #: Ids written with a leading zero ("007", "-01"): numbers would merge them with others.
@@ -1874,6 +1922,13 @@ def _internal_error(error: BaseException, args: argparse.Namespace) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> None:
+    # polars panics at its first parallel step with no threads (a bug's status, 1): told.
+    threads = os.environ.get("POLARS_MAX_THREADS", "").strip()
+    if threads.lstrip("+-").isdigit() and int(threads) <= 0:
+        raise MetricsInputError(
+            f"POLARS_MAX_THREADS={threads}: polars needs at least one thread; unset it, or "
+            "give a positive number"
+        )
     # A table asked for on the terminal (a --format, or -o -): a plot's table printed too.
     args.format_given = args.format is not None or getattr(args, "output", None) == "-"
     if getattr(args, "output", None) == "-":  # stdout, as Unix tools read it (no file "-")

@@ -3121,3 +3121,72 @@ def test_long_compares_ids_as_written(tmp_path: Path, capsys: pytest.CaptureFixt
     )
     assert main([*argv, "--format", "json"]) == 0
     assert {row["id"] for row in json.loads(capsys.readouterr().out)} == {7, -8}
+
+
+@pytest.mark.parametrize("name", ["oof.csv", "oof.csv.gz"])
+def test_a_parquet_file_named_as_csv_is_told_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    # Its NUL bytes were told as UTF-16 text, to be saved as UTF-8.
+    data = DATA.read_bytes()
+    (tmp_path / name).write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    assert main(["score", str(tmp_path / name), "-m", "lrap", "--format", "csv"]) == 2
+    err = capsys.readouterr().err
+    fix = "decompress it as" if name.endswith(".gz") else "rename it"
+    assert f"is parquet, not CSV, whatever its name says: {fix} oof.parquet" in err
+    assert "UTF-16" not in err
+
+
+@pytest.mark.parametrize("threads", ["0", "-1"])
+def test_no_polars_threads_is_bad_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], threads: str
+) -> None:
+    # polars panicked at its first parallel step: told as a bug of pl-metrics, status 1.
+    monkeypatch.setenv("POLARS_MAX_THREADS", threads)
+    assert main(["score", str(DATA), "-m", "lrap"]) == 2
+    assert f"error: POLARS_MAX_THREADS={threads}: polars needs at least one thread" in (
+        capsys.readouterr().err
+    )
+
+
+def test_long_warns_of_csv_keys_read_back_as_numbers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Classes '01', '02' written to CSV were scored back as 1 and 2, without a word.
+    argv = _long_argv(
+        tmp_path, "row_id,01,02\nr1,0.7,0.3\nr2,0.2,0.8\n", "row_id,01,02\nr1,1,0\nr2,0,1\n"
+    )
+    out = tmp_path / "long.csv"
+    assert main([*argv, "--id-col", "row_id", "-o", str(out)]) == 0
+    assert (
+        "warning: column 'class': values such as '01' are text that a CSV reader types as "
+        "numbers (1)" in capsys.readouterr().err
+    )
+    assert main([*argv, "--id-col", "row_id", "-o", str(tmp_path / "long.parquet")]) == 0
+    assert capsys.readouterr().err == ""  # (parquet keeps them)
+    assert (
+        main([*argv[:3], str(tmp_path / "sol.csv"), "--id-col", "row_id", "--format", "csv"]) == 0
+    )
+    assert "warning" in capsys.readouterr().err
+    plain = _long_argv(tmp_path, "row_id,a,1\nr1,0.7,0.3\n", "row_id,a,1\nr1,1,0\n")
+    assert main([*plain, "--id-col", "row_id", "--format", "csv"]) == 0
+    assert "warning" not in capsys.readouterr().err  # (class 'a' keeps the column text)
+
+
+def test_a_reader_that_quits_ends_the_command_as_sigpipe(tmp_path: Path) -> None:
+    # One write of a large output came back short, not failing: status 0 where the reader
+    # (| head -1) had quit.
+    env = dict(os.environ, PYTHONPATH=str(Path(pl_metrics.__file__).parent.parent))
+    command = [sys.executable, "-m", "pl_metrics", "curves", str(DATA), "--kind", "roc"]
+    process = subprocess.Popen(
+        [*command, "--by", "model,fold", "-q", "--format", "csv"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    assert process.stderr is not None
+    assert process.stdout.read(100).startswith(b"model,fold,class,threshold,fpr,tpr\n")
+    process.stdout.close()  # the reader is gone, as `| head -1`
+    assert process.stderr.read() == b""
+    assert process.wait(timeout=120) == 128 + 13
