@@ -1949,9 +1949,10 @@ def paired(
             )
             .select(
                 (pl.col(models) < 2).sum().alias("one_model"),
-                (pl.col(n) > pl.col(models)).sum().alias("repeats"),
-                (pl.col(truths) > 1).sum().alias("two_truths"),
-                (pl.col(w) > 1).sum().alias("two_weights"),
+                # (A cell a model repeats, two tasks' say, is the metric's duplicate to tell:
+                # its two truths are no difference between the models.)
+                ((pl.col(truths) > 1) & (pl.col(n) == pl.col(models))).sum().alias("two_truths"),
+                ((pl.col(w) > 1) & (pl.col(n) == pl.col(models))).sum().alias("two_weights"),
             )
         )
         return pl.concat([unmatched, cells], how="horizontal")
@@ -1993,8 +1994,6 @@ def paired(
                 f"{both}; a paired comparison needs the same classes of each id",
                 problem="unpaired",
             )
-        if df["repeats"][0]:  # a model's rows repeat a cell (two tasks' dumps of the same
-            return  # ids, say): two truths of it are the metric's duplicates to tell, as such
         for column, count, what in (
             (truth, two_truths, "truth"),
             (weight, df["two_weights"][0], "weight"),

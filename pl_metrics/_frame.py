@@ -1219,7 +1219,11 @@ def _group_like(cols: Columns) -> list[str]:
     """
     cls = cols.cls.lower()
     return [
-        c for c in cols.other_keys if not any(part in c.lower() for part in ("class", "label", cls))
+        c
+        for c in cols.other_keys
+        if "class" not in c.lower()
+        and "label" not in c.lower()
+        and cls not in re.split(r"[^a-z0-9]+", c.lower())  # (cls_name, not 'source' of 'c')
     ]
 
 

@@ -186,12 +186,19 @@ class Thresholds:
         repeated = read.with_row_index("row").filter(pl.struct(names).is_duplicated())
         if repeated.height:
             first, second = (table.row(i)[: len(names)] for i in repeated["row"][:2])
-            raise MetricsInputError(
-                f"option 'threshold': the threshold table's keys {first} and {second} of "
-                f"({', '.join(self.keys)}) are one key once read as the rows' types "
-                f"({', '.join(f'{k}: {schema[k]}' for k in self.keys)}); give one threshold each"
-            )
+            raise self.one_key(first, second, schema)
         return read.lazy()
+
+    def one_key(
+        self, first: tuple[str | None, ...], second: tuple[str | None, ...], schema: pl.Schema
+    ) -> MetricsInputError:
+        """Two keys of the table, as written, that the rows' types read as one."""
+        types = ", ".join(f"{k}: {schema[k]}" for k in self.keys if k in schema)
+        return MetricsInputError(
+            f"option 'threshold': the threshold table's keys {first} and {second} of "
+            f"({', '.join(self.keys)}) are one key once read as the rows' types ({types}); "
+            "give one threshold each"
+        )
 
 
 def _text(column: pl.Expr, dtype: pl.DataType) -> pl.Expr:
@@ -262,12 +269,13 @@ def _parsed(text: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
         # `text`'s "P1DT0.005S"), and no time as "P0D"; a key past the rows' unit stays text.
         unit = dtype.time_unit
         per_second = {"ns": 10**9, "us": 10**6, "ms": 10**3}[unit]
-        places = len(str(per_second)) - 1  # (seconds of more digits overflow an Int64)
-        seconds = rf"(\d{{1,{18 - places}}})"
+        places = len(str(per_second)) - 1
+        seconds = rf"(\d{{1,{19 - places}}})"  # (counted in Int128: one past Int64 is null)
         parts = text.str.extract_groups(rf"^(-?)PT{seconds}(?:\.(\d{{1,9}}))?S$")
         digits = parts.struct.field("3").fill_null("").str.pad_end(9, "0")
-        below = digits.str.slice(0, places).cast(pl.Int64, strict=False)
-        count = parts.struct.field("2").cast(pl.Int64) * per_second + below.fill_null(0)
+        below = digits.str.slice(0, places).cast(pl.Int128, strict=False)
+        count = parts.struct.field("2").cast(pl.Int128) * per_second + below.fill_null(0)
+        count = count.cast(pl.Int64, strict=False)
         whole = digits.str.slice(places).str.strip_chars_end("0") == ""
         signed = pl.when(parts.struct.field("1") == "-").then(-count).otherwise(count)
         return (
@@ -729,7 +737,7 @@ def _threshold_table(table: object) -> Thresholds:
     unusable = values.is_null() | ~values.is_finite().fill_null(False)
     bad = int(unusable.sum())
     if bad:
-        keys = [c for c in df.columns if c not in (THRESHOLD, *Thresholds.VALUES)]
+        keys = [c for c in df.columns if c != THRESHOLD and not _is_result(df, c)]
         first = df.filter(unusable).row(0, named=True)
         example = ", ".join(f"{k}={first[k]!r}" for k in keys)
         raise MetricsInputError(
@@ -738,13 +746,23 @@ def _threshold_table(table: object) -> Thresholds:
             f"null, NaN or infinite, e.g. {example}: "
             f"{'null' if first[THRESHOLD] is None else first[THRESHOLD]}"
         )
-    # best_threshold's value columns are keys too, where the call groups by such a column
-    # (`Thresholds.keyed_by`); the threshold is not.
-    keys = [c for c in df.columns if c != THRESHOLD]
+    # best_threshold's value columns (floats, or nulls) are no keys; a column of another
+    # type so named is a key where the call groups by it (`Thresholds.keyed_by`).
+    keys = [c for c in df.columns if c != THRESHOLD and not _is_result(df, c)]
     rows = df.select(Thresholds.text(k, df.schema[k]) for k in keys).rows()
     # (Repeated keys are told with the data's columns: a table that lacks the class column
     # repeats its groups' keys, and is told as lacking it.)
     return Thresholds.ordered(keys, rows, values)
+
+
+def _is_result(table: pl.DataFrame, column: str) -> bool:
+    """Whether a threshold table's ``column`` is best_threshold's value (no key).
+
+    Floats (or nulls) named as its value columns; a column of another type so named is a
+    group's key where the call groups by it (`Thresholds.keyed_by`).
+    """
+    dtype = table.schema[column]
+    return column in Thresholds.VALUES and (dtype.is_float() or dtype == pl.Null)
 
 
 _DEFAULTS = Options()
@@ -1143,12 +1161,7 @@ def _integer_keys(thresholds: Thresholds, schema: pl.Schema) -> Thresholds:
     first: dict[tuple[str | None, ...], tuple[str | None, ...]] = {}
     for written, read in zip(thresholds.rows, rows, strict=True):
         if first.setdefault(read, written) != written:  # ("1" and "1.0": told as written)
-            raise MetricsInputError(
-                f"option 'threshold': the threshold table's keys {first[read]} and {written} "
-                f"of ({', '.join(thresholds.keys)}) are one key once read as the rows' types "
-                f"({', '.join(f'{k}: {schema[k]}' for k in thresholds.keys if k in schema)}); "
-                "give one threshold each"
-            )
+            raise thresholds.one_key(first[read], written, schema)
     return replace(thresholds, rows=rows)
 
 

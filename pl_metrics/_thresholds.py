@@ -288,13 +288,23 @@ def _as_typed(best: pl.LazyFrame, cols: Columns) -> pl.LazyFrame:
     and its shortest decimal (0.86, where the widened 0.8600000143051147 is above it): both
     are that Float32 (the same predictions of those scores), and each scores the same
     values as Float64, widened from Float32 or the decimals they were rounded from (a test
-    dump, a copy of the printed table). Float16 scores alike, with the decimal polars
-    writes them as (a Float32's: 0.09307861 for 0.09307861328125).
+    dump, a copy of the printed table). Float16 scores alike, with the decimals polars
+    writes them as (a Float32's: 0.09307861 for 0.09307861328125) and numpy and pandas do
+    (its own shortest: 0.0931).
     """
     if cols.narrow_score not in (pl.Float32, pl.Float16):
         return best
-    decimal = pl.col(_T).cast(pl.Float32).cast(pl.String).cast(pl.Float64)
-    return best.with_columns(pl.min_horizontal(pl.col(_T), decimal).alias(_T))
+    decimals = [pl.col(_T).cast(pl.Float32).cast(pl.String).cast(pl.Float64)]
+    if cols.narrow_score == pl.Float16:  # (a few rows: a threshold per class and group)
+        decimals.append(
+            pl.col(_T).map_batches(
+                lambda t: pl.Series(
+                    [None if v is None else float(str(np.float16(v))) for v in t], dtype=pl.Float64
+                ),
+                return_dtype=pl.Float64,
+            )
+        )
+    return best.with_columns(pl.min_horizontal(pl.col(_T), *decimals).alias(_T))
 
 
 def _fold_repeats(fold: str) -> Problem:

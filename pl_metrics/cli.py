@@ -1606,29 +1606,38 @@ def _integer_ids(
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
     """CSV ids read as text (`_run_long`) typed as CSV reading types them, unless padded.
 
-    Ids written with leading zeros on either side stay text on both, compared as written
-    ("007" is no "7"); otherwise each side's are integers, or floats, where all of its are.
+    Ids written with leading zeros stay text, compared as written ("007" is no "7");
+    otherwise a CSV's are typed as the other file's (a parquet file's Int64), or as the
+    first of Int64, Int128 and Float64 that holds all of its ids (1 and 1.0 are told as
+    ids of two types, as CSV reading types them).
     """
-    frames = [f for f in (scores, truth) if f is not None]
-    if any(f.collect_schema().get(id_col) != pl.String for f in frames):
-        return scores, truth  # (parquet's own types, or no id column: told later)
+    sides = [f for f in (scores, truth) if f is not None]
+    if any(id_col not in f.collect_schema() for f in sides):
+        return scores, truth  # (told later)
+    text = [f.collect_schema()[id_col] == pl.String for f in sides]
+    typed = [f.collect_schema()[id_col] for f, t in zip(sides, text, strict=True) if not t]
+    if not any(text):
+        return scores, truth  # (parquet's own types)
     ids = pl.col(id_col)
-    kinds = [
-        f.select(
-            ids.str.contains(_PADDED).any().alias("padded"),
-            (ids.cast(pl.Int64, strict=False).null_count() == ids.null_count()).alias("ints"),
-            (ids.cast(pl.Float64, strict=False).null_count() == ids.null_count()).alias("floats"),
-        )
-        for f in frames
+    candidates: list[pl.DataType] = typed or [pl.Int64(), pl.Int128(), pl.Float64()]
+    checks = [ids.str.contains(_PADDED).any().alias("padded")] + [
+        (ids.cast(t, strict=False).null_count() == ids.null_count()).alias(f"fits{k}")
+        for k, t in enumerate(candidates)
     ]
-    found = [row for kind in pl.collect_all(kinds) for row in kind.rows()]
-    if any(padded for padded, _, _ in found):
+    found = pl.collect_all([f.select(checks) for f, t in zip(sides, text, strict=True) if t])
+    rows = iter([kind.row(0) for kind in found])
+    fits = [next(rows) if t else None for t in text]
+    if any(row is not None and row[0] for row in fits):  # padded: compared as written
         return scores, truth
-    typed = [
-        f.with_columns(ids.cast(pl.Int64 if ints else pl.Float64)) if floats else f
-        for f, (_, ints, floats) in zip(frames, found, strict=True)
+    out = [
+        f
+        if row is None or not any(row[1:])
+        else f.with_columns(
+            ids.cast(next(c for c, fit in zip(candidates, row[1:], strict=True) if fit))
+        )
+        for f, row in zip(sides, fits, strict=True)
     ]
-    return typed[0], typed[1] if truth is not None else None
+    return out[0], out[1] if truth is not None else None
 
 
 def _with_truth_columns(table: pl.DataFrame, truth: pl.DataFrame, id_col: str) -> pl.DataFrame:

@@ -125,7 +125,10 @@ def _client(client: Any) -> Iterator[Any]:
 
 @contextlib.contextmanager
 def _environment(name: str, value: str) -> Iterator[None]:
-    """An environment variable set for the processes started within, then as it was."""
+    """An environment variable set for the processes started within, then as it was.
+
+    (This process's environment: one caller at a time, as `score` starts one cluster.)
+    """
     before = os.environ.get(name)
     os.environ[name] = value
     try:

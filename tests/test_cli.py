@@ -3190,3 +3190,36 @@ def test_a_reader_that_quits_ends_the_command_as_sigpipe(tmp_path: Path) -> None
     process.stdout.close()  # the reader is gone, as `| head -1`
     assert process.stderr.read() == b""
     assert process.wait(timeout=120) == 128 + 13
+
+
+def _long_of(tmp_path: Path, scores: Path, truth: Path) -> pl.DataFrame:
+    out = tmp_path / "out.parquet"
+    argv = ["long", str(scores), "--truth", str(truth), "--id-col", "row_id", "--labels-col"]
+    assert main([*argv, "label", "-o", str(out)]) == 0
+    return pl.read_parquet(out)
+
+
+@pytest.mark.parametrize("parquet_side", ["scores", "truth"])
+def test_long_takes_a_parquet_file_beside_a_csv_one(tmp_path: Path, parquet_side: str) -> None:
+    # A CSV's ids read as text were typed only beside another CSV's: a parquet file's Int64
+    # ids beside them were refused as of another type.
+    sub = pl.DataFrame({"row_id": [1, 2, 3], "a": [0.1, 0.8, 0.3], "b": [0.9, 0.2, 0.7]})
+    sol = pl.DataFrame({"row_id": [1, 2, 3], "label": ["a", "b", "b"]})
+    paths = {}
+    for name, frame in (("scores", sub), ("truth", sol)):
+        paths[name] = tmp_path / f"{name}.{'parquet' if name == parquet_side else 'csv'}"
+        frame.write_parquet(paths[name]) if name == parquet_side else frame.write_csv(paths[name])
+    got = _long_of(tmp_path, paths["scores"], paths["truth"])
+    assert got["row_id"].dtype == pl.Int64
+    assert got.height == 6
+
+
+def test_long_keeps_ids_past_int64_apart(tmp_path: Path) -> None:
+    # Ids past 2**63 (64-bit hashes), typed Int128 as CSV reading types them, not floats
+    # (three ids merged into one).
+    big = [2**63 + 5, 2**63 + 6, 2**63 + 7]
+    (tmp_path / "s.csv").write_text("row_id,a,b\n" + "".join(f"{i},0.1,0.9\n" for i in big))
+    (tmp_path / "t.csv").write_text("row_id,label\n" + "".join(f"{i},a\n" for i in big))
+    got = _long_of(tmp_path, tmp_path / "s.csv", tmp_path / "t.csv")
+    assert got["row_id"].dtype == pl.Int128
+    assert sorted(got["row_id"].unique().to_list()) == big

@@ -2147,3 +2147,37 @@ def test_the_duplicate_rows_hint_offers_no_column_named_for_the_class() -> None:
     with pytest.raises(pl_metrics.MetricsInputError) as error:
         pl_metrics.lrap(df.lazy()).collect()
     assert "the table has column model: pass by=['model'] if each model holds" in str(error.value)
+
+
+def test_paired_tells_other_truths_beside_a_repeated_cell() -> None:
+    # A cell one model repeats (told by the metric's duplicate check) switched the truth
+    # check off for every cell: with validate=False, ten ids of other truth passed.
+    rng = np.random.default_rng(1)
+    truth = rng.integers(0, 2, 30)
+    other = np.where(np.arange(30) < 10, 1 - truth, truth)
+    a = pl.DataFrame(
+        {"model": "a", "id": np.arange(30), "class": "x", "score": rng.random(30), "truth": truth}
+    )
+    b = pl.DataFrame(
+        {"model": "b", "id": np.arange(30), "class": "x", "score": rng.random(30), "truth": other}
+    )
+    with pytest.raises(
+        pl_metrics.MetricsInputError,
+        match=r"^column 'truth': 10 \(id, class\) rows have a different truth",
+    ):
+        pl_metrics.paired(
+            pl.concat([a, b, b.tail(1)]), "roc_auc", "a", "b", n_resamples=40, validate=False
+        )
+
+
+def test_a_column_of_the_class_names_letters_is_still_offered() -> None:
+    # Columns named for the class are not offered as groups; with class_col="c", every
+    # column holding a "c" (source) was left out too.
+    df = (
+        _two_tasks(shared_class=False, disjoint_ids=True)
+        .drop("w")
+        .rename({"task": "source", "class": "c"})
+    )
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        pl_metrics.lrap(df, by="model", class_col="c")
+    assert "pass by=['model', 'source']" in str(error.value)

@@ -1404,3 +1404,63 @@ def test_a_bad_threshold_table_row_is_shown_as_written(table: dict[str, Any], to
     )
     with pytest.raises(pl_metrics.MetricsInputError, match=re.escape(told)):
         pl_metrics.f1(rows, threshold=pl.DataFrame(table))
+
+
+def test_best_thresholds_apply_where_the_data_groups_by_a_value_column() -> None:
+    # The table's 'value' (best_threshold's F1, floats) was taken as a key where the call
+    # grouped by a data column named so: no row matched.
+    rng = np.random.default_rng(0)
+    rows = pl.DataFrame(
+        {
+            "model": ["m1"] * 40 + ["m2"] * 40,
+            "id": list(range(40)) * 2,
+            "class": "x",
+            "score": rng.random(80),
+            "truth": rng.integers(0, 2, 80),
+        }
+    )
+    tuned = pl_metrics.best_threshold(rows, "f1", by="model")
+    got = pl_metrics.f1(
+        rows.with_columns(value=pl.lit("a")), threshold=tuned, by=["model", "value"]
+    )
+    assert got["f1"].to_list() == tuned["value"].to_list()
+
+
+def test_json_thresholds_of_long_durations_in_nanoseconds_apply() -> None:
+    # JSON writes 40 years as 'PT1261440000S': ten digits of seconds, which the parser
+    # took for past an Int64 of nanoseconds.
+    import datetime as dt
+    import io
+
+    classes = [dt.timedelta(days=365 * 40), dt.timedelta(seconds=1)]
+    rows = pl.DataFrame(
+        {
+            "id": [i for i in range(6) for _ in classes],
+            "class": pl.Series(classes * 6, dtype=pl.Duration("ns")),
+            "score": [0.1 * ((i + k) % 5) for i in range(6) for k in range(2)],
+            "truth": [(i + k) % 2 for i in range(6) for k in range(2)],
+        }
+    )
+    tuned = pl_metrics.best_threshold(rows, "f1")
+    back = pl.read_json(io.StringIO(tuned.write_json()))
+    got = pl_metrics.f1(rows, threshold=back, average=None)
+    assert got.sort("class")["f1"].to_list() == tuned.sort("class")["value"].to_list()
+
+
+def test_float16_thresholds_hold_for_the_scores_pandas_writes() -> None:
+    # pandas and numpy write a Float16 as its own shortest decimal (0.0509 for
+    # 0.0509033203125), below the Float32 decimal the threshold took.
+    import io
+
+    rows = pl.DataFrame(
+        {
+            "id": [0, 1, 2, 3],
+            "class": "x",
+            "score": pl.Series([0.01, float(np.float16(0.0509)), 0.97, 0.99], dtype=pl.Float16),
+            "truth": [0, 1, 1, 1],
+        }
+    )
+    tuned = pl_metrics.best_threshold(rows, "f1")
+    for copy in (rows.to_pandas().to_csv(index=False), rows.write_csv()):
+        assert pl_metrics.f1(pl.read_csv(io.StringIO(copy)), threshold=tuned).item() == 1.0
+    assert pl_metrics.f1(rows, threshold=tuned).item() == 1.0
