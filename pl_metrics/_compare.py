@@ -77,6 +77,7 @@ from pl_metrics._frame import (
     ordered_mean,
     ordered_sum,
     require_column,
+    row_check_keys,
     shown,
     to_polars,
     unknown_option,
@@ -1792,6 +1793,14 @@ def no_rows_of_model(
     )
 
 
+def _row_keys(cols: Columns) -> frozenset[str]:
+    """The data checks of rows and ids, whose failures unpair two models' rows.
+
+    (Not the class sets': a cell one model lacks is told as unpaired, not as ragged.)
+    """
+    return row_check_keys(cols) | {"duplicate", "weight_varies"}
+
+
 def paired(
     frame: FrameT,
     metric: str,
@@ -2026,9 +2035,21 @@ def paired(
         # The two models' rows, read once for the checks and the resamples (the source's
         # model column alone for the models it has).
         df = lf.select(at_collect.read).collect()
-        check(pl.concat([mismatches(df.lazy()), models], how="horizontal").collect())
         # (The model column is no `by` of the caller's: the hint leaves it out.)
         given = replace(at_collect, columns=replace(at_collect.columns, given_by=tuple(group)))
+        try:
+            check(pl.concat([mismatches(df.lazy()), models], how="horizontal").collect())
+        except MetricsInputError as unpaired:
+            if unpaired.problem != "unpaired":
+                raise
+            # Bad rows in one model (a null id, a truth of 2) unpair it: the rows' own check
+            # tells what they are, where it fails.
+            try:
+                _checked_report(df, given, [metric], [*group, model_col], read)
+            except MetricsInputError as bad:
+                if bad.problem in _row_keys(at_collect.columns):
+                    raise bad from None
+            raise
         point = _checked_report(df, given, [metric], [*group, model_col], read)
         resampled = difference(_resampled(df, at_collect, n_resamples, seed), _VALUE, [*keys, _R])
         diff = pl.col("difference").fill_nan(None)  # undefined resamples: left out

@@ -1262,7 +1262,8 @@ def _class_set_checks(
             hint=f"{ragged.hint}; or, if {split} differs between the classes of one id's "
             "prediction (its rows then split over groups), fix that column",
         )
-    if not merged and (tasks := tasks_hint(cols)):  # (before ragged='allow', which pools them)
+    # Tasks of their own classes told before ragged='allow', which would pool them.
+    if not merged and fold_col is None and (tasks := tasks_hint(cols)):
         ragged = replace(ragged, hint=f"{tasks}; if ids do lack classes, {ragged.hint}")
         mixed = replace(mixed, hint=f"{mixed.hint}; {tasks}")
     # Rows missing beside rows repeated: the totals' difference is neither (2 missing and 1

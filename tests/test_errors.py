@@ -2181,3 +2181,62 @@ def test_a_column_of_the_class_names_letters_is_still_offered() -> None:
     with pytest.raises(pl_metrics.MetricsInputError) as error:
         pl_metrics.lrap(df, by="model", class_col="c")
     assert "pass by=['model', 'source']" in str(error.value)
+
+
+def _set_rows(df: pl.DataFrame, column: str, rows: list[int], value: Any) -> pl.DataFrame:
+    values = df[column].to_list()
+    for row in rows:
+        values[row] = value
+    return df.with_columns(pl.Series(column, values, dtype=df.schema[column], strict=False))
+
+
+@pytest.mark.parametrize(
+    ("column", "rows", "value", "told"),
+    [
+        ("truth", [8], 2, r"column 'truth': 1 row is neither 0 nor 1"),
+        ("truth", [8, 38], 0.5, r"column 'truth': 2 rows are neither 0 nor 1"),
+        ("id", [5, 6], None, r"column 'id': 2 rows are null"),
+        ("id", [5, 40], None, r"column 'id': 2 rows are null"),
+        ("class", [5, 40], None, r"column 'class': 2 rows are null"),
+        ("w", [4], 9.0, r"column 'w': 1 id has weights that vary"),
+    ],
+)
+def test_paired_tells_bad_rows_of_one_model_as_they_are(
+    column: str, rows: list[int], value: Any, told: str
+) -> None:
+    # The pairing checks came first: a truth of 2 in one model was "a different truth in
+    # 'a' and 'b'", a null class "4 (id, class) rows scored by only one of" them.
+    df = pl.DataFrame(
+        [
+            (
+                model,
+                i,
+                c,
+                round(0.1 + 0.8 * (((i * 7 + c * 3 + m) % 10) / 10), 3),
+                int(c == i % 3),
+                1.0 + i % 3,
+            )
+            for m, model in enumerate(["a", "b"])
+            for i in range(10)
+            for c in range(3)
+        ],
+        schema={
+            "model": pl.String,
+            "id": pl.Int64,
+            "class": pl.Int64,
+            "score": pl.Float64,
+            "truth": pl.Float64,
+            "w": pl.Float64,
+        },
+        orient="row",
+    )
+    bad = _set_rows(df, column, rows, value)
+    options: dict[str, Any] = {"weight_col": "w"} if column == "w" else {}
+    with pytest.raises(pl_metrics.MetricsInputError, match=told):
+        pl_metrics.f1(bad, by="model", **options)  # as every other path tells it
+    with pytest.raises(pl_metrics.MetricsInputError, match=told):
+        pl_metrics.paired(bad.lazy(), "f1", "a", "b", n_resamples=20, **options).collect()
+    # Clean rows that differ between the models are still told as such.
+    other = _set_rows(df, "truth", [8], 1 - df["truth"][8])
+    with pytest.raises(pl_metrics.MetricsInputError, match=r"a different truth in 'a' and 'b'"):
+        pl_metrics.paired(other, "f1", "a", "b", n_resamples=20)
