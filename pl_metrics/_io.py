@@ -1369,11 +1369,12 @@ def _refuse_unread_text(path: Path) -> None:
         (b"PAR1", "parquet", ".parquet"),
         (b"ARROW1", "Arrow IPC", ".arrow"),
     ):
-        if start.startswith(magic):
+        if start.startswith(magic) and b"\x00" in start[:64]:  # (binary, not a header PAR1,..)
             fix = "decompress it as" if zipped else "rename it"
+            name = path.name[: -len(".gz")] if zipped and path.name.endswith(".gz") else path.name
             raise MetricsInputError(
                 f"file {str(path)!r} is {kind}, not CSV, whatever its name says: {fix} "
-                f"{path.name.split('.')[0]}{suffix}"
+                f"{Path(name).stem}{suffix}"
             )
     if start.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in start[:64]:
         raise MetricsInputError(

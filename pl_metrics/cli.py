@@ -1578,10 +1578,10 @@ def _warn_of_numbers_as_text(table: pl.DataFrame, keys: Sequence[str]) -> None:
         if table.schema.get(key) != pl.String:
             continue
         text = table[key].drop_nulls().unique()
-        number = text.str.strip_chars().cast(pl.Float64, strict=False)
-        if not text.len() or number.null_count():  # (a name that is no number: all text)
+        if not text.len() or not text.str.contains(_CSV_NUMBER).all():  # (then all text)
             continue
-        integer = text.str.strip_chars().cast(pl.Int64, strict=False)
+        number = text.cast(pl.Float64, strict=False)
+        integer = text.cast(pl.Int64, strict=False)
         typed = integer.cast(pl.String) if not integer.null_count() else number.cast(pl.String)
         changed = pl.DataFrame({"text": text, "typed": typed}).filter(
             pl.col("text") != pl.col("typed")
@@ -1598,7 +1598,9 @@ def _warn_of_numbers_as_text(table: pl.DataFrame, keys: Sequence[str]) -> None:
 
 
 #: Ids written with a leading zero ("007", "-01"): numbers would merge them with others.
-_PADDED = r"^\s*[-+]?0[0-9]"
+_PADDED = r"^-?0[0-9]"
+#: Text a CSV reader types as a number ("+1", " 1" and "nan" stay text).
+_CSV_NUMBER = r"^-?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][-+]?[0-9]+)?$"
 
 
 def _integer_ids(
@@ -1606,10 +1608,11 @@ def _integer_ids(
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
     """CSV ids read as text (`_run_long`) typed as CSV reading types them, unless padded.
 
-    Ids written with leading zeros stay text, compared as written ("007" is no "7");
-    otherwise a CSV's are typed as the other file's (a parquet file's Int64), or as the
-    first of Int64, Int128 and Float64 that holds all of its ids (1 and 1.0 are told as
-    ids of two types, as CSV reading types them).
+    Beside a parquet file's ids, a CSV's are typed as those where they fit (01 is its 1).
+    Of two CSV files, ids written with leading zeros stay text on both, compared as
+    written ("007" is no "7"); otherwise each file's ids are typed as the first of Int64,
+    Int128 and Float64 that holds them all (1 and 1.0 are told as ids of two types), as
+    CSV reading types them.
     """
     sides = [f for f in (scores, truth) if f is not None]
     if any(id_col not in f.collect_schema() for f in sides):
@@ -1619,15 +1622,18 @@ def _integer_ids(
     if not any(text):
         return scores, truth  # (parquet's own types)
     ids = pl.col(id_col)
-    candidates: list[pl.DataType] = typed or [pl.Int64(), pl.Int128(), pl.Float64()]
+    candidates: list[pl.DataType] = [*typed, pl.Int64(), pl.Int128(), pl.Float64()]
+    number = ids.str.contains(_CSV_NUMBER) | ids.is_null()
     checks = [ids.str.contains(_PADDED).any().alias("padded")] + [
-        (ids.cast(t, strict=False).null_count() == ids.null_count()).alias(f"fits{k}")
+        (number.all() & (ids.cast(t, strict=False).null_count() == ids.null_count())).alias(
+            f"fits{k}"
+        )
         for k, t in enumerate(candidates)
     ]
     found = pl.collect_all([f.select(checks) for f, t in zip(sides, text, strict=True) if t])
     rows = iter([kind.row(0) for kind in found])
     fits = [next(rows) if t else None for t in text]
-    if any(row is not None and row[0] for row in fits):  # padded: compared as written
+    if not typed and any(row is not None and row[0] for row in fits):  # compared as written
         return scores, truth
     out = [
         f
@@ -1933,7 +1939,7 @@ def _internal_error(error: BaseException, args: argparse.Namespace) -> int:
 def _dispatch(args: argparse.Namespace) -> None:
     # polars panics at its first parallel step with no threads (a bug's status, 1): told.
     threads = os.environ.get("POLARS_MAX_THREADS", "").strip()
-    if threads.lstrip("+-").isdigit() and int(threads) <= 0:
+    if threads.lstrip("+-").isdigit() and int(threads) == 0:  # (a negative one is ignored)
         raise MetricsInputError(
             f"POLARS_MAX_THREADS={threads}: polars needs at least one thread; unset it, or "
             "give a positive number"

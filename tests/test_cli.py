@@ -3137,7 +3137,7 @@ def test_a_parquet_file_named_as_csv_is_told_so(
     assert "UTF-16" not in err
 
 
-@pytest.mark.parametrize("threads", ["0", "-1"])
+@pytest.mark.parametrize("threads", ["0", "+0"])
 def test_no_polars_threads_is_bad_input(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], threads: str
 ) -> None:
@@ -3223,3 +3223,69 @@ def test_long_keeps_ids_past_int64_apart(tmp_path: Path) -> None:
     got = _long_of(tmp_path, tmp_path / "s.csv", tmp_path / "t.csv")
     assert got["row_id"].dtype == pl.Int128
     assert sorted(got["row_id"].unique().to_list()) == big
+
+
+def test_long_types_csv_ids_as_csv_reading_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # (A review of the ids read as text.) Padded CSV ids beside a parquet file's integers
+    # pair with them, as before; '+1' stays as written (a CSV reader keeps it text); ids
+    # 1.0 beside a parquet file's integers are told as floats, not as text.
+    pl.DataFrame({"id": [1, 2], "a": [0.2, 0.7], "b": [0.8, 0.3]}).write_parquet(
+        tmp_path / "s.parquet"
+    )
+    (tmp_path / "t.csv").write_text("id,a,b\n01,0,1\n02,1,0\n")
+    assert (
+        main(
+            [
+                "long",
+                str(tmp_path / "s.parquet"),
+                "--truth",
+                str(tmp_path / "t.csv"),
+                "--format",
+                "json",
+            ]
+        )
+        == 0
+    )
+    assert {row["id"] for row in json.loads(capsys.readouterr().out)} == {1, 2}
+    argv = _long_argv(tmp_path, "id,a,b\n+1,0.2,0.8\n2,0.7,0.3\n", "id,a,b\n+1,0,1\n2,1,0\n")
+    assert main([*argv, "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    assert "+1,a" in out
+    assert "types as numbers" not in err  # (read back as written)
+    (tmp_path / "f.csv").write_text("id,a,b\n1.0,0.2,0.8\n2.0,0.7,0.3\n")
+    pl.DataFrame({"id": [1, 2], "a": [0, 1], "b": [1, 0]}).write_parquet(tmp_path / "t.parquet")
+    assert main(["long", str(tmp_path / "f.csv"), "--truth", str(tmp_path / "t.parquet")]) == 2
+    assert "the scores' ids are Float64 and the truth table's Int64" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("ids", "classes"), [(["+01", "02"], "a,b"), ([" 01", "02"], "a,b"), (["x", "y"], "nan,1")]
+)
+def test_long_warns_of_no_text_a_csv_reader_keeps(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], ids: list[str], classes: str
+) -> None:
+    scores = f"id,{classes}\n" + "".join(f"{i},0.2,0.8\n" for i in ids)
+    truth = f"id,{classes}\n" + "".join(f"{i},0,1\n" for i in ids)
+    out = tmp_path / "o.csv"
+    assert main([*_long_argv(tmp_path, scores, truth), "-o", str(out)]) == 0
+    assert "types as numbers" not in capsys.readouterr().err
+    assert pl.read_csv(out).schema["id"] == pl.String
+
+
+def test_a_csv_of_a_column_named_par1_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "d.csv").write_text("PAR1,class,score,truth\n1,a,0.2,false\n2,a,0.7,true\n")
+    assert main(["score", str(tmp_path / "d.csv"), "-m", "roc_auc", "--id-col", "PAR1"]) == 0
+    (tmp_path / "pq.v1.csv").write_bytes(DATA.read_bytes())
+    assert main(["score", str(tmp_path / "pq.v1.csv"), "-m", "lrap"]) == 2
+    assert "rename it pq.v1.parquet" in capsys.readouterr().err
+
+
+def test_a_negative_polars_max_threads_is_ignored_as_polars_ignores_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("POLARS_MAX_THREADS", "-1")
+    assert main(["score", str(DATA), "-m", "lrap", "--by", "model,fold", "--format", "csv"]) == 0
