@@ -1365,6 +1365,15 @@ def _refuse_unread_text(path: Path) -> None:
     except (OSError, EOFError):  # (polars' own read tells it)
         return
     # A dump of another format named .csv (oof.csv holding parquet): no text at all.
+    if start.startswith(b"\xff\xff\xff\xff") and b"\x00" in start[:64]:  # (its marker)
+        raise MetricsInputError(
+            f"file {str(path)!r} is an Arrow IPC stream, not CSV, whatever its name says; "
+            "convert it to parquet first: python -c "
+            + shlex.quote(
+                f"import polars as pl; pl.read_ipc_stream({str(path)!r})"
+                f".write_parquet({str(path.with_name(path.name.split('.')[0] + '.parquet'))!r})"
+            )
+        )
     for magic, kind, suffix in (
         (b"PAR1", "parquet", ".parquet"),
         (b"ARROW1", "Arrow IPC", ".arrow"),

@@ -3289,3 +3289,18 @@ def test_a_negative_polars_max_threads_is_ignored_as_polars_ignores_it(
 ) -> None:
     monkeypatch.setenv("POLARS_MAX_THREADS", "-1")
     assert main(["score", str(DATA), "-m", "lrap", "--by", "model,fold", "--format", "csv"]) == 0
+
+
+def test_an_arrow_stream_named_as_csv_is_told_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It was told as UTF-16 text (its marker's bytes), to be saved as UTF-8.
+    stream = tmp_path / "d.csv"
+    pl.read_parquet(DATA).head(100).write_ipc_stream(stream)
+    assert main(["score", str(stream), "-m", "lrap"]) == 2
+    err = capsys.readouterr().err
+    assert "is an Arrow IPC stream, not CSV, whatever its name says; convert it to parquet" in err
+    command = shlex.split(err.split("convert it to parquet first: ")[1])
+    assert command[:2] == ["python", "-c"]
+    exec(command[2])  # the advice works as given
+    assert pl.read_parquet(tmp_path / "d.parquet").height == 100
