@@ -1091,6 +1091,10 @@ def resolve(
         class_type = frame.collect_schema()[cols.cls]
         opts = replace(opts, class_weights=_class_weight_keys(opts.class_weights, class_type))
     _check_result_names(entries, cols)
+    # The hints of columns to group by offer none the metrics make (a column 'bin' beside
+    # calibration_curve's): grouped by, it would be refused.
+    made = {c for entry in entries for c in made_columns(entry)}
+    cols = replace(cols, other_keys=tuple(k for k in cols.other_keys if k not in made))
     ordering = [e.name for e in entries if e.orders_classes]
     if ordering:  # (the schema again only then)
         class_type = frame.collect_schema()[cols.cls]

@@ -2240,3 +2240,24 @@ def test_paired_tells_bad_rows_of_one_model_as_they_are(
     other = _set_rows(df, "truth", [8], 1 - df["truth"][8])
     with pytest.raises(pl_metrics.MetricsInputError, match=r"a different truth in 'a' and 'b'"):
         pl_metrics.paired(other, "f1", "a", "b", n_resamples=20)
+
+
+@pytest.mark.parametrize("name", ["bin", "count"])
+def test_the_group_hints_offer_no_column_the_metric_makes(name: str) -> None:
+    # calibration_curve makes 'bin' and 'count': the duplicate rows' hint offered by=['bin'],
+    # which it then refused.
+    one = pl.DataFrame(
+        {
+            "id": [0, 0, 1, 1, 2, 2],
+            "class": ["x", "y"] * 3,
+            "score": [0.1, 0.8, 0.6, 0.3, 0.9, 0.2],
+            "truth": [0, 1, 1, 0, 1, 0],
+        }
+    )
+    df = pl.concat([one.with_columns(pl.lit(k).alias(name)) for k in (0, 1)])
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        pl_metrics.calibration_curve(df, n_bins=2)
+    assert f"by=['{name}']" not in str(error.value)
+    with pytest.raises(pl_metrics.MetricsInputError) as error:  # (lrap makes no such column)
+        pl_metrics.lrap(df)
+    assert f"pass by=['{name}']" in str(error.value)
