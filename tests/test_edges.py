@@ -6,7 +6,9 @@ metrics, a lazy ``by=`` Series, frames' order warnings, hints, and ``pl-metrics 
 
 from __future__ import annotations
 
+import datetime as dt
 import warnings
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,6 +17,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 from polars.testing import assert_frame_equal
+from sklearn.metrics import f1_score
 
 import pl_metrics
 from pl_metrics import _compare
@@ -239,3 +242,95 @@ def test_a_model_column_named_as_a_pattern_is_refused_by_its_option(name: str) -
         pl_metrics.compare(df, "lrap", model_col=name)
     with pytest.raises(pl_metrics.MetricsInputError, match=message):
         pl_metrics.paired(df, "lrap", "knn", "forest", model_col=name, n_resamples=50)
+
+
+# Mutants of the thirty-sixth session's changes that its tests left alive.
+
+
+def _four_rows() -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "id": [0, 1, 2, 3],
+            "class": "x",
+            "score": [0.1, 0.4, 0.6, 0.9],
+            "truth": [0, 0, 1, 1],
+        }
+    )
+
+
+def test_a_held_out_value_column_is_no_key_of_the_thresholds() -> None:
+    # best_threshold's held_out_value (a float) is a value, not a key: the thresholds apply.
+    table = pl.DataFrame(
+        {"class": ["x"], "threshold": [0.5], "value": [1.0], "held_out_value": [0.75]}
+    )
+    got = pl_metrics.f1(_four_rows(), threshold=table)
+    assert got.item() == pytest.approx(f1_score([0, 0, 1, 1], [0, 0, 1, 1]))
+
+
+def test_an_all_null_value_column_is_no_key_in_a_bad_rows_example() -> None:
+    # A value column of nulls (pl.Null) is best_threshold's value, not shown as a key.
+    table = pl.DataFrame({"class": ["x"], "threshold": [float("nan")], "value": [None]})
+    assert table.schema["value"] == pl.Null
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        pl_metrics.f1(_four_rows(), threshold=table)
+    assert "e.g. class='x': nan" in str(error.value)
+
+
+def test_a_text_value_column_not_grouped_by_leaves_the_thresholds_applying() -> None:
+    # A 'value' column read as text (a CSV's empty column) keys nothing unless grouped by.
+    table = pl.DataFrame(
+        {"class": ["x"], "threshold": [0.5], "value": pl.Series([None], dtype=pl.String)}
+    )
+    got = pl_metrics.f1(_four_rows(), threshold=table)
+    assert got.item() == pytest.approx(f1_score([0, 0, 1, 1], [0, 0, 1, 1]))
+
+
+def test_a_json_duration_key_finer_than_the_unit_is_not_rounded_to_a_class() -> None:
+    # "PT1.0005S" is no millisecond duration: it must not be read as the class 1s.
+    classes = [dt.timedelta(seconds=1), dt.timedelta(seconds=2)]
+    rows = pl.DataFrame(
+        {
+            "id": [i for i in range(4) for _ in classes],
+            "class": pl.Series(classes * 4, dtype=pl.Duration("ms")),
+            "score": [0.1, 0.2, 0.4, 0.3, 0.6, 0.7, 0.9, 0.8],
+            "truth": [0, 0, 0, 1, 1, 0, 1, 1],
+        }
+    )
+    exact = pl.DataFrame({"class": ["PT1S", "PT2S"], "threshold": [0.5, 0.5]})
+    got = pl_metrics.f1(rows, threshold=exact, average=None).sort("class")
+    assert got["f1"].to_list() == pytest.approx(
+        [f1_score([0, 0, 1, 1], [0, 0, 1, 1]), f1_score([0, 1, 0, 1], [0, 0, 1, 1])]
+    )
+    finer = pl.DataFrame({"class": ["PT1.0005S", "PT2S"], "threshold": [0.5, 0.5]})
+    with pytest.raises(pl_metrics.MetricsInputError):
+        pl_metrics.f1(rows, threshold=finer, average=None)
+
+
+def test_paired_tells_a_missing_model_before_the_other_models_bad_rows() -> None:
+    # Model 'b' absent: that is told, not a bad truth in 'a' found by the rows' own check.
+    df = pl.DataFrame(
+        {
+            "model": "a",
+            "id": [0, 1, 2, 3],
+            "class": "x",
+            "score": [0.1, 0.4, 0.6, 0.9],
+            "truth": [0.0, 2.0, 1.0, 1.0],
+        }
+    )
+    with pytest.raises(pl_metrics.MetricsInputError) as error:
+        pl_metrics.paired(df, "f1", "a", "b", n_resamples=20)
+    assert "'b'" in str(error.value)
+    assert "neither 0 nor 1" not in str(error.value)
+
+
+def test_long_compares_negative_padded_ids_as_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # '-07' is padded as '007' is: not the solution's -7.
+    from pl_metrics.cli import main
+
+    submission, solution = tmp_path / "sub.csv", tmp_path / "sol.csv"
+    submission.write_text("id,cat,dog\n-07,0.7,0.3\n8,0.2,0.8\n")
+    solution.write_text("id,cat,dog\n-7,1,0\n8,0,1\n")
+    assert main(["long", str(submission), "--truth", str(solution)]) == 2
+    assert "such as '-07': ids are compared as written" in capsys.readouterr().err

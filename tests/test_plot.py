@@ -1978,6 +1978,10 @@ def test_series_named_with_an_underscore_or_nothing_keep_their_legend_entries(
         if ax.get_legend() is not None:
             entries = _entries(ax)
             assert [e.split(" (")[0] for e in entries] == ["''", "_baseline", "model"]
+            # Each entry's sample is its own line's colour (not the diagonal's, say).
+            drawn = [line.get_color() for line in ax.get_lines() if line.get_label() != "_diagonal"]
+            shown = [handle.get_color() for handle in ax.get_legend().legend_handles]
+            assert shown == drawn
     one = draw(table_of(_scored(["m"], ("_background", "bird", "_other")).drop("model")))
     assert [e.split(" (")[0] for e in _entries(one.axes[0])] == ["_background", "_other", "bird"]
     bars = plot.per_class_bars(
