@@ -665,18 +665,15 @@ def _unmatched_ids(
             if row[f"{_CHECK}{key}"]:
                 count, examples = row[f"{_CHECK}{key}"], row[f"{_CHECK}{key}_examples"]
                 ids = "id of" if count == 1 else "ids of"
-                spaced = [  # (either table's: the other then lacks them)
+                texts = [  # (either table's: the other then lacks them)
                     (name, e)
                     for k, (name, *_) in sides.items()
                     for e in row[f"{_CHECK}{k}_examples"]
-                    if isinstance(e, str) and e != e.strip()
+                    if isinstance(e, str)
                 ]
-                padded = [  # ('007' beside '7': other ids, as a grader comparing text has)
-                    (name, e)
-                    for k, (name, *_) in sides.items()
-                    for e in row[f"{_CHECK}{k}_examples"]
-                    if isinstance(e, str) and re.fullmatch(r"[-+]?0+\d+", e.strip())
-                ]
+                spaced = [(name, e) for name, e in texts if e != e.strip()]
+                # ('007' beside '7': other ids, as a grader comparing text has them)
+                padded = [(name, e) for name, e in texts if re.fullmatch(r"[-+]?0+\d+", e.strip())]
                 whose = {"the scores": "the scores'", "the truth table": "the truth table's"}
                 hint = (
                     f" ({whose[spaced[0][0]]} ids hold spaces around them: {spaced[0][1]!r})"

@@ -1364,28 +1364,30 @@ def _refuse_unread_text(path: Path) -> None:
                 start = file.read(1 << 16)
     except (OSError, EOFError):  # (polars' own read tells it)
         return
-    # A dump of another format named .csv (oof.csv holding parquet): no text at all.
-    if start.startswith(b"\xff\xff\xff\xff") and b"\x00" in start[:64]:  # (its marker)
+    # A dump of another format named .csv (oof.csv holding parquet): no text at all, and
+    # bytes 0 early on (a header 'PAR1,...' is text).
+    binary = b"\x00" in start[:64]
+    name = path.name[: -len(".gz")] if zipped and path.name.endswith(".gz") else path.name
+    if binary and start.startswith(b"\xff\xff\xff\xff"):  # (an IPC stream's marker)
         raise MetricsInputError(
             f"file {str(path)!r} is an Arrow IPC stream, not CSV, whatever its name says; "
             "convert it to parquet first: python -c "
             + shlex.quote(
                 f"import polars as pl; pl.read_ipc_stream({str(path)!r})"
-                f".write_parquet({str(path.with_name(path.name.split('.')[0] + '.parquet'))!r})"
+                f".write_parquet({str(path.with_name(Path(name).stem + '.parquet'))!r})"
             )
         )
     for magic, kind, suffix in (
         (b"PAR1", "parquet", ".parquet"),
         (b"ARROW1", "Arrow IPC", ".arrow"),
     ):
-        if start.startswith(magic) and b"\x00" in start[:64]:  # (binary, not a header PAR1,..)
+        if binary and start.startswith(magic):
             fix = "decompress it as" if zipped else "rename it"
-            name = path.name[: -len(".gz")] if zipped and path.name.endswith(".gz") else path.name
             raise MetricsInputError(
                 f"file {str(path)!r} is {kind}, not CSV, whatever its name says: {fix} "
                 f"{Path(name).stem}{suffix}"
             )
-    if start.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in start[:64]:
+    if start.startswith((b"\xff\xfe", b"\xfe\xff")) or binary:
         raise MetricsInputError(
             f"file {str(path)!r}: text of two or four bytes a character (UTF-16, as a "
             "spreadsheet's 'Unicode text' saves it), which polars does not read; save the "

@@ -1615,10 +1615,11 @@ def _integer_ids(
     CSV reading types them.
     """
     sides = [f for f in (scores, truth) if f is not None]
-    if any(id_col not in f.collect_schema() for f in sides):
+    schemas = [f.collect_schema() for f in sides]  # (once: a CSV's is inferred from its rows)
+    if any(id_col not in schema for schema in schemas):
         return scores, truth  # (told later)
-    text = [f.collect_schema()[id_col] == pl.String for f in sides]
-    typed = [f.collect_schema()[id_col] for f, t in zip(sides, text, strict=True) if not t]
+    text = [schema[id_col] == pl.String for schema in schemas]
+    typed = [schema[id_col] for schema in schemas if schema[id_col] != pl.String]
     if not any(text):
         return scores, truth  # (parquet's own types)
     ids = pl.col(id_col)
